@@ -1,0 +1,107 @@
+// Authenticates API keys: shape and checksum first (no lookup for a mistyped key), then the SHA-256 lookup,
+// a constant-time comparison and the revocation check. Verified keys are cached briefly.
+
+import { ApiError } from "../errors.js";
+import { newId } from "../ids.js";
+import type { Store } from "../storage/store.js";
+import { generateApiKey, hashApiKey, type KeyMode, keyHint, parseApiKey, sameHash } from "./api-key.js";
+
+export interface Principal {
+  accountId: string;
+  keyId: string;
+  livemode: boolean;
+  /** Per-key overrides of the default rate policy, when set at creation. */
+  ratePerMinute: number | null;
+  burst: number | null;
+}
+
+interface CacheEntry {
+  principal: Principal;
+  hash: string;
+  expires: number;
+}
+
+export class ApiKeyService {
+  private readonly cache = new Map<string, CacheEntry>();
+
+  constructor(
+    private readonly store: Store,
+    private readonly cacheTtlMs: number,
+  ) {}
+
+  async authenticate(rawKey: string | undefined): Promise<Principal> {
+    if (rawKey === undefined || rawKey === "") {
+      throw new ApiError("missing_api_key", "Send your API key in the x-api-key header.");
+    }
+    const parsed = parseApiKey(rawKey);
+    if (!parsed.ok) {
+      throw new ApiError(
+        "invalid_api_key",
+        parsed.reason === "checksum"
+          ? "The API key's checksum does not match: check it was copied completely."
+          : "The API key is malformed: expected fsd_live_... or fsd_test_... .",
+      );
+    }
+    const hash = hashApiKey(rawKey);
+    const now = Date.now();
+    const cached = this.cache.get(hash);
+    if (cached && cached.expires > now && sameHash(cached.hash, hash)) return cached.principal;
+
+    const row = await this.store.findApiKeyByHash(hash);
+    if (!row || !sameHash(row.key_hash, hash)) {
+      throw new ApiError("invalid_api_key", "The API key is not recognised.");
+    }
+    if (row.revoked_at !== null) {
+      this.cache.delete(hash);
+      throw new ApiError("api_key_revoked", "The API key has been revoked.");
+    }
+    const principal: Principal = {
+      accountId: row.account_id,
+      keyId: row.id,
+      livemode: row.mode === "live",
+      ratePerMinute: row.rate_limit_per_minute,
+      burst: row.rate_limit_burst,
+    };
+    if (this.cacheTtlMs > 0) {
+      if (this.cache.size > 10_000) this.cache.clear();
+      this.cache.set(hash, { principal, hash, expires: now + this.cacheTtlMs });
+    }
+    return principal;
+  }
+
+  /** Drops every cached key (after a revocation in this process). */
+  forget(): void {
+    this.cache.clear();
+  }
+
+  async issue(options: {
+    accountName: string;
+    mode: KeyMode;
+    label?: string | null;
+    ratePerMinute?: number | null;
+    burst?: number | null;
+  }): Promise<{ id: string; key: string; accountId: string }> {
+    const account = await this.store.ensureAccount(options.accountName);
+    const key = generateApiKey(options.mode);
+    const id = newId("key");
+    await this.store.insertApiKey({
+      id,
+      account_id: account.id,
+      mode: options.mode,
+      key_hash: hashApiKey(key),
+      key_hint: keyHint(key),
+      label: options.label ?? null,
+      rate_limit_per_minute: options.ratePerMinute ?? null,
+      rate_limit_burst: options.burst ?? null,
+      created_at: new Date().toISOString(),
+      revoked_at: null,
+    });
+    return { id, key, accountId: account.id };
+  }
+
+  async revoke(id: string): Promise<"revoked" | "already_revoked" | "not_found"> {
+    const result = await this.store.revokeApiKey(id, new Date().toISOString());
+    this.forget();
+    return result;
+  }
+}

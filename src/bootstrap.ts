@@ -1,0 +1,34 @@
+// First-start set-up of a store: migrations, the sandbox contractor pool and the sandbox account with one
+// test key (returned once, for printing; later starts find the account and return no key).
+
+import type { ApiKeyService } from "./auth/api-key-service.js";
+import { generateSandboxPool } from "./domain/sandbox-pool.js";
+import type { Store } from "./storage/store.js";
+
+export const SANDBOX_ACCOUNT = "sandbox";
+
+export interface BootstrapResult {
+  seededContractors: number;
+  /** The sandbox key, only on the start that created the sandbox account. */
+  sandboxKey: string | null;
+}
+
+export async function bootstrap(store: Store, keys: ApiKeyService): Promise<BootstrapResult> {
+  await store.migrate();
+  let seededContractors = 0;
+  if ((await store.countContractors("sandbox")) === 0) {
+    const pool = generateSandboxPool().map((c) => ({ ...c, externalRef: null }));
+    await store.insertContractors(pool);
+    seededContractors = pool.length;
+  }
+  let sandboxKey: string | null = null;
+  if (!(await store.findAccountByName(SANDBOX_ACCOUNT))) {
+    const issued = await keys.issue({
+      accountName: SANDBOX_ACCOUNT,
+      mode: "test",
+      label: "first-start sandbox key",
+    });
+    sandboxKey = issued.key;
+  }
+  return { seededContractors, sandboxKey };
+}

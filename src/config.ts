@@ -1,0 +1,50 @@
+// One schema for every environment setting, parsed once at boot into a typed object.
+
+import { z } from "zod";
+
+const bool = z
+  .enum(["true", "false", "1", "0", "yes", "no"])
+  .transform((v) => v === "true" || v === "1" || v === "yes");
+
+const positiveInt = z.coerce.number().int().positive();
+
+export const configSchema = z.object({
+  PORT: z.coerce.number().int().min(0).max(65535).default(8080),
+  HOST: z.string().min(1).default("127.0.0.1"),
+  DATA_DIR: z.string().min(1).default("./data"),
+  /** Absolute base URL used in `status_url`; derived from the request's Host when unset. */
+  PUBLIC_BASE_URL: z.url().optional(),
+  /** When false, keyed dispatch operations answer 503 dispatch_not_configured. */
+  DISPATCH_ENABLED: bool.default(true),
+  LOG_LEVEL: z.enum(["fatal", "error", "warn", "info", "debug", "trace", "silent"]).default("info"),
+  /** Trust X-Forwarded-* from a proxy in front (true, or a hop count / address list as Fastify accepts). */
+  TRUST_PROXY: z.string().default("false"),
+  KEY_RATE_LIMIT_PER_MINUTE: positiveInt.default(100),
+  KEY_RATE_LIMIT_BURST: positiveInt.default(200),
+  PUBLIC_RATE_LIMIT_PER_MINUTE: positiveInt.default(60),
+  PUBLIC_RATE_LIMIT_BURST: positiveInt.default(120),
+  /** How long a verified API key is cached in memory; revocation takes effect within this time. */
+  API_KEY_CACHE_TTL_MS: z.coerce.number().int().min(0).default(2000),
+  /** How often the in-memory contractor pool is reloaded from the store (picks up CLI imports). */
+  POOL_REFRESH_MS: z.coerce.number().int().min(0).default(30_000),
+  REQUEST_TIMEOUT_MS: positiveInt.default(30_000),
+  SHUTDOWN_GRACE_MS: positiveInt.default(10_000),
+});
+
+export type Config = z.infer<typeof configSchema>;
+
+export function loadConfig(env: Record<string, string | undefined> = process.env): Config {
+  const parsed = configSchema.safeParse(env);
+  if (!parsed.success) {
+    const lines = parsed.error.issues.map((i) => `  ${i.path.join(".")}: ${i.message}`);
+    throw new Error(`invalid configuration:\n${lines.join("\n")}`);
+  }
+  return parsed.data;
+}
+
+export function trustProxySetting(value: string): boolean | number | string {
+  if (value === "true") return true;
+  if (value === "false" || value === "") return false;
+  if (/^\d+$/.test(value)) return Number(value);
+  return value;
+}

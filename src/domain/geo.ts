@@ -1,0 +1,54 @@
+// Geography: ZIP and city centroids (from the `zipcodes` data package) and great-circle distance.
+// The data package is in memory, so this stays free of I/O.
+
+import zipcodes from "zipcodes";
+
+export interface Point {
+  lat: number;
+  lon: number;
+}
+
+export interface ZipCentroid extends Point {
+  zip: string;
+  state: string;
+  city: string;
+}
+
+export function lookupZip(zip: string): ZipCentroid | undefined {
+  const info = zipcodes.lookup(zip.slice(0, 5));
+  if (info?.country !== "US") return undefined;
+  return { zip: info.zip, state: info.state, city: info.city, lat: info.latitude, lon: info.longitude };
+}
+
+export function lookupCity(city: string, state: string): Point | undefined {
+  const matches = zipcodes.lookupByName(city, state).filter((z) => z.country === "US");
+  if (matches.length === 0) return undefined;
+  // Centroid of the city's ZIP centroids: one stable point whatever order the package lists them in.
+  let lat = 0;
+  let lon = 0;
+  for (const z of matches) {
+    lat += z.latitude;
+    lon += z.longitude;
+  }
+  return { lat: lat / matches.length, lon: lon / matches.length };
+}
+
+/** All US ZIP centroids of a state, sorted by ZIP (deterministic input for the sandbox generator). */
+export function zipsOfState(state: string): ZipCentroid[] {
+  return zipcodes
+    .lookupByState(state)
+    .filter((z) => z.country === "US")
+    .map((z) => ({ zip: z.zip, state: z.state, city: z.city, lat: z.latitude, lon: z.longitude }))
+    .sort((a, b) => (a.zip < b.zip ? -1 : a.zip > b.zip ? 1 : 0));
+}
+
+const EARTH_RADIUS_MILES = 3958.8;
+const RAD = Math.PI / 180;
+
+/** Haversine distance in miles. */
+export function distanceMiles(a: Point, b: Point): number {
+  const dLat = (b.lat - a.lat) * RAD;
+  const dLon = (b.lon - a.lon) * RAD;
+  const s = Math.sin(dLat / 2) ** 2 + Math.cos(a.lat * RAD) * Math.cos(b.lat * RAD) * Math.sin(dLon / 2) ** 2;
+  return 2 * EARTH_RADIUS_MILES * Math.asin(Math.min(1, Math.sqrt(s)));
+}

@@ -1,0 +1,88 @@
+// The sandbox contractor pool: generated deterministically (same seed, same pool) and realistically: every
+// state, DC and territory, weighted by 2020 census population, every trade present everywhere, rates
+// around the regional model rate. Test keys match only this pool.
+
+import { createHash } from "node:crypto";
+import type { Contractor } from "./contractor.js";
+import { zipsOfState } from "./geo.js";
+import { regionalHourlyRateCents } from "./pricing.js";
+import { REGIONS, STATE_CODES } from "./states.js";
+import { TRADE_CODES, TRADES } from "./trades.js";
+
+export const SANDBOX_SEED = "field-dispatch-sandbox-v1";
+/** Contractors spread by population on top of the per-(state, trade) minimum. */
+export const SANDBOX_POPULATION_WEIGHTED = 2400;
+/** Every (state, trade) pair has at least this many sandbox contractors. */
+export const SANDBOX_MIN_PER_TRADE = 2;
+
+export interface SandboxContractor extends Contractor {
+  readonly name: string;
+  readonly email: string;
+  readonly phone: string;
+  readonly homeZip: string | null;
+}
+
+/** mulberry32: a small, fast, well-distributed 32-bit PRNG. */
+function prng(seed: number): () => number {
+  let a = seed >>> 0;
+  return () => {
+    a = (a + 0x6d2b79f5) >>> 0;
+    let t = a;
+    t = Math.imul(t ^ (t >>> 15), t | 1);
+    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  };
+}
+
+function seedOf(text: string): number {
+  return createHash("sha256").update(text).digest().readUInt32BE(0);
+}
+
+function idOf(text: string): string {
+  return createHash("sha256").update(text).digest("hex").slice(0, 12);
+}
+
+export function generateSandboxPool(seed = SANDBOX_SEED): SandboxContractor[] {
+  const totalPopulation = STATE_CODES.reduce((sum, s) => sum + REGIONS[s].population2020, 0);
+  const out: SandboxContractor[] = [];
+  for (const state of STATE_CODES) {
+    const zips = zipsOfState(state);
+    const share = REGIONS[state].population2020 / totalPopulation;
+    for (const trade of TRADE_CODES) {
+      const rand = prng(seedOf(`${seed}|${state}|${trade}`));
+      const count =
+        SANDBOX_MIN_PER_TRADE + Math.round((SANDBOX_POPULATION_WEIGHTED * share) / TRADE_CODES.length);
+      const modelRate = regionalHourlyRateCents(trade, state);
+      for (let i = 0; i < count; i++) {
+        // The first contractor of each (state, trade) works statewide and takes emergencies, so every
+        // sandbox request can be matched; the rest are local with realistic variety.
+        const anchor = i === 0;
+        const home = zips.length > 0 ? zips[Math.floor(rand() * zips.length)] : undefined;
+        const emergencyCapable = anchor || rand() < TRADES[trade].emergencyShare;
+        const id = idOf(`${seed}|${state}|${trade}|${i}`);
+        const n = out.length + 1;
+        out.push({
+          id: `ctr_${id}`,
+          pool: "sandbox",
+          name: `Sandbox ${TRADES[trade].name} ${state}-${i + 1}`,
+          email: `sandbox+${id}@example.com`,
+          phone: `+1-555-01${String(n % 100).padStart(2, "0")}`,
+          homeZip: home?.zip ?? null,
+          trades: [trade],
+          states: [state],
+          lat: home?.lat ?? null,
+          lon: home?.lon ?? null,
+          serviceRadiusMiles: anchor ? null : Math.round(20 + rand() * 60),
+          hourlyRateCents: Math.round(modelRate * (0.85 + rand() * 0.4)),
+          emergencyCapable,
+          maxActiveJobs: 3 + Math.floor(rand() * 10),
+          rating: Math.round((3.6 + rand() * 1.4) * 10) / 10,
+          responseMinutes: emergencyCapable ? 20 + Math.floor(rand() * 70) : 120 + Math.floor(rand() * 1320),
+          active: true,
+          excluded: false,
+        });
+      }
+    }
+  }
+  return out;
+}

@@ -1,0 +1,87 @@
+// The closed set of error codes, their HTTP status and title: one table every transport maps from.
+
+export const ERROR_CODES = {
+  invalid_json: { status: 400, title: "Malformed JSON body" },
+  invalid_request: { status: 400, title: "Invalid request" },
+  missing_api_key: { status: 401, title: "API key required" },
+  invalid_api_key: { status: 401, title: "Invalid API key" },
+  api_key_revoked: { status: 401, title: "API key revoked" },
+  not_found: { status: 404, title: "Not found" },
+  method_not_allowed: { status: 405, title: "Method not allowed" },
+  idempotency_request_in_progress: { status: 409, title: "Request with this Idempotency-Key is in progress" },
+  payload_too_large: { status: 413, title: "Request body too large" },
+  unsupported_media_type: { status: 415, title: "Unsupported media type" },
+  validation_failed: { status: 422, title: "Validation failed" },
+  idempotency_key_reused: { status: 422, title: "Idempotency-Key reused with a different request" },
+  rate_limited: { status: 429, title: "Rate limit exceeded" },
+  internal_error: { status: 500, title: "Internal error" },
+  dispatch_not_configured: { status: 503, title: "Dispatch API not configured" },
+  service_unavailable: { status: 503, title: "Service temporarily unavailable" },
+} as const satisfies Record<string, { status: number; title: string }>;
+
+export type ErrorCode = keyof typeof ERROR_CODES;
+
+export const ERROR_CODE_LIST = Object.keys(ERROR_CODES) as ErrorCode[];
+
+export interface FieldError {
+  field: string;
+  message: string;
+}
+
+/** An expected failure of an operation, rendered as an RFC 9457 problem by every transport. */
+export class ApiError extends Error {
+  readonly code: ErrorCode;
+  readonly status: number;
+  readonly errors: FieldError[] | undefined;
+  readonly extra: Record<string, unknown> | undefined;
+  readonly headers: Record<string, string> | undefined;
+
+  constructor(
+    code: ErrorCode,
+    detail: string,
+    options: {
+      errors?: FieldError[];
+      extra?: Record<string, unknown>;
+      headers?: Record<string, string>;
+    } = {},
+  ) {
+    super(detail);
+    this.name = "ApiError";
+    this.code = code;
+    this.status = ERROR_CODES[code].status;
+    this.errors = options.errors;
+    this.extra = options.extra;
+    this.headers = options.headers;
+  }
+}
+
+export interface Problem {
+  type: string;
+  title: string;
+  status: number;
+  detail: string;
+  code: ErrorCode;
+  request_id: string;
+  instance?: string;
+  errors?: FieldError[];
+  [extra: string]: unknown;
+}
+
+export function problemType(code: ErrorCode): string {
+  return `/problems/${code}`;
+}
+
+export function toProblem(error: ApiError, requestId: string, instance?: string): Problem {
+  const problem: Problem = {
+    ...(error.extra ?? {}),
+    type: problemType(error.code),
+    title: ERROR_CODES[error.code].title,
+    status: error.status,
+    detail: error.message,
+    code: error.code,
+    request_id: requestId,
+  };
+  if (instance !== undefined) problem.instance = instance;
+  if (error.errors) problem.errors = error.errors;
+  return problem;
+}

@@ -1,0 +1,92 @@
+// The checks every transport runs before an operation, in the contract's order: 503 when dispatch is
+// disabled, 401 for the key, 429 for the limit. Input validation (422) follows in `execute`.
+
+import type { z } from "zod";
+import type { Principal } from "../auth/api-key-service.js";
+import { rateLimitHeaders } from "../auth/rate-limit-headers.js";
+import type { RatePolicy } from "../auth/rate-limiter.js";
+import { ApiError, type FieldError } from "../errors.js";
+import type { AnyOperation, OperationContext, Services } from "./types.js";
+
+export interface Admission {
+  principal: Principal | null;
+  /** Rate-limit fields to put on the response, when the operation is limited. */
+  headers: Record<string, string>;
+}
+
+export function keyPolicy(services: Services, principal: Principal): RatePolicy {
+  return {
+    name: "per-key",
+    ratePerMinute: principal.ratePerMinute ?? services.config.KEY_RATE_LIMIT_PER_MINUTE,
+    burst: principal.burst ?? services.config.KEY_RATE_LIMIT_BURST,
+  };
+}
+
+export function clientIpPolicy(services: Services): RatePolicy {
+  return {
+    name: "per-ip",
+    ratePerMinute: services.config.PUBLIC_RATE_LIMIT_PER_MINUTE,
+    burst: services.config.PUBLIC_RATE_LIMIT_BURST,
+  };
+}
+
+export async function admit(
+  op: AnyOperation,
+  services: Services,
+  caller: { apiKey: string | undefined; clientIp: string },
+): Promise<Admission> {
+  if (op.access === "key" && !services.config.DISPATCH_ENABLED) {
+    throw new ApiError("dispatch_not_configured", "The dispatch API is not enabled on this server.");
+  }
+  const principal = op.access === "key" ? await services.keys.authenticate(caller.apiKey) : null;
+  if (op.limit === "none") return { principal, headers: {} };
+
+  let bucket: string;
+  let policy: RatePolicy;
+  if (op.limit === "key" && principal) {
+    bucket = `key:${principal.keyId}`;
+    policy = keyPolicy(services, principal);
+  } else {
+    bucket = `ip:${caller.clientIp}`;
+    policy = clientIpPolicy(services);
+  }
+  const decision = await services.limiter.consume(bucket, policy);
+  const headers = rateLimitHeaders(policy, decision, Date.now());
+  if (!decision.allowed) {
+    throw new ApiError("rate_limited", `Rate limit exceeded; retry in ${decision.retryAfterSeconds} s.`, {
+      headers,
+      extra: { retry_after_seconds: decision.retryAfterSeconds },
+    });
+  }
+  return { principal, headers };
+}
+
+/** Turns zod issues into the problem's `errors` list: one entry per offending field. */
+export function fieldErrors(error: z.ZodError): FieldError[] {
+  const out: FieldError[] = [];
+  for (const issue of error.issues) {
+    const base = issue.path.map(String).join(".");
+    if (issue.code === "unrecognized_keys") {
+      for (const key of issue.keys) {
+        out.push({ field: base ? `${base}.${key}` : key, message: `unknown field ${key}` });
+      }
+    } else if (issue.code === "invalid_type" && issue.input === undefined) {
+      out.push({ field: base, message: `${base || "body"} is required` });
+    } else {
+      out.push({ field: base, message: issue.message });
+    }
+  }
+  return out;
+}
+
+export function validationError(errors: FieldError[]): ApiError {
+  const fields = [...new Set(errors.map((e) => e.field || "body"))];
+  return new ApiError("validation_failed", `Invalid request: ${fields.join(", ")}.`, { errors });
+}
+
+/** Validates the input against the operation's schema and runs its handler. */
+export async function execute(op: AnyOperation, ctx: OperationContext, raw: unknown): Promise<unknown> {
+  const parsed = op.input.safeParse(raw ?? {});
+  if (!parsed.success) throw validationError(fieldErrors(parsed.error));
+  return op.handler(ctx, parsed.data);
+}

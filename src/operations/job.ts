@@ -1,0 +1,58 @@
+// Turns a validated quote/order/estimate location into what pricing and matching need, and matches it
+// against the caller's pool (sandbox for test keys, live for live keys).
+
+import { lookupCity, lookupZip, type Point } from "../domain/geo.js";
+import { type MatchResult, match } from "../domain/matching.js";
+import { type JobPrice, modelJobPrice, type Urgency } from "../domain/pricing.js";
+import type { StateCode } from "../domain/states.js";
+import { TRADES, type TradeCode } from "../domain/trades.js";
+import { validationError } from "./gate.js";
+import type { Services } from "./types.js";
+
+export interface JobInput {
+  trade: TradeCode;
+  location: { state: string; zip?: string | undefined; city?: string | undefined };
+  urgency: Urgency;
+  nte_cents?: number | undefined;
+}
+
+export interface ResolvedJob {
+  trade: TradeCode;
+  state: StateCode;
+  point: Point | null;
+  urgency: Urgency;
+  nteCents: number | null;
+  laborHours: number;
+  modelPrice: JobPrice;
+}
+
+/** Resolves coordinates (ZIP first, then city) and checks a known ZIP lies in the given state. */
+export function resolveJob(input: JobInput): ResolvedJob {
+  const state = input.location.state as StateCode;
+  let point: Point | null = null;
+  if (input.location.zip) {
+    const zip = lookupZip(input.location.zip);
+    if (zip && zip.state !== state) {
+      throw validationError([
+        { field: "location.zip", message: `ZIP ${input.location.zip} is in ${zip.state}, not ${state}` },
+      ]);
+    }
+    if (zip) point = { lat: zip.lat, lon: zip.lon };
+  }
+  if (!point && input.location.city) point = lookupCity(input.location.city, state) ?? null;
+  return {
+    trade: input.trade,
+    state,
+    point,
+    urgency: input.urgency,
+    nteCents: input.nte_cents ?? null,
+    laborHours: TRADES[input.trade].typicalJobHours,
+    modelPrice: modelJobPrice(input.trade, state, input.urgency),
+  };
+}
+
+export function matchJob(services: Services, job: ResolvedJob, livemode: boolean): MatchResult {
+  const index = services.pool.index;
+  const pool = livemode ? "live" : "sandbox";
+  return match(job, index.candidates(pool, job.trade, job.state), index.jobsOf);
+}

@@ -1,0 +1,31 @@
+// dispatchOrderStatus: reads one of the caller's own orders (same account and mode; anything else is 404).
+
+import { z } from "zod";
+import { ApiError } from "../errors.js";
+import { orderSchema, orderView } from "./order-view.js";
+import { defineOperation } from "./types.js";
+
+export const orderStatusInput = z.strictObject({
+  order_id: z.string().min(1).max(64).describe("The order_id returned when the order was created."),
+});
+
+export const orderStatusOperation = defineOperation({
+  id: "dispatchOrderStatus",
+  name: "dispatch.order_status",
+  summary: "Read a work order",
+  description:
+    "Returns the current state of one of your work orders: its status, the masked contractor handle and " +
+    "the job details. Orders of other accounts, and live orders read with a test key, are not found.",
+  access: "key",
+  limit: "key",
+  http: { method: "GET", path: "/api/dispatch/v1/orders/:order_id", input: "params" },
+  input: orderStatusInput,
+  output: orderSchema,
+  async handler(ctx, input) {
+    const principal = ctx.principal;
+    if (!principal) throw new Error("dispatchOrderStatus runs only with a principal");
+    const row = await ctx.services.store.findOrder(input.order_id, principal.accountId, principal.livemode);
+    if (!row) throw new ApiError("not_found", `No order ${input.order_id} for this API key.`);
+    return orderView(row, ctx.baseUrl);
+  },
+});

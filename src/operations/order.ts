@@ -1,0 +1,170 @@
+// dispatchOrder: creates a durable work order and auto-matches a contractor. Honours Idempotency-Key:
+// same key and body replays the first response, a different body is refused, a concurrent retry gets 409.
+
+import { createHash } from "node:crypto";
+import { z } from "zod";
+import { canonicalJson } from "../canonical-json.js";
+import { ApiError } from "../errors.js";
+import { newId } from "../ids.js";
+import type { IdempotencyKeysTable, OrdersTable } from "../storage/schema.js";
+import { matchJob, resolveJob } from "./job.js";
+import { orderSchema, orderView } from "./order-view.js";
+import { nteSchema, orderLocationSchema, tradeSchema, urgencySchema } from "./schemas.js";
+import { defineOperation, type OperationContext } from "./types.js";
+
+export const IDEMPOTENCY_TTL_MS = 24 * 60 * 60 * 1000;
+const IDEMPOTENCY_KEY_PATTERN = /^[\x21-\x7e]{1,255}$/;
+
+export const orderInput = z
+  .strictObject({
+    trade: tradeSchema,
+    location: orderLocationSchema,
+    description: z
+      .string({ error: "description is required" })
+      .min(1, { error: "description must not be empty" })
+      .max(5000, { error: "description must be at most 5000 characters" })
+      .refine((s) => s.trim().length > 0, { error: "description must not be blank" }),
+    urgency: urgencySchema,
+    nte_cents: nteSchema.optional(),
+    callback_url: z
+      .url({ protocol: /^https?$/, error: "callback_url must be an absolute http(s) URL" })
+      .max(2048, { error: "callback_url must be at most 2048 characters" })
+      .optional(),
+    reference_id: z.string().max(255, { error: "reference_id must be at most 255 characters" }).optional(),
+  })
+  .meta({ id: "OrderRequest" });
+
+function fingerprint(raw: unknown): string {
+  return createHash("sha256").update(canonicalJson(raw)).digest("hex");
+}
+
+function replay(ctx: OperationContext, record: IdempotencyKeysTable, hash: string): unknown {
+  if (record.request_hash !== hash) {
+    throw new ApiError(
+      "idempotency_key_reused",
+      "This Idempotency-Key was used with a different request body; use a new key for a new order.",
+      { errors: [{ field: "Idempotency-Key", message: "already used with a different request body" }] },
+    );
+  }
+  ctx.setHeader("Idempotent-Replayed", "true");
+  return JSON.parse(record.response_body);
+}
+
+export const orderOperation = defineOperation({
+  id: "dispatchOrder",
+  name: "dispatch.order",
+  summary: "Create a work order",
+  description:
+    "Creates a durable work order and automatically matches the best eligible contractor from the active " +
+    "pool. Returns the order id, the masked contractor handle and a status URL. Send an Idempotency-Key " +
+    "header to retry safely. When no contractor is eligible the order is still created with status " +
+    "needs_dispatcher.",
+  access: "key",
+  limit: "key",
+  http: { method: "POST", path: "/api/dispatch/v1/order", input: "body" },
+  input: orderInput,
+  output: orderSchema,
+  async handler(ctx, input) {
+    const principal = ctx.principal;
+    if (!principal) throw new Error("dispatchOrder runs only with a principal");
+    const { services } = ctx;
+    const idemKey = ctx.idempotencyKey;
+    const hash = fingerprint(ctx.rawInput);
+    const scope = `${principal.accountId}|${principal.livemode ? 1 : 0}|${idemKey}`;
+
+    if (idemKey !== undefined) {
+      if (!IDEMPOTENCY_KEY_PATTERN.test(idemKey)) {
+        throw new ApiError("invalid_request", "Idempotency-Key must be 1-255 visible ASCII characters.", {
+          errors: [{ field: "Idempotency-Key", message: "must be 1-255 visible ASCII characters" }],
+        });
+      }
+      if (services.inflightIdempotency.has(scope)) {
+        throw new ApiError(
+          "idempotency_request_in_progress",
+          "A request with this Idempotency-Key is still being processed; retry shortly.",
+        );
+      }
+      const existing = await services.store.findIdempotency(
+        principal.accountId,
+        principal.livemode,
+        idemKey,
+        services.now().toISOString(),
+      );
+      if (existing) return replay(ctx, existing, hash) as never;
+      services.inflightIdempotency.add(scope);
+    }
+
+    try {
+      const job = resolveJob(input);
+      const result = matchJob(services, job, principal.livemode);
+      const matchedHr = process.hrtime.bigint();
+      const chosen = result.chosen;
+      const now = services.now();
+      const nowIso = now.toISOString();
+      const row: OrdersTable = {
+        id: newId("ord"),
+        account_id: principal.accountId,
+        livemode: principal.livemode ? 1 : 0,
+        status: chosen ? "assigned" : "needs_dispatcher",
+        trade: job.trade,
+        urgency: job.urgency,
+        state: job.state,
+        zip: input.location.zip ?? null,
+        city: input.location.city ?? null,
+        address: input.location.address ?? null,
+        location_name: input.location.name ?? null,
+        description: input.description,
+        nte_cents: job.nteCents,
+        callback_url: input.callback_url ?? null,
+        reference_id: input.reference_id ?? null,
+        contractor_id: chosen?.contractor.id ?? null,
+        estimated_cost_cents: (chosen?.price ?? job.modelPrice).total_cents,
+        currency: "USD",
+        eta_tier: chosen?.etaTier ?? null,
+        match_score: chosen?.score ?? null,
+        received_at: ctx.receivedAt.toISOString(),
+        matched_at: chosen ? nowIso : null,
+        dispatch_latency_ms: chosen ? Number(matchedHr - ctx.receivedHr) / 1e6 : null,
+        created_at: nowIso,
+        updated_at: nowIso,
+      };
+      const view = orderView(row, ctx.baseUrl);
+      const stored = await services.store.write(async (tx) => {
+        if (idemKey !== undefined) {
+          const claimed = await tx.claimIdempotency(
+            {
+              account_id: principal.accountId,
+              livemode: row.livemode,
+              idem_key: idemKey,
+              request_hash: hash,
+              response_status: 200,
+              response_body: JSON.stringify(view),
+              order_id: row.id,
+              created_at: nowIso,
+              expires_at: new Date(now.getTime() + IDEMPOTENCY_TTL_MS).toISOString(),
+            },
+            nowIso,
+          );
+          // Another process stored this key first: its order stands, ours is not written.
+          if (!claimed) return false;
+        }
+        await tx.insertOrder(row);
+        return true;
+      });
+      if (!stored && idemKey !== undefined) {
+        const winner = await services.store.findIdempotency(
+          principal.accountId,
+          principal.livemode,
+          idemKey,
+          nowIso,
+        );
+        if (!winner) throw new Error("idempotency record vanished after a conflict");
+        return replay(ctx, winner, hash) as never;
+      }
+      if (chosen) services.pool.index.addJob(chosen.contractor.id);
+      return view;
+    } finally {
+      if (idemKey !== undefined) services.inflightIdempotency.delete(scope);
+    }
+  },
+});

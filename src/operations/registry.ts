@@ -1,0 +1,19 @@
+// The one list of operations. REST routes (and later MCP tools, A2A skills and discovery documents) are
+// generated from it.
+
+import { estimateOperation } from "./estimate.js";
+import { evalsOperation } from "./evals.js";
+import { orderOperation } from "./order.js";
+import { orderStatusOperation } from "./order-status.js";
+import { quoteOperation } from "./quote.js";
+import { tradeIndexOperation } from "./trade-index.js";
+import type { AnyOperation } from "./types.js";
+
+export const OPERATIONS: readonly AnyOperation[] = [
+  quoteOperation,
+  orderOperation,
+  orderStatusOperation,
+  estimateOperation,
+  tradeIndexOperation,
+  evalsOperation,
+];

@@ -1,0 +1,97 @@
+// Shared pieces of the operation schemas: the one source for validation, types, OpenAPI and tool schemas.
+
+import { z } from "zod";
+import { ETA_TIERS } from "../domain/matching.js";
+import { URGENCIES } from "../domain/pricing.js";
+import { isStateCode, STATE_CODES } from "../domain/states.js";
+import { TRADE_CODES } from "../domain/trades.js";
+
+const lowerTrimmed = (v: unknown) => (typeof v === "string" ? v.trim().toLowerCase() : v);
+
+export const tradeSchema = z
+  .preprocess(
+    lowerTrimmed,
+    z.enum(TRADE_CODES, { error: () => `trade must be one of: ${TRADE_CODES.join(", ")}` }),
+  )
+  .describe(`Trade code, matched case-insensitively. One of: ${TRADE_CODES.join(", ")}.`);
+
+export const stateSchema = z
+  .string({ error: "state is required and must be a string" })
+  .length(2, { error: "state must be exactly 2 characters" })
+  .transform((v) => v.toUpperCase())
+  .refine(isStateCode, { error: "state must be a US state, DC or territory code (e.g. CA, DC, PR)" })
+  .describe(`Two-letter code of a US state, DC or territory, any case: ${STATE_CODES.join(", ")}.`);
+
+export const zipSchema = z
+  .string()
+  .max(10, { error: "zip must be at most 10 characters" })
+  .regex(/^\d{5}(-\d{4})?$/, { error: "zip must be a US ZIP code: 12345 or 12345-6789" })
+  .describe("US ZIP code (12345 or 12345-6789). When known, it must lie in `state`.");
+
+export const citySchema = z.string().max(255, { error: "city must be at most 255 characters" });
+
+/** Location as quotes and estimates take it; `address` and `name` are accepted and ignored. */
+export const quoteLocationSchema = z.strictObject({
+  state: stateSchema,
+  zip: zipSchema.optional(),
+  city: citySchema.optional(),
+  address: z.string().max(1000, { error: "address must be at most 1000 characters" }).optional(),
+  name: z.string().max(500, { error: "name must be at most 500 characters" }).optional(),
+});
+
+export const orderLocationSchema = z.strictObject({
+  state: stateSchema,
+  zip: zipSchema.optional(),
+  city: citySchema.optional(),
+  address: z.string().max(1000, { error: "address must be at most 1000 characters" }).optional(),
+  name: z
+    .string()
+    .max(500, { error: "name must be at most 500 characters" })
+    .optional()
+    .describe("Site or contact name at the location."),
+});
+
+export const urgencySchema = z
+  .enum(URGENCIES, { error: `urgency must be one of: ${URGENCIES.join(", ")}` })
+  .default("routine")
+  .describe("emergency (x1.75), urgent (x1.35), routine (x1.0, default) or scheduled (x0.95).");
+
+export const MAX_CENTS = 2_147_483_647;
+
+export const nteSchema = z
+  .number({ error: "nte_cents must be an integer number of cents" })
+  .int({ error: "nte_cents must be an integer number of cents" })
+  .min(1, { error: "nte_cents must be at least 1" })
+  .max(MAX_CENTS, { error: `nte_cents must be at most ${MAX_CENTS}` })
+  .describe("Not-to-exceed amount in cents.");
+
+export const etaTierSchema = z
+  .enum(ETA_TIERS)
+  .describe(
+    "Expected arrival: within_2_hours, same_day (<= 8 h), next_day (<= 24 h), within_3_days, or scheduled (urgency scheduled).",
+  );
+
+export const currencySchema = z.literal("USD").describe("ISO 4217 currency of every amount.");
+
+export const jobPriceSchema = z.object({
+  hourly_rate_cents: z.number().int(),
+  labor_hours: z.number(),
+  labor_cents: z.number().int(),
+  urgency_multiplier: z.number(),
+  urgency_adjustment_cents: z.number().int(),
+  total_cents: z.number().int(),
+});
+
+export const problemSchema = z
+  .object({
+    type: z.string(),
+    title: z.string(),
+    status: z.number().int(),
+    detail: z.string(),
+    code: z.string(),
+    request_id: z.string(),
+    instance: z.string().optional(),
+    errors: z.array(z.object({ field: z.string(), message: z.string() })).optional(),
+  })
+  .loose()
+  .meta({ id: "Problem", description: "RFC 9457 problem details" });

@@ -1,0 +1,70 @@
+// What an operation is: its schemas, who may call it, how it is limited, where REST serves it, and its
+// handler. Transports are generated from the registry of these.
+
+import type { z } from "zod";
+import type { ApiKeyService, Principal } from "../auth/api-key-service.js";
+import type { RateLimiter } from "../auth/rate-limiter.js";
+import type { Config } from "../config.js";
+import type { ContractorPool } from "../services/contractor-pool.js";
+import type { Store } from "../storage/store.js";
+
+export interface Services {
+  config: Config;
+  store: Store;
+  pool: ContractorPool;
+  keys: ApiKeyService;
+  limiter: RateLimiter;
+  /** Idempotency keys whose first request is still running in this process. */
+  inflightIdempotency: Set<string>;
+  now(): Date;
+}
+
+export interface OperationContext {
+  services: Services;
+  requestId: string;
+  /** The authenticated caller; set for keyed operations. */
+  principal: Principal | null;
+  /** Absolute base URL of this service as the caller reaches it, without a trailing slash. */
+  baseUrl: string;
+  /** Wall-clock time and monotonic time the request arrived. */
+  receivedAt: Date;
+  receivedHr: bigint;
+  idempotencyKey: string | undefined;
+  /** The input exactly as received, before validation (for idempotency fingerprints). */
+  rawInput: unknown;
+  setHeader(name: string, value: string): void;
+}
+
+export type Access = "key" | "public";
+export type LimitScope = "key" | "client_ip" | "none";
+
+export interface HttpBinding {
+  method: "GET" | "POST";
+  path: string;
+  input: "body" | "query" | "params";
+}
+
+export interface Operation<I extends z.ZodType = z.ZodType, O extends z.ZodType = z.ZodType> {
+  /** OpenAPI operationId. */
+  id: string;
+  /** MCP tool / A2A skill name. */
+  name: string;
+  summary: string;
+  description: string;
+  access: Access;
+  limit: LimitScope;
+  http: HttpBinding;
+  input: I;
+  output: O;
+  handler(ctx: OperationContext, input: z.output<I>): Promise<z.input<O>>;
+}
+
+/** Declares an operation with its handler typed from its schemas. */
+export function defineOperation<I extends z.ZodType, O extends z.ZodType>(
+  op: Operation<I, O>,
+): Operation<I, O> {
+  return op;
+}
+
+// biome-ignore lint/suspicious/noExplicitAny: a registry holds operations of every input/output type.
+export type AnyOperation = Operation<any, any>;

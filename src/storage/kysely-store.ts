@@ -1,0 +1,313 @@
+// The one storage implementation, on Kysely. SQL stays dialect-neutral; the SQLite-specific part is only
+// how the connection is opened (WAL, full sync) in sqlite.ts.
+
+import { type Kysely, Migrator, sql, type Transaction } from "kysely";
+import type { Contractor } from "../domain/contractor.js";
+import type { StateCode } from "../domain/states.js";
+import type { TradeCode } from "../domain/trades.js";
+import { newId } from "../ids.js";
+import { GroupCommitter } from "./group-commit.js";
+import { type Dialect, migrationProvider } from "./migrations/index.js";
+import type {
+  AccountsTable,
+  ApiKeysTable,
+  ContractorsTable,
+  Database,
+  IdempotencyKeysTable,
+  OrdersTable,
+} from "./schema.js";
+import type { NewContractor, OrderCounts, Store, WriteTx } from "./store.js";
+
+function toContractor(row: ContractorsTable): Contractor {
+  return {
+    id: row.id,
+    pool: row.pool,
+    trades: JSON.parse(row.trades) as TradeCode[],
+    states: JSON.parse(row.states) as StateCode[],
+    lat: row.lat,
+    lon: row.lon,
+    serviceRadiusMiles: row.service_radius_miles,
+    hourlyRateCents: Number(row.hourly_rate_cents),
+    emergencyCapable: row.emergency_capable === 1,
+    maxActiveJobs: row.max_active_jobs,
+    rating: row.rating,
+    responseMinutes: row.response_minutes,
+    active: row.active === 1,
+    excluded: row.excluded === 1,
+  };
+}
+
+function toRow(c: NewContractor, now: string): ContractorsTable {
+  return {
+    id: c.id,
+    pool: c.pool,
+    external_ref: c.externalRef,
+    name: c.name,
+    email: c.email,
+    phone: c.phone,
+    trades: JSON.stringify(c.trades),
+    states: JSON.stringify(c.states),
+    home_zip: c.homeZip,
+    lat: c.lat,
+    lon: c.lon,
+    service_radius_miles: c.serviceRadiusMiles,
+    hourly_rate_cents: c.hourlyRateCents,
+    emergency_capable: c.emergencyCapable ? 1 : 0,
+    max_active_jobs: c.maxActiveJobs,
+    rating: c.rating,
+    response_minutes: c.responseMinutes,
+    active: c.active ? 1 : 0,
+    excluded: c.excluded ? 1 : 0,
+    created_at: now,
+    updated_at: now,
+  };
+}
+
+function writeTx(trx: Transaction<Database>): WriteTx {
+  return {
+    async insertOrder(row) {
+      await trx.insertInto("orders").values(row).execute();
+    },
+    async insertQuote(row) {
+      await trx.insertInto("quotes").values(row).execute();
+    },
+    async claimIdempotency(row: IdempotencyKeysTable, now: string) {
+      const result = await trx
+        .insertInto("idempotency_keys")
+        .values(row)
+        .onConflict((oc) =>
+          oc
+            .columns(["account_id", "livemode", "idem_key"])
+            .doUpdateSet({
+              request_hash: row.request_hash,
+              response_status: row.response_status,
+              response_body: row.response_body,
+              order_id: row.order_id,
+              created_at: row.created_at,
+              expires_at: row.expires_at,
+            })
+            .where("idempotency_keys.expires_at", "<=", now),
+        )
+        .executeTakeFirst();
+      return Number(result.numInsertedOrUpdatedRows ?? 0n) > 0;
+    },
+  };
+}
+
+const CHUNK = 500;
+
+export class KyselyStore implements Store {
+  private readonly committer: GroupCommitter<WriteTx>;
+
+  constructor(
+    readonly db: Kysely<Database>,
+    readonly dialect: Dialect,
+    private readonly onClose: () => Promise<void> = async () => {},
+  ) {
+    this.committer = new GroupCommitter<WriteTx>((work) =>
+      this.db.transaction().execute((trx) => work(writeTx(trx))),
+    );
+  }
+
+  async migrate(): Promise<void> {
+    const migrator = new Migrator({ db: this.db, provider: migrationProvider(this.dialect) });
+    const { error, results } = await migrator.migrateToLatest();
+    const failed = results?.find((r) => r.status === "Error");
+    if (error || failed) {
+      throw new Error(`migration failed${failed ? ` at ${failed.migrationName}` : ""}: ${String(error)}`);
+    }
+  }
+
+  async ping(): Promise<void> {
+    await sql`select 1`.execute(this.db);
+  }
+
+  async close(): Promise<void> {
+    await this.committer.flushed();
+    await this.db.destroy();
+    await this.onClose();
+  }
+
+  write<T>(work: (tx: WriteTx) => Promise<T>): Promise<T> {
+    return this.committer.submit(work);
+  }
+
+  findAccountByName(name: string): Promise<AccountsTable | undefined> {
+    return this.db.selectFrom("accounts").selectAll().where("name", "=", name).executeTakeFirst();
+  }
+
+  async ensureAccount(name: string): Promise<AccountsTable> {
+    const existing = await this.findAccountByName(name);
+    if (existing) return existing;
+    const row: AccountsTable = { id: newId("acct"), name, created_at: new Date().toISOString() };
+    await this.db
+      .insertInto("accounts")
+      .values(row)
+      .onConflict((oc) => oc.column("name").doNothing())
+      .execute();
+    const stored = await this.findAccountByName(name);
+    if (!stored) throw new Error(`account ${name} could not be created`);
+    return stored;
+  }
+
+  async insertApiKey(row: ApiKeysTable): Promise<void> {
+    await this.db.insertInto("api_keys").values(row).execute();
+  }
+
+  findApiKeyByHash(hash: string): Promise<ApiKeysTable | undefined> {
+    return this.db.selectFrom("api_keys").selectAll().where("key_hash", "=", hash).executeTakeFirst();
+  }
+
+  listApiKeys(accountName?: string) {
+    let q = this.db
+      .selectFrom("api_keys")
+      .innerJoin("accounts", "accounts.id", "api_keys.account_id")
+      .selectAll("api_keys")
+      .select("accounts.name as account_name");
+    if (accountName !== undefined) q = q.where("accounts.name", "=", accountName);
+    return q.orderBy("api_keys.created_at").orderBy("api_keys.id").execute();
+  }
+
+  async revokeApiKey(id: string, at: string): Promise<"revoked" | "already_revoked" | "not_found"> {
+    const row = await this.db
+      .selectFrom("api_keys")
+      .select("revoked_at")
+      .where("id", "=", id)
+      .executeTakeFirst();
+    if (!row) return "not_found";
+    if (row.revoked_at !== null) return "already_revoked";
+    await this.db.updateTable("api_keys").set({ revoked_at: at }).where("id", "=", id).execute();
+    return "revoked";
+  }
+
+  async countContractors(pool: "sandbox" | "live"): Promise<number> {
+    const row = await this.db
+      .selectFrom("contractors")
+      .select((eb) => eb.fn.countAll<number>().as("n"))
+      .where("pool", "=", pool)
+      .executeTakeFirstOrThrow();
+    return Number(row.n);
+  }
+
+  async insertContractors(rows: NewContractor[]): Promise<void> {
+    const now = new Date().toISOString();
+    await this.db.transaction().execute(async (trx) => {
+      for (let i = 0; i < rows.length; i += CHUNK) {
+        await trx
+          .insertInto("contractors")
+          .values(rows.slice(i, i + CHUNK).map((c) => toRow(c, now)))
+          .execute();
+      }
+    });
+  }
+
+  async upsertLiveContractors(rows: NewContractor[]): Promise<{ inserted: number; updated: number }> {
+    const now = new Date().toISOString();
+    let inserted = 0;
+    let updated = 0;
+    await this.db.transaction().execute(async (trx) => {
+      for (const c of rows) {
+        const existing = await trx
+          .selectFrom("contractors")
+          .select("id")
+          .where("pool", "=", "live")
+          .where("external_ref", "=", c.externalRef)
+          .executeTakeFirst();
+        if (existing) {
+          const { id: _id, created_at: _created, ...changes } = toRow(c, now);
+          await trx.updateTable("contractors").set(changes).where("id", "=", existing.id).execute();
+          updated++;
+        } else {
+          await trx.insertInto("contractors").values(toRow(c, now)).execute();
+          inserted++;
+        }
+      }
+    });
+    return { inserted, updated };
+  }
+
+  async loadContractors(): Promise<Contractor[]> {
+    const rows = await this.db.selectFrom("contractors").selectAll().orderBy("id").execute();
+    return rows.map(toContractor);
+  }
+
+  async activeJobCounts(activeStatuses: readonly string[]): Promise<Array<[string, number]>> {
+    if (activeStatuses.length === 0) return [];
+    const rows = await this.db
+      .selectFrom("orders")
+      .select(["contractor_id", (eb) => eb.fn.countAll<number>().as("n")])
+      .where("contractor_id", "is not", null)
+      .where("status", "in", activeStatuses)
+      .groupBy("contractor_id")
+      .execute();
+    return rows.map((r) => [r.contractor_id as string, Number(r.n)]);
+  }
+
+  findOrder(id: string, accountId: string, livemode: boolean): Promise<OrdersTable | undefined> {
+    return this.db
+      .selectFrom("orders")
+      .selectAll()
+      .where("id", "=", id)
+      .where("account_id", "=", accountId)
+      .where("livemode", "=", livemode ? 1 : 0)
+      .executeTakeFirst();
+  }
+
+  findIdempotency(accountId: string, livemode: boolean, key: string, now: string) {
+    return this.db
+      .selectFrom("idempotency_keys")
+      .selectAll()
+      .where("account_id", "=", accountId)
+      .where("livemode", "=", livemode ? 1 : 0)
+      .where("idem_key", "=", key)
+      .where("expires_at", ">", now)
+      .executeTakeFirst();
+  }
+
+  async purgeExpiredIdempotency(now: string): Promise<number> {
+    const result = await this.db
+      .deleteFrom("idempotency_keys")
+      .where("expires_at", "<=", now)
+      .executeTakeFirst();
+    return Number(result.numDeletedRows);
+  }
+
+  async orderCounts(livemode: boolean, since: string, until: string): Promise<OrderCounts> {
+    const rows = await this.db
+      .selectFrom("orders")
+      .select(["status", (eb) => eb.fn.countAll<number>().as("n")])
+      .where("livemode", "=", livemode ? 1 : 0)
+      .where("created_at", ">=", since)
+      .where("created_at", "<", until)
+      .groupBy("status")
+      .execute();
+    const counts: OrderCounts = { received: 0, matched: 0, awaiting_dispatcher: 0 };
+    for (const r of rows) {
+      const n = Number(r.n);
+      counts.received += n;
+      if (r.status === "needs_dispatcher") counts.awaiting_dispatcher += n;
+      else counts.matched += n;
+    }
+    return counts;
+  }
+
+  async latencyQuantile(livemode: boolean, since: string, until: string, q: number): Promise<number | null> {
+    const base = this.db
+      .selectFrom("orders")
+      .where("livemode", "=", livemode ? 1 : 0)
+      .where("created_at", ">=", since)
+      .where("created_at", "<", until)
+      .where("dispatch_latency_ms", "is not", null);
+    const { n } = await base.select((eb) => eb.fn.countAll<number>().as("n")).executeTakeFirstOrThrow();
+    const count = Number(n);
+    if (count === 0) return null;
+    const rank = Math.max(1, Math.ceil(q * count));
+    const row = await base
+      .select("dispatch_latency_ms")
+      .orderBy("dispatch_latency_ms")
+      .limit(1)
+      .offset(rank - 1)
+      .executeTakeFirst();
+    return row?.dispatch_latency_ms ?? null;
+  }
+}

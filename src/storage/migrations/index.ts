@@ -1,0 +1,16 @@
+// Numbered migrations, per dialect. The initial schema is dialect-neutral; later dialect-specific steps
+// (triggers, for instance) get their own entries in each list.
+
+import type { Migration, MigrationProvider } from "kysely";
+import { migration0001 } from "./0001-initial.js";
+
+export type Dialect = "sqlite" | "postgres";
+
+const MIGRATIONS: Record<Dialect, Record<string, Migration>> = {
+  sqlite: { "0001-initial": migration0001 },
+  postgres: { "0001-initial": migration0001 },
+};
+
+export function migrationProvider(dialect: Dialect): MigrationProvider {
+  return { getMigrations: async () => MIGRATIONS[dialect] };
+}

@@ -1,0 +1,112 @@
+// Table types for Kysely. Columns are dialect-neutral: text ids and ISO-8601 UTC timestamps (which sort
+// as text), integer cents, integer 0/1 flags, JSON kept as text.
+
+export interface AccountsTable {
+  id: string;
+  name: string;
+  created_at: string;
+}
+
+export interface ApiKeysTable {
+  id: string;
+  account_id: string;
+  mode: "live" | "test";
+  key_hash: string;
+  key_hint: string;
+  label: string | null;
+  rate_limit_per_minute: number | null;
+  rate_limit_burst: number | null;
+  created_at: string;
+  revoked_at: string | null;
+}
+
+export interface ContractorsTable {
+  id: string;
+  pool: "sandbox" | "live";
+  external_ref: string | null;
+  name: string;
+  email: string | null;
+  phone: string | null;
+  trades: string; // JSON array of trade codes
+  states: string; // JSON array of state codes
+  home_zip: string | null;
+  lat: number | null;
+  lon: number | null;
+  service_radius_miles: number | null;
+  hourly_rate_cents: number;
+  emergency_capable: number;
+  max_active_jobs: number;
+  rating: number;
+  response_minutes: number;
+  active: number;
+  excluded: number;
+  created_at: string;
+  updated_at: string;
+}
+
+export interface QuotesTable {
+  id: string;
+  account_id: string;
+  livemode: number;
+  trade: string;
+  state: string;
+  zip: string | null;
+  city: string | null;
+  urgency: string;
+  nte_cents: number | null;
+  contractor_id: string | null;
+  estimated_cost_cents: number;
+  eta_tier: string | null;
+  breakdown: string; // JSON
+  created_at: string;
+  expires_at: string;
+}
+
+export interface OrdersTable {
+  id: string;
+  account_id: string;
+  livemode: number;
+  status: string;
+  trade: string;
+  urgency: string;
+  state: string;
+  zip: string | null;
+  city: string | null;
+  address: string | null;
+  location_name: string | null;
+  description: string;
+  nte_cents: number | null;
+  callback_url: string | null;
+  reference_id: string | null;
+  contractor_id: string | null;
+  estimated_cost_cents: number;
+  currency: string;
+  eta_tier: string | null;
+  match_score: number | null;
+  received_at: string;
+  matched_at: string | null;
+  dispatch_latency_ms: number | null;
+  created_at: string;
+  updated_at: string;
+}
+
+export interface IdempotencyKeysTable {
+  account_id: string;
+  livemode: number;
+  idem_key: string;
+  request_hash: string;
+  response_status: number;
+  response_body: string;
+  order_id: string | null;
+  created_at: string;
+  expires_at: string;
+}
+
+export interface Database {
+  accounts: AccountsTable;
+  api_keys: ApiKeysTable;
+  contractors: ContractorsTable;
+  quotes: QuotesTable;
+  orders: OrdersTable;
+  idempotency_keys: IdempotencyKeysTable;
+}

@@ -1,0 +1,72 @@
+// The storage port: everything the operations and the CLI need from persistence. One Kysely
+// implementation (kysely-store.ts) serves SQLite and PostgreSQL.
+
+import type { Contractor } from "../domain/contractor.js";
+import type {
+  AccountsTable,
+  ApiKeysTable,
+  IdempotencyKeysTable,
+  OrdersTable,
+  QuotesTable,
+} from "./schema.js";
+
+export interface NewContractor extends Contractor {
+  name: string;
+  email: string | null;
+  phone: string | null;
+  homeZip: string | null;
+  externalRef: string | null;
+}
+
+export interface OrderCounts {
+  received: number;
+  matched: number;
+  awaiting_dispatcher: number;
+}
+
+/** Opaque write handle: what one group-committed transaction offers to a write. */
+export interface WriteTx {
+  insertOrder(row: OrdersTable): Promise<void>;
+  insertQuote(row: QuotesTable): Promise<void>;
+  /** Stores an idempotency record unless a live (unexpired) one exists; returns whether it was stored. */
+  claimIdempotency(row: IdempotencyKeysTable, now: string): Promise<boolean>;
+}
+
+export interface Store {
+  readonly dialect: "sqlite" | "postgres";
+  migrate(): Promise<void>;
+  ping(): Promise<void>;
+  close(): Promise<void>;
+
+  /** Runs `work` inside a durable, group-committed transaction. */
+  write<T>(work: (tx: WriteTx) => Promise<T>): Promise<T>;
+
+  findAccountByName(name: string): Promise<AccountsTable | undefined>;
+  ensureAccount(name: string): Promise<AccountsTable>;
+
+  insertApiKey(row: ApiKeysTable): Promise<void>;
+  findApiKeyByHash(hash: string): Promise<ApiKeysTable | undefined>;
+  listApiKeys(accountName?: string): Promise<Array<ApiKeysTable & { account_name: string }>>;
+  revokeApiKey(id: string, at: string): Promise<"revoked" | "already_revoked" | "not_found">;
+
+  countContractors(pool: "sandbox" | "live"): Promise<number>;
+  insertContractors(rows: NewContractor[]): Promise<void>;
+  /** Inserts or updates live contractors by their external reference; returns counts. */
+  upsertLiveContractors(rows: NewContractor[]): Promise<{ inserted: number; updated: number }>;
+  loadContractors(): Promise<Contractor[]>;
+  /** Active job counts per contractor (orders currently assigned to them). */
+  activeJobCounts(activeStatuses: readonly string[]): Promise<Array<[string, number]>>;
+
+  findOrder(id: string, accountId: string, livemode: boolean): Promise<OrdersTable | undefined>;
+  findIdempotency(
+    accountId: string,
+    livemode: boolean,
+    key: string,
+    now: string,
+  ): Promise<IdempotencyKeysTable | undefined>;
+  purgeExpiredIdempotency(now: string): Promise<number>;
+
+  orderCounts(livemode: boolean, since: string, until: string): Promise<OrderCounts>;
+  /** The dispatch latency at quantile q (0..1) over matched orders in the window, nearest-rank. */
+  latencyQuantile(livemode: boolean, since: string, until: string, q: number): Promise<number | null>;
+}

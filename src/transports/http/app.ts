@@ -1,0 +1,259 @@
+// The REST transport: builds the Fastify app with one route per operation from the registry. A route only
+// translates HTTP to an operation call (gate, then execute) and back.
+
+import fastifySwagger from "@fastify/swagger";
+import Fastify, { type FastifyInstance, type FastifyRequest, LogController } from "fastify";
+import { jsonSchemaTransform, jsonSchemaTransformObject } from "fastify-type-provider-zod";
+import { z } from "zod";
+import type { Principal } from "../../auth/api-key-service.js";
+import { trustProxySetting } from "../../config.js";
+import { ApiError, ERROR_CODE_LIST, ERROR_CODES, type ErrorCode } from "../../errors.js";
+import { newId } from "../../ids.js";
+import { admit, execute } from "../../operations/gate.js";
+import { OPERATIONS } from "../../operations/registry.js";
+import { problemSchema } from "../../operations/schemas.js";
+import type { AnyOperation, Services } from "../../operations/types.js";
+import { handleError, sendProblem } from "./problem-reply.js";
+
+declare module "fastify" {
+  interface FastifyRequest {
+    principal: Principal | null;
+    rateHeaders: Record<string, string> | null;
+    receivedHr: bigint;
+    receivedAt: Date;
+  }
+}
+
+const BODY_LIMIT = 1024 * 1024;
+const REQUEST_ID_PATTERN = /^[A-Za-z0-9._:-]{1,128}$/;
+const HOST_PATTERN = /^[A-Za-z0-9.-]+(:\d{1,5})?$|^\[[0-9A-Fa-f:.]+\](:\d{1,5})?$/;
+
+function baseUrlOf(services: Services, request: FastifyRequest): string {
+  const configured = services.config.PUBLIC_BASE_URL;
+  if (configured) return configured.replace(/\/+$/, "");
+  const host = HOST_PATTERN.test(request.host)
+    ? request.host
+    : `${services.config.HOST}:${services.config.PORT}`;
+  return `${request.protocol}://${host}`;
+}
+
+function problemResponses(op: AnyOperation): Record<number, z.ZodType> {
+  const statuses = [400, 422, 500];
+  if (op.access === "key") statuses.push(401, 503);
+  if (op.limit !== "none") statuses.push(429);
+  if (op.http.method === "POST") statuses.push(413, 415);
+  if (op.id === "dispatchOrder") statuses.push(409);
+  if (op.http.input === "params") statuses.push(404);
+  return Object.fromEntries(statuses.map((s) => [s, problemSchema]));
+}
+
+function routeSchema(op: AnyOperation) {
+  const input =
+    op.http.input === "body"
+      ? { body: op.input }
+      : op.http.input === "params"
+        ? { params: op.input }
+        : { querystring: op.input };
+  const headers =
+    op.id === "dispatchOrder"
+      ? {
+          headers: z.object({
+            "idempotency-key": z
+              .string()
+              .max(255)
+              .optional()
+              .describe("Retry-safe key: the same key and body replay the first response for 24 h."),
+          }),
+        }
+      : {};
+  return {
+    operationId: op.id,
+    summary: op.summary,
+    description: op.description,
+    tags: [op.access === "key" ? "dispatch" : "public"],
+    ...(op.access === "key" ? { security: [{ ApiKeyAuth: [] }] } : {}),
+    ...input,
+    ...headers,
+    response: { 200: op.output, ...problemResponses(op) },
+  };
+}
+
+/** Path patterns of every route, to answer 405 (with Allow) instead of 404 on a known path. */
+function methodsByPath(): Array<{ pattern: RegExp; methods: string[] }> {
+  const map = new Map<string, string[]>();
+  for (const op of OPERATIONS) {
+    const list = map.get(op.http.path) ?? [];
+    list.push(op.http.method);
+    map.set(op.http.path, list);
+  }
+  return [...map.entries()].map(([path, methods]) => ({
+    pattern: new RegExp(`^${path.replace(/:[a-z_]+/g, "[^/]+")}$`),
+    methods,
+  }));
+}
+
+export async function buildApp(services: Services): Promise<FastifyInstance> {
+  const { config } = services;
+  const app = Fastify({
+    bodyLimit: BODY_LIMIT,
+    // Fastify also accepts a hop count here; its types only name boolean and string forms.
+    trustProxy: trustProxySetting(config.TRUST_PROXY) as boolean | string,
+    requestTimeout: config.REQUEST_TIMEOUT_MS,
+    connectionTimeout: config.REQUEST_TIMEOUT_MS,
+    keepAliveTimeout: 72_000,
+    return503OnClosing: true,
+    // One "request completed" line per request (onResponse below) instead of Fastify's two.
+    logController: new LogController({ disableRequestLogging: true, requestIdLogLabel: "request_id" }),
+    requestIdHeader: false,
+    genReqId: (req) => {
+      const incoming = req.headers["request-id"];
+      return typeof incoming === "string" && REQUEST_ID_PATTERN.test(incoming) ? incoming : newId("req");
+    },
+    logger: {
+      level: config.LOG_LEVEL,
+      redact: {
+        paths: ['req.headers["x-api-key"]', "req.headers.authorization", "headers.x-api-key"],
+        censor: "[redacted]",
+      },
+    },
+  });
+
+  // Validation and serialisation happen in the operations layer (shared with every transport); the
+  // route schemas feed the OpenAPI document only.
+  app.setValidatorCompiler(() => (data) => ({ value: data }));
+  app.setSerializerCompiler(() => (data) => JSON.stringify(data));
+  app.removeContentTypeParser("text/plain");
+
+  app.decorateRequest("principal", null);
+  app.decorateRequest("rateHeaders", null);
+  app.decorateRequest("receivedHr", 0n);
+  app.decorateRequest("receivedAt", null as unknown as Date);
+
+  app.addHook("onRequest", async (request, reply) => {
+    request.receivedHr = process.hrtime.bigint();
+    request.receivedAt = services.now();
+    reply.header("Request-Id", request.id);
+  });
+  app.addHook("onResponse", async (request, reply) => {
+    request.log.info(
+      {
+        method: request.method,
+        url: request.url.split("?")[0],
+        status: reply.statusCode,
+        ms: Math.round(reply.elapsedTime * 100) / 100,
+      },
+      "request completed",
+    );
+  });
+
+  app.setErrorHandler(handleError);
+
+  const known = methodsByPath();
+  app.setNotFoundHandler((request, reply) => {
+    const path = request.url.split("?")[0] ?? "";
+    const route = known.find((r) => r.pattern.test(path));
+    if (route) {
+      reply.header("Allow", route.methods.join(", "));
+      return sendProblem(
+        request,
+        reply,
+        new ApiError(
+          "method_not_allowed",
+          `${request.method} is not allowed here; use ${route.methods.join(" or ")}.`,
+        ),
+      );
+    }
+    return sendProblem(
+      request,
+      reply,
+      new ApiError("not_found", `No endpoint at ${request.method} ${path}.`),
+    );
+  });
+
+  await app.register(fastifySwagger, {
+    openapi: {
+      openapi: "3.1.0",
+      info: {
+        title: "field-dispatch",
+        version: "1.0.0",
+        description:
+          "Dispatch field-service jobs: quotes, work orders auto-matched to contractors, public evals, a trade " +
+          "index and estimates. Errors are RFC 9457 problem documents with a machine-readable `code`.",
+      },
+      components: {
+        securitySchemes: { ApiKeyAuth: { type: "apiKey", in: "header", name: "x-api-key" } },
+      },
+    },
+    transform: jsonSchemaTransform,
+    transformObject: jsonSchemaTransformObject,
+  });
+
+  for (const op of OPERATIONS) {
+    app.route({
+      method: op.http.method,
+      url: op.http.path,
+      schema: routeSchema(op),
+      // Gate before the body is read: 503, 401 and 429 never depend on what an unauthenticated caller sent.
+      onRequest: async (request) => {
+        const apiKey = request.headers["x-api-key"];
+        const admission = await admit(op, services, {
+          apiKey: Array.isArray(apiKey) ? apiKey[0] : apiKey,
+          clientIp: request.ip,
+        });
+        request.principal = admission.principal;
+        request.rateHeaders = admission.headers;
+      },
+      handler: async (request, reply) => {
+        // Set first, so failed calls (422, 404) carry the rate-limit fields too.
+        if (request.rateHeaders) reply.headers(request.rateHeaders);
+        const raw =
+          op.http.input === "body"
+            ? request.body
+            : op.http.input === "params"
+              ? request.params
+              : request.query;
+        const idem = request.headers["idempotency-key"];
+        const result = await execute(
+          op,
+          {
+            services,
+            requestId: request.id,
+            principal: request.principal,
+            baseUrl: baseUrlOf(services, request),
+            receivedAt: request.receivedAt,
+            receivedHr: request.receivedHr,
+            idempotencyKey: Array.isArray(idem) ? idem[0] : idem,
+            rawInput: raw,
+            setHeader: (name, value) => {
+              reply.header(name, value);
+            },
+          },
+          raw,
+        );
+        return reply.type("application/json").send(result);
+      },
+    });
+  }
+
+  app.get("/healthz", { schema: { hide: true } }, async () => ({ status: "ok" }));
+  app.get("/readyz", { schema: { hide: true } }, async (request, reply) => {
+    try {
+      await services.store.ping();
+      return { status: "ready", checks: { store: "ok" } };
+    } catch (error) {
+      request.log.warn({ err: error }, "readiness check failed");
+      return sendProblem(request, reply, new ApiError("service_unavailable", "The store is not reachable."));
+    }
+  });
+  app.get("/openapi.json", { schema: { hide: true } }, async () => app.swagger());
+  app.get("/problems/:code", { schema: { hide: true } }, async (request, reply) => {
+    const { code } = request.params as { code: string };
+    if (!(ERROR_CODE_LIST as string[]).includes(code)) {
+      return sendProblem(request, reply, new ApiError("not_found", `No problem type ${code}.`));
+    }
+    const entry = ERROR_CODES[code as ErrorCode];
+    return { type: `/problems/${code}`, code, status: entry.status, title: entry.title };
+  });
+
+  return app;
+}

@@ -1,0 +1,231 @@
+import fc from "fast-check";
+import { describe, expect, it } from "vitest";
+import type { Contractor } from "../../src/domain/contractor.js";
+import { contractorRef } from "../../src/domain/contractor.js";
+import { ContractorIndex } from "../../src/domain/contractor-index.js";
+import { distanceMiles } from "../../src/domain/geo.js";
+import { etaTier, hardFilter, type MatchRequest, match } from "../../src/domain/matching.js";
+import { modelJobPrice, URGENCIES, type Urgency } from "../../src/domain/pricing.js";
+import { generateSandboxPool } from "../../src/domain/sandbox-pool.js";
+import { STATE_CODES, type StateCode } from "../../src/domain/states.js";
+import { TRADE_CODES, TRADES, type TradeCode } from "../../src/domain/trades.js";
+
+const AUSTIN = { lat: 30.27, lon: -97.74 };
+
+function contractor(overrides: Partial<Contractor> = {}): Contractor {
+  return {
+    id: "ctr_a",
+    pool: "live",
+    trades: ["plumbing"],
+    states: ["TX"],
+    lat: AUSTIN.lat,
+    lon: AUSTIN.lon,
+    serviceRadiusMiles: 50,
+    hourlyRateCents: 9000,
+    emergencyCapable: true,
+    maxActiveJobs: 5,
+    rating: 4.5,
+    responseMinutes: 60,
+    active: true,
+    excluded: false,
+    ...overrides,
+  };
+}
+
+function request(overrides: Partial<MatchRequest> = {}): MatchRequest {
+  const trade = overrides.trade ?? "plumbing";
+  const state = overrides.state ?? "TX";
+  const urgency = overrides.urgency ?? "routine";
+  return {
+    trade,
+    state,
+    point: AUSTIN,
+    urgency,
+    nteCents: null,
+    laborHours: TRADES[trade].typicalJobHours,
+    modelPrice: modelJobPrice(trade, state, urgency),
+    ...overrides,
+  };
+}
+
+const none = () => 0;
+
+describe("matching hard filters", () => {
+  it.each([
+    ["inactive", { active: false }],
+    ["excluded", { excluded: true }],
+    ["trade", { trades: ["hvac"] as TradeCode[] }],
+    ["coverage", { states: ["OK"] as StateCode[] }],
+    ["coverage", { lat: 32.78, lon: -96.8 }], // Dallas, ~180 miles from Austin, radius 50
+  ])("rejects a contractor for %s", (reason, overrides) => {
+    expect(hardFilter(contractor(overrides), request(), 0).reason).toBe(reason);
+  });
+
+  it("rejects a contractor without capacity", () => {
+    expect(hardFilter(contractor({ maxActiveJobs: 2 }), request(), 2).reason).toBe("capacity");
+  });
+
+  it("rejects a contractor that cannot take emergencies only for emergency jobs", () => {
+    const c = contractor({ emergencyCapable: false });
+    expect(hardFilter(c, request({ urgency: "emergency" }), 0).reason).toBe("emergency");
+    expect(hardFilter(c, request({ urgency: "urgent" }), 0).reason).toBeNull();
+  });
+
+  it("statewide contractors (no radius) cover the whole state", () => {
+    const c = contractor({ serviceRadiusMiles: null, lat: 32.78, lon: -96.8 });
+    expect(hardFilter(c, request(), 0).reason).toBeNull();
+  });
+});
+
+describe("matching score", () => {
+  it("prefers the nearer of two otherwise equal contractors", () => {
+    const near = contractor({ id: "ctr_near" });
+    const far = contractor({ id: "ctr_far", lat: 30.6, lon: -97.7 });
+    expect(match(request(), [far, near], none).chosen?.contractor.id).toBe("ctr_near");
+  });
+
+  it("prefers the better-rated of two otherwise equal contractors", () => {
+    const good = contractor({ id: "ctr_z", rating: 4.9 });
+    const poor = contractor({ id: "ctr_b", rating: 3.1 });
+    expect(match(request(), [poor, good], none).chosen?.contractor.id).toBe("ctr_z");
+  });
+
+  it("penalises a contractor whose price exceeds the NTE", () => {
+    const cheap = contractor({ id: "ctr_y", hourlyRateCents: 8000, rating: 4 });
+    const dear = contractor({ id: "ctr_b", hourlyRateCents: 30000, rating: 5 });
+    const result = match(request({ nteCents: 20000 }), [dear, cheap], none);
+    expect(result.chosen?.contractor.id).toBe("ctr_y");
+    expect(result.ranked.find((r) => r.contractor.id === "ctr_b")?.withinNte).toBe(false);
+  });
+
+  it("prefers the less loaded contractor", () => {
+    const busy = contractor({ id: "ctr_a" });
+    const free = contractor({ id: "ctr_b" });
+    const load = (id: string) => (id === "ctr_a" ? 4 : 0);
+    expect(match(request(), [busy, free], load).chosen?.contractor.id).toBe("ctr_b");
+  });
+
+  it("breaks exact ties by contractor id", () => {
+    const a = contractor({ id: "ctr_a" });
+    const b = contractor({ id: "ctr_b" });
+    expect(match(request(), [b, a], none).chosen?.contractor.id).toBe("ctr_a");
+  });
+
+  it("returns no match, with reasons, when nobody is eligible", () => {
+    const result = match(request(), [contractor({ active: false }), contractor({ trades: ["roofing"] })], none);
+    expect(result.chosen).toBeNull();
+    expect(result.rejected.inactive).toBe(1);
+    expect(result.rejected.trade).toBe(1);
+  });
+
+  it("maps arrival minutes to ETA tiers", () => {
+    expect(etaTier(90, "emergency")).toBe("within_2_hours");
+    expect(etaTier(300, "urgent")).toBe("same_day");
+    expect(etaTier(1000, "routine")).toBe("next_day");
+    expect(etaTier(3000, "routine")).toBe("within_3_days");
+    expect(etaTier(10, "scheduled")).toBe("scheduled");
+  });
+
+  it("masks contractor ids as ctr-<id>", () => {
+    expect(contractorRef("ctr_abc123")).toBe("ctr-abc123");
+  });
+});
+
+const contractorArb: fc.Arbitrary<Contractor> = fc.record({
+  id: fc.string({ minLength: 1, maxLength: 8 }).map((s) => `ctr_${s}`),
+  pool: fc.constant("live" as const),
+  trades: fc.subarray([...TRADE_CODES], { minLength: 1 }),
+  states: fc.subarray(["TX", "OK", "LA", "NM"] as StateCode[], { minLength: 1 }),
+  lat: fc.option(fc.double({ min: 25, max: 37, noNaN: true }), { nil: null }),
+  lon: fc.option(fc.double({ min: -107, max: -89, noNaN: true }), { nil: null }),
+  serviceRadiusMiles: fc.option(fc.integer({ min: 5, max: 300 }), { nil: null }),
+  hourlyRateCents: fc.integer({ min: 1000, max: 40000 }),
+  emergencyCapable: fc.boolean(),
+  maxActiveJobs: fc.integer({ min: 1, max: 10 }),
+  rating: fc.double({ min: 0, max: 5, noNaN: true }),
+  responseMinutes: fc.integer({ min: 0, max: 5000 }),
+  active: fc.boolean(),
+  excluded: fc.boolean(),
+});
+
+const requestArb = fc
+  .record({
+    trade: fc.constantFrom(...TRADE_CODES),
+    state: fc.constantFrom("TX", "OK", "LA", "NM") as fc.Arbitrary<StateCode>,
+    point: fc.option(
+      fc.record({ lat: fc.double({ min: 25, max: 37, noNaN: true }), lon: fc.double({ min: -107, max: -89, noNaN: true }) }),
+      { nil: null },
+    ),
+    urgency: fc.constantFrom(...URGENCIES) as fc.Arbitrary<Urgency>,
+    nteCents: fc.option(fc.integer({ min: 1, max: 200000 }), { nil: null }),
+  })
+  .map((r) => request(r));
+
+describe("matching properties", () => {
+  it("a match always satisfies every hard filter", () => {
+    fc.assert(
+      fc.property(
+        requestArb,
+        fc.uniqueArray(contractorArb, { selector: (c) => c.id, maxLength: 30 }),
+        fc.func(fc.integer({ min: 0, max: 12 })),
+        (req, pool, loadFn) => {
+          const load = (id: string) => loadFn(id);
+          const result = match(req, pool, load);
+          for (const r of result.ranked) {
+            const c = r.contractor;
+            if (!c.active || c.excluded) return false;
+            if (!c.trades.includes(req.trade) || !c.states.includes(req.state)) return false;
+            if (load(c.id) >= c.maxActiveJobs) return false;
+            if (req.urgency === "emergency" && !c.emergencyCapable) return false;
+            if (req.point && c.lat !== null && c.lon !== null && c.serviceRadiusMiles !== null) {
+              if (distanceMiles(req.point, { lat: c.lat, lon: c.lon }) > c.serviceRadiusMiles) return false;
+            }
+          }
+          return result.chosen === (result.ranked[0] ?? null);
+        },
+      ),
+      { numRuns: 300 },
+    );
+  });
+
+  it("the same input gives the same match, whatever the pool order", () => {
+    fc.assert(
+      fc.property(requestArb, fc.uniqueArray(contractorArb, { selector: (c) => c.id, maxLength: 30 }), (req, pool) => {
+        const a = match(req, pool, none);
+        const b = match(req, [...pool].reverse(), none);
+        return a.chosen?.contractor === b.chosen?.contractor && a.eligible === b.eligible;
+      }),
+      { numRuns: 300 },
+    );
+  });
+});
+
+describe("sandbox pool", () => {
+  const pool = generateSandboxPool();
+
+  it("is deterministic", () => {
+    const again = generateSandboxPool();
+    expect(again.map((c) => c.id)).toEqual(pool.map((c) => c.id));
+    expect(again[100]).toEqual(pool[100]);
+  });
+
+  it("covers every trade in every state, DC and territory, weighted by population", () => {
+    const index = new ContractorIndex();
+    index.replace(pool, []);
+    for (const state of STATE_CODES) {
+      for (const trade of TRADE_CODES) expect(index.candidates("sandbox", trade, state).length).toBeGreaterThan(0);
+    }
+    expect(index.candidates("sandbox", "plumbing", "CA").length).toBeGreaterThan(
+      index.candidates("sandbox", "plumbing", "WY").length * 5,
+    );
+  });
+
+  it("can match an emergency anywhere", () => {
+    const index = new ContractorIndex();
+    index.replace(pool, []);
+    for (const state of STATE_CODES) {
+      const req = request({ trade: "locksmith", state, point: null, urgency: "emergency" });
+      expect(match(req, index.candidates("sandbox", "locksmith", state), none).chosen).not.toBeNull();
+    }
+  });
+});

@@ -1,0 +1,28 @@
+// Small live pools for tests.
+
+import type { NewContractor } from "../../src/storage/store.js";
+
+export function liveContractor(overrides: Partial<NewContractor> = {}): NewContractor {
+  return {
+    id: `ctr_live${Math.random().toString(36).slice(2, 10)}`,
+    pool: "live",
+    externalRef: null,
+    name: "Secret Plumbing LLC",
+    email: "owner@secret-plumbing.example",
+    phone: "+1-555-0100",
+    homeZip: "94103",
+    trades: ["hvac", "plumbing"],
+    states: ["CA"],
+    lat: 37.77,
+    lon: -122.41,
+    serviceRadiusMiles: 40,
+    hourlyRateCents: 12_000,
+    emergencyCapable: true,
+    maxActiveJobs: 50,
+    rating: 4.6,
+    responseMinutes: 45,
+    active: true,
+    excluded: false,
+    ...overrides,
+  };
+}

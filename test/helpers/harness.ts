@@ -1,0 +1,92 @@
+// Test harness: a fresh store in a temporary directory, the real services and the Fastify app in process
+// (app.inject), torn down automatically after each test file.
+
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import type { FastifyInstance, LightMyRequestResponse } from "fastify";
+import { afterAll } from "vitest";
+import { bootstrap } from "../../src/bootstrap.js";
+import { type Config, loadConfig } from "../../src/config.js";
+import type { Services } from "../../src/operations/types.js";
+import { createServices } from "../../src/services/create-services.js";
+import { openSqliteStore } from "../../src/storage/sqlite.js";
+import { buildApp } from "../../src/transports/http/app.js";
+
+export interface Harness {
+  app: FastifyInstance;
+  services: Services;
+  config: Config;
+  sandboxKey: string;
+  /** Issues a key for an account (created on demand). */
+  key(account: string, mode: "test" | "live", limits?: { ratePerMinute?: number; burst?: number }): Promise<string>;
+  post(url: string, body: unknown, headers?: Record<string, string>): Promise<LightMyRequestResponse>;
+  get(url: string, headers?: Record<string, string>): Promise<LightMyRequestResponse>;
+  close(): Promise<void>;
+}
+
+export async function createHarness(env: Record<string, string> = {}): Promise<Harness> {
+  const dir = mkdtempSync(join(tmpdir(), "fd-test-"));
+  const config = loadConfig({ DATA_DIR: dir, LOG_LEVEL: "silent", API_KEY_CACHE_TTL_MS: "0", POOL_REFRESH_MS: "0", ...env });
+  const store = openSqliteStore(join(dir, "test.sqlite"));
+  const services = createServices(config, store);
+  const boot = await bootstrap(store, services.keys);
+  await services.pool.load();
+  const app = await buildApp(services);
+  await app.ready();
+  let closed = false;
+  const h: Harness = {
+    app,
+    services,
+    config,
+    sandboxKey: boot.sandboxKey ?? "",
+    async key(account, mode, limits = {}) {
+      const issued = await services.keys.issue({
+        accountName: account,
+        mode,
+        ratePerMinute: limits.ratePerMinute ?? null,
+        burst: limits.burst ?? null,
+      });
+      return issued.key;
+    },
+    post(url, body, headers = {}) {
+      return app.inject({
+        method: "POST",
+        url,
+        headers: { "content-type": "application/json", ...headers },
+        payload: typeof body === "string" ? body : JSON.stringify(body),
+      });
+    },
+    get(url, headers = {}) {
+      return app.inject({ method: "GET", url, headers });
+    },
+    async close() {
+      if (closed) return;
+      closed = true;
+      await app.close();
+      await services.limiter.close();
+      await store.close();
+      rmSync(dir, { recursive: true, force: true });
+    },
+  };
+  afterAll(() => h.close());
+  return h;
+}
+
+export const QUOTE_PATH = "/api/dispatch/v1/quote";
+export const ORDER_PATH = "/api/dispatch/v1/order";
+export const ESTIMATE_PATH = "/api/dispatch/v1/estimate";
+
+export function validQuote(overrides: Record<string, unknown> = {}) {
+  return { trade: "plumbing", location: { state: "TX", zip: "78701" }, urgency: "urgent", ...overrides };
+}
+
+export function validOrder(overrides: Record<string, unknown> = {}) {
+  return {
+    trade: "hvac",
+    location: { state: "CA", zip: "94103", city: "San Francisco", address: "1 Market St", name: "Store 12" },
+    description: "Rooftop unit not cooling",
+    urgency: "routine",
+    ...overrides,
+  };
+}
