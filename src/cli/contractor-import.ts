@@ -50,7 +50,14 @@ const rowSchema = z.object({
   email: z.preprocess(blankToUndefined, z.email().optional()),
   phone: z.preprocess(blankToUndefined, z.string().max(64).optional()),
   trades: list.pipe(
-    z.array(z.string().transform((s) => s.toLowerCase()).pipe(z.enum(TRADE_CODES))).min(1, "at least one trade"),
+    z
+      .array(
+        z
+          .string()
+          .transform((s) => s.toLowerCase())
+          .pipe(z.enum(TRADE_CODES)),
+      )
+      .min(1, "at least one trade"),
   ),
   states: list.pipe(
     z
@@ -62,7 +69,13 @@ const rowSchema = z.object({
       )
       .min(1, "at least one state"),
   ),
-  zip: z.preprocess(blankToUndefined, z.coerce.string().regex(/^\d{5}(-\d{4})?$/).optional()),
+  zip: z.preprocess(
+    blankToUndefined,
+    z.coerce
+      .string()
+      .regex(/^\d{5}(-\d{4})?$/)
+      .optional(),
+  ),
   lat: num.pipe(z.number().min(-90).max(90).optional()),
   lon: num.pipe(z.number().min(-180).max(180).optional()),
   service_radius_miles: num.pipe(z.number().positive().max(5000).optional()),
@@ -89,7 +102,8 @@ export function parseContractorFile(content: string, format: "csv" | "json"): Im
   } catch (error) {
     return { contractors: [], errors: [`cannot parse the file as ${format}: ${(error as Error).message}`] };
   }
-  if (!Array.isArray(rows)) return { contractors: [], errors: ["a JSON pool file must hold an array of contractors"] };
+  if (!Array.isArray(rows))
+    return { contractors: [], errors: ["a JSON pool file must hold an array of contractors"] };
   const contractors: NewContractor[] = [];
   const errors: string[] = [];
   const seen = new Set<string>();
@@ -97,7 +111,8 @@ export function parseContractorFile(content: string, format: "csv" | "json"): Im
     const where = format === "csv" ? `line ${i + 2}` : `item ${i}`;
     const parsed = rowSchema.safeParse(raw);
     if (!parsed.success) {
-      for (const issue of parsed.error.issues) errors.push(`${where}: ${issue.path.join(".")}: ${issue.message}`);
+      for (const issue of parsed.error.issues)
+        errors.push(`${where}: ${issue.path.join(".")}: ${issue.message}`);
       return;
     }
     const r = parsed.data;

@@ -57,15 +57,24 @@ async function keys(args: string[]): Promise<void> {
   });
   if (sub === "create") {
     if (!values.account) throw new UsageError("keys create needs --account <name>");
-    if (values.mode !== "test" && values.mode !== "live") throw new UsageError("keys create needs --mode test|live");
+    if (values.mode !== "test" && values.mode !== "live")
+      throw new UsageError("keys create needs --mode test|live");
     const mode = values.mode;
     const account = values.account;
     const ratePerMinute = positiveInt(values["rate-limit-per-minute"], "--rate-limit-per-minute");
     const burst = positiveInt(values["rate-limit-burst"], "--rate-limit-burst");
     await withStore(async (store) => {
       const service = new ApiKeyService(store, 0);
-      const issued = await service.issue({ accountName: account, mode, label: values.label ?? null, ratePerMinute, burst });
-      process.stderr.write(`issued key ${issued.id} (${mode}) for account ${account}; store it now, it is not shown again\n`);
+      const issued = await service.issue({
+        accountName: account,
+        mode,
+        label: values.label ?? null,
+        ratePerMinute,
+        burst,
+      });
+      process.stderr.write(
+        `issued key ${issued.id} (${mode}) for account ${account}; store it now, it is not shown again\n`,
+      );
       process.stdout.write(`${issued.key}\n`);
     });
     return;
@@ -154,4 +163,3 @@ export async function runCli(argv: string[]): Promise<number> {
     return 1;
   }
 }
-

@@ -18,7 +18,13 @@ describe("API key format", () => {
   });
 
   it("rejects malformed keys", () => {
-    for (const bad of ["", "fsd_live_", "sk_live_abc", "fsd_prod_" + "a".repeat(36), `fsd_live_${"a".repeat(35)}!`]) {
+    for (const bad of [
+      "",
+      "fsd_live_",
+      "sk_live_abc",
+      `fsd_prod_${"a".repeat(36)}`,
+      `fsd_live_${"a".repeat(35)}!`,
+    ]) {
       expect(parseApiKey(bad)).toEqual({ ok: false, reason: "malformed" });
     }
   });

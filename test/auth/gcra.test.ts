@@ -5,7 +5,7 @@ const policy = { name: "per-key", ratePerMinute: 100, burst: 200 };
 
 describe("GCRA memory limiter", () => {
   it("admits a burst of exactly 200 on a fresh key, then refuses", async () => {
-    let now = 1_000_000;
+    const now = 1_000_000;
     const limiter = new MemoryRateLimiter(() => now);
     for (let i = 0; i < 200; i++) {
       const d = await limiter.consume("k", policy);

@@ -112,7 +112,11 @@ describe("matching score", () => {
   });
 
   it("returns no match, with reasons, when nobody is eligible", () => {
-    const result = match(request(), [contractor({ active: false }), contractor({ trades: ["roofing"] })], none);
+    const result = match(
+      request(),
+      [contractor({ active: false }), contractor({ trades: ["roofing"] })],
+      none,
+    );
     expect(result.chosen).toBeNull();
     expect(result.rejected.inactive).toBe(1);
     expect(result.rejected.trade).toBe(1);
@@ -153,7 +157,10 @@ const requestArb = fc
     trade: fc.constantFrom(...TRADE_CODES),
     state: fc.constantFrom("TX", "OK", "LA", "NM") as fc.Arbitrary<StateCode>,
     point: fc.option(
-      fc.record({ lat: fc.double({ min: 25, max: 37, noNaN: true }), lon: fc.double({ min: -107, max: -89, noNaN: true }) }),
+      fc.record({
+        lat: fc.double({ min: 25, max: 37, noNaN: true }),
+        lon: fc.double({ min: -107, max: -89, noNaN: true }),
+      }),
       { nil: null },
     ),
     urgency: fc.constantFrom(...URGENCIES) as fc.Arbitrary<Urgency>,
@@ -190,11 +197,15 @@ describe("matching properties", () => {
 
   it("the same input gives the same match, whatever the pool order", () => {
     fc.assert(
-      fc.property(requestArb, fc.uniqueArray(contractorArb, { selector: (c) => c.id, maxLength: 30 }), (req, pool) => {
-        const a = match(req, pool, none);
-        const b = match(req, [...pool].reverse(), none);
-        return a.chosen?.contractor === b.chosen?.contractor && a.eligible === b.eligible;
-      }),
+      fc.property(
+        requestArb,
+        fc.uniqueArray(contractorArb, { selector: (c) => c.id, maxLength: 30 }),
+        (req, pool) => {
+          const a = match(req, pool, none);
+          const b = match(req, [...pool].reverse(), none);
+          return a.chosen?.contractor === b.chosen?.contractor && a.eligible === b.eligible;
+        },
+      ),
       { numRuns: 300 },
     );
   });
@@ -213,7 +224,8 @@ describe("sandbox pool", () => {
     const index = new ContractorIndex();
     index.replace(pool, []);
     for (const state of STATE_CODES) {
-      for (const trade of TRADE_CODES) expect(index.candidates("sandbox", trade, state).length).toBeGreaterThan(0);
+      for (const trade of TRADE_CODES)
+        expect(index.candidates("sandbox", trade, state).length).toBeGreaterThan(0);
     }
     expect(index.candidates("sandbox", "plumbing", "CA").length).toBeGreaterThan(
       index.candidates("sandbox", "plumbing", "WY").length * 5,

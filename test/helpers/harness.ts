@@ -19,7 +19,11 @@ export interface Harness {
   config: Config;
   sandboxKey: string;
   /** Issues a key for an account (created on demand). */
-  key(account: string, mode: "test" | "live", limits?: { ratePerMinute?: number; burst?: number }): Promise<string>;
+  key(
+    account: string,
+    mode: "test" | "live",
+    limits?: { ratePerMinute?: number; burst?: number },
+  ): Promise<string>;
   post(url: string, body: unknown, headers?: Record<string, string>): Promise<LightMyRequestResponse>;
   get(url: string, headers?: Record<string, string>): Promise<LightMyRequestResponse>;
   close(): Promise<void>;
@@ -27,7 +31,13 @@ export interface Harness {
 
 export async function createHarness(env: Record<string, string> = {}): Promise<Harness> {
   const dir = mkdtempSync(join(tmpdir(), "fd-test-"));
-  const config = loadConfig({ DATA_DIR: dir, LOG_LEVEL: "silent", API_KEY_CACHE_TTL_MS: "0", POOL_REFRESH_MS: "0", ...env });
+  const config = loadConfig({
+    DATA_DIR: dir,
+    LOG_LEVEL: "silent",
+    API_KEY_CACHE_TTL_MS: "0",
+    POOL_REFRESH_MS: "0",
+    ...env,
+  });
   const store = openSqliteStore(join(dir, "test.sqlite"));
   const services = createServices(config, store);
   const boot = await bootstrap(store, services.keys);

@@ -2,7 +2,14 @@ import { beforeAll, describe, expect, it } from "vitest";
 import { orderSchema } from "../../src/operations/order-view.js";
 import { quoteOutput } from "../../src/operations/quote.js";
 import { liveContractor } from "../helpers/fixtures.js";
-import { createHarness, type Harness, ORDER_PATH, QUOTE_PATH, validOrder, validQuote } from "../helpers/harness.js";
+import {
+  createHarness,
+  type Harness,
+  ORDER_PATH,
+  QUOTE_PATH,
+  validOrder,
+  validQuote,
+} from "../helpers/harness.js";
 import { expectProblem } from "../helpers/security-suite.js";
 
 let h: Harness;
@@ -38,9 +45,13 @@ describe("POST /api/dispatch/v1/quote", () => {
   });
 
   it("never reveals a contractor's name or contact", async () => {
-    const res = await h.post(QUOTE_PATH, validQuote({ trade: "hvac", location: { state: "CA", zip: "94103" } }), {
-      "x-api-key": liveKey,
-    });
+    const res = await h.post(
+      QUOTE_PATH,
+      validQuote({ trade: "hvac", location: { state: "CA", zip: "94103" } }),
+      {
+        "x-api-key": liveKey,
+      },
+    );
     expect(res.statusCode).toBe(200);
     expect(res.body).not.toMatch(/Secret Plumbing|secret-plumbing|555-0100/);
     expect(res.json().price_breakdown.hourly_rate_cents).toBe(12_000);
@@ -57,7 +68,11 @@ describe("POST /api/dispatch/v1/quote", () => {
   });
 
   it("matches trade codes case-insensitively and normalises state to upper case", async () => {
-    const res = await h.post(QUOTE_PATH, { trade: " HVAC ", location: { state: "ca" } }, { "x-api-key": testKey });
+    const res = await h.post(
+      QUOTE_PATH,
+      { trade: " HVAC ", location: { state: "ca" } },
+      { "x-api-key": testKey },
+    );
     expect(res.statusCode, res.body).toBe(200);
     expect(res.json().trade).toBe("hvac");
     expect(res.json().state).toBe("CA");
@@ -70,21 +85,28 @@ describe("POST /api/dispatch/v1/quote", () => {
       422,
       "validation_failed",
     );
-    expect(body.errors).toEqual([{ field: "trade", message: expect.stringContaining("plumbing, electrical, hvac") }]);
+    expect(body.errors).toEqual([
+      { field: "trade", message: expect.stringContaining("plumbing, electrical, hvac") },
+    ]);
   });
 
-  it.each(["ZZ", "XX", "U1"])("answers 422 for state %s, which is no US state or territory", async (state) => {
-    const body = expectProblem(
-      await h.post(QUOTE_PATH, validQuote({ location: { state } }), { "x-api-key": testKey }),
-      422,
-      "validation_failed",
-    );
-    expect(body.errors[0].field).toBe("location.state");
-  });
+  it.each(["ZZ", "XX", "U1"])(
+    "answers 422 for state %s, which is no US state or territory",
+    async (state) => {
+      const body = expectProblem(
+        await h.post(QUOTE_PATH, validQuote({ location: { state } }), { "x-api-key": testKey }),
+        422,
+        "validation_failed",
+      );
+      expect(body.errors[0].field).toBe("location.state");
+    },
+  );
 
   it("answers 422 when a known ZIP is in another state", async () => {
     const body = expectProblem(
-      await h.post(QUOTE_PATH, validQuote({ location: { state: "CA", zip: "10001" } }), { "x-api-key": testKey }),
+      await h.post(QUOTE_PATH, validQuote({ location: { state: "CA", zip: "10001" } }), {
+        "x-api-key": testKey,
+      }),
       422,
       "validation_failed",
     );
@@ -156,7 +178,9 @@ describe("POST /api/dispatch/v1/order and GET its status_url", () => {
   it("uses PUBLIC_BASE_URL for status_url when configured", async () => {
     const other = await createHarness({ PUBLIC_BASE_URL: "https://dispatch.example.com/" });
     const res = await other.post(ORDER_PATH, validOrder(), { "x-api-key": other.sandboxKey });
-    expect(res.json().status_url).toMatch(/^https:\/\/dispatch\.example\.com\/api\/dispatch\/v1\/orders\/ord_/);
+    expect(res.json().status_url).toMatch(
+      /^https:\/\/dispatch\.example\.com\/api\/dispatch\/v1\/orders\/ord_/,
+    );
     await other.close();
   });
 
@@ -210,7 +234,10 @@ describe("Idempotency-Key on POST order", () => {
 
   it("answers 409 to a retry while the first request is still running, and creates one order", async () => {
     const headers = { "x-api-key": testKey, "idempotency-key": "retry-3" };
-    const [a, b] = await Promise.all([h.post(ORDER_PATH, validOrder(), headers), h.post(ORDER_PATH, validOrder(), headers)]);
+    const [a, b] = await Promise.all([
+      h.post(ORDER_PATH, validOrder(), headers),
+      h.post(ORDER_PATH, validOrder(), headers),
+    ]);
     const statuses = [a.statusCode, b.statusCode].sort();
     expect(statuses).toEqual([200, 409]);
     const conflict = a.statusCode === 409 ? a : b;
@@ -225,7 +252,10 @@ describe("Idempotency-Key on POST order", () => {
   });
 
   it("rejects an over-long Idempotency-Key", async () => {
-    const res = await h.post(ORDER_PATH, validOrder(), { "x-api-key": testKey, "idempotency-key": "k".repeat(256) });
+    const res = await h.post(ORDER_PATH, validOrder(), {
+      "x-api-key": testKey,
+      "idempotency-key": "k".repeat(256),
+    });
     expect(expectProblem(res, 400, "invalid_request").errors[0].field).toBe("Idempotency-Key");
   });
 

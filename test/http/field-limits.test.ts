@@ -1,7 +1,14 @@
 // Every field limit of the contract's table: the bound itself passes, one past it gets 422 naming the field.
 
 import { beforeAll, describe, expect, it } from "vitest";
-import { createHarness, type Harness, ORDER_PATH, QUOTE_PATH, validOrder, validQuote } from "../helpers/harness.js";
+import {
+  createHarness,
+  type Harness,
+  ORDER_PATH,
+  QUOTE_PATH,
+  validOrder,
+  validQuote,
+} from "../helpers/harness.js";
 import { expectProblem } from "../helpers/security-suite.js";
 
 let h: Harness;
@@ -12,15 +19,21 @@ beforeAll(async () => {
   key = await h.key("limits", "test", { ratePerMinute: 100_000, burst: 100_000 });
 });
 
-type Case = { field: string; ok: unknown; bad: unknown };
-
 const location = (extra: Record<string, unknown>) => ({ state: "TX", ...extra });
 
 const quoteCases: Array<[string, Record<string, unknown>, Record<string, unknown>]> = [
   ["location.state", { location: location({ state: "TX" }) }, { location: location({ state: "TXX" }) }],
   ["location.state", { location: location({ state: "tx" }) }, { location: location({ state: "T" }) }],
-  ["location.zip", { location: location({ zip: "73301-0001" }) }, { location: location({ zip: "73301-00011" }) }],
-  ["location.city", { location: location({ city: "c".repeat(255) }) }, { location: location({ city: "c".repeat(256) }) }],
+  [
+    "location.zip",
+    { location: location({ zip: "73301-0001" }) },
+    { location: location({ zip: "73301-00011" }) },
+  ],
+  [
+    "location.city",
+    { location: location({ city: "c".repeat(255) }) },
+    { location: location({ city: "c".repeat(256) }) },
+  ],
   ["nte_cents", { nte_cents: 1 }, { nte_cents: 0 }],
   ["nte_cents", { nte_cents: 500 }, { nte_cents: 1.5 }],
   ["description", { description: "d".repeat(2000) }, { description: "d".repeat(2001) }],
@@ -30,13 +43,21 @@ const quoteCases: Array<[string, Record<string, unknown>, Record<string, unknown
 const orderCases: Array<[string, Record<string, unknown>, Record<string, unknown>]> = [
   ["location.state", { location: location({ state: "DC" }) }, { location: location({ state: "" }) }],
   ["location.zip", { location: location({ zip: "78701" }) }, { location: location({ zip: "78701-12345" }) }],
-  ["location.city", { location: location({ city: "c".repeat(255) }) }, { location: location({ city: "c".repeat(256) }) }],
+  [
+    "location.city",
+    { location: location({ city: "c".repeat(255) }) },
+    { location: location({ city: "c".repeat(256) }) },
+  ],
   [
     "location.address",
     { location: location({ address: "a".repeat(1000) }) },
     { location: location({ address: "a".repeat(1001) }) },
   ],
-  ["location.name", { location: location({ name: "n".repeat(500) }) }, { location: location({ name: "n".repeat(501) }) }],
+  [
+    "location.name",
+    { location: location({ name: "n".repeat(500) }) },
+    { location: location({ name: "n".repeat(501) }) },
+  ],
   ["description", { description: "d" }, { description: "" }],
   ["description", { description: "d".repeat(5000) }, { description: "d".repeat(5001) }],
   ["reference_id", { reference_id: "r".repeat(255) }, { reference_id: "r".repeat(256) }],
@@ -75,5 +96,3 @@ describe.each([
     }
   });
 });
-
-export type { Case };

@@ -54,7 +54,11 @@ describe("HTTP protocol", () => {
   });
 
   it("puts a Request-Id on every response and echoes a sane incoming one", async () => {
-    for (const res of [await h.get("/healthz"), await h.get("/api/nope"), await h.get("/api/dispatch/index")]) {
+    for (const res of [
+      await h.get("/healthz"),
+      await h.get("/api/nope"),
+      await h.get("/api/dispatch/index"),
+    ]) {
       expect(res.headers["request-id"]).toMatch(/^req_/);
     }
     const echoed = await h.get("/healthz", { "request-id": "client-abc.123" });
@@ -81,16 +85,37 @@ describe("HTTP protocol", () => {
     const doc = (await h.get("/openapi.json")).json();
     expect(doc.openapi).toBe("3.1.0");
     expect(doc.info.version).toBe("1.0.0");
-    expect(doc.components.securitySchemes.ApiKeyAuth).toEqual({ type: "apiKey", in: "header", name: "x-api-key" });
+    expect(doc.components.securitySchemes.ApiKeyAuth).toEqual({
+      type: "apiKey",
+      in: "header",
+      name: "x-api-key",
+    });
     const ops = Object.values(doc.paths).flatMap((p) => Object.values(p as object)) as Array<{
       operationId: string;
       responses: Record<string, unknown>;
     }>;
     expect(ops.map((o) => o.operationId).sort()).toEqual(
-      ["dispatchEstimate", "dispatchEvals", "dispatchIndex", "dispatchOrder", "dispatchOrderStatus", "dispatchQuote"].sort(),
+      [
+        "dispatchEstimate",
+        "dispatchEvals",
+        "dispatchIndex",
+        "dispatchOrder",
+        "dispatchOrderStatus",
+        "dispatchQuote",
+      ].sort(),
     );
     const quote = doc.paths["/api/dispatch/v1/quote"].post;
-    expect(Object.keys(quote.responses).sort()).toEqual(["200", "400", "401", "413", "415", "422", "429", "500", "503"]);
+    expect(Object.keys(quote.responses).sort()).toEqual([
+      "200",
+      "400",
+      "401",
+      "413",
+      "415",
+      "422",
+      "429",
+      "500",
+      "503",
+    ]);
     expect(JSON.stringify(doc)).toContain("contractor_ref");
     expect(JSON.stringify(doc)).toContain("valid_for_minutes");
   });

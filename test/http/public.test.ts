@@ -16,7 +16,11 @@ beforeAll(async () => {
 
 describe("POST /api/dispatch/v1/estimate", () => {
   it("returns an ordered price range without a key", async () => {
-    const res = await h.post(ESTIMATE_PATH, { trade: "Electrical", location: { state: "ny" }, urgency: "emergency" });
+    const res = await h.post(ESTIMATE_PATH, {
+      trade: "Electrical",
+      location: { state: "ny" },
+      urgency: "emergency",
+    });
     expect(res.statusCode, res.body).toBe(200);
     const body = estimateOutput.parse(res.json());
     expect(body).toMatchObject({ trade: "electrical", state: "NY", urgency: "emergency", estimated: true });
@@ -30,11 +34,17 @@ describe("POST /api/dispatch/v1/estimate", () => {
     const plumbing = index.trades.find((t: { code: string }) => t.code === "plumbing");
     // A state whose regional factor is close to 1 would blur this; compute the factor-adjusted rate.
     const est = (await h.post(ESTIMATE_PATH, { trade: "plumbing", location: { state: "PA" } })).json();
-    expect(est.typical.hourly_rate_cents).toBe(Math.round(plumbing.wage_reference.median_hourly_usd * 3 * est.regional_factor * 100));
+    expect(est.typical.hourly_rate_cents).toBe(
+      Math.round(plumbing.wage_reference.median_hourly_usd * 3 * est.regional_factor * 100),
+    );
   });
 
   it("validates like the keyed operations", async () => {
-    const body = expectProblem(await h.post(ESTIMATE_PATH, { trade: "x", location: { state: "QQ" } }), 422, "validation_failed");
+    const body = expectProblem(
+      await h.post(ESTIMATE_PATH, { trade: "x", location: { state: "QQ" } }),
+      422,
+      "validation_failed",
+    );
     expect(body.errors.map((e: { field: string }) => e.field).sort()).toEqual(["location.state", "trade"]);
   });
 
@@ -113,7 +123,11 @@ describe("GET /api/dispatch/analytics/evals", () => {
   });
 
   it("answers 422 for any other period", async () => {
-    const body = expectProblem(await h.get("/api/dispatch/analytics/evals?period=rolling_1y"), 422, "validation_failed");
+    const body = expectProblem(
+      await h.get("/api/dispatch/analytics/evals?period=rolling_1y"),
+      422,
+      "validation_failed",
+    );
     expect(body.errors[0].field).toBe("period");
   });
 
@@ -123,7 +137,8 @@ describe("GET /api/dispatch/analytics/evals", () => {
     await fresh.services.pool.load();
     const live = await fresh.key("acme", "live");
     const order = { trade: "plumbing", location: { state: "CA", zip: "94103" }, description: "Leak" };
-    for (let i = 0; i < 3; i++) expect((await fresh.post(ORDER_PATH, order, { "x-api-key": live })).json().status).toBe("assigned");
+    for (let i = 0; i < 3; i++)
+      expect((await fresh.post(ORDER_PATH, order, { "x-api-key": live })).json().status).toBe("assigned");
     expect(
       (await fresh.post(ORDER_PATH, { ...order, trade: "roofing" }, { "x-api-key": live })).json().status,
     ).toBe("needs_dispatcher");
@@ -136,7 +151,9 @@ describe("GET /api/dispatch/analytics/evals", () => {
     expect(body.operations.auto_match_rate.value).toBe(0.75);
     expect(body.operations.dispatch_latency_p50.sample_size).toBe(3);
     expect(body.operations.dispatch_latency_p50.value).toBeGreaterThan(0);
-    expect(body.operations.dispatch_latency_p95.value).toBeGreaterThanOrEqual(body.operations.dispatch_latency_p50.value);
+    expect(body.operations.dispatch_latency_p95.value).toBeGreaterThanOrEqual(
+      body.operations.dispatch_latency_p50.value,
+    );
     expect(body.operations.dispatch_latency_p50.value).toBeLessThan(340);
     await fresh.close();
   });

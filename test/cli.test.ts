@@ -1,0 +1,131 @@
+// The operator CLI, run as a real process: keys create/list/revoke and contractors import.
+
+import { execFile } from "node:child_process";
+import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { fileURLToPath } from "node:url";
+import { promisify } from "node:util";
+import { afterAll, describe, expect, it } from "vitest";
+import { parseApiKey } from "../src/auth/api-key.js";
+import { openSqliteStore } from "../src/storage/sqlite.js";
+
+const run = promisify(execFile);
+const ROOT = fileURLToPath(new URL("..", import.meta.url));
+const dir = mkdtempSync(join(tmpdir(), "fd-cli-"));
+afterAll(() => rmSync(dir, { recursive: true, force: true }));
+
+async function cli(...args: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
+  try {
+    const { stdout, stderr } = await run(process.execPath, ["--import", "tsx", "src/cli/index.ts", ...args], {
+      cwd: ROOT,
+      env: { ...process.env, DATA_DIR: dir },
+    });
+    return { code: 0, stdout, stderr };
+  } catch (error) {
+    const e = error as { code: number; stdout: string; stderr: string };
+    return { code: e.code, stdout: e.stdout, stderr: e.stderr };
+  }
+}
+
+async function liveContractorsInStore() {
+  const store = openSqliteStore(join(dir, "field-dispatch.sqlite"));
+  try {
+    return (await store.loadContractors()).filter((c) => c.pool === "live");
+  } finally {
+    await store.close();
+  }
+}
+
+describe("operator CLI", () => {
+  it("creates a key and prints it alone on the last stdout line", async () => {
+    const res = await cli(
+      "keys",
+      "create",
+      "--account",
+      "acme",
+      "--mode",
+      "live",
+      "--rate-limit-per-minute",
+      "600",
+    );
+    expect(res.code).toBe(0);
+    const lines = res.stdout.trim().split("\n");
+    const key = lines[lines.length - 1] ?? "";
+    expect(parseApiKey(key)).toEqual({ ok: true, mode: "live" });
+
+    const list = await cli("keys", "list", "--account", "acme");
+    expect(list.stdout).toContain(`fsd_live_...${key.slice(-4)}`);
+    expect(list.stdout).toContain("limit=600/min");
+    expect(list.stdout).not.toContain(key);
+
+    const id = list.stdout.split("\t")[0] ?? "";
+    expect((await cli("keys", "revoke", id)).stdout).toContain(`revoked ${id}`);
+    expect((await cli("keys", "list", "--account", "acme")).stdout).toMatch(/revoked 20/);
+    expect((await cli("keys", "revoke", "key_nope")).code).toBe(1);
+  }, 60_000);
+
+  it("refuses bad usage with exit code 2", async () => {
+    expect((await cli("keys", "create", "--account", "acme", "--mode", "prod")).code).toBe(2);
+    expect((await cli("frobnicate")).code).toBe(2);
+  }, 60_000);
+
+  it("imports a live pool from CSV and JSON, updating by external_ref", async () => {
+    const csv = join(dir, "pool.csv");
+    writeFileSync(
+      csv,
+      [
+        "external_ref,name,email,trades,states,zip,service_radius_miles,hourly_rate_cents,emergency_capable,rating",
+        "A-1,Alpha Plumbing,a@example.com,plumbing;hvac,TX,78701,40,11000,true,4.8",
+        "A-2,Beta Electric,,electrical,tx;ok,,,9500,false,",
+      ].join("\n"),
+    );
+    const res = await cli("contractors", "import", csv);
+    expect(res.code, res.stderr).toBe(0);
+    expect(res.stdout).toContain("imported 2 live contractors (2 new, 0 updated)");
+
+    const json = join(dir, "pool.json");
+    writeFileSync(
+      json,
+      JSON.stringify([
+        {
+          external_ref: "A-1",
+          name: "Alpha Plumbing",
+          trades: ["plumbing"],
+          states: ["TX"],
+          hourly_rate_cents: 12000,
+        },
+      ]),
+    );
+    expect((await cli("contractors", "import", json)).stdout).toContain("(0 new, 1 updated)");
+    const live = await liveContractorsInStore();
+    expect(live).toHaveLength(2);
+    const beta = live.find((c) => c.trades.includes("electrical"));
+    expect(beta).toMatchObject({
+      states: ["TX", "OK"],
+      serviceRadiusMiles: null,
+      emergencyCapable: false,
+      rating: 4,
+    });
+  }, 60_000);
+
+  it("imports nothing from a file with a bad row and lists every problem", async () => {
+    const bad = join(dir, "bad.csv");
+    writeFileSync(
+      bad,
+      [
+        "external_ref,name,trades,states,hourly_rate_cents",
+        "B-1,Good Co,plumbing,TX,10000",
+        "B-2,Bad Co,carpentry,ZZ,-5",
+      ].join("\n"),
+    );
+    const res = await cli("contractors", "import", bad);
+    expect(res.code).toBe(1);
+    expect(res.stderr).toContain("nothing imported");
+    expect(res.stderr).toMatch(/line 3: trades/);
+    expect(res.stderr).toMatch(/line 3: states/);
+    expect(res.stderr).toMatch(/line 3: hourly_rate_cents/);
+    expect((await liveContractorsInStore()).some((c) => c.id.includes("B-1"))).toBe(false);
+    expect(await liveContractorsInStore()).toHaveLength(2);
+  }, 60_000);
+});

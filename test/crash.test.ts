@@ -1,0 +1,67 @@
+// Durability: a server process takes concurrent orders and is killed with SIGKILL mid-load; after a
+// restart on the same data directory every order that got a 200 is readable.
+
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { afterAll, describe, expect, it } from "vitest";
+import { startChildServer } from "./helpers/child-server.js";
+
+const dir = mkdtempSync(join(tmpdir(), "fd-crash-"));
+afterAll(() => rmSync(dir, { recursive: true, force: true }));
+
+const env = { DATA_DIR: dir, KEY_RATE_LIMIT_PER_MINUTE: "1000000", KEY_RATE_LIMIT_BURST: "1000000" };
+
+describe("crash safety", () => {
+  it("loses no acknowledged order when killed with SIGKILL under load", async () => {
+    const first = await startChildServer(env);
+    const key = (await first.waitFor(/(fsd_test_[0-9A-Za-z]{36})/))[1] ?? "";
+
+    const acknowledged: string[] = [];
+    let stop = false;
+    const worker = async (w: number) => {
+      for (let i = 0; !stop && i < 2000; i++) {
+        try {
+          const res = await fetch(`${first.baseUrl}/api/dispatch/v1/order`, {
+            method: "POST",
+            headers: { "content-type": "application/json", "x-api-key": key },
+            body: JSON.stringify({
+              trade: "plumbing",
+              location: { state: "TX", zip: "78701" },
+              description: `crash test ${w}-${i}`,
+            }),
+          });
+          if (res.status === 200) acknowledged.push(((await res.json()) as { order_id: string }).order_id);
+          else await res.arrayBuffer();
+        } catch {
+          return; // the server died under us: this request was never acknowledged
+        }
+      }
+    };
+    const workers = Array.from({ length: 16 }, (_, w) => worker(w));
+    // Kill once a good number of orders is acknowledged, while requests are still in flight.
+    const deadline = Date.now() + 20_000;
+    while (acknowledged.length < 300 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 20));
+    await first.kill("SIGKILL");
+    stop = true;
+    await Promise.all(workers);
+    expect(acknowledged.length).toBeGreaterThanOrEqual(300);
+
+    const second = await startChildServer(env);
+    try {
+      await new Promise((r) => setTimeout(r, 200));
+      expect(second.output()).not.toMatch(/fsd_test_/); // a later start prints no secret
+      const missing: string[] = [];
+      for (const id of acknowledged) {
+        const res = await fetch(`${second.baseUrl}/api/dispatch/v1/orders/${id}`, {
+          headers: { "x-api-key": key },
+        });
+        if (res.status !== 200) missing.push(`${id}: ${res.status}`);
+        await res.arrayBuffer();
+      }
+      expect(missing).toEqual([]);
+    } finally {
+      await second.kill();
+    }
+  }, 120_000);
+});

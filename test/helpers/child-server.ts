@@ -1,0 +1,76 @@
+// Runs the real service entry point (src/main.ts through tsx) as a child process on a free port, for
+// tests that need a separate process: crash recovery, and later several workers.
+
+import { type ChildProcess, spawn } from "node:child_process";
+import { once } from "node:events";
+import { fileURLToPath } from "node:url";
+
+const ROOT = fileURLToPath(new URL("../..", import.meta.url));
+
+export interface ChildServer {
+  proc: ChildProcess;
+  baseUrl: string;
+  /** Everything the process printed on stdout so far. */
+  output(): string;
+  /** Waits until stdout matches `pattern` and returns the match. */
+  waitFor(pattern: RegExp, timeoutMs?: number): Promise<RegExpExecArray>;
+  kill(signal?: NodeJS.Signals): Promise<void>;
+}
+
+export async function startChildServer(
+  env: Record<string, string>,
+  timeoutMs = 30_000,
+): Promise<ChildServer> {
+  const proc = spawn(process.execPath, ["--import", "tsx", "src/main.ts"], {
+    cwd: ROOT,
+    env: { ...process.env, PORT: "0", HOST: "127.0.0.1", LOG_LEVEL: "info", ...env },
+    stdio: ["ignore", "pipe", "pipe"],
+  });
+  let out = "";
+  let err = "";
+  proc.stdout?.on("data", (chunk: Buffer) => {
+    out += chunk.toString();
+  });
+  proc.stderr?.on("data", (chunk: Buffer) => {
+    err += chunk.toString();
+  });
+  const baseUrl = await new Promise<string>((resolve, reject) => {
+    const timer = setTimeout(
+      () => reject(new Error(`server did not start in time:\n${out}\n${err}`)),
+      timeoutMs,
+    );
+    const check = () => {
+      const m = /Server listening at (http:\/\/127\.0\.0\.1:\d+)/.exec(out);
+      if (m?.[1]) {
+        clearTimeout(timer);
+        proc.stdout?.off("data", check);
+        resolve(m[1]);
+      }
+    };
+    proc.stdout?.on("data", check);
+    proc.once("exit", (code) => {
+      clearTimeout(timer);
+      reject(new Error(`server exited with ${code} before listening:\n${out}\n${err}`));
+    });
+  });
+  return {
+    proc,
+    baseUrl,
+    output: () => out,
+    async waitFor(pattern, waitMs = 10_000) {
+      const deadline = Date.now() + waitMs;
+      for (;;) {
+        const m = pattern.exec(out);
+        if (m) return m;
+        if (Date.now() > deadline) throw new Error(`no ${pattern} in output:\n${out}\n${err}`);
+        await new Promise((r) => setTimeout(r, 20));
+      }
+    },
+    async kill(signal: NodeJS.Signals = "SIGTERM") {
+      if (proc.exitCode !== null || proc.signalCode !== null) return;
+      const exited = once(proc, "exit");
+      proc.kill(signal);
+      await exited;
+    },
+  };
+}

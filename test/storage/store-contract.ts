@@ -1,0 +1,201 @@
+// The storage contract suite: what every Store implementation must do. Run against SQLite always (and
+// against PostgreSQL where a suite file provides one).
+
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import type { OrdersTable } from "../../src/storage/schema.js";
+import type { Store } from "../../src/storage/store.js";
+import { liveContractor } from "../helpers/fixtures.js";
+
+export function order(overrides: Partial<OrdersTable> = {}): OrdersTable {
+  const now = new Date().toISOString();
+  return {
+    id: `ord_${Math.random().toString(36).slice(2)}`,
+    account_id: "acct_1",
+    livemode: 1,
+    status: "assigned",
+    trade: "plumbing",
+    urgency: "routine",
+    state: "TX",
+    zip: null,
+    city: null,
+    address: null,
+    location_name: null,
+    description: "leak",
+    nte_cents: null,
+    callback_url: null,
+    reference_id: null,
+    contractor_id: "ctr_1",
+    estimated_cost_cents: 10_000,
+    currency: "USD",
+    eta_tier: "same_day",
+    match_score: 0.5,
+    received_at: now,
+    matched_at: now,
+    dispatch_latency_ms: 1,
+    created_at: now,
+    updated_at: now,
+    ...overrides,
+  };
+}
+
+export function runStoreContract(name: string, open: () => Promise<Store>) {
+  describe(`store contract: ${name}`, () => {
+    let store: Store;
+    let accountId: string;
+
+    beforeAll(async () => {
+      store = await open();
+      await store.migrate();
+      accountId = (await store.ensureAccount("contract")).id;
+    });
+    afterAll(async () => {
+      await store.close();
+    });
+
+    it("migrates idempotently and answers ping", async () => {
+      await store.migrate();
+      await store.ping();
+    });
+
+    it("creates an account once per name", async () => {
+      const a = await store.ensureAccount("same");
+      const b = await store.ensureAccount("same");
+      expect(a.id).toBe(b.id);
+      expect((await store.findAccountByName("same"))?.id).toBe(a.id);
+      expect(await store.findAccountByName("nobody")).toBeUndefined();
+    });
+
+    it("stores keys by hash and revokes them once", async () => {
+      const row = {
+        id: "key_contract1",
+        account_id: accountId,
+        mode: "live" as const,
+        key_hash: "a".repeat(64),
+        key_hint: "fsd_live_...abcd",
+        label: null,
+        rate_limit_per_minute: 10,
+        rate_limit_burst: null,
+        created_at: new Date().toISOString(),
+        revoked_at: null,
+      };
+      await store.insertApiKey(row);
+      expect(await store.findApiKeyByHash("a".repeat(64))).toEqual(row);
+      expect((await store.listApiKeys("contract")).map((k) => k.id)).toContain("key_contract1");
+      expect(await store.revokeApiKey("key_contract1", "2026-01-01T00:00:00.000Z")).toBe("revoked");
+      expect(await store.revokeApiKey("key_contract1", "2026-01-02T00:00:00.000Z")).toBe("already_revoked");
+      expect(await store.revokeApiKey("key_nope", "2026-01-02T00:00:00.000Z")).toBe("not_found");
+      expect((await store.findApiKeyByHash("a".repeat(64)))?.revoked_at).toBe("2026-01-01T00:00:00.000Z");
+    });
+
+    it("round-trips contractors and upserts live ones by external reference", async () => {
+      const c = liveContractor({ id: "ctr_contract1", externalRef: "ext-1", serviceRadiusMiles: null });
+      await store.upsertLiveContractors([c]);
+      await store.upsertLiveContractors([{ ...c, id: "ctr_ignored", hourlyRateCents: 15_000 }]);
+      const loaded = (await store.loadContractors()).filter((x) => x.id === "ctr_contract1");
+      expect(loaded).toHaveLength(1);
+      expect(loaded[0]).toMatchObject({
+        trades: c.trades,
+        states: c.states,
+        hourlyRateCents: 15_000,
+        serviceRadiusMiles: null,
+        emergencyCapable: true,
+        active: true,
+      });
+      expect(await store.countContractors("live")).toBeGreaterThanOrEqual(1);
+    });
+
+    it("finds orders only for their account and mode", async () => {
+      const o = order({ account_id: accountId });
+      await store.write((tx) => tx.insertOrder(o));
+      expect(await store.findOrder(o.id, accountId, true)).toMatchObject({ id: o.id, description: "leak" });
+      expect(await store.findOrder(o.id, accountId, false)).toBeUndefined();
+      expect(await store.findOrder(o.id, "acct_other", true)).toBeUndefined();
+    });
+
+    it("claims an idempotency key once until it expires", async () => {
+      const now = "2026-06-01T00:00:00.000Z";
+      const rec = {
+        account_id: accountId,
+        livemode: 1,
+        idem_key: "k1",
+        request_hash: "h1",
+        response_status: 200,
+        response_body: "{}",
+        order_id: null,
+        created_at: now,
+        expires_at: "2026-06-02T00:00:00.000Z",
+      };
+      expect(await store.write((tx) => tx.claimIdempotency(rec, now))).toBe(true);
+      expect(await store.write((tx) => tx.claimIdempotency({ ...rec, request_hash: "h2" }, now))).toBe(false);
+      expect((await store.findIdempotency(accountId, true, "k1", now))?.request_hash).toBe("h1");
+      expect(await store.findIdempotency(accountId, false, "k1", now)).toBeUndefined();
+      const later = "2026-06-03T00:00:00.000Z";
+      expect(await store.findIdempotency(accountId, true, "k1", later)).toBeUndefined();
+      expect(
+        await store.write((tx) =>
+          tx.claimIdempotency({ ...rec, request_hash: "h3", expires_at: "2026-06-04T00:00:00.000Z" }, later),
+        ),
+      ).toBe(true);
+      expect((await store.findIdempotency(accountId, true, "k1", later))?.request_hash).toBe("h3");
+      expect(await store.purgeExpiredIdempotency("2026-07-01T00:00:00.000Z")).toBeGreaterThanOrEqual(1);
+      expect(await store.findIdempotency(accountId, true, "k1", later)).toBeUndefined();
+    });
+
+    it("group-commits concurrent writes, and one failing write does not fail the others", async () => {
+      const dup = order({ account_id: accountId });
+      await store.write((tx) => tx.insertOrder(dup));
+      const fresh = Array.from({ length: 50 }, () => order({ account_id: accountId }));
+      const results = await Promise.allSettled([
+        ...fresh.map((o) => store.write((tx) => tx.insertOrder(o))),
+        store.write((tx) => tx.insertOrder(dup)), // primary key conflict
+      ]);
+      expect(results.slice(0, 50).every((r) => r.status === "fulfilled")).toBe(true);
+      expect(results[50]?.status).toBe("rejected");
+      for (const o of fresh) expect(await store.findOrder(o.id, accountId, true)).toBeDefined();
+    });
+
+    it("counts orders and computes nearest-rank latency quantiles in a window", async () => {
+      const acct = (await store.ensureAccount("evals")).id;
+      const at = "2030-01-15T00:00:00.000Z";
+      const latencies = [5, 1, 4, 2, 3, 100, 6, 7, 8, 9];
+      for (const ms of latencies) {
+        await store.write((tx) =>
+          tx.insertOrder(order({ account_id: acct, created_at: at, dispatch_latency_ms: ms })),
+        );
+      }
+      await store.write((tx) =>
+        tx.insertOrder(
+          order({
+            account_id: acct,
+            created_at: at,
+            status: "needs_dispatcher",
+            contractor_id: null,
+            dispatch_latency_ms: null,
+          }),
+        ),
+      );
+      await store.write((tx) => tx.insertOrder(order({ account_id: acct, created_at: at, livemode: 0 })));
+      const [since, until] = ["2030-01-01T00:00:00.000Z", "2030-02-01T00:00:00.000Z"];
+      expect(await store.orderCounts(true, since, until)).toEqual({
+        received: 11,
+        matched: 10,
+        awaiting_dispatcher: 1,
+      });
+      expect(await store.latencyQuantile(true, since, until, 0.5)).toBe(5);
+      expect(await store.latencyQuantile(true, since, until, 0.95)).toBe(100);
+      expect(
+        await store.latencyQuantile(true, "2031-01-01T00:00:00.000Z", "2031-02-01T00:00:00.000Z", 0.5),
+      ).toBeNull();
+    });
+
+    it("counts active jobs per contractor", async () => {
+      const acct = (await store.ensureAccount("jobs")).id;
+      for (let i = 0; i < 3; i++) {
+        await store.write((tx) => tx.insertOrder(order({ account_id: acct, contractor_id: "ctr_busy" })));
+      }
+      const counts = new Map(await store.activeJobCounts(["assigned"]));
+      expect(counts.get("ctr_busy")).toBe(3);
+      expect(await store.activeJobCounts([])).toEqual([]);
+    });
+  });
+}
