@@ -4,7 +4,7 @@
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { afterAll, describe, expect, it } from "vitest";
+import { afterAll, describe, expect, it, onTestFinished } from "vitest";
 import { startChildServer } from "./helpers/child-server.js";
 
 const dir = mkdtempSync(join(tmpdir(), "fd-crash-"));
@@ -15,6 +15,7 @@ const env = { DATA_DIR: dir, KEY_RATE_LIMIT_PER_MINUTE: "1000000", KEY_RATE_LIMI
 describe("crash safety", () => {
   it("loses no acknowledged order when killed with SIGKILL under load", async () => {
     const first = await startChildServer(env);
+    onTestFinished(() => first.kill("SIGKILL"));
     const key = (await first.waitFor(/(fsd_test_[0-9A-Za-z]{36})/))[1] ?? "";
 
     const acknowledged: string[] = [];

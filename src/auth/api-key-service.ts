@@ -29,7 +29,8 @@ export class ApiKeyService {
     private readonly cacheTtlMs: number,
   ) {}
 
-  async authenticate(rawKey: string | undefined): Promise<Principal> {
+  /** Resolves the key's principal; answers synchronously for a cached key or a malformed one (throws). */
+  authenticate(rawKey: string | undefined): Principal | Promise<Principal> {
     if (rawKey === undefined || rawKey === "") {
       throw new ApiError("missing_api_key", "Send your API key in the x-api-key header.");
     }
@@ -46,7 +47,10 @@ export class ApiKeyService {
     const now = Date.now();
     const cached = this.cache.get(hash);
     if (cached && cached.expires > now && sameHash(cached.hash, hash)) return cached.principal;
+    return this.lookup(hash, now);
+  }
 
+  private async lookup(hash: string, now: number): Promise<Principal> {
     const row = await this.store.findApiKeyByHash(hash);
     if (!row || !sameHash(row.key_hash, hash)) {
       throw new ApiError("invalid_api_key", "The API key is not recognised.");

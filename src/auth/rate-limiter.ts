@@ -25,7 +25,8 @@ export interface RateDecision {
 }
 
 export interface RateLimiter {
-  consume(key: string, policy: RatePolicy): Promise<RateDecision>;
+  /** Spends one request from `key`'s bucket; in-process adapters answer synchronously. */
+  consume(key: string, policy: RatePolicy): RateDecision | Promise<RateDecision>;
   close(): Promise<void>;
 }
 
@@ -72,7 +73,7 @@ export class MemoryRateLimiter implements RateLimiter {
     this.sweeper.unref();
   }
 
-  async consume(key: string, policy: RatePolicy): Promise<RateDecision> {
+  consume(key: string, policy: RatePolicy): RateDecision {
     const now = this.now();
     const { decision, newTat } = gcraDecide(this.tats.get(key), now, policy);
     if (newTat !== undefined) this.tats.set(key, newTat);

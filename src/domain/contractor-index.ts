@@ -1,42 +1,66 @@
-// An in-memory index of the contractor pools by (pool, trade, state), so matching scans only the
-// contractors that can possibly take a job, and a count of each contractor's active jobs.
+// An in-memory index of the contractor pools by (pool, trade, state), each bucket a CandidateSet ready for
+// matching, and one array of active-job counts shared by every bucket (a contractor working several
+// trades or states sits in several buckets but has one count).
 
+import { type CandidateSet, candidateSet } from "./candidate-set.js";
 import type { Contractor, Pool } from "./contractor.js";
 import type { StateCode } from "./states.js";
 import type { TradeCode } from "./trades.js";
 
-const EMPTY: readonly Contractor[] = Object.freeze([]);
+const EMPTY = candidateSet([]);
 
 function bucketKey(pool: Pool, trade: TradeCode, state: StateCode): string {
   return `${pool}|${trade}|${state}`;
 }
 
 export class ContractorIndex {
-  private buckets = new Map<string, Contractor[]>();
+  private buckets = new Map<string, CandidateSet>();
+  private slots = new Map<string, number>();
   private byId = new Map<string, Contractor>();
-  private activeJobs = new Map<string, number>();
+  /** Active jobs per contractor slot. */
+  jobs: Int32Array = new Int32Array(0);
 
   /** Replaces the whole pool content (contractors and active-job counts) at once. */
   replace(contractors: Iterable<Contractor>, activeJobs: Iterable<[string, number]>): void {
-    const buckets = new Map<string, Contractor[]>();
+    const lists = new Map<
+      string,
+      { contractors: Contractor[]; slots: number[]; trade: TradeCode; state: StateCode }
+    >();
+    const slots = new Map<string, number>();
     const byId = new Map<string, Contractor>();
     for (const c of contractors) {
+      const slot = slots.size;
+      slots.set(c.id, slot);
       byId.set(c.id, c);
       for (const trade of c.trades) {
         for (const state of c.states) {
           const key = bucketKey(c.pool, trade, state);
-          const list = buckets.get(key);
-          if (list) list.push(c);
-          else buckets.set(key, [c]);
+          let list = lists.get(key);
+          if (!list) {
+            list = { contractors: [], slots: [], trade, state };
+            lists.set(key, list);
+          }
+          list.contractors.push(c);
+          list.slots.push(slot);
         }
       }
     }
+    const jobs = new Int32Array(slots.size);
+    for (const [id, n] of activeJobs) {
+      const slot = slots.get(id);
+      if (slot !== undefined) jobs[slot] = n;
+    }
+    const buckets = new Map<string, CandidateSet>();
+    for (const [key, list] of lists) {
+      buckets.set(key, candidateSet(list.contractors, list.slots, { trade: list.trade, state: list.state }));
+    }
     this.buckets = buckets;
+    this.slots = slots;
     this.byId = byId;
-    this.activeJobs = new Map(activeJobs);
+    this.jobs = jobs;
   }
 
-  candidates(pool: Pool, trade: TradeCode, state: StateCode): readonly Contractor[] {
+  candidates(pool: Pool, trade: TradeCode, state: StateCode): CandidateSet {
     return this.buckets.get(bucketKey(pool, trade, state)) ?? EMPTY;
   }
 
@@ -51,9 +75,13 @@ export class ContractorIndex {
     return n;
   }
 
-  readonly jobsOf = (contractorId: string): number => this.activeJobs.get(contractorId) ?? 0;
+  jobsOf(contractorId: string): number {
+    const slot = this.slots.get(contractorId);
+    return slot === undefined ? 0 : (this.jobs[slot] ?? 0);
+  }
 
   addJob(contractorId: string): void {
-    this.activeJobs.set(contractorId, this.jobsOf(contractorId) + 1);
+    const slot = this.slots.get(contractorId);
+    if (slot !== undefined) this.jobs[slot] = (this.jobs[slot] ?? 0) + 1;
   }
 }

@@ -12,6 +12,7 @@
 //   load    = 1 - active jobs / max active jobs
 // Tie-break: higher score, then lower cost, then lower contractor id.
 
+import { type CandidateSet, FLAG_ACTIVE, FLAG_EMERGENCY, FLAG_EXCLUDED } from "./candidate-set.js";
 import type { Contractor } from "./contractor.js";
 import { distanceMiles, type Point } from "./geo.js";
 import { type JobPrice, priceJob, type Urgency } from "./pricing.js";
@@ -88,8 +89,6 @@ export interface MatchResult {
   rejected: Record<RejectReason, number>;
 }
 
-export type ActiveJobs = (contractorId: string) => number;
-
 /** Returns why a contractor fails the hard filters, or null when it passes; also returns its distance. */
 export function hardFilter(
   c: Contractor,
@@ -158,13 +157,16 @@ export function compareCandidates(a: RankedCandidate, b: RankedCandidate): numbe
   return a.contractor.id < b.contractor.id ? -1 : a.contractor.id > b.contractor.id ? 1 : 0;
 }
 
-/** Matches a job against candidates; keeps the best `limit` eligible ones, ranked. */
-export function match(
-  req: MatchRequest,
-  candidates: readonly Contractor[],
-  activeJobs: ActiveJobs,
-  limit = 5,
-): MatchResult {
+const EARTH_RADIUS_MILES = 3958.8;
+const RAD = Math.PI / 180;
+
+/**
+ * Matches a job against a candidate set; keeps the best `limit` eligible ones, ranked. Same filters and
+ * score as `hardFilter` and `scoreCandidate` (the readable per-contractor definitions; a property test
+ * holds the two equal), computed over the set's typed arrays: a full RankedCandidate is built only for
+ * candidates whose score bound can still enter the top list.
+ */
+export function match(req: MatchRequest, set: CandidateSet, jobs: ArrayLike<number>, limit = 5): MatchResult {
   const rejected: Record<RejectReason, number> = {
     inactive: 0,
     excluded: 0,
@@ -175,26 +177,84 @@ export function match(
   };
   const top: RankedCandidate[] = [];
   let eligible = 0;
-  for (const c of candidates) {
-    const jobs = activeJobs(c.id);
-    const { reason, distance } = hardFilter(c, req, jobs);
-    if (reason !== null) {
-      rejected[reason]++;
+  const checkTradeState = set.only === null || set.only.trade !== req.trade || set.only.state !== req.state;
+  const hasPoint = req.point !== null;
+  const pLat = hasPoint ? (req.point as Point).lat * RAD : 0;
+  const pLon = hasPoint ? (req.point as Point).lon * RAD : 0;
+  const pCos = Math.cos(pLat);
+  const emergency = req.urgency === "emergency";
+  const etaTarget = ETA_TARGET_MINUTES[req.urgency];
+  const { flags, latRad, lonRad, cosLat, radius, maxJobs, rating, responseMinutes, slot } = set;
+
+  for (let i = 0; i < set.length; i++) {
+    const f = flags[i] as number;
+    if ((f & FLAG_ACTIVE) === 0) {
+      rejected.inactive++;
+      continue;
+    }
+    if ((f & FLAG_EXCLUDED) !== 0) {
+      rejected.excluded++;
+      continue;
+    }
+    if (checkTradeState) {
+      const c = set.contractors[i] as Contractor;
+      if (!c.trades.includes(req.trade)) {
+        rejected.trade++;
+        continue;
+      }
+      if (!c.states.includes(req.state)) {
+        rejected.coverage++;
+        continue;
+      }
+    }
+    const lat = latRad[i] as number;
+    let distance: number | null = null;
+    if (hasPoint && !Number.isNaN(lat)) {
+      const dLat = lat - pLat;
+      const dLon = (lonRad[i] as number) - pLon;
+      const h = Math.sin(dLat / 2) ** 2 + pCos * (cosLat[i] as number) * Math.sin(dLon / 2) ** 2;
+      distance = 2 * EARTH_RADIUS_MILES * Math.asin(Math.min(1, Math.sqrt(h)));
+      const r = radius[i] as number;
+      if (!Number.isNaN(r) && distance > r) {
+        rejected.coverage++;
+        continue;
+      }
+    }
+    const active = jobs[slot[i] as number] ?? 0;
+    const max = maxJobs[i] as number;
+    if (active >= max) {
+      rejected.capacity++;
+      continue;
+    }
+    if (emergency && (f & FLAG_EMERGENCY) === 0) {
+      rejected.emergency++;
       continue;
     }
     eligible++;
-    const ranked = scoreCandidate(c, req, jobs, distance);
-    // Keep a small sorted top list: O(n * limit) without sorting every candidate.
-    if (top.length < limit) {
+    const last = top.length < limit ? undefined : top[top.length - 1];
+    if (last) {
+      // Upper bound of the score: the price component taken at its best (1).
+      const r = radius[i] as number;
+      const reach = Number.isNaN(r) ? STATEWIDE_REACH_MILES : r;
+      const fit = distance === null ? 0.5 : clamp01(1 - distance / reach);
+      const travel = distance === null ? UNKNOWN_TRAVEL_MINUTES : (distance / TRAVEL_MPH) * 60;
+      const eta = clamp01(etaTarget / Math.max(1, Math.round((responseMinutes[i] as number) + travel)));
+      const bound =
+        SCORE_WEIGHTS.fit * fit +
+        SCORE_WEIGHTS.eta * eta +
+        SCORE_WEIGHTS.quality * clamp01((rating[i] as number) / 5) +
+        SCORE_WEIGHTS.price +
+        SCORE_WEIGHTS.load * clamp01(1 - active / Math.max(1, max));
+      if (Math.round(bound * 1e6) / 1e6 + 1e-6 < last.score) continue;
+    }
+    const ranked = scoreCandidate(set.contractors[i] as Contractor, req, active, distance);
+    if (!last) {
       top.push(ranked);
       top.sort(compareCandidates);
-    } else {
-      const last = top[top.length - 1];
-      if (last && compareCandidates(ranked, last) < 0) {
-        top[top.length - 1] = ranked;
-        top.sort(compareCandidates);
-      }
+    } else if (compareCandidates(ranked, last) < 0) {
+      top[top.length - 1] = ranked;
+      top.sort(compareCandidates);
     }
   }
-  return { chosen: top[0] ?? null, ranked: top, considered: candidates.length, eligible, rejected };
+  return { chosen: top[0] ?? null, ranked: top, considered: set.length, eligible, rejected };
 }

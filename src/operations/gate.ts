@@ -4,7 +4,7 @@
 import type { z } from "zod";
 import type { Principal } from "../auth/api-key-service.js";
 import { rateLimitHeaders } from "../auth/rate-limit-headers.js";
-import type { RatePolicy } from "../auth/rate-limiter.js";
+import type { RateDecision, RatePolicy } from "../auth/rate-limiter.js";
 import { ApiError, type FieldError } from "../errors.js";
 import type { AnyOperation, OperationContext, Services } from "./types.js";
 
@@ -30,27 +30,48 @@ export function clientIpPolicy(services: Services): RatePolicy {
   };
 }
 
-export async function admit(
+/**
+ * Runs the gate. Synchronous when nothing needs I/O (public operations, a cached key, an in-process
+ * limiter), so the common path costs no promise; throws ApiError for 503, 401 and 429.
+ */
+export function admit(
   op: AnyOperation,
   services: Services,
   caller: { apiKey: string | undefined; clientIp: string },
-): Promise<Admission> {
-  if (op.access === "key" && !services.config.DISPATCH_ENABLED) {
+): Admission | Promise<Admission> {
+  if (op.access !== "key") return limit(op, services, caller.clientIp, null);
+  if (!services.config.DISPATCH_ENABLED) {
     throw new ApiError("dispatch_not_configured", "The dispatch API is not enabled on this server.");
   }
-  const principal = op.access === "key" ? await services.keys.authenticate(caller.apiKey) : null;
-  if (op.limit === "none") return { principal, headers: {} };
+  const principal = services.keys.authenticate(caller.apiKey);
+  return principal instanceof Promise
+    ? principal.then((p) => limit(op, services, caller.clientIp, p))
+    : limit(op, services, caller.clientIp, principal);
+}
 
+function limit(
+  op: AnyOperation,
+  services: Services,
+  clientIp: string,
+  principal: Principal | null,
+): Admission | Promise<Admission> {
+  if (op.limit === "none") return { principal, headers: {} };
   let bucket: string;
   let policy: RatePolicy;
   if (op.limit === "key" && principal) {
     bucket = `key:${principal.keyId}`;
     policy = keyPolicy(services, principal);
   } else {
-    bucket = `ip:${caller.clientIp}`;
+    bucket = `ip:${clientIp}`;
     policy = clientIpPolicy(services);
   }
-  const decision = await services.limiter.consume(bucket, policy);
+  const decision = services.limiter.consume(bucket, policy);
+  return decision instanceof Promise
+    ? decision.then((d) => decide(principal, policy, d))
+    : decide(principal, policy, decision);
+}
+
+function decide(principal: Principal | null, policy: RatePolicy, decision: RateDecision): Admission {
   const headers = rateLimitHeaders(policy, decision, Date.now());
   if (!decision.allowed) {
     throw new ApiError("rate_limited", `Rate limit exceeded; retry in ${decision.retryAfterSeconds} s.`, {

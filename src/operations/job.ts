@@ -54,5 +54,5 @@ export function resolveJob(input: JobInput): ResolvedJob {
 export function matchJob(services: Services, job: ResolvedJob, livemode: boolean): MatchResult {
   const index = services.pool.index;
   const pool = livemode ? "live" : "sandbox";
-  return match(job, index.candidates(pool, job.trade, job.state), index.jobsOf);
+  return match(job, index.candidates(pool, job.trade, job.state), index.jobs);
 }

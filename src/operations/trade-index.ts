@@ -126,7 +126,16 @@ function buildIndex(): z.infer<typeof tradeIndexOutput> {
   };
 }
 
-const INDEX = buildIndex();
+function deepFreeze<T>(value: T): T {
+  if (typeof value === "object" && value !== null) {
+    for (const v of Object.values(value)) deepFreeze(v);
+    Object.freeze(value);
+  }
+  return value;
+}
+
+/** Built once; frozen so the transport can serialise it once too. */
+const INDEX = deepFreeze(buildIndex());
 
 export const tradeIndexOperation = defineOperation({
   id: "dispatchIndex",

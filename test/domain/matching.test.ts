@@ -1,10 +1,19 @@
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
+import { candidateSet, jobsOfList } from "../../src/domain/candidate-set.js";
 import type { Contractor } from "../../src/domain/contractor.js";
 import { contractorRef } from "../../src/domain/contractor.js";
 import { ContractorIndex } from "../../src/domain/contractor-index.js";
 import { distanceMiles } from "../../src/domain/geo.js";
-import { etaTier, hardFilter, type MatchRequest, match } from "../../src/domain/matching.js";
+import {
+  compareCandidates,
+  etaTier,
+  hardFilter,
+  type MatchRequest,
+  match,
+  type RankedCandidate,
+  scoreCandidate,
+} from "../../src/domain/matching.js";
 import { modelJobPrice, URGENCIES, type Urgency } from "../../src/domain/pricing.js";
 import { generateSandboxPool } from "../../src/domain/sandbox-pool.js";
 import { STATE_CODES, type StateCode } from "../../src/domain/states.js";
@@ -50,6 +59,25 @@ function request(overrides: Partial<MatchRequest> = {}): MatchRequest {
 
 const none = () => 0;
 
+/** Matches against a plain list, the way the index matches against a bucket. */
+function run(req: MatchRequest, list: readonly Contractor[], load: (id: string) => number = none) {
+  return match(req, candidateSet(list), jobsOfList(list, load));
+}
+
+/** The reference: filter each contractor with hardFilter, score with scoreCandidate, sort, keep 5. */
+function reference(
+  req: MatchRequest,
+  list: readonly Contractor[],
+  load: (id: string) => number,
+): RankedCandidate[] {
+  const out: RankedCandidate[] = [];
+  for (const c of list) {
+    const { reason, distance } = hardFilter(c, req, load(c.id));
+    if (reason === null) out.push(scoreCandidate(c, req, load(c.id), distance));
+  }
+  return out.sort(compareCandidates).slice(0, 5);
+}
+
 describe("matching hard filters", () => {
   it.each([
     ["inactive", { active: false }],
@@ -81,19 +109,19 @@ describe("matching score", () => {
   it("prefers the nearer of two otherwise equal contractors", () => {
     const near = contractor({ id: "ctr_near" });
     const far = contractor({ id: "ctr_far", lat: 30.6, lon: -97.7 });
-    expect(match(request(), [far, near], none).chosen?.contractor.id).toBe("ctr_near");
+    expect(run(request(), [far, near], none).chosen?.contractor.id).toBe("ctr_near");
   });
 
   it("prefers the better-rated of two otherwise equal contractors", () => {
     const good = contractor({ id: "ctr_z", rating: 4.9 });
     const poor = contractor({ id: "ctr_b", rating: 3.1 });
-    expect(match(request(), [poor, good], none).chosen?.contractor.id).toBe("ctr_z");
+    expect(run(request(), [poor, good], none).chosen?.contractor.id).toBe("ctr_z");
   });
 
   it("penalises a contractor whose price exceeds the NTE", () => {
     const cheap = contractor({ id: "ctr_y", hourlyRateCents: 8000, rating: 4 });
     const dear = contractor({ id: "ctr_b", hourlyRateCents: 30000, rating: 5 });
-    const result = match(request({ nteCents: 20000 }), [dear, cheap], none);
+    const result = run(request({ nteCents: 20000 }), [dear, cheap], none);
     expect(result.chosen?.contractor.id).toBe("ctr_y");
     expect(result.ranked.find((r) => r.contractor.id === "ctr_b")?.withinNte).toBe(false);
   });
@@ -102,21 +130,17 @@ describe("matching score", () => {
     const busy = contractor({ id: "ctr_a" });
     const free = contractor({ id: "ctr_b" });
     const load = (id: string) => (id === "ctr_a" ? 4 : 0);
-    expect(match(request(), [busy, free], load).chosen?.contractor.id).toBe("ctr_b");
+    expect(run(request(), [busy, free], load).chosen?.contractor.id).toBe("ctr_b");
   });
 
   it("breaks exact ties by contractor id", () => {
     const a = contractor({ id: "ctr_a" });
     const b = contractor({ id: "ctr_b" });
-    expect(match(request(), [b, a], none).chosen?.contractor.id).toBe("ctr_a");
+    expect(run(request(), [b, a], none).chosen?.contractor.id).toBe("ctr_a");
   });
 
   it("returns no match, with reasons, when nobody is eligible", () => {
-    const result = match(
-      request(),
-      [contractor({ active: false }), contractor({ trades: ["roofing"] })],
-      none,
-    );
+    const result = run(request(), [contractor({ active: false }), contractor({ trades: ["roofing"] })]);
     expect(result.chosen).toBeNull();
     expect(result.rejected.inactive).toBe(1);
     expect(result.rejected.trade).toBe(1);
@@ -177,7 +201,7 @@ describe("matching properties", () => {
         fc.func(fc.integer({ min: 0, max: 12 })),
         (req, pool, loadFn) => {
           const load = (id: string) => loadFn(id);
-          const result = match(req, pool, load);
+          const result = run(req, pool, load);
           for (const r of result.ranked) {
             const c = r.contractor;
             if (!c.active || c.excluded) return false;
@@ -195,14 +219,34 @@ describe("matching properties", () => {
     );
   });
 
+  it("the scan ranks exactly as the per-contractor reference definition", () => {
+    fc.assert(
+      fc.property(
+        requestArb,
+        fc.uniqueArray(contractorArb, { selector: (c) => c.id, maxLength: 40 }),
+        fc.func(fc.integer({ min: 0, max: 12 })),
+        (req, pool, loadFn) => {
+          const load = (id: string) => loadFn(id);
+          const fast = run(req, pool, load).ranked;
+          const slow = reference(req, pool, load);
+          return (
+            fast.length === slow.length &&
+            fast.every((r, i) => r.contractor === slow[i]?.contractor && r.score === slow[i]?.score)
+          );
+        },
+      ),
+      { numRuns: 500 },
+    );
+  });
+
   it("the same input gives the same match, whatever the pool order", () => {
     fc.assert(
       fc.property(
         requestArb,
         fc.uniqueArray(contractorArb, { selector: (c) => c.id, maxLength: 30 }),
         (req, pool) => {
-          const a = match(req, pool, none);
-          const b = match(req, [...pool].reverse(), none);
+          const a = run(req, pool, none);
+          const b = run(req, [...pool].reverse(), none);
           return a.chosen?.contractor === b.chosen?.contractor && a.eligible === b.eligible;
         },
       ),
@@ -237,7 +281,7 @@ describe("sandbox pool", () => {
     index.replace(pool, []);
     for (const state of STATE_CODES) {
       const req = request({ trade: "locksmith", state, point: null, urgency: "emergency" });
-      expect(match(req, index.candidates("sandbox", "locksmith", state), none).chosen).not.toBeNull();
+      expect(match(req, index.candidates("sandbox", "locksmith", state), index.jobs).chosen).not.toBeNull();
     }
   });
 });

@@ -2,14 +2,20 @@
 // translates HTTP to an operation call (gate, then execute) and back.
 
 import fastifySwagger from "@fastify/swagger";
-import Fastify, { type FastifyInstance, type FastifyRequest, LogController } from "fastify";
+import Fastify, {
+  type FastifyBaseLogger,
+  type FastifyInstance,
+  type FastifyRequest,
+  LogController,
+} from "fastify";
 import { jsonSchemaTransform, jsonSchemaTransformObject } from "fastify-type-provider-zod";
+import { pino } from "pino";
 import { z } from "zod";
 import type { Principal } from "../../auth/api-key-service.js";
 import { trustProxySetting } from "../../config.js";
 import { ApiError, ERROR_CODE_LIST, ERROR_CODES, type ErrorCode } from "../../errors.js";
 import { newId } from "../../ids.js";
-import { admit, execute } from "../../operations/gate.js";
+import { type Admission, admit, execute } from "../../operations/gate.js";
 import { OPERATIONS } from "../../operations/registry.js";
 import { problemSchema } from "../../operations/schemas.js";
 import type { AnyOperation, Services } from "../../operations/types.js";
@@ -92,8 +98,35 @@ function methodsByPath(): Array<{ pattern: RegExp; methods: string[] }> {
   }));
 }
 
+// Results an operation returns frozen (static documents such as the trade index) are serialised once.
+const serialized = new WeakMap<object, string>();
+
+function serialize(result: unknown): string {
+  if (typeof result === "object" && result !== null && Object.isFrozen(result)) {
+    let text = serialized.get(result);
+    if (text === undefined) {
+      text = JSON.stringify(result);
+      serialized.set(result, text);
+    }
+    return text;
+  }
+  return JSON.stringify(result);
+}
+
 export async function buildApp(services: Services): Promise<FastifyInstance> {
   const { config } = services;
+  const logger: FastifyBaseLogger = pino(
+    {
+      level: config.LOG_LEVEL,
+      redact: {
+        paths: ['req.headers["x-api-key"]', "req.headers.authorization", "headers.x-api-key"],
+        censor: "[redacted]",
+      },
+    },
+    // Asynchronous writes: lines logged while a write is in flight go out together in the next one,
+    // instead of one blocking write per request. pino flushes what is pending when the process exits.
+    config.LOG_LEVEL === "silent" ? undefined : pino.destination({ dest: 1, sync: false }),
+  );
   const app = Fastify({
     bodyLimit: BODY_LIMIT,
     // Fastify also accepts a hop count here; its types only name boolean and string forms.
@@ -109,13 +142,7 @@ export async function buildApp(services: Services): Promise<FastifyInstance> {
       const incoming = req.headers["request-id"];
       return typeof incoming === "string" && REQUEST_ID_PATTERN.test(incoming) ? incoming : newId("req");
     },
-    logger: {
-      level: config.LOG_LEVEL,
-      redact: {
-        paths: ['req.headers["x-api-key"]', "req.headers.authorization", "headers.x-api-key"],
-        censor: "[redacted]",
-      },
-    },
+    loggerInstance: logger,
   });
 
   // Validation and serialisation happen in the operations layer (shared with every transport); the
@@ -129,22 +156,27 @@ export async function buildApp(services: Services): Promise<FastifyInstance> {
   app.decorateRequest("receivedHr", 0n);
   app.decorateRequest("receivedAt", null as unknown as Date);
 
-  app.addHook("onRequest", async (request, reply) => {
+  // Hooks in callback style: they run on every request, and skip a promise each.
+  app.addHook("onRequest", (request, reply, done) => {
     request.receivedHr = process.hrtime.bigint();
     request.receivedAt = services.now();
     reply.header("Request-Id", request.id);
+    done();
   });
-  app.addHook("onResponse", async (request, reply) => {
-    request.log.info(
-      {
-        method: request.method,
-        url: request.url.split("?")[0],
-        status: reply.statusCode,
-        ms: Math.round(reply.elapsedTime * 100) / 100,
-      },
-      "request completed",
-    );
-  });
+  if (["trace", "debug", "info"].includes(config.LOG_LEVEL)) {
+    app.addHook("onResponse", (request, reply, done) => {
+      request.log.info(
+        {
+          method: request.method,
+          url: request.url.split("?")[0],
+          status: reply.statusCode,
+          ms: Math.round(reply.elapsedTime * 100) / 100,
+        },
+        "request completed",
+      );
+      done();
+    });
+  }
 
   app.setErrorHandler(handleError);
 
@@ -194,14 +226,23 @@ export async function buildApp(services: Services): Promise<FastifyInstance> {
       url: op.http.path,
       schema: routeSchema(op),
       // Gate before the body is read: 503, 401 and 429 never depend on what an unauthenticated caller sent.
-      onRequest: async (request) => {
+      onRequest: (request, _reply, done) => {
         const apiKey = request.headers["x-api-key"];
-        const admission = await admit(op, services, {
-          apiKey: Array.isArray(apiKey) ? apiKey[0] : apiKey,
-          clientIp: request.ip,
-        });
-        request.principal = admission.principal;
-        request.rateHeaders = admission.headers;
+        const admitted = (admission: Admission) => {
+          request.principal = admission.principal;
+          request.rateHeaders = admission.headers;
+          done();
+        };
+        try {
+          const admission = admit(op, services, {
+            apiKey: Array.isArray(apiKey) ? apiKey[0] : apiKey,
+            clientIp: request.ip,
+          });
+          if (admission instanceof Promise) admission.then(admitted, done);
+          else admitted(admission);
+        } catch (error) {
+          done(error as Error);
+        }
       },
       handler: async (request, reply) => {
         // Set first, so failed calls (422, 404) carry the rate-limit fields too.
@@ -230,7 +271,7 @@ export async function buildApp(services: Services): Promise<FastifyInstance> {
           },
           raw,
         );
-        return reply.type("application/json").send(result);
+        return reply.type("application/json").send(serialize(result));
       },
     });
   }
