@@ -6,7 +6,7 @@
 
 import { type ChildProcess, execFileSync, spawn } from "node:child_process";
 import { once } from "node:events";
-import { mkdtempSync, rmSync } from "node:fs";
+import { mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { type AddressInfo, createServer } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -77,28 +77,49 @@ interface Figures {
   p99: number;
   non2xx: number;
   errors: number;
+  /** Server CPU time (user + system) per request, microseconds; null where /proc is unavailable. */
+  cpuUsPerRequest: number | null;
 }
 
-async function drive(url: string, load: Load, seconds: number): Promise<Figures> {
+/** CPU ticks (user + system) a process has used so far, from /proc (Linux). */
+function cpuTicks(pid: number | undefined): number | null {
+  try {
+    const fields = readFileSync(`/proc/${pid}/stat`, "utf8").split(") ")[1]?.split(" ") ?? [];
+    return Number(fields[11]) + Number(fields[12]);
+  } catch {
+    return null;
+  }
+}
+
+const TICKS_PER_SECOND = 100;
+
+async function drive(server: Server, load: Load, seconds: number): Promise<Figures> {
+  const before = cpuTicks(server.proc.pid);
   const result = await autocannon({
-    url: url + load.path,
+    url: server.url + load.path,
     method: load.method,
     connections: CONNECTIONS,
     duration: seconds,
     headers: { "content-type": "application/json", ...(load.headers ?? {}) },
     body: load.body === undefined ? undefined : JSON.stringify(load.body),
   });
+  const after = cpuTicks(server.proc.pid);
+  const total = result.requests.total;
   return {
     rps: result.requests.average,
     p50: result.latency.p50,
     p99: result.latency.p99,
     non2xx: result.non2xx,
     errors: result.errors + result.timeouts,
+    cpuUsPerRequest:
+      before === null || after === null || total === 0
+        ? null
+        : ((after - before) / TICKS_PER_SECOND / total) * 1e6,
   };
 }
 
 function row(cells: Array<string | number>): string {
-  return cells.map((c, i) => String(c).padEnd(i === 0 ? 18 : 12)).join("");
+  return cells.map((c, i) => String(c).padEnd(i === 0 ? 17 : 11)).join("");
 }
 
 async function main(): Promise<void> {
@@ -167,29 +188,39 @@ async function main(): Promise<void> {
 
   try {
     process.stdout.write(
-      `node ${process.version}, ${CONNECTIONS} connections, ${SECONDS} s per endpoint after ${WARMUP_SECONDS} s warm-up, service LOG_LEVEL=${env.LOG_LEVEL ?? "info (default)"}\n\n`,
+      `node ${process.version}, ${CONNECTIONS} connections, ${SECONDS} s per run after ${WARMUP_SECONDS} s warm-up, service LOG_LEVEL=${env.LOG_LEVEL ?? "info (default)"}\n` +
+        "This machine's throughput drifts between runs, so the baseline is measured right before and right after\n" +
+        "each endpoint and the ratio taken against their mean. cpu us/req is the server process's CPU time per\n" +
+        "request (from /proc): a steadier measure of its own cost.\n\n",
     );
-    await drive(baseline.url, { name: "warm", method: "GET", path: "/json" }, WARMUP_SECONDS);
-    const base = await drive(baseline.url, { name: "baseline", method: "GET", path: "/json" }, SECONDS);
-    process.stdout.write(`${row(["endpoint", "req/s", "p50 ms", "p99 ms", "ratio", "target", "verdict"])}\n`);
+    const baseLoad: Load = { name: "baseline", method: "GET", path: "/json" };
+    await drive(baseline, baseLoad, WARMUP_SECONDS);
     process.stdout.write(
-      `${row(["baseline /json", base.rps.toFixed(0), base.p50, base.p99, "1.00", "", ""])}\n`,
+      `${row(["endpoint", "req/s", "p50 ms", "p99 ms", "cpu us/req", "base req/s", "base cpu", "ratio", "target", "verdict"])}\n`,
     );
     let failed = 0;
     for (const load of loads) {
-      await drive(service.url, load, WARMUP_SECONDS);
-      const f = await drive(service.url, load, SECONDS);
-      const ratio = f.rps / base.rps;
+      await drive(service, load, WARMUP_SECONDS);
+      const before = await drive(baseline, baseLoad, SECONDS);
+      const f = await drive(service, load, SECONDS);
+      const after = await drive(baseline, baseLoad, SECONDS);
+      const baseRps = (before.rps + after.rps) / 2;
+      const baseCpu =
+        before.cpuUsPerRequest !== null && after.cpuUsPerRequest !== null
+          ? (before.cpuUsPerRequest + after.cpuUsPerRequest) / 2
+          : null;
+      const ratio = f.rps / baseRps;
       const target = load.target;
       const ok =
         f.non2xx === 0 &&
         f.errors === 0 &&
         (!target || (ratio >= target.ratio && (target.p99Ms === undefined || f.p99 <= target.p99Ms)));
       if (!ok) failed++;
-      const targetText = target ? `>=${target.ratio}${target.p99Ms ? ` p99<=${target.p99Ms}` : ""}` : "";
+      const targetText = target ? `>=${target.ratio}${target.p99Ms ? `,p99<=${target.p99Ms}` : ""}` : "";
       const notes = f.non2xx || f.errors ? ` (non-2xx ${f.non2xx}, errors ${f.errors})` : "";
+      const us = (v: number | null) => (v === null ? "n/a" : v.toFixed(1));
       process.stdout.write(
-        `${row([load.name, f.rps.toFixed(0), f.p50, f.p99, ratio.toFixed(2), targetText, (ok ? "ok" : "MISS") + notes])}\n`,
+        `${row([load.name, f.rps.toFixed(0), f.p50, f.p99, us(f.cpuUsPerRequest), baseRps.toFixed(0), us(baseCpu), ratio.toFixed(2), targetText, (ok ? "ok" : "MISS") + notes])}\n`,
       );
     }
     process.stdout.write(`\n${failed === 0 ? "all targets met" : `${failed} target(s) missed`}\n`);

@@ -2,8 +2,8 @@
 // against the caller's pool (sandbox for test keys, live for live keys).
 
 import { lookupCity, lookupZip, type Point } from "../domain/geo.js";
-import { type MatchResult, match } from "../domain/matching.js";
-import { type JobPrice, modelJobPrice, type Urgency } from "../domain/pricing.js";
+import { type MatchRequest, type MatchResult, match } from "../domain/matching.js";
+import { modelJobPrice, type Urgency } from "../domain/pricing.js";
 import type { StateCode } from "../domain/states.js";
 import { TRADES, type TradeCode } from "../domain/trades.js";
 import { validationError } from "./gate.js";
@@ -16,15 +16,8 @@ export interface JobInput {
   nte_cents?: number | undefined;
 }
 
-export interface ResolvedJob {
-  trade: TradeCode;
-  state: StateCode;
-  point: Point | null;
-  urgency: Urgency;
-  nteCents: number | null;
-  laborHours: number;
-  modelPrice: JobPrice;
-}
+/** A job resolved for pricing and matching: exactly what the matcher takes. */
+export type ResolvedJob = MatchRequest;
 
 /** Resolves coordinates (ZIP first, then city) and checks a known ZIP lies in the given state. */
 export function resolveJob(input: JobInput): ResolvedJob {

@@ -3,7 +3,7 @@
 import { z } from "zod";
 import { ApiError } from "../errors.js";
 import { orderSchema, orderView } from "./order-view.js";
-import { defineOperation } from "./types.js";
+import { defineOperation, principalOf } from "./types.js";
 
 export const orderStatusInput = z.strictObject({
   order_id: z.string().min(1).max(64).describe("The order_id returned when the order was created."),
@@ -22,8 +22,7 @@ export const orderStatusOperation = defineOperation({
   input: orderStatusInput,
   output: orderSchema,
   async handler(ctx, input) {
-    const principal = ctx.principal;
-    if (!principal) throw new Error("dispatchOrderStatus runs only with a principal");
+    const principal = principalOf(ctx);
     const row = await ctx.services.store.findOrder(input.order_id, principal.accountId, principal.livemode);
     if (!row) throw new ApiError("not_found", `No order ${input.order_id} for this API key.`);
     return orderView(row, ctx.baseUrl);

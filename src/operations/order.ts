@@ -10,7 +10,7 @@ import type { IdempotencyKeysTable, OrdersTable } from "../storage/schema.js";
 import { matchJob, resolveJob } from "./job.js";
 import { orderSchema, orderView } from "./order-view.js";
 import { nteSchema, orderLocationSchema, tradeSchema, urgencySchema } from "./schemas.js";
-import { defineOperation, type OperationContext } from "./types.js";
+import { defineOperation, type OperationContext, principalOf } from "./types.js";
 
 export const IDEMPOTENCY_TTL_MS = 24 * 60 * 60 * 1000;
 const IDEMPOTENCY_KEY_PATTERN = /^[\x21-\x7e]{1,255}$/;
@@ -65,8 +65,7 @@ export const orderOperation = defineOperation({
   input: orderInput,
   output: orderSchema,
   async handler(ctx, input) {
-    const principal = ctx.principal;
-    if (!principal) throw new Error("dispatchOrder runs only with a principal");
+    const principal = principalOf(ctx);
     const { services } = ctx;
     const idemKey = ctx.idempotencyKey;
     const hash = fingerprint(ctx.rawInput);

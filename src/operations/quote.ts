@@ -14,7 +14,7 @@ import {
   tradeSchema,
   urgencySchema,
 } from "./schemas.js";
-import { defineOperation } from "./types.js";
+import { defineOperation, principalOf } from "./types.js";
 
 /** How long a quote stays valid, by urgency (minutes): urgent work is re-priced sooner. */
 export const QUOTE_VALIDITY_MINUTES = { emergency: 15, urgent: 60, routine: 240, scheduled: 1440 } as const;
@@ -78,8 +78,7 @@ export const quoteOperation = defineOperation({
   input: quoteInput,
   output: quoteOutput,
   async handler(ctx, input) {
-    const principal = ctx.principal;
-    if (!principal) throw new Error("dispatchQuote runs only with a principal");
+    const principal = principalOf(ctx);
     const job = resolveJob(input);
     const result = matchJob(ctx.services, job, principal.livemode);
     const chosen = result.chosen;

@@ -59,6 +59,12 @@ export interface Operation<I extends z.ZodType = z.ZodType, O extends z.ZodType 
   handler(ctx: OperationContext, input: z.output<I>): Promise<z.input<O>>;
 }
 
+/** The caller of a keyed operation; the gate guarantees it is set before a keyed handler runs. */
+export function principalOf(ctx: OperationContext): Principal {
+  if (!ctx.principal) throw new Error("a keyed operation ran without a principal");
+  return ctx.principal;
+}
+
 /** Declares an operation with its handler typed from its schemas. */
 export function defineOperation<I extends z.ZodType, O extends z.ZodType>(
   op: Operation<I, O>,

@@ -10,21 +10,31 @@ export const ACTIVE_ORDER_STATUSES = ["assigned"] as const;
 export class ContractorPool {
   readonly index = new ContractorIndex();
   private timer: NodeJS.Timeout | undefined;
+  private version: string | null = null;
 
   constructor(private readonly store: Store) {}
 
   async load(): Promise<void> {
-    const [contractors, jobs] = await Promise.all([
+    const [version, contractors, jobs] = await Promise.all([
+      this.store.contractorsVersion(),
       this.store.loadContractors(),
       this.store.activeJobCounts(ACTIVE_ORDER_STATUSES),
     ]);
     this.index.replace(contractors, jobs);
+    this.version = version;
+  }
+
+  /** Reloads only when the stored pool changed since the last load (a cheap count/max query). */
+  async refresh(): Promise<boolean> {
+    if ((await this.store.contractorsVersion()) === this.version) return false;
+    await this.load();
+    return true;
   }
 
   startRefresh(intervalMs: number, onError: (error: unknown) => void): void {
     if (intervalMs <= 0) return;
     this.timer = setInterval(() => {
-      this.load().catch(onError);
+      this.refresh().catch(onError);
     }, intervalMs);
     this.timer.unref();
   }

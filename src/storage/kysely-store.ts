@@ -231,6 +231,14 @@ export class KyselyStore implements Store {
     return rows.map(toContractor);
   }
 
+  async contractorsVersion(): Promise<string> {
+    const row = await this.db
+      .selectFrom("contractors")
+      .select((eb) => [eb.fn.countAll<number>().as("n"), eb.fn.max("updated_at").as("latest")])
+      .executeTakeFirstOrThrow();
+    return `${Number(row.n)}|${row.latest ?? ""}`;
+  }
+
   async activeJobCounts(activeStatuses: readonly string[]): Promise<Array<[string, number]>> {
     if (activeStatuses.length === 0) return [];
     const rows = await this.db

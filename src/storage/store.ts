@@ -54,6 +54,8 @@ export interface Store {
   /** Inserts or updates live contractors by their external reference; returns counts. */
   upsertLiveContractors(rows: NewContractor[]): Promise<{ inserted: number; updated: number }>;
   loadContractors(): Promise<Contractor[]>;
+  /** Changes whenever a contractor is added or updated: lets a running server skip needless reloads. */
+  contractorsVersion(): Promise<string>;
   /** Active job counts per contractor (orders currently assigned to them). */
   activeJobCounts(activeStatuses: readonly string[]): Promise<Array<[string, number]>>;
 

@@ -201,6 +201,54 @@ describe("POST /api/dispatch/v1/order and GET its status_url", () => {
   });
 });
 
+describe("pool changes and store failures", () => {
+  it("picks up contractors imported while running, on the next refresh", async () => {
+    const fresh = await createHarness();
+    const key = await fresh.key("acme", "live");
+    const job = { trade: "roofing", location: { state: "OR", zip: "97201" } };
+    expect((await fresh.post(QUOTE_PATH, job, { "x-api-key": key })).json().contractor_ref).toBeNull();
+    expect(await fresh.services.pool.refresh()).toBe(false);
+    await fresh.services.store.upsertLiveContractors([
+      liveContractor({
+        id: "ctr_roofer1",
+        externalRef: "R-1",
+        trades: ["roofing"],
+        states: ["OR"],
+        lat: 45.5,
+        lon: -122.67,
+      }),
+    ]);
+    expect(await fresh.services.pool.refresh()).toBe(true);
+    expect((await fresh.post(QUOTE_PATH, job, { "x-api-key": key })).json().contractor_ref).toBe(
+      "ctr-roofer1",
+    );
+    await fresh.close();
+  });
+
+  it("answers 503 service_unavailable with Retry-After when the store is busy, and writes nothing", async () => {
+    const fresh = await createHarness();
+    const write = fresh.services.store.write.bind(fresh.services.store);
+    fresh.services.store.write = async () => {
+      throw Object.assign(new Error("database is locked"), { code: "SQLITE_BUSY" });
+    };
+    const res = await fresh.post(ORDER_PATH, validOrder(), {
+      "x-api-key": fresh.sandboxKey,
+      "idempotency-key": "busy-1",
+    });
+    expectProblem(res, 503, "service_unavailable");
+    expect(res.headers["retry-after"]).toBe("1");
+    fresh.services.store.write = write;
+    // The idempotency key was not consumed: the retry goes through.
+    const retry = await fresh.post(ORDER_PATH, validOrder(), {
+      "x-api-key": fresh.sandboxKey,
+      "idempotency-key": "busy-1",
+    });
+    expect(retry.statusCode).toBe(200);
+    expect(retry.headers["idempotent-replayed"]).toBeUndefined();
+    await fresh.close();
+  });
+});
+
 describe("Idempotency-Key on POST order", () => {
   it("replays the first response for the same key and body", async () => {
     const headers = { "x-api-key": testKey, "idempotency-key": "retry-1" };

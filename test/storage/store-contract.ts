@@ -104,6 +104,18 @@ export function runStoreContract(name: string, open: () => Promise<Store>) {
       expect(await store.countContractors("live")).toBeGreaterThanOrEqual(1);
     });
 
+    it("changes the contractors version on every insert or update", async () => {
+      const before = await store.contractorsVersion();
+      expect(await store.contractorsVersion()).toBe(before);
+      const c = liveContractor({ id: "ctr_version1", externalRef: "ext-version" });
+      await store.upsertLiveContractors([c]);
+      const afterInsert = await store.contractorsVersion();
+      expect(afterInsert).not.toBe(before);
+      await new Promise((r) => setTimeout(r, 5));
+      await store.upsertLiveContractors([{ ...c, rating: 3 }]);
+      expect(await store.contractorsVersion()).not.toBe(afterInsert);
+    });
+
     it("finds orders only for their account and mode", async () => {
       const o = order({ account_id: accountId });
       await store.write((tx) => tx.insertOrder(o));

@@ -38,10 +38,24 @@ export function sendProblem(request: FastifyRequest, reply: FastifyReply, error:
     .send(JSON.stringify(toProblem(error, request.id, path)));
 }
 
+/** SQLite result codes that mean the store cannot serve right now (not a bug in the request or in us). */
+const STORE_UNAVAILABLE = /^SQLITE_(BUSY|LOCKED|FULL|IOERR|CANTOPEN|READONLY|NOMEM|PROTOCOL)/;
+
 export function handleError(error: FastifyError | Error, request: FastifyRequest, reply: FastifyReply) {
   if (error instanceof ApiError) return sendProblem(request, reply, error);
   const mapped = fromFastifyError(error as FastifyError);
   if (mapped) return sendProblem(request, reply, mapped);
+  const code = (error as { code?: unknown }).code;
+  if (typeof code === "string" && STORE_UNAVAILABLE.test(code)) {
+    request.log.error({ err: error }, "store unavailable");
+    return sendProblem(
+      request,
+      reply,
+      new ApiError("service_unavailable", "The store is temporarily unavailable; retry shortly.", {
+        headers: { "Retry-After": "1" },
+      }),
+    );
+  }
   request.log.error({ err: error }, "unhandled error");
   return sendProblem(
     request,
