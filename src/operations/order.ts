@@ -68,7 +68,8 @@ export const orderOperation = defineOperation({
     const principal = principalOf(ctx);
     const { services } = ctx;
     const idemKey = ctx.idempotencyKey;
-    const hash = fingerprint(ctx.rawInput);
+    // The body's fingerprint is needed only to compare retries that carry an Idempotency-Key.
+    const hash = idemKey === undefined ? "" : fingerprint(ctx.rawInput);
     const scope = `${principal.accountId}|${principal.livemode ? 1 : 0}|${idemKey}`;
 
     if (idemKey !== undefined) {

@@ -1,7 +1,7 @@
 // The one storage implementation, on Kysely. SQL stays dialect-neutral; the SQLite-specific part is only
 // how the connection is opened (WAL, full sync) in sqlite.ts.
 
-import { type Kysely, Migrator, sql, type Transaction } from "kysely";
+import { CompiledQuery, type Kysely, Migrator, sql, type Transaction } from "kysely";
 import type { Contractor } from "../domain/contractor.js";
 import type { StateCode } from "../domain/states.js";
 import type { TradeCode } from "../domain/trades.js";
@@ -63,13 +63,43 @@ function toRow(c: NewContractor, now: string): ContractorsTable {
   };
 }
 
-function writeTx(trx: Transaction<Database>): WriteTx {
+/**
+ * A hot-path INSERT compiled once by Kysely (so the SQL is the dialect's own), then run with each row's
+ * values in the same column order: saves building and compiling the query for every order and quote.
+ */
+class PreparedInsert<T extends keyof Database> {
+  private sql: string | null = null;
+  private columns: Array<keyof Database[T] & string> = [];
+
+  constructor(private readonly table: T) {}
+
+  query(db: Kysely<Database>, row: Database[T] & object): CompiledQuery {
+    if (this.sql === null) {
+      this.columns = Object.keys(row) as Array<keyof Database[T] & string>;
+      // biome-ignore lint/suspicious/noExplicitAny: Kysely's insert typing cannot follow a generic table.
+      this.sql = (db.insertInto(this.table) as any).values(row).compile().sql as string;
+    }
+    const record = row as Record<string, unknown>;
+    const values = this.columns.map((c) => {
+      if (!(c in record)) throw new Error(`row for ${this.table} lacks column ${c}`);
+      return record[c];
+    });
+    if (Object.keys(record).length !== values.length)
+      throw new Error(`row for ${this.table} has extra columns`);
+    return CompiledQuery.raw(this.sql, values);
+  }
+}
+
+function writeTx(
+  trx: Transaction<Database>,
+  inserts: { orders: PreparedInsert<"orders">; quotes: PreparedInsert<"quotes"> },
+): WriteTx {
   return {
     async insertOrder(row) {
-      await trx.insertInto("orders").values(row).execute();
+      await trx.executeQuery(inserts.orders.query(trx, row));
     },
     async insertQuote(row) {
-      await trx.insertInto("quotes").values(row).execute();
+      await trx.executeQuery(inserts.quotes.query(trx, row));
     },
     async claimIdempotency(row: IdempotencyKeysTable, now: string) {
       const result = await trx
@@ -104,8 +134,9 @@ export class KyselyStore implements Store {
     readonly dialect: Dialect,
     private readonly onClose: () => Promise<void> = async () => {},
   ) {
+    const inserts = { orders: new PreparedInsert("orders"), quotes: new PreparedInsert("quotes") };
     this.committer = new GroupCommitter<WriteTx>((work) =>
-      this.db.transaction().execute((trx) => work(writeTx(trx))),
+      this.db.transaction().execute((trx) => work(writeTx(trx, inserts))),
     );
   }
 
