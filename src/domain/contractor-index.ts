@@ -84,4 +84,10 @@ export class ContractorIndex {
     const slot = this.slots.get(contractorId);
     if (slot !== undefined) this.jobs[slot] = (this.jobs[slot] ?? 0) + 1;
   }
+
+  /** Gives back a job taken with addJob whose order was not written after all. */
+  releaseJob(contractorId: string): void {
+    const slot = this.slots.get(contractorId);
+    if (slot !== undefined) this.jobs[slot] = Math.max(0, (this.jobs[slot] ?? 0) - 1);
+  }
 }

@@ -94,11 +94,19 @@ export const orderOperation = defineOperation({
       services.inflightIdempotency.add(scope);
     }
 
+    // The contractor whose capacity this request holds until its order is written.
+    let reserved: string | null = null;
     try {
       const job = resolveJob(input);
       const result = matchJob(services, job, principal.livemode);
       const matchedHr = process.hrtime.bigint();
       const chosen = result.chosen;
+      // Take the contractor's capacity now, in the same tick as the match: concurrent orders matched
+      // while this one is being written must see it. Given back if the order is not written.
+      if (chosen) {
+        services.pool.index.addJob(chosen.contractor.id);
+        reserved = chosen.contractor.id;
+      }
       const now = services.now();
       const nowIso = now.toISOString();
       const row: OrdersTable = {
@@ -151,6 +159,7 @@ export const orderOperation = defineOperation({
         await tx.insertOrder(row);
         return true;
       });
+      if (stored) reserved = null; // the order holds the job now
       if (!stored && idemKey !== undefined) {
         const winner = await services.store.findIdempotency(
           principal.accountId,
@@ -161,9 +170,9 @@ export const orderOperation = defineOperation({
         if (!winner) throw new Error("idempotency record vanished after a conflict");
         return replay(ctx, winner, hash) as never;
       }
-      if (chosen) services.pool.index.addJob(chosen.contractor.id);
       return view;
     } finally {
+      if (reserved !== null) services.pool.index.releaseJob(reserved);
       if (idemKey !== undefined) services.inflightIdempotency.delete(scope);
     }
   },

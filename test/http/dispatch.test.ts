@@ -320,3 +320,44 @@ describe("Idempotency-Key on POST order", () => {
     }
   });
 });
+
+describe("capacity under concurrency", () => {
+  it("never assigns a contractor more jobs than its capacity, even for concurrent orders", async () => {
+    const fresh = await createHarness();
+    await fresh.services.store.insertContractors([
+      liveContractor({ id: "ctr_cap1", trades: ["plumbing"], maxActiveJobs: 3 }),
+      liveContractor({ id: "ctr_cap2", trades: ["plumbing"], maxActiveJobs: 2 }),
+    ]);
+    await fresh.services.pool.load();
+    const key = await fresh.key("busy", "live", { ratePerMinute: 10_000, burst: 10_000 });
+    const body = { trade: "plumbing", location: { state: "CA", zip: "94103" }, description: "Leak" };
+    const results = await Promise.all(
+      Array.from({ length: 20 }, () => fresh.post(ORDER_PATH, body, { "x-api-key": key })),
+    );
+    const refs = results.map((r) => r.json().contractor_ref);
+    expect(refs.filter((r) => r === "ctr-cap1")).toHaveLength(3);
+    expect(refs.filter((r) => r === "ctr-cap2")).toHaveLength(2);
+    expect(refs.filter((r) => r === null)).toHaveLength(15);
+    // A restart counts the same jobs from the store.
+    await fresh.services.pool.load();
+    expect(fresh.services.pool.index.jobsOf("ctr_cap1")).toBe(3);
+    await fresh.close();
+  });
+
+  it("gives the capacity back when the order cannot be written", async () => {
+    const fresh = await createHarness();
+    await fresh.services.store.insertContractors([liveContractor({ id: "ctr_one", maxActiveJobs: 1 })]);
+    await fresh.services.pool.load();
+    const key = await fresh.key("acme", "live");
+    const write = fresh.services.store.write.bind(fresh.services.store);
+    fresh.services.store.write = async () => {
+      throw Object.assign(new Error("disk I/O error"), { code: "SQLITE_IOERR" });
+    };
+    expect((await fresh.post(ORDER_PATH, validOrder(), { "x-api-key": key })).statusCode).toBe(503);
+    fresh.services.store.write = write;
+    expect((await fresh.post(ORDER_PATH, validOrder(), { "x-api-key": key })).json().contractor_ref).toBe(
+      "ctr-one",
+    );
+    await fresh.close();
+  });
+});
