@@ -131,6 +131,8 @@ async function main(): Promise<void> {
     PUBLIC_RATE_LIMIT_BURST: "100000000",
     // BENCH_LOG_LEVEL: measure the cost of per-request logging (the service default is info).
     ...(process.env.BENCH_LOG_LEVEL ? { LOG_LEVEL: process.env.BENCH_LOG_LEVEL } : {}),
+    // BENCH_LOG_REQUESTS=true: measure with the per-request access log on (off by default).
+    ...(process.env.BENCH_LOG_REQUESTS ? { LOG_REQUESTS: process.env.BENCH_LOG_REQUESTS } : {}),
   };
   // A benchmark key with a per-key limit override, as the operator CLI issues it for large accounts.
   const key = execFileSync(
@@ -188,7 +190,7 @@ async function main(): Promise<void> {
 
   try {
     process.stdout.write(
-      `node ${process.version}, ${CONNECTIONS} connections, ${SECONDS} s per run after ${WARMUP_SECONDS} s warm-up, service LOG_LEVEL=${env.LOG_LEVEL ?? "info (default)"}\n` +
+      `node ${process.version}, ${CONNECTIONS} connections, ${SECONDS} s per run after ${WARMUP_SECONDS} s warm-up, service LOG_LEVEL=${env.LOG_LEVEL ?? "info (default)"} LOG_REQUESTS=${env.LOG_REQUESTS ?? "false (default)"}\n` +
         "This machine's throughput drifts between runs, so the baseline is measured right before and right after\n" +
         "each endpoint and the ratio taken against their mean. cpu us/req is the server process's CPU time per\n" +
         "request (from /proc): a steadier measure of its own cost.\n\n",

@@ -17,6 +17,12 @@ export const configSchema = z.object({
   /** When false, keyed dispatch operations answer 503 dispatch_not_configured. */
   DISPATCH_ENABLED: bool.default(true),
   LOG_LEVEL: z.enum(["fatal", "error", "warn", "info", "debug", "trace", "silent"]).default("info"),
+  /**
+   * One access-log line per request (method, path, status, duration, request id). Off by default: it
+   * costs about a third of a light request's CPU, and a proxy or the metrics usually cover it. Errors
+   * (5xx) are always logged with their stack.
+   */
+  LOG_REQUESTS: bool.default(false),
   /** Trust X-Forwarded-* from a proxy in front (true, or a hop count / address list as Fastify accepts). */
   TRUST_PROXY: z.string().default("false"),
   KEY_RATE_LIMIT_PER_MINUTE: positiveInt.default(100),

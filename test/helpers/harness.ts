@@ -11,7 +11,7 @@ import { type Config, loadConfig } from "../../src/config.js";
 import type { Services } from "../../src/operations/types.js";
 import { createServices } from "../../src/services/create-services.js";
 import { openSqliteStore } from "../../src/storage/sqlite.js";
-import { buildApp } from "../../src/transports/http/app.js";
+import { type AppOptions, buildApp } from "../../src/transports/http/app.js";
 
 export interface Harness {
   app: FastifyInstance;
@@ -29,7 +29,10 @@ export interface Harness {
   close(): Promise<void>;
 }
 
-export async function createHarness(env: Record<string, string> = {}): Promise<Harness> {
+export async function createHarness(
+  env: Record<string, string> = {},
+  appOptions: AppOptions = {},
+): Promise<Harness> {
   const dir = mkdtempSync(join(tmpdir(), "fd-test-"));
   const config = loadConfig({
     DATA_DIR: dir,
@@ -42,7 +45,7 @@ export async function createHarness(env: Record<string, string> = {}): Promise<H
   const services = createServices(config, store);
   const boot = await bootstrap(store, services.keys);
   await services.pool.load();
-  const app = await buildApp(services);
+  const app = await buildApp(services, appOptions);
   await app.ready();
   let closed = false;
   const h: Harness = {

@@ -9,7 +9,7 @@ import Fastify, {
   LogController,
 } from "fastify";
 import { jsonSchemaTransform, jsonSchemaTransformObject } from "fastify-type-provider-zod";
-import { pino } from "pino";
+import { type DestinationStream, pino } from "pino";
 import { z } from "zod";
 import type { Principal } from "../../auth/api-key-service.js";
 import { trustProxySetting } from "../../config.js";
@@ -113,7 +113,12 @@ function serialize(result: unknown): string {
   return JSON.stringify(result);
 }
 
-export async function buildApp(services: Services): Promise<FastifyInstance> {
+export interface AppOptions {
+  /** Where log lines go; standard output when unset (tests pass a stream to read them). */
+  logDestination?: DestinationStream;
+}
+
+export async function buildApp(services: Services, options: AppOptions = {}): Promise<FastifyInstance> {
   const { config } = services;
   const logger: FastifyBaseLogger = pino(
     {
@@ -125,7 +130,8 @@ export async function buildApp(services: Services): Promise<FastifyInstance> {
     },
     // Asynchronous writes: lines logged while a write is in flight go out together in the next one,
     // instead of one blocking write per request. pino flushes what is pending when the process exits.
-    config.LOG_LEVEL === "silent" ? undefined : pino.destination({ dest: 1, sync: false }),
+    options.logDestination ??
+      (config.LOG_LEVEL === "silent" ? undefined : pino.destination({ dest: 1, sync: false })),
   );
   const app = Fastify({
     bodyLimit: BODY_LIMIT,
@@ -137,6 +143,9 @@ export async function buildApp(services: Services): Promise<FastifyInstance> {
     return503OnClosing: true,
     // One "request completed" line per request (onResponse below) instead of Fastify's two.
     logController: new LogController({ disableRequestLogging: true, requestIdLogLabel: "request_id" }),
+    // No per-request child logger (its creation costs every request, its lines are rare): our own log
+    // calls carry request_id explicitly.
+    childLoggerFactory: (parent) => parent,
     requestIdHeader: false,
     genReqId: (req) => {
       const incoming = req.headers["request-id"];
@@ -163,10 +172,11 @@ export async function buildApp(services: Services): Promise<FastifyInstance> {
     reply.header("Request-Id", request.id);
     done();
   });
-  if (["trace", "debug", "info"].includes(config.LOG_LEVEL)) {
+  if (config.LOG_REQUESTS && ["trace", "debug", "info"].includes(config.LOG_LEVEL)) {
     app.addHook("onResponse", (request, reply, done) => {
       request.log.info(
         {
+          request_id: request.id,
           method: request.method,
           url: request.url.split("?")[0],
           status: reply.statusCode,
@@ -282,7 +292,7 @@ export async function buildApp(services: Services): Promise<FastifyInstance> {
       await services.store.ping();
       return { status: "ready", checks: { store: "ok" } };
     } catch (error) {
-      request.log.warn({ err: error }, "readiness check failed");
+      request.log.warn({ err: error, request_id: request.id }, "readiness check failed");
       return sendProblem(request, reply, new ApiError("service_unavailable", "The store is not reachable."));
     }
   });

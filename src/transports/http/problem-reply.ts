@@ -47,7 +47,7 @@ export function handleError(error: FastifyError | Error, request: FastifyRequest
   if (mapped) return sendProblem(request, reply, mapped);
   const code = (error as { code?: unknown }).code;
   if (typeof code === "string" && STORE_UNAVAILABLE.test(code)) {
-    request.log.error({ err: error }, "store unavailable");
+    request.log.error({ err: error, request_id: request.id }, "store unavailable");
     return sendProblem(
       request,
       reply,
@@ -56,7 +56,7 @@ export function handleError(error: FastifyError | Error, request: FastifyRequest
       }),
     );
   }
-  request.log.error({ err: error }, "unhandled error");
+  request.log.error({ err: error, request_id: request.id }, "unhandled error");
   return sendProblem(
     request,
     reply,
