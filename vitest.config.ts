@@ -1,12 +1,28 @@
 import { defineConfig } from "vitest/config";
 
+// The whole suite runs on the embedded SQLite store. With TEST_DATABASE_URL set (CI always sets it),
+// a second project runs every harness-based suite (HTTP, security, fuzz) on PostgreSQL.
+const postgres = process.env.TEST_DATABASE_URL
+  ? [
+      {
+        extends: true as const,
+        test: {
+          name: "postgres",
+          include: ["test/http/**/*.test.ts", "test/fuzz.test.ts"],
+          env: { TEST_STORE: "postgres" },
+        },
+      },
+    ]
+  : [];
+
 export default defineConfig({
   test: {
-    include: ["test/**/*.test.ts"],
     testTimeout: 30_000,
     hookTimeout: 60_000,
     pool: "forks",
+    globalSetup: ["test/global-setup.ts"],
     // Two cores: keep suites from starving the child-process tests.
     maxWorkers: 2,
+    projects: [{ extends: true, test: { name: "sqlite", include: ["test/**/*.test.ts"] } }, ...postgres],
   },
 });

@@ -12,6 +12,13 @@ export const configSchema = z.object({
   PORT: z.coerce.number().int().min(0).max(65535).default(8080),
   HOST: z.string().min(1).default("127.0.0.1"),
   DATA_DIR: z.string().min(1).default("./data"),
+  /** postgres://... selects the PostgreSQL store; unset, the embedded SQLite store in DATA_DIR. */
+  DATABASE_URL: z
+    .string()
+    .regex(/^postgres(ql)?:\/\//, { error: "DATABASE_URL must be a postgres:// or postgresql:// URL" })
+    .optional(),
+  /** Connections in the PostgreSQL pool of each process. */
+  DATABASE_POOL_SIZE: positiveInt.default(10),
   /** Absolute base URL used in `status_url`; derived from the request's Host when unset. */
   PUBLIC_BASE_URL: z.url().optional(),
   /** When false, keyed dispatch operations answer 503 dispatch_not_configured. */

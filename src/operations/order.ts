@@ -84,19 +84,22 @@ export const orderOperation = defineOperation({
           "A request with this Idempotency-Key is still being processed; retry shortly.",
         );
       }
-      const existing = await services.store.findIdempotency(
-        principal.accountId,
-        principal.livemode,
-        idemKey,
-        services.now().toISOString(),
-      );
-      if (existing) return replay(ctx, existing, hash) as never;
+      // Marked in flight before the first await, so a concurrent retry in this process sees it.
       services.inflightIdempotency.add(scope);
     }
 
     // The contractor whose capacity this request holds until its order is written.
     let reserved: string | null = null;
     try {
+      if (idemKey !== undefined) {
+        const existing = await services.store.findIdempotency(
+          principal.accountId,
+          principal.livemode,
+          idemKey,
+          services.now().toISOString(),
+        );
+        if (existing) return replay(ctx, existing, hash) as never;
+      }
       const job = resolveJob(input);
       const result = matchJob(services, job, principal.livemode);
       const matchedHr = process.hrtime.bigint();

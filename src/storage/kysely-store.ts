@@ -132,7 +132,8 @@ export class KyselyStore implements Store {
   constructor(
     readonly db: Kysely<Database>,
     readonly dialect: Dialect,
-    private readonly onClose: () => Promise<void> = async () => {},
+    /** PostgreSQL schema the store works in, when not the default (the migration tables live there too). */
+    readonly schema?: string,
   ) {
     const inserts = { orders: new PreparedInsert("orders"), quotes: new PreparedInsert("quotes") };
     this.committer = new GroupCommitter<WriteTx>((work) =>
@@ -141,7 +142,11 @@ export class KyselyStore implements Store {
   }
 
   async migrate(): Promise<void> {
-    const migrator = new Migrator({ db: this.db, provider: migrationProvider(this.dialect) });
+    const migrator = new Migrator({
+      db: this.db,
+      provider: migrationProvider(this.dialect),
+      ...(this.schema ? { migrationTableSchema: this.schema } : {}),
+    });
     const { error, results } = await migrator.migrateToLatest();
     const failed = results?.find((r) => r.status === "Error");
     if (error || failed) {
@@ -156,7 +161,6 @@ export class KyselyStore implements Store {
   async close(): Promise<void> {
     await this.committer.flushed();
     await this.db.destroy();
-    await this.onClose();
   }
 
   write<T>(work: (tx: WriteTx) => Promise<T>): Promise<T> {

@@ -10,8 +10,8 @@ import { bootstrap } from "../../src/bootstrap.js";
 import { type Config, loadConfig } from "../../src/config.js";
 import type { Services } from "../../src/operations/types.js";
 import { createServices } from "../../src/services/create-services.js";
-import { openSqliteStore } from "../../src/storage/sqlite.js";
 import { type AppOptions, buildApp } from "../../src/transports/http/app.js";
+import { openTestStore } from "./test-store.js";
 
 export interface Harness {
   app: FastifyInstance;
@@ -29,6 +29,14 @@ export interface Harness {
   close(): Promise<void>;
 }
 
+// Every harness a test file opens is closed after the file, wherever it was created (in a hook or
+// inside a test): registered once here, at import time, in the file's root suite.
+const open = new Set<Harness>();
+afterAll(async () => {
+  for (const h of open) await h.close();
+  open.clear();
+});
+
 export async function createHarness(
   env: Record<string, string> = {},
   appOptions: AppOptions = {},
@@ -41,7 +49,8 @@ export async function createHarness(
     POOL_REFRESH_MS: "0",
     ...env,
   });
-  const store = openSqliteStore(join(dir, "test.sqlite"));
+  const opened = await openTestStore(dir);
+  const store = opened.store;
   const services = createServices(config, store);
   const boot = await bootstrap(store, services.keys);
   await services.pool.load();
@@ -76,13 +85,15 @@ export async function createHarness(
     async close() {
       if (closed) return;
       closed = true;
+      open.delete(h);
       await app.close();
       await services.limiter.close();
       await store.close();
+      await opened.cleanup();
       rmSync(dir, { recursive: true, force: true });
     },
   };
-  afterAll(() => h.close());
+  open.add(h);
   return h;
 }
 

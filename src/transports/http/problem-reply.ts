@@ -3,6 +3,7 @@
 
 import type { FastifyError, FastifyReply, FastifyRequest } from "fastify";
 import { ApiError, toProblem } from "../../errors.js";
+import { isStoreUnavailable } from "../../storage/errors.js";
 
 function fromFastifyError(error: FastifyError): ApiError | null {
   switch (error.code) {
@@ -38,15 +39,11 @@ export function sendProblem(request: FastifyRequest, reply: FastifyReply, error:
     .send(JSON.stringify(toProblem(error, request.id, path)));
 }
 
-/** SQLite result codes that mean the store cannot serve right now (not a bug in the request or in us). */
-const STORE_UNAVAILABLE = /^SQLITE_(BUSY|LOCKED|FULL|IOERR|CANTOPEN|READONLY|NOMEM|PROTOCOL)/;
-
 export function handleError(error: FastifyError | Error, request: FastifyRequest, reply: FastifyReply) {
   if (error instanceof ApiError) return sendProblem(request, reply, error);
   const mapped = fromFastifyError(error as FastifyError);
   if (mapped) return sendProblem(request, reply, mapped);
-  const code = (error as { code?: unknown }).code;
-  if (typeof code === "string" && STORE_UNAVAILABLE.test(code)) {
+  if (isStoreUnavailable(error)) {
     request.log.error({ err: error, request_id: request.id }, "store unavailable");
     return sendProblem(
       request,

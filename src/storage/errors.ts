@@ -1,0 +1,28 @@
+// Recognises store errors that mean "the store cannot serve right now" (busy, down, disk trouble, lost
+// connection) as opposed to a bug: those answer 503 and the caller retries.
+
+const SQLITE_UNAVAILABLE = /^SQLITE_(BUSY|LOCKED|FULL|IOERR|CANTOPEN|READONLY|NOMEM|PROTOCOL)/;
+// PostgreSQL SQLSTATE classes 08 (connection exception), 53 (insufficient resources), 57P0x (operator
+// intervention: shutdown, cannot connect now), 40001/40P01 (serialization failure, deadlock: retryable).
+const POSTGRES_UNAVAILABLE = /^(08...|53...|57P0[1-4]|40001|40P01)$/;
+const NETWORK_UNAVAILABLE = new Set([
+  "ECONNREFUSED",
+  "ECONNRESET",
+  "ETIMEDOUT",
+  "EPIPE",
+  "EHOSTUNREACH",
+  "ENOTFOUND",
+]);
+const CONNECTION_MESSAGES =
+  /Connection terminated|connection timeout|Client has encountered a connection error/i;
+
+export function isStoreUnavailable(error: unknown): boolean {
+  if (!(error instanceof Error)) return false;
+  const code = (error as { code?: unknown }).code;
+  if (typeof code === "string") {
+    if (SQLITE_UNAVAILABLE.test(code) || POSTGRES_UNAVAILABLE.test(code) || NETWORK_UNAVAILABLE.has(code)) {
+      return true;
+    }
+  }
+  return CONNECTION_MESSAGES.test(error.message);
+}

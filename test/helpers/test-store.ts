@@ -1,0 +1,65 @@
+// Opens a fresh store for a test: SQLite in a temporary directory, or, when TEST_STORE=postgres, a
+// PostgreSQL schema of its own on TEST_DATABASE_URL (dropped again at cleanup).
+
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import pg from "pg";
+import { openPostgresStore } from "../../src/storage/postgres.js";
+import { openSqliteStore } from "../../src/storage/sqlite.js";
+import type { Store } from "../../src/storage/store.js";
+
+export interface TestStore {
+  store: Store;
+  kind: "sqlite" | "postgres";
+  /** Drops what the store left behind (after store.close()). */
+  cleanup(): Promise<void>;
+}
+
+export function testStoreKind(): "sqlite" | "postgres" {
+  return process.env.TEST_STORE === "postgres" ? "postgres" : "sqlite";
+}
+
+export function postgresUrl(): string {
+  const url = process.env.TEST_DATABASE_URL;
+  if (!url) throw new Error("TEST_STORE=postgres needs TEST_DATABASE_URL (postgres://...)");
+  return url;
+}
+
+export const TEST_SCHEMA_PREFIX = "fd_test_";
+
+export async function admin<T>(url: string, fn: (client: pg.Client) => Promise<T>): Promise<T> {
+  const client = new pg.Client({ connectionString: url });
+  await client.connect();
+  try {
+    return await fn(client);
+  } finally {
+    await client.end();
+  }
+}
+
+export async function openPostgresTestStore(poolSize = 4): Promise<TestStore> {
+  const url = postgresUrl();
+  const schema = `${TEST_SCHEMA_PREFIX}${process.pid}_${Math.random().toString(36).slice(2, 10)}`;
+  await admin(url, (c) => c.query(`CREATE SCHEMA ${schema}`));
+  const store = openPostgresStore(url, { poolSize, schema, applicationName: schema });
+  return {
+    store,
+    kind: "postgres",
+    // Schemas are dropped by the global teardown (test/global-setup.ts), after every worker is done:
+    // dropping one while another process migrates breaks Kysely's introspection of all schemas.
+    cleanup: async () => {},
+  };
+}
+
+export async function openTestStore(dir?: string): Promise<TestStore> {
+  if (testStoreKind() === "postgres") return openPostgresTestStore();
+  const base = dir ?? mkdtempSync(join(tmpdir(), "fd-store-"));
+  return {
+    store: openSqliteStore(join(base, "test.sqlite")),
+    kind: "sqlite",
+    cleanup: async () => {
+      if (!dir) rmSync(base, { recursive: true, force: true });
+    },
+  };
+}
