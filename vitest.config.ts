@@ -1,7 +1,8 @@
 import { defineConfig } from "vitest/config";
 
-// The whole suite runs on the embedded SQLite store. With TEST_DATABASE_URL set (CI always sets it),
-// a second project runs every harness-based suite (HTTP, security, fuzz) on PostgreSQL.
+// The whole suite runs on the embedded SQLite store with the in-memory limiter. With TEST_DATABASE_URL
+// set (CI always sets it), a second project runs every harness-based suite (HTTP, security, fuzz) on
+// PostgreSQL, and with TEST_REDIS_URL too, with the shared Redis limiter.
 const postgres = process.env.TEST_DATABASE_URL
   ? [
       {
@@ -9,7 +10,7 @@ const postgres = process.env.TEST_DATABASE_URL
         test: {
           name: "postgres",
           include: ["test/http/**/*.test.ts", "test/fuzz.test.ts"],
-          env: { TEST_STORE: "postgres" },
+          env: { TEST_STORE: "postgres", ...(process.env.TEST_REDIS_URL ? { TEST_LIMITER: "redis" } : {}) },
         },
       },
     ]

@@ -17,6 +17,15 @@ export const configSchema = z.object({
     .string()
     .regex(/^postgres(ql)?:\/\//, { error: "DATABASE_URL must be a postgres:// or postgresql:// URL" })
     .optional(),
+  /** redis://... selects the shared rate limiter; unset, each process limits in memory. */
+  REDIS_URL: z
+    .string()
+    .regex(/^rediss?:\/\//, { error: "REDIS_URL must be a redis:// or rediss:// URL" })
+    .optional(),
+  /** Prefix of every Redis key this service writes (to share one Redis between deployments). */
+  REDIS_KEY_PREFIX: z.string().max(100).default("fsd:rl:"),
+  /** A limiter decision Redis has not answered within this time is made in memory instead. */
+  REDIS_TIMEOUT_MS: positiveInt.default(100),
   /** Connections in the PostgreSQL pool of each process. */
   DATABASE_POOL_SIZE: positiveInt.default(10),
   /** Absolute base URL used in `status_url`; derived from the request's Host when unset. */

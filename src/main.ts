@@ -3,6 +3,7 @@
 import closeWithGrace from "close-with-grace";
 import { bootstrap } from "./bootstrap.js";
 import { loadConfig } from "./config.js";
+import { createLogger } from "./logger.js";
 import { createServices, openStore } from "./services/create-services.js";
 import { buildApp } from "./transports/http/app.js";
 
@@ -10,12 +11,13 @@ const IDEMPOTENCY_PURGE_MS = 60 * 60 * 1000;
 
 async function main(): Promise<void> {
   const config = loadConfig();
+  const logger = createLogger(config);
   const store = openStore(config);
-  const services = createServices(config, store);
+  const services = createServices(config, store, { logger });
   const first = await bootstrap(store, services.keys);
   await services.pool.load();
 
-  const app = await buildApp(services);
+  const app = await buildApp(services, { logger });
   services.pool.startRefresh(config.POOL_REFRESH_MS, (err) => app.log.error({ err }, "pool refresh failed"));
   const purge = setInterval(() => {
     store

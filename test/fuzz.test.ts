@@ -97,7 +97,7 @@ describe("fuzz", () => {
         fc.asyncProperty(rawArb, async (raw) => {
           const res = await h.post(path, raw, { "x-api-key": key });
           seen.set(res.statusCode, (seen.get(res.statusCode) ?? 0) + 1);
-          if (res.statusCode >= 500) return false;
+          if (res.statusCode >= 500) throw new Error(`${res.statusCode}: ${res.body}`);
           if (res.statusCode === 200) return output.safeParse(res.json()).success;
           return problemSchema.safeParse(res.json()).success && res.json().status === res.statusCode;
         }),

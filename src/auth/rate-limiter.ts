@@ -27,6 +27,8 @@ export interface RateDecision {
 export interface RateLimiter {
   /** Spends one request from `key`'s bucket; in-process adapters answer synchronously. */
   consume(key: string, policy: RatePolicy): RateDecision | Promise<RateDecision>;
+  /** Whether a shared backend answers (absent for in-process limiters). */
+  ready?(): Promise<boolean>;
   close(): Promise<void>;
 }
 

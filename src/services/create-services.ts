@@ -1,8 +1,10 @@
 // Wires config -> store -> services. Used by the server, the CLI and the test harness alike.
 
 import { join } from "node:path";
+import type { FastifyBaseLogger } from "fastify";
 import { ApiKeyService } from "../auth/api-key-service.js";
 import { MemoryRateLimiter, type RateLimiter } from "../auth/rate-limiter.js";
+import { RedisRateLimiter } from "../auth/redis-rate-limiter.js";
 import type { Config } from "../config.js";
 import type { Services } from "../operations/types.js";
 import { openPostgresStore } from "../storage/postgres.js";
@@ -17,17 +19,34 @@ export function openStore(config: Config): Store {
   return openSqliteStore(join(config.DATA_DIR, "field-dispatch.sqlite"));
 }
 
+/** The limiter the configuration selects: shared on Redis with REDIS_URL, else in memory. */
+export function createLimiter(config: Config, logger?: FastifyBaseLogger): RateLimiter {
+  if (!config.REDIS_URL) return new MemoryRateLimiter();
+  return new RedisRateLimiter(config.REDIS_URL, {
+    timeoutMs: config.REDIS_TIMEOUT_MS,
+    keyPrefix: config.REDIS_KEY_PREFIX,
+    events: {
+      onFallback: (err) =>
+        logger?.warn(
+          { err },
+          "rate limiter: Redis unavailable, limiting in memory per process until it returns",
+        ),
+      onRecovered: () => logger?.info("rate limiter: Redis answers again, limits are shared again"),
+    },
+  });
+}
+
 export function createServices(
   config: Config,
   store: Store,
-  options: { limiter?: RateLimiter; now?: () => Date } = {},
+  options: { limiter?: RateLimiter; now?: () => Date; logger?: FastifyBaseLogger } = {},
 ): Services {
   return {
     config,
     store,
     pool: new ContractorPool(store),
     keys: new ApiKeyService(store, config.API_KEY_CACHE_TTL_MS),
-    limiter: options.limiter ?? new MemoryRateLimiter(),
+    limiter: options.limiter ?? createLimiter(config, options.logger),
     inflightIdempotency: new Set(),
     now: options.now ?? (() => new Date()),
   };

@@ -11,7 +11,7 @@ import { type Config, loadConfig } from "../../src/config.js";
 import type { Services } from "../../src/operations/types.js";
 import { createServices } from "../../src/services/create-services.js";
 import { type AppOptions, buildApp } from "../../src/transports/http/app.js";
-import { openTestStore } from "./test-store.js";
+import { openTestStore, redisUrl } from "./test-store.js";
 
 export interface Harness {
   app: FastifyInstance;

@@ -28,6 +28,12 @@ export function postgresUrl(): string {
 
 export const TEST_SCHEMA_PREFIX = "fd_test_";
 
+export function redisUrl(): string {
+  const url = process.env.TEST_REDIS_URL;
+  if (!url) throw new Error("TEST_LIMITER=redis needs TEST_REDIS_URL (redis://...)");
+  return url;
+}
+
 export async function admin<T>(url: string, fn: (client: pg.Client) => Promise<T>): Promise<T> {
   const client = new pg.Client({ connectionString: url });
   await client.connect();

@@ -69,7 +69,10 @@ describe("HTTP protocol", () => {
 
   it("serves liveness and readiness", async () => {
     expect((await h.get("/healthz")).json()).toEqual({ status: "ok" });
-    expect((await h.get("/readyz")).json()).toEqual({ status: "ready", checks: { store: "ok" } });
+    expect((await h.get("/readyz")).json()).toEqual({
+      status: "ready",
+      checks: { store: "ok", rate_limiter: h.config.REDIS_URL ? "ok" : "in_memory" },
+    });
   });
 
   it("answers 503 from /readyz when the store is unreachable", async () => {

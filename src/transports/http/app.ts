@@ -9,12 +9,13 @@ import Fastify, {
   LogController,
 } from "fastify";
 import { jsonSchemaTransform, jsonSchemaTransformObject } from "fastify-type-provider-zod";
-import { type DestinationStream, pino } from "pino";
+import type { DestinationStream } from "pino";
 import { z } from "zod";
 import type { Principal } from "../../auth/api-key-service.js";
 import { trustProxySetting } from "../../config.js";
 import { ApiError, ERROR_CODE_LIST, ERROR_CODES, type ErrorCode } from "../../errors.js";
 import { newId } from "../../ids.js";
+import { createLogger } from "../../logger.js";
 import { type Admission, admit, execute } from "../../operations/gate.js";
 import { OPERATIONS } from "../../operations/registry.js";
 import { problemSchema } from "../../operations/schemas.js";
@@ -114,25 +115,15 @@ function serialize(result: unknown): string {
 }
 
 export interface AppOptions {
-  /** Where log lines go; standard output when unset (tests pass a stream to read them). */
+  /** The process's logger; one is created from the config when unset. */
+  logger?: FastifyBaseLogger;
+  /** Where log lines go when the app creates its logger (tests pass a stream to read them). */
   logDestination?: DestinationStream;
 }
 
 export async function buildApp(services: Services, options: AppOptions = {}): Promise<FastifyInstance> {
   const { config } = services;
-  const logger: FastifyBaseLogger = pino(
-    {
-      level: config.LOG_LEVEL,
-      redact: {
-        paths: ['req.headers["x-api-key"]', "req.headers.authorization", "headers.x-api-key"],
-        censor: "[redacted]",
-      },
-    },
-    // Asynchronous writes: lines logged while a write is in flight go out together in the next one,
-    // instead of one blocking write per request. pino flushes what is pending when the process exits.
-    options.logDestination ??
-      (config.LOG_LEVEL === "silent" ? undefined : pino.destination({ dest: 1, sync: false })),
-  );
+  const logger = options.logger ?? createLogger(config, options.logDestination);
   const app = Fastify({
     bodyLimit: BODY_LIMIT,
     // Fastify also accepts a hop count here; its types only name boolean and string forms.
@@ -288,12 +279,25 @@ export async function buildApp(services: Services, options: AppOptions = {}): Pr
 
   app.get("/healthz", { schema: { hide: true } }, async () => ({ status: "ok" }));
   app.get("/readyz", { schema: { hide: true } }, async (request, reply) => {
+    // The store must answer. The limiter is reported but does not fail readiness: without Redis each
+    // process limits in memory and keeps serving (see redis-rate-limiter.ts).
+    const limiter = services.limiter.ready
+      ? (await services.limiter.ready())
+        ? "ok"
+        : "degraded"
+      : "in_memory";
     try {
       await services.store.ping();
-      return { status: "ready", checks: { store: "ok" } };
+      return { status: "ready", checks: { store: "ok", rate_limiter: limiter } };
     } catch (error) {
       request.log.warn({ err: error, request_id: request.id }, "readiness check failed");
-      return sendProblem(request, reply, new ApiError("service_unavailable", "The store is not reachable."));
+      return sendProblem(
+        request,
+        reply,
+        new ApiError("service_unavailable", "The store is not reachable.", {
+          extra: { checks: { store: "unreachable", rate_limiter: limiter } },
+        }),
+      );
     }
   });
   app.get("/openapi.json", { schema: { hide: true } }, async () => app.swagger());
