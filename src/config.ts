@@ -49,6 +49,9 @@ export const configSchema = z.object({
   API_KEY_CACHE_TTL_MS: z.coerce.number().int().min(0).default(2000),
   /** How often the in-memory contractor pool is reloaded from the store (picks up CLI imports). */
   POOL_REFRESH_MS: z.coerce.number().int().min(0).default(30_000),
+  /** Server processes sharing the port (`npm start -- --workers N` overrides). More than one needs
+   * DATABASE_URL and REDIS_URL: the embedded store and the in-memory limiter are per process. */
+  WORKERS: positiveInt.max(64).default(1),
   REQUEST_TIMEOUT_MS: positiveInt.default(30_000),
   SHUTDOWN_GRACE_MS: positiveInt.default(10_000),
 });

@@ -1,20 +1,59 @@
-// Composition root: config -> store -> services -> HTTP transport, with graceful shutdown.
+// Composition root: config -> store -> services -> HTTP transport, with graceful shutdown. With
+// `--workers N` (or WORKERS=N) the primary process prepares the store once and forks N server processes
+// that share the port; it replaces any that dies and stops them all on SIGTERM/SIGINT.
 
+import cluster from "node:cluster";
+import { parseArgs } from "node:util";
 import closeWithGrace from "close-with-grace";
-import { bootstrap } from "./bootstrap.js";
-import { loadConfig } from "./config.js";
+import { ApiKeyService } from "./auth/api-key-service.js";
+import { type BootstrapResult, bootstrap } from "./bootstrap.js";
+import { type Config, loadConfig } from "./config.js";
 import { createLogger } from "./logger.js";
 import { createServices, openStore } from "./services/create-services.js";
 import { buildApp } from "./transports/http/app.js";
 
 const IDEMPOTENCY_PURGE_MS = 60 * 60 * 1000;
+const RESPAWN_DELAY_MS = 1000;
 
-async function main(): Promise<void> {
-  const config = loadConfig();
+function workerCount(config: Config): number {
+  const { values } = parseArgs({
+    args: process.argv.slice(2),
+    options: { workers: { type: "string" } },
+    strict: false,
+  });
+  if (values.workers === undefined) return config.WORKERS;
+  const n = Number(values.workers);
+  if (!Number.isInteger(n) || n < 1 || n > 64) throw new Error("--workers must be an integer from 1 to 64");
+  return n;
+}
+
+function printWelcome(first: BootstrapResult, base: string): void {
+  if (first.seededContractors > 0) {
+    process.stdout.write(`Seeded the sandbox pool with ${first.seededContractors} contractors.\n`);
+  }
+  if (!first.sandboxKey) return;
+  process.stdout.write(
+    [
+      "",
+      "Your sandbox API key (shown once; it matches only the sandbox contractor pool):",
+      `  ${first.sandboxKey}`,
+      "",
+      "Try a quote:",
+      `  curl -s ${base}/api/dispatch/v1/quote \\`,
+      "    -H 'content-type: application/json' \\",
+      `    -H 'x-api-key: ${first.sandboxKey}' \\`,
+      `    -d '{"trade":"plumbing","location":{"state":"TX","zip":"78701"},"urgency":"urgent"}'`,
+      "",
+    ].join("\n"),
+  );
+}
+
+/** One server process. `first` is set when this process prepared the store itself. */
+async function serve(config: Config, prepare: boolean): Promise<void> {
   const logger = createLogger(config);
   const store = openStore(config);
   const services = createServices(config, store, { logger });
-  const first = await bootstrap(store, services.keys);
+  const first = prepare ? await bootstrap(store, services.keys) : null;
   await services.pool.load();
 
   const app = await buildApp(services, { logger });
@@ -27,26 +66,9 @@ async function main(): Promise<void> {
   purge.unref();
 
   const address = await app.listen({ port: config.PORT, host: config.HOST });
-  const base = config.PUBLIC_BASE_URL ?? address;
-  if (first.seededContractors > 0) {
-    process.stdout.write(`Seeded the sandbox pool with ${first.seededContractors} contractors.\n`);
-  }
-  if (first.sandboxKey) {
-    process.stdout.write(
-      [
-        "",
-        "Your sandbox API key (shown once; it matches only the sandbox contractor pool):",
-        `  ${first.sandboxKey}`,
-        "",
-        "Try a quote:",
-        `  curl -s ${base}/api/dispatch/v1/quote \\`,
-        "    -H 'content-type: application/json' \\",
-        `    -H 'x-api-key: ${first.sandboxKey}' \\`,
-        `    -d '{"trade":"plumbing","location":{"state":"TX","zip":"78701"},"urgency":"urgent"}'`,
-        "",
-      ].join("\n"),
-    );
-  }
+  // A worker whose primary is gone stops too (draining first) instead of serving unsupervised.
+  if (cluster.isWorker) process.once("disconnect", () => process.kill(process.pid, "SIGTERM"));
+  if (first) printWelcome(first, config.PUBLIC_BASE_URL ?? address);
 
   closeWithGrace({ delay: config.SHUTDOWN_GRACE_MS }, async ({ err, signal }) => {
     if (err) app.log.error({ err }, "shutting down after an error");
@@ -57,6 +79,57 @@ async function main(): Promise<void> {
     await services.limiter.close();
     await store.close(); // flushes pending group commits
   });
+}
+
+/** The primary of a multi-process server: prepares the store once, then forks and supervises. */
+async function supervise(config: Config, workers: number): Promise<void> {
+  if (!config.DATABASE_URL || !config.REDIS_URL) {
+    throw new Error(
+      `--workers ${workers} needs DATABASE_URL and REDIS_URL: several processes must share one store and one set of rate limits`,
+    );
+  }
+  const logger = createLogger(config);
+  const store = openStore(config);
+  const first = await bootstrap(store, new ApiKeyService(store, 0));
+  await store.close();
+
+  let stopping = false;
+  let announced = false;
+  const fork = () => cluster.fork();
+  cluster.on("listening", (_worker, address) => {
+    if (announced) return;
+    announced = true;
+    const host = address.address?.includes(":") ? `[${address.address}]` : (address.address ?? config.HOST);
+    process.stdout.write(`Server listening at http://${host}:${address.port} with ${workers} workers\n`);
+    printWelcome(first, config.PUBLIC_BASE_URL ?? `http://${host}:${address.port}`);
+  });
+  cluster.on("exit", (worker, code, signal) => {
+    if (stopping) return;
+    logger.error({ pid: worker.process.pid, code, signal }, "worker died; starting a replacement");
+    setTimeout(fork, RESPAWN_DELAY_MS).unref();
+  });
+  for (let i = 0; i < workers; i++) fork();
+
+  closeWithGrace({ delay: config.SHUTDOWN_GRACE_MS + 1000 }, async ({ signal }) => {
+    stopping = true;
+    logger.info({ signal }, "stopping workers");
+    const exits = Object.values(cluster.workers ?? {}).map(
+      (w) =>
+        new Promise<void>((resolve) => {
+          if (!w || w.isDead()) return resolve();
+          w.once("exit", () => resolve());
+          w.process.kill("SIGTERM"); // each worker drains its in-flight requests
+        }),
+    );
+    await Promise.all(exits);
+  });
+}
+
+async function main(): Promise<void> {
+  const config = loadConfig();
+  if (cluster.isWorker) return serve(config, false);
+  const workers = workerCount(config);
+  return workers > 1 ? supervise(config, workers) : serve(config, true);
 }
 
 main().catch((error: unknown) => {

@@ -1,9 +1,12 @@
-// Drops the PostgreSQL schemas the tests create (fd_test_*): leftovers of an interrupted run before the
-// tests start, and this run's after every worker has finished.
+// Drops the PostgreSQL schemas the tests create: this run's once every worker is done, and leftovers of
+// runs that started more than two hours ago (interrupted ones). Another run in progress on the same
+// database keeps its schemas.
 
-import { admin, TEST_SCHEMA_PREFIX } from "./helpers/test-store.js";
+import { admin, runSchemaPrefix, TEST_SCHEMA_PREFIX } from "./helpers/test-store.js";
 
-async function dropTestSchemas(): Promise<void> {
+const STALE_AFTER_MS = 2 * 60 * 60 * 1000;
+
+async function dropSchemas(filter: (name: string) => boolean): Promise<void> {
   const url = process.env.TEST_DATABASE_URL;
   if (!url) return;
   await admin(url, async (c) => {
@@ -11,14 +14,28 @@ async function dropTestSchemas(): Promise<void> {
       "SELECT nspname FROM pg_namespace WHERE nspname LIKE $1",
       [`${TEST_SCHEMA_PREFIX}%`],
     );
-    for (const { nspname } of rows) await c.query(`DROP SCHEMA IF EXISTS "${nspname}" CASCADE`);
+    for (const { nspname } of rows.filter((r) => filter(r.nspname))) {
+      await c.query(`DROP SCHEMA IF EXISTS "${nspname}" CASCADE`);
+    }
   });
 }
 
+function startedAt(schema: string): number | null {
+  const run = schema.slice(TEST_SCHEMA_PREFIX.length).split("_")[0] ?? "";
+  const ms = Number.parseInt(run, 36);
+  return /^[0-9a-z]+$/.test(run) && Number.isFinite(ms) && ms > 1_600_000_000_000 ? ms : null;
+}
+
 export async function setup(): Promise<void> {
-  await dropTestSchemas();
+  // Workers inherit this: every schema of the run carries it.
+  process.env.FD_TEST_RUN = Date.now().toString(36) + Math.random().toString(36).slice(2, 6);
+  await dropSchemas((name) => {
+    const at = startedAt(name);
+    return at === null || Date.now() - at > STALE_AFTER_MS;
+  });
 }
 
 export async function teardown(): Promise<void> {
-  await dropTestSchemas();
+  const prefix = runSchemaPrefix();
+  await dropSchemas((name) => name.startsWith(prefix));
 }

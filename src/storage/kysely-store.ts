@@ -142,10 +142,17 @@ export class KyselyStore implements Store {
   }
 
   async migrate(): Promise<void> {
+    // On PostgreSQL the migration tables live in the schema the store works in (its search_path):
+    // Kysely otherwise finds another schema's migration tables in the same database and skips its own.
+    const schema =
+      this.dialect === "postgres"
+        ? (this.schema ??
+          (await sql<{ s: string }>`select current_schema() as s`.execute(this.db)).rows[0]?.s)
+        : undefined;
     const migrator = new Migrator({
       db: this.db,
       provider: migrationProvider(this.dialect),
-      ...(this.schema ? { migrationTableSchema: this.schema } : {}),
+      ...(schema ? { migrationTableSchema: schema } : {}),
     });
     const { error, results } = await migrator.migrateToLatest();
     const failed = results?.find((r) => r.status === "Error");
@@ -228,9 +235,11 @@ export class KyselyStore implements Store {
     const now = new Date().toISOString();
     await this.db.transaction().execute(async (trx) => {
       for (let i = 0; i < rows.length; i += CHUNK) {
+        // Ids are deterministic for the sandbox pool: a second process seeding at the same time skips them.
         await trx
           .insertInto("contractors")
           .values(rows.slice(i, i + CHUNK).map((c) => toRow(c, now)))
+          .onConflict((oc) => oc.column("id").doNothing())
           .execute();
       }
     });

@@ -20,8 +20,9 @@ export interface ChildServer {
 export async function startChildServer(
   env: Record<string, string>,
   timeoutMs = 30_000,
+  args: string[] = [],
 ): Promise<ChildServer> {
-  const proc = spawn(process.execPath, ["--import", "tsx", "src/main.ts"], {
+  const proc = spawn(process.execPath, ["--import", "tsx", "src/main.ts", ...args], {
     cwd: ROOT,
     env: { ...process.env, PORT: "0", HOST: "127.0.0.1", LOG_LEVEL: "info", ...env },
     stdio: ["ignore", "pipe", "pipe"],

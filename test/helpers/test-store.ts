@@ -28,6 +28,15 @@ export function postgresUrl(): string {
 
 export const TEST_SCHEMA_PREFIX = "fd_test_";
 
+/**
+ * Prefix of the schemas this test run creates: fd_test_<run>_, where <run> (set by the global setup,
+ * inherited by the workers) starts with the run's start time in base 36, so a run only ever drops its
+ * own schemas and the leftovers of runs long finished, never those of another run in progress.
+ */
+export function runSchemaPrefix(): string {
+  return `${TEST_SCHEMA_PREFIX}${process.env.FD_TEST_RUN ?? `solo${process.pid}`}_`;
+}
+
 export function redisUrl(): string {
   const url = process.env.TEST_REDIS_URL;
   if (!url) throw new Error("TEST_LIMITER=redis needs TEST_REDIS_URL (redis://...)");
@@ -46,7 +55,7 @@ export async function admin<T>(url: string, fn: (client: pg.Client) => Promise<T
 
 export async function openPostgresTestStore(poolSize = 4): Promise<TestStore> {
   const url = postgresUrl();
-  const schema = `${TEST_SCHEMA_PREFIX}${process.pid}_${Math.random().toString(36).slice(2, 10)}`;
+  const schema = `${runSchemaPrefix()}${Math.random().toString(36).slice(2, 10)}`;
   await admin(url, (c) => c.query(`CREATE SCHEMA ${schema}`));
   const store = openPostgresStore(url, { poolSize, schema, applicationName: schema });
   return {

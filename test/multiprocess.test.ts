@@ -1,0 +1,134 @@
+// Several processes on one PostgreSQL and one Redis behave as one: the same number of requests admitted
+// on a key, one order per idempotency key, and `--workers 2` serving. Needs TEST_DATABASE_URL and
+// TEST_REDIS_URL (CI sets both).
+
+import { afterAll, describe, expect, it } from "vitest";
+import { ApiKeyService } from "../src/auth/api-key-service.js";
+import { openPostgresStore } from "../src/storage/postgres.js";
+import { type ChildServer, startChildServer } from "./helpers/child-server.js";
+import { admin, postgresUrl, runSchemaPrefix } from "./helpers/test-store.js";
+
+const ready = Boolean(process.env.TEST_DATABASE_URL && process.env.TEST_REDIS_URL);
+const servers: ChildServer[] = [];
+afterAll(async () => {
+  for (const s of servers) await s.kill();
+});
+
+async function freshDatabaseUrl(): Promise<{ url: string; schema: string }> {
+  const schema = `${runSchemaPrefix()}mp${Math.random().toString(36).slice(2, 10)}`;
+  await admin(postgresUrl(), (c) => c.query(`CREATE SCHEMA ${schema}`));
+  const url = new URL(postgresUrl());
+  url.searchParams.set("options", `-c search_path=${schema}`);
+  return { url: url.toString(), schema };
+}
+
+async function env(): Promise<{ vars: Record<string, string>; schema: string }> {
+  const { url, schema } = await freshDatabaseUrl();
+  return {
+    schema,
+    vars: {
+      DATABASE_URL: url,
+      DATABASE_POOL_SIZE: "4",
+      REDIS_URL: process.env.TEST_REDIS_URL as string,
+      REDIS_KEY_PREFIX: `fsd:test:${schema}:`,
+      REDIS_TIMEOUT_MS: "2000",
+      LOG_LEVEL: "info",
+    },
+  };
+}
+
+async function post(url: string, path: string, body: unknown, headers: Record<string, string>) {
+  const res = await fetch(url + path, {
+    method: "POST",
+    headers: { "content-type": "application/json", ...headers },
+    body: JSON.stringify(body),
+  });
+  return { status: res.status, body: (await res.json()) as Record<string, unknown> };
+}
+
+describe.skipIf(!ready)("several processes on one PostgreSQL and one Redis", () => {
+  it("admit what one process would on one key, and create one order per idempotency key", async () => {
+    const { vars, schema } = await env();
+    const a = await startChildServer(vars);
+    servers.push(a);
+    const key = (await a.waitFor(/(fsd_test_[0-9A-Za-z]{36})/))[1] ?? "";
+    const b = await startChildServer(vars);
+    servers.push(b);
+    const urls = [a.baseUrl, b.baseUrl];
+
+    const job = { trade: "plumbing", location: { state: "TX", zip: "78701" } };
+    const quotes = await Promise.all(
+      Array.from({ length: 300 }, (_, i) =>
+        post(urls[i % 2] as string, "/api/dispatch/v1/quote", job, { "x-api-key": key }),
+      ),
+    );
+    const admitted = quotes.filter((r) => r.status === 200).length;
+    expect(quotes.every((r) => r.status === 200 || r.status === 429)).toBe(true);
+    // One process admits the burst of 200 (plus what refills during the run: 100 a minute).
+    expect(Math.abs(admitted - 200)).toBeLessThanOrEqual(1);
+
+    // A key with room for the race, so the first key's spent bucket does not interfere.
+    const store = openPostgresStore(vars.DATABASE_URL as string, { poolSize: 1, schema });
+    const orderKey = (
+      await new ApiKeyService(store, 0).issue({
+        accountName: "race",
+        mode: "test",
+        ratePerMinute: 100_000,
+        burst: 100_000,
+      })
+    ).key;
+    await store.close();
+    const other = await startChildServer({ ...vars });
+    servers.push(other);
+    const order = { ...job, description: "One order, many retries" };
+    const results = await Promise.all(
+      Array.from({ length: 50 }, (_, i) =>
+        post([a.baseUrl, b.baseUrl, other.baseUrl][i % 3] as string, "/api/dispatch/v1/order", order, {
+          "x-api-key": orderKey,
+          "idempotency-key": "race-1",
+        }),
+      ),
+    );
+    expect(results.every((r) => r.status === 200 || r.status === 409)).toBe(true);
+    const created = new Set(results.filter((r) => r.status === 200).map((r) => r.body.order_id));
+    expect(created.size).toBe(1);
+    const counted = await admin(postgresUrl(), (c) =>
+      c.query<{ n: number }>(`SELECT count(*)::int AS n FROM ${schema}.orders WHERE description = $1`, [
+        order.description,
+      ]),
+    );
+    expect(counted.rows[0]?.n).toBe(1);
+  }, 120_000);
+});
+
+describe.skipIf(!ready)("--workers", () => {
+  it("runs N processes sharing the port and stops them all cleanly", async () => {
+    const { vars } = await env();
+    const server = await startChildServer(vars, 60_000, ["--workers", "2"]);
+    servers.push(server);
+    await server.waitFor(/with 2 workers/);
+    const key = (await server.waitFor(/(fsd_test_[0-9A-Za-z]{36})/))[1] ?? "";
+    const results = await Promise.all(
+      Array.from({ length: 20 }, () =>
+        post(
+          server.baseUrl,
+          "/api/dispatch/v1/order",
+          { trade: "hvac", location: { state: "NY" }, description: "x" },
+          {
+            "x-api-key": key,
+          },
+        ),
+      ),
+    );
+    expect(results.every((r) => r.status === 200)).toBe(true);
+    const exited = new Promise<number | null>((resolve) => server.proc.once("exit", (code) => resolve(code)));
+    server.proc.kill("SIGTERM");
+    expect(await exited).toBe(0);
+  }, 120_000);
+
+  it("refuses several workers without a shared store and limiter", async () => {
+    await expect(startChildServer({ DATA_DIR: "/tmp/fd-never" }, 30_000, ["--workers", "2"])).rejects.toThrow(
+      /needs DATABASE_URL and REDIS_URL/,
+    );
+  });
+});
