@@ -69,7 +69,10 @@ export class MemoryRateLimiter implements RateLimiter {
   private readonly tats = new Map<string, number>();
   private readonly sweeper: NodeJS.Timeout;
 
-  constructor(private readonly now: () => number = Date.now) {
+  constructor(
+    private readonly now: () => number = Date.now,
+    private readonly onDecision?: (allowed: boolean) => void,
+  ) {
     // Drop keys whose bucket has refilled completely: they carry no state.
     this.sweeper = setInterval(() => this.sweep(), 60_000);
     this.sweeper.unref();
@@ -79,6 +82,7 @@ export class MemoryRateLimiter implements RateLimiter {
     const now = this.now();
     const { decision, newTat } = gcraDecide(this.tats.get(key), now, policy);
     if (newTat !== undefined) this.tats.set(key, newTat);
+    this.onDecision?.(decision.allowed);
     return decision;
   }
 

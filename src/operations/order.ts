@@ -162,7 +162,11 @@ export const orderOperation = defineOperation({
         await tx.insertOrder(row);
         return true;
       });
-      if (stored) reserved = null; // the order holds the job now
+      if (stored) {
+        reserved = null; // the order holds the job now
+        if (row.dispatch_latency_ms !== null)
+          services.metrics.dispatchLatency.observe(row.dispatch_latency_ms / 1000);
+      }
       if (!stored && idemKey !== undefined) {
         const winner = await services.store.findIdempotency(
           principal.accountId,

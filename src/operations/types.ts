@@ -5,6 +5,7 @@ import type { z } from "zod";
 import type { ApiKeyService, Principal } from "../auth/api-key-service.js";
 import type { RateLimiter } from "../auth/rate-limiter.js";
 import type { Config } from "../config.js";
+import type { Metrics } from "../metrics.js";
 import type { ContractorPool } from "../services/contractor-pool.js";
 import type { Store } from "../storage/store.js";
 
@@ -14,6 +15,7 @@ export interface Services {
   pool: ContractorPool;
   keys: ApiKeyService;
   limiter: RateLimiter;
+  metrics: Metrics;
   /** Idempotency keys whose first request is still running in this process. */
   inflightIdempotency: Set<string>;
   now(): Date;

@@ -6,6 +6,7 @@ import { ApiKeyService } from "../auth/api-key-service.js";
 import { MemoryRateLimiter, type RateLimiter } from "../auth/rate-limiter.js";
 import { RedisRateLimiter } from "../auth/redis-rate-limiter.js";
 import type { Config } from "../config.js";
+import { Metrics } from "../metrics.js";
 import type { Services } from "../operations/types.js";
 import { openPostgresStore } from "../storage/postgres.js";
 import { openSqliteStore } from "../storage/sqlite.js";
@@ -20,8 +21,12 @@ export function openStore(config: Config): Store {
 }
 
 /** The limiter the configuration selects: shared on Redis with REDIS_URL, else in memory. */
-export function createLimiter(config: Config, logger?: FastifyBaseLogger): RateLimiter {
-  if (!config.REDIS_URL) return new MemoryRateLimiter();
+export function createLimiter(config: Config, logger?: FastifyBaseLogger, metrics?: Metrics): RateLimiter {
+  if (!config.REDIS_URL) {
+    return new MemoryRateLimiter(Date.now, (allowed) =>
+      metrics?.limiterDecisions.inc({ source: "memory", outcome: allowed ? "allowed" : "limited" }),
+    );
+  }
   return new RedisRateLimiter(config.REDIS_URL, {
     timeoutMs: config.REDIS_TIMEOUT_MS,
     keyPrefix: config.REDIS_KEY_PREFIX,
@@ -39,14 +44,17 @@ export function createLimiter(config: Config, logger?: FastifyBaseLogger): RateL
 export function createServices(
   config: Config,
   store: Store,
-  options: { limiter?: RateLimiter; now?: () => Date; logger?: FastifyBaseLogger } = {},
+  options: { limiter?: RateLimiter; now?: () => Date; logger?: FastifyBaseLogger; metrics?: Metrics } = {},
 ): Services {
+  const metrics = options.metrics ?? new Metrics();
+  metrics.watchStore(store);
   return {
+    metrics,
     config,
     store,
     pool: new ContractorPool(store),
     keys: new ApiKeyService(store, config.API_KEY_CACHE_TTL_MS),
-    limiter: options.limiter ?? createLimiter(config, options.logger),
+    limiter: options.limiter ?? createLimiter(config, options.logger, metrics),
     inflightIdempotency: new Set(),
     now: options.now ?? (() => new Date()),
   };

@@ -35,6 +35,11 @@ export class GroupCommitter<Tx> {
     });
   }
 
+  /** Writes waiting for a commit (not counting the batch being committed). */
+  get depth(): number {
+    return this.queue.length;
+  }
+
   /** Resolves once every submitted write has settled. */
   flushed(): Promise<void> {
     return this.running ? this.idle : Promise.resolve();

@@ -141,6 +141,10 @@ export class KyselyStore implements Store {
     );
   }
 
+  queueDepth(): number {
+    return this.committer.depth;
+  }
+
   async migrate(): Promise<void> {
     // On PostgreSQL the migration tables live in the schema the store works in (its search_path):
     // Kysely otherwise finds another schema's migration tables in the same database and skips its own.

@@ -36,5 +36,8 @@ export function openPostgresStore(url: string, options: PostgresOptions): Kysely
     client.on("error", () => {});
   });
   const db = new Kysely<Database>({ dialect: new PostgresDialect({ pool }) });
-  return new KyselyStore(db, "postgres", options.schema);
+  const store = new KyselyStore(db, "postgres", options.schema);
+  return Object.assign(store, {
+    pool: () => ({ total: pool.totalCount, idle: pool.idleCount, waiting: pool.waitingCount }),
+  });
 }

@@ -35,6 +35,10 @@ export interface WriteTx {
 export interface Store {
   readonly dialect: "sqlite" | "postgres";
   migrate(): Promise<void>;
+  /** Writes waiting for the next group commit. */
+  queueDepth(): number;
+  /** Connection pool use, where the store has a pool (PostgreSQL). */
+  pool?(): { total: number; idle: number; waiting: number };
   ping(): Promise<void>;
   close(): Promise<void>;
 

@@ -163,8 +163,15 @@ export async function buildApp(services: Services, options: AppOptions = {}): Pr
     reply.header("Request-Id", request.id);
     done();
   });
-  if (config.LOG_REQUESTS && ["trace", "debug", "info"].includes(config.LOG_LEVEL)) {
-    app.addHook("onResponse", (request, reply, done) => {
+  const logRequests = config.LOG_REQUESTS && ["trace", "debug", "info"].includes(config.LOG_LEVEL);
+  const { metrics } = services;
+  app.addHook("onResponse", (request, reply, done) => {
+    const operation =
+      (request.routeOptions.config as { operation?: string } | undefined)?.operation ?? "other";
+    const status = String(reply.statusCode);
+    metrics.requests.inc({ operation, method: request.method, status });
+    metrics.duration.observe({ operation, status }, reply.elapsedTime / 1000);
+    if (logRequests) {
       request.log.info(
         {
           request_id: request.id,
@@ -175,9 +182,9 @@ export async function buildApp(services: Services, options: AppOptions = {}): Pr
         },
         "request completed",
       );
-      done();
-    });
-  }
+    }
+    done();
+  });
 
   app.setErrorHandler(handleError);
 
@@ -226,6 +233,7 @@ export async function buildApp(services: Services, options: AppOptions = {}): Pr
       method: op.http.method,
       url: op.http.path,
       schema: routeSchema(op),
+      config: { operation: op.id },
       // Gate before the body is read: 503, 401 and 429 never depend on what an unauthenticated caller sent.
       onRequest: (request, _reply, done) => {
         const apiKey = request.headers["x-api-key"];
@@ -301,6 +309,14 @@ export async function buildApp(services: Services, options: AppOptions = {}): Pr
     }
   });
   app.get("/openapi.json", { schema: { hide: true } }, async () => app.swagger());
+  app.get(
+    "/metrics",
+    { schema: { hide: true }, config: { operation: "metrics" } },
+    async (_request, reply) => {
+      reply.type(metrics.registry.contentType);
+      return metrics.registry.metrics();
+    },
+  );
   app.get("/problems/:code", { schema: { hide: true } }, async (request, reply) => {
     const { code } = request.params as { code: string };
     if (!(ERROR_CODE_LIST as string[]).includes(code)) {

@@ -1,0 +1,83 @@
+// Operational metrics in Prometheus format (prom-client), one registry per app instance: requests by
+// operation and status, their duration, dispatch latency, limiter decisions, store pool use and the
+// group-commit queue.
+
+import { Counter, collectDefaultMetrics, Gauge, Histogram, Registry } from "prom-client";
+
+export interface StoreGauges {
+  /** Connections of the store's pool: total, idle, and requests waiting for one (PostgreSQL). */
+  pool?(): { total: number; idle: number; waiting: number };
+  /** Writes waiting for the next group commit. */
+  queueDepth(): number;
+}
+
+export class Metrics {
+  readonly registry = new Registry();
+  readonly requests: Counter<"operation" | "method" | "status">;
+  readonly duration: Histogram<"operation" | "status">;
+  readonly dispatchLatency: Histogram;
+  readonly limiterDecisions: Counter<"source" | "outcome">;
+  readonly limiterFallback: Gauge;
+
+  constructor(options: { defaultMetrics?: boolean } = {}) {
+    const registers = [this.registry];
+    if (options.defaultMetrics ?? true) collectDefaultMetrics({ register: this.registry });
+    this.requests = new Counter({
+      name: "fsd_http_requests_total",
+      help: "HTTP requests answered, by operation, method and status.",
+      labelNames: ["operation", "method", "status"],
+      registers,
+    });
+    this.duration = new Histogram({
+      name: "fsd_http_request_duration_seconds",
+      help: "Time from request arrival to response, by operation and status.",
+      labelNames: ["operation", "status"],
+      buckets: [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5],
+      registers,
+    });
+    this.dispatchLatency = new Histogram({
+      name: "fsd_dispatch_latency_seconds",
+      help: "Order request received to contractor matched (orders that were matched).",
+      buckets: [0.0001, 0.00025, 0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.1, 0.34, 1],
+      registers,
+    });
+    this.limiterDecisions = new Counter({
+      name: "fsd_rate_limiter_decisions_total",
+      help: "Rate-limit decisions, by where they were made (redis, memory) and outcome (allowed, limited).",
+      labelNames: ["source", "outcome"],
+      registers,
+    });
+    this.limiterFallback = new Gauge({
+      name: "fsd_rate_limiter_fallback",
+      help: "1 while the shared limiter is unavailable and each process limits in memory.",
+      registers,
+    });
+  }
+
+  /** Registers the store's gauges, read at scrape time. */
+  watchStore(store: StoreGauges): void {
+    const registers = [this.registry];
+    new Gauge({
+      name: "fsd_store_write_queue_depth",
+      help: "Writes waiting for the next group commit.",
+      registers,
+      collect() {
+        this.set(store.queueDepth());
+      },
+    });
+    const pool = store.pool?.bind(store);
+    if (!pool) return;
+    new Gauge({
+      name: "fsd_store_pool_connections",
+      help: "Store pool connections by state (total, idle) and requests waiting for one.",
+      labelNames: ["state"],
+      registers,
+      collect() {
+        const p = pool();
+        this.set({ state: "total" }, p.total);
+        this.set({ state: "idle" }, p.idle);
+        this.set({ state: "waiting" }, p.waiting);
+      },
+    });
+  }
+}
