@@ -1,6 +1,8 @@
 // Group commit: writes submitted while a commit is in flight are gathered into the next transaction, so
 // one durable commit (one fsync) acknowledges many requests. A batch that fails is retried one write per
-// transaction, so one bad write cannot fail its neighbours.
+// transaction, so one bad write cannot fail its neighbours. `lanes` batches may commit at once: 1 for
+// SQLite (one connection, one writer), more for a pooled server database, where a batch's round trips
+// would otherwise leave the pool idle.
 
 export type RunInTransaction<Tx> = <T>(work: (tx: Tx) => Promise<T>) => Promise<T>;
 
@@ -12,24 +14,27 @@ interface Pending<Tx> {
 
 export class GroupCommitter<Tx> {
   private queue: Pending<Tx>[] = [];
-  private running = false;
+  private active = 0;
   private idle: Promise<void> = Promise.resolve();
   private markIdle: () => void = () => {};
 
   constructor(
     private readonly transaction: RunInTransaction<Tx>,
     private readonly maxBatch = 256,
+    private readonly lanes = 1,
   ) {}
 
   submit<T>(work: (tx: Tx) => Promise<T>): Promise<T> {
     return new Promise<T>((resolve, reject) => {
       this.queue.push({ work, resolve: resolve as (v: unknown) => void, reject });
-      if (!this.running) {
-        this.running = true;
-        this.idle = new Promise((r) => {
-          this.markIdle = r;
-        });
-        // Let the requests that are already being processed in this tick join the first batch.
+      if (this.active < this.lanes) {
+        if (this.active === 0) {
+          this.idle = new Promise((r) => {
+            this.markIdle = r;
+          });
+        }
+        this.active++;
+        // Let the requests that are already being processed in this tick join the batch.
         setImmediate(() => void this.drain());
       }
     });
@@ -42,7 +47,7 @@ export class GroupCommitter<Tx> {
 
   /** Resolves once every submitted write has settled. */
   flushed(): Promise<void> {
-    return this.running ? this.idle : Promise.resolve();
+    return this.active > 0 ? this.idle : Promise.resolve();
   }
 
   private async drain(): Promise<void> {
@@ -50,8 +55,8 @@ export class GroupCommitter<Tx> {
       const batch = this.queue.splice(0, this.maxBatch);
       await this.commitBatch(batch);
     }
-    this.running = false;
-    this.markIdle();
+    this.active--;
+    if (this.active === 0) this.markIdle();
   }
 
   private async commitBatch(batch: Pending<Tx>[]): Promise<void> {

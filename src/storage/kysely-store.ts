@@ -134,10 +134,14 @@ export class KyselyStore implements Store {
     readonly dialect: Dialect,
     /** PostgreSQL schema the store works in, when not the default (the migration tables live there too). */
     readonly schema?: string,
+    /** Group commits that may run at once (1 for SQLite's single writer). */
+    commitLanes = 1,
   ) {
     const inserts = { orders: new PreparedInsert("orders"), quotes: new PreparedInsert("quotes") };
-    this.committer = new GroupCommitter<WriteTx>((work) =>
-      this.db.transaction().execute((trx) => work(writeTx(trx, inserts))),
+    this.committer = new GroupCommitter<WriteTx>(
+      (work) => this.db.transaction().execute((trx) => work(writeTx(trx, inserts))),
+      256,
+      commitLanes,
     );
   }
 

@@ -36,7 +36,13 @@ export function openPostgresStore(url: string, options: PostgresOptions): Kysely
     client.on("error", () => {});
   });
   const db = new Kysely<Database>({ dialect: new PostgresDialect({ pool }) });
-  const store = new KyselyStore(db, "postgres", options.schema);
+  // Up to half the pool commits batches at once; the other half serves reads meanwhile.
+  const store = new KyselyStore(
+    db,
+    "postgres",
+    options.schema,
+    Math.max(1, Math.floor(options.poolSize / 2)),
+  );
   return Object.assign(store, {
     pool: () => ({ total: pool.totalCount, idle: pool.idleCount, waiting: pool.waitingCount }),
   });

@@ -1,0 +1,56 @@
+import { describe, expect, it } from "vitest";
+import { GroupCommitter } from "../../src/storage/group-commit.js";
+
+/** A fake transaction runner that records how many transactions overlap. */
+function recorder(delayMs: number) {
+  let open = 0;
+  const stats = { transactions: 0, maxOpen: 0 };
+  const run = async <T>(work: (tx: null) => Promise<T>): Promise<T> => {
+    open++;
+    stats.transactions++;
+    stats.maxOpen = Math.max(stats.maxOpen, open);
+    try {
+      await new Promise((r) => setTimeout(r, delayMs));
+      return await work(null);
+    } finally {
+      open--;
+    }
+  };
+  return { run, stats };
+}
+
+describe("group commit", () => {
+  it("gathers writes submitted together into one transaction", async () => {
+    const { run, stats } = recorder(5);
+    const c = new GroupCommitter<null>(run);
+    const results = await Promise.all(Array.from({ length: 20 }, (_, i) => c.submit(async () => i)));
+    expect(results).toEqual(Array.from({ length: 20 }, (_, i) => i));
+    expect(stats.transactions).toBe(1);
+  });
+
+  it("commits one batch at a time with one lane, and several at once with more", async () => {
+    for (const lanes of [1, 3]) {
+      const { run, stats } = recorder(20);
+      const c = new GroupCommitter<null>(run, 2, lanes);
+      await Promise.all(Array.from({ length: 12 }, (_, i) => c.submit(async () => i)));
+      await c.flushed();
+      expect(stats.maxOpen).toBe(lanes);
+    }
+  });
+
+  it("isolates a failing write: its neighbours commit, it alone is rejected", async () => {
+    const { run, stats } = recorder(1);
+    const c = new GroupCommitter<null>(run);
+    const results = await Promise.allSettled(
+      [1, 2, 3].map((i) =>
+        c.submit(async () => {
+          if (i === 2) throw new Error("bad write");
+          return i;
+        }),
+      ),
+    );
+    expect(results.map((r) => r.status)).toEqual(["fulfilled", "rejected", "fulfilled"]);
+    // One batch that failed, then one transaction per write.
+    expect(stats.transactions).toBe(4);
+  });
+});
