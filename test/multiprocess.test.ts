@@ -101,6 +101,62 @@ describe.skipIf(!ready)("several processes on one PostgreSQL and one Redis", () 
   }, 120_000);
 });
 
+describe.skipIf(!ready)("contractor capacity across processes", () => {
+  it("never assigns a contractor more jobs than its capacity when two processes take orders at once", async () => {
+    const { vars, schema } = await env();
+    const a = await startChildServer(vars);
+    servers.push(a);
+    const store = openPostgresStore(vars.DATABASE_URL as string, { poolSize: 1, schema });
+    await store.upsertLiveContractors([
+      {
+        id: "ctr_capacity3",
+        pool: "live",
+        externalRef: "cap-3",
+        name: "Three Jobs Plumbing",
+        email: null,
+        phone: null,
+        homeZip: "78701",
+        trades: ["plumbing"],
+        states: ["TX"],
+        lat: 30.27,
+        lon: -97.74,
+        serviceRadiusMiles: null,
+        hourlyRateCents: 9000,
+        emergencyCapable: true,
+        maxActiveJobs: 3,
+        rating: 4.5,
+        responseMinutes: 60,
+        active: true,
+        excluded: false,
+      },
+    ]);
+    const key = (
+      await new ApiKeyService(store, 0).issue({
+        accountName: "cap",
+        mode: "live",
+        burst: 1000,
+        ratePerMinute: 1000,
+      })
+    ).key;
+    await store.close();
+    // Started after the import: both processes load the contractor with no jobs.
+    const b = await startChildServer(vars);
+    servers.push(b);
+    await fetch(`${a.baseUrl}/readyz`);
+    const c = await startChildServer(vars);
+    servers.push(c);
+    const order = { trade: "plumbing", location: { state: "TX", zip: "78701" }, description: "Leak" };
+    const results = await Promise.all(
+      Array.from({ length: 20 }, (_, i) =>
+        post([b.baseUrl, c.baseUrl][i % 2] as string, "/api/dispatch/v1/order", order, { "x-api-key": key }),
+      ),
+    );
+    expect(results.every((r) => r.status === 200)).toBe(true);
+    expect(results.filter((r) => r.body.contractor_ref === "ctr-capacity3")).toHaveLength(3);
+    expect(results.filter((r) => r.body.status === "needs_dispatcher")).toHaveLength(17);
+  }, 120_000);
+});
+
 describe.skipIf(!ready)("--workers", () => {
   it("runs N processes sharing the port and stops them all cleanly", async () => {
     const { vars } = await env();

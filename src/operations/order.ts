@@ -4,6 +4,7 @@
 import { createHash } from "node:crypto";
 import { z } from "zod";
 import { canonicalJson } from "../canonical-json.js";
+import type { RankedCandidate } from "../domain/matching.js";
 import { ApiError } from "../errors.js";
 import { newId } from "../ids.js";
 import type { IdempotencyKeysTable, OrdersTable } from "../storage/schema.js";
@@ -103,17 +104,18 @@ export const orderOperation = defineOperation({
       const job = resolveJob(input);
       const result = matchJob(services, job, principal.livemode);
       const matchedHr = process.hrtime.bigint();
-      const chosen = result.chosen;
-      // Take the contractor's capacity now, in the same tick as the match: concurrent orders matched
-      // while this one is being written must see it. Given back if the order is not written.
-      if (chosen) {
-        services.pool.index.addJob(chosen.contractor.id);
-        reserved = chosen.contractor.id;
+      // Take the best candidate's capacity in memory now, in the same tick as the match, so concurrent
+      // orders of this process see it; the store's conditional reservation below is the authority
+      // across processes. Given back if the order ends up elsewhere or is not written.
+      if (result.chosen) {
+        services.pool.index.addJob(result.chosen.contractor.id);
+        reserved = result.chosen.contractor.id;
       }
       const now = services.now();
       const nowIso = now.toISOString();
-      const row: OrdersTable = {
-        id: newId("ord"),
+      const id = newId("ord");
+      const build = (chosen: RankedCandidate | null): OrdersTable => ({
+        id,
         account_id: principal.accountId,
         livemode: principal.livemode ? 1 : 0,
         status: chosen ? "assigned" : "needs_dispatcher",
@@ -138,9 +140,18 @@ export const orderOperation = defineOperation({
         dispatch_latency_ms: chosen ? Number(matchedHr - ctx.receivedHr) / 1e6 : null,
         created_at: nowIso,
         updated_at: nowIso,
-      };
-      const view = orderView(row, ctx.baseUrl);
-      const stored = await services.store.write(async (tx) => {
+      });
+      const written = await services.store.write(async (tx) => {
+        // The best-ranked candidate that still has capacity in the store takes the job.
+        let chosen: RankedCandidate | null = null;
+        for (const candidate of result.ranked) {
+          if (await tx.reserveContractor(candidate.contractor.id)) {
+            chosen = candidate;
+            break;
+          }
+        }
+        const row = build(chosen);
+        const view = orderView(row, ctx.baseUrl);
         if (idemKey !== undefined) {
           const claimed = await tx.claimIdempotency(
             {
@@ -157,27 +168,37 @@ export const orderOperation = defineOperation({
             nowIso,
           );
           // Another process stored this key first: its order stands, ours is not written.
-          if (!claimed) return false;
+          if (!claimed) {
+            if (chosen) await tx.releaseContractor(chosen.contractor.id);
+            return null;
+          }
         }
         await tx.insertOrder(row);
-        return true;
+        return { row, view };
       });
-      if (stored) {
+      if (written) {
+        const holder = written.row.contractor_id;
+        if (holder !== reserved) {
+          if (reserved !== null) services.pool.index.releaseJob(reserved);
+          if (holder !== null) services.pool.index.addJob(holder);
+        }
         reserved = null; // the order holds the job now
-        if (row.dispatch_latency_ms !== null)
-          services.metrics.dispatchLatency.observe(row.dispatch_latency_ms / 1000);
+        if (written.row.dispatch_latency_ms !== null) {
+          services.metrics.dispatchLatency.observe(written.row.dispatch_latency_ms / 1000);
+        }
       }
-      if (!stored && idemKey !== undefined) {
+      if (written === null) {
+        // Only a lost idempotency claim writes nothing: answer with the winner's response.
         const winner = await services.store.findIdempotency(
           principal.accountId,
           principal.livemode,
-          idemKey,
+          idemKey as string,
           nowIso,
         );
         if (!winner) throw new Error("idempotency record vanished after a conflict");
         return replay(ctx, winner, hash) as never;
       }
-      return view;
+      return written.view;
     } finally {
       if (reserved !== null) services.pool.index.releaseJob(reserved);
       if (idemKey !== undefined) services.inflightIdempotency.delete(scope);

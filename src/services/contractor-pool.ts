@@ -4,9 +4,6 @@
 import { ContractorIndex } from "../domain/contractor-index.js";
 import type { Store } from "../storage/store.js";
 
-/** Order statuses in which an order occupies its contractor's capacity. */
-export const ACTIVE_ORDER_STATUSES = ["assigned"] as const;
-
 export class ContractorPool {
   readonly index = new ContractorIndex();
   private timer: NodeJS.Timeout | undefined;
@@ -18,7 +15,7 @@ export class ContractorPool {
     const [version, contractors, jobs] = await Promise.all([
       this.store.contractorsVersion(),
       this.store.loadContractors(),
-      this.store.activeJobCounts(ACTIVE_ORDER_STATUSES),
+      this.store.activeJobCounts(),
     ]);
     this.index.replace(contractors, jobs);
     this.version = version;

@@ -1,7 +1,15 @@
 // The one storage implementation, on Kysely. SQL stays dialect-neutral; the SQLite-specific part is only
 // how the connection is opened (WAL, full sync) in sqlite.ts.
 
-import { CompiledQuery, type Kysely, Migrator, sql, type Transaction } from "kysely";
+import {
+  CompiledQuery,
+  type Insertable,
+  type Kysely,
+  Migrator,
+  type Selectable,
+  sql,
+  type Transaction,
+} from "kysely";
 import type { Contractor } from "../domain/contractor.js";
 import type { StateCode } from "../domain/states.js";
 import type { TradeCode } from "../domain/trades.js";
@@ -18,7 +26,7 @@ import type {
 } from "./schema.js";
 import type { NewContractor, OrderCounts, Store, WriteTx } from "./store.js";
 
-function toContractor(row: ContractorsTable): Contractor {
+function toContractor(row: Selectable<ContractorsTable>): Contractor {
   return {
     id: row.id,
     pool: row.pool,
@@ -37,7 +45,7 @@ function toContractor(row: ContractorsTable): Contractor {
   };
 }
 
-function toRow(c: NewContractor, now: string): ContractorsTable {
+function toRow(c: NewContractor, now: string): Insertable<ContractorsTable> {
   return {
     id: c.id,
     pool: c.pool,
@@ -100,6 +108,23 @@ function writeTx(
     },
     async insertQuote(row) {
       await trx.executeQuery(inserts.quotes.query(trx, row));
+    },
+    async reserveContractor(contractorId) {
+      const result = await trx
+        .updateTable("contractors")
+        .set((eb) => ({ active_jobs: eb("active_jobs", "+", 1) }))
+        .where("id", "=", contractorId)
+        .whereRef("active_jobs", "<", "max_active_jobs")
+        .executeTakeFirst();
+      return Number(result.numUpdatedRows) > 0;
+    },
+    async releaseContractor(contractorId) {
+      await trx
+        .updateTable("contractors")
+        .set((eb) => ({ active_jobs: eb("active_jobs", "-", 1) }))
+        .where("id", "=", contractorId)
+        .where("active_jobs", ">", 0)
+        .execute();
     },
     async claimIdempotency(row: IdempotencyKeysTable, now: string) {
       const result = await trx
@@ -291,16 +316,13 @@ export class KyselyStore implements Store {
     return `${Number(row.n)}|${row.latest ?? ""}`;
   }
 
-  async activeJobCounts(activeStatuses: readonly string[]): Promise<Array<[string, number]>> {
-    if (activeStatuses.length === 0) return [];
+  async activeJobCounts(): Promise<Array<[string, number]>> {
     const rows = await this.db
-      .selectFrom("orders")
-      .select(["contractor_id", (eb) => eb.fn.countAll<number>().as("n")])
-      .where("contractor_id", "is not", null)
-      .where("status", "in", activeStatuses)
-      .groupBy("contractor_id")
+      .selectFrom("contractors")
+      .select(["id", "active_jobs"])
+      .where("active_jobs", ">", 0)
       .execute();
-    return rows.map((r) => [r.contractor_id as string, Number(r.n)]);
+    return rows.map((r) => [r.id, Number(r.active_jobs)]);
   }
 
   findOrder(id: string, accountId: string, livemode: boolean): Promise<OrdersTable | undefined> {

@@ -1,3 +1,4 @@
+import type { Generated } from "kysely";
 // Table types for Kysely. Columns are dialect-neutral: text ids and ISO-8601 UTC timestamps (which sort
 // as text), integer cents, integer 0/1 flags, JSON kept as text.
 
@@ -36,6 +37,8 @@ export interface ContractorsTable {
   hourly_rate_cents: number;
   emergency_capable: number;
   max_active_jobs: number;
+  /** Jobs currently held (reserved in the order's transaction); at most max_active_jobs. */
+  active_jobs: Generated<number>;
   rating: number;
   response_minutes: number;
   active: number;

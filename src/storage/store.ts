@@ -28,6 +28,10 @@ export interface OrderCounts {
 export interface WriteTx {
   insertOrder(row: OrdersTable): Promise<void>;
   insertQuote(row: QuotesTable): Promise<void>;
+  /** Takes one unit of a contractor's capacity if it has any left; returns whether it did. */
+  reserveContractor(contractorId: string): Promise<boolean>;
+  /** Gives back a unit taken with reserveContractor in the same transaction. */
+  releaseContractor(contractorId: string): Promise<void>;
   /** Stores an idempotency record unless a live (unexpired) one exists; returns whether it was stored. */
   claimIdempotency(row: IdempotencyKeysTable, now: string): Promise<boolean>;
 }
@@ -60,8 +64,8 @@ export interface Store {
   loadContractors(): Promise<Contractor[]>;
   /** Changes whenever a contractor is added or updated: lets a running server skip needless reloads. */
   contractorsVersion(): Promise<string>;
-  /** Active job counts per contractor (orders currently assigned to them). */
-  activeJobCounts(activeStatuses: readonly string[]): Promise<Array<[string, number]>>;
+  /** Jobs each contractor currently holds (those with any). */
+  activeJobCounts(): Promise<Array<[string, number]>>;
 
   findOrder(id: string, accountId: string, livemode: boolean): Promise<OrdersTable | undefined>;
   findIdempotency(

@@ -200,14 +200,18 @@ export function runStoreContract(name: string, open: () => Promise<Store>) {
       ).toBeNull();
     });
 
-    it("counts active jobs per contractor", async () => {
-      const acct = (await store.ensureAccount("jobs")).id;
-      for (let i = 0; i < 3; i++) {
-        await store.write((tx) => tx.insertOrder(order({ account_id: acct, contractor_id: "ctr_busy" })));
-      }
-      const counts = new Map(await store.activeJobCounts(["assigned"]));
-      expect(counts.get("ctr_busy")).toBe(3);
-      expect(await store.activeJobCounts([])).toEqual([]);
+    it("reserves contractor capacity atomically, up to the maximum, and counts it", async () => {
+      await store.insertContractors([
+        { ...liveContractor({ id: "ctr_busy", maxActiveJobs: 3 }), externalRef: "busy" },
+      ]);
+      const results = await Promise.all(
+        Array.from({ length: 5 }, () => store.write((tx) => tx.reserveContractor("ctr_busy"))),
+      );
+      expect(results.filter(Boolean)).toHaveLength(3);
+      expect(new Map(await store.activeJobCounts()).get("ctr_busy")).toBe(3);
+      await store.write((tx) => tx.releaseContractor("ctr_busy"));
+      expect(new Map(await store.activeJobCounts()).get("ctr_busy")).toBe(2);
+      expect(await store.write((tx) => tx.reserveContractor("ctr_nobody"))).toBe(false);
     });
   });
 }

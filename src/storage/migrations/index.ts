@@ -3,12 +3,13 @@
 
 import type { Migration, MigrationProvider } from "kysely";
 import { migration0001 } from "./0001-initial.js";
+import { migration0002 } from "./0002-contractor-capacity.js";
 
 export type Dialect = "sqlite" | "postgres";
 
 const MIGRATIONS: Record<Dialect, Record<string, Migration>> = {
-  sqlite: { "0001-initial": migration0001 },
-  postgres: { "0001-initial": migration0001 },
+  sqlite: { "0001-initial": migration0001, "0002-contractor-capacity": migration0002 },
+  postgres: { "0001-initial": migration0001, "0002-contractor-capacity": migration0002 },
 };
 
 export function migrationProvider(dialect: Dialect): MigrationProvider {
