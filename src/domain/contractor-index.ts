@@ -16,7 +16,6 @@ function bucketKey(pool: Pool, trade: TradeCode, state: StateCode): string {
 export class ContractorIndex {
   private buckets = new Map<string, CandidateSet>();
   private slots = new Map<string, number>();
-  private byId = new Map<string, Contractor>();
   /** Active jobs per contractor slot. */
   jobs: Int32Array = new Int32Array(0);
 
@@ -27,11 +26,9 @@ export class ContractorIndex {
       { contractors: Contractor[]; slots: number[]; trade: TradeCode; state: StateCode }
     >();
     const slots = new Map<string, number>();
-    const byId = new Map<string, Contractor>();
     for (const c of contractors) {
       const slot = slots.size;
       slots.set(c.id, slot);
-      byId.set(c.id, c);
       for (const trade of c.trades) {
         for (const state of c.states) {
           const key = bucketKey(c.pool, trade, state);
@@ -56,23 +53,11 @@ export class ContractorIndex {
     }
     this.buckets = buckets;
     this.slots = slots;
-    this.byId = byId;
     this.jobs = jobs;
   }
 
   candidates(pool: Pool, trade: TradeCode, state: StateCode): CandidateSet {
     return this.buckets.get(bucketKey(pool, trade, state)) ?? EMPTY;
-  }
-
-  get(id: string): Contractor | undefined {
-    return this.byId.get(id);
-  }
-
-  size(pool?: Pool): number {
-    if (!pool) return this.byId.size;
-    let n = 0;
-    for (const c of this.byId.values()) if (c.pool === pool) n++;
-    return n;
   }
 
   jobsOf(contractorId: string): number {
