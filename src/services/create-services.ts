@@ -31,12 +31,19 @@ export function createLimiter(config: Config, logger?: FastifyBaseLogger, metric
     timeoutMs: config.REDIS_TIMEOUT_MS,
     keyPrefix: config.REDIS_KEY_PREFIX,
     events: {
-      onFallback: (err) =>
+      onFallback: (err) => {
+        metrics?.limiterFallback.set(1);
         logger?.warn(
           { err },
           "rate limiter: Redis unavailable, limiting in memory per process until it returns",
-        ),
-      onRecovered: () => logger?.info("rate limiter: Redis answers again, limits are shared again"),
+        );
+      },
+      onRecovered: () => {
+        metrics?.limiterFallback.set(0);
+        logger?.info("rate limiter: Redis answers again, limits are shared again");
+      },
+      onDecision: (source, allowed) =>
+        metrics?.limiterDecisions.inc({ source, outcome: allowed ? "allowed" : "limited" }),
     },
   });
 }

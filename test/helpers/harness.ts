@@ -42,11 +42,22 @@ export async function createHarness(
   appOptions: AppOptions = {},
 ): Promise<Harness> {
   const dir = mkdtempSync(join(tmpdir(), "fd-test-"));
+  // TEST_LIMITER=redis: the shared limiter on TEST_REDIS_URL, with keys of this harness's own.
+  const redis: Record<string, string> =
+    process.env.TEST_LIMITER === "redis"
+      ? {
+          REDIS_URL: redisUrl(),
+          REDIS_KEY_PREFIX: `fsd:test:${Math.random().toString(36).slice(2, 10)}:`,
+          // Tests share two cores with PostgreSQL and Redis: allow a slow answer before falling back.
+          REDIS_TIMEOUT_MS: "2000",
+        }
+      : {};
   const config = loadConfig({
     DATA_DIR: dir,
     LOG_LEVEL: "silent",
     API_KEY_CACHE_TTL_MS: "0",
     POOL_REFRESH_MS: "0",
+    ...redis,
     ...env,
   });
   const opened = await openTestStore(dir);
