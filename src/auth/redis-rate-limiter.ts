@@ -70,12 +70,7 @@ export class RedisRateLimiter implements RateLimiter {
     client.defineCommand("gcra", { numberOfKeys: 1, lua: GCRA_LUA });
     // Connection errors are handled by falling back; ioredis reconnects by itself.
     client.on("error", () => {});
-    client.on("ready", () => {
-      if (this.degraded) {
-        this.degraded = false;
-        this.events.onRecovered?.();
-      }
-    });
+    client.on("ready", () => this.recover());
     this.client = client;
   }
 
@@ -93,10 +88,8 @@ export class RedisRateLimiter implements RateLimiter {
           String(policy.burst),
         );
         this.events.onDecision?.("redis", allowed === 1);
-        if (this.degraded && this.client.status === "ready") {
-          this.degraded = false;
-          this.events.onRecovered?.();
-        }
+        // After a timeout the connection stays "ready": a decision that succeeds is the recovery.
+        this.recover();
         return { allowed: allowed === 1, limit: policy.burst, remaining, resetSeconds, retryAfterSeconds };
       } catch (error) {
         this.enterFallback(error);
@@ -107,6 +100,12 @@ export class RedisRateLimiter implements RateLimiter {
     const decision = this.fallback.consume(key, policy);
     this.events.onDecision?.("memory", decision.allowed);
     return decision;
+  }
+
+  private recover(): void {
+    if (!this.degraded) return;
+    this.degraded = false;
+    this.events.onRecovered?.();
   }
 
   private enterFallback(error: unknown): void {

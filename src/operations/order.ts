@@ -176,17 +176,6 @@ export const orderOperation = defineOperation({
         await tx.insertOrder(row);
         return { row, view };
       });
-      if (written) {
-        const holder = written.row.contractor_id;
-        if (holder !== reserved) {
-          if (reserved !== null) services.pool.index.releaseJob(reserved);
-          if (holder !== null) services.pool.index.addJob(holder);
-        }
-        reserved = null; // the order holds the job now
-        if (written.row.dispatch_latency_ms !== null) {
-          services.metrics.dispatchLatency.observe(written.row.dispatch_latency_ms / 1000);
-        }
-      }
       if (written === null) {
         // Only a lost idempotency claim writes nothing: answer with the winner's response.
         const winner = await services.store.findIdempotency(
@@ -197,6 +186,15 @@ export const orderOperation = defineOperation({
         );
         if (!winner) throw new Error("idempotency record vanished after a conflict");
         return replay(ctx, winner, hash) as never;
+      }
+      const holder = written.row.contractor_id;
+      if (holder !== reserved) {
+        if (reserved !== null) services.pool.index.releaseJob(reserved);
+        if (holder !== null) services.pool.index.addJob(holder);
+      }
+      reserved = null; // the order holds the job now
+      if (written.row.dispatch_latency_ms !== null) {
+        services.metrics.dispatchLatency.observe(written.row.dispatch_latency_ms / 1000);
       }
       return written.view;
     } finally {

@@ -20,6 +20,7 @@ import { type Admission, admit, execute } from "../../operations/gate.js";
 import { OPERATIONS } from "../../operations/registry.js";
 import { problemSchema } from "../../operations/schemas.js";
 import type { AnyOperation, Services } from "../../operations/types.js";
+import { checkReadiness } from "../../services/readiness.js";
 import { handleError, sendProblem } from "./problem-reply.js";
 
 declare module "fastify" {
@@ -287,26 +288,14 @@ export async function buildApp(services: Services, options: AppOptions = {}): Pr
 
   app.get("/healthz", { schema: { hide: true } }, async () => ({ status: "ok" }));
   app.get("/readyz", { schema: { hide: true } }, async (request, reply) => {
-    // The store must answer. The limiter is reported but does not fail readiness: without Redis each
-    // process limits in memory and keeps serving (see redis-rate-limiter.ts).
-    const limiter = services.limiter.ready
-      ? (await services.limiter.ready())
-        ? "ok"
-        : "degraded"
-      : "in_memory";
-    try {
-      await services.store.ping();
-      return { status: "ready", checks: { store: "ok", rate_limiter: limiter } };
-    } catch (error) {
-      request.log.warn({ err: error, request_id: request.id }, "readiness check failed");
-      return sendProblem(
-        request,
-        reply,
-        new ApiError("service_unavailable", "The store is not reachable.", {
-          extra: { checks: { store: "unreachable", rate_limiter: limiter } },
-        }),
-      );
-    }
+    const { ready, checks, error } = await checkReadiness(services);
+    if (ready) return { status: "ready", checks };
+    request.log.warn({ err: error, request_id: request.id }, "readiness check failed");
+    return sendProblem(
+      request,
+      reply,
+      new ApiError("service_unavailable", "The store is not reachable.", { extra: { checks } }),
+    );
   });
   app.get("/openapi.json", { schema: { hide: true } }, async () => app.swagger());
   app.get(

@@ -3,7 +3,7 @@
 
 import type { FastifyError, FastifyReply, FastifyRequest } from "fastify";
 import { ApiError, toProblem } from "../../errors.js";
-import { isStoreUnavailable } from "../../storage/errors.js";
+import { asApiError } from "../../operations/failures.js";
 
 function fromFastifyError(error: FastifyError): ApiError | null {
   switch (error.code) {
@@ -40,19 +40,15 @@ export function sendProblem(request: FastifyRequest, reply: FastifyReply, error:
 }
 
 export function handleError(error: FastifyError | Error, request: FastifyRequest, reply: FastifyReply) {
-  if (error instanceof ApiError) return sendProblem(request, reply, error);
+  const expected = asApiError(error);
+  if (expected) {
+    // An unavailable store is worth an operator's attention even though the caller only retries.
+    if (!(error instanceof ApiError))
+      request.log.error({ err: error, request_id: request.id }, "store unavailable");
+    return sendProblem(request, reply, expected);
+  }
   const mapped = fromFastifyError(error as FastifyError);
   if (mapped) return sendProblem(request, reply, mapped);
-  if (isStoreUnavailable(error)) {
-    request.log.error({ err: error, request_id: request.id }, "store unavailable");
-    return sendProblem(
-      request,
-      reply,
-      new ApiError("service_unavailable", "The store is temporarily unavailable; retry shortly.", {
-        headers: { "Retry-After": "1" },
-      }),
-    );
-  }
   request.log.error({ err: error, request_id: request.id }, "unhandled error");
   return sendProblem(
     request,
