@@ -7,6 +7,7 @@ import { parseArgs } from "node:util";
 import closeWithGrace from "close-with-grace";
 import { ApiKeyService } from "./auth/api-key-service.js";
 import { type BootstrapResult, bootstrap } from "./bootstrap.js";
+import { clusterMetricsSource, serveClusterMetrics } from "./cluster-metrics.js";
 import { type Config, loadConfig } from "./config.js";
 import { createLogger } from "./logger.js";
 import { createServices, openStore } from "./services/create-services.js";
@@ -53,6 +54,7 @@ async function serve(config: Config, prepare: boolean): Promise<void> {
   const logger = createLogger(config);
   const store = openStore(config);
   const services = createServices(config, store, { logger });
+  if (cluster.isWorker) services.metrics.scrape = clusterMetricsSource(services.metrics.registry);
   const first = prepare ? await bootstrap(store, services.keys) : null;
   await services.pool.load();
 
@@ -93,6 +95,7 @@ async function supervise(config: Config, workers: number): Promise<void> {
   const first = await bootstrap(store, new ApiKeyService(store, 0));
   await store.close();
 
+  serveClusterMetrics();
   let stopping = false;
   let announced = false;
   const fork = () => cluster.fork();

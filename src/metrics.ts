@@ -18,6 +18,8 @@ export class Metrics {
   readonly dispatchLatency: Histogram;
   readonly limiterDecisions: Counter<"source" | "outcome">;
   readonly limiterFallback: Gauge;
+  /** The text a scrape of /metrics answers: this registry, or the cluster's sum under `--workers`. */
+  scrape: () => Promise<string> = () => this.registry.metrics();
 
   constructor(options: { defaultMetrics?: boolean } = {}) {
     const registers = [this.registry];
@@ -50,6 +52,7 @@ export class Metrics {
     this.limiterFallback = new Gauge({
       name: "fsd_rate_limiter_fallback",
       help: "1 while the shared limiter is unavailable and each process limits in memory.",
+      aggregator: "max",
       registers,
     });
   }

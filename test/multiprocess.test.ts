@@ -177,6 +177,16 @@ describe.skipIf(!ready)("--workers", () => {
       ),
     );
     expect(results.every((r) => r.status === 200)).toBe(true);
+    // Whichever worker answers the scrape reports the whole cluster's counts.
+    for (let i = 0; i < 4; i++) {
+      const text = await (await fetch(`${server.baseUrl}/metrics`)).text();
+      const line = text
+        .split("\n")
+        .find((l) => l.startsWith("fsd_http_requests_total{") && l.includes('operation="dispatchOrder"'));
+      expect(line, text).toBeDefined();
+      expect(Number(line?.split(" ").pop())).toBe(20);
+      expect(text).toMatch(/^fsd_rate_limiter_fallback 0$/m);
+    }
     const exited = new Promise<number | null>((resolve) => server.proc.once("exit", (code) => resolve(code)));
     server.proc.kill("SIGTERM");
     expect(await exited).toBe(0);

@@ -301,9 +301,20 @@ export async function buildApp(services: Services, options: AppOptions = {}): Pr
   app.get(
     "/metrics",
     { schema: { hide: true }, config: { operation: "metrics" } },
-    async (_request, reply) => {
+    async (request, reply) => {
+      let text: string;
+      try {
+        text = await metrics.scrape();
+      } catch (err) {
+        request.log.warn({ err, request_id: request.id }, "metrics collection failed");
+        return sendProblem(
+          request,
+          reply,
+          new ApiError("service_unavailable", "Metrics could not be collected from every worker; retry."),
+        );
+      }
       reply.type(metrics.registry.contentType);
-      return metrics.registry.metrics();
+      return text;
     },
   );
   app.get("/problems/:code", { schema: { hide: true } }, async (request, reply) => {
