@@ -23,6 +23,7 @@ import type {
   Database,
   IdempotencyKeysTable,
   OrdersTable,
+  QuotesTable,
 } from "./schema.js";
 import type { NewContractor, OrderCounts, Store, WriteTx } from "./store.js";
 
@@ -74,19 +75,32 @@ function toRow(c: NewContractor, now: string): Insertable<ContractorsTable> {
 /**
  * A hot-path INSERT compiled once by Kysely (so the SQL is the dialect's own), then run with each row's
  * values in the same column order: saves building and compiling the query for every order and quote.
+ * On PostgreSQL a transaction's rows go out as multi-row INSERTs, one round trip per chunk instead of one
+ * per row; SQLite runs in-process, so there each row reuses the one cached statement.
  */
 class PreparedInsert<T extends keyof Database> {
   private sql: string | null = null;
+  private head = "";
   private columns: Array<keyof Database[T] & string> = [];
+  /** Rows per multi-row statement: PostgreSQL allows 65,535 parameters per statement. */
+  private chunk = 1;
 
-  constructor(private readonly table: T) {}
+  constructor(
+    private readonly table: T,
+    private readonly dialect: Dialect,
+  ) {}
 
-  query(db: Kysely<Database>, row: Database[T] & object): CompiledQuery {
-    if (this.sql === null) {
-      this.columns = Object.keys(row) as Array<keyof Database[T] & string>;
-      // biome-ignore lint/suspicious/noExplicitAny: Kysely's insert typing cannot follow a generic table.
-      this.sql = (db.insertInto(this.table) as any).values(row).compile().sql as string;
-    }
+  private compile(db: Kysely<Database>, row: Database[T] & object): void {
+    if (this.sql !== null) return;
+    this.columns = Object.keys(row) as Array<keyof Database[T] & string>;
+    // biome-ignore lint/suspicious/noExplicitAny: Kysely's insert typing cannot follow a generic table.
+    const single = (db.insertInto(this.table) as any).values(row).compile().sql as string;
+    this.sql = single;
+    this.head = single.slice(0, single.lastIndexOf(" values ") + " values ".length);
+    this.chunk = Math.max(1, Math.floor(60_000 / this.columns.length));
+  }
+
+  private values(row: Database[T] & object): unknown[] {
     const record = row as Record<string, unknown>;
     const values = this.columns.map((c) => {
       if (!(c in record)) throw new Error(`row for ${this.table} lacks column ${c}`);
@@ -94,20 +108,56 @@ class PreparedInsert<T extends keyof Database> {
     });
     if (Object.keys(record).length !== values.length)
       throw new Error(`row for ${this.table} has extra columns`);
-    return CompiledQuery.raw(this.sql, values);
+    return values;
+  }
+
+  /** The statements that insert `rows`: one per row on SQLite, one per chunk of rows on PostgreSQL. */
+  queries(db: Kysely<Database>, rows: Array<Database[T] & object>): CompiledQuery[] {
+    const first = rows[0];
+    if (first === undefined) return [];
+    this.compile(db, first);
+    if (this.dialect === "sqlite")
+      return rows.map((row) => CompiledQuery.raw(this.sql as string, this.values(row)));
+    const out: CompiledQuery[] = [];
+    const width = this.columns.length;
+    for (let at = 0; at < rows.length; at += this.chunk) {
+      const part = rows.slice(at, at + this.chunk);
+      const params: unknown[] = [];
+      const tuples = part.map((row, r) => {
+        params.push(...this.values(row));
+        const marks = this.columns.map((_, c) => `$${r * width + c + 1}`);
+        return `(${marks.join(", ")})`;
+      });
+      out.push(CompiledQuery.raw(this.head + tuples.join(", "), params));
+    }
+    return out;
   }
 }
 
-function writeTx(
-  trx: Transaction<Database>,
-  inserts: { orders: PreparedInsert<"orders">; quotes: PreparedInsert<"quotes"> },
-): WriteTx {
+interface Inserts {
+  orders: PreparedInsert<"orders">;
+  quotes: PreparedInsert<"quotes">;
+}
+
+/**
+ * The write handle of one transaction. Plain inserts have no answer to wait for, so they are gathered
+ * and written together by `flush` just before COMMIT: a group commit of many orders then costs a few
+ * statements, not one per order. Conditional writes (capacity, idempotency) run at once: their outcome
+ * steers the write.
+ */
+function writeTx(trx: Transaction<Database>, inserts: Inserts): WriteTx & { flush(): Promise<void> } {
+  const orders: OrdersTable[] = [];
+  const quotes: QuotesTable[] = [];
   return {
     async insertOrder(row) {
-      await trx.executeQuery(inserts.orders.query(trx, row));
+      orders.push(row);
     },
     async insertQuote(row) {
-      await trx.executeQuery(inserts.quotes.query(trx, row));
+      quotes.push(row);
+    },
+    async flush() {
+      for (const q of inserts.orders.queries(trx, orders)) await trx.executeQuery(q);
+      for (const q of inserts.quotes.queries(trx, quotes)) await trx.executeQuery(q);
     },
     async reserveContractor(contractorId) {
       const result = await trx
@@ -162,9 +212,18 @@ export class KyselyStore implements Store {
     /** Group commits that may run at once (1 for SQLite's single writer). */
     commitLanes = 1,
   ) {
-    const inserts = { orders: new PreparedInsert("orders"), quotes: new PreparedInsert("quotes") };
+    const inserts: Inserts = {
+      orders: new PreparedInsert("orders", dialect),
+      quotes: new PreparedInsert("quotes", dialect),
+    };
     this.committer = new GroupCommitter<WriteTx>(
-      (work) => this.db.transaction().execute((trx) => work(writeTx(trx, inserts))),
+      (work) =>
+        this.db.transaction().execute(async (trx) => {
+          const tx = writeTx(trx, inserts);
+          const result = await work(tx);
+          await tx.flush();
+          return result;
+        }),
       256,
       commitLanes,
     );

@@ -166,6 +166,16 @@ export function runStoreContract(name: string, open: () => Promise<Store>) {
       for (const o of fresh) expect(await store.findOrder(o.id, accountId, true)).toBeDefined();
     });
 
+    it("writes thousands of rows in one transaction (several multi-row statements)", async () => {
+      const many = Array.from({ length: 2_500 }, () => order({ account_id: accountId }));
+      await store.write(async (tx) => {
+        for (const o of many) await tx.insertOrder(o);
+      });
+      for (const o of [many[0], many[2_399], many[2_400], many[2_499]]) {
+        expect(await store.findOrder(o?.id as string, accountId, true)).toMatchObject({ id: o?.id });
+      }
+    });
+
     it("counts orders and computes nearest-rank latency quantiles in a window", async () => {
       const acct = (await store.ensureAccount("evals")).id;
       const at = "2030-01-15T00:00:00.000Z";
