@@ -39,6 +39,7 @@ const run = Date.now().toString(36);
 async function issueKey(store: Store): Promise<string> {
   await store.migrate();
   const issued = await new ApiKeyService(store, 0).issue({
+    actor: "operator:bench",
     accountName: "bench",
     mode: "test",
     ratePerMinute: 100_000_000,

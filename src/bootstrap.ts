@@ -1,6 +1,8 @@
 // First-start set-up of a store: migrations, the sandbox contractor pool and the sandbox account with one
 // test key (returned once, for printing; later starts find the account and return no key).
 
+import { createHash } from "node:crypto";
+import { canonicalJson, sealRecord } from "./audit/record.js";
 import type { ApiKeyService } from "./auth/api-key-service.js";
 import { generateSandboxPool } from "./domain/sandbox-pool.js";
 import type { Store } from "./storage/store.js";
@@ -18,7 +20,21 @@ export async function bootstrap(store: Store, keys: ApiKeyService): Promise<Boot
   let seededContractors = 0;
   if ((await store.countContractors("sandbox")) === 0) {
     const pool = generateSandboxPool().map((c) => ({ ...c, externalRef: null }));
-    await store.insertContractors(pool);
+    await store.insertContractors(
+      pool,
+      sealRecord({
+        kind: "pool.seeded",
+        at: new Date().toISOString(),
+        accountId: null,
+        livemode: false,
+        actor: "system:bootstrap",
+        data: {
+          pool: "sandbox",
+          contractors: pool.length,
+          pool_sha256: createHash("sha256").update(canonicalJson(pool)).digest("hex"),
+        },
+      }),
+    );
     seededContractors = pool.length;
   }
   let sandboxKey: string | null = null;
@@ -27,6 +43,7 @@ export async function bootstrap(store: Store, keys: ApiKeyService): Promise<Boot
       accountName: SANDBOX_ACCOUNT,
       mode: "test",
       label: "first-start sandbox key",
+      actor: "system:bootstrap",
     });
     sandboxKey = issued.key;
   }

@@ -52,6 +52,11 @@ export const configSchema = z.object({
   /** Server processes sharing the port (`npm start -- --workers N` overrides). More than one needs
    * DATABASE_URL and REDIS_URL: the embedded store and the in-memory limiter are per process. */
   WORKERS: positiveInt.max(64).default(1),
+  /** The audit log's Ed25519 signing key as a PKCS#8 PEM (newlines may be written as \n). Unset: the
+   * key in DATA_DIR/audit-signing-key.pem, created on first start. Hosts sharing a store share one key. */
+  AUDIT_SIGNING_KEY: z.string().min(1).optional(),
+  /** How often each process sequences queued audit records into the tree and signs a checkpoint. */
+  AUDIT_SEQUENCE_INTERVAL_MS: z.coerce.number().int().min(0).default(1000),
   REQUEST_TIMEOUT_MS: positiveInt.default(30_000),
   SHUTDOWN_GRACE_MS: positiveInt.default(10_000),
 });

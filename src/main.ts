@@ -5,6 +5,7 @@
 import cluster from "node:cluster";
 import { parseArgs } from "node:util";
 import closeWithGrace from "close-with-grace";
+import { loadSigningKey } from "./audit/signing.js";
 import { ApiKeyService } from "./auth/api-key-service.js";
 import { type BootstrapResult, bootstrap } from "./bootstrap.js";
 import { clusterMetricsSource, serveClusterMetrics } from "./cluster-metrics.js";
@@ -60,6 +61,7 @@ async function serve(config: Config, prepare: boolean): Promise<void> {
 
   const app = await buildApp(services, { logger });
   services.pool.startRefresh(config.POOL_REFRESH_MS, (err) => app.log.error({ err }, "pool refresh failed"));
+  services.audit.start(config.AUDIT_SEQUENCE_INTERVAL_MS);
   const purge = setInterval(() => {
     store
       .purgeExpiredIdempotency(new Date().toISOString())
@@ -78,6 +80,10 @@ async function serve(config: Config, prepare: boolean): Promise<void> {
     clearInterval(purge);
     services.pool.stop();
     await app.close(); // stops accepting, drains in-flight requests
+    await services.audit.stop();
+    await services.audit
+      .sequence(true)
+      .catch((err) => app.log.error({ err }, "final audit sequencing failed"));
     await services.limiter.close();
     await store.close(); // flushes pending group commits
   });
@@ -94,6 +100,7 @@ async function supervise(config: Config, workers: number): Promise<void> {
   const store = openStore(config);
   const first = await bootstrap(store, new ApiKeyService(store, 0));
   await store.close();
+  loadSigningKey(config.AUDIT_SIGNING_KEY, config.DATA_DIR); // created once here, before workers read it
 
   serveClusterMetrics();
   let stopping = false;

@@ -18,6 +18,7 @@ export class Metrics {
   readonly dispatchLatency: Histogram;
   readonly limiterDecisions: Counter<"source" | "outcome">;
   readonly limiterFallback: Gauge;
+  readonly auditSequenced: Counter;
   /** The text a scrape of /metrics answers: this registry, or the cluster's sum under `--workers`. */
   scrape: () => Promise<string> = () => this.registry.metrics();
 
@@ -49,11 +50,33 @@ export class Metrics {
       labelNames: ["source", "outcome"],
       registers,
     });
+    this.auditSequenced = new Counter({
+      name: "fsd_audit_leaves_sequenced_total",
+      help: "Audit records this process sequenced into the Merkle tree.",
+      registers,
+    });
     this.limiterFallback = new Gauge({
       name: "fsd_rate_limiter_fallback",
       help: "1 while the shared limiter is unavailable and each process limits in memory.",
       aggregator: "max",
       registers,
+    });
+  }
+
+  /** Registers the audit queue's depth, read at scrape time. */
+  watchAudit(audit: { pendingAuditCount(): Promise<number> }): void {
+    new Gauge({
+      name: "fsd_audit_pending_records",
+      help: "Audit records written but not yet sequenced into the Merkle tree.",
+      aggregator: "max",
+      registers: [this.registry],
+      async collect() {
+        try {
+          this.set(await audit.pendingAuditCount());
+        } catch {
+          // store unreachable: keep the last value; /readyz reports the outage
+        }
+      },
     });
   }
 

@@ -1,3 +1,4 @@
+import { testRecord } from "./helpers/fixtures.js";
 // Several processes on one PostgreSQL and one Redis behave as one: the same number of requests admitted
 // on a key, one order per idempotency key, and `--workers 2` serving. Needs TEST_DATABASE_URL and
 // TEST_REDIS_URL (CI sets both).
@@ -71,6 +72,7 @@ describe.skipIf(!ready)("several processes on one PostgreSQL and one Redis", () 
     const store = openPostgresStore(vars.DATABASE_URL as string, { poolSize: 1, schema });
     const orderKey = (
       await new ApiKeyService(store, 0).issue({
+        actor: "operator:test",
         accountName: "race",
         mode: "test",
         ratePerMinute: 100_000,
@@ -107,31 +109,35 @@ describe.skipIf(!ready)("contractor capacity across processes", () => {
     const a = await startChildServer(vars);
     servers.push(a);
     const store = openPostgresStore(vars.DATABASE_URL as string, { poolSize: 1, schema });
-    await store.upsertLiveContractors([
-      {
-        id: "ctr_capacity3",
-        pool: "live",
-        externalRef: "cap-3",
-        name: "Three Jobs Plumbing",
-        email: null,
-        phone: null,
-        homeZip: "78701",
-        trades: ["plumbing"],
-        states: ["TX"],
-        lat: 30.27,
-        lon: -97.74,
-        serviceRadiusMiles: null,
-        hourlyRateCents: 9000,
-        emergencyCapable: true,
-        maxActiveJobs: 3,
-        rating: 4.5,
-        responseMinutes: 60,
-        active: true,
-        excluded: false,
-      },
-    ]);
+    await store.upsertLiveContractors(
+      [
+        {
+          id: "ctr_capacity3",
+          pool: "live",
+          externalRef: "cap-3",
+          name: "Three Jobs Plumbing",
+          email: null,
+          phone: null,
+          homeZip: "78701",
+          trades: ["plumbing"],
+          states: ["TX"],
+          lat: 30.27,
+          lon: -97.74,
+          serviceRadiusMiles: null,
+          hourlyRateCents: 9000,
+          emergencyCapable: true,
+          maxActiveJobs: 3,
+          rating: 4.5,
+          responseMinutes: 60,
+          active: true,
+          excluded: false,
+        },
+      ],
+      () => testRecord(),
+    );
     const key = (
       await new ApiKeyService(store, 0).issue({
+        actor: "operator:test",
         accountName: "cap",
         mode: "live",
         burst: 1000,

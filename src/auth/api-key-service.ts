@@ -1,8 +1,10 @@
 // Authenticates API keys: shape and checksum first (no lookup for a mistyped key), then the SHA-256 lookup,
 // a constant-time comparison and the revocation check. Verified keys are cached briefly.
 
+import { type Actor, sealRecord } from "../audit/record.js";
 import { ApiError } from "../errors.js";
 import { newId } from "../ids.js";
+import type { ApiKeysTable } from "../storage/schema.js";
 import type { Store } from "../storage/store.js";
 import { generateApiKey, hashApiKey, type KeyMode, keyHint, parseApiKey, sameHash } from "./api-key.js";
 
@@ -84,12 +86,13 @@ export class ApiKeyService {
     label?: string | null;
     ratePerMinute?: number | null;
     burst?: number | null;
+    /** Who issues it, for the audit log. */
+    actor: Actor;
   }): Promise<{ id: string; key: string; accountId: string }> {
     const account = await this.store.ensureAccount(options.accountName);
     const key = generateApiKey(options.mode);
-    const id = newId("key");
-    await this.store.insertApiKey({
-      id,
+    const row: ApiKeysTable = {
+      id: newId("key"),
       account_id: account.id,
       mode: options.mode,
       key_hash: hashApiKey(key),
@@ -99,13 +102,34 @@ export class ApiKeyService {
       rate_limit_burst: options.burst ?? null,
       created_at: new Date().toISOString(),
       revoked_at: null,
-    });
-    return { id, key, accountId: account.id };
+    };
+    await this.store.insertApiKey(row, keyRecord("key.issued", row, options.actor, row.created_at));
+    return { id: row.id, key, accountId: account.id };
   }
 
-  async revoke(id: string): Promise<"revoked" | "already_revoked" | "not_found"> {
-    const result = await this.store.revokeApiKey(id, new Date().toISOString());
+  async revoke(id: string, actor: Actor): Promise<"revoked" | "already_revoked" | "not_found"> {
+    const at = new Date().toISOString();
+    const result = await this.store.revokeApiKey(id, at, (row) => keyRecord("key.revoked", row, actor, at));
     this.forget();
     return result;
   }
+}
+
+/** The audit record of a key's issue or revocation: its metadata, never the key or its hash. */
+function keyRecord(kind: "key.issued" | "key.revoked", row: ApiKeysTable, actor: Actor, at: string) {
+  return sealRecord({
+    kind,
+    at,
+    accountId: row.account_id,
+    livemode: row.mode === "live",
+    actor,
+    data: {
+      key_id: row.id,
+      mode: row.mode,
+      key_hint: row.key_hint,
+      label: row.label,
+      rate_limit_per_minute: row.rate_limit_per_minute,
+      rate_limit_burst: row.rate_limit_burst,
+    },
+  });
 }

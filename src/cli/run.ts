@@ -1,9 +1,11 @@
 // Operator CLI commands: `npm run cli -- <command>`. Commands: serve, migrate, keys create|list|revoke,
 // contractors import <file>. Exit code 0 on success, 1 on failure, 2 on a usage error.
 
+import { createHash } from "node:crypto";
 import { readFileSync } from "node:fs";
-import { extname } from "node:path";
+import { basename, extname } from "node:path";
 import { parseArgs } from "node:util";
+import { type Actor, sealRecord } from "../audit/record.js";
 import { ApiKeyService } from "../auth/api-key-service.js";
 import { bootstrap } from "../bootstrap.js";
 import { loadConfig } from "../config.js";
@@ -24,6 +26,9 @@ const USAGE = `usage: npm run cli -- <command>
 `;
 
 class UsageError extends Error {}
+
+/** The actor the audit log records for decisions taken from this CLI. */
+const OPERATOR: Actor = "operator:cli";
 
 function positiveInt(value: string | undefined, name: string): number | null {
   if (value === undefined) return null;
@@ -71,6 +76,7 @@ async function keys(args: string[]): Promise<void> {
         label: values.label ?? null,
         ratePerMinute,
         burst,
+        actor: OPERATOR,
       });
       process.stderr.write(
         `issued key ${issued.id} (${mode}) for account ${account}; store it now, it is not shown again\n`,
@@ -99,7 +105,7 @@ async function keys(args: string[]): Promise<void> {
     const id = positionals[0];
     if (!id) throw new UsageError("keys revoke needs a key id (see keys list)");
     await withStore(async (store) => {
-      const result = await new ApiKeyService(store, 0).revoke(id);
+      const result = await new ApiKeyService(store, 0).revoke(id, OPERATOR);
       if (result === "not_found") throw new Error(`no key ${id}`);
       process.stdout.write(result === "revoked" ? `revoked ${id}\n` : `${id} was already revoked\n`);
     });
@@ -117,7 +123,22 @@ async function contractors(args: string[]): Promise<void> {
     throw new Error(`nothing imported; ${errors.length} problem(s) in ${file}:\n  ${errors.join("\n  ")}`);
   }
   await withStore(async (store) => {
-    const { inserted, updated } = await store.upsertLiveContractors(rows);
+    const digest = createHash("sha256").update(readFileSync(file)).digest("hex");
+    const { inserted, updated } = await store.upsertLiveContractors(rows, (counts) =>
+      sealRecord({
+        kind: "pool.imported",
+        at: new Date().toISOString(),
+        accountId: null,
+        livemode: true,
+        actor: OPERATOR,
+        data: {
+          file: basename(file),
+          file_sha256: digest,
+          ...counts,
+          external_refs: rows.map((c) => c.externalRef),
+        },
+      }),
+    );
     process.stdout.write(
       `imported ${rows.length} live contractors (${inserted} new, ${updated} updated); running servers pick them up within POOL_REFRESH_MS\n`,
     );

@@ -2,6 +2,7 @@
 
 import { z } from "zod";
 import { ApiError } from "../errors.js";
+import { sealRef } from "./audit-decisions.js";
 import { orderSchema, orderView } from "./order-view.js";
 import { defineOperation, principalOf } from "./types.js";
 
@@ -23,8 +24,16 @@ export const orderStatusOperation = defineOperation({
   output: orderSchema,
   async handler(ctx, input) {
     const principal = principalOf(ctx);
-    const row = await ctx.services.store.findOrder(input.order_id, principal.accountId, principal.livemode);
+    const { store } = ctx.services;
+    const [row, seals] = await Promise.all([
+      store.findOrder(input.order_id, principal.accountId, principal.livemode),
+      store.audit.orderSeals(input.order_id),
+    ]);
     if (!row) throw new ApiError("not_found", `No order ${input.order_id} for this API key.`);
-    return orderView(row, ctx.baseUrl);
+    return orderView(
+      row,
+      ctx.baseUrl,
+      seals.map((s) => sealRef(ctx.baseUrl, s.seal, s.kind, s.created_at)),
+    );
   },
 });

@@ -4,6 +4,7 @@
 import { z } from "zod";
 import { contractorRef } from "../domain/contractor.js";
 import type { OrdersTable } from "../storage/schema.js";
+import { type SealRef, sealRefSchema, sealSchema } from "./audit-decisions.js";
 import { currencySchema, etaTierSchema } from "./schemas.js";
 
 export const ORDER_STATUSES = ["assigned", "needs_dispatcher"] as const;
@@ -40,6 +41,13 @@ export const orderSchema = z
     eta_tier: etaTierSchema.nullable(),
     created_at: z.iso.datetime(),
     updated_at: z.iso.datetime(),
+    seal: sealSchema
+      .nullable()
+      .describe(
+        "Seal of the audit record of the latest decision on this order (at creation, the match). Null only " +
+          "for orders created before the audit log existed.",
+      ),
+    seals: z.array(sealRefSchema).describe("Every audit record of this order, oldest first."),
   })
   .meta({ id: "Order" });
 
@@ -50,7 +58,7 @@ const STATUS_DETAIL: Record<OrderStatus, string> = {
   needs_dispatcher: "No eligible contractor was available; the order awaits a dispatcher.",
 };
 
-export function orderView(row: OrdersTable, baseUrl: string): OrderView {
+export function orderView(row: OrdersTable, baseUrl: string, seals: SealRef[]): OrderView {
   const status = row.status as OrderStatus;
   return {
     order_id: row.id,
@@ -77,5 +85,7 @@ export function orderView(row: OrdersTable, baseUrl: string): OrderView {
     eta_tier: row.eta_tier as OrderView["eta_tier"],
     created_at: row.created_at,
     updated_at: row.updated_at,
+    seal: seals[seals.length - 1]?.seal ?? null,
+    seals,
   };
 }

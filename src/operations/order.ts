@@ -3,11 +3,13 @@
 
 import { createHash } from "node:crypto";
 import { z } from "zod";
+import { sealRecord } from "../audit/record.js";
 import { canonicalJson } from "../canonical-json.js";
 import type { RankedCandidate } from "../domain/matching.js";
 import { ApiError } from "../errors.js";
 import { newId } from "../ids.js";
 import type { IdempotencyKeysTable, OrdersTable } from "../storage/schema.js";
+import { matchDecision, sealRef } from "./audit-decisions.js";
 import { matchJob, resolveJob } from "./job.js";
 import { orderSchema, orderView } from "./order-view.js";
 import { nteSchema, orderLocationSchema, tradeSchema, urgencySchema } from "./schemas.js";
@@ -151,7 +153,31 @@ export const orderOperation = defineOperation({
           }
         }
         const row = build(chosen);
-        const view = orderView(row, ctx.baseUrl);
+        const actor = `key:${principal.keyId}` as const;
+        const common = { accountId: principal.accountId, livemode: principal.livemode, orderId: id, actor };
+        const created = sealRecord({
+          ...common,
+          kind: "order.created",
+          at: row.received_at,
+          data: { input: ctx.rawInput, idempotency_key: idemKey ?? null, reference_id: row.reference_id },
+        });
+        const decided = sealRecord({
+          ...common,
+          kind: chosen ? "order.matched" : "order.unmatched",
+          at: nowIso,
+          data: {
+            status: row.status,
+            chosen: chosen?.contractor.id ?? null,
+            estimated_cost_cents: row.estimated_cost_cents,
+            model_price_cents: job.modelPrice.total_cents,
+            dispatch_latency_ms: row.dispatch_latency_ms,
+            ...matchDecision(result),
+          },
+        });
+        const view = orderView(row, ctx.baseUrl, [
+          sealRef(ctx.baseUrl, created.seal, created.kind, created.created_at),
+          sealRef(ctx.baseUrl, decided.seal, decided.kind, decided.created_at),
+        ]);
         if (idemKey !== undefined) {
           const claimed = await tx.claimIdempotency(
             {
@@ -174,6 +200,8 @@ export const orderOperation = defineOperation({
           }
         }
         await tx.insertOrder(row);
+        tx.appendAudit(created);
+        tx.appendAudit(decided);
         return { row, view };
       });
       if (written === null) {

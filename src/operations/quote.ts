@@ -1,9 +1,11 @@
 // dispatchQuote: prices a job and matches a contractor from the caller's pool without committing one.
 
 import { z } from "zod";
+import { sealRecord } from "../audit/record.js";
 import { contractorRef } from "../domain/contractor.js";
 import { CURRENCY } from "../domain/pricing.js";
 import { newId } from "../ids.js";
+import { matchDecision, sealSchema } from "./audit-decisions.js";
 import { matchJob, resolveJob } from "./job.js";
 import {
   currencySchema,
@@ -32,6 +34,7 @@ export const quoteInput = z
 export const quoteOutput = z
   .object({
     quote_id: z.string().describe("Quote identifier, qte_..."),
+    seal: sealSchema,
     livemode: z.boolean(),
     trade: z.string(),
     urgency: z.string(),
@@ -93,8 +96,25 @@ export const quoteOperation = defineOperation({
       model_total_cents: job.modelPrice.total_cents,
     };
     const id = newId("qte");
-    await ctx.services.store.write((tx) =>
-      tx.insertQuote({
+    const nowIso = now.toISOString();
+    const record = sealRecord({
+      kind: "quote.issued",
+      at: nowIso,
+      accountId: principal.accountId,
+      livemode: principal.livemode,
+      actor: `key:${principal.keyId}`,
+      data: {
+        quote_id: id,
+        input,
+        model_price: job.modelPrice,
+        price_breakdown: breakdown,
+        chosen: chosen?.contractor.id ?? null,
+        ...matchDecision(result),
+      },
+    });
+    await ctx.services.store.write(async (tx) => {
+      tx.appendAudit(record);
+      await tx.insertQuote({
         id,
         account_id: principal.accountId,
         livemode: principal.livemode ? 1 : 0,
@@ -108,12 +128,13 @@ export const quoteOperation = defineOperation({
         estimated_cost_cents: price.total_cents,
         eta_tier: chosen?.etaTier ?? null,
         breakdown: JSON.stringify(breakdown),
-        created_at: now.toISOString(),
+        created_at: nowIso,
         expires_at: expires.toISOString(),
-      }),
-    );
+      });
+    });
     return {
       quote_id: id,
+      seal: record.seal,
       livemode: principal.livemode,
       trade: job.trade,
       urgency: job.urgency,

@@ -1,6 +1,14 @@
 // The one list of operations. REST routes (and later MCP tools, A2A skills and discovery documents) are
 // generated from it.
 
+import {
+  attestCheckpointAtOperation,
+  attestCheckpointOperation,
+  attestConsistencyOperation,
+  attestKeysOperation,
+  attestVerifyOperation,
+} from "./attest.js";
+import { auditListOperation } from "./audit-list.js";
 import { estimateOperation } from "./estimate.js";
 import { evalsOperation } from "./evals.js";
 import { orderOperation } from "./order.js";
@@ -16,4 +24,10 @@ export const OPERATIONS: readonly AnyOperation[] = [
   estimateOperation,
   tradeIndexOperation,
   evalsOperation,
+  attestVerifyOperation,
+  attestCheckpointOperation,
+  attestCheckpointAtOperation,
+  attestConsistencyOperation,
+  attestKeysOperation,
+  auditListOperation,
 ];

@@ -2,6 +2,7 @@
 // handler. Transports are generated from the registry of these.
 
 import type { z } from "zod";
+import type { AuditLog } from "../audit/audit-log.js";
 import type { ApiKeyService, Principal } from "../auth/api-key-service.js";
 import type { RateLimiter } from "../auth/rate-limiter.js";
 import type { Config } from "../config.js";
@@ -16,6 +17,7 @@ export interface Services {
   keys: ApiKeyService;
   limiter: RateLimiter;
   metrics: Metrics;
+  audit: AuditLog;
   /** Idempotency keys whose first request is still running in this process. */
   inflightIdempotency: Set<string>;
   now(): Date;

@@ -2,6 +2,8 @@
 
 import { join } from "node:path";
 import type { FastifyBaseLogger } from "fastify";
+import { AuditLog } from "../audit/audit-log.js";
+import { type CheckpointSigner, loadSigningKey } from "../audit/signing.js";
 import { ApiKeyService } from "../auth/api-key-service.js";
 import { MemoryRateLimiter, type RateLimiter } from "../auth/rate-limiter.js";
 import { RedisRateLimiter } from "../auth/redis-rate-limiter.js";
@@ -51,11 +53,25 @@ export function createLimiter(config: Config, logger?: FastifyBaseLogger, metric
 export function createServices(
   config: Config,
   store: Store,
-  options: { limiter?: RateLimiter; now?: () => Date; logger?: FastifyBaseLogger; metrics?: Metrics } = {},
+  options: {
+    limiter?: RateLimiter;
+    now?: () => Date;
+    logger?: FastifyBaseLogger;
+    metrics?: Metrics;
+    signer?: CheckpointSigner;
+  } = {},
 ): Services {
   const metrics = options.metrics ?? new Metrics();
   metrics.watchStore(store);
+  const signer = options.signer ?? loadSigningKey(config.AUDIT_SIGNING_KEY, config.DATA_DIR);
+  const audit = new AuditLog(store.audit, signer, {
+    ...(options.logger ? { logger: options.logger } : {}),
+    ...(options.now ? { now: options.now } : {}),
+    onSequenced: (leaves) => metrics.auditSequenced.inc(leaves),
+  });
+  metrics.watchAudit(store.audit);
   return {
+    audit,
     metrics,
     config,
     store,

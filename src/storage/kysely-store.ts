@@ -10,10 +10,12 @@ import {
   sql,
   type Transaction,
 } from "kysely";
+import type { AuditEntry } from "../audit/record.js";
 import type { Contractor } from "../domain/contractor.js";
 import type { StateCode } from "../domain/states.js";
 import type { TradeCode } from "../domain/trades.js";
 import { newId } from "../ids.js";
+import { AuditStore, insertAuditEntries } from "./audit-store.js";
 import { GroupCommitter } from "./group-commit.js";
 import { type Dialect, migrationProvider } from "./migrations/index.js";
 import type {
@@ -90,7 +92,7 @@ class PreparedInsert<T extends keyof Database> {
     private readonly dialect: Dialect,
   ) {}
 
-  private compile(db: Kysely<Database>, row: Database[T] & object): void {
+  private compile(db: Kysely<Database>, row: Insertable<Database[T]> & object): void {
     if (this.sql !== null) return;
     this.columns = Object.keys(row) as Array<keyof Database[T] & string>;
     // biome-ignore lint/suspicious/noExplicitAny: Kysely's insert typing cannot follow a generic table.
@@ -100,7 +102,7 @@ class PreparedInsert<T extends keyof Database> {
     this.chunk = Math.max(1, Math.floor(60_000 / this.columns.length));
   }
 
-  private values(row: Database[T] & object): unknown[] {
+  private values(row: Insertable<Database[T]> & object): unknown[] {
     const record = row as Record<string, unknown>;
     const values = this.columns.map((c) => {
       if (!(c in record)) throw new Error(`row for ${this.table} lacks column ${c}`);
@@ -112,7 +114,7 @@ class PreparedInsert<T extends keyof Database> {
   }
 
   /** The statements that insert `rows`: one per row on SQLite, one per chunk of rows on PostgreSQL. */
-  queries(db: Kysely<Database>, rows: Array<Database[T] & object>): CompiledQuery[] {
+  queries(db: Kysely<Database>, rows: Array<Insertable<Database[T]> & object>): CompiledQuery[] {
     const first = rows[0];
     if (first === undefined) return [];
     this.compile(db, first);
@@ -137,6 +139,8 @@ class PreparedInsert<T extends keyof Database> {
 interface Inserts {
   orders: PreparedInsert<"orders">;
   quotes: PreparedInsert<"quotes">;
+  auditRecords: PreparedInsert<"audit_records">;
+  auditPending: PreparedInsert<"audit_pending">;
 }
 
 /**
@@ -148,7 +152,11 @@ interface Inserts {
 function writeTx(trx: Transaction<Database>, inserts: Inserts): WriteTx & { flush(): Promise<void> } {
   const orders: OrdersTable[] = [];
   const quotes: QuotesTable[] = [];
+  const audit: AuditEntry[] = [];
   return {
+    appendAudit(entry) {
+      audit.push(entry);
+    },
     async insertOrder(row) {
       orders.push(row);
     },
@@ -158,6 +166,10 @@ function writeTx(trx: Transaction<Database>, inserts: Inserts): WriteTx & { flus
     async flush() {
       for (const q of inserts.orders.queries(trx, orders)) await trx.executeQuery(q);
       for (const q of inserts.quotes.queries(trx, quotes)) await trx.executeQuery(q);
+      const records = audit.map(({ leaf_hash: _leaf, ...row }) => row);
+      for (const q of inserts.auditRecords.queries(trx, records)) await trx.executeQuery(q);
+      const pending = audit.map((e) => ({ seal: e.seal, leaf_hash: e.leaf_hash }));
+      for (const q of inserts.auditPending.queries(trx, pending)) await trx.executeQuery(q);
     },
     async reserveContractor(contractorId) {
       const result = await trx
@@ -203,6 +215,7 @@ const CHUNK = 500;
 
 export class KyselyStore implements Store {
   private readonly committer: GroupCommitter<WriteTx>;
+  readonly audit: AuditStore;
 
   constructor(
     readonly db: Kysely<Database>,
@@ -215,7 +228,10 @@ export class KyselyStore implements Store {
     const inserts: Inserts = {
       orders: new PreparedInsert("orders", dialect),
       quotes: new PreparedInsert("quotes", dialect),
+      auditRecords: new PreparedInsert("audit_records", dialect),
+      auditPending: new PreparedInsert("audit_pending", dialect),
     };
+    this.audit = new AuditStore(db, dialect);
     this.committer = new GroupCommitter<WriteTx>(
       (work) =>
         this.db.transaction().execute(async (trx) => {
@@ -284,8 +300,11 @@ export class KyselyStore implements Store {
     return stored;
   }
 
-  async insertApiKey(row: ApiKeysTable): Promise<void> {
-    await this.db.insertInto("api_keys").values(row).execute();
+  async insertApiKey(row: ApiKeysTable, audit: AuditEntry): Promise<void> {
+    await this.db.transaction().execute(async (trx) => {
+      await trx.insertInto("api_keys").values(row).execute();
+      await insertAuditEntries(trx, [audit]);
+    });
   }
 
   findApiKeyByHash(hash: string): Promise<ApiKeysTable | undefined> {
@@ -302,16 +321,25 @@ export class KyselyStore implements Store {
     return q.orderBy("api_keys.created_at").orderBy("api_keys.id").execute();
   }
 
-  async revokeApiKey(id: string, at: string): Promise<"revoked" | "already_revoked" | "not_found"> {
-    const row = await this.db
-      .selectFrom("api_keys")
-      .select("revoked_at")
-      .where("id", "=", id)
-      .executeTakeFirst();
-    if (!row) return "not_found";
-    if (row.revoked_at !== null) return "already_revoked";
-    await this.db.updateTable("api_keys").set({ revoked_at: at }).where("id", "=", id).execute();
-    return "revoked";
+  async revokeApiKey(
+    id: string,
+    at: string,
+    audit: (key: ApiKeysTable) => AuditEntry,
+  ): Promise<"revoked" | "already_revoked" | "not_found"> {
+    return this.db.transaction().execute(async (trx) => {
+      const row = await trx.selectFrom("api_keys").selectAll().where("id", "=", id).executeTakeFirst();
+      if (!row) return "not_found";
+      if (row.revoked_at !== null) return "already_revoked";
+      const result = await trx
+        .updateTable("api_keys")
+        .set({ revoked_at: at })
+        .where("id", "=", id)
+        .where("revoked_at", "is", null)
+        .executeTakeFirst();
+      if (Number(result.numUpdatedRows) === 0) return "already_revoked"; // revoked concurrently
+      await insertAuditEntries(trx, [audit({ ...row, revoked_at: at })]);
+      return "revoked";
+    });
   }
 
   async countContractors(pool: "sandbox" | "live"): Promise<number> {
@@ -323,9 +351,10 @@ export class KyselyStore implements Store {
     return Number(row.n);
   }
 
-  async insertContractors(rows: NewContractor[]): Promise<void> {
+  async insertContractors(rows: NewContractor[], audit: AuditEntry): Promise<void> {
     const now = new Date().toISOString();
     await this.db.transaction().execute(async (trx) => {
+      await insertAuditEntries(trx, [audit]);
       for (let i = 0; i < rows.length; i += CHUNK) {
         // Ids are deterministic for the sandbox pool: a second process seeding at the same time skips them.
         await trx
@@ -337,7 +366,10 @@ export class KyselyStore implements Store {
     });
   }
 
-  async upsertLiveContractors(rows: NewContractor[]): Promise<{ inserted: number; updated: number }> {
+  async upsertLiveContractors(
+    rows: NewContractor[],
+    audit: (counts: { inserted: number; updated: number }) => AuditEntry,
+  ): Promise<{ inserted: number; updated: number }> {
     const now = new Date().toISOString();
     let inserted = 0;
     let updated = 0;
@@ -358,6 +390,7 @@ export class KyselyStore implements Store {
           inserted++;
         }
       }
+      await insertAuditEntries(trx, [audit({ inserted, updated })]);
     });
     return { inserted, updated };
   }

@@ -1,6 +1,7 @@
-import type { Generated } from "kysely";
 // Table types for Kysely. Columns are dialect-neutral: text ids and ISO-8601 UTC timestamps (which sort
 // as text), integer cents, integer 0/1 flags, JSON kept as text.
+
+import type { Generated } from "kysely";
 
 export interface AccountsTable {
   id: string;
@@ -105,6 +106,54 @@ export interface IdempotencyKeysTable {
   expires_at: string;
 }
 
+export interface AuditRecordsTable {
+  seal: string;
+  kind: string;
+  account_id: string | null;
+  livemode: number;
+  order_id: string | null;
+  actor: string;
+  created_at: string;
+  /** The sealed record: canonical JSON (RFC 8785), exactly the bytes its leaf hash covers. */
+  record: string;
+}
+
+export interface AuditPendingTable {
+  id: Generated<number>;
+  seal: string;
+  leaf_hash: string;
+}
+
+export interface AuditLeavesTable {
+  leaf_index: number;
+  seal: string;
+  leaf_hash: string;
+  integrated_at: string;
+}
+
+export interface AuditNodesTable {
+  level: number;
+  idx: number;
+  hash: string;
+}
+
+export interface AuditCheckpointsTable {
+  tree_size: number;
+  root_hash: string;
+  timestamp: string;
+  key_id: string;
+  signature: string;
+}
+
+export interface AuditLegalHoldsTable {
+  id: string;
+  account_id: string | null;
+  order_id: string | null;
+  reason: string;
+  created_at: string;
+  released_at: string | null;
+}
+
 export interface Database {
   accounts: AccountsTable;
   api_keys: ApiKeysTable;
@@ -112,4 +161,10 @@ export interface Database {
   quotes: QuotesTable;
   orders: OrdersTable;
   idempotency_keys: IdempotencyKeysTable;
+  audit_records: AuditRecordsTable;
+  audit_pending: AuditPendingTable;
+  audit_leaves: AuditLeavesTable;
+  audit_nodes: AuditNodesTable;
+  audit_checkpoints: AuditCheckpointsTable;
+  audit_legal_holds: AuditLegalHoldsTable;
 }

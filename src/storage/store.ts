@@ -1,7 +1,9 @@
 // The storage port: everything the operations and the CLI need from persistence. One Kysely
 // implementation (kysely-store.ts) serves SQLite and PostgreSQL.
 
+import type { AuditEntry } from "../audit/record.js";
 import type { Contractor } from "../domain/contractor.js";
+import type { AuditPersistence } from "./audit-store.js";
 import type {
   AccountsTable,
   ApiKeysTable,
@@ -34,6 +36,8 @@ export interface WriteTx {
   releaseContractor(contractorId: string): Promise<void>;
   /** Stores an idempotency record unless a live (unexpired) one exists; returns whether it was stored. */
   claimIdempotency(row: IdempotencyKeysTable, now: string): Promise<boolean>;
+  /** Records a sealed audit entry in this transaction: it commits, or fails, with the decision. */
+  appendAudit(entry: AuditEntry): void;
 }
 
 export interface Store {
@@ -52,15 +56,28 @@ export interface Store {
   findAccountByName(name: string): Promise<AccountsTable | undefined>;
   ensureAccount(name: string): Promise<AccountsTable>;
 
-  insertApiKey(row: ApiKeysTable): Promise<void>;
+  /** The audit log's records, tree and checkpoints. */
+  readonly audit: AuditPersistence;
+
+  /** Inserts a key and its `key.issued` record in one transaction. */
+  insertApiKey(row: ApiKeysTable, audit: AuditEntry): Promise<void>;
   findApiKeyByHash(hash: string): Promise<ApiKeysTable | undefined>;
   listApiKeys(accountName?: string): Promise<Array<ApiKeysTable & { account_name: string }>>;
-  revokeApiKey(id: string, at: string): Promise<"revoked" | "already_revoked" | "not_found">;
+  /** Revokes a key and records `audit(key)` in the same transaction. */
+  revokeApiKey(
+    id: string,
+    at: string,
+    audit: (key: ApiKeysTable) => AuditEntry,
+  ): Promise<"revoked" | "already_revoked" | "not_found">;
 
   countContractors(pool: "sandbox" | "live"): Promise<number>;
-  insertContractors(rows: NewContractor[]): Promise<void>;
-  /** Inserts or updates live contractors by their external reference; returns counts. */
-  upsertLiveContractors(rows: NewContractor[]): Promise<{ inserted: number; updated: number }>;
+  /** Inserts contractors (skipping ids that exist) and records `audit` in the same transaction. */
+  insertContractors(rows: NewContractor[], audit: AuditEntry): Promise<void>;
+  /** Inserts or updates live contractors by their external reference, recording `audit(counts)`. */
+  upsertLiveContractors(
+    rows: NewContractor[],
+    audit: (counts: { inserted: number; updated: number }) => AuditEntry,
+  ): Promise<{ inserted: number; updated: number }>;
   loadContractors(): Promise<Contractor[]>;
   /** Changes whenever a contractor is added or updated: lets a running server skip needless reloads. */
   contractorsVersion(): Promise<string>;

@@ -1,5 +1,7 @@
 // Small live pools for tests.
 
+import type { AuditKind } from "../../src/audit/kinds.js";
+import { type AuditEntry, sealRecord } from "../../src/audit/record.js";
 import type { NewContractor } from "../../src/storage/store.js";
 
 export function liveContractor(overrides: Partial<NewContractor> = {}): NewContractor {
@@ -25,4 +27,16 @@ export function liveContractor(overrides: Partial<NewContractor> = {}): NewContr
     excluded: false,
     ...overrides,
   };
+}
+
+/** A sealed audit record for store calls made directly by tests (they record an operator's action). */
+export function testRecord(kind: AuditKind = "pool.imported"): AuditEntry {
+  return sealRecord({
+    kind,
+    at: new Date().toISOString(),
+    accountId: null,
+    livemode: false,
+    actor: "operator:test",
+    data: { by: "test" },
+  });
 }

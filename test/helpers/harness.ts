@@ -79,6 +79,7 @@ export async function createHarness(
         mode,
         ratePerMinute: limits.ratePerMinute ?? null,
         burst: limits.burst ?? null,
+        actor: "operator:test",
       });
       return issued.key;
     },
@@ -98,6 +99,7 @@ export async function createHarness(
       closed = true;
       open.delete(h);
       await app.close();
+      await services.audit.stop();
       await services.limiter.close();
       await store.close();
       await opened.cleanup();

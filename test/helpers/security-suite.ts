@@ -62,8 +62,12 @@ export function runSecuritySuite(name: string, call: KeyedCall) {
 
     it("answers 401 api_key_revoked for a revoked key", async () => {
       h ??= await createHarness();
-      const issued = await h.services.keys.issue({ accountName: "revokee", mode: "test" });
-      await h.services.keys.revoke(issued.id);
+      const issued = await h.services.keys.issue({
+        accountName: "revokee",
+        mode: "test",
+        actor: "operator:test",
+      });
+      await h.services.keys.revoke(issued.id, "operator:test");
       expectProblem(await call(h, { "x-api-key": issued.key }), 401, "api_key_revoked");
     });
 

@@ -1,7 +1,7 @@
 import { beforeAll, describe, expect, it } from "vitest";
 import { orderSchema } from "../../src/operations/order-view.js";
 import { quoteOutput } from "../../src/operations/quote.js";
-import { liveContractor } from "../helpers/fixtures.js";
+import { liveContractor, testRecord } from "../helpers/fixtures.js";
 import {
   createHarness,
   type Harness,
@@ -19,7 +19,7 @@ let testKey: string;
 
 beforeAll(async () => {
   h = await createHarness();
-  await h.services.store.insertContractors([liveContractor()]);
+  await h.services.store.insertContractors([liveContractor()], testRecord());
   await h.services.pool.load();
   liveKey = await h.key("acme", "live");
   otherLiveKey = await h.key("globex", "live");
@@ -208,16 +208,19 @@ describe("pool changes and store failures", () => {
     const job = { trade: "roofing", location: { state: "OR", zip: "97201" } };
     expect((await fresh.post(QUOTE_PATH, job, { "x-api-key": key })).json().contractor_ref).toBeNull();
     expect(await fresh.services.pool.refresh()).toBe(false);
-    await fresh.services.store.upsertLiveContractors([
-      liveContractor({
-        id: "ctr_roofer1",
-        externalRef: "R-1",
-        trades: ["roofing"],
-        states: ["OR"],
-        lat: 45.5,
-        lon: -122.67,
-      }),
-    ]);
+    await fresh.services.store.upsertLiveContractors(
+      [
+        liveContractor({
+          id: "ctr_roofer1",
+          externalRef: "R-1",
+          trades: ["roofing"],
+          states: ["OR"],
+          lat: 45.5,
+          lon: -122.67,
+        }),
+      ],
+      () => testRecord(),
+    );
     expect(await fresh.services.pool.refresh()).toBe(true);
     expect((await fresh.post(QUOTE_PATH, job, { "x-api-key": key })).json().contractor_ref).toBe(
       "ctr-roofer1",
@@ -324,10 +327,13 @@ describe("Idempotency-Key on POST order", () => {
 describe("capacity under concurrency", () => {
   it("never assigns a contractor more jobs than its capacity, even for concurrent orders", async () => {
     const fresh = await createHarness();
-    await fresh.services.store.insertContractors([
-      liveContractor({ id: "ctr_cap1", trades: ["plumbing"], maxActiveJobs: 3 }),
-      liveContractor({ id: "ctr_cap2", trades: ["plumbing"], maxActiveJobs: 2 }),
-    ]);
+    await fresh.services.store.insertContractors(
+      [
+        liveContractor({ id: "ctr_cap1", trades: ["plumbing"], maxActiveJobs: 3 }),
+        liveContractor({ id: "ctr_cap2", trades: ["plumbing"], maxActiveJobs: 2 }),
+      ],
+      testRecord(),
+    );
     await fresh.services.pool.load();
     const key = await fresh.key("busy", "live", { ratePerMinute: 10_000, burst: 10_000 });
     const body = { trade: "plumbing", location: { state: "CA", zip: "94103" }, description: "Leak" };
@@ -346,7 +352,10 @@ describe("capacity under concurrency", () => {
 
   it("gives the capacity back when the order cannot be written", async () => {
     const fresh = await createHarness();
-    await fresh.services.store.insertContractors([liveContractor({ id: "ctr_one", maxActiveJobs: 1 })]);
+    await fresh.services.store.insertContractors(
+      [liveContractor({ id: "ctr_one", maxActiveJobs: 1 })],
+      testRecord(),
+    );
     await fresh.services.pool.load();
     const key = await fresh.key("acme", "live");
     const write = fresh.services.store.write.bind(fresh.services.store);

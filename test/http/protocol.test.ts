@@ -105,6 +105,12 @@ describe("HTTP protocol", () => {
         "dispatchOrder",
         "dispatchOrderStatus",
         "dispatchQuote",
+        "attestVerify",
+        "attestCheckpoint",
+        "attestCheckpointAt",
+        "attestConsistency",
+        "attestKeys",
+        "auditList",
       ].sort(),
     );
     const quote = doc.paths["/api/dispatch/v1/quote"].post;

@@ -4,7 +4,7 @@ import { beforeAll, describe, expect, it } from "vitest";
 import { estimateOutput } from "../../src/operations/estimate.js";
 import { evalsOutput } from "../../src/operations/evals.js";
 import { tradeIndexOutput } from "../../src/operations/trade-index.js";
-import { liveContractor } from "../helpers/fixtures.js";
+import { liveContractor, testRecord } from "../helpers/fixtures.js";
 import { createHarness, ESTIMATE_PATH, type Harness, ORDER_PATH } from "../helpers/harness.js";
 import { expectProblem } from "../helpers/security-suite.js";
 
@@ -133,7 +133,7 @@ describe("GET /api/dispatch/analytics/evals", () => {
 
   it("computes counts and latency from live orders only, never sandbox", async () => {
     const fresh = await createHarness();
-    await fresh.services.store.insertContractors([liveContractor()]);
+    await fresh.services.store.insertContractors([liveContractor()], testRecord());
     await fresh.services.pool.load();
     const live = await fresh.key("acme", "live");
     const order = { trade: "plumbing", location: { state: "CA", zip: "94103" }, description: "Leak" };

@@ -4,7 +4,7 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { OrdersTable } from "../../src/storage/schema.js";
 import type { Store } from "../../src/storage/store.js";
-import { liveContractor } from "../helpers/fixtures.js";
+import { liveContractor, testRecord } from "../helpers/fixtures.js";
 
 export function order(overrides: Partial<OrdersTable> = {}): OrdersTable {
   const now = new Date().toISOString();
@@ -78,19 +78,31 @@ export function runStoreContract(name: string, open: () => Promise<Store>) {
         created_at: new Date().toISOString(),
         revoked_at: null,
       };
-      await store.insertApiKey(row);
+      await store.insertApiKey(row, testRecord("key.issued"));
       expect(await store.findApiKeyByHash("a".repeat(64))).toEqual(row);
       expect((await store.listApiKeys("contract")).map((k) => k.id)).toContain("key_contract1");
-      expect(await store.revokeApiKey("key_contract1", "2026-01-01T00:00:00.000Z")).toBe("revoked");
-      expect(await store.revokeApiKey("key_contract1", "2026-01-02T00:00:00.000Z")).toBe("already_revoked");
-      expect(await store.revokeApiKey("key_nope", "2026-01-02T00:00:00.000Z")).toBe("not_found");
+      expect(
+        await store.revokeApiKey("key_contract1", "2026-01-01T00:00:00.000Z", () =>
+          testRecord("key.revoked"),
+        ),
+      ).toBe("revoked");
+      expect(
+        await store.revokeApiKey("key_contract1", "2026-01-02T00:00:00.000Z", () =>
+          testRecord("key.revoked"),
+        ),
+      ).toBe("already_revoked");
+      expect(
+        await store.revokeApiKey("key_nope", "2026-01-02T00:00:00.000Z", () => testRecord("key.revoked")),
+      ).toBe("not_found");
       expect((await store.findApiKeyByHash("a".repeat(64)))?.revoked_at).toBe("2026-01-01T00:00:00.000Z");
     });
 
     it("round-trips contractors and upserts live ones by external reference", async () => {
       const c = liveContractor({ id: "ctr_contract1", externalRef: "ext-1", serviceRadiusMiles: null });
-      await store.upsertLiveContractors([c]);
-      await store.upsertLiveContractors([{ ...c, id: "ctr_ignored", hourlyRateCents: 15_000 }]);
+      await store.upsertLiveContractors([c], () => testRecord());
+      await store.upsertLiveContractors([{ ...c, id: "ctr_ignored", hourlyRateCents: 15_000 }], () =>
+        testRecord(),
+      );
       const loaded = (await store.loadContractors()).filter((x) => x.id === "ctr_contract1");
       expect(loaded).toHaveLength(1);
       expect(loaded[0]).toMatchObject({
@@ -108,11 +120,11 @@ export function runStoreContract(name: string, open: () => Promise<Store>) {
       const before = await store.contractorsVersion();
       expect(await store.contractorsVersion()).toBe(before);
       const c = liveContractor({ id: "ctr_version1", externalRef: "ext-version" });
-      await store.upsertLiveContractors([c]);
+      await store.upsertLiveContractors([c], () => testRecord());
       const afterInsert = await store.contractorsVersion();
       expect(afterInsert).not.toBe(before);
       await new Promise((r) => setTimeout(r, 5));
-      await store.upsertLiveContractors([{ ...c, rating: 3 }]);
+      await store.upsertLiveContractors([{ ...c, rating: 3 }], () => testRecord());
       expect(await store.contractorsVersion()).not.toBe(afterInsert);
     });
 
@@ -211,9 +223,10 @@ export function runStoreContract(name: string, open: () => Promise<Store>) {
     });
 
     it("reserves contractor capacity atomically, up to the maximum, and counts it", async () => {
-      await store.insertContractors([
-        { ...liveContractor({ id: "ctr_busy", maxActiveJobs: 3 }), externalRef: "busy" },
-      ]);
+      await store.insertContractors(
+        [{ ...liveContractor({ id: "ctr_busy", maxActiveJobs: 3 }), externalRef: "busy" }],
+        testRecord(),
+      );
       const results = await Promise.all(
         Array.from({ length: 5 }, () => store.write((tx) => tx.reserveContractor("ctr_busy"))),
       );

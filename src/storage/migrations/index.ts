@@ -4,12 +4,21 @@
 import type { Migration, MigrationProvider } from "kysely";
 import { migration0001 } from "./0001-initial.js";
 import { migration0002 } from "./0002-contractor-capacity.js";
+import { migration0003 } from "./0003-audit-log.js";
 
 export type Dialect = "sqlite" | "postgres";
 
 const MIGRATIONS: Record<Dialect, Record<string, Migration>> = {
-  sqlite: { "0001-initial": migration0001, "0002-contractor-capacity": migration0002 },
-  postgres: { "0001-initial": migration0001, "0002-contractor-capacity": migration0002 },
+  sqlite: {
+    "0001-initial": migration0001,
+    "0002-contractor-capacity": migration0002,
+    "0003-audit-log": migration0003("sqlite"),
+  },
+  postgres: {
+    "0001-initial": migration0001,
+    "0002-contractor-capacity": migration0002,
+    "0003-audit-log": migration0003("postgres"),
+  },
 };
 
 export function migrationProvider(dialect: Dialect): MigrationProvider {

@@ -51,7 +51,7 @@ function problemResponses(op: AnyOperation): Record<number, z.ZodType> {
   if (op.limit !== "none") statuses.push(429);
   if (op.http.method === "POST") statuses.push(413, 415);
   if (op.id === "dispatchOrder") statuses.push(409);
-  if (op.http.input === "params") statuses.push(404);
+  if (op.http.input === "params" || op.id === "attestCheckpoint") statuses.push(404);
   return Object.fromEntries(statuses.map((s) => [s, problemSchema]));
 }
 

@@ -1,0 +1,254 @@
+// The audit log service: sequences sealed records into the Merkle tree and signs checkpoints, and
+// answers verification, proofs and checkpoints from the store.
+//
+// Records are written with the decision they record, in its transaction, and queued. The sequencer
+// (every AUDIT_SEQUENCE_INTERVAL_MS in every process, one at a time across processes, and on demand
+// when a record is verified before its turn) appends the queued leaves and signs the new tree head.
+// Stored tree nodes never change, so this process caches them; the latest checkpoint is cached briefly.
+
+import type { AuditPersistence } from "../storage/audit-store.js";
+import type { AuditCheckpointsTable } from "../storage/schema.js";
+import {
+  appendLeaves,
+  consistencyProof,
+  type Hash,
+  inclusionProof,
+  type NewNode,
+  type NodeRef,
+  nodeKey,
+  verifyInclusion,
+  withNodes,
+} from "./merkle.js";
+import { rowMatchesLeaf } from "./record.js";
+import { CHECKPOINT_ORIGIN, type Checkpoint, type CheckpointSigner, verifyCheckpoint } from "./signing.js";
+
+const SEQUENCE_BATCH = 10_000;
+const CHECKPOINT_TTL_MS = 1_000;
+const NODE_CACHE_MAX = 200_000;
+
+export type VerifyStatus = "verified" | "mismatch" | "purged";
+export type MismatchReason = "record_altered" | "not_in_log" | "proof_invalid" | "signature_invalid";
+
+export interface Verification {
+  seal: string;
+  status: VerifyStatus;
+  reason: MismatchReason | null;
+  leaf_index: number | null;
+  leaf_hash: string | null;
+  inclusion_proof: { tree_size: number; leaf_index: number; hashes: string[] } | null;
+  checkpoint: Checkpoint | null;
+}
+
+export function toCheckpoint(row: AuditCheckpointsTable): Checkpoint {
+  return {
+    origin: CHECKPOINT_ORIGIN,
+    tree_size: Number(row.tree_size),
+    root_hash: row.root_hash,
+    timestamp: row.timestamp,
+    key_id: row.key_id,
+    signature: row.signature,
+  };
+}
+
+export class AuditLog {
+  private readonly nodes = new Map<string, Hash>();
+  private latest: { checkpoint: Checkpoint | null; signatureOk: boolean; at: number } | null = null;
+  private running: Promise<number> | null = null;
+  private timer: NodeJS.Timeout | null = null;
+
+  constructor(
+    private readonly store: AuditPersistence,
+    readonly signer: CheckpointSigner,
+    private readonly options: {
+      now?: () => Date;
+      logger?: { error(obj: object, msg: string): void };
+      onSequenced?: (leaves: number) => void;
+    } = {},
+  ) {}
+
+  /**
+   * Sequences every queued record. With `wait` (on-demand), waits for another process's sequencer
+   * instead of skipping. Returns how many leaves this call appended.
+   */
+  sequence(wait = false): Promise<number> {
+    // One run at a time in this process; a caller that arrives during a run waits for it, then runs
+    // again if it must see its own record sequenced.
+    const previous = this.running ?? Promise.resolve(0);
+    const run = previous
+      .catch(() => 0)
+      .then(() => this.sequenceAll(wait))
+      .finally(() => {
+        if (this.running === run) this.running = null;
+      });
+    this.running = run;
+    return run;
+  }
+
+  private async sequenceAll(wait: boolean): Promise<number> {
+    let total = 0;
+    for (;;) {
+      let appended: NewNode[] = [];
+      const checkpoint = await this.store.sequenceAudit(
+        ({ size, range, pending }) => {
+          const grown = appendLeaves(
+            size,
+            range,
+            pending.map((p) => Buffer.from(p.leaf_hash, "hex")),
+          );
+          appended = grown.nodes;
+          const signed = this.signer.sign({
+            tree_size: grown.size,
+            root_hash: grown.root.toString("hex"),
+            timestamp: (this.options.now?.() ?? new Date()).toISOString(),
+          });
+          return {
+            nodes: grown.nodes,
+            checkpoint: {
+              tree_size: signed.tree_size,
+              root_hash: signed.root_hash,
+              timestamp: signed.timestamp,
+              key_id: signed.key_id,
+              signature: signed.signature,
+            },
+          };
+        },
+        SEQUENCE_BATCH,
+        wait,
+      );
+      if (!checkpoint) break;
+      // Committed: the new nodes are final and may be cached.
+      for (const n of appended) this.cacheNode(nodeKey(n.level, n.index), n.hash);
+      const leaves = appended.filter((n) => n.level === 0).length;
+      this.latest = { checkpoint: toCheckpoint(checkpoint), signatureOk: true, at: Date.now() };
+      total += leaves;
+      this.options.onSequenced?.(leaves);
+      if (leaves < SEQUENCE_BATCH) break;
+    }
+    return total;
+  }
+
+  /** Runs the sequencer every `intervalMs` until stop(). */
+  start(intervalMs: number): void {
+    if (this.timer || intervalMs <= 0) return;
+    this.timer = setInterval(() => {
+      this.sequence(false).catch((err: unknown) =>
+        this.options.logger?.error({ err }, "audit sequencing failed"),
+      );
+    }, intervalMs);
+    this.timer.unref();
+  }
+
+  async stop(): Promise<void> {
+    if (this.timer) clearInterval(this.timer);
+    this.timer = null;
+    await this.running?.catch(() => 0);
+  }
+
+  /** The latest signed checkpoint (cached for a second), or null while the log is empty. */
+  async checkpoint(minSize = 0): Promise<{ checkpoint: Checkpoint | null; signatureOk: boolean }> {
+    const cached = this.latest;
+    if (
+      cached &&
+      Date.now() - cached.at < CHECKPOINT_TTL_MS &&
+      (cached.checkpoint?.tree_size ?? 0) >= minSize
+    ) {
+      return cached;
+    }
+    const row = await this.store.latestCheckpoint();
+    const checkpoint = row ? toCheckpoint(row) : null;
+    const signatureOk = checkpoint ? verifyCheckpoint(checkpoint, this.signer.publicKey) : true;
+    this.latest = { checkpoint, signatureOk, at: Date.now() };
+    return this.latest;
+  }
+
+  async checkpointAt(size: number): Promise<Checkpoint | null> {
+    const row = await this.store.checkpointAt(size);
+    return row ? toCheckpoint(row) : null;
+  }
+
+  private cacheNode(key: string, hash: Hash): void {
+    if (this.nodes.size >= NODE_CACHE_MAX) this.nodes.clear();
+    this.nodes.set(key, hash);
+  }
+
+  /** Loads stored nodes, from the cache where it has them. */
+  private async fetchNodes(refs: NodeRef[]): Promise<Map<string, Hash>> {
+    const found = new Map<string, Hash>();
+    const missing: NodeRef[] = [];
+    for (const r of refs) {
+      const key = nodeKey(r.level, r.index);
+      const hit = this.nodes.get(key);
+      if (hit) found.set(key, hit);
+      else missing.push(r);
+    }
+    if (missing.length > 0) {
+      const loaded = await this.store.auditNodes(missing);
+      // Cached once read: a proof's nodes are fixed once written. The leaf being verified is never
+      // taken from here; `verify` reads it from the store every time.
+      for (const [key, hash] of loaded) {
+        this.cacheNode(key, hash);
+        found.set(key, hash);
+      }
+    }
+    return found;
+  }
+
+  inclusion(leafIndex: number, treeSize: number): Promise<Hash[]> {
+    return withNodes(
+      (get) => inclusionProof(get, leafIndex, treeSize),
+      (refs) => this.fetchNodes(refs),
+    );
+  }
+
+  consistency(first: number, second: number): Promise<Hash[]> {
+    return withNodes(
+      (get) => consistencyProof(get, first, second),
+      (refs) => this.fetchNodes(refs),
+    );
+  }
+
+  /** The verification of one record, or null when no record or leaf has this seal. */
+  async verify(seal: string): Promise<Verification | null> {
+    let found = await this.store.findAudit(seal);
+    if (!found.leaf && found.pending) {
+      await this.sequence(true); // verified before the sequencer's turn: sequence it now
+      found = await this.store.findAudit(seal);
+    }
+    if (!found.leaf && !found.record) return null;
+    const base: Verification = {
+      seal,
+      status: "mismatch",
+      reason: null,
+      leaf_index: null,
+      leaf_hash: null,
+      inclusion_proof: null,
+      checkpoint: null,
+    };
+    if (!found.leaf) return { ...base, reason: "not_in_log" };
+
+    const { leaf_index, leaf_hash } = found.leaf;
+    const { checkpoint, signatureOk } = await this.checkpoint(leaf_index + 1);
+    if (!checkpoint || checkpoint.tree_size <= leaf_index)
+      return { ...base, leaf_index, leaf_hash, reason: "not_in_log" };
+    const proof = await this.inclusion(leaf_index, checkpoint.tree_size);
+    const result: Verification = {
+      ...base,
+      leaf_index,
+      leaf_hash,
+      inclusion_proof: {
+        tree_size: checkpoint.tree_size,
+        leaf_index,
+        hashes: proof.map((h) => h.toString("hex")),
+      },
+      checkpoint,
+    };
+    if (!signatureOk) return { ...result, reason: "signature_invalid" };
+    const root = Buffer.from(checkpoint.root_hash, "hex");
+    if (!verifyInclusion(Buffer.from(leaf_hash, "hex"), leaf_index, checkpoint.tree_size, proof, root)) {
+      return { ...result, reason: "proof_invalid" };
+    }
+    if (!found.record) return { ...result, status: "purged" };
+    if (!rowMatchesLeaf(found.record, leaf_hash)) return { ...result, reason: "record_altered" };
+    return { ...result, status: "verified" };
+  }
+}

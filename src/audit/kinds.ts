@@ -1,0 +1,23 @@
+// The closed list of audit event kinds: every decision the service records is one of these. A new kind
+// is added here, with what its `data` holds, before anything can record it.
+
+export const AUDIT_KINDS = {
+  "quote.issued":
+    "A quote: its inputs, the price breakdown, the candidates considered with their scores and the one chosen.",
+  "order.created":
+    "A work order was accepted: its inputs as received (contact details excluded) and its status.",
+  "order.matched":
+    "A contractor was matched to an order: the ranked candidates with their scores and the one chosen.",
+  "order.unmatched":
+    "No eligible contractor: the order waits for a dispatcher; how many were considered and why they were rejected.",
+  "key.issued":
+    "An API key was issued: its id, account, mode, label and rate-limit overrides (never the key).",
+  "key.revoked": "An API key was revoked.",
+  "pool.seeded": "The sandbox contractor pool was generated: how many contractors and a digest of the pool.",
+  "pool.imported":
+    "Live contractors were imported: how many were added and updated, and a digest of the file.",
+} as const;
+
+export type AuditKind = keyof typeof AUDIT_KINDS;
+
+export const AUDIT_KIND_LIST = Object.keys(AUDIT_KINDS) as AuditKind[];

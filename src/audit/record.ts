@@ -1,0 +1,111 @@
+// An audit record as it is sealed: canonical JSON (RFC 8785, with the `canonicalize` package by the RFC's
+// author) of a small envelope around the decision's data. The leaf hash the Merkle tree commits to is
+// SHA-256(0x00 || those bytes); the stored text is exactly those bytes, so anyone holding a record can
+// recompute its leaf.
+
+import canonicalize from "canonicalize";
+import { randomBase62 } from "../auth/api-key.js";
+import type { AuditRecordsTable } from "../storage/schema.js";
+import type { AuditKind } from "./kinds.js";
+import { leafHash } from "./merkle.js";
+
+export const SEAL_PATTERN = /^seal_[0-9A-Za-z]{22}$/;
+
+/** Who took a decision: an API key, a contractor, an operator (CLI or dispatcher), or the service. */
+export type Actor = `key:${string}` | `operator:${string}` | `contractor:${string}` | `system:${string}`;
+
+export interface AuditInput {
+  kind: AuditKind;
+  at: string;
+  accountId: string | null;
+  livemode: boolean;
+  orderId?: string | null;
+  actor: Actor;
+  data: Record<string, unknown>;
+}
+
+/** A record ready to be written: its row and its leaf hash (hex). */
+export interface AuditEntry {
+  seal: string;
+  kind: AuditKind;
+  account_id: string | null;
+  livemode: number;
+  order_id: string | null;
+  actor: string;
+  created_at: string;
+  record: string;
+  leaf_hash: string;
+}
+
+/** The envelope that is hashed. Field names are part of the log format: never rename them. */
+export interface AuditRecord {
+  v: 1;
+  seal: string;
+  kind: AuditKind;
+  at: string;
+  account_id: string | null;
+  livemode: boolean;
+  order_id: string | null;
+  actor: string;
+  data: Record<string, unknown>;
+}
+
+export function newSeal(): string {
+  return `seal_${randomBase62(22)}`;
+}
+
+export function canonicalJson(value: unknown): string {
+  const text = canonicalize(value);
+  if (text === undefined) throw new Error("value has no JSON form");
+  return text;
+}
+
+export function sealRecord(input: AuditInput): AuditEntry {
+  const record: AuditRecord = {
+    v: 1,
+    seal: newSeal(),
+    kind: input.kind,
+    at: input.at,
+    account_id: input.accountId,
+    livemode: input.livemode,
+    order_id: input.orderId ?? null,
+    actor: input.actor,
+    data: input.data,
+  };
+  const text = canonicalJson(record);
+  return {
+    seal: record.seal,
+    kind: record.kind,
+    account_id: record.account_id,
+    livemode: record.livemode ? 1 : 0,
+    order_id: record.order_id,
+    actor: record.actor,
+    created_at: record.at,
+    record: text,
+    leaf_hash: leafHash(Buffer.from(text, "utf8")).toString("hex"),
+  };
+}
+
+/**
+ * Whether a stored row still matches the leaf it was sealed under: the text hashes to the leaf, and the
+ * queryable columns agree with the sealed envelope (so a record cannot be moved to another account or
+ * order without being caught).
+ */
+export function rowMatchesLeaf(row: AuditRecordsTable, leafHashHex: string): boolean {
+  if (leafHash(Buffer.from(row.record, "utf8")).toString("hex") !== leafHashHex) return false;
+  let parsed: AuditRecord;
+  try {
+    parsed = JSON.parse(row.record) as AuditRecord;
+  } catch {
+    return false;
+  }
+  return (
+    parsed.seal === row.seal &&
+    parsed.kind === row.kind &&
+    parsed.at === row.created_at &&
+    parsed.account_id === row.account_id &&
+    (parsed.livemode ? 1 : 0) === Number(row.livemode) &&
+    parsed.order_id === row.order_id &&
+    parsed.actor === row.actor
+  );
+}

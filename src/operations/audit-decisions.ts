@@ -1,0 +1,43 @@
+// What the audit log records of the dispatch decisions, built from the same values the decision used.
+// Shared by quotes and orders so both record candidates the same way.
+
+import { z } from "zod";
+import type { MatchResult } from "../domain/matching.js";
+
+/** The ranked candidates of a match: ids, scores and the figures behind them. */
+export function matchDecision(result: MatchResult) {
+  return {
+    considered: result.considered,
+    eligible: result.eligible,
+    rejected: result.rejected,
+    candidates: result.ranked.map((c) => ({
+      contractor_id: c.contractor.id,
+      score: c.score,
+      components: c.components,
+      distance_miles: c.distanceMiles,
+      eta_minutes: c.etaMinutes,
+      eta_tier: c.etaTier,
+      price_cents: c.price.total_cents,
+      within_nte: c.withinNte,
+    })),
+  };
+}
+
+export const sealSchema = z
+  .string()
+  .describe("Seal of the audit record of this decision: verify it at GET /api/attest/verify/{seal}.");
+
+export const sealRefSchema = z
+  .object({
+    seal: z.string(),
+    kind: z.string().describe("The decision recorded: order.created, order.matched, order.unmatched, ..."),
+    at: z.iso.datetime(),
+    verify_url: z.url(),
+  })
+  .meta({ id: "SealRef" });
+
+export type SealRef = z.infer<typeof sealRefSchema>;
+
+export function sealRef(baseUrl: string, seal: string, kind: string, at: string): SealRef {
+  return { seal, kind, at, verify_url: `${baseUrl}/api/attest/verify/${seal}` };
+}

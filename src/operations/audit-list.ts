@@ -1,0 +1,115 @@
+// auditList: the caller's own audit records with their contents, filtered and paginated. Records are
+// scoped to the key's account and mode: no account ever sees another's.
+
+import { z } from "zod";
+import { AUDIT_KIND_LIST, type AuditKind } from "../audit/kinds.js";
+import { validationError } from "./gate.js";
+import { defineOperation, principalOf } from "./types.js";
+
+const auditListInput = z.strictObject({
+  order_id: z.string().max(64).optional().describe("Only records of this order."),
+  kind: z
+    .enum(AUDIT_KIND_LIST as [AuditKind, ...AuditKind[]], {
+      error: () => `kind must be one of: ${AUDIT_KIND_LIST.join(", ")}`,
+    })
+    .optional()
+    .describe("Only records of this kind."),
+  since: z.iso
+    .datetime({ error: "since must be an ISO 8601 UTC timestamp" })
+    .optional()
+    .describe("From (inclusive)."),
+  until: z.iso
+    .datetime({ error: "until must be an ISO 8601 UTC timestamp" })
+    .optional()
+    .describe("Until (exclusive)."),
+  cursor: z.string().max(512).optional().describe("next_cursor of the previous page."),
+  limit: z.coerce
+    .number({ error: "limit must be a whole number" })
+    .int({ error: "limit must be a whole number" })
+    .min(1, { error: "limit must be from 1 to 200" })
+    .max(200, { error: "limit must be from 1 to 200" })
+    .default(50),
+});
+
+export const auditRecordSchema = z
+  .object({
+    seal: z.string(),
+    kind: z.string(),
+    at: z.iso.datetime(),
+    order_id: z.string().nullable(),
+    actor: z.string().describe("Who decided: key:<key id>, operator:<who>, system:<what>."),
+    record: z
+      .record(z.string(), z.unknown())
+      .describe(
+        "The sealed record. Its RFC 8785 canonical JSON, hashed as SHA-256(0x00 || bytes), is the leaf " +
+          "that GET /api/attest/verify/{seal} proves.",
+      ),
+    verify_url: z.url(),
+  })
+  .meta({ id: "AuditRecord" });
+
+export const auditListOutput = z
+  .object({
+    records: z.array(auditRecordSchema).describe("Oldest first."),
+    next_cursor: z.string().nullable().describe("Pass as `cursor` for the next page; null on the last page."),
+  })
+  .meta({ id: "AuditRecordPage" });
+
+function encodeCursor(createdAt: string, seal: string): string {
+  return Buffer.from(JSON.stringify([createdAt, seal])).toString("base64url");
+}
+
+function decodeCursor(cursor: string): { created_at: string; seal: string } {
+  try {
+    const value = JSON.parse(Buffer.from(cursor, "base64url").toString("utf8")) as unknown;
+    if (Array.isArray(value) && value.length === 2 && value.every((v) => typeof v === "string")) {
+      return { created_at: value[0] as string, seal: value[1] as string };
+    }
+  } catch {
+    // fall through
+  }
+  throw validationError([{ field: "cursor", message: "is not a cursor this API returned" }]);
+}
+
+export const auditListOperation = defineOperation({
+  id: "auditList",
+  name: "audit.list",
+  summary: "List your audit records",
+  description:
+    "Your account's audit records (for the key's mode: test keys see sandbox records) with their full " +
+    "contents: quotes issued, orders created and matched, keys issued and revoked. Filter by order, kind " +
+    "and time; page with next_cursor.",
+  access: "key",
+  limit: "key",
+  http: { method: "GET", path: "/api/audit", input: "query" },
+  input: auditListInput,
+  output: auditListOutput,
+  async handler(ctx, input) {
+    const principal = principalOf(ctx);
+    const after = input.cursor === undefined ? undefined : decodeCursor(input.cursor);
+    const rows = await ctx.services.store.audit.listAudit({
+      accountId: principal.accountId,
+      livemode: principal.livemode,
+      orderId: input.order_id,
+      kind: input.kind,
+      since: input.since,
+      until: input.until,
+      after,
+      limit: input.limit + 1,
+    });
+    const page = rows.slice(0, input.limit);
+    const last = page[page.length - 1];
+    return {
+      records: page.map((r) => ({
+        seal: r.seal,
+        kind: r.kind,
+        at: r.created_at,
+        order_id: r.order_id,
+        actor: r.actor,
+        record: JSON.parse(r.record) as Record<string, unknown>,
+        verify_url: `${ctx.baseUrl}/api/attest/verify/${r.seal}`,
+      })),
+      next_cursor: rows.length > input.limit && last ? encodeCursor(last.created_at, last.seal) : null,
+    };
+  },
+});

@@ -1,0 +1,411 @@
+// The audit log's persistence, shared by both dialects: writing sealed records (in the caller's
+// transaction), sequencing them into the Merkle tree, and the reads behind verification and queries.
+// The tree arithmetic is in src/audit/merkle.ts; this file only moves rows.
+
+import { type Kysely, sql, type Transaction } from "kysely";
+import type { Hash, NewNode, NodeRef } from "../audit/merkle.js";
+import { compactRange, nodeKey } from "../audit/merkle.js";
+import type { AuditEntry } from "../audit/record.js";
+import type { Dialect } from "./migrations/index.js";
+import type { AuditCheckpointsTable, AuditLegalHoldsTable, AuditRecordsTable, Database } from "./schema.js";
+
+/** A PostgreSQL advisory lock id for the sequencer: one sequencer at a time across all processes. */
+const SEQUENCER_LOCK = 0x66736461; // "fsda"
+
+export interface AuditLookup {
+  record: AuditRecordsTable | undefined;
+  leaf: { leaf_index: number; leaf_hash: string } | undefined;
+  pending: boolean;
+}
+
+export interface AuditQuery {
+  accountId: string;
+  livemode: boolean;
+  orderId?: string | undefined;
+  kind?: string | undefined;
+  since?: string | undefined;
+  until?: string | undefined;
+  /** Keyset cursor: records strictly after this (created_at, seal). */
+  after?: { created_at: string; seal: string } | undefined;
+  limit: number;
+}
+
+export interface PendingLeaf {
+  seal: string;
+  leaf_hash: string;
+}
+
+/** What the sequencer decides for one batch: the tree's new nodes and the checkpoint that signs it. */
+export interface SequencedBatch {
+  nodes: NewNode[];
+  checkpoint: AuditCheckpointsTable;
+}
+
+export type SequencePlan = (head: { size: number; range: Hash[]; pending: PendingLeaf[] }) => SequencedBatch;
+
+export interface LeafWithRecord {
+  leaf_index: number;
+  seal: string;
+  leaf_hash: string;
+  record: AuditRecordsTable | null;
+}
+
+const ROWS_PER_STATEMENT = 500;
+
+interface LeafRow {
+  leaf_index: number;
+  seal: string;
+  leaf_hash: string;
+  r_seal: string | null;
+  kind: string | null;
+  account_id: string | null;
+  livemode: number | null;
+  order_id: string | null;
+  actor: string | null;
+  created_at: string | null;
+  record: string | null;
+}
+
+function toLeafWithRecord(r: LeafRow): LeafWithRecord {
+  return {
+    leaf_index: Number(r.leaf_index),
+    seal: r.seal,
+    leaf_hash: r.leaf_hash,
+    record:
+      r.r_seal === null
+        ? null
+        : {
+            seal: r.r_seal,
+            kind: r.kind as string,
+            account_id: r.account_id,
+            livemode: Number(r.livemode),
+            order_id: r.order_id,
+            actor: r.actor as string,
+            created_at: r.created_at as string,
+            record: r.record as string,
+          },
+  };
+}
+
+type Db = Kysely<Database> | Transaction<Database>;
+
+/** Inserts sealed records and queues their leaves for sequencing (inside the caller's transaction). */
+export async function insertAuditEntries(db: Db, entries: AuditEntry[]): Promise<void> {
+  for (let i = 0; i < entries.length; i += ROWS_PER_STATEMENT) {
+    const part = entries.slice(i, i + ROWS_PER_STATEMENT);
+    await db
+      .insertInto("audit_records")
+      .values(part.map(({ leaf_hash: _leaf, ...row }) => row))
+      .execute();
+    await db
+      .insertInto("audit_pending")
+      .values(part.map((e) => ({ seal: e.seal, leaf_hash: e.leaf_hash })))
+      .execute();
+  }
+}
+
+async function readNodes(db: Db, refs: NodeRef[]): Promise<Map<string, Hash>> {
+  const out = new Map<string, Hash>();
+  const leaves = refs.filter((r) => r.level === 0).map((r) => r.index);
+  const inner = refs.filter((r) => r.level > 0);
+  for (let i = 0; i < leaves.length; i += ROWS_PER_STATEMENT) {
+    const rows = await db
+      .selectFrom("audit_leaves")
+      .select(["leaf_index", "leaf_hash"])
+      .where("leaf_index", "in", leaves.slice(i, i + ROWS_PER_STATEMENT))
+      .execute();
+    for (const r of rows) out.set(nodeKey(0, Number(r.leaf_index)), Buffer.from(r.leaf_hash, "hex"));
+  }
+  for (let i = 0; i < inner.length; i += ROWS_PER_STATEMENT) {
+    const part = inner.slice(i, i + ROWS_PER_STATEMENT);
+    const rows = await db
+      .selectFrom("audit_nodes")
+      .select(["level", "idx", "hash"])
+      .where((eb) => eb.or(part.map((r) => eb.and([eb("level", "=", r.level), eb("idx", "=", r.index)]))))
+      .execute();
+    for (const r of rows) out.set(nodeKey(r.level, Number(r.idx)), Buffer.from(r.hash, "hex"));
+  }
+  return out;
+}
+
+/** The audit log's port: what the audit service and the CLI need from persistence. */
+export interface AuditPersistence {
+  findAudit(seal: string): Promise<AuditLookup>;
+  listAudit(q: AuditQuery): Promise<AuditRecordsTable[]>;
+  orderSeals(orderId: string): Promise<Array<{ seal: string; kind: string; created_at: string }>>;
+  latestCheckpoint(): Promise<AuditCheckpointsTable | undefined>;
+  checkpointAt(size: number): Promise<AuditCheckpointsTable | undefined>;
+  listCheckpoints(after: number, limit: number): Promise<AuditCheckpointsTable[]>;
+  auditNodes(refs: NodeRef[]): Promise<Map<string, Hash>>;
+  pendingAuditCount(): Promise<number>;
+  sequenceAudit(plan: SequencePlan, limit: number, wait: boolean): Promise<AuditCheckpointsTable | null>;
+  leavesWithRecords(from: number, limit: number): Promise<LeafWithRecord[]>;
+  purgeAudit(before: string): Promise<number>;
+  addLegalHold(row: AuditLegalHoldsTable): Promise<void>;
+  releaseLegalHold(id: string, at: string): Promise<boolean>;
+  listLegalHolds(): Promise<AuditLegalHoldsTable[]>;
+}
+
+export class AuditStore implements AuditPersistence {
+  constructor(
+    private readonly db: Kysely<Database>,
+    private readonly dialect: Dialect,
+  ) {}
+
+  /** One query for an integrated record (the common case), two more only while it waits in the queue. */
+  async findAudit(seal: string): Promise<AuditLookup> {
+    const rows = await this.leafRows().where("l.seal", "=", seal).execute();
+    const row = rows[0];
+    if (row) {
+      const leaf = toLeafWithRecord(row);
+      return {
+        record: leaf.record ?? undefined,
+        leaf: { leaf_index: leaf.leaf_index, leaf_hash: leaf.leaf_hash },
+        pending: false,
+      };
+    }
+    const [record, pending] = await Promise.all([
+      this.db.selectFrom("audit_records").selectAll().where("seal", "=", seal).executeTakeFirst(),
+      this.db.selectFrom("audit_pending").select("id").where("seal", "=", seal).executeTakeFirst(),
+    ]);
+    return { record, leaf: undefined, pending: pending !== undefined };
+  }
+
+  private leafRows() {
+    return this.db
+      .selectFrom("audit_leaves as l")
+      .leftJoin("audit_records as r", "r.seal", "l.seal")
+      .select([
+        "l.leaf_index",
+        "l.seal",
+        "l.leaf_hash",
+        "r.seal as r_seal",
+        "r.kind",
+        "r.account_id",
+        "r.livemode",
+        "r.order_id",
+        "r.actor",
+        "r.created_at",
+        "r.record",
+      ]);
+  }
+
+  listAudit(q: AuditQuery): Promise<AuditRecordsTable[]> {
+    let query = this.db
+      .selectFrom("audit_records")
+      .selectAll()
+      .where("account_id", "=", q.accountId)
+      .where("livemode", "=", q.livemode ? 1 : 0);
+    if (q.orderId !== undefined) query = query.where("order_id", "=", q.orderId);
+    if (q.kind !== undefined) query = query.where("kind", "=", q.kind);
+    if (q.since !== undefined) query = query.where("created_at", ">=", q.since);
+    if (q.until !== undefined) query = query.where("created_at", "<", q.until);
+    const after = q.after;
+    if (after) {
+      query = query.where((eb) =>
+        eb.or([
+          eb("created_at", ">", after.created_at),
+          eb.and([eb("created_at", "=", after.created_at), eb("seal", ">", after.seal)]),
+        ]),
+      );
+    }
+    return query.orderBy("created_at").orderBy("seal").limit(q.limit).execute();
+  }
+
+  orderSeals(orderId: string): Promise<Array<{ seal: string; kind: string; created_at: string }>> {
+    return this.db
+      .selectFrom("audit_records")
+      .select(["seal", "kind", "created_at"])
+      .where("order_id", "=", orderId)
+      .orderBy("created_at")
+      .orderBy("seal")
+      .execute();
+  }
+
+  latestCheckpoint(): Promise<AuditCheckpointsTable | undefined> {
+    return this.db
+      .selectFrom("audit_checkpoints")
+      .selectAll()
+      .orderBy("tree_size", "desc")
+      .limit(1)
+      .executeTakeFirst()
+      .then((r) => (r ? { ...r, tree_size: Number(r.tree_size) } : undefined));
+  }
+
+  checkpointAt(size: number): Promise<AuditCheckpointsTable | undefined> {
+    return this.db
+      .selectFrom("audit_checkpoints")
+      .selectAll()
+      .where("tree_size", "=", size)
+      .executeTakeFirst()
+      .then((r) => (r ? { ...r, tree_size: Number(r.tree_size) } : undefined));
+  }
+
+  listCheckpoints(after: number, limit: number): Promise<AuditCheckpointsTable[]> {
+    return this.db
+      .selectFrom("audit_checkpoints")
+      .selectAll()
+      .where("tree_size", ">", after)
+      .orderBy("tree_size")
+      .limit(limit)
+      .execute()
+      .then((rows) => rows.map((r) => ({ ...r, tree_size: Number(r.tree_size) })));
+  }
+
+  auditNodes(refs: NodeRef[]): Promise<Map<string, Hash>> {
+    return readNodes(this.db, refs);
+  }
+
+  pendingAuditCount(): Promise<number> {
+    return this.db
+      .selectFrom("audit_pending")
+      .select((eb) => eb.fn.countAll<number>().as("n"))
+      .executeTakeFirstOrThrow()
+      .then((r) => Number(r.n));
+  }
+
+  /**
+   * Sequences up to `limit` queued records into the tree in one transaction: reads the latest
+   * checkpoint and the tree's right edge, lets `plan` hash the new leaves and sign the new head, then
+   * writes leaves, nodes and checkpoint and dequeues the records. One sequencer runs at a time (an
+   * advisory lock on PostgreSQL, the single writer on SQLite), and the checkpoint's tree size is its
+   * primary key, so the log cannot fork. With `wait` false, returns null at once if another process is
+   * sequencing. Returns null when nothing was pending.
+   */
+  async sequenceAudit(
+    plan: SequencePlan,
+    limit: number,
+    wait: boolean,
+  ): Promise<AuditCheckpointsTable | null> {
+    return this.db.transaction().execute(async (trx) => {
+      if (this.dialect === "postgres") {
+        if (wait) {
+          await sql`select pg_advisory_xact_lock(${SEQUENCER_LOCK})`.execute(trx);
+        } else {
+          const got = await sql<{
+            ok: boolean;
+          }>`select pg_try_advisory_xact_lock(${SEQUENCER_LOCK}) as ok`.execute(trx);
+          if (!got.rows[0]?.ok) return null;
+        }
+      }
+      const pending = await trx
+        .selectFrom("audit_pending")
+        .select(["id", "seal", "leaf_hash"])
+        .orderBy("id")
+        .limit(limit)
+        .execute();
+      if (pending.length === 0) return null;
+      const head = await trx
+        .selectFrom("audit_checkpoints")
+        .select("tree_size")
+        .orderBy("tree_size", "desc")
+        .limit(1)
+        .executeTakeFirst();
+      const size = head ? Number(head.tree_size) : 0;
+      const refs = compactRange(size);
+      const found = await readNodes(trx, refs);
+      const range = refs.map((r) => {
+        const hash = found.get(nodeKey(r.level, r.index));
+        if (!hash) throw new Error(`audit tree node ${r.level}/${r.index} is missing`);
+        return hash;
+      });
+      const batch = plan({ size, range, pending });
+      const integratedAt = batch.checkpoint.timestamp;
+      const leaves = batch.nodes.filter((n) => n.level === 0);
+      const inner = batch.nodes.filter((n) => n.level > 0);
+      for (let i = 0; i < leaves.length; i += ROWS_PER_STATEMENT) {
+        await trx
+          .insertInto("audit_leaves")
+          .values(
+            leaves.slice(i, i + ROWS_PER_STATEMENT).map((n) => ({
+              leaf_index: n.index,
+              seal: pending[n.index - size]?.seal as string,
+              leaf_hash: n.hash.toString("hex"),
+              integrated_at: integratedAt,
+            })),
+          )
+          .execute();
+      }
+      for (let i = 0; i < inner.length; i += ROWS_PER_STATEMENT) {
+        await trx
+          .insertInto("audit_nodes")
+          .values(
+            inner
+              .slice(i, i + ROWS_PER_STATEMENT)
+              .map((n) => ({ level: n.level, idx: n.index, hash: n.hash.toString("hex") })),
+          )
+          .execute();
+      }
+      await trx.insertInto("audit_checkpoints").values(batch.checkpoint).execute();
+      const ids = pending.map((p) => Number(p.id));
+      for (let i = 0; i < ids.length; i += ROWS_PER_STATEMENT) {
+        await trx
+          .deleteFrom("audit_pending")
+          .where("id", "in", ids.slice(i, i + ROWS_PER_STATEMENT))
+          .execute();
+      }
+      return batch.checkpoint;
+    });
+  }
+
+  /** Leaves from `from` (inclusive), in order, with their records where not purged. */
+  async leavesWithRecords(from: number, limit: number): Promise<LeafWithRecord[]> {
+    const rows = await this.leafRows()
+      .where("l.leaf_index", ">=", from)
+      .orderBy("l.leaf_index")
+      .limit(limit)
+      .execute();
+    return rows.map(toLeafWithRecord);
+  }
+
+  /**
+   * Deletes records created before `before` that no active legal hold covers. The database's trigger
+   * independently refuses any record younger than 7 years or under hold.
+   */
+  async purgeAudit(before: string): Promise<number> {
+    const result = await this.db
+      .deleteFrom("audit_records")
+      .where("created_at", "<", before)
+      .where(({ not, exists, selectFrom }) =>
+        not(
+          exists(
+            selectFrom("audit_legal_holds as h")
+              .select("h.id")
+              .where("h.released_at", "is", null)
+              .where((eb) =>
+                eb.or([
+                  eb.and([
+                    eb("h.account_id", "is not", null),
+                    eb("h.account_id", "=", eb.ref("audit_records.account_id")),
+                  ]),
+                  eb.and([
+                    eb("h.order_id", "is not", null),
+                    eb("h.order_id", "=", eb.ref("audit_records.order_id")),
+                  ]),
+                ]),
+              ),
+          ),
+        ),
+      )
+      .executeTakeFirst();
+    return Number(result.numDeletedRows);
+  }
+
+  async addLegalHold(row: AuditLegalHoldsTable): Promise<void> {
+    await this.db.insertInto("audit_legal_holds").values(row).execute();
+  }
+
+  async releaseLegalHold(id: string, at: string): Promise<boolean> {
+    const result = await this.db
+      .updateTable("audit_legal_holds")
+      .set({ released_at: at })
+      .where("id", "=", id)
+      .where("released_at", "is", null)
+      .executeTakeFirst();
+    return Number(result.numUpdatedRows) > 0;
+  }
+
+  listLegalHolds(): Promise<AuditLegalHoldsTable[]> {
+    return this.db.selectFrom("audit_legal_holds").selectAll().orderBy("created_at").execute();
+  }
+}
