@@ -5,7 +5,7 @@
 
 import canonicalize from "canonicalize";
 import { randomBase62 } from "../auth/api-key.js";
-import type { AuditRecordsTable } from "../storage/schema.js";
+import type { AuditRecordRow } from "../storage/schema.js";
 import type { AuditKind } from "./kinds.js";
 import { leafHash } from "./merkle.js";
 
@@ -91,7 +91,7 @@ export function sealRecord(input: AuditInput): AuditEntry {
  * queryable columns agree with the sealed envelope (so a record cannot be moved to another account or
  * order without being caught).
  */
-export function rowMatchesLeaf(row: AuditRecordsTable, leafHashHex: string): boolean {
+export function rowMatchesLeaf(row: Omit<AuditRecordRow, "seq">, leafHashHex: string): boolean {
   if (leafHash(Buffer.from(row.record, "utf8")).toString("hex") !== leafHashHex) return false;
   let parsed: AuditRecord;
   try {

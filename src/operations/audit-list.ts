@@ -50,25 +50,20 @@ export const auditRecordSchema = z
 
 export const auditListOutput = z
   .object({
-    records: z.array(auditRecordSchema).describe("Oldest first."),
+    records: z.array(auditRecordSchema).describe("In log order: oldest first."),
     next_cursor: z.string().nullable().describe("Pass as `cursor` for the next page; null on the last page."),
   })
   .meta({ id: "AuditRecordPage" });
 
-function encodeCursor(createdAt: string, seal: string): string {
-  return Buffer.from(JSON.stringify([createdAt, seal])).toString("base64url");
+// The cursor is the last record's position in log order, made opaque so that callers do not build it.
+function encodeCursor(seq: number): string {
+  return Buffer.from(`a1:${seq}`).toString("base64url");
 }
 
-function decodeCursor(cursor: string): { created_at: string; seal: string } {
-  try {
-    const value = JSON.parse(Buffer.from(cursor, "base64url").toString("utf8")) as unknown;
-    if (Array.isArray(value) && value.length === 2 && value.every((v) => typeof v === "string")) {
-      return { created_at: value[0] as string, seal: value[1] as string };
-    }
-  } catch {
-    // fall through
-  }
-  throw validationError([{ field: "cursor", message: "is not a cursor this API returned" }]);
+function decodeCursor(cursor: string): number {
+  const match = /^a1:(\d{1,15})$/.exec(Buffer.from(cursor, "base64url").toString("utf8"));
+  if (!match) throw validationError([{ field: "cursor", message: "is not a cursor this API returned" }]);
+  return Number(match[1]);
 }
 
 export const auditListOperation = defineOperation({
@@ -109,7 +104,7 @@ export const auditListOperation = defineOperation({
         record: JSON.parse(r.record) as Record<string, unknown>,
         verify_url: `${ctx.baseUrl}/api/attest/verify/${r.seal}`,
       })),
-      next_cursor: rows.length > input.limit && last ? encodeCursor(last.created_at, last.seal) : null,
+      next_cursor: rows.length > input.limit && last ? encodeCursor(last.seq) : null,
     };
   },
 });

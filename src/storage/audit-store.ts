@@ -7,13 +7,13 @@ import type { Hash, NewNode, NodeRef } from "../audit/merkle.js";
 import { compactRange, nodeKey } from "../audit/merkle.js";
 import type { AuditEntry } from "../audit/record.js";
 import type { Dialect } from "./migrations/index.js";
-import type { AuditCheckpointsTable, AuditLegalHoldsTable, AuditRecordsTable, Database } from "./schema.js";
+import type { AuditCheckpointsTable, AuditLegalHoldsTable, AuditRecordRow, Database } from "./schema.js";
 
 /** A PostgreSQL advisory lock id for the sequencer: one sequencer at a time across all processes. */
 const SEQUENCER_LOCK = 0x66736461; // "fsda"
 
 export interface AuditLookup {
-  record: AuditRecordsTable | undefined;
+  record: AuditRecordRow | undefined;
   leaf: { leaf_index: number; leaf_hash: string } | undefined;
   pending: boolean;
 }
@@ -25,8 +25,8 @@ export interface AuditQuery {
   kind?: string | undefined;
   since?: string | undefined;
   until?: string | undefined;
-  /** Keyset cursor: records strictly after this (created_at, seal). */
-  after?: { created_at: string; seal: string } | undefined;
+  /** Keyset cursor: records after this position in log order. */
+  after?: number | undefined;
   limit: number;
 }
 
@@ -47,7 +47,7 @@ export interface LeafWithRecord {
   leaf_index: number;
   seal: string;
   leaf_hash: string;
-  record: AuditRecordsTable | null;
+  record: AuditRecordRow | null;
 }
 
 const ROWS_PER_STATEMENT = 500;
@@ -56,6 +56,7 @@ interface LeafRow {
   leaf_index: number;
   seal: string;
   leaf_hash: string;
+  r_seq: number | null;
   r_seal: string | null;
   kind: string | null;
   account_id: string | null;
@@ -75,6 +76,7 @@ function toLeafWithRecord(r: LeafRow): LeafWithRecord {
       r.r_seal === null
         ? null
         : {
+            seq: Number(r.r_seq),
             seal: r.r_seal,
             kind: r.kind as string,
             account_id: r.account_id,
@@ -131,7 +133,7 @@ async function readNodes(db: Db, refs: NodeRef[]): Promise<Map<string, Hash>> {
 /** The audit log's port: what the audit service and the CLI need from persistence. */
 export interface AuditPersistence {
   findAudit(seal: string): Promise<AuditLookup>;
-  listAudit(q: AuditQuery): Promise<AuditRecordsTable[]>;
+  listAudit(q: AuditQuery): Promise<AuditRecordRow[]>;
   orderSeals(orderId: string): Promise<Array<{ seal: string; kind: string; created_at: string }>>;
   latestCheckpoint(): Promise<AuditCheckpointsTable | undefined>;
   checkpointAt(size: number): Promise<AuditCheckpointsTable | undefined>;
@@ -165,7 +167,12 @@ export class AuditStore implements AuditPersistence {
       };
     }
     const [record, pending] = await Promise.all([
-      this.db.selectFrom("audit_records").selectAll().where("seal", "=", seal).executeTakeFirst(),
+      this.db
+        .selectFrom("audit_records")
+        .selectAll()
+        .where("seal", "=", seal)
+        .executeTakeFirst()
+        .then((r) => (r ? { ...r, seq: Number(r.seq) } : undefined)),
       this.db.selectFrom("audit_pending").select("id").where("seal", "=", seal).executeTakeFirst(),
     ]);
     return { record, leaf: undefined, pending: pending !== undefined };
@@ -179,6 +186,7 @@ export class AuditStore implements AuditPersistence {
         "l.leaf_index",
         "l.seal",
         "l.leaf_hash",
+        "r.seq as r_seq",
         "r.seal as r_seal",
         "r.kind",
         "r.account_id",
@@ -190,7 +198,7 @@ export class AuditStore implements AuditPersistence {
       ]);
   }
 
-  listAudit(q: AuditQuery): Promise<AuditRecordsTable[]> {
+  listAudit(q: AuditQuery): Promise<AuditRecordRow[]> {
     let query = this.db
       .selectFrom("audit_records")
       .selectAll()
@@ -200,16 +208,12 @@ export class AuditStore implements AuditPersistence {
     if (q.kind !== undefined) query = query.where("kind", "=", q.kind);
     if (q.since !== undefined) query = query.where("created_at", ">=", q.since);
     if (q.until !== undefined) query = query.where("created_at", "<", q.until);
-    const after = q.after;
-    if (after) {
-      query = query.where((eb) =>
-        eb.or([
-          eb("created_at", ">", after.created_at),
-          eb.and([eb("created_at", "=", after.created_at), eb("seal", ">", after.seal)]),
-        ]),
-      );
-    }
-    return query.orderBy("created_at").orderBy("seal").limit(q.limit).execute();
+    if (q.after !== undefined) query = query.where("seq", ">", q.after);
+    return query
+      .orderBy("seq")
+      .limit(q.limit)
+      .execute()
+      .then((rows) => rows.map((r) => ({ ...r, seq: Number(r.seq) })));
   }
 
   orderSeals(orderId: string): Promise<Array<{ seal: string; kind: string; created_at: string }>> {
@@ -217,8 +221,7 @@ export class AuditStore implements AuditPersistence {
       .selectFrom("audit_records")
       .select(["seal", "kind", "created_at"])
       .where("order_id", "=", orderId)
-      .orderBy("created_at")
-      .orderBy("seal")
+      .orderBy("seq")
       .execute();
   }
 

@@ -1,7 +1,7 @@
 // Table types for Kysely. Columns are dialect-neutral: text ids and ISO-8601 UTC timestamps (which sort
 // as text), integer cents, integer 0/1 flags, JSON kept as text.
 
-import type { Generated } from "kysely";
+import type { Generated, Selectable } from "kysely";
 
 export interface AccountsTable {
   id: string;
@@ -107,6 +107,7 @@ export interface IdempotencyKeysTable {
 }
 
 export interface AuditRecordsTable {
+  seq: Generated<number>;
   seal: string;
   kind: string;
   account_id: string | null;
@@ -117,6 +118,9 @@ export interface AuditRecordsTable {
   /** The sealed record: canonical JSON (RFC 8785), exactly the bytes its leaf hash covers. */
   record: string;
 }
+
+/** An audit record as read back. */
+export type AuditRecordRow = Selectable<AuditRecordsTable>;
 
 export interface AuditPendingTable {
   id: Generated<number>;

@@ -34,7 +34,11 @@ export function auditTriggerNames(dialect: Dialect): Array<{ table: string; name
 async function createTables(db: Kysely<unknown>, dialect: Dialect): Promise<void> {
   await db.schema
     .createTable("audit_records")
-    .addColumn("seal", "text", (c) => c.primaryKey())
+    // Log order: ascending in the order records are written (a transaction's records in their order).
+    .addColumn("seq", dialect === "postgres" ? "bigserial" : "integer", (c) =>
+      dialect === "postgres" ? c.primaryKey() : c.primaryKey().autoIncrement(),
+    )
+    .addColumn("seal", "text", (c) => c.notNull().unique())
     .addColumn("kind", "text", (c) => c.notNull())
     .addColumn("account_id", "text")
     .addColumn("livemode", "integer", (c) => c.notNull())
@@ -46,7 +50,7 @@ async function createTables(db: Kysely<unknown>, dialect: Dialect): Promise<void
   await db.schema
     .createIndex("audit_records_account_idx")
     .on("audit_records")
-    .columns(["account_id", "livemode", "created_at", "seal"])
+    .columns(["account_id", "livemode", "seq"])
     .execute();
   await db.schema.createIndex("audit_records_order_idx").on("audit_records").column("order_id").execute();
   await db.schema.createIndex("audit_records_created_idx").on("audit_records").column("created_at").execute();
