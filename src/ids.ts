@@ -2,7 +2,7 @@
 
 import { randomBase62 } from "./auth/api-key.js";
 
-export type IdPrefix = "acct" | "key" | "ord" | "qte" | "ctr" | "req";
+export type IdPrefix = "acct" | "key" | "ord" | "qte" | "ctr" | "req" | "hold";
 
 export function newId(prefix: IdPrefix, length = 20): string {
   return `${prefix}_${randomBase62(length)}`;

@@ -1,14 +1,17 @@
-// The operator CLI, run as a real process: keys create/list/revoke and contractors import.
+// The operator CLI, run as a real process: keys create/list/revoke, contractors import, and audit.
 
 import { execFile } from "node:child_process";
+import { generateKeyPairSync } from "node:crypto";
 import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { promisify } from "node:util";
+import Database from "better-sqlite3";
 import { afterAll, describe, expect, it } from "vitest";
 import { parseApiKey } from "../src/auth/api-key.js";
 import { openSqliteStore } from "../src/storage/sqlite.js";
+import { startChildServer } from "./helpers/child-server.js";
 
 const run = promisify(execFile);
 const ROOT = fileURLToPath(new URL("..", import.meta.url));
@@ -127,5 +130,99 @@ describe("operator CLI", () => {
     expect(res.stderr).toMatch(/line 3: hourly_rate_cents/);
     expect((await liveContractorsInStore()).some((c) => c.id.includes("B-1"))).toBe(false);
     expect(await liveContractorsInStore()).toHaveLength(2);
+  }, 60_000);
+});
+
+describe("audit CLI", () => {
+  const auditDir = mkdtempSync(join(tmpdir(), "fd-cli-audit-"));
+  afterAll(() => rmSync(auditDir, { recursive: true, force: true }));
+  const auditCli = async (...args: string[]) => {
+    try {
+      const { stdout, stderr } = await run(
+        process.execPath,
+        ["--import", "tsx", "src/cli/index.ts", ...args],
+        {
+          cwd: ROOT,
+          env: { ...process.env, DATA_DIR: auditDir },
+        },
+      );
+      return { code: 0, stdout, stderr };
+    } catch (error) {
+      const e = error as { code: number; stdout: string; stderr: string };
+      return { code: e.code, stdout: e.stdout, stderr: e.stderr };
+    }
+  };
+
+  it("verifies a seal offline against the published key, checks the whole log, and catches tampering", async () => {
+    const server = await startChildServer({ DATA_DIR: auditDir });
+    try {
+      const key = (await server.waitFor(/(fsd_test_[0-9A-Za-z]{36})/))[1] ?? "";
+      const res = await fetch(`${server.baseUrl}/api/dispatch/v1/quote`, {
+        method: "POST",
+        headers: { "content-type": "application/json", "x-api-key": key },
+        body: JSON.stringify({ trade: "hvac", location: { state: "NY", zip: "10001" }, urgency: "routine" }),
+      });
+      const { seal } = (await res.json()) as { seal: string };
+
+      const verified = await auditCli("audit", "verify", seal, "--url", server.baseUrl);
+      expect(verified.code, verified.stdout + verified.stderr).toBe(0);
+      expect(verified.stdout).toMatch(/signature: +valid/);
+      expect(verified.stdout).toMatch(/inclusion: +proven/);
+      expect(verified.stdout).toContain("VERIFIED");
+      // Pinned to a key that is not the log's, the same proof fails.
+      const other = join(auditDir, "other.pem");
+      writeFileSync(
+        other,
+        generateKeyPairSync("ed25519").publicKey.export({ type: "spki", format: "pem" }).toString(),
+      );
+      const pinned = await auditCli("audit", "verify", seal, "--url", server.baseUrl, "--key", other);
+      expect(pinned.code).toBe(1);
+      expect(pinned.stdout).toMatch(/signature: +INVALID/);
+      expect(
+        (await auditCli("audit", "verify", "seal_0000000000000000000000", "--url", server.baseUrl)).code,
+      ).toBe(1);
+
+      const check = await auditCli("audit", "check");
+      expect(check.code, check.stdout + check.stderr).toBe(0);
+      expect(check.stdout).toContain("log consistent");
+
+      // Tamper below the application: drop the guard, change one record.
+      const db = new Database(join(auditDir, "field-dispatch.sqlite"));
+      db.exec("DROP TRIGGER audit_records_no_update");
+      db.prepare(
+        "UPDATE audit_records SET record = replace(record, '\"hvac\"', '\"roof\"') WHERE seal = ?",
+      ).run(seal);
+      db.close();
+      const tampered = await auditCli("audit", "check");
+      expect(tampered.code).toBe(1);
+      expect(tampered.stdout).toContain(`MISMATCH: leaf`);
+      expect(tampered.stdout).toContain(seal);
+      const failed = await auditCli("audit", "verify", seal, "--url", server.baseUrl);
+      expect(failed.code).toBe(1);
+      expect(failed.stdout).toContain("mismatch (record_altered)");
+    } finally {
+      await server.kill();
+    }
+  }, 120_000);
+
+  it("purges nothing younger than 7 years and manages legal holds", async () => {
+    const early = await auditCli("audit", "purge", "--before", new Date().toISOString());
+    expect(early.code).toBe(2);
+    expect(early.stderr).toContain("records are kept 7 years");
+    const purge = await auditCli("audit", "purge");
+    expect(purge.code).toBe(0);
+    expect(purge.stdout).toMatch(/^purged 0 audit records/);
+
+    const add = await auditCli("audit", "hold", "add", "--order", "ord_123", "--reason", "litigation");
+    expect(add.code).toBe(0);
+    const id = add.stdout.trim();
+    expect(id).toMatch(/^hold_/);
+    expect((await auditCli("audit", "hold", "list")).stdout).toMatch(
+      new RegExp(`${id}\\torder ord_123\\tactive`),
+    );
+    expect((await auditCli("audit", "hold", "release", id)).code).toBe(0);
+    expect((await auditCli("audit", "hold", "list")).stdout).toContain("released");
+    expect((await auditCli("audit", "hold", "release", id)).code).toBe(1);
+    expect((await auditCli("audit", "hold", "add", "--reason", "x")).code).toBe(2);
   }, 60_000);
 });

@@ -89,7 +89,14 @@ export class AuditLog {
     for (;;) {
       let appended: NewNode[] = [];
       const checkpoint = await this.store.sequenceAudit(
-        ({ size, range, pending }) => {
+        ({ size, keyId, range, pending }) => {
+          if (keyId !== null && keyId !== this.signer.keyId) {
+            // Another key signed the log so far: signing on with this one would break every verifier
+            // that pinned the published key. Hosts sharing a store must share AUDIT_SIGNING_KEY.
+            throw new Error(
+              `audit log is signed with key ${keyId}, this process has ${this.signer.keyId}: not sequencing (set AUDIT_SIGNING_KEY to the log's key)`,
+            );
+          }
           const grown = appendLeaves(
             size,
             range,

@@ -1,14 +1,20 @@
 // Operator CLI commands: `npm run cli -- <command>`. Commands: serve, migrate, keys create|list|revoke,
-// contractors import <file>. Exit code 0 on success, 1 on failure, 2 on a usage error.
+// contractors import <file>, audit verify|check|purge|hold. Exit code 0 on success, 1 on failure, 2 on a usage error.
 
-import { createHash } from "node:crypto";
-import { readFileSync } from "node:fs";
-import { basename, extname } from "node:path";
+import { createHash, createPublicKey } from "node:crypto";
+import { existsSync, readFileSync } from "node:fs";
+import { basename, extname, join } from "node:path";
 import { parseArgs } from "node:util";
+import { AuditLog } from "../audit/audit-log.js";
+import { checkLog } from "../audit/check.js";
 import { type Actor, sealRecord } from "../audit/record.js";
+import { verifyRemote } from "../audit/remote-verify.js";
+import { RETENTION_YEARS, retentionCutoff } from "../audit/retention.js";
+import { loadSigningKey, SIGNING_KEY_FILE } from "../audit/signing.js";
 import { ApiKeyService } from "../auth/api-key-service.js";
 import { bootstrap } from "../bootstrap.js";
-import { loadConfig } from "../config.js";
+import { type Config, loadConfig } from "../config.js";
+import { newId } from "../ids.js";
 import { openStore } from "../services/create-services.js";
 import type { Store } from "../storage/store.js";
 import { parseContractorFile } from "./contractor-import.js";
@@ -23,6 +29,16 @@ const USAGE = `usage: npm run cli -- <command>
   keys list [--account <name>]            list keys (hints only, never the key)
   keys revoke <key-id>                    revoke a key at once
   contractors import <file.csv|file.json> load or update the live contractor pool
+  audit verify <seal> [--url <base-url>] [--key <public-key.pem>]
+                                          fetch a record's proof and check it offline (node:crypto):
+                                          checkpoint signature and inclusion; exit 1 unless verified
+  audit check                             recompute every leaf, node and the root from the store and
+                                          report the first mismatch; exit 1 on any
+  audit purge [--before <ISO time>]       delete records older than 7 years (default cutoff) that no
+                                          legal hold covers; their leaves stay in the tree
+  audit hold add (--order <id> | --account <name>) --reason <text>
+  audit hold release <hold-id>
+  audit hold list                         legal holds: held records are never purged
 `;
 
 class UsageError extends Error {}
@@ -36,15 +52,142 @@ function positiveInt(value: string | undefined, name: string): number | null {
   return Number(value);
 }
 
-async function withStore<T>(fn: (store: Store) => Promise<T>): Promise<T> {
+async function withStore<T>(fn: (store: Store, config: Config) => Promise<T>): Promise<T> {
   const config = loadConfig();
   const store = openStore(config);
   try {
     await store.migrate();
-    return await fn(store);
+    const result = await fn(store, config);
+    await sequenceOwnRecords(store, config);
+    return result;
   } finally {
     await store.close();
   }
+}
+
+/**
+ * Seals what this command recorded into the tree at once, when this machine holds the log's key (the
+ * configured one, or the key file of the embedded store). Otherwise the servers' sequencers do it
+ * within AUDIT_SEQUENCE_INTERVAL_MS: the CLI never creates a second signing key for a shared store.
+ */
+async function sequenceOwnRecords(store: Store, config: Config): Promise<void> {
+  const hasKey =
+    config.AUDIT_SIGNING_KEY !== undefined ||
+    existsSync(join(config.DATA_DIR, SIGNING_KEY_FILE)) ||
+    config.DATABASE_URL === undefined;
+  if (!hasKey) return;
+  await new AuditLog(store.audit, loadSigningKey(config.AUDIT_SIGNING_KEY, config.DATA_DIR)).sequence(true);
+}
+
+async function audit(args: string[]): Promise<number> {
+  const [sub, ...rest] = args;
+  const { values, positionals } = parseArgs({
+    args: rest,
+    allowPositionals: true,
+    options: {
+      url: { type: "string" },
+      key: { type: "string" },
+      before: { type: "string" },
+      order: { type: "string" },
+      account: { type: "string" },
+      reason: { type: "string" },
+    },
+  });
+  if (sub === "verify") {
+    const seal = positionals[0];
+    if (!seal) throw new UsageError("audit verify needs a seal");
+    const config = loadConfig();
+    const base = values.url ?? config.PUBLIC_BASE_URL ?? `http://127.0.0.1:${config.PORT}`;
+    const pinned = values.key ? createPublicKey(readFileSync(values.key, "utf8")) : undefined;
+    const result = await verifyRemote(base, seal, pinned);
+    process.stdout.write(`${result.lines.join("\n")}\n${result.ok ? "VERIFIED" : "NOT VERIFIED"}\n`);
+    return result.ok ? 0 : 1;
+  }
+  if (sub === "check") {
+    return withStore(async (store, config) => {
+      const signer = loadSigningKey(config.AUDIT_SIGNING_KEY, config.DATA_DIR);
+      const report = await checkLog(store.audit, signer.publicKey);
+      process.stdout.write(
+        `${report.leaves} leaves checked (${report.purged} purged records), ${report.pending} waiting to be sequenced, ` +
+          `checkpoint size ${report.checkpointSize ?? "none"}\n`,
+      );
+      if (report.ok) {
+        process.stdout.write("log consistent: every record, node and the root match the signed checkpoint\n");
+        return 0;
+      }
+      process.stdout.write(`MISMATCH: ${report.mismatch}\n`);
+      return 1;
+    });
+  }
+  if (sub === "purge") {
+    const now = new Date();
+    const cutoff = retentionCutoff(now);
+    let before = cutoff;
+    if (values.before !== undefined) {
+      before = new Date(values.before);
+      if (Number.isNaN(before.getTime())) throw new UsageError("--before must be an ISO 8601 time");
+      if (before > cutoff) {
+        throw new UsageError(
+          `--before must be at most ${cutoff.toISOString()}: records are kept ${RETENTION_YEARS} years`,
+        );
+      }
+    }
+    await withStore(async (store) => {
+      const purged = await store.audit.purgeAudit(before.toISOString());
+      process.stdout.write(`purged ${purged} audit records created before ${before.toISOString()}\n`);
+    });
+    return 0;
+  }
+  if (sub === "hold") {
+    const [action, id] = positionals;
+    if (action === "add") {
+      if (!values.reason) throw new UsageError("audit hold add needs --reason <text>");
+      if ((values.order === undefined) === (values.account === undefined))
+        throw new UsageError("audit hold add needs exactly one of --order <id> or --account <name>");
+      const reason = values.reason;
+      await withStore(async (store) => {
+        let accountId: string | null = null;
+        if (values.account !== undefined) {
+          const account = await store.findAccountByName(values.account);
+          if (!account) throw new Error(`no account ${values.account}`);
+          accountId = account.id;
+        }
+        const hold = {
+          id: newId("hold"),
+          account_id: accountId,
+          order_id: values.order ?? null,
+          reason,
+          created_at: new Date().toISOString(),
+          released_at: null,
+        };
+        await store.audit.addLegalHold(hold);
+        process.stdout.write(`${hold.id}\n`);
+      });
+      return 0;
+    }
+    if (action === "release") {
+      if (!id) throw new UsageError("audit hold release needs a hold id (see audit hold list)");
+      await withStore(async (store) => {
+        if (!(await store.audit.releaseLegalHold(id, new Date().toISOString())))
+          throw new Error(`no active hold ${id}`);
+        process.stdout.write(`released ${id}\n`);
+      });
+      return 0;
+    }
+    if (action === "list") {
+      await withStore(async (store) => {
+        for (const h of await store.audit.listLegalHolds()) {
+          const scope = h.order_id ? `order ${h.order_id}` : `account ${h.account_id}`;
+          process.stdout.write(
+            `${h.id}\t${scope}\t${h.released_at ? `released ${h.released_at}` : "active"}\t${h.created_at}\t${h.reason}\n`,
+          );
+        }
+      });
+      return 0;
+    }
+    throw new UsageError("audit hold add|release|list");
+  }
+  throw new UsageError(`unknown audit command ${sub ?? ""}`);
 }
 
 async function keys(args: string[]): Promise<void> {
@@ -167,6 +310,8 @@ export async function runCli(argv: string[]): Promise<number> {
       case "contractors":
         await contractors(rest);
         return 0;
+      case "audit":
+        return await audit(rest);
       case undefined:
       case "help":
       case "--help":

@@ -41,7 +41,13 @@ export interface SequencedBatch {
   checkpoint: AuditCheckpointsTable;
 }
 
-export type SequencePlan = (head: { size: number; range: Hash[]; pending: PendingLeaf[] }) => SequencedBatch;
+export type SequencePlan = (head: {
+  size: number;
+  /** The key that signed the latest checkpoint (null for an empty log). */
+  keyId: string | null;
+  range: Hash[];
+  pending: PendingLeaf[];
+}) => SequencedBatch;
 
 export interface LeafWithRecord {
   leaf_index: number;
@@ -300,7 +306,7 @@ export class AuditStore implements AuditPersistence {
       if (pending.length === 0) return null;
       const head = await trx
         .selectFrom("audit_checkpoints")
-        .select("tree_size")
+        .select(["tree_size", "key_id"])
         .orderBy("tree_size", "desc")
         .limit(1)
         .executeTakeFirst();
@@ -312,7 +318,7 @@ export class AuditStore implements AuditPersistence {
         if (!hash) throw new Error(`audit tree node ${r.level}/${r.index} is missing`);
         return hash;
       });
-      const batch = plan({ size, range, pending });
+      const batch = plan({ size, keyId: head?.key_id ?? null, range, pending });
       const integratedAt = batch.checkpoint.timestamp;
       const leaves = batch.nodes.filter((n) => n.level === 0);
       const inner = batch.nodes.filter((n) => n.level > 0);

@@ -2,7 +2,7 @@
 // but answered without internals; the API key never written.
 
 import { Writable } from "node:stream";
-import { describe, expect, it } from "vitest";
+import { describe, expect, it, vi } from "vitest";
 import { createHarness, QUOTE_PATH, validQuote } from "../helpers/harness.js";
 import { expectProblem } from "../helpers/security-suite.js";
 
@@ -27,8 +27,12 @@ describe("logging", () => {
     const res = await h.post(QUOTE_PATH, validQuote(), { "x-api-key": h.sandboxKey });
     expect(res.statusCode).toBe(200);
     await h.post(QUOTE_PATH, validQuote(), { "x-api-key": `${h.sandboxKey.slice(0, -1)}X` });
-    const access = log.parsed().filter((l) => l.msg === "request completed");
-    expect(access).toHaveLength(2);
+    // The access line is written in onResponse, which may run just after inject() has resolved.
+    const access = await vi.waitFor(() => {
+      const lines = log.parsed().filter((l) => l.msg === "request completed");
+      expect(lines).toHaveLength(2);
+      return lines;
+    });
     expect(access[0]).toMatchObject({
       request_id: res.headers["request-id"],
       method: "POST",
