@@ -3,10 +3,14 @@ import { testRecord } from "./helpers/fixtures.js";
 // on a key, one order per idempotency key, and `--workers 2` serving. Needs TEST_DATABASE_URL and
 // TEST_REDIS_URL (CI sets both).
 
-import { afterAll, describe, expect, it } from "vitest";
+import { mkdtempSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { afterAll, describe, expect, it, vi } from "vitest";
 import { ApiKeyService } from "../src/auth/api-key-service.js";
 import { openPostgresStore } from "../src/storage/postgres.js";
 import { type ChildServer, startChildServer } from "./helpers/child-server.js";
+import { rfcVerifyConsistency } from "./helpers/rfc9162.js";
 import { admin, postgresUrl, runSchemaPrefix } from "./helpers/test-store.js";
 
 const ready = Boolean(process.env.TEST_DATABASE_URL && process.env.TEST_REDIS_URL);
@@ -34,6 +38,8 @@ async function env(): Promise<{ vars: Record<string, string>; schema: string }> 
       REDIS_KEY_PREFIX: `fsd:test:${schema}:`,
       REDIS_TIMEOUT_MS: "2000",
       LOG_LEVEL: "info",
+      // One host's processes share the data directory, and with it the audit log's signing key.
+      DATA_DIR: mkdtempSync(join(tmpdir(), "fd-mp-")),
     },
   };
 }
@@ -100,6 +106,73 @@ describe.skipIf(!ready)("several processes on one PostgreSQL and one Redis", () 
       ]),
     );
     expect(counted.rows[0]?.n).toBe(1);
+  }, 120_000);
+});
+
+describe.skipIf(!ready)("one audit log across processes", () => {
+  it("sequences every process's records into one tree whose checkpoints each extend the previous", async () => {
+    const { vars, schema } = await env();
+    const fast = { ...vars, AUDIT_SEQUENCE_INTERVAL_MS: "20" };
+    const a = await startChildServer(fast);
+    servers.push(a);
+    const b = await startChildServer(fast);
+    servers.push(b);
+    const store = openPostgresStore(vars.DATABASE_URL as string, { poolSize: 2, schema });
+    try {
+      const key = (
+        await new ApiKeyService(store, 0).issue({
+          actor: "operator:test",
+          accountName: "auditor",
+          mode: "test",
+          ratePerMinute: 100_000,
+          burst: 100_000,
+        })
+      ).key;
+      const job = { trade: "electrical", location: { state: "CA", zip: "94103" } };
+      const seals: string[] = [];
+      for (let round = 0; round < 6; round++) {
+        const quotes = await Promise.all(
+          Array.from({ length: 40 }, (_, i) =>
+            post([a.baseUrl, b.baseUrl][i % 2] as string, "/api/dispatch/v1/quote", job, {
+              "x-api-key": key,
+            }),
+          ),
+        );
+        seals.push(...quotes.map((q) => q.body.seal as string));
+      }
+      await vi.waitFor(async () => expect(await store.audit.pendingAuditCount()).toBe(0), {
+        timeout: 20_000,
+      });
+
+      const checkpoints = await store.audit.listCheckpoints(0, 10_000);
+      expect(checkpoints.length).toBeGreaterThan(2);
+      const last = checkpoints[checkpoints.length - 1];
+      expect(Number(last?.tree_size)).toBeGreaterThanOrEqual(seals.length);
+      for (let i = 1; i < checkpoints.length; i++) {
+        const [first, second] = [checkpoints[i - 1], checkpoints[i]] as const;
+        const via = [a.baseUrl, b.baseUrl][i % 2] as string;
+        const res = await fetch(
+          `${via}/api/attest/consistency?first=${first?.tree_size}&second=${second?.tree_size}`,
+        );
+        const proof = (await res.json()) as { hashes: string[] };
+        expect(
+          rfcVerifyConsistency(
+            Number(first?.tree_size),
+            Number(second?.tree_size),
+            Buffer.from(first?.root_hash as string, "hex"),
+            Buffer.from(second?.root_hash as string, "hex"),
+            proof.hashes.map((h) => Buffer.from(h, "hex")),
+          ),
+          `${first?.tree_size} -> ${second?.tree_size}`,
+        ).toBe(true);
+      }
+      for (const [i, seal] of seals.filter((_, i) => i % 20 === 0).entries()) {
+        const v = await (await fetch(`${[a.baseUrl, b.baseUrl][i % 2]}/api/attest/verify/${seal}`)).json();
+        expect((v as { status: string }).status).toBe("verified");
+      }
+    } finally {
+      await store.close();
+    }
   }, 120_000);
 });
 
