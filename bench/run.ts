@@ -61,6 +61,14 @@ async function main(): Promise<void> {
   const service = await start(join(DIST, "src/main.js"), env, "/readyz");
   const auth = { "x-api-key": key };
   const job = { trade: "plumbing", location: { state: "TX", zip: "78701" }, urgency: "urgent" };
+  // A sealed quote to verify: the verify load reads and proves a real record.
+  const sealed = (await (
+    await fetch(`${service.url}/api/dispatch/v1/quote`, {
+      method: "POST",
+      headers: { "content-type": "application/json", ...auth },
+      body: JSON.stringify(job),
+    })
+  ).json()) as { seal: string };
   const loads: Load[] = [
     { name: "index", method: "GET", path: "/api/dispatch/index", target: { ratio: 0.7 } },
     {
@@ -85,6 +93,12 @@ async function main(): Promise<void> {
       body: { ...job, description: "Kitchen sink leaking under the cabinet" },
       headers: auth,
       target: { ratio: 0.15, p99Ms: 25 },
+    },
+    {
+      name: "verify",
+      method: "GET",
+      path: `/api/attest/verify/${sealed.seal}`,
+      target: { ratio: 0.5 },
     },
   ];
 
