@@ -4,6 +4,9 @@
 import { z } from "zod";
 import type { MatchResult } from "../domain/matching.js";
 
+/** Six decimals: as precise as a score needs to be read, and much shorter (and cheaper) to serialise. */
+const round6 = (x: number) => Math.round(x * 1e6) / 1e6;
+
 /** The ranked candidates of a match: ids, scores and the figures behind them. */
 export function matchDecision(result: MatchResult) {
   return {
@@ -12,9 +15,9 @@ export function matchDecision(result: MatchResult) {
     rejected: result.rejected,
     candidates: result.ranked.map((c) => ({
       contractor_id: c.contractor.id,
-      score: c.score,
-      components: c.components,
-      distance_miles: c.distanceMiles,
+      score: round6(c.score),
+      components: Object.fromEntries(Object.entries(c.components).map(([k, v]) => [k, round6(v)])),
+      distance_miles: c.distanceMiles === null ? null : Math.round(c.distanceMiles * 10) / 10,
       eta_minutes: c.etaMinutes,
       eta_tier: c.etaTier,
       price_cents: c.price.total_cents,

@@ -77,8 +77,8 @@ function toRow(c: NewContractor, now: string): Insertable<ContractorsTable> {
 /**
  * A hot-path INSERT compiled once by Kysely (so the SQL is the dialect's own), then run with each row's
  * values in the same column order: saves building and compiling the query for every order and quote.
- * On PostgreSQL a transaction's rows go out as multi-row INSERTs, one round trip per chunk instead of one
- * per row; SQLite runs in-process, so there each row reuses the one cached statement.
+ * A transaction's rows go out as multi-row INSERTs: on PostgreSQL one round trip per chunk instead of one
+ * per row, on SQLite one statement execution instead of one per row.
  */
 class PreparedInsert<T extends keyof Database> {
   private sql: string | null = null;
@@ -99,7 +99,12 @@ class PreparedInsert<T extends keyof Database> {
     const single = (db.insertInto(this.table) as any).values(row).compile().sql as string;
     this.sql = single;
     this.head = single.slice(0, single.lastIndexOf(" values ") + " values ".length);
-    this.chunk = Math.max(1, Math.floor(60_000 / this.columns.length));
+    // PostgreSQL allows 65,535 parameters per statement, SQLite 32,766; SQLite chunks stay small so that
+    // its statement cache holds every size.
+    this.chunk =
+      this.dialect === "sqlite"
+        ? Math.min(256, Math.floor(30_000 / this.columns.length))
+        : Math.max(1, Math.floor(60_000 / this.columns.length));
   }
 
   private values(row: Insertable<Database[T]> & object): unknown[] {
@@ -118,21 +123,29 @@ class PreparedInsert<T extends keyof Database> {
     const first = rows[0];
     if (first === undefined) return [];
     this.compile(db, first);
-    if (this.dialect === "sqlite")
-      return rows.map((row) => CompiledQuery.raw(this.sql as string, this.values(row)));
     const out: CompiledQuery[] = [];
-    const width = this.columns.length;
-    for (let at = 0; at < rows.length; at += this.chunk) {
-      const part = rows.slice(at, at + this.chunk);
-      const params: unknown[] = [];
-      const tuples = part.map((row, r) => {
-        params.push(...this.values(row));
-        const marks = this.columns.map((_, c) => `$${r * width + c + 1}`);
-        return `(${marks.join(", ")})`;
-      });
-      out.push(CompiledQuery.raw(this.head + tuples.join(", "), params));
+    let at = 0;
+    while (at < rows.length) {
+      // SQLite caches statements by their text: chunks of power-of-two sizes keep the distinct texts
+      // (and so the statements prepared) to a handful per table.
+      let size = Math.min(this.chunk, rows.length - at);
+      if (this.dialect === "sqlite") size = 2 ** Math.floor(Math.log2(size));
+      out.push(this.multiRow(rows.slice(at, at + size)));
+      at += size;
     }
     return out;
+  }
+
+  private multiRow(part: Array<Insertable<Database[T]> & object>): CompiledQuery {
+    if (part.length === 1) return CompiledQuery.raw(this.sql as string, this.values(part[0] as never));
+    const width = this.columns.length;
+    const params: unknown[] = [];
+    const tuples = part.map((row, r) => {
+      params.push(...this.values(row));
+      const marks = this.columns.map((_, c) => (this.dialect === "sqlite" ? "?" : `$${r * width + c + 1}`));
+      return `(${marks.join(", ")})`;
+    });
+    return CompiledQuery.raw(this.head + tuples.join(", "), params);
   }
 }
 
