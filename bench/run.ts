@@ -22,6 +22,16 @@ import {
   WARMUP_SECONDS,
 } from "./lib.js";
 
+async function auditDrained(url: string): Promise<void> {
+  const deadline = Date.now() + 120_000;
+  while (Date.now() < deadline) {
+    const text = await (await fetch(`${url}/metrics`)).text();
+    if (/^fsd_audit_pending_records 0$/m.test(text)) return;
+    await new Promise((r) => setTimeout(r, 250));
+  }
+  throw new Error("audit records were not sequenced within 2 minutes");
+}
+
 async function main(): Promise<void> {
   const dataDir = mkdtempSync(join(tmpdir(), "fd-bench-"));
   const cli = join(DIST, "src/cli/index.js");
@@ -114,7 +124,11 @@ async function main(): Promise<void> {
       `${row(["endpoint", "req/s", "p50 ms", "p99 ms", "cpu us/req", "base req/s", "base cpu", "ratio", "target", "verdict"])}\n`,
     );
     let failed = 0;
-    for (const load of loads) {
+    const only = process.env.BENCH_ONLY?.split(",");
+    for (const load of loads.filter((l) => !only || only.includes(l.name.split(" ")[0] as string))) {
+      // Verify is measured in steady state: once the sequencer has caught up with the records the
+      // quote and order runs wrote (its own throughput is in bench:audit).
+      if (load.name === "verify") await auditDrained(service.url);
       const { f, baseRps, baseCpu, ratio } = await compare(baseline, service, load);
       const target = load.target;
       const ok =

@@ -45,7 +45,12 @@ export class ApiError extends Error {
       headers?: Record<string, string>;
     } = {},
   ) {
+    // An ApiError is an answer, not a fault: no stack trace, whose capture would cost more than the rest
+    // of a 401 or 429 (the cheap answers a flood of bad requests should get).
+    const limit = Error.stackTraceLimit;
+    Error.stackTraceLimit = 0;
     super(detail);
+    Error.stackTraceLimit = limit;
     this.name = "ApiError";
     this.code = code;
     this.status = ERROR_CODES[code].status;

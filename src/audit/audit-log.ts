@@ -22,7 +22,9 @@ import {
 import { rowMatchesLeaf } from "./record.js";
 import { CHECKPOINT_ORIGIN, type Checkpoint, type CheckpointSigner, verifyCheckpoint } from "./signing.js";
 
-const SEQUENCE_BATCH = 10_000;
+// Records per sequencing transaction: small enough that the order writes waiting behind it on SQLite's
+// single connection wait milliseconds, not a second.
+const SEQUENCE_BATCH = 2_000;
 const CHECKPOINT_TTL_MS = 1_000;
 const NODE_CACHE_MAX = 200_000;
 

@@ -2,7 +2,7 @@
 // transaction), sequencing them into the Merkle tree, and the reads behind verification and queries.
 // The tree arithmetic is in src/audit/merkle.ts; this file only moves rows.
 
-import { type Kysely, sql, type Transaction } from "kysely";
+import { CompiledQuery, type Kysely, sql, type Transaction } from "kysely";
 import type { Hash, NewNode, NodeRef } from "../audit/merkle.js";
 import { compactRange, nodeKey } from "../audit/merkle.js";
 import type { AuditEntry } from "../audit/record.js";
@@ -155,6 +155,8 @@ export interface AuditPersistence {
 }
 
 export class AuditStore implements AuditPersistence {
+  private leafBySeal: string | null = null;
+
   constructor(
     private readonly db: Kysely<Database>,
     private readonly dialect: Dialect,
@@ -162,7 +164,9 @@ export class AuditStore implements AuditPersistence {
 
   /** One query for an integrated record (the common case), two more only while it waits in the queue. */
   async findAudit(seal: string): Promise<AuditLookup> {
-    const rows = await this.leafRows().where("l.seal", "=", seal).execute();
+    // Compiled once: verification is a public hot path, and building the query costs more than running it.
+    this.leafBySeal ??= this.leafRows().where("l.seal", "=", "").compile().sql;
+    const rows = (await this.db.executeQuery<LeafRow>(CompiledQuery.raw(this.leafBySeal, [seal]))).rows;
     const row = rows[0];
     if (row) {
       const leaf = toLeafWithRecord(row);
