@@ -24,7 +24,7 @@ import { CHECKPOINT_ORIGIN, type Checkpoint, type CheckpointSigner, verifyCheckp
 
 // Records per sequencing transaction: small enough that the order writes waiting behind it on SQLite's
 // single connection wait milliseconds, not a second.
-const SEQUENCE_BATCH = 2_000;
+const SEQUENCE_BATCH = 500;
 const CHECKPOINT_TTL_MS = 1_000;
 const NODE_CACHE_MAX = 200_000;
 
@@ -89,6 +89,9 @@ export class AuditLog {
   private async sequenceAll(wait: boolean): Promise<number> {
     let total = 0;
     for (;;) {
+      // SQLite answers synchronously, so without this the whole backlog would be sequenced in one turn of
+      // the event loop while requests wait: yield between batches.
+      await new Promise((resolve) => setImmediate(resolve));
       let appended: NewNode[] = [];
       const checkpoint = await this.store.sequenceAudit(
         ({ size, keyId, range, pending }) => {

@@ -7,6 +7,7 @@ import SQLite from "better-sqlite3";
 import { Kysely, type SqliteDatabase, SqliteDialect, type SqliteStatement } from "kysely";
 import { KyselyStore } from "./kysely-store.js";
 import type { Database } from "./schema.js";
+import { BACKSTOP_AUTOCHECKPOINT_PAGES, WalCheckpointer } from "./sqlite-checkpointer.js";
 
 const STATEMENT_CACHE_SIZE = 256;
 
@@ -44,5 +45,15 @@ export function openSqliteStore(file: string): KyselyStore {
   database.pragma("busy_timeout = 5000");
   database.pragma("foreign_keys = ON");
   const db = new Kysely<Database>({ dialect: new SqliteDialect({ database: withStatementCache(database) }) });
-  return new KyselyStore(db, "sqlite");
+  const store = new KyselyStore(db, "sqlite");
+  if (file === ":memory:") return store;
+  database.pragma(`wal_autocheckpoint = ${BACKSTOP_AUTOCHECKPOINT_PAGES}`);
+  const checkpointer = new WalCheckpointer(file);
+  const close = store.close.bind(store);
+  return Object.assign(store, {
+    async close() {
+      await close();
+      await checkpointer.stop();
+    },
+  });
 }
