@@ -27,6 +27,7 @@ import { CHECKPOINT_ORIGIN, type Checkpoint, type CheckpointSigner, verifyCheckp
 const SEQUENCE_BATCH = 500;
 const CHECKPOINT_TTL_MS = 1_000;
 const NODE_CACHE_MAX = 200_000;
+const PROOF_CACHE_MAX = 50_000;
 
 export type VerifyStatus = "verified" | "mismatch" | "purged";
 export type MismatchReason = "record_altered" | "not_in_log" | "proof_invalid" | "signature_invalid";
@@ -54,6 +55,7 @@ export function toCheckpoint(row: AuditCheckpointsTable): Checkpoint {
 
 export class AuditLog {
   private readonly nodes = new Map<string, Hash>();
+  private readonly proofs = new Map<string, string[]>();
   private latest: { checkpoint: Checkpoint | null; signatureOk: boolean; at: number } | null = null;
   private running: Promise<number> | null = null;
   private timer: NodeJS.Timeout | null = null;
@@ -242,23 +244,30 @@ export class AuditLog {
     const { checkpoint, signatureOk } = await this.checkpoint(leaf_index + 1);
     if (!checkpoint || checkpoint.tree_size <= leaf_index)
       return { ...base, leaf_index, leaf_hash, reason: "not_in_log" };
-    const proof = await this.inclusion(leaf_index, checkpoint.tree_size);
+    // A proven (leaf, checkpoint) pair stays proven: keep the proof, keyed by what it proved. The leaf hash
+    // read just now is part of the key, so a changed leaf row is proven afresh (and fails).
+    const proofKey = `${seal}|${leaf_index}|${leaf_hash}|${checkpoint.tree_size}|${checkpoint.root_hash}`;
+    let hashes = this.proofs.get(proofKey);
+    let proven = hashes !== undefined;
+    if (!hashes) {
+      const proof = await this.inclusion(leaf_index, checkpoint.tree_size);
+      const root = Buffer.from(checkpoint.root_hash, "hex");
+      proven = verifyInclusion(Buffer.from(leaf_hash, "hex"), leaf_index, checkpoint.tree_size, proof, root);
+      hashes = proof.map((h) => h.toString("hex"));
+      if (proven) {
+        if (this.proofs.size >= PROOF_CACHE_MAX) this.proofs.clear();
+        this.proofs.set(proofKey, hashes);
+      }
+    }
     const result: Verification = {
       ...base,
       leaf_index,
       leaf_hash,
-      inclusion_proof: {
-        tree_size: checkpoint.tree_size,
-        leaf_index,
-        hashes: proof.map((h) => h.toString("hex")),
-      },
+      inclusion_proof: { tree_size: checkpoint.tree_size, leaf_index, hashes },
       checkpoint,
     };
     if (!signatureOk) return { ...result, reason: "signature_invalid" };
-    const root = Buffer.from(checkpoint.root_hash, "hex");
-    if (!verifyInclusion(Buffer.from(leaf_hash, "hex"), leaf_index, checkpoint.tree_size, proof, root)) {
-      return { ...result, reason: "proof_invalid" };
-    }
+    if (!proven) return { ...result, reason: "proof_invalid" };
     if (!found.record) return { ...result, status: "purged" };
     if (!rowMatchesLeaf(found.record, leaf_hash)) return { ...result, reason: "record_altered" };
     return { ...result, status: "verified" };
