@@ -145,6 +145,7 @@ export class AuditLog {
   start(intervalMs: number): void {
     if (this.timer || intervalMs <= 0) return;
     this.timer = setInterval(() => {
+      if (this.running) return; // still working through a backlog: no need to queue another run
       this.sequence(false).catch((err: unknown) =>
         this.options.logger?.error({ err }, "audit sequencing failed"),
       );
