@@ -1,7 +1,13 @@
 // The storage contract suite: what every Store implementation must do. Run against SQLite always (and
 // against PostgreSQL where a suite file provides one).
 
+import { generateKeyPairSync } from "node:crypto";
+import { sql } from "kysely";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { AuditLog } from "../../src/audit/audit-log.js";
+import { CheckpointSigner } from "../../src/audit/signing.js";
+import type { KyselyStore } from "../../src/storage/kysely-store.js";
+import { AUDIT_LOG_TABLES } from "../../src/storage/migrations/0003-audit-log.js";
 import type { OrdersTable } from "../../src/storage/schema.js";
 import type { Store } from "../../src/storage/store.js";
 import { liveContractor, testRecord } from "../helpers/fixtures.js";
@@ -37,6 +43,14 @@ export function order(overrides: Partial<OrdersTable> = {}): OrdersTable {
     ...overrides,
   };
 }
+
+/** A text column of each audit log table, to attempt an UPDATE on. */
+const COLUMN_OF: Record<(typeof AUDIT_LOG_TABLES)[number], string> = {
+  audit_records: "kind",
+  audit_leaves: "leaf_hash",
+  audit_nodes: "hash",
+  audit_checkpoints: "root_hash",
+};
 
 export function runStoreContract(name: string, open: () => Promise<Store>) {
   describe(`store contract: ${name}`, () => {
@@ -186,6 +200,23 @@ export function runStoreContract(name: string, open: () => Promise<Store>) {
       for (const o of [many[0], many[2_399], many[2_400], many[2_499]]) {
         expect(await store.findOrder(o?.id as string, accountId, true)).toMatchObject({ id: o?.id });
       }
+    });
+
+    it("keeps the audit log append-only below the application (every store must carry the triggers)", async () => {
+      await store.write(async (tx) => tx.appendAudit(testRecord("quote.issued")));
+      const signer = new CheckpointSigner(generateKeyPairSync("ed25519").privateKey);
+      expect(await new AuditLog(store.audit, signer).sequence(true)).toBeGreaterThan(0);
+      const db = (store as KyselyStore).db;
+      for (const table of AUDIT_LOG_TABLES) {
+        await expect(
+          sql.raw(`UPDATE ${table} SET ${COLUMN_OF[table]} = 'x'`).execute(db),
+          table,
+        ).rejects.toThrow();
+        await expect(sql.raw(`DELETE FROM ${table}`).execute(db), table).rejects.toThrow();
+      }
+      // The record just written exists and is young: the retention rule refuses its deletion too.
+      const rows = await db.selectFrom("audit_records").select("seal").execute();
+      expect(rows.length).toBeGreaterThan(0);
     });
 
     it("counts orders and computes nearest-rank latency quantiles in a window", async () => {
