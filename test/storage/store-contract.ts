@@ -211,8 +211,10 @@ export function runStoreContract(name: string, open: () => Promise<Store>) {
         await expect(
           sql.raw(`UPDATE ${table} SET ${COLUMN_OF[table]} = 'x'`).execute(db),
           table,
-        ).rejects.toThrow();
-        await expect(sql.raw(`DELETE FROM ${table}`).execute(db), table).rejects.toThrow();
+        ).rejects.toThrow(/append-only/);
+        await expect(sql.raw(`DELETE FROM ${table}`).execute(db), table).rejects.toThrow(
+          /append-only|kept 7 years/,
+        );
       }
       // The record just written exists and is young: the retention rule refuses its deletion too.
       const rows = await db.selectFrom("audit_records").select("seal").execute();
