@@ -115,16 +115,8 @@ export class AuditLog {
             root_hash: grown.root.toString("hex"),
             timestamp: (this.options.now?.() ?? new Date()).toISOString(),
           });
-          return {
-            nodes: grown.nodes,
-            checkpoint: {
-              tree_size: signed.tree_size,
-              root_hash: signed.root_hash,
-              timestamp: signed.timestamp,
-              key_id: signed.key_id,
-              signature: signed.signature,
-            },
-          };
+          const { origin: _origin, ...checkpoint } = signed; // the origin is the log's, not stored per row
+          return { nodes: grown.nodes, checkpoint };
         },
         SEQUENCE_BATCH,
         wait,
@@ -225,7 +217,7 @@ export class AuditLog {
   /** The verification of one record, or null when no record or leaf has this seal. */
   async verify(seal: string): Promise<Verification | null> {
     let found = await this.store.findAudit(seal);
-    if (!found.leaf && found.pending) {
+    if (!found.leaf && found.record) {
       await this.sequence(true); // verified before the sequencer's turn: sequence it now
       found = await this.store.findAudit(seal);
     }

@@ -24,18 +24,8 @@ export interface AuditInput {
   data: Record<string, unknown>;
 }
 
-/** A record ready to be written: its row and its leaf hash (hex). */
-export interface AuditEntry {
-  seal: string;
-  kind: AuditKind;
-  account_id: string | null;
-  livemode: number;
-  order_id: string | null;
-  actor: string;
-  created_at: string;
-  record: string;
-  leaf_hash: string;
-}
+/** A record ready to be written: its row (the store numbers it) and its leaf hash (hex). */
+export type AuditEntry = Omit<AuditRecordRow, "seq"> & { kind: AuditKind; leaf_hash: string };
 
 /** The envelope that is hashed. Field names are part of the log format: never rename them. */
 export interface AuditRecord {

@@ -41,6 +41,10 @@ export const sealRefSchema = z
 
 export type SealRef = z.infer<typeof sealRefSchema>;
 
+export function verifyUrl(baseUrl: string, seal: string): string {
+  return `${baseUrl}/api/attest/verify/${seal}`;
+}
+
 export function sealRef(baseUrl: string, seal: string, kind: string, at: string): SealRef {
-  return { seal, kind, at, verify_url: `${baseUrl}/api/attest/verify/${seal}` };
+  return { seal, kind, at, verify_url: verifyUrl(baseUrl, seal) };
 }

@@ -3,6 +3,7 @@
 
 import { z } from "zod";
 import { AUDIT_KIND_LIST, type AuditKind } from "../audit/kinds.js";
+import { verifyUrl } from "./audit-decisions.js";
 import { validationError } from "./gate.js";
 import { defineOperation, principalOf } from "./types.js";
 
@@ -102,7 +103,7 @@ export const auditListOperation = defineOperation({
         order_id: r.order_id,
         actor: r.actor,
         record: JSON.parse(r.record) as Record<string, unknown>,
-        verify_url: `${ctx.baseUrl}/api/attest/verify/${r.seal}`,
+        verify_url: verifyUrl(ctx.baseUrl, r.seal),
       })),
       next_cursor: rows.length > input.limit && last ? encodeCursor(last.seq) : null,
     };

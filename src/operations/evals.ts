@@ -113,6 +113,7 @@ export const evalsOperation = defineOperation({
   access: "public",
   limit: "none",
   http: { method: "GET", path: "/api/dispatch/analytics/evals", input: "query" },
+  problems: [503],
   input: evalsInput,
   output: evalsOutput,
   async handler(ctx, input) {

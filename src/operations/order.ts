@@ -65,6 +65,7 @@ export const orderOperation = defineOperation({
   access: "key",
   limit: "key",
   http: { method: "POST", path: "/api/dispatch/v1/order", input: "body" },
+  problems: [409],
   input: orderInput,
   output: orderSchema,
   async handler(ctx, input) {

@@ -58,6 +58,9 @@ export interface Operation<I extends z.ZodType = z.ZodType, O extends z.ZodType 
   access: Access;
   limit: LimitScope;
   http: HttpBinding;
+  /** Problem statuses this operation answers beyond those its access, limit and binding imply (e.g. 409,
+   * or 503 for a public operation that reads the store). */
+  problems?: readonly number[];
   input: I;
   output: O;
   handler(ctx: OperationContext, input: z.output<I>): Promise<z.input<O>>;

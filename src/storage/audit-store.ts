@@ -14,8 +14,8 @@ const SEQUENCER_LOCK = 0x66736461; // "fsda"
 
 export interface AuditLookup {
   record: AuditRecordRow | undefined;
+  /** Undefined while the record waits in the queue (or, if it has a record, when the log lost it). */
   leaf: { leaf_index: number; leaf_hash: string } | undefined;
-  pending: boolean;
 }
 
 export interface AuditQuery {
@@ -97,17 +97,25 @@ function toLeafWithRecord(r: LeafRow): LeafWithRecord {
 
 type Db = Kysely<Database> | Transaction<Database>;
 
-/** Inserts sealed records and queues their leaves for sequencing (inside the caller's transaction). */
+/** The rows sealed entries are written as: the records, and their leaves queued for sequencing. */
+export function auditRows(entries: AuditEntry[]) {
+  return {
+    records: entries.map(({ leaf_hash: _leaf, ...row }) => row),
+    pending: entries.map((e) => ({ seal: e.seal, leaf_hash: e.leaf_hash })),
+  };
+}
+
+/** Inserts sealed records and queues their leaves (inside the caller's transaction; not the hot path). */
 export async function insertAuditEntries(db: Db, entries: AuditEntry[]): Promise<void> {
+  const { records, pending } = auditRows(entries);
   for (let i = 0; i < entries.length; i += ROWS_PER_STATEMENT) {
-    const part = entries.slice(i, i + ROWS_PER_STATEMENT);
     await db
       .insertInto("audit_records")
-      .values(part.map(({ leaf_hash: _leaf, ...row }) => row))
+      .values(records.slice(i, i + ROWS_PER_STATEMENT))
       .execute();
     await db
       .insertInto("audit_pending")
-      .values(part.map((e) => ({ seal: e.seal, leaf_hash: e.leaf_hash })))
+      .values(pending.slice(i, i + ROWS_PER_STATEMENT))
       .execute();
   }
 }
@@ -173,18 +181,17 @@ export class AuditStore implements AuditPersistence {
       return {
         record: leaf.record ?? undefined,
         leaf: { leaf_index: leaf.leaf_index, leaf_hash: leaf.leaf_hash },
-        pending: false,
       };
     }
-    // No leaf: either the record waits in the queue, or there is no such record. The queue is not
-    // searched (it has no index on seals, to keep writes cheap): a record without a leaf counts as pending.
+    // No leaf: the record waits in the queue, or there is no such record. The queue itself is not
+    // searched (it has no index on seals, to keep writes cheap).
     const record = await this.db
       .selectFrom("audit_records")
       .selectAll()
       .where("seal", "=", seal)
       .executeTakeFirst()
       .then((r) => (r ? { ...r, seq: Number(r.seq) } : undefined));
-    return { record, leaf: undefined, pending: record !== undefined };
+    return { record, leaf: undefined };
   }
 
   private leafRows() {

@@ -15,7 +15,7 @@ import type { Contractor } from "../domain/contractor.js";
 import type { StateCode } from "../domain/states.js";
 import type { TradeCode } from "../domain/trades.js";
 import { newId } from "../ids.js";
-import { AuditStore, insertAuditEntries } from "./audit-store.js";
+import { AuditStore, auditRows, insertAuditEntries } from "./audit-store.js";
 import { GroupCommitter } from "./group-commit.js";
 import { type Dialect, migrationProvider } from "./migrations/index.js";
 import type {
@@ -179,9 +179,8 @@ function writeTx(trx: Transaction<Database>, inserts: Inserts): WriteTx & { flus
     async flush() {
       for (const q of inserts.orders.queries(trx, orders)) await trx.executeQuery(q);
       for (const q of inserts.quotes.queries(trx, quotes)) await trx.executeQuery(q);
-      const records = audit.map(({ leaf_hash: _leaf, ...row }) => row);
+      const { records, pending } = auditRows(audit);
       for (const q of inserts.auditRecords.queries(trx, records)) await trx.executeQuery(q);
-      const pending = audit.map((e) => ({ seal: e.seal, leaf_hash: e.leaf_hash }));
       for (const q of inserts.auditPending.queries(trx, pending)) await trx.executeQuery(q);
     },
     async reserveContractor(contractorId) {

@@ -7,6 +7,7 @@ import canonicalize from "canonicalize";
 import { type Kysely, sql } from "kysely";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { sealRecord } from "../../src/audit/record.js";
+import type { Checkpoint } from "../../src/audit/signing.js";
 import type { KyselyStore } from "../../src/storage/kysely-store.js";
 import { AUDIT_LOG_TABLES, auditTriggerNames } from "../../src/storage/migrations/0003-audit-log.js";
 import type { Database } from "../../src/storage/schema.js";
@@ -15,15 +16,6 @@ import { rfcLeafHash, rfcVerifyConsistency, rfcVerifyInclusion } from "../helper
 
 const OPEN_LIMITS = { PUBLIC_RATE_LIMIT_PER_MINUTE: "1000000", PUBLIC_RATE_LIMIT_BURST: "1000000" };
 const QUOTE = { trade: "plumbing", location: { state: "TX", zip: "78701" }, urgency: "urgent" };
-
-interface Checkpoint {
-  origin: string;
-  tree_size: number;
-  root_hash: string;
-  timestamp: string;
-  key_id: string;
-  signature: string;
-}
 
 function dbOf(h: Harness): Kysely<Database> {
   return (h.services.store as KyselyStore).db;

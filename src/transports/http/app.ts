@@ -48,13 +48,11 @@ function baseUrlOf(services: Services, request: FastifyRequest): string {
 function problemResponses(op: AnyOperation): Record<number, z.ZodType> {
   const statuses = [400, 422, 500];
   if (op.access === "key") statuses.push(401, 503);
-  // Public operations that read the store answer 503 while it is unreachable.
-  else if (op.id.startsWith("attest") || op.id === "dispatchEvals") statuses.push(503);
   if (op.limit !== "none") statuses.push(429);
   if (op.http.method === "POST") statuses.push(413, 415);
-  if (op.id === "dispatchOrder") statuses.push(409);
-  if (op.http.input === "params" || op.id === "attestCheckpoint") statuses.push(404);
-  return Object.fromEntries(statuses.map((s) => [s, problemSchema]));
+  if (op.http.input === "params") statuses.push(404);
+  statuses.push(...(op.problems ?? []));
+  return Object.fromEntries([...new Set(statuses)].map((s) => [s, problemSchema]));
 }
 
 function routeSchema(op: AnyOperation) {
