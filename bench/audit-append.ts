@@ -47,7 +47,7 @@ async function main(): Promise<void> {
     size += count;
   };
   process.stdout.write(
-    `node ${process.version}; SQLite (WAL, synchronous=FULL); appending ${PROBE} records at each size\n\n` +
+    `node ${process.version}; SQLite (WAL, each commit synced); appending ${PROBE} records at each size\n\n` +
       "Each node written is one SHA-256 (the leaf's own hash, then one per merge).\n\n" +
       "log size   write us/rec  sequence us/rec  total us/rec  nodes+hashes/rec  max per append\n",
   );

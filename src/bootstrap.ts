@@ -2,8 +2,9 @@
 // test key (returned once, for printing; later starts find the account and return no key).
 
 import { createHash } from "node:crypto";
-import { canonicalJson, sealRecord } from "./audit/record.js";
+import { sealRecord } from "./audit/record.js";
 import type { ApiKeyService } from "./auth/api-key-service.js";
+import { canonicalJson } from "./canonical-json.js";
 import { generateSandboxPool } from "./domain/sandbox-pool.js";
 import type { Store } from "./storage/store.js";
 

@@ -28,6 +28,11 @@ const SEQUENCE_BATCH = 500;
 const CHECKPOINT_TTL_MS = 1_000;
 const NODE_CACHE_MAX = 200_000;
 const PROOF_CACHE_MAX = 50_000;
+const VERIFIED_CACHE_MAX = 100_000;
+// How often the store is asked whether another connection committed (asking costs a read transaction,
+// several times the rest of a cached verification): a change made behind the service's back shows in
+// verification within this time.
+export const EXTERNAL_CHANGE_CHECK_MS = 250;
 
 export type VerifyStatus = "verified" | "mismatch" | "purged";
 export type MismatchReason = "record_altered" | "not_in_log" | "proof_invalid" | "signature_invalid";
@@ -56,6 +61,11 @@ export function toCheckpoint(row: AuditCheckpointsTable): Checkpoint {
 export class AuditLog {
   private readonly nodes = new Map<string, Hash>();
   private readonly proofs = new Map<string, string[]>();
+  private readonly verifications = new Map<
+    string,
+    { token: number; treeSize: number; result: Readonly<Verification> }
+  >();
+  private changeToken: { value: number | null; at: number } | null = null;
   private latest: { checkpoint: Checkpoint | null; signatureOk: boolean; at: number } | null = null;
   private running: Promise<number> | null = null;
   private timer: NodeJS.Timeout | null = null;
@@ -67,6 +77,8 @@ export class AuditLog {
       now?: () => Date;
       logger?: { error(obj: object, msg: string): void };
       onSequenced?: (leaves: number) => void;
+      /** See EXTERNAL_CHANGE_CHECK_MS. */
+      changeCheckMs?: number;
     } = {},
   ) {}
 
@@ -214,8 +226,44 @@ export class AuditLog {
     );
   }
 
-  /** The verification of one record, or null when no record or leaf has this seal. */
-  async verify(seal: string): Promise<Verification | null> {
+  /**
+   * The verification of one record, or null when no record or leaf has this seal. The result is frozen
+   * and may be shared: a result stays valid while the latest checkpoint is the one it was proven against
+   * and no other connection has committed to the store (the only way a stored row can change), so it is
+   * kept and answered again under those two conditions (the second checked every
+   * EXTERNAL_CHANGE_CHECK_MS); anything else reads and proves afresh.
+   */
+  async verify(seal: string): Promise<Readonly<Verification> | null> {
+    const token = await this.externalChangeToken();
+    if (token !== null) {
+      const hit = this.verifications.get(seal);
+      if (hit && hit.token === token && (await this.checkpoint()).checkpoint?.tree_size === hit.treeSize) {
+        return hit.result;
+      }
+    }
+    const result = await this.verifyFromStore(seal);
+    if (token !== null && result?.checkpoint) {
+      if (this.verifications.size >= VERIFIED_CACHE_MAX) this.verifications.clear();
+      this.verifications.set(seal, {
+        token,
+        treeSize: result.checkpoint.tree_size,
+        result: deepFreeze(result),
+      });
+    }
+    return result;
+  }
+
+  private async externalChangeToken(): Promise<number | null> {
+    const now = Date.now();
+    const known = this.changeToken;
+    if (known && now - known.at < (this.options.changeCheckMs ?? EXTERNAL_CHANGE_CHECK_MS))
+      return known.value;
+    const value = await this.store.externalChangeToken();
+    this.changeToken = { value, at: now };
+    return value;
+  }
+
+  private async verifyFromStore(seal: string): Promise<Verification | null> {
     let found = await this.store.findAudit(seal);
     if (!found.leaf && found.record) {
       await this.sequence(true); // verified before the sequencer's turn: sequence it now
@@ -265,4 +313,12 @@ export class AuditLog {
     if (!rowMatchesLeaf(found.record, leaf_hash)) return { ...result, reason: "record_altered" };
     return { ...result, status: "verified" };
   }
+}
+
+function deepFreeze<T>(value: T): Readonly<T> {
+  if (typeof value === "object" && value !== null && !Object.isFrozen(value)) {
+    for (const v of Object.values(value)) deepFreeze(v);
+    Object.freeze(value);
+  }
+  return value;
 }

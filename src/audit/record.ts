@@ -3,8 +3,9 @@
 // SHA-256(0x00 || those bytes); the stored text is exactly those bytes, so anyone holding a record can
 // recompute its leaf.
 
-import canonicalize from "canonicalize";
-import { base62, randomBase62 } from "../auth/api-key.js";
+import { randomBase62 } from "../auth/api-key.js";
+import { canonicalJson } from "../canonical-json.js";
+import { timePrefix } from "../ids.js";
 import type { AuditRecordRow } from "../storage/schema.js";
 import type { AuditKind } from "./kinds.js";
 import { leafHash } from "./merkle.js";
@@ -46,59 +47,21 @@ export interface AuditRecord {
  * the rate of orders; the random part keeps seals unguessable.
  */
 export function newSeal(): string {
-  return `seal_${base62(Date.now(), 8)}${randomBase62(14)}`;
-}
-
-const INTEGER_KEY = /^(?:0|[1-9][0-9]*)$/;
-
-/** A copy with every object's keys in RFC 8785 order (UTF-16 code units), or null if that cannot be. */
-function sortedCopy(value: unknown): unknown {
-  if (typeof value !== "object" || value === null) {
-    if (typeof value === "number" && !Number.isFinite(value))
-      throw new Error("non-finite number in an audit record");
-    return value;
-  }
-  if (Array.isArray(value)) return value.map((v) => (v === undefined ? null : sortedCopy(v)));
-  const out: Record<string, unknown> = {};
-  for (const key of Object.keys(value).sort()) {
-    // JavaScript objects list integer-like keys first, whatever their insertion order.
-    if (INTEGER_KEY.test(key)) throw new IntegerKey();
-    const v = (value as Record<string, unknown>)[key];
-    if (v !== undefined) out[key] = sortedCopy(v);
-  }
-  return out;
-}
-
-class IntegerKey extends Error {}
-
-/**
- * RFC 8785 canonical JSON. For the records we build (no integer-like keys) this is JSON.stringify over a
- * key-sorted copy, which serialises strings and numbers exactly as RFC 8785 prescribes (it defines them by
- * ECMAScript's JSON.stringify) at a third of the cost; anything else goes through `canonicalize`. One
- * difference, documented: a string with a lone surrogate is written escaped (\udXXX) instead of refused.
- */
-export function canonicalJson(value: unknown): string {
-  try {
-    return JSON.stringify(sortedCopy(value));
-  } catch (error) {
-    if (!(error instanceof IntegerKey)) throw error;
-  }
-  const text = canonicalize(value);
-  if (text === undefined) throw new Error("value has no JSON form");
-  return text;
+  return `seal_${timePrefix()}${randomBase62(14)}`;
 }
 
 export function sealRecord(input: AuditInput): AuditEntry {
+  // Keys in canonical order, so canonicalJson serialises without copying.
   const record: AuditRecord = {
-    v: 1,
-    seal: newSeal(),
-    kind: input.kind,
-    at: input.at,
     account_id: input.accountId,
+    actor: input.actor,
+    at: input.at,
+    data: input.data,
+    kind: input.kind,
     livemode: input.livemode,
     order_id: input.orderId ?? null,
-    actor: input.actor,
-    data: input.data,
+    seal: newSeal(),
+    v: 1,
   };
   const text = canonicalJson(record);
   return {

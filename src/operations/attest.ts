@@ -3,6 +3,7 @@
 // none of these returns a record's payload (the account's own records are at GET /api/audit).
 
 import { z } from "zod";
+import type { Verification } from "../audit/audit-log.js";
 import { SEAL_PATTERN } from "../audit/record.js";
 import { CHECKPOINT_ORIGIN } from "../audit/signing.js";
 import { ApiError } from "../errors.js";
@@ -60,6 +61,23 @@ export const verificationSchema = z
   })
   .meta({ id: "Verification" });
 
+// A verification the audit log answers again (frozen, shared) gets the same frozen answer here, so the
+// transport serialises it once too.
+const answered = new WeakMap<
+  object,
+  { baseUrl: string; answer: Readonly<Verification & { public_key_url: string }> }
+>();
+
+function withKeyUrl(result: Readonly<Verification>, baseUrl: string) {
+  const hit = answered.get(result);
+  if (hit?.baseUrl === baseUrl) return hit.answer;
+  const answer = { ...result, public_key_url: `${baseUrl}/api/attest/keys` };
+  if (!Object.isFrozen(result)) return answer;
+  Object.freeze(answer);
+  answered.set(result, { baseUrl, answer });
+  return answer;
+}
+
 export const attestVerifyOperation = defineOperation({
   id: "attestVerify",
   name: "attest.verify",
@@ -80,7 +98,7 @@ export const attestVerifyOperation = defineOperation({
     if (!SEAL_PATTERN.test(input.seal)) throw unknown();
     const result = await ctx.services.audit.verify(input.seal);
     if (!result) throw unknown();
-    return { ...result, public_key_url: `${ctx.baseUrl}/api/attest/keys` };
+    return withKeyUrl(result, ctx.baseUrl);
   },
 });
 

@@ -7,23 +7,35 @@ import type { MatchResult } from "../domain/matching.js";
 /** Six decimals: as precise as a score needs to be read, and much shorter (and cheaper) to serialise. */
 const round6 = (x: number) => Math.round(x * 1e6) / 1e6;
 
-/** The ranked candidates of a match: ids, scores and the figures behind them. */
+/**
+ * The ranked candidates of a match: ids, scores and the figures behind them. Keys are written in
+ * canonical (sorted) order: the candidates are most of a record, and the sealer serialises objects
+ * already in order without copying them.
+ */
 export function matchDecision(result: MatchResult) {
   return {
-    considered: result.considered,
-    eligible: result.eligible,
-    rejected: result.rejected,
     candidates: result.ranked.map((c) => ({
+      components: roundedSorted(c.components),
       contractor_id: c.contractor.id,
-      score: round6(c.score),
-      components: Object.fromEntries(Object.entries(c.components).map(([k, v]) => [k, round6(v)])),
       distance_miles: c.distanceMiles === null ? null : Math.round(c.distanceMiles * 10) / 10,
       eta_minutes: c.etaMinutes,
       eta_tier: c.etaTier,
       price_cents: c.price.total_cents,
+      score: round6(c.score),
       within_nte: c.withinNte,
     })),
+    considered: result.considered,
+    eligible: result.eligible,
+    rejected: result.rejected,
   };
+}
+
+function roundedSorted(values: object): Record<string, number> {
+  const out: Record<string, number> = {};
+  for (const [key, value] of Object.entries(values).sort(([a], [b]) => (a < b ? -1 : 1))) {
+    out[key] = round6(value as number);
+  }
+  return out;
 }
 
 export const sealSchema = z

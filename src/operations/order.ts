@@ -7,7 +7,7 @@ import { sealRecord } from "../audit/record.js";
 import { canonicalJson } from "../canonical-json.js";
 import type { RankedCandidate } from "../domain/matching.js";
 import { ApiError } from "../errors.js";
-import { newId } from "../ids.js";
+import { newSortableId } from "../ids.js";
 import type { IdempotencyKeysTable, OrdersTable } from "../storage/schema.js";
 import { matchDecision, sealRef } from "./audit-decisions.js";
 import { matchJob, resolveJob } from "./job.js";
@@ -116,7 +116,7 @@ export const orderOperation = defineOperation({
       }
       const now = services.now();
       const nowIso = now.toISOString();
-      const id = newId("ord");
+      const id = newSortableId("ord");
       const build = (chosen: RankedCandidate | null): OrdersTable => ({
         id,
         account_id: principal.accountId,

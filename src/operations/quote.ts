@@ -4,7 +4,7 @@ import { z } from "zod";
 import { sealRecord } from "../audit/record.js";
 import { contractorRef } from "../domain/contractor.js";
 import { CURRENCY } from "../domain/pricing.js";
-import { newId } from "../ids.js";
+import { newSortableId } from "../ids.js";
 import { matchDecision, sealSchema } from "./audit-decisions.js";
 import { matchJob, resolveJob } from "./job.js";
 import {
@@ -95,7 +95,7 @@ export const quoteOperation = defineOperation({
       model_hourly_rate_cents: job.modelPrice.hourly_rate_cents,
       model_total_cents: job.modelPrice.total_cents,
     };
-    const id = newId("qte");
+    const id = newSortableId("qte");
     const nowIso = now.toISOString();
     const record = sealRecord({
       kind: "quote.issued",

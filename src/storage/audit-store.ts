@@ -147,6 +147,12 @@ async function readNodes(db: Db, refs: NodeRef[]): Promise<Map<string, Hash>> {
 /** The audit log's port: what the audit service and the CLI need from persistence. */
 export interface AuditPersistence {
   findAudit(seal: string): Promise<AuditLookup>;
+  /**
+   * A token that changes whenever another connection commits to the store, or null where the store
+   * offers none. The log's rows are never changed through this process's own connection (the triggers
+   * refuse it, and no code tries), so while the token stands, a record read earlier is still the stored one.
+   */
+  externalChangeToken(): Promise<number | null>;
   listAudit(q: AuditQuery): Promise<AuditRecordRow[]>;
   orderSeals(orderId: string): Promise<Array<{ seal: string; kind: string; created_at: string }>>;
   latestCheckpoint(): Promise<AuditCheckpointsTable | undefined>;
@@ -162,6 +168,8 @@ export interface AuditPersistence {
   listLegalHolds(): Promise<AuditLegalHoldsTable[]>;
 }
 
+const DATA_VERSION = CompiledQuery.raw("pragma data_version");
+
 export class AuditStore implements AuditPersistence {
   private leafBySeal: string | null = null;
 
@@ -169,6 +177,14 @@ export class AuditStore implements AuditPersistence {
     private readonly db: Kysely<Database>,
     private readonly dialect: Dialect,
   ) {}
+
+  async externalChangeToken(): Promise<number | null> {
+    // SQLite's data_version changes exactly when another connection (another process, the operator's
+    // shell) commits; PostgreSQL has no cheap equivalent, so its readers always read.
+    if (this.dialect !== "sqlite") return null;
+    const { rows } = await this.db.executeQuery<{ data_version: number }>(DATA_VERSION);
+    return rows[0]?.data_version ?? null;
+  }
 
   /** One query for an integrated record (the common case), one more for any other seal. */
   async findAudit(seal: string): Promise<AuditLookup> {

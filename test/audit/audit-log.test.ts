@@ -3,9 +3,12 @@
 // test/helpers/rfc9162.ts and signatures with node:crypto and the published key only.
 
 import { createPublicKey, verify as verifySignature } from "node:crypto";
+import { join } from "node:path";
+import SQLite from "better-sqlite3";
 import canonicalize from "canonicalize";
-import { type Kysely, sql } from "kysely";
+import { Kysely, SqliteDialect, sql } from "kysely";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { EXTERNAL_CHANGE_CHECK_MS } from "../../src/audit/audit-log.js";
 import { sealRecord } from "../../src/audit/record.js";
 import type { Checkpoint } from "../../src/audit/signing.js";
 import type { KyselyStore } from "../../src/storage/kysely-store.js";
@@ -17,8 +20,24 @@ import { rfcLeafHash, rfcVerifyConsistency, rfcVerifyInclusion } from "../helper
 const OPEN_LIMITS = { PUBLIC_RATE_LIMIT_PER_MINUTE: "1000000", PUBLIC_RATE_LIMIT_BURST: "1000000" };
 const QUOTE = { trade: "plumbing", location: { state: "TX", zip: "78701" }, urgency: "urgent" };
 
+/** Waits until the service has looked for changes made by other connections (see EXTERNAL_CHANGE_CHECK_MS). */
+const settle = () => new Promise((r) => setTimeout(r, EXTERNAL_CHANGE_CHECK_MS + 20));
+
 function dbOf(h: Harness): Kysely<Database> {
   return (h.services.store as KyselyStore).db;
+}
+
+/**
+ * A connection of an outsider's own to the harness's store, as someone tampering with the database
+ * would have (the service caches what it proved until another connection commits). PostgreSQL's pool
+ * hands out separate connections already.
+ */
+function outsiderDb(h: Harness): { db: Kysely<Database>; close(): Promise<void> } {
+  if (h.services.store.dialect !== "sqlite") return { db: dbOf(h), close: async () => {} };
+  const db = new Kysely<Database>({
+    dialect: new SqliteDialect({ database: new SQLite(join(h.config.DATA_DIR, "test.sqlite")) }),
+  });
+  return { db, close: () => db.destroy() };
 }
 
 /** Writes `count` records straight through the store, as operations do, and returns their seals. */
@@ -294,7 +313,11 @@ describe("audit log tampering", () => {
     const h = await createHarness(OPEN_LIMITS);
     const seals = await writeRecords(h, 1_000);
     await h.services.audit.sequence(true);
-    const db = dbOf(h);
+    // Every record verified once first: what the service proved and kept must not hide a later change.
+    for (const seal of seals)
+      expect((await h.get(`/api/attest/verify/${seal}`)).json().status).toBe("verified");
+    const outsider = outsiderDb(h);
+    const db = outsider.db;
     for (const t of auditTriggerNames(h.services.store.dialect)) {
       const drop =
         h.services.store.dialect === "sqlite"
@@ -315,6 +338,7 @@ describe("audit log tampering", () => {
         String.fromCharCode(row.record.charCodeAt(at) ^ 1) +
         row.record.slice(at + 1);
       await db.updateTable("audit_records").set({ record: flipped }).where("seal", "=", target).execute();
+      await settle();
 
       const statuses = await Promise.all(
         seals.map(async (seal) => [seal, (await h.get(`/api/attest/verify/${seal}`)).json()] as const),
@@ -324,6 +348,7 @@ describe("audit log tampering", () => {
         else expect(v.status, seal).toBe("verified");
       }
       await db.updateTable("audit_records").set({ record: row.record }).where("seal", "=", target).execute();
+      await settle();
       expect((await h.get(`/api/attest/verify/${target}`)).json().status).toBe("verified");
     }
 
@@ -334,6 +359,7 @@ describe("audit log tampering", () => {
       .set({ account_id: "acct_other" })
       .where("seal", "=", moved)
       .execute();
+    await settle();
     expect((await h.get(`/api/attest/verify/${moved}`)).json().reason).toBe("record_altered");
 
     // A forged leaf no longer leads to the signed root.
@@ -343,10 +369,12 @@ describe("audit log tampering", () => {
       .set({ leaf_hash: "00".repeat(32) })
       .where("seal", "=", leafSeal)
       .execute();
+    await settle();
     expect((await h.get(`/api/attest/verify/${leafSeal}`)).json()).toMatchObject({
       status: "mismatch",
       reason: "proof_invalid",
     });
+    await outsider.close();
     await h.close();
   }, 180_000);
 });

@@ -1,8 +1,14 @@
 import { mkdtempSync, rmSync, statSync } from "node:fs";
+import { open } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import SQLite from "better-sqlite3";
+import { Kysely } from "kysely";
 import { afterAll, describe, expect, it, vi } from "vitest";
+import { KyselyStore } from "../../src/storage/kysely-store.js";
+import type { Database } from "../../src/storage/schema.js";
 import { openSqliteStore } from "../../src/storage/sqlite.js";
+import { DurableSqliteDialect, WalSync } from "../../src/storage/wal-sync.js";
 import { testRecord } from "../helpers/fixtures.js";
 import { runStoreContract } from "./store-contract.js";
 
@@ -27,6 +33,91 @@ describe("SQLite WAL checkpoints", () => {
     await vi.waitFor(() => expect(statSync(file).size).toBeGreaterThan(sizeBefore + 1_000_000), {
       timeout: 5_000,
     });
+    await store.close();
+  });
+});
+
+describe("SQLite durable commits", () => {
+  function deferredSyncs() {
+    const waiting: Array<() => void> = [];
+    return {
+      waiting,
+      sync: () => new Promise<void>((resolve) => waiting.push(resolve)),
+      releaseAll: () => {
+        for (const r of waiting.splice(0)) r();
+      },
+    };
+  }
+
+  function storeWith(file: string, sync: () => Promise<void>) {
+    const database = new SQLite(file);
+    database.pragma("journal_mode = WAL");
+    database.pragma("synchronous = NORMAL");
+    return new KyselyStore(
+      new Kysely<Database>({ dialect: new DurableSqliteDialect({ database }, sync) }),
+      "sqlite",
+    );
+  }
+
+  it("reports a write only after the WAL sync that follows its commit; reads wait for none", async () => {
+    const syncs = deferredSyncs();
+    const store = storeWith(join(dir, "durable.sqlite"), syncs.sync);
+    const migrated = store.migrate();
+    await vi.waitFor(() => expect(syncs.waiting.length).toBeGreaterThan(0));
+    while (syncs.waiting.length > 0) {
+      syncs.releaseAll();
+      await new Promise((r) => setTimeout(r, 5));
+    }
+    await migrated;
+
+    let acknowledged = false;
+    const write = store
+      .write(async (tx) => tx.appendAudit(testRecord()))
+      .then(() => {
+        acknowledged = true;
+      });
+    await vi.waitFor(() => expect(syncs.waiting.length).toBe(1));
+    // Committed but not yet synced: not acknowledged, and the connection is free for other queries.
+    await new Promise((r) => setTimeout(r, 20));
+    expect(acknowledged).toBe(false);
+    expect(await store.countContractors("sandbox")).toBe(0);
+    expect(syncs.waiting.length).toBe(1); // the read asked for no sync
+    syncs.releaseAll();
+    await write;
+    expect(acknowledged).toBe(true);
+    await store.close();
+  });
+
+  it("makes the store's own writes durable with fdatasync on its WAL file", async () => {
+    const file = join(dir, "fdatasync.sqlite");
+    const probe = await open(file, "w");
+    const datasync = vi.spyOn(Object.getPrototypeOf(probe), "datasync");
+    await probe.close();
+    const store = openSqliteStore(file);
+    await store.migrate();
+    datasync.mockClear();
+    await store.write(async (tx) => tx.appendAudit(testRecord()));
+    expect(datasync).toHaveBeenCalled();
+    datasync.mockClear();
+    await store.countContractors("live");
+    expect(datasync).not.toHaveBeenCalled();
+    datasync.mockRestore();
+    await store.close();
+  });
+
+  it("syncs the WAL file itself: one sync per wave of commits, the ones arriving mid-sync share the next", async () => {
+    const file = join(dir, "walsync.sqlite");
+    const store = openSqliteStore(file);
+    await store.migrate();
+    const walSync = new WalSync(file);
+    const first = walSync.sync();
+    const during = [walSync.sync(), walSync.sync(), walSync.sync()];
+    await Promise.all([first, ...during]);
+    expect(walSync.count).toBe(2); // the running sync, then one shared by the three that came during it
+    await walSync.sync();
+    expect(walSync.count).toBe(3);
+    await walSync.close();
+    await expect(walSync.sync()).rejects.toThrow(/closed/);
     await store.close();
   });
 });
