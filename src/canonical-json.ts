@@ -47,7 +47,10 @@ function inOrder(value: unknown): unknown {
     const v = object[key];
     if (v === undefined) continue; // JSON.stringify leaves it out, as canonical JSON must
     const c = inOrder(v);
-    if (c !== v) (changed ??= new Map()).set(key, c);
+    if (c !== v) {
+      changed ??= new Map();
+      changed.set(key, c);
+    }
   }
   if (sorted && changed === null) return value;
   const out: Record<string, unknown> = Object.create(null); // a "__proto__" key stays a key

@@ -57,6 +57,37 @@ export const configSchema = z.object({
   AUDIT_SIGNING_KEY: z.string().min(1).optional(),
   /** How often each process sequences queued audit records into the tree and signs a checkpoint. */
   AUDIT_SEQUENCE_INTERVAL_MS: z.coerce.number().int().min(0).default(1000),
+  /** The readiness probe (and every other outbound fetch) may reach private and loopback addresses.
+   * For local fixtures and private deployments only: off, only public unicast addresses are fetched. */
+  PROBE_ALLOW_PRIVATE_NETWORKS: bool.default(false),
+  /** Ports outbound fetches may use besides 80 and 443, comma-separated (e.g. "8443,8080"). */
+  PROBE_ALLOWED_PORTS: z
+    .string()
+    .default("")
+    .transform((v, ctx) => {
+      const ports = v
+        .split(",")
+        .map((p) => p.trim())
+        .filter(Boolean)
+        .map(Number);
+      if (ports.some((p) => !Number.isInteger(p) || p < 1 || p > 65535)) {
+        ctx.addIssue({
+          code: "custom",
+          message: "PROBE_ALLOWED_PORTS must list ports 1-65535, comma-separated",
+        });
+        return z.NEVER;
+      }
+      return new Set(ports);
+    }),
+  /** Deadline of one outbound request (connect, headers and body). */
+  PROBE_TIMEOUT_MS: positiveInt.max(60_000).default(5_000),
+  /** Largest body an outbound request reads, after decompression. */
+  PROBE_MAX_BODY_BYTES: positiveInt.default(2 * 1024 * 1024),
+  /** Outbound requests in flight at once in the process; more wait their turn. */
+  PROBE_MAX_CONCURRENT_FETCHES: positiveInt.max(1024).default(16),
+  /** The probe's own limit per client IP (it fetches a dozen URLs per call). */
+  PROBE_RATE_LIMIT_PER_MINUTE: positiveInt.default(6),
+  PROBE_RATE_LIMIT_BURST: positiveInt.default(3),
   REQUEST_TIMEOUT_MS: positiveInt.default(30_000),
   SHUTDOWN_GRACE_MS: positiveInt.default(10_000),
 });

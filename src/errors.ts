@@ -3,6 +3,7 @@
 export const ERROR_CODES = {
   invalid_json: { status: 400, title: "Malformed JSON body" },
   invalid_request: { status: 400, title: "Invalid request" },
+  invalid_url: { status: 400, title: "Invalid URL" },
   missing_api_key: { status: 401, title: "API key required" },
   invalid_api_key: { status: 401, title: "Invalid API key" },
   api_key_revoked: { status: 401, title: "API key revoked" },

@@ -85,6 +85,7 @@ async function serve(config: Config, prepare: boolean): Promise<void> {
       .sequence(true)
       .catch((err) => app.log.error({ err }, "final audit sequencing failed"));
     await services.limiter.close();
+    await services.fetcher.close();
     await store.close(); // flushes pending group commits
   });
 }

@@ -30,6 +30,14 @@ export function clientIpPolicy(services: Services): RatePolicy {
   };
 }
 
+export function probePolicy(services: Services): RatePolicy {
+  return {
+    name: "probe-per-ip",
+    ratePerMinute: services.config.PROBE_RATE_LIMIT_PER_MINUTE,
+    burst: services.config.PROBE_RATE_LIMIT_BURST,
+  };
+}
+
 /**
  * Runs the gate. Synchronous when nothing needs I/O (public operations, a cached key, an in-process
  * limiter), so the common path costs no promise; throws ApiError for 503, 401 and 429.
@@ -61,6 +69,9 @@ function limit(
   if (op.limit === "key" && principal) {
     bucket = `key:${principal.keyId}`;
     policy = keyPolicy(services, principal);
+  } else if (op.limit === "probe_ip") {
+    bucket = `probe:${clientIp}`;
+    policy = probePolicy(services);
   } else {
     bucket = `ip:${clientIp}`;
     policy = clientIpPolicy(services);

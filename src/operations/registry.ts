@@ -13,6 +13,7 @@ import { estimateOperation } from "./estimate.js";
 import { evalsOperation } from "./evals.js";
 import { orderOperation } from "./order.js";
 import { orderStatusOperation } from "./order-status.js";
+import { probeOperation } from "./probe.js";
 import { quoteOperation } from "./quote.js";
 import { tradeIndexOperation } from "./trade-index.js";
 import type { AnyOperation } from "./types.js";
@@ -24,6 +25,7 @@ export const OPERATIONS: readonly AnyOperation[] = [
   estimateOperation,
   tradeIndexOperation,
   evalsOperation,
+  probeOperation,
   attestVerifyOperation,
   attestCheckpointOperation,
   attestCheckpointAtOperation,

@@ -7,6 +7,8 @@ import type { ApiKeyService, Principal } from "../auth/api-key-service.js";
 import type { RateLimiter } from "../auth/rate-limiter.js";
 import type { Config } from "../config.js";
 import type { Metrics } from "../metrics.js";
+import type { SafeFetcher } from "../net/safe-fetch.js";
+import type { ProbeService } from "../probe/probe.js";
 import type { ContractorPool } from "../services/contractor-pool.js";
 import type { Store } from "../storage/store.js";
 
@@ -18,6 +20,9 @@ export interface Services {
   limiter: RateLimiter;
   metrics: Metrics;
   audit: AuditLog;
+  /** The SSRF-safe fetcher every outbound request goes through (probe, webhooks). */
+  fetcher: SafeFetcher;
+  probe: ProbeService;
   /** Idempotency keys whose first request is still running in this process. */
   inflightIdempotency: Set<string>;
   now(): Date;
@@ -40,7 +45,8 @@ export interface OperationContext {
 }
 
 export type Access = "key" | "public";
-export type LimitScope = "key" | "client_ip" | "none";
+/** key: the key's bucket; client_ip: the public per-IP bucket; probe_ip: the probe's own, stricter per-IP bucket. */
+export type LimitScope = "key" | "client_ip" | "probe_ip" | "none";
 
 export interface HttpBinding {
   method: "GET" | "POST";

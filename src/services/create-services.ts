@@ -9,7 +9,9 @@ import { MemoryRateLimiter, type RateLimiter } from "../auth/rate-limiter.js";
 import { RedisRateLimiter } from "../auth/redis-rate-limiter.js";
 import type { Config } from "../config.js";
 import { Metrics } from "../metrics.js";
+import { type FetcherOptions, SafeFetcher } from "../net/safe-fetch.js";
 import type { Services } from "../operations/types.js";
+import { PROBE_CACHE_TTL_MS, ProbeService } from "../probe/probe.js";
 import { openPostgresStore } from "../storage/postgres.js";
 import { openSqliteStore } from "../storage/sqlite.js";
 import type { Store } from "../storage/store.js";
@@ -50,6 +52,20 @@ export function createLimiter(config: Config, logger?: FastifyBaseLogger, metric
   });
 }
 
+/** The outbound fetcher the configuration describes. */
+export function createFetcher(config: Config, overrides: Partial<FetcherOptions> = {}): SafeFetcher {
+  return new SafeFetcher({
+    allowPrivateNetworks: config.PROBE_ALLOW_PRIVATE_NETWORKS,
+    extraPorts: config.PROBE_ALLOWED_PORTS,
+    timeoutMs: config.PROBE_TIMEOUT_MS,
+    maxBodyBytes: config.PROBE_MAX_BODY_BYTES,
+    maxRedirects: 5,
+    maxConcurrent: config.PROBE_MAX_CONCURRENT_FETCHES,
+    userAgent: `field-dispatch-probe/1.0 (readiness probe; ${config.PUBLIC_BASE_URL ?? "self-hosted"})`,
+    ...overrides,
+  });
+}
+
 export function createServices(
   config: Config,
   store: Store,
@@ -59,6 +75,8 @@ export function createServices(
     logger?: FastifyBaseLogger;
     metrics?: Metrics;
     signer?: CheckpointSigner;
+    /** An outbound fetcher of the caller's (tests pass one with a stub resolver). */
+    fetcher?: SafeFetcher;
   } = {},
 ): Services {
   const metrics = options.metrics ?? new Metrics();
@@ -70,6 +88,7 @@ export function createServices(
     onSequenced: (leaves) => metrics.auditSequenced.inc(leaves),
   });
   metrics.watchAudit(store.audit);
+  const fetcher = options.fetcher ?? createFetcher(config);
   return {
     audit,
     metrics,
@@ -78,6 +97,13 @@ export function createServices(
     pool: new ContractorPool(store),
     keys: new ApiKeyService(store, config.API_KEY_CACHE_TTL_MS),
     limiter: options.limiter ?? createLimiter(config, options.logger, metrics),
+    fetcher,
+    probe: new ProbeService(fetcher, {
+      allowPrivateNetworks: config.PROBE_ALLOW_PRIVATE_NETWORKS,
+      extraPorts: config.PROBE_ALLOWED_PORTS,
+      cacheTtlMs: PROBE_CACHE_TTL_MS,
+      ...(options.now ? { now: options.now } : {}),
+    }),
     inflightIdempotency: new Set(),
     now: options.now ?? (() => new Date()),
   };

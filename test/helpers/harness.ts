@@ -101,6 +101,7 @@ export async function createHarness(
       await app.close();
       await services.audit.stop();
       await services.limiter.close();
+      await services.fetcher.close();
       await store.close();
       await opened.cleanup();
       rmSync(dir, { recursive: true, force: true });

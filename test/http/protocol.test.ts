@@ -111,6 +111,7 @@ describe("HTTP protocol", () => {
         "attestConsistency",
         "attestKeys",
         "auditList",
+        "agenticCommerceProbe",
       ].sort(),
     );
     const quote = doc.paths["/api/dispatch/v1/quote"].post;
