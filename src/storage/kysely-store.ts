@@ -154,6 +154,20 @@ interface Inserts {
   quotes: PreparedInsert<"quotes">;
   auditRecords: PreparedInsert<"audit_records">;
   auditPending: PreparedInsert<"audit_pending">;
+  /** The capacity updates, compiled once: building a query costs more than running it. */
+  reserve: (contractorId: string) => CompiledQuery;
+  release: (contractorId: string) => CompiledQuery;
+}
+
+const ID_SLOT = "\u0000id";
+
+/** A compiled query run again with the parameter compiled as ID_SLOT replaced by `id`. */
+function withId(compiled: CompiledQuery): (id: string) => CompiledQuery {
+  return (id) =>
+    CompiledQuery.raw(
+      compiled.sql,
+      compiled.parameters.map((p) => (p === ID_SLOT ? id : p)),
+    );
 }
 
 /**
@@ -184,21 +198,11 @@ function writeTx(trx: Transaction<Database>, inserts: Inserts): WriteTx & { flus
       for (const q of inserts.auditPending.queries(trx, pending)) await trx.executeQuery(q);
     },
     async reserveContractor(contractorId) {
-      const result = await trx
-        .updateTable("contractors")
-        .set((eb) => ({ active_jobs: eb("active_jobs", "+", 1) }))
-        .where("id", "=", contractorId)
-        .whereRef("active_jobs", "<", "max_active_jobs")
-        .executeTakeFirst();
-      return Number(result.numUpdatedRows) > 0;
+      const result = await trx.executeQuery(inserts.reserve(contractorId));
+      return Number(result.numAffectedRows ?? 0n) > 0;
     },
     async releaseContractor(contractorId) {
-      await trx
-        .updateTable("contractors")
-        .set((eb) => ({ active_jobs: eb("active_jobs", "-", 1) }))
-        .where("id", "=", contractorId)
-        .where("active_jobs", ">", 0)
-        .execute();
+      await trx.executeQuery(inserts.release(contractorId));
     },
     async claimIdempotency(row: IdempotencyKeysTable, now: string) {
       const result = await trx
@@ -242,6 +246,22 @@ export class KyselyStore implements Store {
       quotes: new PreparedInsert("quotes", dialect),
       auditRecords: new PreparedInsert("audit_records", dialect),
       auditPending: new PreparedInsert("audit_pending", dialect),
+      reserve: withId(
+        db
+          .updateTable("contractors")
+          .set((eb) => ({ active_jobs: eb("active_jobs", "+", 1) }))
+          .where("id", "=", ID_SLOT)
+          .whereRef("active_jobs", "<", "max_active_jobs")
+          .compile(),
+      ),
+      release: withId(
+        db
+          .updateTable("contractors")
+          .set((eb) => ({ active_jobs: eb("active_jobs", "-", 1) }))
+          .where("id", "=", ID_SLOT)
+          .where("active_jobs", ">", 0)
+          .compile(),
+      ),
     };
     this.audit = new AuditStore(db, dialect);
     this.committer = new GroupCommitter<WriteTx>(

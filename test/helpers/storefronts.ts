@@ -150,6 +150,14 @@ export const exemplary: Routes = (path, origin) => {
   }
 };
 
+/** The same store answering each request after `ms` (a store across a real network). */
+export function slowed(routes: Routes, ms: number): Routes {
+  return (path, origin) => {
+    const reply = routes(path, origin) ?? { status: 404, type: "text/plain", body: "not found" };
+    return { ...reply, delayMs: ms };
+  };
+}
+
 /** Nothing at all: every path 404. Grade F. */
 export const empty: Routes = () => undefined;
 
