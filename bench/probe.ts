@@ -25,7 +25,10 @@ interface Report {
   snapshot: { duration_ms: number; fetches: number; cached: boolean };
 }
 
-async function probe(serviceUrl: string, url: string): Promise<{ ms: number; status: number; report: Report }> {
+async function probe(
+  serviceUrl: string,
+  url: string,
+): Promise<{ ms: number; status: number; report: Report }> {
   const started = performance.now();
   const res = await fetch(`${serviceUrl}/api/agentic-commerce/probe`, {
     method: "POST",
@@ -55,7 +58,9 @@ async function main(): Promise<void> {
   );
   let failed = 0;
   try {
-    process.stdout.write(`node ${process.version}; fixture storefronts on 127.0.0.1; PROBE_MAX_CONCURRENT_FETCHES=${CAP}\n\n`);
+    process.stdout.write(
+      `node ${process.version}; fixture storefronts on 127.0.0.1; PROBE_MAX_CONCURRENT_FETCHES=${CAP}\n\n`,
+    );
     // Warm-up on a throwaway origin is not possible without a cache hit later, so the first probe is
     // reported as is (it includes the service's first outbound connection).
     const singles: number[] = [];
@@ -70,7 +75,9 @@ async function main(): Promise<void> {
     const worst = Math.max(...singles);
     const singleOk = worst < 1000;
     if (!singleOk) failed++;
-    process.stdout.write(`slowest single probe ${worst.toFixed(0)} ms; target < 1000 ms: ${singleOk ? "ok" : "MISS"}\n\n`);
+    process.stdout.write(
+      `slowest single probe ${worst.toFixed(0)} ms; target < 1000 ms: ${singleOk ? "ok" : "MISS"}\n\n`,
+    );
 
     stats.peakInFlight = 0;
     const started = performance.now();
