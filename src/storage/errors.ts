@@ -13,8 +13,10 @@ const NETWORK_UNAVAILABLE = new Set([
   "EHOSTUNREACH",
   "ENOTFOUND",
 ]);
+// pg's own messages for a lost connection, and pg-pool's when no pooled connection frees up in time
+// (connectionTimeoutMillis): a saturated pool is a busy store, not a bug.
 const CONNECTION_MESSAGES =
-  /Connection terminated|connection timeout|Client has encountered a connection error/i;
+  /Connection terminated|connection timeout|Client has encountered a connection error|timeout exceeded when trying to connect/i;
 
 export function isStoreUnavailable(error: unknown): boolean {
   if (!(error instanceof Error)) return false;
