@@ -88,6 +88,34 @@ export const configSchema = z.object({
   /** The probe's own limit per client IP (it fetches a dozen URLs per call). */
   PROBE_RATE_LIMIT_PER_MINUTE: positiveInt.default(6),
   PROBE_RATE_LIMIT_BURST: positiveInt.default(3),
+  /** The API key MCP tools and A2A skills that need a key run under, on the caller's behalf (an
+   * account's key, issued with the operator CLI). Unset: those tools answer dispatch_not_configured,
+   * unless an A2A caller sends its own x-api-key. */
+  MCP_API_KEY: z.string().min(1).optional(),
+  /** Origins (scheme://host[:port], comma-separated) whose browsers may call /api/mcp and /api/a2a, besides
+   * this service's own. A request with any other Origin header is refused (403). */
+  MCP_ALLOWED_ORIGINS: z
+    .string()
+    .default("")
+    .transform((v) =>
+      v
+        .split(",")
+        .map((o) => o.trim().replace(/\/+$/, ""))
+        .filter(Boolean),
+    ),
+  /** Per-client-IP limit of MCP tool calls and A2A messages, on top of the key's or operation's own. */
+  AGENT_RATE_LIMIT_PER_MINUTE: positiveInt.default(120),
+  AGENT_RATE_LIMIT_BURST: positiveInt.default(60),
+  /** The trust posture /.well-known/vendor-trust.json publishes; each one not set reads not_published. */
+  VENDOR_NAME: z.string().min(1).optional(),
+  VENDOR_CONTACT_EMAIL: z.email().optional(),
+  VENDOR_LICENSE: z.string().min(1).optional(),
+  VENDOR_BOND: z.string().min(1).optional(),
+  VENDOR_INSURANCE: z.string().min(1).optional(),
+  VENDOR_SLA: z.string().min(1).optional(),
+  /** The release in use, published in /.well-known/interface-index.json; default: the git commit checked
+   * out, when there is one. */
+  BUILD_HASH: z.string().min(1).max(128).optional(),
   REQUEST_TIMEOUT_MS: positiveInt.default(30_000),
   SHUTDOWN_GRACE_MS: positiveInt.default(10_000),
 });

@@ -93,6 +93,7 @@ export const attestVerifyOperation = defineOperation({
   http: { method: "GET", path: "/api/attest/verify/:seal", input: "params" },
   input: verifyInput,
   output: verificationSchema,
+  example: { seal: "seal_0VberZOd6WgCpJrtxQl5aL" },
   async handler(ctx, input) {
     const unknown = () => new ApiError("not_found", `No audit record has the seal ${input.seal}.`);
     if (!SEAL_PATTERN.test(input.seal)) throw unknown();
@@ -115,6 +116,7 @@ export const attestCheckpointOperation = defineOperation({
   problems: [404, 503],
   input: z.strictObject({}),
   output: checkpointSchema,
+  example: {},
   async handler(ctx) {
     const { checkpoint } = await ctx.services.audit.checkpoint();
     if (!checkpoint) throw new ApiError("not_found", "The audit log has no checkpoint yet.");
@@ -140,6 +142,7 @@ export const attestCheckpointAtOperation = defineOperation({
   http: { method: "GET", path: "/api/attest/checkpoints/:tree_size", input: "params" },
   input: z.strictObject({ tree_size: treeSize("tree_size") }),
   output: checkpointSchema,
+  example: { tree_size: 42 },
   async handler(ctx, input) {
     const checkpoint = await ctx.services.audit.checkpointAt(input.tree_size);
     if (!checkpoint)
@@ -172,6 +175,7 @@ export const attestConsistencyOperation = defineOperation({
   http: { method: "GET", path: "/api/attest/consistency", input: "query" },
   input: z.strictObject({ first: treeSize("first"), second: treeSize("second").optional() }),
   output: consistencySchema,
+  example: { first: 10, second: 42 },
   async handler(ctx, input) {
     const { audit } = ctx.services;
     const { checkpoint: latest } = await audit.checkpoint(input.second ?? 0);
@@ -221,6 +225,7 @@ export const attestKeysOperation = defineOperation({
   http: { method: "GET", path: "/api/attest/keys", input: "query" },
   input: z.strictObject({}),
   output: publishedKeysSchema,
+  example: {},
   async handler(ctx) {
     const { signer } = ctx.services.audit;
     return { origin: CHECKPOINT_ORIGIN, keys: [signer.published()] };

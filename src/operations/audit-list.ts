@@ -80,6 +80,7 @@ export const auditListOperation = defineOperation({
   http: { method: "GET", path: "/api/audit", input: "query" },
   input: auditListInput,
   output: auditListOutput,
+  example: { order_id: "ord_0VberZOdAb12Cd34Ef56", kind: "order.matched", limit: 20 },
   async handler(ctx, input) {
     const principal = principalOf(ctx);
     const after = input.cursor === undefined ? undefined : decodeCursor(input.cursor);

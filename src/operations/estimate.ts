@@ -51,6 +51,7 @@ export const estimateOperation = defineOperation({
   http: { method: "POST", path: "/api/dispatch/v1/estimate", input: "body" },
   input: estimateInput,
   output: estimateOutput,
+  example: { trade: "hvac", location: { state: "CA", zip: "94103" }, urgency: "routine" },
   async handler(_ctx, input) {
     const job = resolveJob(input);
     const range = estimateRange(job.trade, job.state, job.urgency);

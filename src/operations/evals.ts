@@ -116,6 +116,7 @@ export const evalsOperation = defineOperation({
   problems: [503],
   input: evalsInput,
   output: evalsOutput,
+  example: { period: "rolling_30d" },
   async handler(ctx, input) {
     const { store } = ctx.services;
     const end = ctx.services.now();

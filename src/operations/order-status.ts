@@ -22,6 +22,7 @@ export const orderStatusOperation = defineOperation({
   http: { method: "GET", path: "/api/dispatch/v1/orders/:order_id", input: "params" },
   input: orderStatusInput,
   output: orderSchema,
+  example: { order_id: "ord_0VberZOdAb12Cd34Ef56" },
   async handler(ctx, input) {
     const principal = principalOf(ctx);
     const { store } = ctx.services;

@@ -68,6 +68,14 @@ export const orderOperation = defineOperation({
   problems: [409],
   input: orderInput,
   output: orderSchema,
+  example: {
+    trade: "plumbing",
+    location: { state: "TX", zip: "78701", address: "500 Congress Ave", name: "Store #42" },
+    description: "Kitchen sink leaking under the cabinet",
+    urgency: "urgent",
+    nte_cents: 45000,
+    reference_id: "WO-1042",
+  },
   async handler(ctx, input) {
     const principal = principalOf(ctx);
     const { services } = ctx;

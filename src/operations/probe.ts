@@ -76,6 +76,7 @@ export const probeOperation = defineOperation({
       ),
   }),
   output: probeReportSchema,
+  example: { url: "https://shop.example.com/" },
   async handler(ctx, input) {
     try {
       return await ctx.services.probe.probe(input.url);

@@ -80,6 +80,12 @@ export const quoteOperation = defineOperation({
   http: { method: "POST", path: "/api/dispatch/v1/quote", input: "body" },
   input: quoteInput,
   output: quoteOutput,
+  example: {
+    trade: "plumbing",
+    location: { state: "TX", city: "Austin", zip: "78701" },
+    urgency: "urgent",
+    nte_cents: 45000,
+  },
   async handler(ctx, input) {
     const principal = principalOf(ctx);
     const job = resolveJob(input);

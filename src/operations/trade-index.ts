@@ -149,6 +149,7 @@ export const tradeIndexOperation = defineOperation({
   http: { method: "GET", path: "/api/dispatch/index", input: "query" },
   input: z.object({}),
   output: tradeIndexOutput,
+  example: {},
   async handler() {
     return INDEX;
   },

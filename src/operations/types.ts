@@ -69,6 +69,8 @@ export interface Operation<I extends z.ZodType = z.ZodType, O extends z.ZodType 
   problems?: readonly number[];
   input: I;
   output: O;
+  /** A valid input, shown in OpenAPI, llms-full.txt, MCP and the agent card (a test parses it). */
+  example: z.input<I>;
   handler(ctx: OperationContext, input: z.output<I>): Promise<z.input<O>>;
 }
 

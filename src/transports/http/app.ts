@@ -21,6 +21,10 @@ import { OPERATIONS } from "../../operations/registry.js";
 import { problemSchema } from "../../operations/schemas.js";
 import type { AnyOperation, Services } from "../../operations/types.js";
 import { checkReadiness } from "../../services/readiness.js";
+import { agentCardJson, registerA2a } from "../a2a.js";
+import { mcpServerCard } from "../discovery/documents.js";
+import { registerDiscovery } from "../discovery/routes.js";
+import { mcpTools, registerMcp } from "../mcp.js";
 import { handleError, sendProblem } from "./problem-reply.js";
 
 declare module "fastify" {
@@ -36,7 +40,17 @@ const BODY_LIMIT = 1024 * 1024;
 const REQUEST_ID_PATTERN = /^[A-Za-z0-9._:-]{1,128}$/;
 const HOST_PATTERN = /^[A-Za-z0-9.-]+(:\d{1,5})?$|^\[[0-9A-Fa-f:.]+\](:\d{1,5})?$/;
 
-function baseUrlOf(services: Services, request: FastifyRequest): string {
+const AGENT_PATHS = /^\/api\/(mcp|a2a)(\/|\?|$)/;
+
+/** The origins the agent endpoints accept browser requests from: this service's own, and configured ones. */
+function ownOriginsOf(config: Services["config"]): string[] {
+  const own = config.PUBLIC_BASE_URL
+    ? [new URL(config.PUBLIC_BASE_URL).origin]
+    : [`http://localhost:${config.PORT}`, `http://127.0.0.1:${config.PORT}`, `http://[::1]:${config.PORT}`];
+  return [...own, ...config.MCP_ALLOWED_ORIGINS];
+}
+
+export function baseUrlOf(services: Services, request: FastifyRequest): string {
   const configured = services.config.PUBLIC_BASE_URL;
   if (configured) return configured.replace(/\/+$/, "");
   const host = HOST_PATTERN.test(request.host)
@@ -79,7 +93,7 @@ function routeSchema(op: AnyOperation) {
     summary: op.summary,
     description: op.description,
     tags: [op.access === "key" ? "dispatch" : "public"],
-    ...(op.access === "key" ? { security: [{ ApiKeyAuth: [] }] } : {}),
+    ...(op.access === "key" ? { security: [{ "x-api-key": [] }] } : {}),
     ...input,
     ...headers,
     response: { 200: op.output, ...problemResponses(op) },
@@ -222,7 +236,7 @@ export async function buildApp(services: Services, options: AppOptions = {}): Pr
           "index and estimates. Errors are RFC 9457 problem documents with a machine-readable `code`.",
       },
       components: {
-        securitySchemes: { ApiKeyAuth: { type: "apiKey", in: "header", name: "x-api-key" } },
+        securitySchemes: { "x-api-key": { type: "apiKey", in: "header", name: "x-api-key" } },
       },
     },
     transform: jsonSchemaTransform,
@@ -297,7 +311,35 @@ export async function buildApp(services: Services, options: AppOptions = {}): Pr
       new ApiError("service_unavailable", "The store is not reachable.", { extra: { checks } }),
     );
   });
-  app.get("/openapi.json", { schema: { hide: true } }, async () => app.swagger());
+  const callerOf = (request: FastifyRequest, apiKey: string | undefined) => ({
+    apiKey,
+    clientIp: request.ip,
+    baseUrl: baseUrlOf(services, request),
+    requestId: request.id,
+  });
+  const ownOrigins = new Set(ownOriginsOf(config));
+  app.addHook("onRequest", (request, reply, done) => {
+    // Browsers send Origin; a page on another site must not drive the agent endpoints with this server's key.
+    const origin = request.headers.origin;
+    if (origin && AGENT_PATHS.test(request.url) && !ownOrigins.has(origin.replace(/\/+$/, ""))) {
+      sendProblem(
+        request,
+        reply,
+        new ApiError(
+          "forbidden_origin",
+          `Requests from ${origin} may not use this endpoint (set MCP_ALLOWED_ORIGINS to allow it).`,
+        ),
+      );
+      return;
+    }
+    done();
+  });
+  registerMcp(app, services, callerOf);
+  registerA2a(app, services, callerOf);
+  registerDiscovery(app, services, (request) => baseUrlOf(services, request), {
+    agentCard: agentCardJson,
+    mcpCard: (base) => mcpServerCard(base, mcpTools()),
+  });
   app.get(
     "/metrics",
     { schema: { hide: true }, config: { operation: "metrics" } },

@@ -1,0 +1,245 @@
+// A2A at POST /api/a2a with @a2a-js/sdk: JSON-RPC, v1.0 methods (SendMessage, ...) and the 0.3 forms
+// (message/send, ...) through the SDK's compatibility handler, chosen per request by the A2A-Version
+// header or else by the method's name. A message whose data part is { "skill": "<name>", "input": {...} }
+// runs that operation (agent-call.ts) and is answered with a data part holding its result; anything else
+// gets a text part saying what went wrong. Skills that need a key use the caller's x-api-key, else the
+// server's MCP_API_KEY. The agent card is generated from the operation registry.
+
+import { randomUUID } from "node:crypto";
+import {
+  A2A_VERSION_HEADER,
+  AgentCard,
+  formatSSEErrorEvent,
+  formatSSEEvent,
+  type Message,
+  type Part,
+  Role,
+  SSE_HEADERS,
+} from "@a2a-js/sdk";
+import { isLegacyJsonRpcMethod } from "@a2a-js/sdk/compat/v0_3";
+import { LegacyJsonRpcTransportHandler } from "@a2a-js/sdk/compat/v0_3/server";
+import {
+  AgentEvent,
+  type AgentExecutor,
+  DefaultRequestHandler,
+  type ExecutionEventBus,
+  InMemoryTaskStore,
+  JsonRpcTransportHandler,
+  type RequestContext,
+  ServerCallContext,
+  validateVersion,
+} from "@a2a-js/sdk/server";
+import type { FastifyBaseLogger, FastifyInstance, FastifyRequest } from "fastify";
+import type { Problem } from "../errors.js";
+import { OPERATIONS } from "../operations/registry.js";
+import type { AnyOperation, Services } from "../operations/types.js";
+import {
+  type AgentCaller,
+  accessText,
+  invokeOperation,
+  objectJsonSchema,
+  operationByName,
+} from "./agent-call.js";
+import { A2A_PROTOCOL_VERSION, API_VERSION, SERVICE_NAME, SUMMARY } from "./discovery/documents.js";
+
+const CALLER = "field-dispatch.caller";
+const LOGGER = "field-dispatch.log";
+
+function inputDescription(op: AnyOperation): string {
+  const schema = objectJsonSchema(op.input, "input") as {
+    properties?: Record<string, { description?: string }>;
+    required?: string[];
+  };
+  const fields = Object.entries(schema.properties ?? {}).map(
+    ([name, p]) =>
+      `${name}${schema.required?.includes(name) ? "" : "?"}${p.description ? ` (${p.description})` : ""}`,
+  );
+  return fields.length ? `Input fields: ${fields.join("; ")}.` : "Input: {} (no fields).";
+}
+
+/** The agent card, for the JSON-RPC endpoint at `base`/api/a2a, generated from the registry. */
+export function agentCard(base: string): AgentCard {
+  const url = `${base}/api/a2a`;
+  return {
+    name: SERVICE_NAME,
+    description: `${SUMMARY} Send a message with one data part { "skill": "<skill id>", "input": { ... } }; the answer is a data part with the result, or a text part with the error.`,
+    version: API_VERSION,
+    supportedInterfaces: [
+      { url, protocolBinding: "JSONRPC", protocolVersion: A2A_PROTOCOL_VERSION, tenant: "" },
+      { url, protocolBinding: "JSONRPC", protocolVersion: "0.3", tenant: "" },
+    ],
+    provider: { organization: SERVICE_NAME, url: base },
+    capabilities: { streaming: false, pushNotifications: false, extensions: [], extendedAgentCard: false },
+    securitySchemes: {
+      apiKey: {
+        scheme: {
+          $case: "apiKeySecurityScheme",
+          value: {
+            location: "header",
+            name: "x-api-key",
+            description:
+              "Optional: skills that need a key run under the server's own unless the caller sends its own.",
+          },
+        },
+      },
+    },
+    securityRequirements: [],
+    defaultInputModes: ["application/json"],
+    defaultOutputModes: ["application/json", "text/plain"],
+    skills: OPERATIONS.map((op) => ({
+      id: op.name,
+      name: op.summary,
+      description: `${op.description} ${accessText(op)} ${inputDescription(op)}`,
+      tags: [op.access === "key" ? "needs-key" : "public", op.name.split(".")[0] ?? "dispatch"],
+      examples: [JSON.stringify({ skill: op.name, input: op.example })],
+      inputModes: ["application/json"],
+      outputModes: ["application/json", "text/plain"],
+      securityRequirements: [],
+    })),
+    signatures: [],
+    documentationUrl: `${base}/llms-full.txt`,
+  };
+}
+
+/** The card as served: the v1.0 JSON, plus the 0.3 fields (url, preferredTransport) 0.3 clients read. */
+export function agentCardJson(base: string): Record<string, unknown> {
+  const card = agentCard(base);
+  return {
+    ...(AgentCard.toJSON(card) as Record<string, unknown>),
+    url: `${base}/api/a2a`,
+    preferredTransport: "JSONRPC",
+    protocolVersion: "0.3",
+  };
+}
+
+const part = {
+  data: (value: unknown): Part => ({
+    content: { $case: "data", value: value as { [key: string]: unknown } },
+    metadata: undefined,
+    filename: "",
+    mediaType: "application/json",
+  }),
+  text: (value: string): Part => ({
+    content: { $case: "text", value },
+    metadata: undefined,
+    filename: "",
+    mediaType: "text/plain",
+  }),
+};
+
+function problemText(skill: string, problem: Problem): string {
+  const fields = problem.errors?.length
+    ? ` Fields: ${problem.errors.map((e) => `${e.field}: ${e.message}`).join("; ")}.`
+    : "";
+  return `Error running ${skill}: ${problem.code} (${problem.status}). ${problem.detail}${fields}`;
+}
+
+class OperationExecutor implements AgentExecutor {
+  constructor(private readonly services: Services) {}
+
+  async execute(ctx: RequestContext, bus: ExecutionEventBus): Promise<void> {
+    const caller = ctx.context.state.get(CALLER) as AgentCaller;
+    const log = ctx.context.state.get(LOGGER) as FastifyBaseLogger | undefined;
+    const reply = (parts: Part[]) => {
+      const message: Message = {
+        messageId: randomUUID(),
+        contextId: ctx.contextId,
+        taskId: "",
+        role: Role.ROLE_AGENT,
+        parts,
+        metadata: undefined,
+        extensions: [],
+        referenceTaskIds: [],
+      };
+      bus.publish(AgentEvent.message(message));
+      bus.finished();
+    };
+    const data = ctx.userMessage.parts.find((p) => p.content?.$case === "data");
+    const value =
+      data?.content?.$case === "data" ? (data.content.value as Record<string, unknown>) : undefined;
+    const skills = OPERATIONS.map((o) => o.name).join(", ");
+    if (!value || typeof value.skill !== "string") {
+      reply([
+        part.text(
+          `Send a data part { "skill": "<name>", "input": { ... } }. Skills: ${skills}. The agent card lists each one's input and an example.`,
+        ),
+      ]);
+      return;
+    }
+    const op = operationByName(value.skill);
+    if (!op) {
+      reply([part.text(`Unknown skill ${value.skill}. Skills: ${skills}.`)]);
+      return;
+    }
+    try {
+      const outcome = await invokeOperation(op, this.services, caller, value.input ?? {});
+      reply([outcome.ok ? part.data(outcome.result) : part.text(problemText(op.name, outcome.problem))]);
+    } catch (err) {
+      log?.error({ err, request_id: caller.requestId, skill: op.name }, "unhandled error in an A2A skill");
+      reply([
+        part.text(
+          `Error running ${op.name}: internal_error (500). Quote request id ${caller.requestId} when reporting it.`,
+        ),
+      ]);
+    }
+  }
+
+  async cancelTask(): Promise<void> {
+    // Skills answer at once with a message; there is never a task to cancel.
+  }
+}
+
+export function registerA2a(
+  app: FastifyInstance,
+  services: Services,
+  callerOf: (request: FastifyRequest, apiKey: string | undefined) => AgentCaller,
+): void {
+  // The handler's card is only read for the versions it accepts; the served card carries the caller's base URL.
+  const requestHandler = new DefaultRequestHandler(
+    agentCard(services.config.PUBLIC_BASE_URL ?? "http://localhost"),
+    new InMemoryTaskStore(),
+    new OperationExecutor(services),
+  );
+  const v1 = new JsonRpcTransportHandler(requestHandler);
+  const legacy = new LegacyJsonRpcTransportHandler(requestHandler);
+
+  app.post("/api/a2a", { schema: { hide: true }, config: { operation: "a2a" } }, async (request, reply) => {
+    const body = request.body as { method?: unknown; id?: unknown } | undefined;
+    const header = request.headers[A2A_VERSION_HEADER.toLowerCase()];
+    const version = Array.isArray(header) ? header[0] : header;
+    const useLegacy = version ? version.startsWith("0.3") : isLegacyJsonRpcMethod(String(body?.method ?? ""));
+    const own = request.headers["x-api-key"];
+    const context = new ServerCallContext({
+      requestedVersion: useLegacy ? "0.3" : A2A_PROTOCOL_VERSION,
+      state: new Map<string, unknown>([
+        [CALLER, callerOf(request, (Array.isArray(own) ? own[0] : own) ?? services.config.MCP_API_KEY)],
+        [LOGGER, request.log],
+      ]),
+    });
+    const id = body?.id ?? null;
+    try {
+      validateVersion(context.requestedVersion, await requestHandler.getAgentCard(), "JSONRPC");
+    } catch (e) {
+      const error = useLegacy
+        ? LegacyJsonRpcTransportHandler.mapToLegacyJSONRPCError(e)
+        : JsonRpcTransportHandler.mapToJSONRPCError(e);
+      return reply.type("application/json").send({ jsonrpc: "2.0", id, error });
+    }
+    const result = await (useLegacy ? legacy : v1).handle(request.body as Record<string, unknown>, context);
+    if (result && typeof (result as AsyncGenerator)[Symbol.asyncIterator] === "function") {
+      reply.hijack();
+      reply.raw.writeHead(200, SSE_HEADERS);
+      try {
+        for await (const event of result as AsyncGenerator<unknown>) reply.raw.write(formatSSEEvent(event));
+      } catch (e) {
+        reply.raw.write(
+          formatSSEErrorEvent({ jsonrpc: "2.0", id, error: JsonRpcTransportHandler.mapToJSONRPCError(e) }),
+        );
+      } finally {
+        reply.raw.end();
+      }
+      return reply;
+    }
+    return reply.type("application/json").send(JSON.stringify(result));
+  });
+}

@@ -1,0 +1,113 @@
+// What the agent transports (MCP tools, A2A skills) share: an operation run through the same gate and
+// validation as REST, its failure rendered as the same problem document, and the operations' schemas as
+// JSON Schema. No business logic here: the registry's handlers do the work.
+
+import { z } from "zod";
+import type { RateDecision } from "../auth/rate-limiter.js";
+import { ApiError, type Problem, toProblem } from "../errors.js";
+import { asApiError } from "../operations/failures.js";
+import { admit, execute } from "../operations/gate.js";
+import { OPERATIONS } from "../operations/registry.js";
+import type { AnyOperation, OperationContext, Services } from "../operations/types.js";
+
+export interface AgentCaller {
+  /** The key the call runs under: the caller's own, else the server-side MCP_API_KEY, else none. */
+  apiKey: string | undefined;
+  clientIp: string;
+  baseUrl: string;
+  requestId: string;
+}
+
+export type Invocation = { ok: true; result: unknown } | { ok: false; problem: Problem };
+
+/** The operation an agent names, by its dotted name or the underscore alias some clients need. */
+export function operationByName(name: string): AnyOperation | undefined {
+  return OPERATIONS.find((op) => op.name === name || underscoreName(op.name) === name);
+}
+
+/** `dispatch.quote` -> `dispatch_quote`: for MCP clients that refuse dots in tool names. */
+export function underscoreName(name: string): string {
+  return name.replaceAll(".", "_");
+}
+
+/**
+ * Runs an operation for an agent: the agent transports' own per-IP limit first (on top of the key's),
+ * then the operation's gate (503, 401, 429) and validation (422), as REST does.
+ */
+export async function invokeOperation(
+  op: AnyOperation,
+  services: Services,
+  caller: AgentCaller,
+  args: unknown,
+): Promise<Invocation> {
+  try {
+    await agentLimit(services, caller.clientIp);
+    if (op.access === "key" && caller.apiKey === undefined) {
+      throw new ApiError(
+        "dispatch_not_configured",
+        `${op.name} needs an API key: this server has no MCP_API_KEY configured to act for its agents, and the call carried no x-api-key of its own.`,
+      );
+    }
+    const admission = await admit(op, services, { apiKey: caller.apiKey, clientIp: caller.clientIp });
+    const ctx: OperationContext = {
+      services,
+      requestId: caller.requestId,
+      principal: admission.principal,
+      baseUrl: caller.baseUrl,
+      receivedAt: services.now(),
+      receivedHr: process.hrtime.bigint(),
+      idempotencyKey: undefined,
+      rawInput: args,
+      setHeader: () => {},
+    };
+    return { ok: true, result: await execute(op, ctx, args) };
+  } catch (error) {
+    const expected = asApiError(error);
+    if (expected) return { ok: false, problem: toProblem(expected, caller.requestId) };
+    throw error; // a bug: the transport logs it and answers an internal error
+  }
+}
+
+async function agentLimit(services: Services, clientIp: string): Promise<void> {
+  const policy = {
+    name: "agent-per-ip",
+    ratePerMinute: services.config.AGENT_RATE_LIMIT_PER_MINUTE,
+    burst: services.config.AGENT_RATE_LIMIT_BURST,
+  };
+  const decision: RateDecision = await services.limiter.consume(`agent:${clientIp}`, policy);
+  if (!decision.allowed) {
+    throw new ApiError(
+      "rate_limited",
+      `Agent rate limit for this client exceeded; retry in ${decision.retryAfterSeconds} s.`,
+      { extra: { retry_after_seconds: decision.retryAfterSeconds } },
+    );
+  }
+}
+
+/**
+ * An operation's schema as a JSON Schema object with its root inlined (MCP wants `type: "object"` at the
+ * top; zod puts a schema with an id behind a $ref). Descriptions come from the zod schemas.
+ */
+export function objectJsonSchema(schema: z.ZodType, io: "input" | "output"): Record<string, unknown> {
+  const generated = z.toJSONSchema(schema, { io, unrepresentable: "any" }) as Record<string, unknown>;
+  const {
+    $schema: _dialect,
+    $ref,
+    $defs,
+    ...rest
+  } = generated as {
+    $schema?: string;
+    $ref?: string;
+    $defs?: Record<string, Record<string, unknown>>;
+  } & Record<string, unknown>;
+  const defs = $defs ?? {};
+  const root = typeof $ref === "string" && $ref.startsWith("#/$defs/") ? defs[$ref.slice(8)] : rest;
+  return { ...(root ?? rest), ...(Object.keys(defs).length > 0 ? { $defs: defs } : {}) };
+}
+
+/** Whether the operation needs a key, in words an agent can act on. */
+export function accessText(op: AnyOperation): string {
+  return op.access === "key"
+    ? "Needs an API key: the server applies its own (MCP_API_KEY) on the caller's behalf, or the caller sends x-api-key."
+    : "Public: no key needed.";
+}

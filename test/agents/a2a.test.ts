@@ -1,0 +1,160 @@
+// A2A through the @a2a-js/sdk client: it resolves the agent card, then runs skills by sending a message
+// with a data part { skill, input } over JSON-RPC; the 0.3 `message/send` form works too.
+
+import { randomUUID } from "node:crypto";
+import type { AddressInfo } from "node:net";
+import { type Message, Message as MessageCodec, type SendMessageRequest } from "@a2a-js/sdk";
+import { type Client, ClientFactory } from "@a2a-js/sdk/client";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { OPERATIONS } from "../../src/operations/registry.js";
+import { createHarness, type Harness } from "../helpers/harness.js";
+import { exemplary, type Storefront, startStorefront } from "../helpers/storefronts.js";
+
+const CONTRACT_SKILLS = [
+  "agentic.readiness_probe",
+  "dispatch.quote",
+  "dispatch.estimate",
+  "dispatch.order",
+  "dispatch.evals",
+  "dispatch.index",
+];
+
+let h: Harness;
+let base: string;
+let shop: Storefront;
+let client: Client;
+
+beforeAll(async () => {
+  shop = await startStorefront(exemplary);
+  h = await createHarness({
+    PUBLIC_RATE_LIMIT_PER_MINUTE: "100000",
+    PUBLIC_RATE_LIMIT_BURST: "100000",
+    PROBE_ALLOW_PRIVATE_NETWORKS: "true",
+    PROBE_ALLOWED_PORTS: String(shop.port),
+  });
+  (h.services.config as { MCP_API_KEY?: string }).MCP_API_KEY = await h.key("a2a-account", "test");
+  await h.app.listen({ port: 0, host: "127.0.0.1" });
+  base = `http://127.0.0.1:${(h.app.server.address() as AddressInfo).port}`;
+  client = await new ClientFactory().createFromUrl(base);
+});
+afterAll(async () => {
+  await h.close();
+  await shop.close();
+});
+
+function request(data: unknown): SendMessageRequest {
+  return {
+    tenant: "",
+    configuration: undefined,
+    metadata: undefined,
+    message: MessageCodec.fromJSON({
+      messageId: randomUUID(),
+      role: "ROLE_USER",
+      parts: [{ data, mediaType: "application/json" }],
+    }),
+  };
+}
+
+function answer(result: unknown): { data?: Record<string, unknown>; text?: string } {
+  const message = result as Message;
+  const part = message.parts?.[0]?.content;
+  if (part?.$case === "data") return { data: part.value as Record<string, unknown> };
+  if (part?.$case === "text") return { text: part.value };
+  return {};
+}
+
+describe("A2A", () => {
+  it("publishes a v1.0 agent card with the JSON-RPC interface and every skill, its input, examples and access", async () => {
+    const card = (await (await fetch(`${base}/.well-known/agent-card.json`)).json()) as {
+      supportedInterfaces: Array<{ url: string; protocolBinding: string; protocolVersion: string }>;
+      skills: Array<{ id: string; description: string; examples: string[]; tags: string[] }>;
+      capabilities: unknown;
+      defaultInputModes: string[];
+    };
+    expect(card.supportedInterfaces[0]).toEqual({
+      url: `${base}/api/a2a`,
+      protocolBinding: "JSONRPC",
+      protocolVersion: "1.0",
+    });
+    const ids = card.skills.map((s) => s.id);
+    for (const skill of CONTRACT_SKILLS) expect(ids).toContain(skill);
+    expect(ids.sort()).toEqual(OPERATIONS.map((o) => o.name).sort());
+    for (const skill of card.skills) {
+      const op = OPERATIONS.find((o) => o.name === skill.id);
+      expect(skill.description).toMatch(op?.access === "key" ? /Needs an API key/ : /Public: no key needed/);
+      expect(skill.description).toMatch(/Input/);
+      expect(skill.tags).toContain(op?.access === "key" ? "needs-key" : "public");
+      const example = JSON.parse(skill.examples[0] ?? "{}");
+      expect(example.skill).toBe(skill.id);
+      expect(op?.input.safeParse(example.input).success).toBe(true);
+    }
+  });
+
+  it("runs each of the contract's skills and answers a data part with its result", async () => {
+    const inputs: Record<string, unknown> = { "agentic.readiness_probe": { url: `${shop.origin}/` } };
+    for (const skill of CONTRACT_SKILLS) {
+      const op = OPERATIONS.find((o) => o.name === skill);
+      const res = answer(await client.sendMessage(request({ skill, input: inputs[skill] ?? op?.example })));
+      expect(res.text, skill).toBeUndefined();
+      expect(op?.output.safeParse(res.data).success, skill).toBe(true);
+    }
+  });
+
+  it("answers a text part with a clear error for a bad input, an unknown skill or no data part", async () => {
+    const bad = answer(
+      await client.sendMessage(request({ skill: "dispatch.quote", input: { trade: "plumbing" } })),
+    );
+    expect(bad.text).toMatch(/validation_failed \(422\).*location/);
+    const unknown = answer(await client.sendMessage(request({ skill: "dispatch.teleport", input: {} })));
+    expect(unknown.text).toMatch(/Unknown skill dispatch\.teleport/);
+    const noData = answer(await client.sendMessage(request("just text?")));
+    expect(noData.text).toMatch(/Send a data part/);
+  });
+
+  it("accepts the 0.3 message/send form and answers in 0.3 shape", async () => {
+    const res = await fetch(`${base}/api/a2a`, {
+      method: "POST",
+      headers: { "content-type": "application/json" },
+      body: JSON.stringify({
+        jsonrpc: "2.0",
+        id: 7,
+        method: "message/send",
+        params: {
+          message: {
+            kind: "message",
+            messageId: randomUUID(),
+            role: "user",
+            parts: [{ kind: "data", data: { skill: "dispatch.evals", input: { period: "rolling_7d" } } }],
+          },
+        },
+      }),
+    });
+    const body = (await res.json()) as {
+      result: { kind: string; parts: Array<{ kind: string; data: { period: string } }> };
+    };
+    expect(body.result.kind).toBe("message");
+    expect(body.result.parts[0]?.kind).toBe("data");
+    expect(body.result.parts[0]?.data.period).toBe("rolling_7d");
+  });
+});
+
+describe("A2A keys", () => {
+  it("without a server-side key, runs keyed skills under the caller's own x-api-key, else says why not", async () => {
+    const open = await createHarness();
+    await open.app.listen({ port: 0, host: "127.0.0.1" });
+    const openBase = `http://127.0.0.1:${(open.app.server.address() as AddressInfo).port}`;
+    const quote = { skill: "dispatch.quote", input: { trade: "plumbing", location: { state: "TX" } } };
+    const anonymous = await new ClientFactory().createFromUrl(openBase);
+    expect(answer(await anonymous.sendMessage(request(quote))).text).toMatch(/dispatch_not_configured/);
+    const key = await open.key("own-key", "test");
+    const own = answer(
+      await anonymous.sendMessage(request(quote), { serviceParameters: { "x-api-key": key } }),
+    );
+    expect(own.data?.quote_id).toMatch(/^qte_/);
+    const wrong = answer(
+      await anonymous.sendMessage(request(quote), { serviceParameters: { "x-api-key": "fsd_test_nope" } }),
+    );
+    expect(wrong.text).toMatch(/invalid_api_key \(401\)/);
+    await open.close();
+  });
+});

@@ -1,0 +1,183 @@
+// MCP through the official SDK client (Client + StreamableHTTPClientTransport) against the service
+// listening on 127.0.0.1: every operation is a tool, listed with schemas from the registry, and calling
+// each returns structuredContent that matches its outputSchema, plus the same JSON as text.
+
+import type { AddressInfo } from "node:net";
+import { Client } from "@modelcontextprotocol/sdk/client/index.js";
+import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
+import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
+import { AjvJsonSchemaValidator } from "@modelcontextprotocol/sdk/validation/ajv";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { OPERATIONS } from "../../src/operations/registry.js";
+import { createHarness, type Harness } from "../helpers/harness.js";
+import { exemplary, type Storefront, startStorefront } from "../helpers/storefronts.js";
+
+let h: Harness;
+let base: string;
+let shop: Storefront;
+
+async function listen(harness: Harness): Promise<string> {
+  await harness.app.listen({ port: 0, host: "127.0.0.1" });
+  return `http://127.0.0.1:${(harness.app.server.address() as AddressInfo).port}`;
+}
+
+async function connect(url: string, headers: Record<string, string> = {}): Promise<Client> {
+  const client = new Client({ name: "field-dispatch-test", version: "1.0.0" });
+  await client.connect(new StreamableHTTPClientTransport(new URL(url), { requestInit: { headers } }));
+  return client;
+}
+
+const text = (r: CallToolResult) => (r.content[0]?.type === "text" ? r.content[0].text : "");
+
+beforeAll(async () => {
+  shop = await startStorefront(exemplary); // for agentic.readiness_probe
+  h = await createHarness({
+    PUBLIC_RATE_LIMIT_PER_MINUTE: "100000",
+    PUBLIC_RATE_LIMIT_BURST: "100000",
+    PROBE_ALLOW_PRIVATE_NETWORKS: "true",
+    PROBE_ALLOWED_PORTS: String(shop.port),
+  });
+  // The server-side key keyed tools run under (MCP_API_KEY): an account's own key.
+  (h.services.config as { MCP_API_KEY?: string }).MCP_API_KEY = await h.key("mcp-account", "test");
+  base = await listen(h);
+});
+afterAll(async () => {
+  await h.close();
+  await shop.close();
+});
+
+describe("MCP tools", () => {
+  it("lists every operation as a tool, with input and output schemas, under the contract's names", async () => {
+    const client = await connect(`${base}/api/mcp`);
+    const { tools } = await client.listTools();
+    expect(tools.map((t) => t.name).sort()).toEqual(OPERATIONS.map((o) => o.name).sort());
+    for (const name of ["dispatch.quote", "dispatch.order", "dispatch.evals", "dispatch.index"]) {
+      expect(tools.some((t) => t.name === name)).toBe(true);
+    }
+    for (const tool of tools) {
+      expect(tool.inputSchema.type).toBe("object");
+      expect(tool.outputSchema?.type).toBe("object");
+      expect(tool.description?.length ?? 0).toBeGreaterThan(40);
+    }
+    await client.close();
+  });
+
+  it("calls every tool; each result validates against the tool's outputSchema and repeats it as text", async () => {
+    const client = await connect(`${base}/api/mcp`);
+    const { tools } = await client.listTools(); // from here on the client itself checks outputs too
+    const validator = new AjvJsonSchemaValidator();
+    const call = async (name: string, args: Record<string, unknown>) => {
+      const result = (await client.callTool({ name, arguments: args })) as CallToolResult;
+      expect(result.isError, `${name}: ${text(result)}`).toBeFalsy();
+      const tool = tools.find((t) => t.name === name);
+      const check = validator.getValidator(tool?.outputSchema as never)(result.structuredContent);
+      expect(check.valid, `${name}: ${check.errorMessage}`).toBe(true);
+      expect(JSON.parse(text(result))).toEqual(result.structuredContent);
+      return result.structuredContent as Record<string, unknown>;
+    };
+    const order = await call(
+      "dispatch.order",
+      OPERATIONS.find((o) => o.name === "dispatch.order")?.example as Record<string, unknown>,
+    );
+    await h.services.audit.sequence(true);
+    const size = ((await call("attest.checkpoint", {})) as { tree_size: number }).tree_size;
+    const dynamic: Record<string, Record<string, unknown>> = {
+      "dispatch.order_status": { order_id: order.order_id },
+      "attest.verify": { seal: order.seal },
+      "attest.checkpoint_at": { tree_size: size },
+      "attest.consistency": { first: 1, second: size },
+      "audit.list": { order_id: order.order_id },
+      "agentic.readiness_probe": { url: `${shop.origin}/` },
+    };
+    let called = 2;
+    for (const op of OPERATIONS) {
+      if (op.name === "dispatch.order" || op.name === "attest.checkpoint") continue;
+      await call(op.name, dynamic[op.name] ?? (op.example as Record<string, unknown>));
+      called++;
+    }
+    expect(called).toBe(OPERATIONS.length);
+    await client.close();
+  });
+
+  it("answers failures as isError results carrying the REST problem, with its code", async () => {
+    const client = await connect(`${base}/api/mcp`);
+    const bad = (await client.callTool({
+      name: "dispatch.quote",
+      arguments: { trade: "plumbing", location: { state: "Texas" } },
+    })) as CallToolResult;
+    expect(bad.isError).toBe(true);
+    const problem = JSON.parse(text(bad));
+    expect(problem).toMatchObject({ status: 422, code: "validation_failed" });
+    expect(problem.errors[0].field).toBe("location.state");
+    const missing = (await client.callTool({
+      name: "attest.verify",
+      arguments: { seal: "seal_0000000000000000000000" },
+    })) as CallToolResult;
+    expect(JSON.parse(text(missing)).code).toBe("not_found");
+    await expect(client.callTool({ name: "dispatch.nothing", arguments: {} })).rejects.toThrow(
+      /Unknown tool/,
+    );
+    await client.close();
+  });
+
+  it("lists underscore names only on /api/mcp/compat, and accepts both spellings on either", async () => {
+    const compat = await connect(`${base}/api/mcp/compat`);
+    const { tools } = await compat.listTools();
+    expect(tools.map((t) => t.name)).toContain("dispatch_quote");
+    expect(tools.some((t) => t.name.includes("."))).toBe(false);
+    const viaCompat = (await compat.callTool({ name: "dispatch_index", arguments: {} })) as CallToolResult;
+    expect(viaCompat.isError).toBeFalsy();
+    await compat.close();
+    const main = await connect(`${base}/api/mcp`);
+    expect((await main.listTools()).tools.some((t) => t.name.includes("_quote"))).toBe(false);
+    const alias = (await main.callTool({ name: "dispatch_index", arguments: {} })) as CallToolResult;
+    expect(alias.isError).toBeFalsy();
+    await main.close();
+  });
+
+  it("answers GET and DELETE with 405, and refuses a foreign Origin", async () => {
+    for (const method of ["GET", "DELETE"]) {
+      const res = await fetch(`${base}/api/mcp`, { method, headers: { accept: "text/event-stream" } });
+      expect(res.status, method).toBe(405);
+      expect(res.headers.get("allow")).toBe("POST");
+    }
+    const foreign = await fetch(`${base}/api/mcp`, {
+      method: "POST",
+      headers: {
+        origin: "http://evil.example",
+        "content-type": "application/json",
+        accept: "application/json, text/event-stream",
+      },
+      body: JSON.stringify({ jsonrpc: "2.0", id: 1, method: "tools/list" }),
+    });
+    expect(foreign.status).toBe(403);
+    expect(((await foreign.json()) as { code: string }).code).toBe("forbidden_origin");
+  });
+});
+
+describe("MCP without a server-side key, and its per-IP limit", () => {
+  let open: Harness;
+  let openBase: string;
+  beforeAll(async () => {
+    open = await createHarness({ AGENT_RATE_LIMIT_PER_MINUTE: "1", AGENT_RATE_LIMIT_BURST: "3" });
+    openBase = await listen(open);
+  });
+  afterAll(() => open.close());
+
+  it("answers keyed tools with dispatch_not_configured, serves public ones, then limits the client", async () => {
+    const client = await connect(`${openBase}/api/mcp`);
+    const keyed = (await client.callTool({
+      name: "dispatch.quote",
+      arguments: { trade: "plumbing", location: { state: "TX" } },
+    })) as CallToolResult;
+    expect(keyed.isError).toBe(true);
+    expect(JSON.parse(text(keyed)).code).toBe("dispatch_not_configured");
+    const index = (await client.callTool({ name: "dispatch.index", arguments: {} })) as CallToolResult;
+    expect(index.isError).toBeFalsy();
+    await client.callTool({ name: "dispatch.index", arguments: {} });
+    const limited = (await client.callTool({ name: "dispatch.index", arguments: {} })) as CallToolResult;
+    expect(limited.isError).toBe(true);
+    expect(JSON.parse(text(limited))).toMatchObject({ code: "rate_limited", status: 429 });
+    await client.close();
+  });
+});
