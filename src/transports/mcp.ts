@@ -10,6 +10,7 @@
 
 import { Server } from "@modelcontextprotocol/sdk/server/index.js";
 import { StreamableHTTPServerTransport } from "@modelcontextprotocol/sdk/server/streamableHttp.js";
+import { AjvJsonSchemaValidator } from "@modelcontextprotocol/sdk/validation/ajv";
 import {
   CallToolRequestSchema,
   type CallToolResult,
@@ -35,6 +36,10 @@ import { API_VERSION, SERVICE_NAME } from "./discovery/documents.js";
 export type ToolNaming = "dotted" | "underscore";
 
 const toolLists = new Map<ToolNaming, Tool[]>();
+
+// The SDK builds an Ajv instance per Server unless given one (for elicitation results, which these tools
+// never request): one for the process, or it costs a quarter of every call's CPU.
+const validator = new AjvJsonSchemaValidator();
 
 function toolFor(op: AnyOperation, naming: ToolNaming): Tool {
   return {
@@ -67,6 +72,7 @@ function mcpServer(services: Services, caller: AgentCaller, naming: ToolNaming, 
     { name: SERVICE_NAME, title: "Field Dispatch", version: API_VERSION },
     {
       capabilities: { tools: { listChanged: false } },
+      jsonSchemaValidator: validator,
       instructions:
         "Quote and order field-service jobs (plumbing, electrical, HVAC, ...), read orders, estimates, the trade " +
         "index and public evals, run the agentic-commerce readiness probe and verify audit records. Tools that " +
