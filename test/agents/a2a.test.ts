@@ -90,13 +90,31 @@ describe("A2A", () => {
     }
   });
 
-  it("runs each of the contract's skills and answers a data part with its result", async () => {
-    const inputs: Record<string, unknown> = { "agentic.readiness_probe": { url: `${shop.origin}/` } };
-    for (const skill of CONTRACT_SKILLS) {
+  it("runs every skill (the contract's six first) and answers a data part with its result", async () => {
+    const run = async (skill: string, input: unknown) => {
       const op = OPERATIONS.find((o) => o.name === skill);
-      const res = answer(await client.sendMessage(request({ skill, input: inputs[skill] ?? op?.example })));
+      const res = answer(await client.sendMessage(request({ skill, input })));
       expect(res.text, skill).toBeUndefined();
-      expect(op?.output.safeParse(res.data).success, skill).toBe(true);
+      const parsed = op?.output.safeParse(res.data);
+      expect(parsed?.success, `${skill}: ${JSON.stringify(parsed?.error?.issues)}`).toBe(true);
+      return res.data as Record<string, unknown>;
+    };
+    const example = (name: string) => OPERATIONS.find((o) => o.name === name)?.example;
+    const order = await run("dispatch.order", example("dispatch.order"));
+    await h.services.audit.sequence(true);
+    const size = (await run("attest.checkpoint", {})).tree_size as number;
+    const inputs: Record<string, unknown> = {
+      "agentic.readiness_probe": { url: `${shop.origin}/` },
+      "dispatch.order_status": { order_id: order.order_id },
+      "attest.verify": { seal: order.seal },
+      "attest.checkpoint_at": { tree_size: size },
+      "attest.consistency": { first: 1, second: size },
+      "audit.list": { order_id: order.order_id },
+    };
+    const rest = OPERATIONS.map((o) => o.name).filter((n) => !CONTRACT_SKILLS.includes(n));
+    for (const skill of [...CONTRACT_SKILLS, ...rest]) {
+      if (skill === "dispatch.order" || skill === "attest.checkpoint") continue;
+      await run(skill, inputs[skill] ?? example(skill));
     }
   });
 
