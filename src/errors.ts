@@ -8,6 +8,7 @@ export const ERROR_CODES = {
   invalid_api_key: { status: 401, title: "Invalid API key" },
   api_key_revoked: { status: 401, title: "API key revoked" },
   forbidden_origin: { status: 403, title: "Origin not allowed" },
+  key_kind_not_allowed: { status: 403, title: "Not allowed for this kind of key" },
   not_found: { status: 404, title: "Not found" },
   method_not_allowed: { status: 405, title: "Method not allowed" },
   not_acceptable: { status: 406, title: "Not acceptable" },

@@ -68,6 +68,45 @@ describe("operator CLI", () => {
     expect((await cli("keys", "revoke", "key_nope")).code).toBe(1);
   }, 60_000);
 
+  it("issues contractor keys for a known contractor only, and dispatcher keys, listed with their kind", async () => {
+    expect((await cli("migrate")).code).toBe(0); // seeds the sandbox pool
+    const store = openSqliteStore(join(dir, "field-dispatch.sqlite"));
+    const contractor = (await store.loadContractors())[0]?.id ?? "";
+    await store.close();
+    expect(contractor).toMatch(/^ctr_/);
+    const unknown = await cli(
+      "keys",
+      "create",
+      "--account",
+      "crew",
+      "--mode",
+      "test",
+      "--contractor",
+      "ctr_nobody",
+    );
+    expect(unknown.code).toBe(1);
+    expect(unknown.stderr).toMatch(/no contractor ctr_nobody/);
+    const both = await cli(
+      "keys",
+      "create",
+      "--account",
+      "crew",
+      "--mode",
+      "test",
+      "--contractor",
+      contractor,
+      "--dispatcher",
+    );
+    expect(both.code).toBe(2);
+    expect(
+      (await cli("keys", "create", "--account", "crew", "--mode", "test", "--contractor", contractor)).code,
+    ).toBe(0);
+    expect((await cli("keys", "create", "--account", "ops", "--mode", "live", "--dispatcher")).code).toBe(0);
+    const list = await cli("keys", "list");
+    expect(list.stdout).toContain(`crew\ttest\tcontractor:${contractor}\t`);
+    expect(list.stdout).toContain("ops\tlive\tdispatcher\t");
+  }, 60_000);
+
   it("refuses bad usage with exit code 2", async () => {
     expect((await cli("keys", "create", "--account", "acme", "--mode", "prod")).code).toBe(2);
     expect((await cli("frobnicate")).code).toBe(2);

@@ -4,7 +4,7 @@
 import { type Actor, sealRecord } from "../audit/record.js";
 import { ApiError } from "../errors.js";
 import { newId } from "../ids.js";
-import type { ApiKeysTable } from "../storage/schema.js";
+import type { ApiKeysTable, KeyKind } from "../storage/schema.js";
 import type { Store } from "../storage/store.js";
 import { generateApiKey, hashApiKey, type KeyMode, keyHint, parseApiKey, sameHash } from "./api-key.js";
 
@@ -12,6 +12,10 @@ export interface Principal {
   accountId: string;
   keyId: string;
   livemode: boolean;
+  /** account: a caller; contractor: a contractor acting on its offers and jobs; dispatcher: the dispatch team. */
+  kind: KeyKind;
+  /** The contractor behind a contractor key. */
+  contractorId: string | null;
   /** Per-key overrides of the default rate policy, when set at creation. */
   ratePerMinute: number | null;
   burst: number | null;
@@ -65,6 +69,8 @@ export class ApiKeyService {
       accountId: row.account_id,
       keyId: row.id,
       livemode: row.mode === "live",
+      kind: row.kind ?? "account",
+      contractorId: row.contractor_id ?? null,
       ratePerMinute: row.rate_limit_per_minute,
       burst: row.rate_limit_burst,
     };
@@ -88,7 +94,18 @@ export class ApiKeyService {
     burst?: number | null;
     /** Who issues it, for the audit log. */
     actor: Actor;
+    /** A caller's key (the default), a contractor's (with contractorId) or the dispatch team's. */
+    kind?: KeyKind;
+    contractorId?: string | null;
   }): Promise<{ id: string; key: string; accountId: string }> {
+    const kind = options.kind ?? "account";
+    if ((kind === "contractor") !== Boolean(options.contractorId)) {
+      throw new Error("a contractor key names its contractor, and only a contractor key does");
+    }
+    if (kind === "contractor") {
+      if (!(await this.store.hasContractor(options.contractorId as string)))
+        throw new Error(`no contractor ${options.contractorId} in the pool`);
+    }
     const account = await this.store.ensureAccount(options.accountName);
     const key = generateApiKey(options.mode);
     const row: ApiKeysTable = {
@@ -102,6 +119,8 @@ export class ApiKeyService {
       rate_limit_burst: options.burst ?? null,
       created_at: new Date().toISOString(),
       revoked_at: null,
+      kind,
+      contractor_id: options.contractorId ?? null,
     };
     await this.store.insertApiKey(row, keyRecord("key.issued", row, options.actor, row.created_at));
     return { id: row.id, key, accountId: account.id };
@@ -124,7 +143,9 @@ function keyRecord(kind: "key.issued" | "key.revoked", row: ApiKeysTable, actor:
     livemode: row.mode === "live",
     actor,
     data: {
+      contractor_id: row.contractor_id ?? null,
       key_id: row.id,
+      kind: row.kind ?? "account",
       mode: row.mode,
       key_hint: row.key_hint,
       label: row.label,

@@ -25,7 +25,10 @@ const USAGE = `usage: npm run cli -- <command>
   migrate                                 create or upgrade the schema (and seed the sandbox pool)
   keys create --account <name> --mode test|live [--label <text>]
               [--rate-limit-per-minute <n>] [--rate-limit-burst <n>]
-                                          issue a key; the key alone is printed on the last line
+              [--contractor <contractor-id> | --dispatcher]
+                                          issue a key; the key alone is printed on the last line. A
+                                          caller's key by default; --contractor: that contractor's own
+                                          credentials; --dispatcher: the dispatch team's operator role
   keys list [--account <name>]            list keys (hints only, never the key)
   keys revoke <key-id>                    revoke a key at once
   contractors import <file.csv|file.json> load or update the live contractor pool
@@ -201,9 +204,15 @@ async function keys(args: string[]): Promise<void> {
       label: { type: "string" },
       "rate-limit-per-minute": { type: "string" },
       "rate-limit-burst": { type: "string" },
+      contractor: { type: "string" },
+      dispatcher: { type: "boolean" },
     },
   });
   if (sub === "create") {
+    if (values.contractor && values.dispatcher) {
+      throw new UsageError("keys create takes --contractor <id> or --dispatcher, not both");
+    }
+    const kind = values.contractor ? "contractor" : values.dispatcher ? "dispatcher" : "account";
     if (!values.account) throw new UsageError("keys create needs --account <name>");
     if (values.mode !== "test" && values.mode !== "live")
       throw new UsageError("keys create needs --mode test|live");
@@ -220,9 +229,17 @@ async function keys(args: string[]): Promise<void> {
         ratePerMinute,
         burst,
         actor: OPERATOR,
+        kind,
+        contractorId: values.contractor ?? null,
       });
+      const whose =
+        kind === "account"
+          ? ""
+          : kind === "contractor"
+            ? ` contractor ${values.contractor},`
+            : " dispatcher,";
       process.stderr.write(
-        `issued key ${issued.id} (${mode}) for account ${account}; store it now, it is not shown again\n`,
+        `issued${whose} key ${issued.id} (${mode}) for account ${account}; store it now, it is not shown again\n`,
       );
       process.stdout.write(`${issued.key}\n`);
     });
@@ -237,7 +254,7 @@ async function keys(args: string[]): Promise<void> {
             ? ` limit=${r.rate_limit_per_minute ?? "default"}/min burst=${r.rate_limit_burst ?? "default"}`
             : "";
         process.stdout.write(
-          `${r.id}\t${r.account_name}\t${r.mode}\t${r.key_hint}\t${r.revoked_at ? `revoked ${r.revoked_at}` : "active"}\t${r.created_at}${limits}\n`,
+          `${r.id}\t${r.account_name}\t${r.mode}\t${r.kind}${r.contractor_id ? `:${r.contractor_id}` : ""}\t${r.key_hint}\t${r.revoked_at ? `revoked ${r.revoked_at}` : "active"}\t${r.created_at}${limits}\n`,
         );
       }
       if (rows.length === 0) process.stderr.write("no keys\n");

@@ -53,8 +53,19 @@ export function admit(
   }
   const principal = services.keys.authenticate(caller.apiKey);
   return principal instanceof Promise
-    ? principal.then((p) => limit(op, services, caller.clientIp, p))
-    : limit(op, services, caller.clientIp, principal);
+    ? principal.then((p) => limit(op, services, caller.clientIp, callerKey(op, p)))
+    : limit(op, services, caller.clientIp, callerKey(op, principal));
+}
+
+/** Callers' operations take callers' keys: a contractor's or the dispatch team's key is refused (403). */
+function callerKey(op: AnyOperation, principal: Principal): Principal {
+  if (principal.kind !== "account") {
+    throw new ApiError(
+      "key_kind_not_allowed",
+      `${op.name} takes a caller's API key; this is a ${principal.kind} key.`,
+    );
+  }
+  return principal;
 }
 
 function limit(

@@ -427,6 +427,11 @@ export class KyselyStore implements Store {
     return { inserted, updated };
   }
 
+  async hasContractor(id: string): Promise<boolean> {
+    const row = await this.db.selectFrom("contractors").select("id").where("id", "=", id).executeTakeFirst();
+    return row !== undefined;
+  }
+
   async loadContractors(): Promise<Contractor[]> {
     const rows = await this.db.selectFrom("contractors").selectAll().orderBy("id").execute();
     return rows.map(toContractor);

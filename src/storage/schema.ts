@@ -20,7 +20,13 @@ export interface ApiKeysTable {
   rate_limit_burst: number | null;
   created_at: string;
   revoked_at: string | null;
+  /** account: a caller's key; contractor: a contractor's own; dispatcher: the dispatch team's. */
+  kind: KeyKind;
+  /** The contractor a contractor key belongs to. */
+  contractor_id: string | null;
 }
+
+export type KeyKind = "account" | "contractor" | "dispatcher";
 
 export interface ContractorsTable {
   id: string;

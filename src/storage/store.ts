@@ -79,6 +79,7 @@ export interface Store {
     audit: (counts: { inserted: number; updated: number }) => AuditEntry,
   ): Promise<{ inserted: number; updated: number }>;
   loadContractors(): Promise<Contractor[]>;
+  hasContractor(id: string): Promise<boolean>;
   /** Changes whenever a contractor is added or updated: lets a running server skip needless reloads. */
   contractorsVersion(): Promise<string>;
   /** Jobs each contractor currently holds (those with any). */

@@ -91,6 +91,8 @@ export function runStoreContract(name: string, open: () => Promise<Store>) {
         rate_limit_burst: null,
         created_at: new Date().toISOString(),
         revoked_at: null,
+        kind: "account" as const,
+        contractor_id: null,
       };
       await store.insertApiKey(row, testRecord("key.issued"));
       expect(await store.findApiKeyByHash("a".repeat(64))).toEqual(row);

@@ -61,7 +61,7 @@ export function baseUrlOf(services: Services, request: FastifyRequest): string {
 
 function problemResponses(op: AnyOperation): Record<number, z.ZodType> {
   const statuses = [400, 422, 500];
-  if (op.access === "key") statuses.push(401, 503);
+  if (op.access === "key") statuses.push(401, 403, 503);
   if (op.limit !== "none") statuses.push(429);
   if (op.http.method === "POST") statuses.push(413, 415);
   if (op.http.input === "params") statuses.push(404);
