@@ -4,7 +4,14 @@
 import { z } from "zod";
 import { AUDIT_KIND_LIST, type AuditKind } from "../audit/kinds.js";
 import { verifyUrl } from "./audit-decisions.js";
-import { validationError } from "./gate.js";
+import {
+  cursorSchema,
+  decodeCursor,
+  encodeCursor,
+  pageLimitSchema,
+  sinceSchema,
+  untilSchema,
+} from "./pagination.js";
 import { defineOperation, principalOf } from "./types.js";
 
 const auditListInput = z.strictObject({
@@ -15,21 +22,10 @@ const auditListInput = z.strictObject({
     })
     .optional()
     .describe("Only records of this kind."),
-  since: z.iso
-    .datetime({ error: "since must be an ISO 8601 UTC timestamp" })
-    .optional()
-    .describe("From (inclusive)."),
-  until: z.iso
-    .datetime({ error: "until must be an ISO 8601 UTC timestamp" })
-    .optional()
-    .describe("Until (exclusive)."),
-  cursor: z.string().max(512).optional().describe("next_cursor of the previous page."),
-  limit: z.coerce
-    .number({ error: "limit must be a whole number" })
-    .int({ error: "limit must be a whole number" })
-    .min(1, { error: "limit must be from 1 to 200" })
-    .max(200, { error: "limit must be from 1 to 200" })
-    .default(50),
+  since: sinceSchema,
+  until: untilSchema,
+  cursor: cursorSchema,
+  limit: pageLimitSchema,
 });
 
 export const auditRecordSchema = z
@@ -56,16 +52,9 @@ export const auditListOutput = z
   })
   .meta({ id: "AuditRecordPage" });
 
-// The cursor is the last record's position in log order, made opaque so that callers do not build it.
-function encodeCursor(seq: number): string {
-  return Buffer.from(`a1:${seq}`).toString("base64url");
-}
-
-function decodeCursor(cursor: string): number {
-  const match = /^a1:(\d{1,15})$/.exec(Buffer.from(cursor, "base64url").toString("utf8"));
-  if (!match) throw validationError([{ field: "cursor", message: "is not a cursor this API returned" }]);
-  return Number(match[1]);
-}
+// The cursor is the last record's position in log order (the same text as before this module existed).
+const CURSOR_KIND = "a1";
+const CURSOR = /^(\d{1,15})$/;
 
 export const auditListOperation = defineOperation({
   id: "auditList",
@@ -83,7 +72,8 @@ export const auditListOperation = defineOperation({
   example: { order_id: "ord_0VberZOdAb12Cd34Ef56", kind: "order.matched", limit: 20 },
   async handler(ctx, input) {
     const principal = principalOf(ctx);
-    const after = input.cursor === undefined ? undefined : decodeCursor(input.cursor);
+    const after =
+      input.cursor === undefined ? undefined : Number(decodeCursor(input.cursor, CURSOR_KIND, CURSOR)[1]);
     const rows = await ctx.services.store.audit.listAudit({
       accountId: principal.accountId,
       livemode: principal.livemode,
@@ -106,7 +96,7 @@ export const auditListOperation = defineOperation({
         record: JSON.parse(r.record) as Record<string, unknown>,
         verify_url: verifyUrl(ctx.baseUrl, r.seal),
       })),
-      next_cursor: rows.length > input.limit && last ? encodeCursor(last.seq) : null,
+      next_cursor: rows.length > input.limit && last ? encodeCursor(CURSOR_KIND, String(last.seq)) : null,
     };
   },
 });

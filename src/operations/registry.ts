@@ -12,6 +12,7 @@ import { auditListOperation } from "./audit-list.js";
 import { estimateOperation } from "./estimate.js";
 import { evalsOperation } from "./evals.js";
 import { orderOperation } from "./order.js";
+import { orderListOperation } from "./order-list.js";
 import { orderStatusOperation } from "./order-status.js";
 import { probeOperation } from "./probe.js";
 import { quoteOperation } from "./quote.js";
@@ -22,6 +23,7 @@ export const OPERATIONS: readonly AnyOperation[] = [
   quoteOperation,
   orderOperation,
   orderStatusOperation,
+  orderListOperation,
   estimateOperation,
   tradeIndexOperation,
   evalsOperation,

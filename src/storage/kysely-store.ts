@@ -27,7 +27,7 @@ import type {
   OrdersTable,
   QuotesTable,
 } from "./schema.js";
-import type { NewContractor, OrderCounts, Store, WriteTx } from "./store.js";
+import type { NewContractor, OrderCounts, OrderQuery, Store, WriteTx } from "./store.js";
 
 function toContractor(row: Selectable<ContractorsTable>): Contractor {
   return {
@@ -462,6 +462,29 @@ export class KyselyStore implements Store {
       .where("account_id", "=", accountId)
       .where("livemode", "=", livemode ? 1 : 0)
       .executeTakeFirst();
+  }
+
+  listOrders(q: OrderQuery): Promise<OrdersTable[]> {
+    let query = this.db
+      .selectFrom("orders")
+      .selectAll()
+      .where("account_id", "=", q.accountId)
+      .where("livemode", "=", q.livemode ? 1 : 0);
+    if (q.status !== undefined) query = query.where("status", "=", q.status);
+    if (q.referenceId !== undefined) query = query.where("reference_id", "=", q.referenceId);
+    if (q.since !== undefined) query = query.where("created_at", ">=", q.since);
+    if (q.until !== undefined) query = query.where("created_at", "<", q.until);
+    const before = q.before;
+    if (before) {
+      query = query.where((eb) =>
+        eb.or([
+          eb("created_at", "<", before.createdAt),
+          eb.and([eb("created_at", "=", before.createdAt), eb("id", "<", before.id)]),
+        ]),
+      );
+    }
+    // Served by orders_account_idx (account_id, livemode, created_at).
+    return query.orderBy("created_at", "desc").orderBy("id", "desc").limit(q.limit).execute();
   }
 
   findIdempotency(accountId: string, livemode: boolean, key: string, now: string) {

@@ -27,6 +27,17 @@ export interface OrderCounts {
 }
 
 /** Opaque write handle: what one group-committed transaction offers to a write. */
+export interface OrderQuery {
+  accountId: string;
+  livemode: boolean;
+  status?: string;
+  referenceId?: string;
+  since?: string;
+  until?: string;
+  before?: { createdAt: string; id: string };
+  limit: number;
+}
+
 export interface WriteTx {
   insertOrder(row: OrdersTable): Promise<void>;
   insertQuote(row: QuotesTable): Promise<void>;
@@ -86,6 +97,8 @@ export interface Store {
   activeJobCounts(): Promise<Array<[string, number]>>;
 
   findOrder(id: string, accountId: string, livemode: boolean): Promise<OrdersTable | undefined>;
+  /** An account's orders in one mode, newest first, after the (created_at, id) position `before`. */
+  listOrders(q: OrderQuery): Promise<OrdersTable[]>;
   findIdempotency(
     accountId: string,
     livemode: boolean,

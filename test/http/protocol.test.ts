@@ -104,6 +104,7 @@ describe("HTTP protocol", () => {
         "dispatchIndex",
         "dispatchOrder",
         "dispatchOrderStatus",
+        "dispatchOrderList",
         "dispatchQuote",
         "attestVerify",
         "attestCheckpoint",

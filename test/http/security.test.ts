@@ -7,6 +7,8 @@ runSecuritySuite("dispatchOrder", (h, headers) => h.post(ORDER_PATH, validOrder(
 runSecuritySuite("dispatchOrderStatus", (h, headers) =>
   h.get("/api/dispatch/v1/orders/ord_doesnotexist", headers),
 );
+runSecuritySuite("dispatchOrderList", (h, headers) => h.get("/api/dispatch/v1/orders?limit=5", headers));
+runSecuritySuite("auditList", (h, headers) => h.get("/api/audit?limit=5", headers));
 
 describe("key kinds", () => {
   it("refuses contractor and dispatcher keys on callers' operations with 403 key_kind_not_allowed", async () => {

@@ -1,0 +1,80 @@
+// dispatchOrderList: the caller's own work orders, newest first, filtered and paginated. Scoped to the
+// key's account and mode, like every read of orders.
+
+import { z } from "zod";
+import { ORDER_STATUSES, orderSchema, orderView } from "./order-view.js";
+import {
+  cursorSchema,
+  decodeCursor,
+  encodeCursor,
+  pageLimitSchema,
+  sinceSchema,
+  untilSchema,
+} from "./pagination.js";
+import { defineOperation, principalOf } from "./types.js";
+
+const CURSOR_KIND = "o1";
+// created_at (ISO 8601, fixed width) then the order id.
+const CURSOR = /^(\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z)\|(ord_[0-9A-Za-z]{1,40})$/;
+
+const orderListInput = z.strictObject({
+  status: z
+    .enum(ORDER_STATUSES, { error: () => `status must be one of: ${ORDER_STATUSES.join(", ")}` })
+    .optional()
+    .describe("Only orders in this status."),
+  reference_id: z.string().max(255).optional().describe("Only orders with this reference_id of yours."),
+  since: sinceSchema.describe("Created from (inclusive)."),
+  until: untilSchema.describe("Created until (exclusive)."),
+  cursor: cursorSchema,
+  limit: pageLimitSchema,
+});
+
+/** An order in a list: the order without its seal list (read one order for its audit trail). */
+export const orderSummarySchema = orderSchema.omit({ seals: true, seal: true }).meta({ id: "OrderSummary" });
+
+export const orderListOutput = z
+  .object({
+    orders: z.array(orderSummarySchema).describe("Newest first."),
+    next_cursor: z.string().nullable().describe("Pass as `cursor` for the next page; null on the last page."),
+  })
+  .meta({ id: "OrderPage" });
+
+export const orderListOperation = defineOperation({
+  id: "dispatchOrderList",
+  name: "dispatch.order_list",
+  summary: "List your work orders",
+  description:
+    "Your account's work orders for the key's mode (test keys see sandbox orders), newest first. Filter " +
+    "by status, your reference_id and creation time; page with next_cursor. Read one order " +
+    "(dispatchOrderStatus) for its audit trail.",
+  access: "key",
+  limit: "key",
+  http: { method: "GET", path: "/api/dispatch/v1/orders", input: "query" },
+  input: orderListInput,
+  output: orderListOutput,
+  example: { status: "needs_dispatcher", since: "2026-11-01T00:00:00.000Z", limit: 20 },
+  async handler(ctx, input) {
+    const principal = principalOf(ctx);
+    const position = input.cursor === undefined ? undefined : decodeCursor(input.cursor, CURSOR_KIND, CURSOR);
+    const rows = await ctx.services.store.listOrders({
+      accountId: principal.accountId,
+      livemode: principal.livemode,
+      status: input.status,
+      referenceId: input.reference_id,
+      since: input.since,
+      until: input.until,
+      before: position ? { createdAt: position[1] as string, id: position[2] as string } : undefined,
+      limit: input.limit + 1,
+    });
+    const page = rows.slice(0, input.limit);
+    const last = page[page.length - 1];
+    return {
+      orders: page.map((row) => {
+        const { seal: _seal, seals: _seals, ...summary } = orderView(row, ctx.baseUrl, []);
+        return summary;
+      }),
+      next_cursor:
+        rows.length > input.limit && last ? encodeCursor(CURSOR_KIND, `${last.created_at}|${last.id}`) : null,
+    };
+  },
+});
