@@ -62,6 +62,7 @@ async function serve(config: Config, prepare: boolean): Promise<void> {
   const app = await buildApp(services, { logger });
   services.pool.startRefresh(config.POOL_REFRESH_MS, (err) => app.log.error({ err }, "pool refresh failed"));
   services.audit.start(config.AUDIT_SEQUENCE_INTERVAL_MS);
+  services.lifecycle.start(); // offer deadlines, and the sandbox's simulated contractors
   const purge = setInterval(() => {
     store
       .purgeExpiredIdempotency(new Date().toISOString())
@@ -80,6 +81,7 @@ async function serve(config: Config, prepare: boolean): Promise<void> {
     clearInterval(purge);
     services.pool.stop();
     await app.close(); // stops accepting, drains in-flight requests
+    await services.lifecycle.stop();
     await services.audit.stop();
     await services.audit
       .sequence(true)

@@ -10,6 +10,15 @@ export const AUDIT_KINDS = {
     "A contractor was matched to an order: the ranked candidates with their scores and the one chosen.",
   "order.unmatched":
     "No eligible contractor: the order waits for a dispatcher; how many were considered and why they were rejected.",
+  "order.offered":
+    "The job was offered to the next contractor in the ranking after a decline or an expired offer: the offer and its deadline.",
+  "order.offer_declined": "A contractor declined the offer, with its reason if given.",
+  "order.offer_expired": "An offer's deadline passed without an answer.",
+  "order.needs_dispatcher": "The cascade ran out of contractors: the order waits for a dispatcher.",
+  "order.accepted": "The contractor offered the job accepted it.",
+  "order.status_changed":
+    "The contractor reported progress: en_route (with its ETA), on_site, completed (with the final cost) or cannot_complete (with a reason).",
+  "order.cancelled": "The order was cancelled: by whom, from which status, and why.",
   "key.issued":
     "An API key was issued: its id, account, mode, label and rate-limit overrides (never the key).",
   "key.revoked": "An API key was revoked.",

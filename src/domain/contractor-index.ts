@@ -70,6 +70,16 @@ export class ContractorIndex {
     if (slot !== undefined) this.jobs[slot] = (this.jobs[slot] ?? 0) + 1;
   }
 
+  /** Takes the store's counts of the jobs each contractor holds (others then hold none). */
+  syncJobs(activeJobs: Iterable<[string, number]>): void {
+    const jobs = new Int32Array(this.jobs.length);
+    for (const [id, n] of activeJobs) {
+      const slot = this.slots.get(id);
+      if (slot !== undefined) jobs[slot] = n;
+    }
+    this.jobs = jobs;
+  }
+
   /** Gives back a job taken with addJob whose order was not written after all. */
   releaseJob(contractorId: string): void {
     const slot = this.slots.get(contractorId);

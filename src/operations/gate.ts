@@ -47,7 +47,7 @@ export function admit(
   services: Services,
   caller: { apiKey: string | undefined; clientIp: string },
 ): Admission | Promise<Admission> {
-  if (op.access !== "key") return limit(op, services, caller.clientIp, null);
+  if (op.access === "public") return limit(op, services, caller.clientIp, null);
   if (!services.config.DISPATCH_ENABLED) {
     throw new ApiError("dispatch_not_configured", "The dispatch API is not enabled on this server.");
   }
@@ -57,12 +57,13 @@ export function admit(
     : limit(op, services, caller.clientIp, callerKey(op, principal));
 }
 
-/** Callers' operations take callers' keys: a contractor's or the dispatch team's key is refused (403). */
+/** Callers' operations take callers' keys, contractors' operations contractors' keys (else 403). */
 function callerKey(op: AnyOperation, principal: Principal): Principal {
-  if (principal.kind !== "account") {
+  const wanted = op.access === "contractor" ? "contractor" : "account";
+  if (principal.kind !== wanted) {
     throw new ApiError(
       "key_kind_not_allowed",
-      `${op.name} takes a caller's API key; this is a ${principal.kind} key.`,
+      `${op.name} takes ${wanted === "account" ? "a caller's" : "a contractor's"} API key; this is a${principal.kind === "account" ? "n" : ""} ${principal.kind} key.`,
     );
   }
   return principal;

@@ -3,12 +3,12 @@
 
 import { z } from "zod";
 import { contractorRef } from "../domain/contractor.js";
+import { ORDER_STATUSES, type OrderStatus, TRANSITIONS } from "../domain/lifecycle.js";
 import type { OrdersTable } from "../storage/schema.js";
 import { type SealRef, sealRefSchema, sealSchema } from "./audit-decisions.js";
 import { currencySchema, etaTierSchema } from "./schemas.js";
 
-export const ORDER_STATUSES = ["assigned", "needs_dispatcher"] as const;
-export type OrderStatus = (typeof ORDER_STATUSES)[number];
+export { ORDER_STATUSES };
 
 export const orderSchema = z
   .object({
@@ -16,11 +16,14 @@ export const orderSchema = z
     status: z
       .enum(ORDER_STATUSES)
       .describe(
-        "assigned: a contractor was matched and holds the job; needs_dispatcher: no eligible contractor " +
-          "was available and a dispatcher will assign one.",
+        `The order's status. received -> offered -> accepted -> en_route -> on_site -> completed -> invoiced; ` +
+          `also needs_dispatcher, cancelled, cannot_complete. Transitions: ${TRANSITIONS.map((t) => `${t.from.join("|")} -> ${t.to} (${t.action} by ${t.by.join(" or ")}: ${t.meaning})`).join("; ")}.`,
       ),
     status_detail: z.string().describe("A sentence explaining the status."),
-    contractor_ref: z.string().nullable().describe("Masked contractor handle ctr-<id>, null until assigned."),
+    contractor_ref: z
+      .string()
+      .nullable()
+      .describe("Masked handle ctr-<id> of the contractor offered or holding the job; null when none."),
     status_url: z.url().describe("Absolute URL of this order's status (GET)."),
     livemode: z.boolean().describe("false for sandbox orders made with a test key."),
     trade: z.string(),
@@ -37,6 +40,9 @@ export const orderSchema = z
     reference_id: z.string().nullable(),
     callback_url: z.string().nullable(),
     estimated_cost_cents: z.number().int(),
+    final_cost_cents: z.number().int().nullable().describe("The contractor's final cost, once completed."),
+    eta_at: z.iso.datetime().nullable().describe("When the contractor on its way expects to arrive."),
+    status_reason: z.string().nullable().describe("Why the order was cancelled or could not be completed."),
     currency: currencySchema,
     eta_tier: etaTierSchema.nullable(),
     created_at: z.iso.datetime(),
@@ -54,8 +60,16 @@ export const orderSchema = z
 export type OrderView = z.infer<typeof orderSchema>;
 
 const STATUS_DETAIL: Record<OrderStatus, string> = {
-  assigned: "A contractor from the active pool has been matched to this order.",
-  needs_dispatcher: "No eligible contractor was available; the order awaits a dispatcher.",
+  received: "The order was received and is being matched.",
+  offered: "The job is offered to the best-ranked available contractor, who has a deadline to accept it.",
+  accepted: "A contractor accepted the job.",
+  en_route: "The contractor is on the way.",
+  on_site: "The contractor is on site.",
+  completed: "The work is done.",
+  invoiced: "The work is done and invoiced.",
+  needs_dispatcher: "No eligible contractor took the job; the order awaits a dispatcher.",
+  cancelled: "The order was cancelled.",
+  cannot_complete: "The contractor could not complete the job; the order awaits a dispatcher.",
 };
 
 export function orderView(row: OrdersTable, baseUrl: string, seals: SealRef[]): OrderView {
@@ -81,6 +95,12 @@ export function orderView(row: OrdersTable, baseUrl: string, seals: SealRef[]): 
     reference_id: row.reference_id,
     callback_url: row.callback_url,
     estimated_cost_cents: Number(row.estimated_cost_cents),
+    final_cost_cents:
+      row.final_cost_cents === null || row.final_cost_cents === undefined
+        ? null
+        : Number(row.final_cost_cents),
+    eta_at: row.eta_at ?? null,
+    status_reason: row.status_reason ?? null,
     currency: "USD",
     eta_tier: row.eta_tier as OrderView["eta_tier"],
     created_at: row.created_at,

@@ -5,9 +5,11 @@ import { createHash } from "node:crypto";
 import { z } from "zod";
 import { sealRecord } from "../audit/record.js";
 import { canonicalJson } from "../canonical-json.js";
+import { transition } from "../domain/lifecycle.js";
 import type { RankedCandidate } from "../domain/matching.js";
 import { ApiError } from "../errors.js";
 import { newSortableId } from "../ids.js";
+import { offerNext } from "../services/lifecycle.js";
 import type { IdempotencyKeysTable, OrdersTable } from "../storage/schema.js";
 import { matchDecision, sealRef } from "./audit-decisions.js";
 import { matchJob, resolveJob } from "./job.js";
@@ -129,7 +131,7 @@ export const orderOperation = defineOperation({
         id,
         account_id: principal.accountId,
         livemode: principal.livemode ? 1 : 0,
-        status: chosen ? "assigned" : "needs_dispatcher",
+        status: transition("received", chosen ? "offer" : "no_candidate", "system"),
         trade: job.trade,
         urgency: job.urgency,
         state: job.state,
@@ -151,16 +153,29 @@ export const orderOperation = defineOperation({
         dispatch_latency_ms: chosen ? Number(matchedHr - ctx.receivedHr) / 1e6 : null,
         created_at: nowIso,
         updated_at: nowIso,
+        ranking: JSON.stringify(ranking),
+        accepted_at: null,
+        eta_at: null,
+        completed_at: null,
+        final_cost_cents: null,
+        status_reason: null,
       });
+      // The cascade's order: the ranked candidates, best first.
+      const ranking = result.ranked.map((c) => c.contractor.id);
       const written = await services.store.write(async (tx) => {
-        // The best-ranked candidate that still has capacity in the store takes the job.
-        let chosen: RankedCandidate | null = null;
-        for (const candidate of result.ranked) {
-          if (await tx.reserveContractor(candidate.contractor.id)) {
-            chosen = candidate;
-            break;
-          }
-        }
+        // The job is offered to the best-ranked candidate that still has capacity in the store.
+        const next = await offerNext(
+          tx,
+          { id, livemode: principal.livemode ? 1 : 0, urgency: job.urgency },
+          ranking,
+          new Set(),
+          1,
+          now,
+        );
+        const offer = next.status === "offered" ? next.offer : null;
+        const chosen = offer
+          ? (result.ranked.find((c) => c.contractor.id === offer.contractor_id) ?? null)
+          : null;
         const row = build(chosen);
         const actor = `key:${principal.keyId}` as const;
         const common = { accountId: principal.accountId, livemode: principal.livemode, orderId: id, actor };
@@ -177,6 +192,7 @@ export const orderOperation = defineOperation({
           data: {
             status: row.status,
             chosen: chosen?.contractor.id ?? null,
+            offer_deadline_at: offer?.deadline_at ?? null,
             estimated_cost_cents: row.estimated_cost_cents,
             model_price_cents: job.modelPrice.total_cents,
             dispatch_latency_ms: row.dispatch_latency_ms,
@@ -209,6 +225,7 @@ export const orderOperation = defineOperation({
           }
         }
         await tx.insertOrder(row);
+        if (offer) tx.insertOffer(offer);
         tx.appendAudit(created);
         tx.appendAudit(decided);
         return { row, view };

@@ -9,6 +9,14 @@ import {
   attestVerifyOperation,
 } from "./attest.js";
 import { auditListOperation } from "./audit-list.js";
+import {
+  contractorAcceptOperation,
+  contractorDeclineOperation,
+  contractorJobsOperation,
+  contractorOffersOperation,
+  contractorReportOperation,
+  orderCancelOperation,
+} from "./contractor.js";
 import { estimateOperation } from "./estimate.js";
 import { evalsOperation } from "./evals.js";
 import { orderOperation } from "./order.js";
@@ -24,6 +32,7 @@ export const OPERATIONS: readonly AnyOperation[] = [
   orderOperation,
   orderStatusOperation,
   orderListOperation,
+  orderCancelOperation,
   estimateOperation,
   tradeIndexOperation,
   evalsOperation,
@@ -34,4 +43,9 @@ export const OPERATIONS: readonly AnyOperation[] = [
   attestConsistencyOperation,
   attestKeysOperation,
   auditListOperation,
+  contractorOffersOperation,
+  contractorAcceptOperation,
+  contractorDeclineOperation,
+  contractorJobsOperation,
+  contractorReportOperation,
 ];

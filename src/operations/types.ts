@@ -10,6 +10,7 @@ import type { Metrics } from "../metrics.js";
 import type { SafeFetcher } from "../net/safe-fetch.js";
 import type { ProbeService } from "../probe/probe.js";
 import type { ContractorPool } from "../services/contractor-pool.js";
+import type { OrderLifecycle } from "../services/lifecycle.js";
 import type { Store } from "../storage/store.js";
 
 export interface Services {
@@ -20,6 +21,8 @@ export interface Services {
   limiter: RateLimiter;
   metrics: Metrics;
   audit: AuditLog;
+  /** Offers, the cascade, contractors' answers and progress, cancellations. */
+  lifecycle: OrderLifecycle;
   /** The SSRF-safe fetcher every outbound request goes through (probe, webhooks). */
   fetcher: SafeFetcher;
   probe: ProbeService;
@@ -46,7 +49,7 @@ export interface OperationContext {
 
 /** key: a caller's (account) key; public: none. Contractor and dispatcher keys are refused on both kinds of
  * caller operation that need a key; their own operations come with the lifecycle. */
-export type Access = "key" | "public";
+export type Access = "key" | "contractor" | "public";
 /** key: the key's bucket; client_ip: the public per-IP bucket; probe_ip: the probe's own, stricter per-IP bucket. */
 export type LimitScope = "key" | "client_ip" | "probe_ip" | "none";
 

@@ -21,9 +21,16 @@ export class ContractorPool {
     this.version = version;
   }
 
-  /** Reloads only when the stored pool changed since the last load (a cheap count/max query). */
+  /**
+   * Reloads the pool when the stored pool changed since the last load (a cheap count/max query), and the
+   * jobs each contractor holds in any case: jobs end (completed, cancelled, declined) in other processes
+   * too, and the store's counter is the authority.
+   */
   async refresh(): Promise<boolean> {
-    if ((await this.store.contractorsVersion()) === this.version) return false;
+    if ((await this.store.contractorsVersion()) === this.version) {
+      this.index.syncJobs(await this.store.activeJobCounts());
+      return false;
+    }
     await this.load();
     return true;
   }

@@ -16,6 +16,7 @@ import { openPostgresStore } from "../storage/postgres.js";
 import { openSqliteStore } from "../storage/sqlite.js";
 import type { Store } from "../storage/store.js";
 import { ContractorPool } from "./contractor-pool.js";
+import { OrderLifecycle } from "./lifecycle.js";
 
 /** The store the configuration selects: PostgreSQL with DATABASE_URL, else SQLite under DATA_DIR. */
 export function openStore(config: Config): Store {
@@ -89,15 +90,21 @@ export function createServices(
   });
   metrics.watchAudit(store.audit);
   const fetcher = options.fetcher ?? createFetcher(config);
+  const pool = new ContractorPool(store);
   return {
     audit,
     metrics,
     config,
     store,
-    pool: new ContractorPool(store),
+    pool,
     keys: new ApiKeyService(store, config.API_KEY_CACHE_TTL_MS),
     limiter: options.limiter ?? createLimiter(config, options.logger, metrics),
     fetcher,
+    lifecycle: new OrderLifecycle(store, {
+      ...(options.now ? { now: options.now } : {}),
+      ...(options.logger ? { logger: options.logger } : {}),
+      onRelease: (contractorId) => pool.index.releaseJob(contractorId),
+    }),
     probe: new ProbeService(fetcher, {
       allowPrivateNetworks: config.PROBE_ALLOW_PRIVATE_NETWORKS,
       extraPorts: config.PROBE_ALLOWED_PORTS,

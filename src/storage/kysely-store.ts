@@ -24,6 +24,8 @@ import type {
   ContractorsTable,
   Database,
   IdempotencyKeysTable,
+  OfferStatus,
+  OffersTable,
   OrdersTable,
   QuotesTable,
 } from "./schema.js";
@@ -154,6 +156,7 @@ interface Inserts {
   quotes: PreparedInsert<"quotes">;
   auditRecords: PreparedInsert<"audit_records">;
   auditPending: PreparedInsert<"audit_pending">;
+  offers: PreparedInsert<"offers">;
   /** The capacity updates, compiled once: building a query costs more than running it. */
   reserve: (contractorId: string) => CompiledQuery;
   release: (contractorId: string) => CompiledQuery;
@@ -180,9 +183,45 @@ function writeTx(trx: Transaction<Database>, inserts: Inserts): WriteTx & { flus
   const orders: OrdersTable[] = [];
   const quotes: QuotesTable[] = [];
   const audit: AuditEntry[] = [];
+  const offers: OffersTable[] = [];
   return {
     appendAudit(entry) {
       audit.push(entry);
+    },
+    insertOffer(row) {
+      offers.push(row);
+    },
+    async settleOffer(id, status, at, reason) {
+      const result = await trx
+        .updateTable("offers")
+        .set({ status, responded_at: at, reason })
+        .where("id", "=", id)
+        .where("status", "=", "pending")
+        .executeTakeFirst();
+      return Number(result.numUpdatedRows) > 0;
+    },
+    async updateOrder(id, expected, patch) {
+      const result = await trx
+        .updateTable("orders")
+        .set(patch)
+        .where("id", "=", id)
+        .where("status", "=", expected)
+        .executeTakeFirst();
+      return Number(result.numUpdatedRows) > 0;
+    },
+    orderById(id) {
+      return trx.selectFrom("orders").selectAll().where("id", "=", id).executeTakeFirst();
+    },
+    offerById(id) {
+      return trx.selectFrom("offers").selectAll().where("id", "=", id).executeTakeFirst();
+    },
+    offersOfOrder(orderId) {
+      return trx
+        .selectFrom("offers")
+        .selectAll()
+        .where("order_id", "=", orderId)
+        .orderBy("attempt")
+        .execute();
     },
     async insertOrder(row) {
       orders.push(row);
@@ -193,6 +232,7 @@ function writeTx(trx: Transaction<Database>, inserts: Inserts): WriteTx & { flus
     async flush() {
       for (const q of inserts.orders.queries(trx, orders)) await trx.executeQuery(q);
       for (const q of inserts.quotes.queries(trx, quotes)) await trx.executeQuery(q);
+      for (const q of inserts.offers.queries(trx, offers)) await trx.executeQuery(q);
       const { records, pending } = auditRows(audit);
       for (const q of inserts.auditRecords.queries(trx, records)) await trx.executeQuery(q);
       for (const q of inserts.auditPending.queries(trx, pending)) await trx.executeQuery(q);
@@ -246,6 +286,7 @@ export class KyselyStore implements Store {
       quotes: new PreparedInsert("quotes", dialect),
       auditRecords: new PreparedInsert("audit_records", dialect),
       auditPending: new PreparedInsert("audit_pending", dialect),
+      offers: new PreparedInsert("offers", dialect),
       reserve: withId(
         db
           .updateTable("contractors")
@@ -462,6 +503,68 @@ export class KyselyStore implements Store {
       .where("account_id", "=", accountId)
       .where("livemode", "=", livemode ? 1 : 0)
       .executeTakeFirst();
+  }
+
+  dueOffers(now: string, limit: number): Promise<OffersTable[]> {
+    return this.db
+      .selectFrom("offers")
+      .selectAll()
+      .where("status", "=", "pending")
+      .where("deadline_at", "<=", now)
+      .orderBy("deadline_at")
+      .limit(limit)
+      .execute();
+  }
+
+  sandboxOffers(cutoff: string, limit: number): Promise<OffersTable[]> {
+    return this.db
+      .selectFrom("offers")
+      .selectAll()
+      .where("status", "=", "pending")
+      .where("livemode", "=", 0)
+      .where("offered_at", "<=", cutoff)
+      .orderBy("offered_at")
+      .limit(limit)
+      .execute();
+  }
+
+  sandboxOrdersIn(statuses: string[], cutoff: string, limit: number): Promise<OrdersTable[]> {
+    return this.db
+      .selectFrom("orders")
+      .selectAll()
+      .where("livemode", "=", 0)
+      .where("status", "in", statuses)
+      .where("updated_at", "<=", cutoff)
+      .orderBy("updated_at")
+      .limit(limit)
+      .execute();
+  }
+
+  contractorOffers(contractorId: string, status: OfferStatus, limit: number): Promise<OffersTable[]> {
+    return this.db
+      .selectFrom("offers")
+      .selectAll()
+      .where("contractor_id", "=", contractorId)
+      .where("status", "=", status)
+      .orderBy("offered_at", "desc")
+      .limit(limit)
+      .execute();
+  }
+
+  contractorOrders(contractorId: string, statuses: string[], limit: number): Promise<OrdersTable[]> {
+    return this.db
+      .selectFrom("orders")
+      .selectAll()
+      .where("contractor_id", "=", contractorId)
+      .where("status", "in", statuses)
+      .orderBy("created_at", "desc")
+      .limit(limit)
+      .execute();
+  }
+
+  ordersByIds(ids: string[]): Promise<OrdersTable[]> {
+    if (ids.length === 0) return Promise.resolve([]);
+    return this.db.selectFrom("orders").selectAll().where("id", "in", ids).execute();
   }
 
   listOrders(q: OrderQuery): Promise<OrdersTable[]> {

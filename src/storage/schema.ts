@@ -98,6 +98,31 @@ export interface OrdersTable {
   dispatch_latency_ms: number | null;
   created_at: string;
   updated_at: string;
+  /** JSON array of the contractor ids considered at creation, best first: the order offers go in. */
+  ranking: string | null;
+  accepted_at: string | null;
+  /** When the contractor on its way expects to arrive. */
+  eta_at: string | null;
+  completed_at: string | null;
+  final_cost_cents: number | null;
+  /** Why the order was cancelled or could not be completed. */
+  status_reason: string | null;
+}
+
+export type OfferStatus = "pending" | "accepted" | "declined" | "expired" | "withdrawn";
+
+export interface OffersTable {
+  id: string;
+  order_id: string;
+  contractor_id: string;
+  livemode: number;
+  /** 1 for the first contractor offered the job, 2 for the next, ... */
+  attempt: number;
+  status: OfferStatus;
+  offered_at: string;
+  deadline_at: string;
+  responded_at: string | null;
+  reason: string | null;
 }
 
 export interface IdempotencyKeysTable {
@@ -167,6 +192,7 @@ export interface AuditLegalHoldsTable {
 export interface Database {
   accounts: AccountsTable;
   api_keys: ApiKeysTable;
+  offers: OffersTable;
   contractors: ContractorsTable;
   quotes: QuotesTable;
   orders: OrdersTable;

@@ -8,6 +8,8 @@ import type {
   AccountsTable,
   ApiKeysTable,
   IdempotencyKeysTable,
+  OfferStatus,
+  OffersTable,
   OrdersTable,
   QuotesTable,
 } from "./schema.js";
@@ -49,6 +51,15 @@ export interface WriteTx {
   claimIdempotency(row: IdempotencyKeysTable, now: string): Promise<boolean>;
   /** Records a sealed audit entry in this transaction: it commits, or fails, with the decision. */
   appendAudit(entry: AuditEntry): void;
+  /** Writes an offer with the transaction (inserts go out together just before COMMIT). */
+  insertOffer(row: OffersTable): void;
+  /** Moves a pending offer to `status`; false if it was not pending any more (someone else settled it). */
+  settleOffer(id: string, status: OfferStatus, at: string, reason: string | null): Promise<boolean>;
+  /** Changes an order still in `expected` status; false if its status had changed meanwhile. */
+  updateOrder(id: string, expected: string, patch: Partial<OrdersTable>): Promise<boolean>;
+  orderById(id: string): Promise<OrdersTable | undefined>;
+  offerById(id: string): Promise<OffersTable | undefined>;
+  offersOfOrder(orderId: string): Promise<OffersTable[]>;
 }
 
 export interface Store {
@@ -97,6 +108,17 @@ export interface Store {
   activeJobCounts(): Promise<Array<[string, number]>>;
 
   findOrder(id: string, accountId: string, livemode: boolean): Promise<OrdersTable | undefined>;
+  /** Pending offers whose deadline has passed (oldest deadline first). */
+  dueOffers(now: string, limit: number): Promise<OffersTable[]>;
+  /** Pending sandbox offers made before `cutoff`: the simulated contractors answer them. */
+  sandboxOffers(cutoff: string, limit: number): Promise<OffersTable[]>;
+  /** Sandbox orders in one of `statuses` unchanged since `cutoff`: the simulated contractors move them on. */
+  sandboxOrdersIn(statuses: string[], cutoff: string, limit: number): Promise<OrdersTable[]>;
+  /** A contractor's offers in `status`, newest first. */
+  contractorOffers(contractorId: string, status: OfferStatus, limit: number): Promise<OffersTable[]>;
+  /** Orders a contractor holds in one of `statuses`, newest first. */
+  contractorOrders(contractorId: string, statuses: string[], limit: number): Promise<OrdersTable[]>;
+  ordersByIds(ids: string[]): Promise<OrdersTable[]>;
   /** An account's orders in one mode, newest first, after the (created_at, id) position `before`. */
   listOrders(q: OrderQuery): Promise<OrdersTable[]>;
   findIdempotency(

@@ -90,7 +90,7 @@ export function agentCard(base: string): AgentCard {
       id: op.name,
       name: op.summary,
       description: `${op.description} ${accessText(op)} ${inputDescription(op)}`,
-      tags: [op.access === "key" ? "needs-key" : "public", op.name.split(".")[0] ?? "dispatch"],
+      tags: [op.access === "public" ? "public" : "needs-key", op.name.split(".")[0] ?? "dispatch"],
       examples: [JSON.stringify({ skill: op.name, input: op.example })],
       inputModes: ["application/json"],
       outputModes: ["application/json", "text/plain"],

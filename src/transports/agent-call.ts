@@ -42,7 +42,7 @@ export async function invokeOperation(
 ): Promise<Invocation> {
   try {
     await agentLimit(services, caller.clientIp);
-    if (op.access === "key" && caller.apiKey === undefined) {
+    if (op.access !== "public" && caller.apiKey === undefined) {
       throw new ApiError(
         "dispatch_not_configured",
         `${op.name} needs an API key: this server has no MCP_API_KEY configured to act for its agents, and the call carried no x-api-key of its own.`,
@@ -102,11 +102,16 @@ export function objectJsonSchema(schema: z.ZodType, io: "input" | "output"): Rec
   } & Record<string, unknown>;
   const defs = $defs ?? {};
   const root = typeof $ref === "string" && $ref.startsWith("#/$defs/") ? defs[$ref.slice(8)] : rest;
-  return { ...(root ?? rest), ...(Object.keys(defs).length > 0 ? { $defs: defs } : {}) };
+  const body = root ?? rest;
+  // A union of objects (oneOf/anyOf) has no type of its own; MCP wants one at the top.
+  return { type: "object", ...body, ...(Object.keys(defs).length > 0 ? { $defs: defs } : {}) };
 }
 
 /** Whether the operation needs a key, in words an agent can act on. */
 export function accessText(op: AnyOperation): string {
+  if (op.access === "contractor") {
+    return "Needs an API key: a contractor's own key (x-api-key), issued by the operator.";
+  }
   return op.access === "key"
     ? "Needs an API key: the server applies its own (MCP_API_KEY) on the caller's behalf, or the caller sends x-api-key."
     : "Public: no key needed.";

@@ -81,9 +81,11 @@ describe("A2A", () => {
     expect(ids.sort()).toEqual(OPERATIONS.map((o) => o.name).sort());
     for (const skill of card.skills) {
       const op = OPERATIONS.find((o) => o.name === skill.id);
-      expect(skill.description).toMatch(op?.access === "key" ? /Needs an API key/ : /Public: no key needed/);
+      expect(skill.description).toMatch(
+        op?.access === "public" ? /Public: no key needed/ : /Needs an API key/,
+      );
       expect(skill.description).toMatch(/Input/);
-      expect(skill.tags).toContain(op?.access === "key" ? "needs-key" : "public");
+      expect(skill.tags).toContain(op?.access === "public" ? "public" : "needs-key");
       const example = JSON.parse(skill.examples[0] ?? "{}");
       expect(example.skill).toBe(skill.id);
       expect(op?.input.safeParse(example.input).success).toBe(true);
@@ -91,31 +93,62 @@ describe("A2A", () => {
   });
 
   it("runs every skill (the contract's six first) and answers a data part with its result", async () => {
-    const run = async (skill: string, input: unknown) => {
+    const done = new Set<string>();
+    const run = async (skill: string, input: unknown, key?: string) => {
       const op = OPERATIONS.find((o) => o.name === skill);
-      const res = answer(await client.sendMessage(request({ skill, input })));
+      const options = key ? { serviceParameters: { "x-api-key": key } } : undefined;
+      const res = answer(await client.sendMessage(request({ skill, input }), options));
       expect(res.text, skill).toBeUndefined();
       const parsed = op?.output.safeParse(res.data);
       expect(parsed?.success, `${skill}: ${JSON.stringify(parsed?.error?.issues)}`).toBe(true);
+      done.add(skill);
       return res.data as Record<string, unknown>;
     };
     const example = (name: string) => OPERATIONS.find((o) => o.name === name)?.example;
+    for (const skill of CONTRACT_SKILLS) {
+      await run(skill, skill === "agentic.readiness_probe" ? { url: `${shop.origin}/` } : example(skill));
+    }
     const order = await run("dispatch.order", example("dispatch.order"));
+    const second = await run("dispatch.order", example("dispatch.order"));
     await h.services.audit.sequence(true);
     const size = (await run("attest.checkpoint", {})).tree_size as number;
+    // Contractor skills run under the contractor's own key, sent by the caller of the skill.
+    const keyFor = async (orderId: unknown) => {
+      const [row] = await h.services.store.ordersByIds([orderId as string]);
+      return (
+        await h.services.keys.issue({
+          accountName: "crew",
+          mode: "test",
+          actor: "operator:test",
+          kind: "contractor",
+          contractorId: row?.contractor_id as string,
+        })
+      ).key;
+    };
+    const offerOf = async (key: string, orderId: unknown) =>
+      (
+        (await run("contractor.offers", {}, key)).offers as Array<{ offer_id: string; order_id: string }>
+      ).find((o) => o.order_id === orderId)?.offer_id;
+    const mine = await keyFor(order.order_id);
+    await run("contractor.accept_offer", { offer_id: await offerOf(mine, order.order_id) }, mine);
+    await run("contractor.jobs", {}, mine);
+    await run(
+      "contractor.report_status",
+      { order_id: order.order_id, status: "en_route", eta_minutes: 9 },
+      mine,
+    );
+    const theirs = await keyFor(second.order_id);
+    await run("contractor.decline_offer", { offer_id: await offerOf(theirs, second.order_id) }, theirs);
+    await run("dispatch.order_cancel", { order_id: second.order_id });
     const inputs: Record<string, unknown> = {
-      "agentic.readiness_probe": { url: `${shop.origin}/` },
       "dispatch.order_status": { order_id: order.order_id },
       "attest.verify": { seal: order.seal },
       "attest.checkpoint_at": { tree_size: size },
       "attest.consistency": { first: 1, second: size },
       "audit.list": { order_id: order.order_id },
     };
-    const rest = OPERATIONS.map((o) => o.name).filter((n) => !CONTRACT_SKILLS.includes(n));
-    for (const skill of [...CONTRACT_SKILLS, ...rest]) {
-      if (skill === "dispatch.order" || skill === "attest.checkpoint") continue;
-      await run(skill, inputs[skill] ?? example(skill));
-    }
+    for (const op of OPERATIONS) if (!done.has(op.name)) await run(op.name, inputs[op.name] ?? op.example);
+    expect([...done].sort()).toEqual(OPERATIONS.map((o) => o.name).sort());
   });
 
   it("answers a text part with a clear error for a bad input, an unknown skill or no data part", async () => {

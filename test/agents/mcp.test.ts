@@ -66,21 +66,65 @@ describe("MCP tools", () => {
     const client = await connect(`${base}/api/mcp`);
     const { tools } = await client.listTools(); // from here on the client itself checks outputs too
     const validator = new AjvJsonSchemaValidator();
-    const call = async (name: string, args: Record<string, unknown>) => {
-      const result = (await client.callTool({ name, arguments: args })) as CallToolResult;
+    const called = new Set<string>();
+    const call = async (name: string, args: Record<string, unknown>, as: Client = client) => {
+      const result = (await as.callTool({ name, arguments: args })) as CallToolResult;
       expect(result.isError, `${name}: ${text(result)}`).toBeFalsy();
       const tool = tools.find((t) => t.name === name);
       const check = validator.getValidator(tool?.outputSchema as never)(result.structuredContent);
       expect(check.valid, `${name}: ${check.errorMessage}`).toBe(true);
       expect(JSON.parse(text(result))).toEqual(result.structuredContent);
+      called.add(name);
       return result.structuredContent as Record<string, unknown>;
     };
-    const order = await call(
-      "dispatch.order",
-      OPERATIONS.find((o) => o.name === "dispatch.order")?.example as Record<string, unknown>,
-    );
+    const example = (name: string) =>
+      OPERATIONS.find((o) => o.name === name)?.example as Record<string, unknown>;
+    const order = await call("dispatch.order", example("dispatch.order"));
+    const second = await call("dispatch.order", example("dispatch.order"));
     await h.services.audit.sequence(true);
     const size = ((await call("attest.checkpoint", {})) as { tree_size: number }).tree_size;
+
+    // Contractor tools run under the contractor's own key, sent by its MCP client.
+    const contractorClient = async (orderId: string) => {
+      const [row] = await h.services.store.ordersByIds([orderId]);
+      const key = await h.services.keys.issue({
+        accountName: "crew",
+        mode: "test",
+        actor: "operator:test",
+        kind: "contractor",
+        contractorId: row?.contractor_id as string,
+      });
+      const c = await connect(`${base}/api/mcp`, { "x-api-key": key.key });
+      await c.listTools();
+      return c;
+    };
+    const first = await contractorClient(order.order_id as string);
+    const offers = (await call("contractor.offers", {}, first)).offers as Array<{
+      offer_id: string;
+      order_id: string;
+    }>;
+    const offer = offers.find((o) => o.order_id === order.order_id);
+    await call("contractor.accept_offer", { offer_id: offer?.offer_id }, first);
+    await call("contractor.jobs", {}, first);
+    await call(
+      "contractor.report_status",
+      { order_id: order.order_id, status: "en_route", eta_minutes: 15 },
+      first,
+    );
+    const other = await contractorClient(second.order_id as string);
+    const theirs = (await call("contractor.offers", {}, other)).offers as Array<{
+      offer_id: string;
+      order_id: string;
+    }>;
+    await call(
+      "contractor.decline_offer",
+      { offer_id: theirs.find((o) => o.order_id === second.order_id)?.offer_id, reason: "booked" },
+      other,
+    );
+    await call("dispatch.order_cancel", { order_id: second.order_id, reason: "no longer needed" });
+    await first.close();
+    await other.close();
+
     const dynamic: Record<string, Record<string, unknown>> = {
       "dispatch.order_status": { order_id: order.order_id },
       "attest.verify": { seal: order.seal },
@@ -89,13 +133,11 @@ describe("MCP tools", () => {
       "audit.list": { order_id: order.order_id },
       "agentic.readiness_probe": { url: `${shop.origin}/` },
     };
-    let called = 2;
     for (const op of OPERATIONS) {
-      if (op.name === "dispatch.order" || op.name === "attest.checkpoint") continue;
-      await call(op.name, dynamic[op.name] ?? (op.example as Record<string, unknown>));
-      called++;
+      if (called.has(op.name)) continue;
+      await call(op.name, dynamic[op.name] ?? example(op.name));
     }
-    expect(called).toBe(OPERATIONS.length);
+    expect([...called].sort()).toEqual(OPERATIONS.map((o) => o.name).sort());
     await client.close();
   });
 

@@ -99,6 +99,7 @@ export async function createHarness(
       closed = true;
       open.delete(h);
       await app.close();
+      await services.lifecycle.stop();
       await services.audit.stop();
       await services.limiter.close();
       await services.fetcher.close();

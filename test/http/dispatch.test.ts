@@ -142,7 +142,7 @@ describe("POST /api/dispatch/v1/order and GET its status_url", () => {
     expect(res.statusCode, res.body).toBe(200);
     const order = orderSchema.parse(res.json());
     expect(order.order_id).toMatch(/^ord_/);
-    expect(order.status).toBe("assigned");
+    expect(order.status).toBe("offered");
     expect(order.contractor_ref).toMatch(/^ctr-/);
     expect(order.livemode).toBe(true);
     expect(order.reference_id).toBe("PO-1");

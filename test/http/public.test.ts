@@ -138,7 +138,7 @@ describe("GET /api/dispatch/analytics/evals", () => {
     const live = await fresh.key("acme", "live");
     const order = { trade: "plumbing", location: { state: "CA", zip: "94103" }, description: "Leak" };
     for (let i = 0; i < 3; i++)
-      expect((await fresh.post(ORDER_PATH, order, { "x-api-key": live })).json().status).toBe("assigned");
+      expect((await fresh.post(ORDER_PATH, order, { "x-api-key": live })).json().status).toBe("offered");
     expect(
       (await fresh.post(ORDER_PATH, { ...order, trade: "roofing" }, { "x-api-key": live })).json().status,
     ).toBe("needs_dispatcher");

@@ -6,6 +6,7 @@ import { migration0001 } from "./0001-initial.js";
 import { migration0002 } from "./0002-contractor-capacity.js";
 import { migration0003 } from "./0003-audit-log.js";
 import { migration0004 } from "./0004-key-kinds.js";
+import { migration0005 } from "./0005-offers.js";
 
 export type Dialect = "sqlite" | "postgres";
 
@@ -15,12 +16,14 @@ const MIGRATIONS: Record<Dialect, Record<string, Migration>> = {
     "0002-contractor-capacity": migration0002,
     "0003-audit-log": migration0003("sqlite"),
     "0004-key-kinds": migration0004,
+    "0005-offers": migration0005,
   },
   postgres: {
     "0001-initial": migration0001,
     "0002-contractor-capacity": migration0002,
     "0003-audit-log": migration0003("postgres"),
     "0004-key-kinds": migration0004,
+    "0005-offers": migration0005,
   },
 };
 

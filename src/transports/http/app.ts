@@ -61,7 +61,7 @@ export function baseUrlOf(services: Services, request: FastifyRequest): string {
 
 function problemResponses(op: AnyOperation): Record<number, z.ZodType> {
   const statuses = [400, 422, 500];
-  if (op.access === "key") statuses.push(401, 403, 503);
+  if (op.access !== "public") statuses.push(401, 403, 503);
   if (op.limit !== "none") statuses.push(429);
   if (op.http.method === "POST") statuses.push(413, 415);
   if (op.http.input === "params") statuses.push(404);
@@ -92,8 +92,8 @@ function routeSchema(op: AnyOperation) {
     operationId: op.id,
     summary: op.summary,
     description: op.description,
-    tags: [op.access === "key" ? "dispatch" : "public"],
-    ...(op.access === "key" ? { security: [{ "x-api-key": [] }] } : {}),
+    tags: [op.access === "public" ? "public" : op.access === "key" ? "dispatch" : "contractor"],
+    ...(op.access !== "public" ? { security: [{ "x-api-key": [] }] } : {}),
     ...input,
     ...headers,
     response: { 200: op.output, ...problemResponses(op) },

@@ -1,0 +1,259 @@
+// The contractor's side: its offers and jobs, accepting or declining an offer, and reporting progress.
+// A contractor key sees only its own offers and jobs, and of a caller only what the job needs (where,
+// what, the NTE; the street address once the job is accepted), never the account or its references.
+
+import { z } from "zod";
+import { ApiError } from "../errors.js";
+import type { OffersTable, OrdersTable } from "../storage/schema.js";
+import { ORDER_STATUSES, orderSchema, orderView } from "./order-view.js";
+import { defineOperation, type OperationContext, principalOf } from "./types.js";
+
+function contractorOf(ctx: OperationContext): string {
+  const id = principalOf(ctx).contractorId;
+  if (!id) throw new ApiError("key_kind_not_allowed", "This operation takes a contractor's API key.");
+  return id;
+}
+
+const jobBase = {
+  order_id: z.string(),
+  trade: z.string(),
+  urgency: z.string(),
+  description: z.string(),
+  location: z.object({ state: z.string(), zip: z.string().nullable(), city: z.string().nullable() }),
+  nte_cents: z.number().int().nullable().describe("Not-to-exceed amount the caller set, if any."),
+  estimated_cost_cents: z.number().int(),
+};
+
+export const contractorOfferSchema = z
+  .object({
+    offer_id: z.string(),
+    attempt: z
+      .number()
+      .int()
+      .describe("1 when you are the first contractor offered this job, 2 the next, ..."),
+    offered_at: z.iso.datetime(),
+    deadline_at: z.iso
+      .datetime()
+      .describe("Accept before this time, or the job goes to the next contractor."),
+    ...jobBase,
+  })
+  .meta({ id: "ContractorOffer" });
+
+export const contractorJobSchema = z
+  .object({
+    ...jobBase,
+    status: z.enum(ORDER_STATUSES),
+    address: z.string().nullable(),
+    location_name: z.string().nullable(),
+    accepted_at: z.iso.datetime().nullable(),
+    eta_at: z.iso.datetime().nullable(),
+  })
+  .meta({ id: "ContractorJob" });
+
+function job(order: OrdersTable) {
+  return {
+    order_id: order.id,
+    trade: order.trade,
+    urgency: order.urgency,
+    description: order.description,
+    location: { state: order.state, zip: order.zip, city: order.city },
+    nte_cents: order.nte_cents === null ? null : Number(order.nte_cents),
+    estimated_cost_cents: Number(order.estimated_cost_cents),
+  };
+}
+
+function offerView(offer: OffersTable, order: OrdersTable) {
+  return {
+    offer_id: offer.id,
+    attempt: Number(offer.attempt),
+    offered_at: offer.offered_at,
+    deadline_at: offer.deadline_at,
+    ...job(order),
+  };
+}
+
+function jobView(order: OrdersTable) {
+  return {
+    ...job(order),
+    status: order.status as (typeof ORDER_STATUSES)[number],
+    address: order.address,
+    location_name: order.location_name,
+    accepted_at: order.accepted_at ?? null,
+    eta_at: order.eta_at ?? null,
+  };
+}
+
+export const contractorOffersOperation = defineOperation({
+  id: "contractorOffers",
+  name: "contractor.offers",
+  summary: "List your pending offers",
+  description:
+    "The jobs offered to you that wait for your answer, newest first, each with its deadline. Accept or " +
+    "decline before the deadline; after it, the job goes to the next contractor.",
+  access: "contractor",
+  limit: "key",
+  http: { method: "GET", path: "/api/contractor/v1/offers", input: "query" },
+  input: z.strictObject({}),
+  output: z.object({ offers: z.array(contractorOfferSchema) }).meta({ id: "ContractorOfferList" }),
+  example: {},
+  async handler(ctx) {
+    const { store } = ctx.services;
+    const offers = await store.contractorOffers(contractorOf(ctx), "pending", 200);
+    const orders = new Map((await store.ordersByIds(offers.map((o) => o.order_id))).map((o) => [o.id, o]));
+    return {
+      offers: offers.flatMap((o) => {
+        const order = orders.get(o.order_id);
+        return order ? [offerView(o, order)] : [];
+      }),
+    };
+  },
+});
+
+export const contractorJobsOperation = defineOperation({
+  id: "contractorJobs",
+  name: "contractor.jobs",
+  summary: "List your active jobs",
+  description: "The jobs you hold (accepted, en route or on site), newest first, with the address.",
+  access: "contractor",
+  limit: "key",
+  http: { method: "GET", path: "/api/contractor/v1/jobs", input: "query" },
+  input: z.strictObject({}),
+  output: z.object({ jobs: z.array(contractorJobSchema) }).meta({ id: "ContractorJobList" }),
+  example: {},
+  async handler(ctx) {
+    const orders = await ctx.services.store.contractorOrders(
+      contractorOf(ctx),
+      ["accepted", "en_route", "on_site"],
+      200,
+    );
+    return { jobs: orders.map(jobView) };
+  },
+});
+
+export const contractorAcceptOperation = defineOperation({
+  id: "contractorAcceptOffer",
+  name: "contractor.accept_offer",
+  summary: "Accept an offer",
+  description: "Takes the job offered to you. 409 invalid_transition once the offer expired or was settled.",
+  access: "contractor",
+  limit: "key",
+  http: { method: "POST", path: "/api/contractor/v1/offers/accept", input: "body" },
+  problems: [404, 409],
+  input: z.strictObject({ offer_id: z.string().min(1).max(64).describe("The offer_id from your offers.") }),
+  output: contractorJobSchema,
+  example: { offer_id: "ofr_0VberZOdAb12Cd34Ef56" },
+  async handler(ctx, input) {
+    const contractorId = contractorOf(ctx);
+    const order = await ctx.services.lifecycle.accept(
+      contractorId,
+      input.offer_id,
+      `contractor:${contractorId}`,
+    );
+    return jobView(order);
+  },
+});
+
+export const contractorDeclineOperation = defineOperation({
+  id: "contractorDeclineOffer",
+  name: "contractor.decline_offer",
+  summary: "Decline an offer",
+  description: "Turns the job down; it goes to the next contractor in the ranking at once.",
+  access: "contractor",
+  limit: "key",
+  http: { method: "POST", path: "/api/contractor/v1/offers/decline", input: "body" },
+  problems: [404, 409],
+  input: z.strictObject({
+    offer_id: z.string().min(1).max(64),
+    reason: z.string().max(500).optional().describe("Why, if you wish to say."),
+  }),
+  output: z.object({ offer_id: z.string(), status: z.literal("declined") }).meta({ id: "DeclinedOffer" }),
+  example: { offer_id: "ofr_0VberZOdAb12Cd34Ef56", reason: "fully booked today" },
+  async handler(ctx, input) {
+    const contractorId = contractorOf(ctx);
+    await ctx.services.lifecycle.decline(
+      contractorId,
+      input.offer_id,
+      input.reason ?? null,
+      `contractor:${contractorId}`,
+    );
+    return { offer_id: input.offer_id, status: "declined" as const };
+  },
+});
+
+export const contractorReportOperation = defineOperation({
+  id: "contractorReportStatus",
+  name: "contractor.report_status",
+  summary: "Report a job's progress",
+  description:
+    "Moves your job on: en_route (with eta_minutes), on_site, completed (with final_cost_cents) or " +
+    "cannot_complete (with a reason). Only the next steps of the order's status are possible: anything " +
+    "else answers 409 invalid_transition naming the current status.",
+  access: "contractor",
+  limit: "key",
+  http: { method: "POST", path: "/api/contractor/v1/jobs/status", input: "body" },
+  problems: [404, 409],
+  input: z.discriminatedUnion("status", [
+    z.strictObject({
+      order_id: z.string().min(1).max(64),
+      status: z.literal("en_route"),
+      eta_minutes: z
+        .number()
+        .int()
+        .min(1)
+        .max(24 * 60)
+        .describe("Minutes until you arrive."),
+    }),
+    z.strictObject({ order_id: z.string().min(1).max(64), status: z.literal("on_site") }),
+    z.strictObject({
+      order_id: z.string().min(1).max(64),
+      status: z.literal("completed"),
+      final_cost_cents: z.number().int().min(0).max(100_000_000).describe("What the work cost, in cents."),
+    }),
+    z.strictObject({
+      order_id: z.string().min(1).max(64),
+      status: z.literal("cannot_complete"),
+      reason: z.string().min(1).max(1000),
+    }),
+  ]),
+  output: contractorJobSchema,
+  example: { order_id: "ord_0VberZOdAb12Cd34Ef56", status: "en_route", eta_minutes: 25 },
+  async handler(ctx, input) {
+    const contractorId = contractorOf(ctx);
+    const { order_id, ...report } = input;
+    const order = await ctx.services.lifecycle.report(
+      contractorId,
+      order_id,
+      report,
+      `contractor:${contractorId}`,
+    );
+    return jobView(order);
+  },
+});
+
+export const orderCancelOperation = defineOperation({
+  id: "dispatchOrderCancel",
+  name: "dispatch.order_cancel",
+  summary: "Cancel your work order",
+  description:
+    "Cancels one of your orders before the contractor is on site (409 invalid_transition after that, " +
+    "naming the current status). A pending offer is withdrawn and the contractor's capacity given back.",
+  access: "key",
+  limit: "key",
+  http: { method: "POST", path: "/api/dispatch/v1/orders/cancel", input: "body" },
+  problems: [404, 409],
+  input: z.strictObject({
+    order_id: z.string().min(1).max(64),
+    reason: z.string().max(1000).optional().describe("Why, for the record."),
+  }),
+  output: orderSchema.omit({ seals: true, seal: true }).meta({ id: "CancelledOrder" }),
+  example: { order_id: "ord_0VberZOdAb12Cd34Ef56", reason: "fixed it ourselves" },
+  async handler(ctx, input) {
+    const principal = principalOf(ctx);
+    const { store, lifecycle } = ctx.services;
+    const order = await store.findOrder(input.order_id, principal.accountId, principal.livemode);
+    if (!order) throw new ApiError("not_found", `No order ${input.order_id} for this key.`);
+    const cancelled = await lifecycle.cancel(order, input.reason ?? null, "caller", `key:${principal.keyId}`);
+    const { seal: _seal, seals: _seals, ...view } = orderView(cancelled, ctx.baseUrl, []);
+    return view;
+  },
+});

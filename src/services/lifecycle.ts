@@ -1,0 +1,431 @@
+// The work order's life after creation: offers and the cascade, the contractor's answers and progress,
+// the caller's cancellation, and the sandbox's simulated contractors. Every change goes through the state
+// machine (domain/lifecycle.ts), is written with a conditional update (the status it changes from must
+// still hold, so two processes or two requests cannot both move an order), and is sealed in the audit log
+// in the same transaction.
+//
+// Deadlines live in the store. Each process sweeps due offers every OFFER_SWEEP_MS; an offer is settled
+// by a conditional update, so a restart neither loses a deadline nor fires one twice.
+
+import { type Actor, sealRecord } from "../audit/record.js";
+import {
+  type Action,
+  holdsContractor,
+  type OrderStatus,
+  type Role,
+  transition,
+} from "../domain/lifecycle.js";
+import { ApiError } from "../errors.js";
+import { newSortableId } from "../ids.js";
+import type { OffersTable, OrdersTable } from "../storage/schema.js";
+import type { Store, WriteTx } from "../storage/store.js";
+
+/** How long a contractor has to answer an offer, by urgency (live orders). */
+export const OFFER_WINDOW_MS: Record<string, number> = {
+  emergency: 5 * 60_000,
+  urgent: 15 * 60_000,
+  routine: 60 * 60_000,
+};
+/** Sandbox offers expire sooner, so that an integrator sees the cascade in seconds. */
+export const SANDBOX_OFFER_WINDOW_MS = 20_000;
+/** Contractors offered the job, one after another, before a dispatcher takes over. */
+export const MAX_OFFERS = 3;
+export const OFFER_SWEEP_MS = 1_000;
+/** The sandbox's simulated contractors answer an offer, and move a job on, after this long. */
+export const SANDBOX_STEP_MS = 3_000;
+
+/** Values in a sandbox order's description that force an outcome. */
+export const SANDBOX_MARKERS = {
+  decline: "[sandbox:decline]",
+  noAnswer: "[sandbox:no_answer]",
+  cannotComplete: "[sandbox:cannot_complete]",
+} as const;
+
+export function offerDeadline(urgency: string, livemode: boolean, now: Date): string {
+  const window = livemode
+    ? (OFFER_WINDOW_MS[urgency] ?? OFFER_WINDOW_MS.routine ?? 3_600_000)
+    : SANDBOX_OFFER_WINDOW_MS;
+  return new Date(now.getTime() + window).toISOString();
+}
+
+export type NextOffer = { status: "offered"; offer: OffersTable } | { status: "needs_dispatcher" };
+
+/**
+ * Picks the best-ranked contractor not yet tried that has capacity (taking one unit of it, inside the
+ * caller's transaction) and makes its offer, which the caller writes with tx.insertOffer; or says the
+ * cascade ran out.
+ */
+export async function offerNext(
+  tx: WriteTx,
+  order: Pick<OrdersTable, "id" | "livemode" | "urgency">,
+  ranking: readonly string[],
+  tried: ReadonlySet<string>,
+  attempt: number,
+  now: Date,
+): Promise<NextOffer> {
+  if (attempt > MAX_OFFERS) return { status: "needs_dispatcher" };
+  for (const contractorId of ranking) {
+    if (tried.has(contractorId)) continue;
+    if (!(await tx.reserveContractor(contractorId))) continue;
+    const offer: OffersTable = {
+      id: newSortableId("ofr"),
+      order_id: order.id,
+      contractor_id: contractorId,
+      livemode: order.livemode,
+      attempt,
+      status: "pending",
+      offered_at: now.toISOString(),
+      deadline_at: offerDeadline(order.urgency, order.livemode === 1, now),
+      responded_at: null,
+      reason: null,
+    };
+    return { status: "offered", offer };
+  }
+  return { status: "needs_dispatcher" };
+}
+
+function ranking(order: OrdersTable): string[] {
+  try {
+    const ids: unknown = JSON.parse(order.ranking ?? "[]");
+    return Array.isArray(ids) ? ids.filter((x): x is string => typeof x === "string") : [];
+  } catch {
+    return [];
+  }
+}
+
+/** 409 invalid_transition naming the current status, for a move the state machine refuses. */
+function checkTransition(current: string, action: Action, role: Role): OrderStatus {
+  try {
+    return transition(current as OrderStatus, action, role);
+  } catch (error) {
+    throw new ApiError("invalid_transition", (error as Error).message, {
+      extra: { current_status: current },
+    });
+  }
+}
+
+export type ProgressReport =
+  | { status: "en_route"; eta_minutes: number }
+  | { status: "on_site" }
+  | { status: "completed"; final_cost_cents: number }
+  | { status: "cannot_complete"; reason: string };
+
+const REPORT_ACTION: Record<ProgressReport["status"], Action> = {
+  en_route: "depart",
+  on_site: "arrive",
+  completed: "complete",
+  cannot_complete: "cannot_complete",
+};
+
+export class OrderLifecycle {
+  private timer: NodeJS.Timeout | null = null;
+  private running: Promise<void> | null = null;
+
+  constructor(
+    private readonly store: Store,
+    private readonly options: {
+      now?: () => Date;
+      logger?: { error(obj: object, msg: string): void };
+      /** Told when a contractor's capacity is given back (the in-memory index of this process). */
+      onRelease?: (contractorId: string) => void;
+    } = {},
+  ) {}
+
+  /** Gives a contractor's unit of capacity back in the store, and to this process's index once committed. */
+  private async release(tx: WriteTx, contractorId: string, released: string[]): Promise<void> {
+    await tx.releaseContractor(contractorId);
+    released.push(contractorId);
+  }
+
+  private write<T>(work: (tx: WriteTx, released: string[]) => Promise<T>): Promise<T> {
+    const released: string[] = [];
+    return this.store
+      .write((tx) => {
+        released.length = 0; // a retried batch runs the work again
+        return work(tx, released);
+      })
+      .then((result) => {
+        for (const id of released) this.options.onRelease?.(id);
+        return result;
+      });
+  }
+
+  private now(): Date {
+    return this.options.now?.() ?? new Date();
+  }
+
+  private record(
+    tx: WriteTx,
+    order: OrdersTable,
+    kind: Parameters<typeof sealRecord>[0]["kind"],
+    actor: Actor,
+    at: string,
+    data: Record<string, unknown>,
+  ): void {
+    tx.appendAudit(
+      sealRecord({
+        kind,
+        at,
+        accountId: order.account_id,
+        livemode: order.livemode === 1,
+        orderId: order.id,
+        actor,
+        data,
+      }),
+    );
+  }
+
+  /**
+   * Settles a pending offer as declined or expired, gives the contractor's capacity back and offers the
+   * job to the next contractor (or hands it to a dispatcher). Returns false when the offer was no longer
+   * pending: another process or request settled it first.
+   */
+  async moveOn(
+    offerId: string,
+    outcome: "declined" | "expired",
+    actor: Actor,
+    reason: string | null,
+  ): Promise<boolean> {
+    const now = this.now();
+    const at = now.toISOString();
+    return this.write(async (tx, released) => {
+      if (!(await tx.settleOffer(offerId, outcome, at, reason))) return false;
+      const offer = (await tx.offerById(offerId)) as OffersTable;
+      await this.release(tx, offer.contractor_id, released);
+      const order = await tx.orderById(offer.order_id);
+      if (!order) return true;
+      this.record(
+        tx,
+        order,
+        outcome === "declined" ? "order.offer_declined" : "order.offer_expired",
+        actor,
+        at,
+        {
+          offer_id: offer.id,
+          contractor_id: offer.contractor_id,
+          attempt: offer.attempt,
+          reason,
+        },
+      );
+      // The order moved on meanwhile (cancelled, assigned by hand): nothing more to offer.
+      if (order.status !== "offered" || order.contractor_id !== offer.contractor_id) return true;
+      const offers = await tx.offersOfOrder(order.id);
+      const next = await offerNext(
+        tx,
+        order,
+        ranking(order),
+        new Set(offers.map((o) => o.contractor_id)),
+        offers.length + 1,
+        now,
+      );
+      const status = transition("offered", next.status === "offered" ? "reoffer" : "exhaust", "system");
+      await tx.updateOrder(order.id, "offered", {
+        status,
+        contractor_id: next.status === "offered" ? next.offer.contractor_id : null,
+        updated_at: at,
+      });
+      if (next.status === "offered") {
+        tx.insertOffer(next.offer);
+        this.record(tx, order, "order.offered", "system:dispatch", at, {
+          offer_id: next.offer.id,
+          contractor_id: next.offer.contractor_id,
+          attempt: next.offer.attempt,
+          deadline_at: next.offer.deadline_at,
+        });
+      } else {
+        this.record(tx, order, "order.needs_dispatcher", "system:dispatch", at, {
+          offers_made: offers.length,
+          max_offers: MAX_OFFERS,
+        });
+      }
+      return true;
+    });
+  }
+
+  /** A contractor accepts its pending offer: the order becomes accepted. */
+  async accept(contractorId: string, offerId: string, actor: Actor): Promise<OrdersTable> {
+    const at = this.now().toISOString();
+    return this.write(async (tx) => {
+      const offer = await tx.offerById(offerId);
+      if (!offer || offer.contractor_id !== contractorId) {
+        throw new ApiError("not_found", `You have no offer ${offerId}.`);
+      }
+      const order = (await tx.orderById(offer.order_id)) as OrdersTable;
+      if (offer.status !== "pending" || offer.deadline_at <= at) {
+        throw new ApiError(
+          "invalid_transition",
+          `The offer is ${offer.status === "pending" ? "expired" : offer.status}: it can no longer be accepted.`,
+          {
+            extra: { current_status: order.status },
+          },
+        );
+      }
+      const status = checkTransition(order.status, "accept", "contractor");
+      if (!(await tx.settleOffer(offer.id, "accepted", at, null))) {
+        throw new ApiError("invalid_transition", "The offer was settled meanwhile.", {
+          extra: { current_status: order.status },
+        });
+      }
+      const patch = { status, accepted_at: at, updated_at: at };
+      if (!(await tx.updateOrder(order.id, "offered", patch))) {
+        throw new ApiError("invalid_transition", "The order changed meanwhile.", {
+          extra: { current_status: order.status },
+        });
+      }
+      this.record(tx, order, "order.accepted", actor, at, {
+        offer_id: offer.id,
+        contractor_id: contractorId,
+      });
+      return { ...order, ...patch };
+    });
+  }
+
+  /** A contractor declines its pending offer: the job moves to the next contractor. */
+  async decline(contractorId: string, offerId: string, reason: string | null, actor: Actor): Promise<void> {
+    const offer = await this.store.write((tx) => tx.offerById(offerId));
+    if (!offer || offer.contractor_id !== contractorId)
+      throw new ApiError("not_found", `You have no offer ${offerId}.`);
+    if (offer.status !== "pending" || !(await this.moveOn(offerId, "declined", actor, reason))) {
+      throw new ApiError(
+        "invalid_transition",
+        `The offer is ${offer.status === "pending" ? "settled" : offer.status}: it can no longer be declined.`,
+        {
+          extra: { current_status: offer.status },
+        },
+      );
+    }
+  }
+
+  /** The contractor on the job reports its progress. */
+  async report(
+    contractorId: string,
+    orderId: string,
+    report: ProgressReport,
+    actor: Actor,
+  ): Promise<OrdersTable> {
+    const at = this.now();
+    const iso = at.toISOString();
+    return this.write(async (tx, released) => {
+      const order = await tx.orderById(orderId);
+      if (!order || order.contractor_id !== contractorId)
+        throw new ApiError("not_found", `You have no job ${orderId}.`);
+      const status = checkTransition(order.status, REPORT_ACTION[report.status], "contractor");
+      const patch: Partial<OrdersTable> = { status, updated_at: iso };
+      if (report.status === "en_route")
+        patch.eta_at = new Date(at.getTime() + report.eta_minutes * 60_000).toISOString();
+      if (report.status === "completed") {
+        patch.final_cost_cents = report.final_cost_cents;
+        patch.completed_at = iso;
+      }
+      if (report.status === "cannot_complete") patch.status_reason = report.reason;
+      if (!(await tx.updateOrder(order.id, order.status, patch))) {
+        throw new ApiError("invalid_transition", "The order changed meanwhile; read it again.", {
+          extra: { current_status: order.status },
+        });
+      }
+      if (holdsContractor(order.status as OrderStatus) && !holdsContractor(status)) {
+        await this.release(tx, contractorId, released);
+      }
+      this.record(tx, order, "order.status_changed", actor, iso, {
+        from: order.status,
+        ...report,
+        to: status,
+      });
+      return { ...order, ...patch };
+    });
+  }
+
+  /** The caller cancels its own order (before the contractor is on site). */
+  async cancel(order: OrdersTable, reason: string | null, role: Role, actor: Actor): Promise<OrdersTable> {
+    const at = this.now().toISOString();
+    return this.write(async (tx, released) => {
+      const current = (await tx.orderById(order.id)) as OrdersTable;
+      const status = checkTransition(current.status, "cancel", role);
+      const patch = { status, status_reason: reason, updated_at: at };
+      if (!(await tx.updateOrder(current.id, current.status, patch))) {
+        throw new ApiError("invalid_transition", "The order changed meanwhile; read it again.", {
+          extra: { current_status: current.status },
+        });
+      }
+      if (holdsContractor(current.status as OrderStatus) && current.contractor_id) {
+        await this.release(tx, current.contractor_id, released);
+      }
+      for (const offer of await tx.offersOfOrder(current.id)) {
+        if (offer.status === "pending") await tx.settleOffer(offer.id, "withdrawn", at, "order cancelled");
+      }
+      this.record(tx, current, "order.cancelled", actor, at, { from: current.status, reason });
+      return { ...current, ...patch };
+    });
+  }
+
+  /** Expires due offers, then plays the sandbox's simulated contractors. */
+  async tick(): Promise<void> {
+    const now = this.now();
+    for (const offer of await this.store.dueOffers(now.toISOString(), 100)) {
+      await this.moveOn(offer.id, "expired", "system:dispatch", null);
+    }
+    await this.playSandbox(now);
+  }
+
+  private async playSandbox(now: Date): Promise<void> {
+    const cutoff = new Date(now.getTime() - SANDBOX_STEP_MS).toISOString();
+    const offers = await this.store.sandboxOffers(cutoff, 100);
+    const orders = new Map(
+      (await this.store.ordersByIds(offers.map((o) => o.order_id))).map((o) => [o.id, o]),
+    );
+    const actor = "system:sandbox" as const;
+    for (const offer of offers) {
+      const description = orders.get(offer.order_id)?.description ?? "";
+      if (description.includes(SANDBOX_MARKERS.noAnswer)) continue; // left to expire
+      try {
+        if (description.includes(SANDBOX_MARKERS.decline)) {
+          await this.moveOn(
+            offer.id,
+            "declined",
+            actor,
+            "declined by the sandbox (as the description asked)",
+          );
+        } else {
+          await this.accept(offer.contractor_id, offer.id, actor);
+        }
+      } catch (error) {
+        if (!(error instanceof ApiError)) throw error; // settled meanwhile: nothing to do
+      }
+    }
+    for (const order of await this.store.sandboxOrdersIn(["accepted", "en_route", "on_site"], cutoff, 100)) {
+      if (!order.contractor_id) continue;
+      const report: ProgressReport =
+        order.status === "accepted"
+          ? { status: "en_route", eta_minutes: 20 }
+          : order.status === "en_route"
+            ? { status: "on_site" }
+            : order.description.includes(SANDBOX_MARKERS.cannotComplete)
+              ? { status: "cannot_complete", reason: "could not complete (as the description asked)" }
+              : { status: "completed", final_cost_cents: Number(order.estimated_cost_cents) };
+      try {
+        await this.report(order.contractor_id, order.id, report, actor);
+      } catch (error) {
+        if (!(error instanceof ApiError)) throw error;
+      }
+    }
+  }
+
+  start(intervalMs = OFFER_SWEEP_MS): void {
+    if (this.timer || intervalMs <= 0) return;
+    this.timer = setInterval(() => {
+      if (this.running) return;
+      this.running = this.tick()
+        .catch((err: unknown) => this.options.logger?.error({ err }, "order lifecycle sweep failed"))
+        .finally(() => {
+          this.running = null;
+        });
+    }, intervalMs);
+    this.timer.unref();
+  }
+
+  async stop(): Promise<void> {
+    if (this.timer) clearInterval(this.timer);
+    this.timer = null;
+    await this.running;
+  }
+}

@@ -1,0 +1,281 @@
+// The work order's life through the HTTP API: offers and the cascade (decline, expiry, exhaustion),
+// deadlines kept in the store, the contractor's answers and progress, the caller's cancellation, what a
+// contractor may see, and the sandbox's simulated contractors.
+
+import { afterEach, describe, expect, it } from "vitest";
+import {
+  MAX_OFFERS,
+  OrderLifecycle,
+  SANDBOX_MARKERS,
+  SANDBOX_STEP_MS,
+} from "../../src/services/lifecycle.js";
+import { liveContractor, testRecord } from "../helpers/fixtures.js";
+import { createHarness, type Harness, ORDER_PATH } from "../helpers/harness.js";
+
+const OFFERS = "/api/contractor/v1/offers";
+const ACCEPT = "/api/contractor/v1/offers/accept";
+const DECLINE = "/api/contractor/v1/offers/decline";
+const JOBS = "/api/contractor/v1/jobs";
+const REPORT = "/api/contractor/v1/jobs/status";
+const CANCEL = "/api/dispatch/v1/orders/cancel";
+const JOB = {
+  trade: "plumbing",
+  location: { state: "CA", zip: "94103", address: "1 Market St" },
+  description: "Leak under the sink",
+  reference_id: "WO-77",
+};
+
+const open: Harness[] = [];
+afterEach(async () => {
+  for (const h of open.splice(0)) await h.close();
+});
+
+/** A harness with `n` live plumbers in CA, their ids, a caller key and a contractor key per plumber. */
+async function setup(n = MAX_OFFERS + 1) {
+  const h = await createHarness();
+  open.push(h);
+  const ids = Array.from({ length: n }, (_, i) => `ctr_live${i}${Math.random().toString(36).slice(2, 8)}`);
+  await h.services.store.insertContractors(
+    ids.map((id, i) => liveContractor({ id, rating: 4.9 - i * 0.2, maxActiveJobs: 3 })),
+    testRecord(),
+  );
+  await h.services.pool.load();
+  const caller = await h.key("acme", "live");
+  const keys = new Map<string, string>();
+  for (const id of ids) {
+    const issued = await h.services.keys.issue({
+      accountName: "crew",
+      mode: "live",
+      actor: "operator:test",
+      kind: "contractor",
+      contractorId: id,
+    });
+    keys.set(id, issued.key);
+  }
+  return { h, ids, caller, keys };
+}
+
+async function order(h: Harness, key: string, body: Record<string, unknown> = JOB) {
+  const res = await h.post(ORDER_PATH, body, { "x-api-key": key });
+  expect(res.statusCode, res.body).toBe(200);
+  return res.json() as { order_id: string; status: string; contractor_ref: string | null };
+}
+
+async function holder(h: Harness, orderId: string): Promise<string | null> {
+  return (await h.services.store.ordersByIds([orderId]))[0]?.contractor_id ?? null;
+}
+
+async function pendingOffer(h: Harness, key: string, orderId: string) {
+  const res = await h.get(OFFERS, { "x-api-key": key });
+  expect(res.statusCode).toBe(200);
+  return (res.json().offers as Array<Record<string, unknown>>).find((o) => o.order_id === orderId);
+}
+
+async function kinds(h: Harness, key: string, orderId: string): Promise<string[]> {
+  const res = await h.get(`/api/audit?order_id=${orderId}&limit=200`, { "x-api-key": key });
+  return (res.json().records as Array<{ kind: string }>).map((r) => r.kind);
+}
+
+async function activeJobs(h: Harness): Promise<number> {
+  return (await h.services.store.activeJobCounts()).reduce((sum, [, n]) => sum + n, 0);
+}
+
+describe("offers and the cascade", () => {
+  it("offers the job to the best contractor, moves down the ranking on a decline, and hands it to a dispatcher when the tries run out", async () => {
+    const { h, caller, keys } = await setup();
+    const created = await order(h, caller);
+    expect(created.status).toBe("offered");
+    const tried: string[] = [];
+    for (let i = 0; i < MAX_OFFERS; i++) {
+      const current = (await holder(h, created.order_id)) as string;
+      expect(tried).not.toContain(current);
+      tried.push(current);
+      const offer = await pendingOffer(h, keys.get(current) as string, created.order_id);
+      expect(offer?.attempt).toBe(i + 1);
+      const res = await h.post(
+        DECLINE,
+        { offer_id: offer?.offer_id, reason: "booked" },
+        { "x-api-key": keys.get(current) as string },
+      );
+      expect(res.statusCode, res.body).toBe(200);
+    }
+    const after = (
+      await h.get(`/api/dispatch/v1/orders/${created.order_id}`, { "x-api-key": caller })
+    ).json();
+    expect(after.status).toBe("needs_dispatcher");
+    expect(after.contractor_ref).toBeNull();
+    expect(await activeJobs(h)).toBe(0); // every declined offer gave its capacity back
+    const trail = await kinds(h, caller, created.order_id);
+    expect(trail.filter((k) => k === "order.offer_declined")).toHaveLength(MAX_OFFERS);
+    expect(trail.filter((k) => k === "order.offered")).toHaveLength(MAX_OFFERS - 1);
+    expect(trail).toContain("order.needs_dispatcher");
+  });
+
+  it("expires an unanswered offer from the store's deadline, exactly once even with two sweepers, after a restart", async () => {
+    const { h, caller } = await setup();
+    const created = await order(h, caller);
+    const first = await holder(h, created.order_id);
+    // Nothing is due yet.
+    await h.services.lifecycle.tick();
+    expect(await holder(h, created.order_id)).toBe(first);
+    // Two fresh sweepers (as after a restart: nothing in memory), an hour later, at once.
+    const later = () => new Date(Date.now() + 2 * 3_600_000);
+    const a = new OrderLifecycle(h.services.store, { now: later });
+    const b = new OrderLifecycle(h.services.store, { now: later });
+    await Promise.all([a.tick(), b.tick()]);
+    const second = await holder(h, created.order_id);
+    expect(second).not.toBe(first);
+    const trail = await kinds(h, caller, created.order_id);
+    expect(trail.filter((k) => k === "order.offer_expired")).toHaveLength(1);
+    expect(trail.filter((k) => k === "order.offered")).toHaveLength(1);
+    expect(await activeJobs(h)).toBe(1);
+  });
+});
+
+describe("the contractor's side", () => {
+  it("accepts, reports en route, on site and completed; out-of-order reports answer 409 naming the status", async () => {
+    const { h, caller, keys } = await setup();
+    const created = await order(h, caller);
+    const contractor = (await holder(h, created.order_id)) as string;
+    const key = keys.get(contractor) as string;
+    const offer = await pendingOffer(h, key, created.order_id);
+    // What a contractor sees of the caller: only what the job needs.
+    expect(offer).not.toHaveProperty("reference_id");
+    expect(offer).not.toHaveProperty("account_id");
+    expect(offer).not.toHaveProperty("callback_url");
+    expect(offer).not.toHaveProperty("address");
+    const accepted = await h.post(ACCEPT, { offer_id: offer?.offer_id }, { "x-api-key": key });
+    expect(accepted.statusCode, accepted.body).toBe(200);
+    expect(accepted.json()).toMatchObject({ status: "accepted", address: "1 Market St" });
+
+    const early = await h.post(
+      REPORT,
+      { order_id: created.order_id, status: "completed", final_cost_cents: 100 },
+      { "x-api-key": key },
+    );
+    expect(early.statusCode).toBe(409);
+    expect(early.json()).toMatchObject({ code: "invalid_transition", current_status: "accepted" });
+    expect(early.json().detail).toMatch(/The order is accepted/);
+
+    const jobs = (await h.get(JOBS, { "x-api-key": key })).json().jobs;
+    expect(jobs.map((j: { order_id: string }) => j.order_id)).toContain(created.order_id);
+    for (const report of [
+      { status: "en_route", eta_minutes: 30 },
+      { status: "on_site" },
+      { status: "completed", final_cost_cents: 18_500 },
+    ]) {
+      const res = await h.post(REPORT, { order_id: created.order_id, ...report }, { "x-api-key": key });
+      expect(res.statusCode, res.body).toBe(200);
+      expect(res.json().status).toBe(report.status);
+    }
+    const done = (await h.get(`/api/dispatch/v1/orders/${created.order_id}`, { "x-api-key": caller })).json();
+    expect(done).toMatchObject({ status: "completed", final_cost_cents: 18_500 });
+    expect(await activeJobs(h)).toBe(0);
+    // Accepting again: the offer is settled.
+    expect((await h.post(ACCEPT, { offer_id: offer?.offer_id }, { "x-api-key": key })).statusCode).toBe(409);
+  });
+
+  it("keeps contractors to their own offers and jobs, and callers out of the contractor's operations", async () => {
+    const { h, caller, keys, ids } = await setup();
+    const created = await order(h, caller);
+    const holderId = (await holder(h, created.order_id)) as string;
+    const stranger = keys.get(ids.find((id) => id !== holderId) as string) as string;
+    const offer = await pendingOffer(h, keys.get(holderId) as string, created.order_id);
+    expect(await pendingOffer(h, stranger, created.order_id)).toBeUndefined();
+    expect((await h.post(ACCEPT, { offer_id: offer?.offer_id }, { "x-api-key": stranger })).statusCode).toBe(
+      404,
+    );
+    expect((await h.post(DECLINE, { offer_id: offer?.offer_id }, { "x-api-key": stranger })).statusCode).toBe(
+      404,
+    );
+    const report = await h.post(
+      REPORT,
+      { order_id: created.order_id, status: "on_site" },
+      { "x-api-key": stranger },
+    );
+    expect(report.statusCode).toBe(404);
+    for (const path of [OFFERS, JOBS]) {
+      const res = await h.get(path, { "x-api-key": caller });
+      expect(res.statusCode).toBe(403);
+      expect(res.json().code).toBe("key_kind_not_allowed");
+    }
+    expect((await h.post(ACCEPT, { offer_id: offer?.offer_id }, { "x-api-key": caller })).statusCode).toBe(
+      403,
+    );
+    expect((await h.post(CANCEL, { order_id: created.order_id }, { "x-api-key": stranger })).statusCode).toBe(
+      403,
+    );
+  });
+});
+
+describe("the caller's cancellation", () => {
+  it("cancels before the contractor is on site, withdrawing the offer and its capacity; not after", async () => {
+    const { h, caller, keys } = await setup();
+    const early = await order(h, caller);
+    const offered = (await holder(h, early.order_id)) as string;
+    expect(h.services.pool.index.jobsOf(offered)).toBe(1);
+    const res = await h.post(
+      CANCEL,
+      { order_id: early.order_id, reason: "fixed it" },
+      { "x-api-key": caller },
+    );
+    expect(res.statusCode, res.body).toBe(200);
+    expect(res.json()).toMatchObject({ status: "cancelled", status_reason: "fixed it" });
+    expect(await activeJobs(h)).toBe(0);
+    expect(h.services.pool.index.jobsOf(offered)).toBe(0); // this process's index too
+    expect(
+      (await h.post(CANCEL, { order_id: early.order_id }, { "x-api-key": caller })).json(),
+    ).toMatchObject({
+      code: "invalid_transition",
+      current_status: "cancelled",
+    });
+
+    const late = await order(h, caller);
+    const contractor = (await holder(h, late.order_id)) as string;
+    const key = keys.get(contractor) as string;
+    const offer = await pendingOffer(h, key, late.order_id);
+    await h.post(ACCEPT, { offer_id: offer?.offer_id }, { "x-api-key": key });
+    await h.post(
+      REPORT,
+      { order_id: late.order_id, status: "en_route", eta_minutes: 5 },
+      { "x-api-key": key },
+    );
+    await h.post(REPORT, { order_id: late.order_id, status: "on_site" }, { "x-api-key": key });
+    const refused = await h.post(CANCEL, { order_id: late.order_id }, { "x-api-key": caller });
+    expect(refused.statusCode).toBe(409);
+    expect(refused.json().current_status).toBe("on_site");
+    const other = await h.key("someone-else", "live");
+    expect((await h.post(CANCEL, { order_id: late.order_id }, { "x-api-key": other })).statusCode).toBe(404);
+  });
+});
+
+describe("sandbox", () => {
+  it("plays the whole lifecycle with simulated contractors, and forces a decline or silence on request", async () => {
+    const h = await createHarness();
+    open.push(h);
+    const at = (steps: number) => () => new Date(Date.now() + steps * (SANDBOX_STEP_MS + 500));
+    const normal = await order(h, h.sandboxKey, { ...JOB, description: "Leak under the sink" });
+    const declined = await order(h, h.sandboxKey, { ...JOB, description: `Leak ${SANDBOX_MARKERS.decline}` });
+    const silent = await order(h, h.sandboxKey, { ...JOB, description: `Leak ${SANDBOX_MARKERS.noAnswer}` });
+    const seen: string[] = [];
+    for (let step = 1; step <= 5; step++) {
+      await new OrderLifecycle(h.services.store, { now: at(step) }).tick();
+      seen.push((await h.services.store.ordersByIds([normal.order_id]))[0]?.status as string);
+    }
+    expect(seen).toEqual(["accepted", "en_route", "on_site", "completed", "completed"]);
+    expect(await kinds(h, h.sandboxKey, normal.order_id)).toEqual([
+      "order.created",
+      "order.matched",
+      "order.accepted",
+      "order.status_changed",
+      "order.status_changed",
+      "order.status_changed",
+    ]);
+    expect(await kinds(h, h.sandboxKey, declined.order_id)).toContain("order.offer_declined");
+    // Silence: nobody answers, until the sandbox's 20 s offer window has passed.
+    const silentKinds = () => kinds(h, h.sandboxKey, silent.order_id);
+    expect(await silentKinds()).toEqual(["order.created", "order.matched"]);
+    await new OrderLifecycle(h.services.store, { now: () => new Date(Date.now() + 25_000) }).tick();
+    expect(await silentKinds()).toContain("order.offer_expired");
+  });
+});
