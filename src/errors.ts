@@ -13,6 +13,7 @@ export const ERROR_CODES = {
   method_not_allowed: { status: 405, title: "Method not allowed" },
   not_acceptable: { status: 406, title: "Not acceptable" },
   invalid_transition: { status: 409, title: "Not possible in the order's current status" },
+  contractor_unavailable: { status: 409, title: "Contractor unavailable" },
   idempotency_request_in_progress: { status: 409, title: "Request with this Idempotency-Key is in progress" },
   payload_too_large: { status: 413, title: "Request body too large" },
   unsupported_media_type: { status: 415, title: "Unsupported media type" },

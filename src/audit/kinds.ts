@@ -19,6 +19,9 @@ export const AUDIT_KINDS = {
   "order.status_changed":
     "The contractor reported progress: en_route (with its ETA), on_site, completed (with the final cost) or cannot_complete (with a reason).",
   "order.cancelled": "The order was cancelled: by whom, from which status, and why.",
+  "order.assigned":
+    "A dispatcher assigned or reassigned a contractor by hand (an override): from whom to whom, and why.",
+  "pool.changed": "A dispatcher activated, deactivated, excluded or re-included a contractor, and why.",
   "key.issued":
     "An API key was issued: its id, account, mode, label and rate-limit overrides (never the key).",
   "key.revoked": "An API key was revoked.",

@@ -59,11 +59,11 @@ export function admit(
 
 /** Callers' operations take callers' keys, contractors' operations contractors' keys (else 403). */
 function callerKey(op: AnyOperation, principal: Principal): Principal {
-  const wanted = op.access === "contractor" ? "contractor" : "account";
+  const wanted = op.access === "contractor" || op.access === "dispatcher" ? op.access : "account";
   if (principal.kind !== wanted) {
     throw new ApiError(
       "key_kind_not_allowed",
-      `${op.name} takes ${wanted === "account" ? "a caller's" : "a contractor's"} API key; this is a${principal.kind === "account" ? "n" : ""} ${principal.kind} key.`,
+      `${op.name} takes ${wanted === "account" ? "a caller's" : wanted === "contractor" ? "a contractor's" : "the dispatch team's"} API key; this is a${principal.kind === "account" ? "n" : ""} ${principal.kind} key.`,
     );
   }
   return principal;

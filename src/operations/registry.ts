@@ -17,6 +17,12 @@ import {
   contractorReportOperation,
   orderCancelOperation,
 } from "./contractor.js";
+import {
+  dispatcherAssignOperation,
+  dispatcherCancelOperation,
+  dispatcherOrdersOperation,
+  dispatcherPoolOperation,
+} from "./dispatcher.js";
 import { estimateOperation } from "./estimate.js";
 import { evalsOperation } from "./evals.js";
 import { orderOperation } from "./order.js";
@@ -48,4 +54,8 @@ export const OPERATIONS: readonly AnyOperation[] = [
   contractorDeclineOperation,
   contractorJobsOperation,
   contractorReportOperation,
+  dispatcherOrdersOperation,
+  dispatcherAssignOperation,
+  dispatcherCancelOperation,
+  dispatcherPoolOperation,
 ];

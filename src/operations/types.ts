@@ -49,7 +49,7 @@ export interface OperationContext {
 
 /** key: a caller's (account) key; public: none. Contractor and dispatcher keys are refused on both kinds of
  * caller operation that need a key; their own operations come with the lifecycle. */
-export type Access = "key" | "contractor" | "public";
+export type Access = "key" | "contractor" | "dispatcher" | "public";
 /** key: the key's bucket; client_ip: the public per-IP bucket; probe_ip: the probe's own, stricter per-IP bucket. */
 export type LimitScope = "key" | "client_ip" | "probe_ip" | "none";
 

@@ -104,6 +104,7 @@ export function createServices(
       ...(options.now ? { now: options.now } : {}),
       ...(options.logger ? { logger: options.logger } : {}),
       onRelease: (contractorId) => pool.index.releaseJob(contractorId),
+      onReserve: (contractorId) => pool.index.addJob(contractorId),
     }),
     probe: new ProbeService(fetcher, {
       allowPrivateNetworks: config.PROBE_ALLOW_PRIVATE_NETWORKS,

@@ -126,8 +126,9 @@ export class OrderLifecycle {
     private readonly options: {
       now?: () => Date;
       logger?: { error(obj: object, msg: string): void };
-      /** Told when a contractor's capacity is given back (the in-memory index of this process). */
+      /** Told when a contractor's capacity is given back or taken (the in-memory index of this process). */
       onRelease?: (contractorId: string) => void;
+      onReserve?: (contractorId: string) => void;
     } = {},
   ) {}
 
@@ -137,15 +138,19 @@ export class OrderLifecycle {
     released.push(contractorId);
   }
 
-  private write<T>(work: (tx: WriteTx, released: string[]) => Promise<T>): Promise<T> {
+  /** Runs `work` in a transaction; once it committed, tells this process's index what it released and took. */
+  private write<T>(work: (tx: WriteTx, released: string[], reserved: string[]) => Promise<T>): Promise<T> {
     const released: string[] = [];
+    const reserved: string[] = [];
     return this.store
       .write((tx) => {
         released.length = 0; // a retried batch runs the work again
-        return work(tx, released);
+        reserved.length = 0;
+        return work(tx, released, reserved);
       })
       .then((result) => {
         for (const id of released) this.options.onRelease?.(id);
+        for (const id of reserved) this.options.onReserve?.(id);
         return result;
       });
   }
@@ -188,7 +193,7 @@ export class OrderLifecycle {
   ): Promise<boolean> {
     const now = this.now();
     const at = now.toISOString();
-    return this.write(async (tx, released) => {
+    return this.write(async (tx, released, reserved) => {
       if (!(await tx.settleOffer(offerId, outcome, at, reason))) return false;
       const offer = (await tx.offerById(offerId)) as OffersTable;
       await this.release(tx, offer.contractor_id, released);
@@ -226,6 +231,7 @@ export class OrderLifecycle {
       });
       if (next.status === "offered") {
         tx.insertOffer(next.offer);
+        reserved.push(next.offer.contractor_id);
         this.record(tx, order, "order.offered", "system:dispatch", at, {
           offer_id: next.offer.id,
           contractor_id: next.offer.contractor_id,
@@ -355,6 +361,82 @@ export class OrderLifecycle {
       }
       this.record(tx, current, "order.cancelled", actor, at, { from: current.status, reason });
       return { ...current, ...patch };
+    });
+  }
+
+  /**
+   * A dispatcher gives the job to a contractor by hand (an override): from offered, needs_dispatcher or
+   * cannot_complete (assign), or from accepted or en_route (reassign). The new contractor's capacity is
+   * taken, the previous holder's given back, and a pending offer withdrawn.
+   */
+  async assign(
+    orderId: string,
+    livemode: boolean,
+    contractorId: string,
+    reason: string,
+    actor: Actor,
+  ): Promise<OrdersTable> {
+    const at = this.now().toISOString();
+    const state = await this.store.contractorState(contractorId);
+    if (!state || state.pool !== (livemode ? "live" : "sandbox")) {
+      throw new ApiError(
+        "not_found",
+        `No contractor ${contractorId} in the ${livemode ? "live" : "sandbox"} pool.`,
+      );
+    }
+    if (!state.active || state.excluded) {
+      throw new ApiError(
+        "contractor_unavailable",
+        `Contractor ${contractorId} is ${state.excluded ? "excluded" : "inactive"}.`,
+      );
+    }
+    return this.write(async (tx, released, reserved) => {
+      const order = await tx.orderById(orderId);
+      if (!order || order.livemode !== (livemode ? 1 : 0))
+        throw new ApiError("not_found", `No order ${orderId}.`);
+      const action = order.status === "accepted" || order.status === "en_route" ? "reassign" : "assign";
+      const status = checkTransition(order.status, action, "dispatcher");
+      if (order.contractor_id === contractorId && order.status !== "offered") {
+        throw new ApiError(
+          "invalid_transition",
+          `The order is ${order.status} with ${contractorId} already.`,
+          {
+            extra: { current_status: order.status },
+          },
+        );
+      }
+      if (!(await tx.reserveContractor(contractorId))) {
+        throw new ApiError("contractor_unavailable", `Contractor ${contractorId} has no capacity left.`);
+      }
+      reserved.push(contractorId);
+      const patch = {
+        status,
+        contractor_id: contractorId,
+        accepted_at: at,
+        eta_at: null,
+        status_reason: null,
+        updated_at: at,
+      };
+      if (!(await tx.updateOrder(order.id, order.status, patch))) {
+        throw new ApiError("invalid_transition", "The order changed meanwhile; read it again.", {
+          extra: { current_status: order.status },
+        });
+      }
+      if (holdsContractor(order.status as OrderStatus) && order.contractor_id) {
+        await this.release(tx, order.contractor_id, released);
+      }
+      for (const offer of await tx.offersOfOrder(order.id)) {
+        if (offer.status === "pending")
+          await tx.settleOffer(offer.id, "withdrawn", at, "assigned by a dispatcher");
+      }
+      this.record(tx, order, "order.assigned", actor, at, {
+        action,
+        from_status: order.status,
+        from_contractor: order.contractor_id,
+        to_contractor: contractorId,
+        reason,
+      });
+      return { ...order, ...patch };
     });
   }
 

@@ -473,6 +473,34 @@ export class KyselyStore implements Store {
     return row !== undefined;
   }
 
+  async contractorState(id: string) {
+    const row = await this.db
+      .selectFrom("contractors")
+      .select(["pool", "active", "excluded"])
+      .where("id", "=", id)
+      .executeTakeFirst();
+    return row
+      ? { pool: row.pool, active: Number(row.active) === 1, excluded: Number(row.excluded) === 1 }
+      : undefined;
+  }
+
+  async setContractorFlags(id: string, flags: { active?: boolean; excluded?: boolean }, audit: AuditEntry) {
+    return this.db.transaction().execute(async (trx) => {
+      const result = await trx
+        .updateTable("contractors")
+        .set({
+          ...(flags.active === undefined ? {} : { active: flags.active ? 1 : 0 }),
+          ...(flags.excluded === undefined ? {} : { excluded: flags.excluded ? 1 : 0 }),
+          updated_at: new Date().toISOString(),
+        })
+        .where("id", "=", id)
+        .executeTakeFirst();
+      if (Number(result.numUpdatedRows) === 0) return false;
+      await insertAuditEntries(trx, [audit]);
+      return true;
+    });
+  }
+
   async loadContractors(): Promise<Contractor[]> {
     const rows = await this.db.selectFrom("contractors").selectAll().orderBy("id").execute();
     return rows.map(toContractor);
@@ -571,8 +599,8 @@ export class KyselyStore implements Store {
     let query = this.db
       .selectFrom("orders")
       .selectAll()
-      .where("account_id", "=", q.accountId)
       .where("livemode", "=", q.livemode ? 1 : 0);
+    if (q.accountId !== undefined) query = query.where("account_id", "=", q.accountId);
     if (q.status !== undefined) query = query.where("status", "=", q.status);
     if (q.referenceId !== undefined) query = query.where("reference_id", "=", q.referenceId);
     if (q.since !== undefined) query = query.where("created_at", ">=", q.since);

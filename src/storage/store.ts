@@ -30,7 +30,8 @@ export interface OrderCounts {
 
 /** Opaque write handle: what one group-committed transaction offers to a write. */
 export interface OrderQuery {
-  accountId: string;
+  /** Unset: every account's orders (the dispatch team's view). */
+  accountId?: string;
   livemode: boolean;
   status?: string;
   referenceId?: string;
@@ -102,6 +103,14 @@ export interface Store {
   ): Promise<{ inserted: number; updated: number }>;
   loadContractors(): Promise<Contractor[]>;
   hasContractor(id: string): Promise<boolean>;
+  /** A contractor's pool, active and excluded flags, or undefined if there is no such contractor. */
+  contractorState(id: string): Promise<{ pool: string; active: boolean; excluded: boolean } | undefined>;
+  /** Sets a contractor's active or excluded flag, with its audit record, in one transaction. */
+  setContractorFlags(
+    id: string,
+    flags: { active?: boolean; excluded?: boolean },
+    audit: AuditEntry,
+  ): Promise<boolean>;
   /** Changes whenever a contractor is added or updated: lets a running server skip needless reloads. */
   contractorsVersion(): Promise<string>;
   /** Jobs each contractor currently holds (those with any). */

@@ -112,6 +112,9 @@ export function accessText(op: AnyOperation): string {
   if (op.access === "contractor") {
     return "Needs an API key: a contractor's own key (x-api-key), issued by the operator.";
   }
+  if (op.access === "dispatcher") {
+    return "Needs an API key: the dispatch team's key (x-api-key), issued by the operator.";
+  }
   return op.access === "key"
     ? "Needs an API key: the server applies its own (MCP_API_KEY) on the caller's behalf, or the caller sends x-api-key."
     : "Public: no key needed.";

@@ -139,6 +139,28 @@ describe("A2A", () => {
     );
     const theirs = await keyFor(second.order_id);
     await run("contractor.decline_offer", { offer_id: await offerOf(theirs, second.order_id) }, theirs);
+    const ops = (
+      await h.services.keys.issue({
+        accountName: "ops",
+        mode: "test",
+        actor: "operator:test",
+        kind: "dispatcher",
+      })
+    ).key;
+    const [held] = await h.services.store.ordersByIds([order.order_id as string]);
+    await run("dispatcher.orders", { limit: 5 }, ops);
+    await run(
+      "dispatcher.assign",
+      { order_id: second.order_id, contractor_id: held?.contractor_id, reason: "named" },
+      ops,
+    );
+    await run(
+      "dispatcher.pool",
+      { contractor_id: held?.contractor_id, action: "include", reason: "checked" },
+      ops,
+    );
+    const third = await run("dispatch.order", example("dispatch.order"));
+    await run("dispatcher.cancel", { order_id: third.order_id, reason: "duplicate" }, ops);
     await run("dispatch.order_cancel", { order_id: second.order_id });
     const inputs: Record<string, unknown> = {
       "dispatch.order_status": { order_id: order.order_id },

@@ -121,9 +121,35 @@ describe("MCP tools", () => {
       { offer_id: theirs.find((o) => o.order_id === second.order_id)?.offer_id, reason: "booked" },
       other,
     );
+    // Dispatcher tools run under the dispatch team's key.
+    const dispatcherKey = (
+      await h.services.keys.issue({
+        accountName: "ops",
+        mode: "test",
+        actor: "operator:test",
+        kind: "dispatcher",
+      })
+    ).key;
+    const ops = await connect(`${base}/api/mcp`, { "x-api-key": dispatcherKey });
+    await ops.listTools();
+    const [held] = await h.services.store.ordersByIds([order.order_id as string]);
+    await call("dispatcher.orders", { limit: 5 }, ops);
+    await call(
+      "dispatcher.assign",
+      { order_id: second.order_id, contractor_id: held?.contractor_id, reason: "asked for by name" },
+      ops,
+    );
+    await call(
+      "dispatcher.pool",
+      { contractor_id: held?.contractor_id, action: "include", reason: "checked" },
+      ops,
+    );
+    const third = await call("dispatch.order", example("dispatch.order"));
+    await call("dispatcher.cancel", { order_id: third.order_id, reason: "duplicate" }, ops);
     await call("dispatch.order_cancel", { order_id: second.order_id, reason: "no longer needed" });
     await first.close();
     await other.close();
+    await ops.close();
 
     const dynamic: Record<string, Record<string, unknown>> = {
       "dispatch.order_status": { order_id: order.order_id },

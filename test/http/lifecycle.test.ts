@@ -279,3 +279,103 @@ describe("sandbox", () => {
     expect(await silentKinds()).toContain("order.offer_expired");
   });
 });
+
+describe("the dispatcher's side", () => {
+  it("lists the queue, assigns and reassigns by hand with a reason, manages the pool, and cancels even on site", async () => {
+    const { h, ids, caller, keys } = await setup();
+    const dispatcher = (
+      await h.services.keys.issue({
+        accountName: "ops",
+        mode: "live",
+        actor: "operator:test",
+        kind: "dispatcher",
+      })
+    ).key;
+    const created = await order(h, caller);
+    // Exhaust the cascade: the order lands in the dispatcher's queue.
+    for (let i = 0; i < MAX_OFFERS; i++) {
+      const current = (await holder(h, created.order_id)) as string;
+      const offer = await pendingOffer(h, keys.get(current) as string, created.order_id);
+      await h.post(DECLINE, { offer_id: offer?.offer_id }, { "x-api-key": keys.get(current) as string });
+    }
+    const queue = (
+      await h.get("/api/dispatcher/v1/orders?status=needs_dispatcher", { "x-api-key": dispatcher })
+    ).json();
+    expect(queue.orders.map((o: { order_id: string }) => o.order_id)).toContain(created.order_id);
+    expect(queue.orders[0].account_id).toMatch(/^acct_/);
+
+    const [x, y] = ids as [string, string];
+    const assigned = await h.post(
+      "/api/dispatcher/v1/orders/assign",
+      { order_id: created.order_id, contractor_id: x, reason: "customer asked for them" },
+      { "x-api-key": dispatcher },
+    );
+    expect(assigned.statusCode, assigned.body).toBe(200);
+    expect(assigned.json()).toMatchObject({ status: "accepted" });
+    expect(h.services.pool.index.jobsOf(x)).toBe(1); // this process's index follows the store
+    const moved = await h.post(
+      "/api/dispatcher/v1/orders/assign",
+      { order_id: created.order_id, contractor_id: y, reason: "x fell ill" },
+      { "x-api-key": dispatcher },
+    );
+    expect(moved.statusCode, moved.body).toBe(200);
+    expect(await holder(h, created.order_id)).toBe(y);
+    expect(Object.fromEntries(await h.services.store.activeJobCounts())).toEqual({ [y]: 1 });
+    expect([h.services.pool.index.jobsOf(x), h.services.pool.index.jobsOf(y)]).toEqual([0, 1]);
+    const audit = (
+      await h.get(`/api/audit?order_id=${created.order_id}&kind=order.assigned`, { "x-api-key": caller })
+    ).json();
+    expect(
+      audit.records.map((r: { record: { data: { reason: string; action: string } } }) => r.record.data),
+    ).toEqual([
+      expect.objectContaining({ action: "assign", reason: "customer asked for them", to_contractor: x }),
+      expect.objectContaining({
+        action: "reassign",
+        reason: "x fell ill",
+        from_contractor: x,
+        to_contractor: y,
+      }),
+    ]);
+
+    // Exclude x: never offered again, and not assignable.
+    const excluded = await h.post(
+      "/api/dispatcher/v1/contractors/status",
+      { contractor_id: x, action: "exclude", reason: "no-show twice" },
+      { "x-api-key": dispatcher },
+    );
+    expect(excluded.json()).toMatchObject({ excluded: true });
+    for (let i = 0; i < 4; i++) expect(await holder(h, (await order(h, caller)).order_id)).not.toBe(x);
+    const refused = await h.post(
+      "/api/dispatcher/v1/orders/assign",
+      { order_id: created.order_id, contractor_id: x, reason: "try again" },
+      { "x-api-key": dispatcher },
+    );
+    expect(refused.statusCode).toBe(409);
+    expect(refused.json().code).toBe("contractor_unavailable");
+
+    // On site: the caller may no longer cancel, a dispatcher may.
+    const key = keys.get(y) as string;
+    await h.post(
+      REPORT,
+      { order_id: created.order_id, status: "en_route", eta_minutes: 5 },
+      { "x-api-key": key },
+    );
+    await h.post(REPORT, { order_id: created.order_id, status: "on_site" }, { "x-api-key": key });
+    expect((await h.post(CANCEL, { order_id: created.order_id }, { "x-api-key": caller })).statusCode).toBe(
+      409,
+    );
+    const cancelled = await h.post(
+      "/api/dispatcher/v1/orders/cancel",
+      { order_id: created.order_id, reason: "site closed" },
+      { "x-api-key": dispatcher },
+    );
+    expect(cancelled.json()).toMatchObject({ status: "cancelled", status_reason: "site closed" });
+
+    // Nobody else may act as the dispatcher.
+    for (const other of [caller, key]) {
+      const res = await h.get("/api/dispatcher/v1/orders", { "x-api-key": other });
+      expect(res.statusCode).toBe(403);
+      expect(res.json().code).toBe("key_kind_not_allowed");
+    }
+  });
+});

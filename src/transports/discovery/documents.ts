@@ -86,7 +86,7 @@ function fieldLines(op: AnyOperation): string[] {
 export function llmsTxt(base: string): string {
   const ops = OPERATIONS.map(
     (op) =>
-      `- [${op.name}](${base}${restPath(op)}): ${op.summary}. \`${op.http.method} ${restPath(op)}\`, ${op.access === "public" ? "public" : op.access === "key" ? "needs a key" : "needs a contractor key"}.`,
+      `- [${op.name}](${base}${restPath(op)}): ${op.summary}. \`${op.http.method} ${restPath(op)}\`, ${op.access === "public" ? "public" : op.access === "key" ? "needs a key" : `needs a ${op.access} key`}.`,
   );
   return [
     `# ${SERVICE_NAME}`,

@@ -92,7 +92,7 @@ function routeSchema(op: AnyOperation) {
     operationId: op.id,
     summary: op.summary,
     description: op.description,
-    tags: [op.access === "public" ? "public" : op.access === "key" ? "dispatch" : "contractor"],
+    tags: [op.access === "public" ? "public" : op.access === "key" ? "dispatch" : op.access],
     ...(op.access !== "public" ? { security: [{ "x-api-key": [] }] } : {}),
     ...input,
     ...headers,

@@ -1,0 +1,190 @@
+// The dispatch team's side (dispatcher keys): every account's orders by status, assigning or reassigning
+// a contractor by hand (an override, with a reason, counted in the human-override rate), cancelling, and
+// the contractor pool's flags. A dispatcher key works in its own mode: live keys on live orders and the
+// live pool, test keys on the sandbox.
+
+import { z } from "zod";
+import { sealRecord } from "../audit/record.js";
+import { ApiError } from "../errors.js";
+import { ORDER_STATUSES, orderSchema, orderView } from "./order-view.js";
+import { cursorSchema, decodeCursor, encodeCursor, pageLimitSchema } from "./pagination.js";
+import { defineOperation, principalOf } from "./types.js";
+
+const CURSOR_KIND = "d1";
+const CURSOR = /^(\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z)\|(ord_[0-9A-Za-z]{1,40})$/;
+
+const dispatcherOrderSchema = orderSchema
+  .omit({ seals: true, seal: true })
+  .extend({ account_id: z.string().describe("The caller's account.") })
+  .meta({ id: "DispatcherOrder" });
+
+const reasonSchema = z.string().min(1).max(1000).describe("Why: recorded in the audit log with the change.");
+
+export const dispatcherOrdersOperation = defineOperation({
+  id: "dispatcherOrders",
+  name: "dispatcher.orders",
+  summary: "List every account's orders",
+  description:
+    "Orders of every account in the key's mode, newest first, filtered by status (needs_dispatcher for the " +
+    "queue a human must take). Page with next_cursor.",
+  access: "dispatcher",
+  limit: "key",
+  http: { method: "GET", path: "/api/dispatcher/v1/orders", input: "query" },
+  input: z.strictObject({
+    status: z
+      .enum(ORDER_STATUSES, { error: () => `status must be one of: ${ORDER_STATUSES.join(", ")}` })
+      .optional(),
+    cursor: cursorSchema,
+    limit: pageLimitSchema,
+  }),
+  output: z
+    .object({ orders: z.array(dispatcherOrderSchema), next_cursor: z.string().nullable() })
+    .meta({ id: "DispatcherOrderPage" }),
+  example: { status: "needs_dispatcher", limit: 50 },
+  async handler(ctx, input) {
+    const principal = principalOf(ctx);
+    const position = input.cursor === undefined ? undefined : decodeCursor(input.cursor, CURSOR_KIND, CURSOR);
+    const rows = await ctx.services.store.listOrders({
+      livemode: principal.livemode,
+      status: input.status,
+      before: position ? { createdAt: position[1] as string, id: position[2] as string } : undefined,
+      limit: input.limit + 1,
+    });
+    const page = rows.slice(0, input.limit);
+    const last = page[page.length - 1];
+    return {
+      orders: page.map((row) => {
+        const { seal: _seal, seals: _seals, ...view } = orderView(row, ctx.baseUrl, []);
+        return { ...view, account_id: row.account_id };
+      }),
+      next_cursor:
+        rows.length > input.limit && last ? encodeCursor(CURSOR_KIND, `${last.created_at}|${last.id}`) : null,
+    };
+  },
+});
+
+export const dispatcherAssignOperation = defineOperation({
+  id: "dispatcherAssign",
+  name: "dispatcher.assign",
+  summary: "Assign or reassign a contractor by hand",
+  description:
+    "Gives the job to a contractor of the pool (an override, counted in the human-override rate): from " +
+    "offered, needs_dispatcher or cannot_complete, or away from the contractor holding it (accepted, " +
+    "en_route). The order becomes accepted. 409 contractor_unavailable when the contractor is inactive, " +
+    "excluded or at capacity; 409 invalid_transition otherwise.",
+  access: "dispatcher",
+  limit: "key",
+  http: { method: "POST", path: "/api/dispatcher/v1/orders/assign", input: "body" },
+  problems: [404, 409],
+  input: z.strictObject({
+    order_id: z.string().min(1).max(64),
+    contractor_id: z.string().min(1).max(64).describe("The contractor's id in the pool (ctr_...)."),
+    reason: reasonSchema,
+  }),
+  output: dispatcherOrderSchema,
+  example: {
+    order_id: "ord_0VberZOdAb12Cd34Ef56",
+    contractor_id: "ctr_2f6a9c1d7e3b",
+    reason: "customer asked for them",
+  },
+  async handler(ctx, input) {
+    const principal = principalOf(ctx);
+    const order = await ctx.services.lifecycle.assign(
+      input.order_id,
+      principal.livemode,
+      input.contractor_id,
+      input.reason,
+      `operator:${principal.keyId}`,
+    );
+    const { seal: _seal, seals: _seals, ...view } = orderView(order, ctx.baseUrl, []);
+    return { ...view, account_id: order.account_id };
+  },
+});
+
+export const dispatcherCancelOperation = defineOperation({
+  id: "dispatcherCancel",
+  name: "dispatcher.cancel",
+  summary: "Cancel an order",
+  description: "Cancels any account's order in the key's mode, even on site, with a reason.",
+  access: "dispatcher",
+  limit: "key",
+  http: { method: "POST", path: "/api/dispatcher/v1/orders/cancel", input: "body" },
+  problems: [404, 409],
+  input: z.strictObject({ order_id: z.string().min(1).max(64), reason: reasonSchema }),
+  output: dispatcherOrderSchema,
+  example: { order_id: "ord_0VberZOdAb12Cd34Ef56", reason: "duplicate of another order" },
+  async handler(ctx, input) {
+    const principal = principalOf(ctx);
+    const [order] = await ctx.services.store.ordersByIds([input.order_id]);
+    if (!order || order.livemode !== (principal.livemode ? 1 : 0)) {
+      throw new ApiError("not_found", `No order ${input.order_id}.`);
+    }
+    const cancelled = await ctx.services.lifecycle.cancel(
+      order,
+      input.reason,
+      "dispatcher",
+      `operator:${principal.keyId}`,
+    );
+    const { seal: _seal, seals: _seals, ...view } = orderView(cancelled, ctx.baseUrl, []);
+    return { ...view, account_id: cancelled.account_id };
+  },
+});
+
+const POOL_ACTIONS = {
+  activate: { active: true },
+  deactivate: { active: false },
+  exclude: { excluded: true },
+  include: { excluded: false },
+} as const;
+
+export const dispatcherPoolOperation = defineOperation({
+  id: "dispatcherPool",
+  name: "dispatcher.pool",
+  summary: "Activate, deactivate or exclude a contractor",
+  description:
+    "Changes a contractor's standing in the pool of the key's mode: deactivate (temporarily off), activate, " +
+    "exclude (never matched, e.g. after a complaint) or include. Matching in every process follows within " +
+    "the pool refresh interval. Jobs already held are not affected.",
+  access: "dispatcher",
+  limit: "key",
+  http: { method: "POST", path: "/api/dispatcher/v1/contractors/status", input: "body" },
+  problems: [404],
+  input: z.strictObject({
+    contractor_id: z.string().min(1).max(64),
+    action: z.enum(["activate", "deactivate", "exclude", "include"]),
+    reason: reasonSchema,
+  }),
+  output: z
+    .object({ contractor_id: z.string(), active: z.boolean(), excluded: z.boolean() })
+    .meta({ id: "ContractorStanding" }),
+  example: { contractor_id: "ctr_2f6a9c1d7e3b", action: "exclude", reason: "no-show twice" },
+  async handler(ctx, input) {
+    const principal = principalOf(ctx);
+    const { store, pool } = ctx.services;
+    const state = await store.contractorState(input.contractor_id);
+    if (!state || state.pool !== (principal.livemode ? "live" : "sandbox")) {
+      throw new ApiError("not_found", `No contractor ${input.contractor_id} in this pool.`);
+    }
+    const flags = POOL_ACTIONS[input.action];
+    const at = new Date().toISOString();
+    await store.setContractorFlags(
+      input.contractor_id,
+      flags,
+      sealRecord({
+        kind: "pool.changed",
+        at,
+        accountId: null,
+        livemode: principal.livemode,
+        actor: `operator:${principal.keyId}`,
+        data: { action: input.action, contractor_id: input.contractor_id, reason: input.reason },
+      }),
+    );
+    await pool.refresh(); // this process matches by the new standing at once
+    const after = await store.contractorState(input.contractor_id);
+    return {
+      contractor_id: input.contractor_id,
+      active: Boolean(after?.active),
+      excluded: Boolean(after?.excluded),
+    };
+  },
+});
