@@ -19,6 +19,9 @@ export const AUDIT_KINDS = {
   "order.status_changed":
     "The contractor reported progress: en_route (with its ETA), on_site, completed (with the final cost) or cannot_complete (with a reason).",
   "order.cancelled": "The order was cancelled: by whom, from which status, and why.",
+  "order.nte_requested": "The contractor on the job asked for a higher NTE: how much, and why.",
+  "order.nte_decided": "The caller approved or rejected an NTE increase: the request, the decision, and why.",
+  "order.invoiced": "The contractor invoiced the job, within the NTE in force: the amount.",
   "order.assigned":
     "A dispatcher assigned or reassigned a contractor by hand (an override): from whom to whom, and why.",
   "pool.changed": "A dispatcher activated, deactivated, excluded or re-included a contractor, and why.",

@@ -135,8 +135,8 @@ export const TRANSITIONS: readonly Transition[] = [
     action: "invoice",
     from: ["completed"],
     to: "invoiced",
-    by: ["system", "dispatcher"],
-    meaning: "invoiced, within the approved NTE",
+    by: ["contractor", "dispatcher"],
+    meaning: "invoiced, within the NTE in force",
   },
   {
     action: "cancel",

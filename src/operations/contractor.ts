@@ -245,7 +245,7 @@ export const orderCancelOperation = defineOperation({
     order_id: z.string().min(1).max(64),
     reason: z.string().max(1000).optional().describe("Why, for the record."),
   }),
-  output: orderSchema.omit({ seals: true, seal: true }).meta({ id: "CancelledOrder" }),
+  output: orderSchema.omit({ seals: true, seal: true, nte_requests: true }).meta({ id: "CancelledOrder" }),
   example: { order_id: "ord_0VberZOdAb12Cd34Ef56", reason: "fixed it ourselves" },
   async handler(ctx, input) {
     const principal = principalOf(ctx);
@@ -253,7 +253,129 @@ export const orderCancelOperation = defineOperation({
     const order = await store.findOrder(input.order_id, principal.accountId, principal.livemode);
     if (!order) throw new ApiError("not_found", `No order ${input.order_id} for this key.`);
     const cancelled = await lifecycle.cancel(order, input.reason ?? null, "caller", `key:${principal.keyId}`);
-    const { seal: _seal, seals: _seals, ...view } = orderView(cancelled, ctx.baseUrl, []);
+    const { seal: _seal, seals: _seals, nte_requests: _nte, ...view } = orderView(cancelled, ctx.baseUrl, []);
+    return view;
+  },
+});
+
+export const contractorNteRequestOperation = defineOperation({
+  id: "contractorRequestNte",
+  name: "contractor.request_nte",
+  summary: "Ask for a higher NTE",
+  description:
+    "On an active job with an NTE, asks the caller to raise it (the caller approves or rejects). One " +
+    "request may wait at a time; the amount must exceed the NTE in force.",
+  access: "contractor",
+  limit: "key",
+  http: { method: "POST", path: "/api/contractor/v1/jobs/nte-request", input: "body" },
+  problems: [404, 409],
+  input: z.strictObject({
+    order_id: z.string().min(1).max(64),
+    requested_nte_cents: z.number().int().min(1).max(100_000_000).describe("The NTE you ask for, in cents."),
+    reason: z.string().min(1).max(1000).describe("What makes the job cost more."),
+  }),
+  output: z
+    .object({
+      request_id: z.string(),
+      order_id: z.string(),
+      requested_cents: z.number().int(),
+      status: z.literal("pending"),
+      created_at: z.iso.datetime(),
+    })
+    .meta({ id: "NteRequest" }),
+  example: {
+    order_id: "ord_0VberZOdAb12Cd34Ef56",
+    requested_nte_cents: 60_000,
+    reason: "corroded supply line",
+  },
+  async handler(ctx, input) {
+    const contractorId = contractorOf(ctx);
+    const row = await ctx.services.lifecycle.requestNte(
+      contractorId,
+      input.order_id,
+      input.requested_nte_cents,
+      input.reason,
+      `contractor:${contractorId}`,
+    );
+    return {
+      request_id: row.id,
+      order_id: row.order_id,
+      requested_cents: Number(row.requested_cents),
+      status: "pending" as const,
+      created_at: row.created_at,
+    };
+  },
+});
+
+export const contractorInvoiceOperation = defineOperation({
+  id: "contractorInvoice",
+  name: "contractor.invoice",
+  summary: "Invoice a completed job",
+  description:
+    "Invoices a completed job. The amount may not exceed the NTE in force (the caller's, or the last " +
+    "increase the caller approved): over it, 409 nte_exceeded; ask for an increase first.",
+  access: "contractor",
+  limit: "key",
+  http: { method: "POST", path: "/api/contractor/v1/jobs/invoice", input: "body" },
+  problems: [404, 409],
+  input: z.strictObject({
+    order_id: z.string().min(1).max(64),
+    amount_cents: z.number().int().min(0).max(100_000_000).describe("The invoice total, in cents."),
+  }),
+  output: contractorJobSchema,
+  example: { order_id: "ord_0VberZOdAb12Cd34Ef56", amount_cents: 41_250 },
+  async handler(ctx, input) {
+    const contractorId = contractorOf(ctx);
+    const order = await ctx.services.lifecycle.invoice(
+      contractorId,
+      input.order_id,
+      input.amount_cents,
+      `contractor:${contractorId}`,
+    );
+    return jobView(order);
+  },
+});
+
+export const nteDecisionOperation = defineOperation({
+  id: "dispatchNteDecision",
+  name: "dispatch.nte_decision",
+  summary: "Approve or reject an NTE increase",
+  description:
+    "Decides a contractor's request to raise the NTE of your order (the request_id is in the order's " +
+    "nte_requests). An approval makes the requested amount the NTE in force.",
+  access: "key",
+  limit: "key",
+  http: { method: "POST", path: "/api/dispatch/v1/orders/nte-decision", input: "body" },
+  problems: [404, 409],
+  input: z.strictObject({
+    order_id: z.string().min(1).max(64),
+    request_id: z.string().min(1).max(64),
+    decision: z.enum(["approve", "reject"]),
+    reason: z.string().max(1000).optional(),
+  }),
+  output: orderSchema.omit({ seals: true, seal: true }).meta({ id: "OrderAfterNteDecision" }),
+  example: {
+    order_id: "ord_0VberZOdAb12Cd34Ef56",
+    request_id: "nte_0VberZOdAb12Cd34Ef56",
+    decision: "approve",
+  },
+  async handler(ctx, input) {
+    const principal = principalOf(ctx);
+    const { store, lifecycle } = ctx.services;
+    const order = await store.findOrder(input.order_id, principal.accountId, principal.livemode);
+    if (!order) throw new ApiError("not_found", `No order ${input.order_id} for this key.`);
+    const decided = await lifecycle.decideNte(
+      order,
+      input.request_id,
+      input.decision === "approve" ? "approved" : "rejected",
+      input.reason ?? null,
+      `key:${principal.keyId}`,
+    );
+    const {
+      seal: _seal,
+      seals: _seals,
+      ...view
+    } = orderView(decided, ctx.baseUrl, [], await store.nteRequests(order.id));
     return view;
   },
 });

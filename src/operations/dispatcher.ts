@@ -14,7 +14,7 @@ const CURSOR_KIND = "d1";
 const CURSOR = /^(\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z)\|(ord_[0-9A-Za-z]{1,40})$/;
 
 const dispatcherOrderSchema = orderSchema
-  .omit({ seals: true, seal: true })
+  .omit({ seals: true, seal: true, nte_requests: true })
   .extend({ account_id: z.string().describe("The caller's account.") })
   .meta({ id: "DispatcherOrder" });
 
@@ -54,7 +54,7 @@ export const dispatcherOrdersOperation = defineOperation({
     const last = page[page.length - 1];
     return {
       orders: page.map((row) => {
-        const { seal: _seal, seals: _seals, ...view } = orderView(row, ctx.baseUrl, []);
+        const { seal: _seal, seals: _seals, nte_requests: _nte, ...view } = orderView(row, ctx.baseUrl, []);
         return { ...view, account_id: row.account_id };
       }),
       next_cursor:
@@ -96,7 +96,7 @@ export const dispatcherAssignOperation = defineOperation({
       input.reason,
       `operator:${principal.keyId}`,
     );
-    const { seal: _seal, seals: _seals, ...view } = orderView(order, ctx.baseUrl, []);
+    const { seal: _seal, seals: _seals, nte_requests: _nte, ...view } = orderView(order, ctx.baseUrl, []);
     return { ...view, account_id: order.account_id };
   },
 });
@@ -125,7 +125,7 @@ export const dispatcherCancelOperation = defineOperation({
       "dispatcher",
       `operator:${principal.keyId}`,
     );
-    const { seal: _seal, seals: _seals, ...view } = orderView(cancelled, ctx.baseUrl, []);
+    const { seal: _seal, seals: _seals, nte_requests: _nte, ...view } = orderView(cancelled, ctx.baseUrl, []);
     return { ...view, account_id: cancelled.account_id };
   },
 });

@@ -30,7 +30,9 @@ const orderListInput = z.strictObject({
 });
 
 /** An order in a list: the order without its seal list (read one order for its audit trail). */
-export const orderSummarySchema = orderSchema.omit({ seals: true, seal: true }).meta({ id: "OrderSummary" });
+export const orderSummarySchema = orderSchema
+  .omit({ seals: true, seal: true, nte_requests: true })
+  .meta({ id: "OrderSummary" });
 
 export const orderListOutput = z
   .object({
@@ -70,7 +72,12 @@ export const orderListOperation = defineOperation({
     const last = page[page.length - 1];
     return {
       orders: page.map((row) => {
-        const { seal: _seal, seals: _seals, ...summary } = orderView(row, ctx.baseUrl, []);
+        const {
+          seal: _seal,
+          seals: _seals,
+          nte_requests: _nte,
+          ...summary
+        } = orderView(row, ctx.baseUrl, []);
         return summary;
       }),
       next_cursor:

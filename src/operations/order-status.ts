@@ -26,15 +26,17 @@ export const orderStatusOperation = defineOperation({
   async handler(ctx, input) {
     const principal = principalOf(ctx);
     const { store } = ctx.services;
-    const [row, seals] = await Promise.all([
+    const [row, seals, nteRequests] = await Promise.all([
       store.findOrder(input.order_id, principal.accountId, principal.livemode),
       store.audit.orderSeals(input.order_id),
+      store.nteRequests(input.order_id),
     ]);
     if (!row) throw new ApiError("not_found", `No order ${input.order_id} for this API key.`);
     return orderView(
       row,
       ctx.baseUrl,
       seals.map((s) => sealRef(ctx.baseUrl, s.seal, s.kind, s.created_at)),
+      nteRequests,
     );
   },
 });

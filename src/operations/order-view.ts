@@ -4,7 +4,7 @@
 import { z } from "zod";
 import { contractorRef } from "../domain/contractor.js";
 import { ORDER_STATUSES, type OrderStatus, TRANSITIONS } from "../domain/lifecycle.js";
-import type { OrdersTable } from "../storage/schema.js";
+import type { NteRequestsTable, OrdersTable } from "../storage/schema.js";
 import { type SealRef, sealRefSchema, sealSchema } from "./audit-decisions.js";
 import { currencySchema, etaTierSchema } from "./schemas.js";
 
@@ -43,6 +43,27 @@ export const orderSchema = z
     final_cost_cents: z.number().int().nullable().describe("The contractor's final cost, once completed."),
     eta_at: z.iso.datetime().nullable().describe("When the contractor on its way expects to arrive."),
     status_reason: z.string().nullable().describe("Why the order was cancelled or could not be completed."),
+    nte_approved_cents: z
+      .number()
+      .int()
+      .nullable()
+      .describe("The NTE raised by your approval of a contractor's request; the NTE in force when set."),
+    invoice_cents: z.number().int().nullable(),
+    invoiced_at: z.iso.datetime().nullable(),
+    nte_requests: z
+      .array(
+        z.object({
+          request_id: z.string(),
+          requested_cents: z.number().int(),
+          reason: z.string(),
+          status: z.enum(["pending", "approved", "rejected"]),
+          created_at: z.iso.datetime(),
+          decided_at: z.iso.datetime().nullable(),
+        }),
+      )
+      .describe(
+        "The contractor's NTE increase requests, oldest first: decide pending ones with dispatchNteDecision.",
+      ),
     currency: currencySchema,
     eta_tier: etaTierSchema.nullable(),
     created_at: z.iso.datetime(),
@@ -72,7 +93,14 @@ const STATUS_DETAIL: Record<OrderStatus, string> = {
   cannot_complete: "The contractor could not complete the job; the order awaits a dispatcher.",
 };
 
-export function orderView(row: OrdersTable, baseUrl: string, seals: SealRef[]): OrderView {
+const num = (v: number | null | undefined) => (v === null || v === undefined ? null : Number(v));
+
+export function orderView(
+  row: OrdersTable,
+  baseUrl: string,
+  seals: SealRef[],
+  nteRequests: NteRequestsTable[] = [],
+): OrderView {
   const status = row.status as OrderStatus;
   return {
     order_id: row.id,
@@ -101,6 +129,17 @@ export function orderView(row: OrdersTable, baseUrl: string, seals: SealRef[]): 
         : Number(row.final_cost_cents),
     eta_at: row.eta_at ?? null,
     status_reason: row.status_reason ?? null,
+    nte_approved_cents: num(row.nte_approved_cents),
+    invoice_cents: num(row.invoice_cents),
+    invoiced_at: row.invoiced_at ?? null,
+    nte_requests: nteRequests.map((r) => ({
+      request_id: r.id,
+      requested_cents: Number(r.requested_cents),
+      reason: r.reason,
+      status: r.status,
+      created_at: r.created_at,
+      decided_at: r.decided_at,
+    })),
     currency: "USD",
     eta_tier: row.eta_tier as OrderView["eta_tier"],
     created_at: row.created_at,

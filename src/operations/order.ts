@@ -159,6 +159,9 @@ export const orderOperation = defineOperation({
         completed_at: null,
         final_cost_cents: null,
         status_reason: null,
+        nte_approved_cents: null,
+        invoice_cents: null,
+        invoiced_at: null,
       });
       // The cascade's order: the ranked candidates, best first.
       const ranking = result.ranked.map((c) => c.contractor.id);

@@ -12,9 +12,12 @@ import { auditListOperation } from "./audit-list.js";
 import {
   contractorAcceptOperation,
   contractorDeclineOperation,
+  contractorInvoiceOperation,
   contractorJobsOperation,
+  contractorNteRequestOperation,
   contractorOffersOperation,
   contractorReportOperation,
+  nteDecisionOperation,
   orderCancelOperation,
 } from "./contractor.js";
 import {
@@ -39,6 +42,7 @@ export const OPERATIONS: readonly AnyOperation[] = [
   orderStatusOperation,
   orderListOperation,
   orderCancelOperation,
+  nteDecisionOperation,
   estimateOperation,
   tradeIndexOperation,
   evalsOperation,
@@ -54,6 +58,8 @@ export const OPERATIONS: readonly AnyOperation[] = [
   contractorDeclineOperation,
   contractorJobsOperation,
   contractorReportOperation,
+  contractorNteRequestOperation,
+  contractorInvoiceOperation,
   dispatcherOrdersOperation,
   dispatcherAssignOperation,
   dispatcherCancelOperation,

@@ -17,7 +17,8 @@ import {
 } from "../domain/lifecycle.js";
 import { ApiError } from "../errors.js";
 import { newSortableId } from "../ids.js";
-import type { OffersTable, OrdersTable } from "../storage/schema.js";
+import { validationError } from "../operations/gate.js";
+import type { NteRequestsTable, OffersTable, OrdersTable } from "../storage/schema.js";
 import type { Store, WriteTx } from "../storage/store.js";
 
 /** How long a contractor has to answer an offer, by urgency (live orders). */
@@ -82,6 +83,12 @@ export async function offerNext(
     return { status: "offered", offer };
   }
   return { status: "needs_dispatcher" };
+}
+
+/** The NTE in force: the last increase the caller approved, else the caller's own; null when none was set. */
+export function nteInForce(order: Pick<OrdersTable, "nte_cents" | "nte_approved_cents">): number | null {
+  const value = order.nte_approved_cents ?? order.nte_cents;
+  return value === null || value === undefined ? null : Number(value);
 }
 
 function ranking(order: OrdersTable): string[] {
@@ -440,6 +447,134 @@ export class OrderLifecycle {
     });
   }
 
+  /** The contractor on an active job asks for a higher NTE. */
+  async requestNte(
+    contractorId: string,
+    orderId: string,
+    cents: number,
+    reason: string,
+    actor: Actor,
+  ): Promise<NteRequestsTable> {
+    const at = this.now().toISOString();
+    return this.write(async (tx) => {
+      const order = await tx.orderById(orderId);
+      if (!order || order.contractor_id !== contractorId)
+        throw new ApiError("not_found", `You have no job ${orderId}.`);
+      if (!["accepted", "en_route", "on_site", "completed"].includes(order.status)) {
+        throw new ApiError(
+          "invalid_transition",
+          `The order is ${order.status}: an NTE increase is asked on an active job.`,
+          {
+            extra: { current_status: order.status },
+          },
+        );
+      }
+      const current = nteInForce(order);
+      if (current === null) {
+        throw new ApiError("invalid_transition", "This job has no NTE: there is nothing to raise.", {
+          extra: { current_status: order.status },
+        });
+      }
+      if (cents <= current) {
+        throw validationError([
+          { field: "requested_nte_cents", message: `must exceed the NTE in force (${current})` },
+        ]);
+      }
+      if ((await tx.nteRequestsOfOrder(order.id)).some((r) => r.status === "pending")) {
+        throw new ApiError(
+          "invalid_transition",
+          "An NTE increase is already waiting for the caller's decision.",
+          {
+            extra: { current_status: order.status },
+          },
+        );
+      }
+      const row: NteRequestsTable = {
+        id: newSortableId("nte"),
+        order_id: order.id,
+        contractor_id: contractorId,
+        requested_cents: cents,
+        reason,
+        status: "pending",
+        created_at: at,
+        decided_at: null,
+        decision_reason: null,
+      };
+      await tx.insertNteRequest(row);
+      this.record(tx, order, "order.nte_requested", actor, at, {
+        request_id: row.id,
+        from_cents: current,
+        requested_cents: cents,
+        reason,
+      });
+      return row;
+    });
+  }
+
+  /** The caller approves or rejects an NTE increase; an approval raises the NTE in force. */
+  async decideNte(
+    order: OrdersTable,
+    requestId: string,
+    decision: "approved" | "rejected",
+    reason: string | null,
+    actor: Actor,
+  ): Promise<OrdersTable> {
+    const at = this.now().toISOString();
+    return this.write(async (tx) => {
+      const request = await tx.nteRequestById(requestId);
+      if (!request || request.order_id !== order.id)
+        throw new ApiError("not_found", `No NTE request ${requestId} on this order.`);
+      if (!(await tx.decideNteRequest(request.id, decision, at, reason))) {
+        throw new ApiError("invalid_transition", `The NTE request was already ${request.status}.`, {
+          extra: { current_status: order.status },
+        });
+      }
+      const current = (await tx.orderById(order.id)) as OrdersTable;
+      const patch: Partial<OrdersTable> =
+        decision === "approved"
+          ? { nte_approved_cents: request.requested_cents, updated_at: at }
+          : { updated_at: at };
+      await tx.updateOrder(current.id, current.status, patch);
+      this.record(tx, current, "order.nte_decided", actor, at, {
+        request_id: request.id,
+        decision,
+        requested_cents: request.requested_cents,
+        reason,
+      });
+      return { ...current, ...patch };
+    });
+  }
+
+  /** The contractor invoices a completed job, within the NTE in force. */
+  async invoice(contractorId: string, orderId: string, cents: number, actor: Actor): Promise<OrdersTable> {
+    const at = this.now().toISOString();
+    return this.write(async (tx) => {
+      const order = await tx.orderById(orderId);
+      if (!order || order.contractor_id !== contractorId)
+        throw new ApiError("not_found", `You have no job ${orderId}.`);
+      const status = checkTransition(order.status, "invoice", "contractor");
+      const limit = nteInForce(order);
+      if (limit !== null && cents > limit) {
+        throw new ApiError(
+          "nte_exceeded",
+          `The invoice (${cents}) is over the NTE in force (${limit}): ask for an NTE increase first.`,
+          { extra: { nte_in_force_cents: limit } },
+        );
+      }
+      const patch = { status, invoice_cents: cents, invoiced_at: at, updated_at: at };
+      if (!(await tx.updateOrder(order.id, order.status, patch))) {
+        throw new ApiError("invalid_transition", "The order changed meanwhile; read it again.", {
+          extra: { current_status: order.status },
+        });
+      }
+      this.record(tx, order, "order.invoiced", actor, at, {
+        invoice_cents: cents,
+        nte_in_force_cents: limit,
+      });
+      return { ...order, ...patch };
+    });
+  }
+
   /** Expires due offers, then plays the sandbox's simulated contractors. */
   async tick(): Promise<void> {
     const now = this.now();
@@ -474,8 +609,27 @@ export class OrderLifecycle {
         if (!(error instanceof ApiError)) throw error; // settled meanwhile: nothing to do
       }
     }
-    for (const order of await this.store.sandboxOrdersIn(["accepted", "en_route", "on_site"], cutoff, 100)) {
+    for (const order of await this.store.sandboxOrdersIn(
+      ["accepted", "en_route", "on_site", "completed"],
+      cutoff,
+      100,
+    )) {
       if (!order.contractor_id) continue;
+      if (order.status === "completed") {
+        const cost = Number(order.final_cost_cents ?? order.estimated_cost_cents);
+        const limit = nteInForce(order);
+        try {
+          await this.invoice(
+            order.contractor_id,
+            order.id,
+            limit === null ? cost : Math.min(cost, limit),
+            actor,
+          );
+        } catch (error) {
+          if (!(error instanceof ApiError)) throw error;
+        }
+        continue;
+      }
       const report: ProgressReport =
         order.status === "accepted"
           ? { status: "en_route", eta_minutes: 20 }

@@ -24,6 +24,7 @@ import type {
   ContractorsTable,
   Database,
   IdempotencyKeysTable,
+  NteRequestsTable,
   OfferStatus,
   OffersTable,
   OrdersTable,
@@ -214,6 +215,29 @@ function writeTx(trx: Transaction<Database>, inserts: Inserts): WriteTx & { flus
     },
     offerById(id) {
       return trx.selectFrom("offers").selectAll().where("id", "=", id).executeTakeFirst();
+    },
+    async insertNteRequest(row) {
+      await trx.insertInto("nte_requests").values(row).execute();
+    },
+    async decideNteRequest(id, status, at, reason) {
+      const result = await trx
+        .updateTable("nte_requests")
+        .set({ status, decided_at: at, decision_reason: reason })
+        .where("id", "=", id)
+        .where("status", "=", "pending")
+        .executeTakeFirst();
+      return Number(result.numUpdatedRows) > 0;
+    },
+    nteRequestById(id) {
+      return trx.selectFrom("nte_requests").selectAll().where("id", "=", id).executeTakeFirst();
+    },
+    nteRequestsOfOrder(orderId) {
+      return trx
+        .selectFrom("nte_requests")
+        .selectAll()
+        .where("order_id", "=", orderId)
+        .orderBy("created_at")
+        .execute();
     },
     offersOfOrder(orderId) {
       return trx
@@ -587,6 +611,15 @@ export class KyselyStore implements Store {
       .where("status", "in", statuses)
       .orderBy("created_at", "desc")
       .limit(limit)
+      .execute();
+  }
+
+  nteRequests(orderId: string): Promise<NteRequestsTable[]> {
+    return this.db
+      .selectFrom("nte_requests")
+      .selectAll()
+      .where("order_id", "=", orderId)
+      .orderBy("created_at")
       .execute();
   }
 

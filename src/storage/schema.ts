@@ -107,6 +107,24 @@ export interface OrdersTable {
   final_cost_cents: number | null;
   /** Why the order was cancelled or could not be completed. */
   status_reason: string | null;
+  /** The NTE raised by the caller's approval of a contractor's request, when one was approved. */
+  nte_approved_cents: number | null;
+  invoice_cents: number | null;
+  invoiced_at: string | null;
+}
+
+export type NteRequestStatus = "pending" | "approved" | "rejected";
+
+export interface NteRequestsTable {
+  id: string;
+  order_id: string;
+  contractor_id: string;
+  requested_cents: number;
+  reason: string;
+  status: NteRequestStatus;
+  created_at: string;
+  decided_at: string | null;
+  decision_reason: string | null;
 }
 
 export type OfferStatus = "pending" | "accepted" | "declined" | "expired" | "withdrawn";
@@ -193,6 +211,7 @@ export interface Database {
   accounts: AccountsTable;
   api_keys: ApiKeysTable;
   offers: OffersTable;
+  nte_requests: NteRequestsTable;
   contractors: ContractorsTable;
   quotes: QuotesTable;
   orders: OrdersTable;

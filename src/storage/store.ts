@@ -8,6 +8,7 @@ import type {
   AccountsTable,
   ApiKeysTable,
   IdempotencyKeysTable,
+  NteRequestsTable,
   OfferStatus,
   OffersTable,
   OrdersTable,
@@ -61,6 +62,16 @@ export interface WriteTx {
   orderById(id: string): Promise<OrdersTable | undefined>;
   offerById(id: string): Promise<OffersTable | undefined>;
   offersOfOrder(orderId: string): Promise<OffersTable[]>;
+  insertNteRequest(row: NteRequestsTable): Promise<void>;
+  /** Decides a pending NTE request; false if it was not pending any more. */
+  decideNteRequest(
+    id: string,
+    status: "approved" | "rejected",
+    at: string,
+    reason: string | null,
+  ): Promise<boolean>;
+  nteRequestById(id: string): Promise<NteRequestsTable | undefined>;
+  nteRequestsOfOrder(orderId: string): Promise<NteRequestsTable[]>;
 }
 
 export interface Store {
@@ -128,6 +139,7 @@ export interface Store {
   /** Orders a contractor holds in one of `statuses`, newest first. */
   contractorOrders(contractorId: string, statuses: string[], limit: number): Promise<OrdersTable[]>;
   ordersByIds(ids: string[]): Promise<OrdersTable[]>;
+  nteRequests(orderId: string): Promise<NteRequestsTable[]>;
   /** An account's orders in one mode, newest first, after the (created_at, id) position `before`. */
   listOrders(q: OrderQuery): Promise<OrdersTable[]>;
   findIdempotency(

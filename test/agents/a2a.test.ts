@@ -137,6 +137,23 @@ describe("A2A", () => {
       { order_id: order.order_id, status: "en_route", eta_minutes: 9 },
       mine,
     );
+    const nte = await run(
+      "contractor.request_nte",
+      { order_id: order.order_id, requested_nte_cents: 60_000, reason: "more work" },
+      mine,
+    );
+    await run("dispatch.nte_decision", {
+      order_id: order.order_id,
+      request_id: nte.request_id,
+      decision: "approve",
+    });
+    await run("contractor.report_status", { order_id: order.order_id, status: "on_site" }, mine);
+    await run(
+      "contractor.report_status",
+      { order_id: order.order_id, status: "completed", final_cost_cents: 51_000 },
+      mine,
+    );
+    await run("contractor.invoice", { order_id: order.order_id, amount_cents: 51_000 }, mine);
     const theirs = await keyFor(second.order_id);
     await run("contractor.decline_offer", { offer_id: await offerOf(theirs, second.order_id) }, theirs);
     const ops = (

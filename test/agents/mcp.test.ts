@@ -111,6 +111,23 @@ describe("MCP tools", () => {
       { order_id: order.order_id, status: "en_route", eta_minutes: 15 },
       first,
     );
+    const nte = await call(
+      "contractor.request_nte",
+      { order_id: order.order_id, requested_nte_cents: 60_000, reason: "corroded supply line" },
+      first,
+    );
+    await call("dispatch.nte_decision", {
+      order_id: order.order_id,
+      request_id: nte.request_id,
+      decision: "approve",
+    });
+    await call("contractor.report_status", { order_id: order.order_id, status: "on_site" }, first);
+    await call(
+      "contractor.report_status",
+      { order_id: order.order_id, status: "completed", final_cost_cents: 52_000 },
+      first,
+    );
+    await call("contractor.invoice", { order_id: order.order_id, amount_cents: 52_000 }, first);
     const other = await contractorClient(second.order_id as string);
     const theirs = (await call("contractor.offers", {}, other)).offers as Array<{
       offer_id: string;

@@ -54,7 +54,7 @@ describe("order lifecycle", () => {
       ["depart", "contractor"],
       ["arrive", "contractor"],
       ["complete", "contractor"],
-      ["invoice", "system"],
+      ["invoice", "contractor"],
     ];
     let status: (typeof ORDER_STATUSES)[number] = "received";
     for (const [action, role] of path) status = transition(status, action, role);

@@ -262,7 +262,7 @@ describe("sandbox", () => {
       await new OrderLifecycle(h.services.store, { now: at(step) }).tick();
       seen.push((await h.services.store.ordersByIds([normal.order_id]))[0]?.status as string);
     }
-    expect(seen).toEqual(["accepted", "en_route", "on_site", "completed", "completed"]);
+    expect(seen).toEqual(["accepted", "en_route", "on_site", "completed", "invoiced"]);
     expect(await kinds(h, h.sandboxKey, normal.order_id)).toEqual([
       "order.created",
       "order.matched",
@@ -270,6 +270,7 @@ describe("sandbox", () => {
       "order.status_changed",
       "order.status_changed",
       "order.status_changed",
+      "order.invoiced",
     ]);
     expect(await kinds(h, h.sandboxKey, declined.order_id)).toContain("order.offer_declined");
     // Silence: nobody answers, until the sandbox's 20 s offer window has passed.
@@ -277,6 +278,74 @@ describe("sandbox", () => {
     expect(await silentKinds()).toEqual(["order.created", "order.matched"]);
     await new OrderLifecycle(h.services.store, { now: () => new Date(Date.now() + 25_000) }).tick();
     expect(await silentKinds()).toContain("order.offer_expired");
+  });
+});
+
+describe("NTE increases and the invoice", () => {
+  it("caps the invoice at the NTE in force, raised only by the caller's approval of the contractor's request", async () => {
+    const { h, caller, keys } = await setup();
+    const created = await order(h, caller, { ...JOB, nte_cents: 30_000 });
+    const contractor = (await holder(h, created.order_id)) as string;
+    const key = keys.get(contractor) as string;
+    const offer = await pendingOffer(h, key, created.order_id);
+    await h.post(ACCEPT, { offer_id: offer?.offer_id }, { "x-api-key": key });
+    const NTE = "/api/contractor/v1/jobs/nte-request";
+    const DECIDE = "/api/dispatch/v1/orders/nte-decision";
+    const INVOICE = "/api/contractor/v1/jobs/invoice";
+    const ask = (cents: number, reason = "more work") =>
+      h.post(NTE, { order_id: created.order_id, requested_nte_cents: cents, reason }, { "x-api-key": key });
+    const decide = (requestId: string, decision: string, as = caller) =>
+      h.post(DECIDE, { order_id: created.order_id, request_id: requestId, decision }, { "x-api-key": as });
+    const low = await ask(30_000);
+    expect(low.statusCode).toBe(422);
+    expect(low.json().errors[0].field).toBe("requested_nte_cents");
+    const first = await ask(45_000, "rot behind the wall");
+    expect(first.statusCode, first.body).toBe(200);
+    expect((await ask(50_000)).statusCode).toBe(409); // one request waits at a time
+    const seen = (await h.get(`/api/dispatch/v1/orders/${created.order_id}`, { "x-api-key": caller })).json();
+    expect(seen.nte_requests).toEqual([
+      expect.objectContaining({ request_id: first.json().request_id, status: "pending" }),
+    ]);
+    expect((await decide(first.json().request_id, "reject")).json()).toMatchObject({
+      nte_approved_cents: null,
+    });
+    expect((await decide(first.json().request_id, "approve")).statusCode).toBe(409);
+
+    for (const report of [
+      { status: "en_route", eta_minutes: 10 },
+      { status: "on_site" },
+      { status: "completed", final_cost_cents: 40_000 },
+    ]) {
+      await h.post(REPORT, { order_id: created.order_id, ...report }, { "x-api-key": key });
+    }
+    const over = await h.post(
+      INVOICE,
+      { order_id: created.order_id, amount_cents: 40_000 },
+      { "x-api-key": key },
+    );
+    expect(over.statusCode).toBe(409);
+    expect(over.json()).toMatchObject({ code: "nte_exceeded", nte_in_force_cents: 30_000 });
+    const second = await ask(40_000, "as found on site");
+    const other = await h.key("someone-else", "live");
+    expect((await decide(second.json().request_id, "approve", other)).statusCode).toBe(404);
+    expect((await decide(second.json().request_id, "approve")).json()).toMatchObject({
+      nte_approved_cents: 40_000,
+    });
+    const invoiced = await h.post(
+      INVOICE,
+      { order_id: created.order_id, amount_cents: 40_000 },
+      { "x-api-key": key },
+    );
+    expect(invoiced.statusCode, invoiced.body).toBe(200);
+    expect(invoiced.json().status).toBe("invoiced");
+    const trail = await kinds(h, caller, created.order_id);
+    expect(trail.filter((k) => k.startsWith("order.nte_"))).toEqual([
+      "order.nte_requested",
+      "order.nte_decided",
+      "order.nte_requested",
+      "order.nte_decided",
+    ]);
+    expect(trail[trail.length - 1]).toBe("order.invoiced");
   });
 });
 

@@ -7,6 +7,7 @@ import { migration0002 } from "./0002-contractor-capacity.js";
 import { migration0003 } from "./0003-audit-log.js";
 import { migration0004 } from "./0004-key-kinds.js";
 import { migration0005 } from "./0005-offers.js";
+import { migration0006 } from "./0006-nte.js";
 
 export type Dialect = "sqlite" | "postgres";
 
@@ -17,6 +18,7 @@ const MIGRATIONS: Record<Dialect, Record<string, Migration>> = {
     "0003-audit-log": migration0003("sqlite"),
     "0004-key-kinds": migration0004,
     "0005-offers": migration0005,
+    "0006-nte": migration0006,
   },
   postgres: {
     "0001-initial": migration0001,
@@ -24,6 +26,7 @@ const MIGRATIONS: Record<Dialect, Record<string, Migration>> = {
     "0003-audit-log": migration0003("postgres"),
     "0004-key-kinds": migration0004,
     "0005-offers": migration0005,
+    "0006-nte": migration0006,
   },
 };
 
