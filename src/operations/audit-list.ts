@@ -7,8 +7,8 @@ import { verifyUrl } from "./audit-decisions.js";
 import {
   cursorSchema,
   decodeCursor,
-  encodeCursor,
   pageLimitSchema,
+  pageOf,
   sinceSchema,
   untilSchema,
 } from "./pagination.js";
@@ -84,8 +84,7 @@ export const auditListOperation = defineOperation({
       after,
       limit: input.limit + 1,
     });
-    const page = rows.slice(0, input.limit);
-    const last = page[page.length - 1];
+    const { page, next_cursor } = pageOf(rows, input.limit, CURSOR_KIND, (last) => String(last.seq));
     return {
       records: page.map((r) => ({
         seal: r.seal,
@@ -96,7 +95,7 @@ export const auditListOperation = defineOperation({
         record: JSON.parse(r.record) as Record<string, unknown>,
         verify_url: verifyUrl(ctx.baseUrl, r.seal),
       })),
-      next_cursor: rows.length > input.limit && last ? encodeCursor(CURSOR_KIND, String(last.seq)) : null,
+      next_cursor,
     };
   },
 });

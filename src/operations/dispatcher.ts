@@ -7,11 +7,10 @@ import { z } from "zod";
 import { sealRecord } from "../audit/record.js";
 import { ApiError } from "../errors.js";
 import { ORDER_STATUSES, orderSchema, orderView } from "./order-view.js";
-import { cursorSchema, decodeCursor, encodeCursor, pageLimitSchema } from "./pagination.js";
+import { cursorSchema, orderPosition, orderPositionOf, pageLimitSchema, pageOf } from "./pagination.js";
 import { defineOperation, principalOf } from "./types.js";
 
 const CURSOR_KIND = "d1";
-const CURSOR = /^(\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z)\|(ord_[0-9A-Za-z]{1,40})$/;
 
 const dispatcherOrderSchema = orderSchema
   .omit({ seals: true, seal: true, nte_requests: true })
@@ -43,22 +42,19 @@ export const dispatcherOrdersOperation = defineOperation({
   example: { status: "needs_dispatcher", limit: 50 },
   async handler(ctx, input) {
     const principal = principalOf(ctx);
-    const position = input.cursor === undefined ? undefined : decodeCursor(input.cursor, CURSOR_KIND, CURSOR);
     const rows = await ctx.services.store.listOrders({
       livemode: principal.livemode,
       status: input.status,
-      before: position ? { createdAt: position[1] as string, id: position[2] as string } : undefined,
+      before: orderPosition(input.cursor, CURSOR_KIND),
       limit: input.limit + 1,
     });
-    const page = rows.slice(0, input.limit);
-    const last = page[page.length - 1];
+    const { page, next_cursor } = pageOf(rows, input.limit, CURSOR_KIND, orderPositionOf);
     return {
       orders: page.map((row) => {
         const { seal: _seal, seals: _seals, nte_requests: _nte, ...view } = orderView(row, ctx.baseUrl, []);
         return { ...view, account_id: row.account_id };
       }),
-      next_cursor:
-        rows.length > input.limit && last ? encodeCursor(CURSOR_KIND, `${last.created_at}|${last.id}`) : null,
+      next_cursor,
     };
   },
 });

@@ -5,17 +5,16 @@ import { z } from "zod";
 import { ORDER_STATUSES, orderSchema, orderView } from "./order-view.js";
 import {
   cursorSchema,
-  decodeCursor,
-  encodeCursor,
+  orderPosition,
+  orderPositionOf,
   pageLimitSchema,
+  pageOf,
   sinceSchema,
   untilSchema,
 } from "./pagination.js";
 import { defineOperation, principalOf } from "./types.js";
 
 const CURSOR_KIND = "o1";
-// created_at (ISO 8601, fixed width) then the order id.
-const CURSOR = /^(\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z)\|(ord_[0-9A-Za-z]{1,40})$/;
 
 const orderListInput = z.strictObject({
   status: z
@@ -57,7 +56,6 @@ export const orderListOperation = defineOperation({
   example: { status: "needs_dispatcher", since: "2026-11-01T00:00:00.000Z", limit: 20 },
   async handler(ctx, input) {
     const principal = principalOf(ctx);
-    const position = input.cursor === undefined ? undefined : decodeCursor(input.cursor, CURSOR_KIND, CURSOR);
     const rows = await ctx.services.store.listOrders({
       accountId: principal.accountId,
       livemode: principal.livemode,
@@ -65,11 +63,10 @@ export const orderListOperation = defineOperation({
       referenceId: input.reference_id,
       since: input.since,
       until: input.until,
-      before: position ? { createdAt: position[1] as string, id: position[2] as string } : undefined,
+      before: orderPosition(input.cursor, CURSOR_KIND),
       limit: input.limit + 1,
     });
-    const page = rows.slice(0, input.limit);
-    const last = page[page.length - 1];
+    const { page, next_cursor } = pageOf(rows, input.limit, CURSOR_KIND, orderPositionOf);
     return {
       orders: page.map((row) => {
         const {
@@ -80,8 +77,7 @@ export const orderListOperation = defineOperation({
         } = orderView(row, ctx.baseUrl, []);
         return summary;
       }),
-      next_cursor:
-        rows.length > input.limit && last ? encodeCursor(CURSOR_KIND, `${last.created_at}|${last.id}`) : null,
+      next_cursor,
     };
   },
 });

@@ -34,3 +34,30 @@ export function decodeCursor(cursor: string, kind: string, pattern: RegExp): Reg
   if (!match) throw validationError([{ field: "cursor", message: "is not a cursor this API returned" }]);
   return match;
 }
+
+/** One page of `rows` (fetched with limit + 1), and the cursor of the next page, if there is one. */
+export function pageOf<T>(
+  rows: T[],
+  limit: number,
+  kind: string,
+  position: (last: T) => string,
+): { page: T[]; next_cursor: string | null } {
+  const page = rows.slice(0, limit);
+  const last = page[page.length - 1];
+  return { page, next_cursor: rows.length > limit && last ? encodeCursor(kind, position(last)) : null };
+}
+
+// Orders are listed newest first: a position is the last order's created_at (fixed-width ISO 8601) and id.
+const ORDER_POSITION = /^(\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z)\|(ord_[0-9A-Za-z]{1,40})$/;
+
+export function orderPosition(
+  cursor: string | undefined,
+  kind: string,
+): { createdAt: string; id: string } | undefined {
+  if (cursor === undefined) return undefined;
+  const match = decodeCursor(cursor, kind, ORDER_POSITION);
+  return { createdAt: match[1] as string, id: match[2] as string };
+}
+
+export const orderPositionOf = (order: { created_at: string; id: string }) =>
+  `${order.created_at}|${order.id}`;
