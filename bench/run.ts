@@ -39,6 +39,9 @@ async function main(): Promise<void> {
     DATA_DIR: dataDir,
     PUBLIC_RATE_LIMIT_PER_MINUTE: "100000000",
     PUBLIC_RATE_LIMIT_BURST: "100000000",
+    // The benchmark key is a test key: without this, simulated contractors would play tens of thousands
+    // of sandbox orders in the background of every later measurement.
+    SANDBOX_SIMULATION: "false",
     // BENCH_LOG_LEVEL: measure the cost of per-request logging (the service default is info).
     ...(process.env.BENCH_LOG_LEVEL ? { LOG_LEVEL: process.env.BENCH_LOG_LEVEL } : {}),
     // BENCH_LOG_REQUESTS=true: measure with the per-request access log on (off by default).

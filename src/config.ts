@@ -88,6 +88,10 @@ export const configSchema = z.object({
   /** The probe's own limit per client IP (it fetches a dozen URLs per call). */
   PROBE_RATE_LIMIT_PER_MINUTE: positiveInt.default(6),
   PROBE_RATE_LIMIT_BURST: positiveInt.default(3),
+  /** Simulated contractors play sandbox (test-key) orders through their whole lifecycle, with 20 s offer
+   * deadlines. Off: sandbox orders wait for contractor keys' answers with live deadlines (a load test of
+   * order creation, say). */
+  SANDBOX_SIMULATION: bool.default(true),
   /** The API key MCP tools and A2A skills that need a key run under, on the caller's behalf (an
    * account's key, issued with the operator CLI). Unset: those tools answer dispatch_not_configured,
    * unless an A2A caller sends its own x-api-key. */

@@ -174,6 +174,7 @@ export const orderOperation = defineOperation({
           new Set(),
           1,
           now,
+          services.config.SANDBOX_SIMULATION,
         );
         const offer = next.status === "offered" ? next.offer : null;
         const chosen = offer

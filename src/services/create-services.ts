@@ -105,6 +105,7 @@ export function createServices(
       ...(options.logger ? { logger: options.logger } : {}),
       onRelease: (contractorId) => pool.index.releaseJob(contractorId),
       onReserve: (contractorId) => pool.index.addJob(contractorId),
+      sandbox: config.SANDBOX_SIMULATION,
     }),
     probe: new ProbeService(fetcher, {
       allowPrivateNetworks: config.PROBE_ALLOW_PRIVATE_NETWORKS,

@@ -42,10 +42,12 @@ export const SANDBOX_MARKERS = {
   cannotComplete: "[sandbox:cannot_complete]",
 } as const;
 
-export function offerDeadline(urgency: string, livemode: boolean, now: Date): string {
-  const window = livemode
-    ? (OFFER_WINDOW_MS[urgency] ?? OFFER_WINDOW_MS.routine ?? 3_600_000)
-    : SANDBOX_OFFER_WINDOW_MS;
+/** An offer's deadline. Sandbox offers get the short window while simulated contractors play them. */
+export function offerDeadline(urgency: string, livemode: boolean, now: Date, sandboxPlayed = true): string {
+  const window =
+    livemode || !sandboxPlayed
+      ? (OFFER_WINDOW_MS[urgency] ?? OFFER_WINDOW_MS.routine ?? 3_600_000)
+      : SANDBOX_OFFER_WINDOW_MS;
   return new Date(now.getTime() + window).toISOString();
 }
 
@@ -63,6 +65,7 @@ export async function offerNext(
   tried: ReadonlySet<string>,
   attempt: number,
   now: Date,
+  sandboxPlayed = true,
 ): Promise<NextOffer> {
   if (attempt > MAX_OFFERS) return { status: "needs_dispatcher" };
   for (const contractorId of ranking) {
@@ -76,7 +79,7 @@ export async function offerNext(
       attempt,
       status: "pending",
       offered_at: now.toISOString(),
-      deadline_at: offerDeadline(order.urgency, order.livemode === 1, now),
+      deadline_at: offerDeadline(order.urgency, order.livemode === 1, now, sandboxPlayed),
       responded_at: null,
       reason: null,
     };
@@ -136,6 +139,8 @@ export class OrderLifecycle {
       /** Told when a contractor's capacity is given back or taken (the in-memory index of this process). */
       onRelease?: (contractorId: string) => void;
       onReserve?: (contractorId: string) => void;
+      /** Whether tick() plays the sandbox's simulated contractors (default true). */
+      sandbox?: boolean;
     } = {},
   ) {}
 
@@ -229,6 +234,7 @@ export class OrderLifecycle {
         new Set(offers.map((o) => o.contractor_id)),
         offers.length + 1,
         now,
+        this.options.sandbox !== false,
       );
       const status = transition("offered", next.status === "offered" ? "reoffer" : "exhaust", "system");
       await tx.updateOrder(order.id, "offered", {
@@ -581,7 +587,7 @@ export class OrderLifecycle {
     for (const offer of await this.store.dueOffers(now.toISOString(), 100)) {
       await this.moveOn(offer.id, "expired", "system:dispatch", null);
     }
-    await this.playSandbox(now);
+    if (this.options.sandbox !== false) await this.playSandbox(now);
   }
 
   private async playSandbox(now: Date): Promise<void> {

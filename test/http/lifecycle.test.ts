@@ -448,3 +448,23 @@ describe("the dispatcher's side", () => {
     }
   });
 });
+
+describe("sandbox simulation off", () => {
+  it("leaves sandbox orders to contractor keys, with live deadlines", async () => {
+    const h = await createHarness({ SANDBOX_SIMULATION: "false" });
+    open.push(h);
+    const created = await order(h, h.sandboxKey, { ...JOB, urgency: "urgent" });
+    const [offer] = await h.services.store.contractorOffers(
+      (await holder(h, created.order_id)) as string,
+      "pending",
+      10,
+    );
+    const window = Date.parse(offer?.deadline_at as string) - Date.parse(offer?.offered_at as string);
+    expect(window).toBe(15 * 60_000);
+    await new OrderLifecycle(h.services.store, {
+      now: () => new Date(Date.now() + 60_000),
+      sandbox: false,
+    }).tick();
+    expect((await h.services.store.ordersByIds([created.order_id]))[0]?.status).toBe("offered");
+  });
+});
