@@ -199,6 +199,29 @@ describe("POST /api/dispatch/v1/order and GET its status_url", () => {
       expect(expectProblem(res, 422, "validation_failed").errors[0].field).toBe("callback_url");
     }
   });
+
+  it("rejects a callback_url that could never be delivered: not https when live, or a non-public host", async () => {
+    const refused: Array<[string, string, RegExp]> = [
+      [liveKey, "http://hooks.acme-facilities.net/dispatch", /https for live orders/],
+      [testKey, "http://127.0.0.1:8080/hook", /not allowed|not a public address/],
+      [testKey, "https://169.254.169.254/latest/meta-data", /not a public address \(linkLocal\)/],
+      [testKey, "https://[::1]/hook", /not a public address/],
+      [testKey, "https://intranet/hook", /not a public domain name/],
+      [testKey, "https://build.local/hook", /special-use name/],
+      [testKey, "https://user:pw@hooks.acme-facilities.net/x", /user name or password/],
+    ];
+    for (const [key, url, message] of refused) {
+      const res = await h.post(ORDER_PATH, validOrder({ callback_url: url }), { "x-api-key": key });
+      const problem = expectProblem(res, 422, "validation_failed");
+      expect(problem.errors[0].field, url).toBe("callback_url");
+      expect(problem.errors[0].message, url).toMatch(message);
+    }
+    // A sandbox order may call back over plain http, to a public host.
+    const ok = await h.post(ORDER_PATH, validOrder({ callback_url: "http://hooks.acme-facilities.net/x" }), {
+      "x-api-key": testKey,
+    });
+    expect(ok.statusCode, ok.body).toBe(200);
+  });
 });
 
 describe("pool changes and store failures", () => {
