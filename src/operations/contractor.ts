@@ -5,7 +5,7 @@
 import { z } from "zod";
 import { ApiError } from "../errors.js";
 import type { OffersTable, OrdersTable } from "../storage/schema.js";
-import { ORDER_STATUSES, orderSchema, orderView } from "./order-view.js";
+import { ORDER_STATUSES, orderSchema, orderSummaryView, orderView } from "./order-view.js";
 import { defineOperation, type OperationContext, principalOf } from "./types.js";
 
 function contractorOf(ctx: OperationContext): string {
@@ -253,7 +253,7 @@ export const orderCancelOperation = defineOperation({
     const order = await store.findOrder(input.order_id, principal.accountId, principal.livemode);
     if (!order) throw new ApiError("not_found", `No order ${input.order_id} for this key.`);
     const cancelled = await lifecycle.cancel(order, input.reason ?? null, "caller", `key:${principal.keyId}`);
-    const { seal: _seal, seals: _seals, nte_requests: _nte, ...view } = orderView(cancelled, ctx.baseUrl, []);
+    const view = orderSummaryView(cancelled, ctx.baseUrl);
     return view;
   },
 });

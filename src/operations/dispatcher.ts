@@ -6,7 +6,7 @@
 import { z } from "zod";
 import { sealRecord } from "../audit/record.js";
 import { ApiError } from "../errors.js";
-import { ORDER_STATUSES, orderSchema, orderView } from "./order-view.js";
+import { ORDER_STATUSES, orderSchema, orderSummaryView } from "./order-view.js";
 import { cursorSchema, orderPosition, orderPositionOf, pageLimitSchema, pageOf } from "./pagination.js";
 import { defineOperation, principalOf } from "./types.js";
 
@@ -51,7 +51,7 @@ export const dispatcherOrdersOperation = defineOperation({
     const { page, next_cursor } = pageOf(rows, input.limit, CURSOR_KIND, orderPositionOf);
     return {
       orders: page.map((row) => {
-        const { seal: _seal, seals: _seals, nte_requests: _nte, ...view } = orderView(row, ctx.baseUrl, []);
+        const view = orderSummaryView(row, ctx.baseUrl);
         return { ...view, account_id: row.account_id };
       }),
       next_cursor,
@@ -92,7 +92,7 @@ export const dispatcherAssignOperation = defineOperation({
       input.reason,
       `operator:${principal.keyId}`,
     );
-    const { seal: _seal, seals: _seals, nte_requests: _nte, ...view } = orderView(order, ctx.baseUrl, []);
+    const view = orderSummaryView(order, ctx.baseUrl);
     return { ...view, account_id: order.account_id };
   },
 });
@@ -121,7 +121,7 @@ export const dispatcherCancelOperation = defineOperation({
       "dispatcher",
       `operator:${principal.keyId}`,
     );
-    const { seal: _seal, seals: _seals, nte_requests: _nte, ...view } = orderView(cancelled, ctx.baseUrl, []);
+    const view = orderSummaryView(cancelled, ctx.baseUrl);
     return { ...view, account_id: cancelled.account_id };
   },
 });

@@ -2,7 +2,7 @@
 // key's account and mode, like every read of orders.
 
 import { z } from "zod";
-import { ORDER_STATUSES, orderSchema, orderView } from "./order-view.js";
+import { ORDER_STATUSES, orderSchema, orderSummaryView } from "./order-view.js";
 import {
   cursorSchema,
   orderPosition,
@@ -68,15 +68,7 @@ export const orderListOperation = defineOperation({
     });
     const { page, next_cursor } = pageOf(rows, input.limit, CURSOR_KIND, orderPositionOf);
     return {
-      orders: page.map((row) => {
-        const {
-          seal: _seal,
-          seals: _seals,
-          nte_requests: _nte,
-          ...summary
-        } = orderView(row, ctx.baseUrl, []);
-        return summary;
-      }),
+      orders: page.map((row) => orderSummaryView(row, ctx.baseUrl)),
       next_cursor,
     };
   },

@@ -148,3 +148,9 @@ export function orderView(
     seals,
   };
 }
+
+/** The order without its audit trail and NTE requests: what lists and state changes answer. */
+export function orderSummaryView(row: OrdersTable, baseUrl: string) {
+  const { seal: _seal, seals: _seals, nte_requests: _nte, ...summary } = orderView(row, baseUrl, []);
+  return summary;
+}
