@@ -1,11 +1,12 @@
-// The contractor's side: its offers and jobs, accepting or declining an offer, and reporting progress.
+// The contractor's side: its offers and jobs, accepting or declining an offer, reporting progress,
+// asking for a higher NTE and invoicing.
 // A contractor key sees only its own offers and jobs, and of a caller only what the job needs (where,
 // what, the NTE; the street address once the job is accepted), never the account or its references.
 
 import { z } from "zod";
 import { ApiError } from "../errors.js";
 import type { OffersTable, OrdersTable } from "../storage/schema.js";
-import { ORDER_STATUSES, orderSchema, orderSummaryView, orderView } from "./order-view.js";
+import { ORDER_STATUSES } from "./order-view.js";
 import { defineOperation, type OperationContext, principalOf } from "./types.js";
 
 function contractorOf(ctx: OperationContext): string {
@@ -230,34 +231,6 @@ export const contractorReportOperation = defineOperation({
   },
 });
 
-export const orderCancelOperation = defineOperation({
-  id: "dispatchOrderCancel",
-  name: "dispatch.order_cancel",
-  summary: "Cancel your work order",
-  description:
-    "Cancels one of your orders before the contractor is on site (409 invalid_transition after that, " +
-    "naming the current status). A pending offer is withdrawn and the contractor's capacity given back.",
-  access: "key",
-  limit: "key",
-  http: { method: "POST", path: "/api/dispatch/v1/orders/cancel", input: "body" },
-  problems: [404, 409],
-  input: z.strictObject({
-    order_id: z.string().min(1).max(64),
-    reason: z.string().max(1000).optional().describe("Why, for the record."),
-  }),
-  output: orderSchema.omit({ seals: true, seal: true, nte_requests: true }).meta({ id: "CancelledOrder" }),
-  example: { order_id: "ord_0VberZOdAb12Cd34Ef56", reason: "fixed it ourselves" },
-  async handler(ctx, input) {
-    const principal = principalOf(ctx);
-    const { store, lifecycle } = ctx.services;
-    const order = await store.findOrder(input.order_id, principal.accountId, principal.livemode);
-    if (!order) throw new ApiError("not_found", `No order ${input.order_id} for this key.`);
-    const cancelled = await lifecycle.cancel(order, input.reason ?? null, "caller", `key:${principal.keyId}`);
-    const view = orderSummaryView(cancelled, ctx.baseUrl);
-    return view;
-  },
-});
-
 export const contractorNteRequestOperation = defineOperation({
   id: "contractorRequestNte",
   name: "contractor.request_nte",
@@ -333,49 +306,5 @@ export const contractorInvoiceOperation = defineOperation({
       `contractor:${contractorId}`,
     );
     return jobView(order);
-  },
-});
-
-export const nteDecisionOperation = defineOperation({
-  id: "dispatchNteDecision",
-  name: "dispatch.nte_decision",
-  summary: "Approve or reject an NTE increase",
-  description:
-    "Decides a contractor's request to raise the NTE of your order (the request_id is in the order's " +
-    "nte_requests). An approval makes the requested amount the NTE in force.",
-  access: "key",
-  limit: "key",
-  http: { method: "POST", path: "/api/dispatch/v1/orders/nte-decision", input: "body" },
-  problems: [404, 409],
-  input: z.strictObject({
-    order_id: z.string().min(1).max(64),
-    request_id: z.string().min(1).max(64),
-    decision: z.enum(["approve", "reject"]),
-    reason: z.string().max(1000).optional(),
-  }),
-  output: orderSchema.omit({ seals: true, seal: true }).meta({ id: "OrderAfterNteDecision" }),
-  example: {
-    order_id: "ord_0VberZOdAb12Cd34Ef56",
-    request_id: "nte_0VberZOdAb12Cd34Ef56",
-    decision: "approve",
-  },
-  async handler(ctx, input) {
-    const principal = principalOf(ctx);
-    const { store, lifecycle } = ctx.services;
-    const order = await store.findOrder(input.order_id, principal.accountId, principal.livemode);
-    if (!order) throw new ApiError("not_found", `No order ${input.order_id} for this key.`);
-    const decided = await lifecycle.decideNte(
-      order,
-      input.request_id,
-      input.decision === "approve" ? "approved" : "rejected",
-      input.reason ?? null,
-      `key:${principal.keyId}`,
-    );
-    const {
-      seal: _seal,
-      seals: _seals,
-      ...view
-    } = orderView(decided, ctx.baseUrl, [], await store.nteRequests(order.id));
-    return view;
   },
 });

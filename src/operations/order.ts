@@ -153,6 +153,8 @@ export const orderOperation = defineOperation({
       const now = services.now();
       const nowIso = now.toISOString();
       const id = newSortableId("ord");
+      // The cascade's order: the ranked candidates, best first.
+      const ranking = result.ranked.map((c) => c.contractor.id);
       const build = (chosen: RankedCandidate | null): OrdersTable => ({
         id,
         account_id: principal.accountId,
@@ -189,8 +191,6 @@ export const orderOperation = defineOperation({
         invoice_cents: null,
         invoiced_at: null,
       });
-      // The cascade's order: the ranked candidates, best first.
-      const ranking = result.ranked.map((c) => c.contractor.id);
       const written = await services.store.write(async (tx) => {
         // The job is offered to the best-ranked candidate that still has capacity in the store.
         const next = await offerNext(

@@ -17,8 +17,6 @@ import {
   contractorNteRequestOperation,
   contractorOffersOperation,
   contractorReportOperation,
-  nteDecisionOperation,
-  orderCancelOperation,
 } from "./contractor.js";
 import {
   dispatcherAssignOperation,
@@ -29,6 +27,7 @@ import {
 import { estimateOperation } from "./estimate.js";
 import { evalsOperation } from "./evals.js";
 import { orderOperation } from "./order.js";
+import { nteDecisionOperation, orderCancelOperation } from "./order-actions.js";
 import { orderListOperation } from "./order-list.js";
 import { orderStatusOperation } from "./order-status.js";
 import { probeOperation } from "./probe.js";

@@ -103,6 +103,19 @@ function ranking(order: OrdersTable): string[] {
   }
 }
 
+/** 409 for a conditional update that lost to another change of the same order (or offer). */
+function changedMeanwhile(
+  currentStatus: string,
+  what = "The order changed meanwhile; read it again.",
+): ApiError {
+  return new ApiError("invalid_transition", what, { extra: { current_status: currentStatus } });
+}
+
+/** 409 for declining an offer that is no longer pending (its current_status is the offer's). */
+function notDeclinable(offerStatus: string): ApiError {
+  return changedMeanwhile(offerStatus, `The offer is ${offerStatus}: it can no longer be declined.`);
+}
+
 /** 409 invalid_transition naming the current status, for a move the state machine refuses. */
 function checkTransition(current: string, action: Action, role: Role): OrderStatus {
   try {
@@ -195,18 +208,29 @@ export class OrderLifecycle {
   /**
    * Settles a pending offer as declined or expired, gives the contractor's capacity back and offers the
    * job to the next contractor (or hands it to a dispatcher). Returns false when the offer was no longer
-   * pending: another process or request settled it first.
+   * pending: another process or request settled it first. With `decliner` (a contractor declining), the
+   * offer must be that contractor's and still pending, checked in the same transaction.
    */
   async moveOn(
     offerId: string,
     outcome: "declined" | "expired",
     actor: Actor,
     reason: string | null,
+    decliner?: string,
   ): Promise<boolean> {
     const now = this.now();
     const at = now.toISOString();
     return this.write(async (tx, released, reserved) => {
-      if (!(await tx.settleOffer(offerId, outcome, at, reason))) return false;
+      if (decliner !== undefined) {
+        const mine = await tx.offerById(offerId);
+        if (!mine || mine.contractor_id !== decliner)
+          throw new ApiError("not_found", `You have no offer ${offerId}.`);
+        if (mine.status !== "pending") throw notDeclinable(mine.status);
+      }
+      if (!(await tx.settleOffer(offerId, outcome, at, reason))) {
+        if (decliner !== undefined) throw notDeclinable("settled");
+        return false;
+      }
       const offer = (await tx.offerById(offerId)) as OffersTable;
       await this.release(tx, offer.contractor_id, released);
       const order = await tx.orderById(offer.order_id);
@@ -281,15 +305,11 @@ export class OrderLifecycle {
       }
       const status = checkTransition(order.status, "accept", "contractor");
       if (!(await tx.settleOffer(offer.id, "accepted", at, null))) {
-        throw new ApiError("invalid_transition", "The offer was settled meanwhile.", {
-          extra: { current_status: order.status },
-        });
+        throw changedMeanwhile(order.status, "The offer was settled meanwhile.");
       }
       const patch = { status, accepted_at: at, updated_at: at };
       if (!(await tx.updateOrder(order.id, "offered", patch))) {
-        throw new ApiError("invalid_transition", "The order changed meanwhile.", {
-          extra: { current_status: order.status },
-        });
+        throw changedMeanwhile(order.status, "The order changed meanwhile.");
       }
       this.record(tx, order, "order.accepted", actor, at, {
         offer_id: offer.id,
@@ -301,18 +321,7 @@ export class OrderLifecycle {
 
   /** A contractor declines its pending offer: the job moves to the next contractor. */
   async decline(contractorId: string, offerId: string, reason: string | null, actor: Actor): Promise<void> {
-    const offer = await this.store.write((tx) => tx.offerById(offerId));
-    if (!offer || offer.contractor_id !== contractorId)
-      throw new ApiError("not_found", `You have no offer ${offerId}.`);
-    if (offer.status !== "pending" || !(await this.moveOn(offerId, "declined", actor, reason))) {
-      throw new ApiError(
-        "invalid_transition",
-        `The offer is ${offer.status === "pending" ? "settled" : offer.status}: it can no longer be declined.`,
-        {
-          extra: { current_status: offer.status },
-        },
-      );
-    }
+    await this.moveOn(offerId, "declined", actor, reason, contractorId);
   }
 
   /** The contractor on the job reports its progress. */
@@ -338,9 +347,7 @@ export class OrderLifecycle {
       }
       if (report.status === "cannot_complete") patch.status_reason = report.reason;
       if (!(await tx.updateOrder(order.id, order.status, patch))) {
-        throw new ApiError("invalid_transition", "The order changed meanwhile; read it again.", {
-          extra: { current_status: order.status },
-        });
+        throw changedMeanwhile(order.status);
       }
       if (holdsContractor(order.status as OrderStatus) && !holdsContractor(status)) {
         await this.release(tx, contractorId, released);
@@ -362,9 +369,7 @@ export class OrderLifecycle {
       const status = checkTransition(current.status, "cancel", role);
       const patch = { status, status_reason: reason, updated_at: at };
       if (!(await tx.updateOrder(current.id, current.status, patch))) {
-        throw new ApiError("invalid_transition", "The order changed meanwhile; read it again.", {
-          extra: { current_status: current.status },
-        });
+        throw changedMeanwhile(current.status);
       }
       if (holdsContractor(current.status as OrderStatus) && current.contractor_id) {
         await this.release(tx, current.contractor_id, released);
@@ -431,9 +436,7 @@ export class OrderLifecycle {
         updated_at: at,
       };
       if (!(await tx.updateOrder(order.id, order.status, patch))) {
-        throw new ApiError("invalid_transition", "The order changed meanwhile; read it again.", {
-          extra: { current_status: order.status },
-        });
+        throw changedMeanwhile(order.status);
       }
       if (holdsContractor(order.status as OrderStatus) && order.contractor_id) {
         await this.release(tx, order.contractor_id, released);
@@ -569,9 +572,7 @@ export class OrderLifecycle {
       }
       const patch = { status, invoice_cents: cents, invoiced_at: at, updated_at: at };
       if (!(await tx.updateOrder(order.id, order.status, patch))) {
-        throw new ApiError("invalid_transition", "The order changed meanwhile; read it again.", {
-          extra: { current_status: order.status },
-        });
+        throw changedMeanwhile(order.status);
       }
       this.record(tx, order, "order.invoiced", actor, at, {
         invoice_cents: cents,

@@ -192,7 +192,7 @@ class OperationExecutor implements AgentExecutor {
 export function registerA2a(
   app: FastifyInstance,
   services: Services,
-  callerOf: (request: FastifyRequest, apiKey: string | undefined) => AgentCaller,
+  callerOf: (request: FastifyRequest) => AgentCaller,
 ): void {
   // The handler's card is only read for the versions it accepts; the served card carries the caller's base URL.
   const requestHandler = new DefaultRequestHandler(
@@ -208,11 +208,10 @@ export function registerA2a(
     const header = request.headers[A2A_VERSION_HEADER.toLowerCase()];
     const version = Array.isArray(header) ? header[0] : header;
     const useLegacy = version ? version.startsWith("0.3") : isLegacyJsonRpcMethod(String(body?.method ?? ""));
-    const own = request.headers["x-api-key"];
     const context = new ServerCallContext({
       requestedVersion: useLegacy ? "0.3" : A2A_PROTOCOL_VERSION,
       state: new Map<string, unknown>([
-        [CALLER, callerOf(request, (Array.isArray(own) ? own[0] : own) ?? services.config.MCP_API_KEY)],
+        [CALLER, callerOf(request)],
         [LOGGER, request.log],
       ]),
     });

@@ -116,7 +116,7 @@ function mcpServer(services: Services, caller: AgentCaller, naming: ToolNaming, 
 export function registerMcp(
   app: FastifyInstance,
   services: Services,
-  callerOf: (request: FastifyRequest, apiKey: string | undefined) => AgentCaller,
+  callerOf: (request: FastifyRequest) => AgentCaller,
 ): void {
   const routes: Array<[string, ToolNaming]> = [
     ["/api/mcp", "dotted"],
@@ -124,8 +124,7 @@ export function registerMcp(
   ];
   for (const [path, naming] of routes) {
     app.post(path, { schema: { hide: true }, config: { operation: "mcp" } }, async (request, reply) => {
-      const own = request.headers["x-api-key"];
-      const caller = callerOf(request, (Array.isArray(own) ? own[0] : own) ?? services.config.MCP_API_KEY);
+      const caller = callerOf(request);
       const server = mcpServer(services, caller, naming, request.log);
       const transport = new StreamableHTTPServerTransport({
         sessionIdGenerator: undefined,

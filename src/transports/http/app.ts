@@ -40,6 +40,8 @@ const BODY_LIMIT = 1024 * 1024;
 const REQUEST_ID_PATTERN = /^[A-Za-z0-9._:-]{1,128}$/;
 const HOST_PATTERN = /^[A-Za-z0-9.-]+(:\d{1,5})?$|^\[[0-9A-Fa-f:.]+\](:\d{1,5})?$/;
 
+const firstHeader = (value: string | string[] | undefined) => (Array.isArray(value) ? value[0] : value);
+
 const AGENT_PATHS = /^\/api\/(mcp|a2a)(\/|\?|$)/;
 
 /** The origins the agent endpoints accept browser requests from: this service's own, and configured ones. */
@@ -259,7 +261,7 @@ export async function buildApp(services: Services, options: AppOptions = {}): Pr
         };
         try {
           const admission = admit(op, services, {
-            apiKey: Array.isArray(apiKey) ? apiKey[0] : apiKey,
+            apiKey: firstHeader(apiKey),
             clientIp: request.ip,
           });
           if (admission instanceof Promise) admission.then(admitted, done);
@@ -287,7 +289,7 @@ export async function buildApp(services: Services, options: AppOptions = {}): Pr
             baseUrl: baseUrlOf(services, request),
             receivedAt: request.receivedAt,
             receivedHr: request.receivedHr,
-            idempotencyKey: Array.isArray(idem) ? idem[0] : idem,
+            idempotencyKey: firstHeader(idem),
             rawInput: raw,
             setHeader: (name, value) => {
               reply.header(name, value);
@@ -311,8 +313,9 @@ export async function buildApp(services: Services, options: AppOptions = {}): Pr
       new ApiError("service_unavailable", "The store is not reachable.", { extra: { checks } }),
     );
   });
-  const callerOf = (request: FastifyRequest, apiKey: string | undefined) => ({
-    apiKey,
+  // The agent transports' key policy, in one place: the caller's own x-api-key, else the server's.
+  const callerOf = (request: FastifyRequest) => ({
+    apiKey: firstHeader(request.headers["x-api-key"]) ?? config.MCP_API_KEY,
     clientIp: request.ip,
     baseUrl: baseUrlOf(services, request),
     requestId: request.id,
