@@ -88,6 +88,14 @@ export const configSchema = z.object({
   /** The probe's own limit per client IP (it fetches a dozen URLs per call). */
   PROBE_RATE_LIMIT_PER_MINUTE: positiveInt.default(6),
   PROBE_RATE_LIMIT_BURST: positiveInt.default(3),
+  /** Deadline of one webhook delivery attempt (connect, headers and body). */
+  WEBHOOK_TIMEOUT_MS: positiveInt.max(60_000).default(10_000),
+  /** Webhook deliveries in flight at once in each process. */
+  WEBHOOK_CONCURRENCY: positiveInt.max(256).default(8),
+  /** How often each process looks for webhook events to deliver; 0: this process delivers none. */
+  WEBHOOK_INTERVAL_MS: z.coerce.number().int().min(0).default(1000),
+  /** Days webhook events, deliveries and attempts are kept once no delivery is pending. */
+  WEBHOOK_RETENTION_DAYS: positiveInt.max(3650).default(30),
   /** Simulated contractors play sandbox (test-key) orders through their whole lifecycle, with 20 s offer
    * deadlines. Off: sandbox orders wait for contractor keys' answers with live deadlines (a load test of
    * order creation, say). */

@@ -15,6 +15,7 @@ export const ERROR_CODES = {
   invalid_transition: { status: 409, title: "Not possible in the order's current status" },
   contractor_unavailable: { status: 409, title: "Contractor unavailable" },
   nte_exceeded: { status: 409, title: "Over the NTE in force" },
+  endpoint_disabled: { status: 409, title: "Webhook endpoint disabled" },
   idempotency_request_in_progress: { status: 409, title: "Request with this Idempotency-Key is in progress" },
   payload_too_large: { status: 413, title: "Request body too large" },
   unsupported_media_type: { status: 415, title: "Unsupported media type" },

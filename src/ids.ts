@@ -7,7 +7,21 @@
 
 import { base62, randomBase62 } from "./auth/api-key.js";
 
-export type IdPrefix = "acct" | "key" | "ord" | "qte" | "ofr" | "nte" | "ctr" | "req" | "hold";
+export type IdPrefix =
+  | "acct"
+  | "key"
+  | "ord"
+  | "qte"
+  | "ofr"
+  | "nte"
+  | "ctr"
+  | "req"
+  | "hold"
+  | "msg"
+  | "whe"
+  | "whd"
+  | "wha"
+  | "whs";
 
 export function newId(prefix: IdPrefix, length = 20): string {
   return `${prefix}_${randomBase62(length)}`;

@@ -63,6 +63,7 @@ async function serve(config: Config, prepare: boolean): Promise<void> {
   services.pool.startRefresh(config.POOL_REFRESH_MS, (err) => app.log.error({ err }, "pool refresh failed"));
   services.audit.start(config.AUDIT_SEQUENCE_INTERVAL_MS);
   services.lifecycle.start(); // offer deadlines, and the sandbox's simulated contractors
+  services.webhooks.start(config.WEBHOOK_INTERVAL_MS);
   const purge = setInterval(() => {
     store
       .purgeExpiredIdempotency(new Date().toISOString())
@@ -82,6 +83,7 @@ async function serve(config: Config, prepare: boolean): Promise<void> {
     services.pool.stop();
     await app.close(); // stops accepting, drains in-flight requests
     await services.lifecycle.stop();
+    await services.webhooks.close();
     await services.audit.stop();
     await services.audit
       .sequence(true)

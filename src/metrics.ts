@@ -19,6 +19,7 @@ export class Metrics {
   readonly limiterDecisions: Counter<"source" | "outcome">;
   readonly limiterFallback: Gauge;
   readonly auditSequenced: Counter;
+  readonly webhookAttempts: Counter;
   /** The text a scrape of /metrics answers: this registry, or the cluster's sum under `--workers`. */
   scrape: () => Promise<string> = () => this.registry.metrics();
 
@@ -53,6 +54,12 @@ export class Metrics {
     this.auditSequenced = new Counter({
       name: "fsd_audit_leaves_sequenced_total",
       help: "Audit records this process sequenced into the Merkle tree.",
+      registers,
+    });
+    this.webhookAttempts = new Counter({
+      name: "fsd_webhook_attempts_total",
+      help: "Webhook delivery attempts this process made, by outcome (succeeded, retrying, failed, cancelled).",
+      labelNames: ["outcome"],
       registers,
     });
     this.limiterFallback = new Gauge({

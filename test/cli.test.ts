@@ -265,3 +265,72 @@ describe("audit CLI", () => {
     expect((await auditCli("audit", "hold", "add", "--reason", "x")).code).toBe(2);
   }, 60_000);
 });
+
+describe("webhooks CLI", () => {
+  it("shows an endpoint's delivery log and redelivers, refusing a disabled endpoint unless told to enable it", async () => {
+    const migrated = await cli("migrate");
+    expect(migrated.code, migrated.stderr).toBe(0);
+    const store = openSqliteStore(join(dir, "field-dispatch.sqlite"));
+    const now = new Date().toISOString();
+    let endpointId = "";
+    let deliveryId = "";
+    try {
+      const endpoint = await store.webhooks.setDefaultEndpoint(
+        "acct_cli",
+        false,
+        "https://hooks.example.com/x",
+        now,
+      );
+      endpointId = endpoint?.id ?? "";
+      await store.write(async (tx) => {
+        tx.enqueueWebhook({
+          id: "msg_cli0000000000000001",
+          account_id: "acct_cli",
+          livemode: 0,
+          order_id: "ord_cli",
+          type: "order.offered",
+          created_at: now,
+          callback_url: null,
+          payload: "{}",
+          fanned_out: 0,
+        });
+      });
+      expect(await store.webhooks.fanOut(10, now)).toBe(1);
+      const [claimed] = await store.webhooks.claimDue(now, new Date(Date.now() + 60_000).toISOString(), 10);
+      if (!claimed) throw new Error("nothing claimed");
+      deliveryId = claimed.delivery.id;
+      await store.webhooks.recordAttempt(claimed.delivery, 1, {
+        startedAt: now,
+        durationMs: 12,
+        statusCode: 410,
+        error: "410 Gone: the endpoint is disabled",
+        outcome: "failed",
+        nextAttemptAt: null,
+        disableEndpoint: "the endpoint answered 410 Gone",
+      });
+    } finally {
+      await store.close();
+    }
+    const log = await cli("webhooks", "deliveries", "--endpoint", endpointId);
+    expect(log.code, log.stderr).toBe(0);
+    expect(log.stdout).toContain("disabled (the endpoint answered 410 Gone)");
+    expect(log.stdout).toMatch(new RegExp(`${deliveryId}\\s+order.offered\\s+ord_cli\\s+failed`));
+    expect(log.stdout).toMatch(/#1 .* 12ms 410 failed/);
+
+    const refused = await cli("webhooks", "redeliver", deliveryId);
+    expect(refused.code).toBe(1);
+    expect(refused.stderr).toMatch(/disabled/);
+    const since = new Date(Date.now() - 3_600_000).toISOString();
+    const again = await cli("webhooks", "redeliver", "--endpoint", endpointId, "--since", since, "--enable");
+    expect(again.code, again.stderr).toBe(0);
+    expect(again.stdout).toContain("1 deliveries queued again");
+    const after = openSqliteStore(join(dir, "field-dispatch.sqlite"));
+    try {
+      expect(await after.webhooks.deliveryById(deliveryId)).toMatchObject({ status: "pending", attempts: 0 });
+      expect((await after.webhooks.endpointById(endpointId))?.status).toBe("enabled");
+    } finally {
+      await after.close();
+    }
+    expect((await cli("webhooks", "redeliver")).code).toBe(2);
+  });
+});

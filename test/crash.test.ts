@@ -4,8 +4,10 @@
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { Webhook } from "standardwebhooks";
 import { afterAll, describe, expect, it, onTestFinished } from "vitest";
 import { startChildServer } from "./helpers/child-server.js";
+import { startReceiver } from "./helpers/webhook-receiver.js";
 
 const dir = mkdtempSync(join(tmpdir(), "fd-crash-"));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
@@ -65,4 +67,53 @@ describe("crash safety", () => {
       await second.kill();
     }
   }, 120_000);
+
+  it("delivers the webhook of a change committed by a process killed before it could deliver", async () => {
+    const receiver = await startReceiver();
+    onTestFinished(() => receiver.close());
+    const hookDir = mkdtempSync(join(tmpdir(), "fd-crash-hook-"));
+    onTestFinished(() => rmSync(hookDir, { recursive: true, force: true }));
+    const common = {
+      DATA_DIR: hookDir,
+      PROBE_ALLOW_PRIVATE_NETWORKS: "true",
+      PROBE_ALLOWED_PORTS: String(receiver.port),
+      SANDBOX_SIMULATION: "false",
+    };
+    // The first process never delivers: its dispatcher would first look an hour after start.
+    const first = await startChildServer({ ...common, WEBHOOK_INTERVAL_MS: "3600000" });
+    onTestFinished(() => first.kill("SIGKILL"));
+    const key = (await first.waitFor(/(fsd_test_[0-9A-Za-z]{36})/))[1] ?? "";
+    const call = (path: string, body: unknown) =>
+      fetch(`${first.baseUrl}${path}`, {
+        method: "POST",
+        headers: { "content-type": "application/json", "x-api-key": key },
+        body: JSON.stringify(body),
+      });
+    const secret = ((await (await call("/api/dispatch/v1/webhooks/secret", {})).json()) as { secret: string })
+      .secret;
+    const res = await call("/api/dispatch/v1/order", {
+      trade: "plumbing",
+      location: { state: "TX", zip: "78701" },
+      description: "crash test webhook",
+      callback_url: receiver.url(),
+    });
+    expect(res.status).toBe(200);
+    const { order_id } = (await res.json()) as { order_id: string };
+    await first.kill("SIGKILL");
+    expect(receiver.received).toHaveLength(0);
+
+    const second = await startChildServer({ ...common, WEBHOOK_INTERVAL_MS: "100" });
+    try {
+      const [hook] = await receiver.waitFor(1, 20_000);
+      const event = new Webhook(secret).verify(hook?.body ?? "", {
+        "webhook-id": String(hook?.headers["webhook-id"]),
+        "webhook-timestamp": String(hook?.headers["webhook-timestamp"]),
+        "webhook-signature": String(hook?.headers["webhook-signature"]),
+      }) as { type: string; data: { order: { order_id: string } } };
+      expect(event.type).toBe("order.offered");
+      expect(event.data.order.order_id).toBe(order_id);
+    } finally {
+      await second.kill();
+    }
+  }, 90_000);
 });

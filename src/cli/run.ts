@@ -1,5 +1,6 @@
 // Operator CLI commands: `npm run cli -- <command>`. Commands: serve, migrate, keys create|list|revoke,
-// contractors import <file>, audit verify|check|purge|hold. Exit code 0 on success, 1 on failure, 2 on a usage error.
+// contractors import <file>, audit verify|check|purge|hold, webhooks deliveries|redeliver.
+// Exit code 0 on success, 1 on failure, 2 on a usage error.
 
 import { createHash, createPublicKey } from "node:crypto";
 import { existsSync, readFileSync } from "node:fs";
@@ -18,6 +19,7 @@ import { newId } from "../ids.js";
 import { openStore } from "../services/create-services.js";
 import type { Store } from "../storage/store.js";
 import { parseContractorFile } from "./contractor-import.js";
+import { WEBHOOKS_USAGE, webhooksCommand } from "./webhooks.js";
 
 const USAGE = `usage: npm run cli -- <command>
 
@@ -42,7 +44,7 @@ const USAGE = `usage: npm run cli -- <command>
   audit hold add (--order <id> | --account <name>) --reason <text>
   audit hold release <hold-id>
   audit hold list                         legal holds: held records are never purged
-`;
+${WEBHOOKS_USAGE}`;
 
 class UsageError extends Error {}
 
@@ -329,6 +331,8 @@ export async function runCli(argv: string[]): Promise<number> {
         return 0;
       case "audit":
         return await audit(rest);
+      case "webhooks":
+        return await withStore((store) => webhooksCommand(rest, store, (message) => new UsageError(message)));
       case undefined:
       case "help":
       case "--help":

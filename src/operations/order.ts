@@ -5,15 +5,16 @@ import { createHash } from "node:crypto";
 import { z } from "zod";
 import { sealRecord } from "../audit/record.js";
 import { canonicalJson } from "../canonical-json.js";
-import { transition } from "../domain/lifecycle.js";
+import { type OrderStatus, transition } from "../domain/lifecycle.js";
 import type { RankedCandidate } from "../domain/matching.js";
 import { ApiError } from "../errors.js";
 import { newSortableId } from "../ids.js";
-import { checkUrl, UrlRefused } from "../net/address-policy.js";
 import { offerNext } from "../services/lifecycle.js";
 import type { IdempotencyKeysTable, OrdersTable } from "../storage/schema.js";
+import { statusEventType } from "../webhooks/events.js";
+import { enqueueOrderEvent, webhookBaseUrl } from "../webhooks/outbox.js";
+import { checkWebhookUrl } from "../webhooks/targets.js";
 import { matchDecision, sealRef } from "./audit-decisions.js";
-import { validationError } from "./gate.js";
 import { matchJob, resolveJob } from "./job.js";
 import { orderSchema, orderView } from "./order-view.js";
 import { nteSchema, orderLocationSchema, tradeSchema, urgencySchema } from "./schemas.js";
@@ -40,29 +41,6 @@ export const orderInput = z
     reference_id: z.string().max(255, { error: "reference_id must be at most 255 characters" }).optional(),
   })
   .meta({ id: "OrderRequest" });
-
-/**
- * A callback_url that could never be delivered is refused when the order is made (422), not discovered
- * at the first delivery: live orders need https; no URL may name a private, loopback or link-local
- * address or a special-use name, or use a port outbound requests may not (the rules of the SSRF-safe
- * fetcher, which applies them again, with DNS, at every delivery).
- */
-function checkCallbackUrl(raw: string, livemode: boolean, services: OperationContext["services"]): void {
-  const url = new URL(raw);
-  const refuse = (message: string) => {
-    throw validationError([{ field: "callback_url", message }]);
-  };
-  if (livemode && url.protocol !== "https:") refuse("callback_url must use https for live orders");
-  try {
-    checkUrl(url, {
-      allowPrivateNetworks: services.config.PROBE_ALLOW_PRIVATE_NETWORKS,
-      extraPorts: services.config.PROBE_ALLOWED_PORTS,
-    });
-  } catch (error) {
-    if (error instanceof UrlRefused) refuse(error.message.replace(/^url\b/, "callback_url"));
-    throw error;
-  }
-}
 
 function fingerprint(raw: unknown): string {
   return createHash("sha256").update(canonicalJson(raw)).digest("hex");
@@ -106,7 +84,8 @@ export const orderOperation = defineOperation({
   async handler(ctx, input) {
     const principal = principalOf(ctx);
     const { services } = ctx;
-    if (input.callback_url !== undefined) checkCallbackUrl(input.callback_url, principal.livemode, services);
+    if (input.callback_url !== undefined)
+      checkWebhookUrl(input.callback_url, "callback_url", principal.livemode, services.config);
     const idemKey = ctx.idempotencyKey;
     // The body's fingerprint is needed only to compare retries that carry an Idempotency-Key.
     const hash = idemKey === undefined ? "" : fingerprint(ctx.rawInput);
@@ -256,6 +235,16 @@ export const orderOperation = defineOperation({
         }
         await tx.insertOrder(row);
         if (offer) tx.insertOffer(offer);
+        enqueueOrderEvent(
+          tx,
+          row,
+          statusEventType(row.status as OrderStatus),
+          nowIso,
+          webhookBaseUrl(services.config),
+          {
+            previous_status: "received",
+          },
+        );
         tx.appendAudit(created);
         tx.appendAudit(decided);
         return { row, view };

@@ -34,6 +34,14 @@ import { probeOperation } from "./probe.js";
 import { quoteOperation } from "./quote.js";
 import { tradeIndexOperation } from "./trade-index.js";
 import type { AnyOperation } from "./types.js";
+import {
+  webhooksConfigOperation,
+  webhooksDeliveriesOperation,
+  webhooksEnableEndpointOperation,
+  webhooksRedeliverOperation,
+  webhooksRotateSecretOperation,
+  webhooksSetEndpointOperation,
+} from "./webhooks.js";
 
 export const OPERATIONS: readonly AnyOperation[] = [
   quoteOperation,
@@ -42,6 +50,12 @@ export const OPERATIONS: readonly AnyOperation[] = [
   orderListOperation,
   orderCancelOperation,
   nteDecisionOperation,
+  webhooksConfigOperation,
+  webhooksSetEndpointOperation,
+  webhooksRotateSecretOperation,
+  webhooksDeliveriesOperation,
+  webhooksRedeliverOperation,
+  webhooksEnableEndpointOperation,
   estimateOperation,
   tradeIndexOperation,
   evalsOperation,

@@ -11,6 +11,7 @@ import type { SafeFetcher } from "../net/safe-fetch.js";
 import type { ProbeService } from "../probe/probe.js";
 import type { ContractorPool } from "../services/contractor-pool.js";
 import type { OrderLifecycle } from "../services/lifecycle.js";
+import type { WebhookDispatcher } from "../services/webhooks.js";
 import type { Store } from "../storage/store.js";
 
 export interface Services {
@@ -26,6 +27,8 @@ export interface Services {
   /** The SSRF-safe fetcher every outbound request goes through (probe, webhooks). */
   fetcher: SafeFetcher;
   probe: ProbeService;
+  /** Delivers webhook events from the outbox. */
+  webhooks: WebhookDispatcher;
   /** Idempotency keys whose first request is still running in this process. */
   inflightIdempotency: Set<string>;
   now(): Date;

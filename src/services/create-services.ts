@@ -15,8 +15,10 @@ import { PROBE_CACHE_TTL_MS, ProbeService } from "../probe/probe.js";
 import { openPostgresStore } from "../storage/postgres.js";
 import { openSqliteStore } from "../storage/sqlite.js";
 import type { Store } from "../storage/store.js";
+import { webhookBaseUrl } from "../webhooks/outbox.js";
 import { ContractorPool } from "./contractor-pool.js";
 import { OrderLifecycle } from "./lifecycle.js";
+import { WebhookDispatcher } from "./webhooks.js";
 
 /** The store the configuration selects: PostgreSQL with DATABASE_URL, else SQLite under DATA_DIR. */
 export function openStore(config: Config): Store {
@@ -78,6 +80,8 @@ export function createServices(
     signer?: CheckpointSigner;
     /** An outbound fetcher of the caller's (tests pass one with a stub resolver). */
     fetcher?: SafeFetcher;
+    /** The fetcher webhook deliveries go through (default: one of their own, WEBHOOK_* settings). */
+    webhookFetcher?: SafeFetcher;
   } = {},
 ): Services {
   const metrics = options.metrics ?? new Metrics();
@@ -106,12 +110,30 @@ export function createServices(
       onRelease: (contractorId) => pool.index.releaseJob(contractorId),
       onReserve: (contractorId) => pool.index.addJob(contractorId),
       sandbox: config.SANDBOX_SIMULATION,
+      baseUrl: webhookBaseUrl(config),
     }),
     probe: new ProbeService(fetcher, {
       allowPrivateNetworks: config.PROBE_ALLOW_PRIVATE_NETWORKS,
       extraPorts: config.PROBE_ALLOWED_PORTS,
       cacheTtlMs: PROBE_CACHE_TTL_MS,
       ...(options.now ? { now: options.now } : {}),
+    }),
+    webhooks: new WebhookDispatcher(store, {
+      fetcher:
+        options.webhookFetcher ??
+        createFetcher(config, {
+          timeoutMs: config.WEBHOOK_TIMEOUT_MS,
+          maxConcurrent: config.WEBHOOK_CONCURRENCY,
+          maxRedirects: 0,
+          userAgent: "field-dispatch-webhooks/1.0 (Standard Webhooks)",
+        }),
+      ownsFetcher: options.webhookFetcher === undefined,
+      concurrency: config.WEBHOOK_CONCURRENCY,
+      timeoutMs: config.WEBHOOK_TIMEOUT_MS,
+      retentionDays: config.WEBHOOK_RETENTION_DAYS,
+      metrics,
+      ...(options.now ? { now: options.now } : {}),
+      ...(options.logger ? { logger: options.logger } : {}),
     }),
     inflightIdempotency: new Set(),
     now: options.now ?? (() => new Date()),

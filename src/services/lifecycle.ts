@@ -20,6 +20,8 @@ import { newSortableId } from "../ids.js";
 import { validationError } from "../operations/gate.js";
 import type { NteRequestsTable, OffersTable, OrdersTable } from "../storage/schema.js";
 import type { Store, WriteTx } from "../storage/store.js";
+import { statusEventType, type WebhookEventType } from "../webhooks/events.js";
+import { enqueueOrderEvent } from "../webhooks/outbox.js";
 
 /** How long a contractor has to answer an offer, by urgency (live orders). */
 export const OFFER_WINDOW_MS: Record<string, number> = {
@@ -154,6 +156,8 @@ export class OrderLifecycle {
       onReserve?: (contractorId: string) => void;
       /** Whether tick() plays the sandbox's simulated contractors (default true). */
       sandbox?: boolean;
+      /** The base of the URLs webhook events carry (see webhooks/outbox.ts). */
+      baseUrl?: string;
     } = {},
   ) {}
 
@@ -182,6 +186,17 @@ export class OrderLifecycle {
 
   private now(): Date {
     return this.options.now?.() ?? new Date();
+  }
+
+  /** Writes the webhook event of a change to the outbox, in the change's transaction. */
+  private notify(
+    tx: WriteTx,
+    order: OrdersTable,
+    type: WebhookEventType,
+    at: string,
+    details: { previous_status: string | null; [key: string]: unknown },
+  ): void {
+    enqueueOrderEvent(tx, order, type, at, this.options.baseUrl ?? "http://localhost", details);
   }
 
   private record(
@@ -261,11 +276,12 @@ export class OrderLifecycle {
         this.options.sandbox !== false,
       );
       const status = transition("offered", next.status === "offered" ? "reoffer" : "exhaust", "system");
-      await tx.updateOrder(order.id, "offered", {
+      const patch = {
         status,
         contractor_id: next.status === "offered" ? next.offer.contractor_id : null,
         updated_at: at,
-      });
+      };
+      await tx.updateOrder(order.id, "offered", patch);
       if (next.status === "offered") {
         tx.insertOffer(next.offer);
         reserved.push(next.offer.contractor_id);
@@ -279,6 +295,11 @@ export class OrderLifecycle {
         this.record(tx, order, "order.needs_dispatcher", "system:dispatch", at, {
           offers_made: offers.length,
           max_offers: MAX_OFFERS,
+        });
+        // A re-offer keeps the order offered (no event); running out changes its status.
+        this.notify(tx, { ...order, ...patch }, "order.needs_dispatcher", at, {
+          previous_status: "offered",
+          offers_made: offers.length,
         });
       }
       return true;
@@ -315,7 +336,9 @@ export class OrderLifecycle {
         offer_id: offer.id,
         contractor_id: contractorId,
       });
-      return { ...order, ...patch };
+      const after = { ...order, ...patch };
+      this.notify(tx, after, "order.accepted", at, { previous_status: order.status, action: "accept" });
+      return after;
     });
   }
 
@@ -357,7 +380,9 @@ export class OrderLifecycle {
         ...report,
         to: status,
       });
-      return { ...order, ...patch };
+      const after = { ...order, ...patch };
+      this.notify(tx, after, statusEventType(status), iso, { previous_status: order.status });
+      return after;
     });
   }
 
@@ -378,7 +403,9 @@ export class OrderLifecycle {
         if (offer.status === "pending") await tx.settleOffer(offer.id, "withdrawn", at, "order cancelled");
       }
       this.record(tx, current, "order.cancelled", actor, at, { from: current.status, reason });
-      return { ...current, ...patch };
+      const after = { ...current, ...patch };
+      this.notify(tx, after, "order.cancelled", at, { previous_status: current.status });
+      return after;
     });
   }
 
@@ -452,7 +479,9 @@ export class OrderLifecycle {
         to_contractor: contractorId,
         reason,
       });
-      return { ...order, ...patch };
+      const after = { ...order, ...patch };
+      this.notify(tx, after, statusEventType(status), at, { previous_status: order.status, action });
+      return after;
     });
   }
 
@@ -516,6 +545,10 @@ export class OrderLifecycle {
         requested_cents: cents,
         reason,
       });
+      this.notify(tx, order, "order.nte_requested", at, {
+        previous_status: null,
+        nte_request: { request_id: row.id, from_cents: current, requested_cents: cents, reason },
+      });
       return row;
     });
   }
@@ -550,7 +583,17 @@ export class OrderLifecycle {
         requested_cents: request.requested_cents,
         reason,
       });
-      return { ...current, ...patch };
+      const after = { ...current, ...patch };
+      this.notify(tx, after, decision === "approved" ? "order.nte_approved" : "order.nte_rejected", at, {
+        previous_status: null,
+        nte_request: {
+          request_id: request.id,
+          requested_cents: Number(request.requested_cents),
+          decision,
+          reason,
+        },
+      });
+      return after;
     });
   }
 
@@ -578,7 +621,9 @@ export class OrderLifecycle {
         invoice_cents: cents,
         nte_in_force_cents: limit,
       });
-      return { ...order, ...patch };
+      const after = { ...order, ...patch };
+      this.notify(tx, after, "order.invoiced", at, { previous_status: order.status });
+      return after;
     });
   }
 

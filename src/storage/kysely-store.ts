@@ -29,8 +29,10 @@ import type {
   OffersTable,
   OrdersTable,
   QuotesTable,
+  WebhookEventsTable,
 } from "./schema.js";
 import type { NewContractor, OrderCounts, OrderQuery, Store, WriteTx } from "./store.js";
+import { WebhookStore } from "./webhook-store.js";
 
 function toContractor(row: Selectable<ContractorsTable>): Contractor {
   return {
@@ -158,6 +160,7 @@ interface Inserts {
   auditRecords: PreparedInsert<"audit_records">;
   auditPending: PreparedInsert<"audit_pending">;
   offers: PreparedInsert<"offers">;
+  webhookEvents: PreparedInsert<"webhook_events">;
   /** The capacity updates, compiled once: building a query costs more than running it. */
   reserve: (contractorId: string) => CompiledQuery;
   release: (contractorId: string) => CompiledQuery;
@@ -185,7 +188,11 @@ function writeTx(trx: Transaction<Database>, inserts: Inserts): WriteTx & { flus
   const quotes: QuotesTable[] = [];
   const audit: AuditEntry[] = [];
   const offers: OffersTable[] = [];
+  const webhookEvents: WebhookEventsTable[] = [];
   return {
+    enqueueWebhook(row) {
+      webhookEvents.push(row);
+    },
     appendAudit(entry) {
       audit.push(entry);
     },
@@ -257,6 +264,7 @@ function writeTx(trx: Transaction<Database>, inserts: Inserts): WriteTx & { flus
       for (const q of inserts.orders.queries(trx, orders)) await trx.executeQuery(q);
       for (const q of inserts.quotes.queries(trx, quotes)) await trx.executeQuery(q);
       for (const q of inserts.offers.queries(trx, offers)) await trx.executeQuery(q);
+      for (const q of inserts.webhookEvents.queries(trx, webhookEvents)) await trx.executeQuery(q);
       const { records, pending } = auditRows(audit);
       for (const q of inserts.auditRecords.queries(trx, records)) await trx.executeQuery(q);
       for (const q of inserts.auditPending.queries(trx, pending)) await trx.executeQuery(q);
@@ -296,6 +304,7 @@ const CHUNK = 500;
 export class KyselyStore implements Store {
   private readonly committer: GroupCommitter<WriteTx>;
   readonly audit: AuditStore;
+  readonly webhooks: WebhookStore;
 
   constructor(
     readonly db: Kysely<Database>,
@@ -311,6 +320,7 @@ export class KyselyStore implements Store {
       auditRecords: new PreparedInsert("audit_records", dialect),
       auditPending: new PreparedInsert("audit_pending", dialect),
       offers: new PreparedInsert("offers", dialect),
+      webhookEvents: new PreparedInsert("webhook_events", dialect),
       reserve: withId(
         db
           .updateTable("contractors")
@@ -329,6 +339,7 @@ export class KyselyStore implements Store {
       ),
     };
     this.audit = new AuditStore(db, dialect);
+    this.webhooks = new WebhookStore(db, dialect);
     this.committer = new GroupCommitter<WriteTx>(
       (work) =>
         this.db.transaction().execute(async (trx) => {

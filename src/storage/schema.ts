@@ -207,6 +207,81 @@ export interface AuditLegalHoldsTable {
   released_at: string | null;
 }
 
+export interface WebhookSecretsTable {
+  id: string;
+  account_id: string;
+  livemode: number;
+  /** whsec_ + base64 of 32 random bytes: kept as is, since signing needs it (shown once, at creation). */
+  secret: string;
+  created_at: string;
+  /** Null while current; the end of the overlap once rotated. */
+  expires_at: string | null;
+}
+
+export type WebhookEndpointStatus = "enabled" | "disabled";
+
+export interface WebhookEndpointsTable {
+  id: string;
+  account_id: string;
+  livemode: number;
+  url: string;
+  /** 1: the account's default endpoint (at most one per account and mode); 0: an order's callback_url. */
+  is_default: number;
+  status: WebhookEndpointStatus;
+  disabled_reason: string | null;
+  disabled_at: string | null;
+  created_at: string;
+  updated_at: string;
+}
+
+export interface WebhookEventsTable {
+  /** The Standard Webhooks message id (msg_...): the webhook-id header, stable across retries. */
+  id: string;
+  account_id: string;
+  livemode: number;
+  order_id: string;
+  type: string;
+  created_at: string;
+  /** The order's callback_url when the event was written. */
+  callback_url: string | null;
+  /** The envelope, exactly as every attempt sends it. */
+  payload: string;
+  fanned_out: number;
+}
+
+export type WebhookDeliveryStatus = "pending" | "succeeded" | "failed" | "cancelled";
+
+export interface WebhookDeliveriesTable {
+  id: string;
+  event_id: string;
+  endpoint_id: string;
+  account_id: string;
+  livemode: number;
+  status: WebhookDeliveryStatus;
+  attempts: number;
+  next_attempt_at: string | null;
+  /** Set while a worker holds the delivery; a worker that died lets it lapse and another takes over. */
+  lease_until: string | null;
+  last_status_code: number | null;
+  last_error: string | null;
+  created_at: string;
+  updated_at: string;
+  delivered_at: string | null;
+}
+
+export interface WebhookAttemptsTable {
+  id: string;
+  delivery_id: string;
+  attempt: number;
+  started_at: string;
+  duration_ms: number;
+  status_code: number | null;
+  error: string | null;
+  /** succeeded, retrying, failed (schedule exhausted or 410), or skipped (endpoint disabled, no secret...). */
+  outcome: string;
+  next_attempt_at: string | null;
+}
+
 export interface Database {
   accounts: AccountsTable;
   api_keys: ApiKeysTable;
@@ -222,4 +297,9 @@ export interface Database {
   audit_nodes: AuditNodesTable;
   audit_checkpoints: AuditCheckpointsTable;
   audit_legal_holds: AuditLegalHoldsTable;
+  webhook_secrets: WebhookSecretsTable;
+  webhook_endpoints: WebhookEndpointsTable;
+  webhook_events: WebhookEventsTable;
+  webhook_deliveries: WebhookDeliveriesTable;
+  webhook_attempts: WebhookAttemptsTable;
 }

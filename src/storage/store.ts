@@ -13,7 +13,9 @@ import type {
   OffersTable,
   OrdersTable,
   QuotesTable,
+  WebhookEventsTable,
 } from "./schema.js";
+import type { WebhookStore } from "./webhook-store.js";
 
 export interface NewContractor extends Contractor {
   name: string;
@@ -53,6 +55,8 @@ export interface WriteTx {
   claimIdempotency(row: IdempotencyKeysTable, now: string): Promise<boolean>;
   /** Records a sealed audit entry in this transaction: it commits, or fails, with the decision. */
   appendAudit(entry: AuditEntry): void;
+  /** Writes a webhook event to the outbox with the change it reports (delivered at least once). */
+  enqueueWebhook(row: WebhookEventsTable): void;
   /** Writes an offer with the transaction (inserts go out together just before COMMIT). */
   insertOffer(row: OffersTable): void;
   /** Moves a pending offer to `status`; false if it was not pending any more (someone else settled it). */
@@ -92,6 +96,9 @@ export interface Store {
 
   /** The audit log's records, tree and checkpoints. */
   readonly audit: AuditPersistence;
+
+  /** Webhooks: secrets, endpoints, deliveries and their attempts. */
+  readonly webhooks: WebhookStore;
 
   /** Inserts a key and its `key.issued` record in one transaction. */
   insertApiKey(row: ApiKeysTable, audit: AuditEntry): Promise<void>;

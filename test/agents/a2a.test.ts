@@ -179,6 +179,16 @@ describe("A2A", () => {
     const third = await run("dispatch.order", example("dispatch.order"));
     await run("dispatcher.cancel", { order_id: third.order_id, reason: "duplicate" }, ops);
     await run("dispatch.order_cancel", { order_id: second.order_id });
+    expect((await run("dispatch.webhooks_rotate_secret", {})).secret).toMatch(/^whsec_/);
+    await run("dispatch.webhooks_set_endpoint", { url: "https://hooks.example.com/dispatch" });
+    await h.services.store.webhooks.fanOut(1000, new Date().toISOString());
+    const hooks = (await run("dispatch.webhooks_deliveries", { limit: 5 })).deliveries as Array<{
+      delivery_id: string;
+      endpoint_id: string;
+    }>;
+    expect(hooks.length).toBeGreaterThan(0);
+    await run("dispatch.webhooks_redeliver", { delivery_id: hooks[0]?.delivery_id });
+    await run("dispatch.webhooks_enable_endpoint", { endpoint_id: hooks[0]?.endpoint_id });
     const inputs: Record<string, unknown> = {
       "dispatch.order_status": { order_id: order.order_id },
       "attest.verify": { seal: order.seal },

@@ -164,6 +164,18 @@ describe("MCP tools", () => {
     const third = await call("dispatch.order", example("dispatch.order"));
     await call("dispatcher.cancel", { order_id: third.order_id, reason: "duplicate" }, ops);
     await call("dispatch.order_cancel", { order_id: second.order_id, reason: "no longer needed" });
+    // Webhooks: a secret, a default endpoint, and the deliveries of the events above.
+    expect((await call("dispatch.webhooks_rotate_secret", {})).secret).toMatch(/^whsec_/);
+    await call("dispatch.webhooks_set_endpoint", { url: "https://hooks.example.com/dispatch" });
+    await h.services.store.webhooks.fanOut(1000, new Date().toISOString());
+    const hooks = (await call("dispatch.webhooks_deliveries", { limit: 5 })).deliveries as Array<{
+      delivery_id: string;
+      endpoint_id: string;
+    }>;
+    expect(hooks.length).toBeGreaterThan(0);
+    await call("dispatch.webhooks_redeliver", { delivery_id: hooks[0]?.delivery_id });
+    await call("dispatch.webhooks_enable_endpoint", { endpoint_id: hooks[0]?.endpoint_id });
+    await call("dispatch.webhooks", {});
     await first.close();
     await other.close();
     await ops.close();

@@ -100,6 +100,7 @@ export async function createHarness(
       open.delete(h);
       await app.close();
       await services.lifecycle.stop();
+      await services.webhooks.close();
       await services.audit.stop();
       await services.limiter.close();
       await services.fetcher.close();

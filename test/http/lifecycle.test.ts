@@ -346,6 +346,26 @@ describe("NTE increases and the invoice", () => {
       "order.nte_decided",
     ]);
     expect(trail[trail.length - 1]).toBe("order.invoiced");
+    // Every status change and NTE decision (and request) went to the webhook outbox with the change.
+    const events = await h.services.store.webhooks.eventsOfOrder(created.order_id);
+    expect(events.map((e) => e.type)).toEqual([
+      "order.offered",
+      "order.accepted",
+      "order.nte_requested",
+      "order.nte_rejected",
+      "order.en_route",
+      "order.on_site",
+      "order.completed",
+      "order.nte_requested",
+      "order.nte_approved",
+      "order.invoiced",
+    ]);
+    const last = JSON.parse(events[events.length - 1]?.payload ?? "{}");
+    expect(last).toMatchObject({
+      type: "order.invoiced",
+      livemode: true,
+      data: { previous_status: "completed", order: { status: "invoiced", invoice_cents: 40_000 } },
+    });
   });
 });
 

@@ -2,6 +2,7 @@
 // and methods, Request-Id, health and readiness, the OpenAPI document.
 
 import { beforeAll, describe, expect, it } from "vitest";
+import { WEBHOOK_EVENT_TYPES } from "../../src/webhooks/events.js";
 import { createHarness, type Harness, ORDER_PATH, QUOTE_PATH, validQuote } from "../helpers/harness.js";
 import { expectProblem } from "../helpers/security-suite.js";
 
@@ -107,6 +108,12 @@ describe("HTTP protocol", () => {
         "dispatchOrderList",
         "dispatchOrderCancel",
         "dispatchNteDecision",
+        "webhooksConfig",
+        "webhooksSetEndpoint",
+        "webhooksRotateSecret",
+        "webhooksDeliveries",
+        "webhooksRedeliver",
+        "webhooksEnableEndpoint",
         "contractorRequestNte",
         "contractorInvoice",
         "contractorOffers",
@@ -143,6 +150,18 @@ describe("HTTP protocol", () => {
     ]);
     expect(JSON.stringify(doc)).toContain("contractor_ref");
     expect(JSON.stringify(doc)).toContain("valid_for_minutes");
+    // Every webhook event type, its Standard Webhooks headers, and an envelope naming the order component.
+    expect(Object.keys(doc.webhooks).sort()).toEqual([...WEBHOOK_EVENT_TYPES].sort());
+    const accepted = doc.webhooks["order.accepted"].post;
+    expect(accepted.parameters.map((p: { name: string }) => p.name)).toEqual([
+      "webhook-id",
+      "webhook-timestamp",
+      "webhook-signature",
+    ]);
+    const envelope = accepted.requestBody.content["application/json"].schema;
+    expect(envelope.properties.type.const).toBe("order.accepted");
+    expect(envelope.properties.data.properties.order.$ref).toBe("#/components/schemas/OrderSummary");
+    expect(doc.components.schemas.OrderSummary).toBeDefined();
   });
 
   it("documents each problem type at its type URL", async () => {

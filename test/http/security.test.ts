@@ -45,3 +45,10 @@ describe("key kinds", () => {
     await h.close();
   });
 });
+runSecuritySuite("webhooksConfig", (h, headers) => h.get("/api/dispatch/v1/webhooks", headers));
+runSecuritySuite("webhooksRotateSecret", (h, headers) =>
+  h.post("/api/dispatch/v1/webhooks/secret", { overlap_hours: 0 }, headers),
+);
+runSecuritySuite("webhooksDeliveries", (h, headers) =>
+  h.get("/api/dispatch/v1/webhooks/deliveries?limit=5", headers),
+);

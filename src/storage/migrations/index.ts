@@ -8,6 +8,7 @@ import { migration0003 } from "./0003-audit-log.js";
 import { migration0004 } from "./0004-key-kinds.js";
 import { migration0005 } from "./0005-offers.js";
 import { migration0006 } from "./0006-nte.js";
+import { migration0007 } from "./0007-webhooks.js";
 
 export type Dialect = "sqlite" | "postgres";
 
@@ -19,6 +20,7 @@ const MIGRATIONS: Record<Dialect, Record<string, Migration>> = {
     "0004-key-kinds": migration0004,
     "0005-offers": migration0005,
     "0006-nte": migration0006,
+    "0007-webhooks": migration0007,
   },
   postgres: {
     "0001-initial": migration0001,
@@ -27,6 +29,7 @@ const MIGRATIONS: Record<Dialect, Record<string, Migration>> = {
     "0004-key-kinds": migration0004,
     "0005-offers": migration0005,
     "0006-nte": migration0006,
+    "0007-webhooks": migration0007,
   },
 };
 

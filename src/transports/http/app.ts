@@ -21,6 +21,7 @@ import { OPERATIONS } from "../../operations/registry.js";
 import { problemSchema } from "../../operations/schemas.js";
 import type { AnyOperation, Services } from "../../operations/types.js";
 import { checkReadiness } from "../../services/readiness.js";
+import { openApiWebhooks } from "../../webhooks/openapi.js";
 import { agentCardJson, registerA2a } from "../a2a.js";
 import { mcpServerCard } from "../discovery/documents.js";
 import { registerDiscovery } from "../discovery/routes.js";
@@ -240,6 +241,8 @@ export async function buildApp(services: Services, options: AppOptions = {}): Pr
       components: {
         securitySchemes: { "x-api-key": { type: "apiKey", in: "header", name: "x-api-key" } },
       },
+      // @fastify/swagger copies unknown top-level fields through; the type lacks OpenAPI 3.1's webhooks.
+      ...({ webhooks: openApiWebhooks() } as object),
     },
     transform: jsonSchemaTransform,
     transformObject: jsonSchemaTransformObject,

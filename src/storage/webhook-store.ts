@@ -1,0 +1,533 @@
+// Webhooks' persistence, shared by both dialects: signing secrets, endpoints, the outbox's fan-out into
+// deliveries, claiming due deliveries under a lease, recording attempts, the delivery log, redelivery and
+// retention. The outbox rows themselves are written by the write transaction of the change they report
+// (WriteTx.enqueueWebhook in kysely-store.ts).
+
+import { type Kysely, sql, type Transaction } from "kysely";
+import { newSortableId } from "../ids.js";
+import type { Dialect } from "./migrations/index.js";
+import type {
+  Database,
+  WebhookAttemptsTable,
+  WebhookDeliveriesTable,
+  WebhookDeliveryStatus,
+  WebhookEndpointsTable,
+  WebhookEventsTable,
+  WebhookSecretsTable,
+} from "./schema.js";
+
+/** A delivery a worker holds: what it needs to send, and its claim token (the attempt number). */
+export interface ClaimedDelivery {
+  delivery: WebhookDeliveriesTable;
+  event: Pick<WebhookEventsTable, "id" | "type" | "payload" | "created_at">;
+  endpoint: Pick<WebhookEndpointsTable, "id" | "url" | "status">;
+}
+
+export interface AttemptResult {
+  startedAt: string;
+  durationMs: number;
+  statusCode: number | null;
+  error: string | null;
+  outcome: "succeeded" | "retrying" | "failed" | "cancelled";
+  nextAttemptAt: string | null;
+  /** Set on 410 Gone: the endpoint is disabled, with this reason, in the same transaction. */
+  disableEndpoint?: string;
+}
+
+export interface DeliveryQuery {
+  accountId: string;
+  livemode: boolean;
+  endpointId?: string | undefined;
+  status?: WebhookDeliveryStatus | undefined;
+  orderId?: string | undefined;
+  deliveryId?: string | undefined;
+  /** Keyset cursor: deliveries older than this id (newest first). */
+  before?: string | undefined;
+  limit: number;
+}
+
+export type DeliveryRow = WebhookDeliveriesTable & {
+  event_type: string;
+  order_id: string;
+  event_created_at: string;
+  url: string;
+};
+
+export class WebhookStore {
+  constructor(
+    private readonly db: Kysely<Database>,
+    private readonly dialect: Dialect,
+  ) {}
+
+  // --- Signing secrets -------------------------------------------------------------------------------
+
+  /**
+   * Makes `secret` the account's current secret. The previous current one keeps signing until
+   * `overlapUntil` (now for no overlap); older ones keep their own end. Returns the secrets still valid.
+   */
+  async rotateSecret(row: WebhookSecretsTable, overlapUntil: string): Promise<WebhookSecretsTable[]> {
+    return this.db.transaction().execute(async (trx) => {
+      await trx
+        .updateTable("webhook_secrets")
+        .set({ expires_at: overlapUntil })
+        .where("account_id", "=", row.account_id)
+        .where("livemode", "=", row.livemode)
+        .where("expires_at", "is", null)
+        .execute();
+      await trx.insertInto("webhook_secrets").values(row).execute();
+      return this.secretsIn(trx, row.account_id, row.livemode === 1, row.created_at);
+    });
+  }
+
+  /** The secrets that sign at `now`: the current one and those still in their overlap, newest first. */
+  signingSecrets(accountId: string, livemode: boolean, now: string): Promise<WebhookSecretsTable[]> {
+    return this.secretsIn(this.db, accountId, livemode, now);
+  }
+
+  private secretsIn(
+    db: Kysely<Database> | Transaction<Database>,
+    accountId: string,
+    livemode: boolean,
+    now: string,
+  ): Promise<WebhookSecretsTable[]> {
+    return db
+      .selectFrom("webhook_secrets")
+      .selectAll()
+      .where("account_id", "=", accountId)
+      .where("livemode", "=", livemode ? 1 : 0)
+      .where((eb) => eb.or([eb("expires_at", "is", null), eb("expires_at", ">", now)]))
+      .orderBy("created_at", "desc")
+      .orderBy("id", "desc")
+      .execute();
+  }
+
+  // --- Endpoints -------------------------------------------------------------------------------------
+
+  /** Sets (enabled) or clears the account's default endpoint; returns it, or undefined when cleared. */
+  async setDefaultEndpoint(
+    accountId: string,
+    livemode: boolean,
+    url: string | null,
+    now: string,
+  ): Promise<WebhookEndpointsTable | undefined> {
+    const mode = livemode ? 1 : 0;
+    return this.db.transaction().execute(async (trx) => {
+      await trx
+        .updateTable("webhook_endpoints")
+        .set({ is_default: 0, updated_at: now })
+        .where("account_id", "=", accountId)
+        .where("livemode", "=", mode)
+        .where("is_default", "=", 1)
+        .execute();
+      if (url === null) return undefined;
+      await trx
+        .insertInto("webhook_endpoints")
+        .values({
+          id: newSortableId("whe"),
+          account_id: accountId,
+          livemode: mode,
+          url,
+          is_default: 1,
+          status: "enabled",
+          disabled_reason: null,
+          disabled_at: null,
+          created_at: now,
+          updated_at: now,
+        })
+        .onConflict((oc) =>
+          oc.columns(["account_id", "livemode", "url"]).doUpdateSet({
+            is_default: 1,
+            status: "enabled",
+            disabled_reason: null,
+            disabled_at: null,
+            updated_at: now,
+          }),
+        )
+        .execute();
+      return trx
+        .selectFrom("webhook_endpoints")
+        .selectAll()
+        .where("account_id", "=", accountId)
+        .where("livemode", "=", mode)
+        .where("url", "=", url)
+        .executeTakeFirstOrThrow();
+    });
+  }
+
+  listEndpoints(accountId: string, livemode: boolean): Promise<WebhookEndpointsTable[]> {
+    return this.db
+      .selectFrom("webhook_endpoints")
+      .selectAll()
+      .where("account_id", "=", accountId)
+      .where("livemode", "=", livemode ? 1 : 0)
+      .orderBy("is_default", "desc")
+      .orderBy("id")
+      .execute();
+  }
+
+  endpointById(id: string): Promise<WebhookEndpointsTable | undefined> {
+    return this.db.selectFrom("webhook_endpoints").selectAll().where("id", "=", id).executeTakeFirst();
+  }
+
+  /** Enables a disabled endpoint; false if it was enabled already. */
+  async enableEndpoint(id: string, now: string): Promise<boolean> {
+    const result = await this.db
+      .updateTable("webhook_endpoints")
+      .set({ status: "enabled", disabled_reason: null, disabled_at: null, updated_at: now })
+      .where("id", "=", id)
+      .where("status", "=", "disabled")
+      .executeTakeFirst();
+    return Number(result.numUpdatedRows) > 0;
+  }
+
+  // --- Fan-out: events -> deliveries ------------------------------------------------------------------
+
+  /**
+   * Turns up to `limit` new events into deliveries, one per endpoint: the account's default endpoint
+   * and the order's callback_url (a URL that is both gets one delivery). An event with no endpoint is
+   * done. Deliveries to a disabled endpoint are written cancelled, so the log shows them and they can be
+   * redelivered once the endpoint is enabled again. Idempotent: deliveries are unique per (event,
+   * endpoint), so two processes fanning out the same event write each delivery once. Returns how many
+   * events it handled.
+   */
+  async fanOut(limit: number, now: string): Promise<number> {
+    return this.db.transaction().execute(async (trx) => {
+      let q = trx
+        .selectFrom("webhook_events")
+        .select(["id", "account_id", "livemode", "callback_url"])
+        .where("fanned_out", "=", 0)
+        .orderBy("id")
+        .limit(limit);
+      if (this.dialect === "postgres") q = q.forUpdate().skipLocked();
+      const events = await q.execute();
+      if (events.length === 0) return 0;
+      const defaults = new Map<string, WebhookEndpointsTable | null>();
+      for (const event of events) {
+        const scope = `${event.account_id}|${event.livemode}`;
+        if (!defaults.has(scope)) {
+          const found = await trx
+            .selectFrom("webhook_endpoints")
+            .selectAll()
+            .where("account_id", "=", event.account_id)
+            .where("livemode", "=", event.livemode)
+            .where("is_default", "=", 1)
+            .executeTakeFirst();
+          defaults.set(scope, found ?? null);
+        }
+        const endpoints: WebhookEndpointsTable[] = [];
+        const fallback = defaults.get(scope);
+        if (fallback) endpoints.push(fallback);
+        if (event.callback_url !== null && event.callback_url !== fallback?.url) {
+          endpoints.push(
+            await this.callbackEndpoint(trx, event.account_id, event.livemode, event.callback_url, now),
+          );
+        }
+        for (const endpoint of endpoints) {
+          const enabled = endpoint.status === "enabled";
+          await trx
+            .insertInto("webhook_deliveries")
+            .values({
+              id: newSortableId("whd"),
+              event_id: event.id,
+              endpoint_id: endpoint.id,
+              account_id: event.account_id,
+              livemode: event.livemode,
+              status: enabled ? "pending" : "cancelled",
+              attempts: 0,
+              next_attempt_at: enabled ? now : null,
+              lease_until: null,
+              last_status_code: null,
+              last_error: enabled ? null : `endpoint disabled: ${endpoint.disabled_reason ?? "by its owner"}`,
+              created_at: now,
+              updated_at: now,
+              delivered_at: null,
+            })
+            .onConflict((oc) => oc.columns(["event_id", "endpoint_id"]).doNothing())
+            .execute();
+        }
+      }
+      await trx
+        .updateTable("webhook_events")
+        .set({ fanned_out: 1 })
+        .where(
+          "id",
+          "in",
+          events.map((e) => e.id),
+        )
+        .execute();
+      return events.length;
+    });
+  }
+
+  /** The endpoint row of an order's callback_url (made on first use). */
+  private async callbackEndpoint(
+    trx: Transaction<Database>,
+    accountId: string,
+    livemode: number,
+    url: string,
+    now: string,
+  ): Promise<WebhookEndpointsTable> {
+    await trx
+      .insertInto("webhook_endpoints")
+      .values({
+        id: newSortableId("whe"),
+        account_id: accountId,
+        livemode,
+        url,
+        is_default: 0,
+        status: "enabled",
+        disabled_reason: null,
+        disabled_at: null,
+        created_at: now,
+        updated_at: now,
+      })
+      .onConflict((oc) => oc.columns(["account_id", "livemode", "url"]).doNothing())
+      .execute();
+    return trx
+      .selectFrom("webhook_endpoints")
+      .selectAll()
+      .where("account_id", "=", accountId)
+      .where("livemode", "=", livemode)
+      .where("url", "=", url)
+      .executeTakeFirstOrThrow();
+  }
+
+  // --- Claiming and recording attempts ----------------------------------------------------------------
+
+  /**
+   * Takes up to `limit` due deliveries (pending, due, and not leased by a live worker) under a lease
+   * until `leaseUntil`, counting the attempt. A worker that dies lets its lease lapse and another
+   * worker takes the delivery over: delivery is at least once. On PostgreSQL, rows another worker is
+   * claiming are skipped (FOR UPDATE SKIP LOCKED); SQLite has one writer at a time.
+   */
+  async claimDue(now: string, leaseUntil: string, limit: number): Promise<ClaimedDelivery[]> {
+    const ids = await this.db.transaction().execute(async (trx) => {
+      let q = trx
+        .selectFrom("webhook_deliveries")
+        .select(["id", "attempts"])
+        .where("status", "=", "pending")
+        .where("next_attempt_at", "<=", now)
+        .where((eb) => eb.or([eb("lease_until", "is", null), eb("lease_until", "<=", now)]))
+        .orderBy("next_attempt_at")
+        .limit(limit);
+      if (this.dialect === "postgres") q = q.forUpdate().skipLocked();
+      const due = await q.execute();
+      const claimed: string[] = [];
+      for (const row of due) {
+        const result = await trx
+          .updateTable("webhook_deliveries")
+          .set({ lease_until: leaseUntil, attempts: Number(row.attempts) + 1, updated_at: now })
+          .where("id", "=", row.id)
+          .where("attempts", "=", row.attempts)
+          .where("status", "=", "pending")
+          .executeTakeFirst();
+        if (Number(result.numUpdatedRows) > 0) claimed.push(row.id);
+      }
+      return claimed;
+    });
+    if (ids.length === 0) return [];
+    const rows = await this.db
+      .selectFrom("webhook_deliveries as d")
+      .innerJoin("webhook_events as e", "e.id", "d.event_id")
+      .innerJoin("webhook_endpoints as p", "p.id", "d.endpoint_id")
+      .selectAll("d")
+      .select([
+        "e.type as event_type",
+        "e.payload as event_payload",
+        "e.created_at as event_created_at",
+        "p.url as endpoint_url",
+        "p.status as endpoint_status",
+      ])
+      .where("d.id", "in", ids)
+      .execute();
+    return rows.map(
+      ({ event_type, event_payload, event_created_at, endpoint_url, endpoint_status, ...d }) => ({
+        delivery: { ...d, attempts: Number(d.attempts) },
+        event: { id: d.event_id, type: event_type, payload: event_payload, created_at: event_created_at },
+        endpoint: { id: d.endpoint_id, url: endpoint_url, status: endpoint_status },
+      }),
+    );
+  }
+
+  /**
+   * Logs attempt `attempt` of a delivery and settles the delivery by its outcome, in one transaction.
+   * The delivery is changed only while the claim still holds (its attempt count unchanged): a worker
+   * whose lease lapsed and was taken over only logs its attempt.
+   */
+  async recordAttempt(
+    delivery: WebhookDeliveriesTable,
+    attempt: number,
+    result: AttemptResult,
+  ): Promise<void> {
+    const now = new Date(Date.parse(result.startedAt) + result.durationMs).toISOString();
+    await this.db.transaction().execute(async (trx) => {
+      const row: WebhookAttemptsTable = {
+        id: newSortableId("wha"),
+        delivery_id: delivery.id,
+        attempt,
+        started_at: result.startedAt,
+        duration_ms: Math.round(result.durationMs),
+        status_code: result.statusCode,
+        error: result.error,
+        outcome: result.outcome,
+        next_attempt_at: result.nextAttemptAt,
+      };
+      await trx.insertInto("webhook_attempts").values(row).execute();
+      const status: WebhookDeliveryStatus =
+        result.outcome === "retrying"
+          ? "pending"
+          : result.outcome === "succeeded"
+            ? "succeeded"
+            : result.outcome;
+      await trx
+        .updateTable("webhook_deliveries")
+        .set({
+          status,
+          next_attempt_at: result.nextAttemptAt,
+          lease_until: null,
+          last_status_code: result.statusCode,
+          last_error: result.error,
+          updated_at: now,
+          delivered_at: result.outcome === "succeeded" ? now : null,
+        })
+        .where("id", "=", delivery.id)
+        .where("attempts", "=", attempt)
+        .where("status", "=", "pending")
+        .execute();
+      if (result.disableEndpoint !== undefined) {
+        await trx
+          .updateTable("webhook_endpoints")
+          .set({
+            status: "disabled",
+            disabled_reason: result.disableEndpoint,
+            disabled_at: now,
+            updated_at: now,
+          })
+          .where("id", "=", delivery.endpoint_id)
+          .where("status", "=", "enabled")
+          .execute();
+        await trx
+          .updateTable("webhook_deliveries")
+          .set({
+            status: "cancelled",
+            next_attempt_at: null,
+            last_error: `endpoint disabled: ${result.disableEndpoint}`,
+            updated_at: now,
+          })
+          .where("endpoint_id", "=", delivery.endpoint_id)
+          .where("status", "=", "pending")
+          .execute();
+      }
+    });
+  }
+
+  // --- The delivery log and redelivery ------------------------------------------------------------------
+
+  /** An account's deliveries, newest first, with their events' type and order and the endpoint URL. */
+  async listDeliveries(q: DeliveryQuery): Promise<DeliveryRow[]> {
+    let query = this.db
+      .selectFrom("webhook_deliveries as d")
+      .innerJoin("webhook_events as e", "e.id", "d.event_id")
+      .innerJoin("webhook_endpoints as p", "p.id", "d.endpoint_id")
+      .selectAll("d")
+      .select([
+        "e.type as event_type",
+        "e.order_id as order_id",
+        "e.created_at as event_created_at",
+        "p.url as url",
+      ])
+      .where("d.account_id", "=", q.accountId)
+      .where("d.livemode", "=", q.livemode ? 1 : 0);
+    if (q.endpointId !== undefined) query = query.where("d.endpoint_id", "=", q.endpointId);
+    if (q.status !== undefined) query = query.where("d.status", "=", q.status);
+    if (q.orderId !== undefined) query = query.where("e.order_id", "=", q.orderId);
+    if (q.deliveryId !== undefined) query = query.where("d.id", "=", q.deliveryId);
+    if (q.before !== undefined) query = query.where("d.id", "<", q.before);
+    const rows = await query.orderBy("d.id", "desc").limit(q.limit).execute();
+    return rows.map((r) => ({ ...r, attempts: Number(r.attempts) }));
+  }
+
+  /** The attempts of these deliveries, oldest first. */
+  attemptsOf(deliveryIds: string[]): Promise<WebhookAttemptsTable[]> {
+    if (deliveryIds.length === 0) return Promise.resolve([]);
+    return this.db
+      .selectFrom("webhook_attempts")
+      .selectAll()
+      .where("delivery_id", "in", deliveryIds)
+      .orderBy("id")
+      .execute();
+  }
+
+  deliveryById(id: string): Promise<WebhookDeliveriesTable | undefined> {
+    return this.db.selectFrom("webhook_deliveries").selectAll().where("id", "=", id).executeTakeFirst();
+  }
+
+  /**
+   * Queues deliveries again from now, with a fresh schedule: those named, or an endpoint's failed and
+   * cancelled ones since a time. Pending ones are left alone (they are on their way). Returns how many.
+   */
+  async redeliver(
+    filter: { ids: string[] } | { endpointId: string; since: string },
+    now: string,
+  ): Promise<number> {
+    let q = this.db
+      .updateTable("webhook_deliveries")
+      .set({ status: "pending", attempts: 0, next_attempt_at: now, lease_until: null, updated_at: now })
+      .where("status", "in", ["failed", "cancelled", "succeeded"]);
+    if ("ids" in filter) {
+      if (filter.ids.length === 0) return 0;
+      q = q.where("id", "in", filter.ids);
+    } else {
+      q = q
+        .where("endpoint_id", "=", filter.endpointId)
+        .where("status", "in", ["failed", "cancelled"])
+        .where("created_at", ">=", filter.since);
+    }
+    const result = await q.executeTakeFirst();
+    return Number(result.numUpdatedRows);
+  }
+
+  /** Deliveries of an event to every endpoint it was fanned out to. */
+  deliveriesOfEvent(eventId: string): Promise<WebhookDeliveriesTable[]> {
+    return this.db.selectFrom("webhook_deliveries").selectAll().where("event_id", "=", eventId).execute();
+  }
+
+  eventsOfOrder(orderId: string): Promise<WebhookEventsTable[]> {
+    return this.db
+      .selectFrom("webhook_events")
+      .selectAll()
+      .where("order_id", "=", orderId)
+      .orderBy("id")
+      .execute();
+  }
+
+  /** Events and their deliveries and attempts older than `before`, none still pending. Returns events removed. */
+  async purge(before: string, limit = 1000): Promise<number> {
+    return this.db.transaction().execute(async (trx) => {
+      const old = await trx
+        .selectFrom("webhook_events as e")
+        .select("e.id")
+        .where("e.created_at", "<", before)
+        .where("e.fanned_out", "=", 1)
+        .where(({ not, exists, selectFrom }) =>
+          not(
+            exists(
+              selectFrom("webhook_deliveries as d")
+                .select(sql`1`.as("one"))
+                .whereRef("d.event_id", "=", "e.id")
+                .where("d.status", "=", "pending"),
+            ),
+          ),
+        )
+        .limit(limit)
+        .execute();
+      const ids = old.map((e) => e.id);
+      if (ids.length === 0) return 0;
+      const deliveries = trx.selectFrom("webhook_deliveries").select("id").where("event_id", "in", ids);
+      await trx.deleteFrom("webhook_attempts").where("delivery_id", "in", deliveries).execute();
+      await trx.deleteFrom("webhook_deliveries").where("event_id", "in", ids).execute();
+      await trx.deleteFrom("webhook_events").where("id", "in", ids).execute();
+      return ids.length;
+    });
+  }
+}
