@@ -1,6 +1,6 @@
 // Operator CLI commands: `npm run cli -- <command>`. Commands: serve, migrate, keys create|list|revoke,
-// contractors import <file>, audit verify|check|purge|hold, webhooks deliveries|redeliver.
-// Exit code 0 on success, 1 on failure, 2 on a usage error.
+// contractors import <file>, audit verify|check|purge|hold, webhooks deliveries|redeliver,
+// simulate. Exit code 0 on success, 1 on failure, 2 on a usage error.
 
 import { createHash, createPublicKey } from "node:crypto";
 import { existsSync, readFileSync } from "node:fs";
@@ -19,6 +19,7 @@ import { newId } from "../ids.js";
 import { openStore } from "../services/create-services.js";
 import type { Store } from "../storage/store.js";
 import { parseContractorFile } from "./contractor-import.js";
+import { parseSimulateArgs, SIMULATE_USAGE, simulateCommand } from "./simulate.js";
 import { WEBHOOKS_USAGE, webhooksCommand } from "./webhooks.js";
 
 const USAGE = `usage: npm run cli -- <command>
@@ -44,7 +45,7 @@ const USAGE = `usage: npm run cli -- <command>
   audit hold add (--order <id> | --account <name>) --reason <text>
   audit hold release <hold-id>
   audit hold list                         legal holds: held records are never purged
-${WEBHOOKS_USAGE}`;
+${WEBHOOKS_USAGE}${SIMULATE_USAGE}`;
 
 class UsageError extends Error {}
 
@@ -331,6 +332,13 @@ export async function runCli(argv: string[]): Promise<number> {
         return 0;
       case "audit":
         return await audit(rest);
+      case "simulate": {
+        const parsed = parseSimulateArgs(rest);
+        if (!parsed.ok) throw new UsageError(parsed.error);
+        return await withStore((store, config) =>
+          simulateCommand(store, config, parsed.options, parsed.json),
+        );
+      }
       case "webhooks":
         return await withStore((store) => webhooksCommand(rest, store, (message) => new UsageError(message)));
       case undefined:

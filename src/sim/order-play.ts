@@ -1,0 +1,401 @@
+// One simulated order's life: its caller estimates, orders, maybe cancels or decides an NTE increase; the
+// contractors offered it answer or stay silent; the one holding it travels, works, completes and invoices;
+// the dispatch team takes over what nobody took and overrides some assignments. Every decision comes
+// from the order's own seeded generator, so the interleaving of lanes cannot change it.
+
+import { allowedActions, type OrderStatus } from "../domain/lifecycle.js";
+import { TRADES } from "../domain/trades.js";
+import {
+  contractorAcceptOperation,
+  contractorDeclineOperation,
+  contractorInvoiceOperation,
+  contractorJobsOperation,
+  contractorNteRequestOperation,
+  contractorOffersOperation,
+  contractorReportOperation,
+} from "../operations/contractor.js";
+import {
+  dispatcherAssignOperation,
+  dispatcherCancelOperation,
+  dispatcherOrdersOperation,
+} from "../operations/dispatcher.js";
+import { estimateOperation } from "../operations/estimate.js";
+import { orderOperation } from "../operations/order.js";
+import { nteDecisionOperation, orderCancelOperation } from "../operations/order-actions.js";
+import { orderStatusOperation } from "../operations/order-status.js";
+import { OFFER_SWEEP_MS } from "../services/lifecycle.js";
+import {
+  answerShare,
+  DESCRIPTIONS,
+  departDelayMs,
+  dispatcherDelayMs,
+  etaMinutes,
+  MIX,
+  pick,
+  REASONS,
+  type Rng,
+  rngOf,
+  seedOf,
+  uniform,
+  weighted,
+} from "./behaviour.js";
+import type { OrderPlan } from "./demand.js";
+import type { Result, World } from "./world.js";
+
+const HOUR_MS = 3_600_000;
+/** An order whose play has not ended after this many steps is a simulator bug. */
+const MAX_STEPS = 40;
+
+/** Orders a caller may still cancel itself, from the transition table. */
+const CALLER_CANCELLABLE = (status: string) =>
+  allowedActions(status as OrderStatus, "caller").includes("cancel");
+
+function contractorIdOf(ref: string | null | undefined): string | null {
+  return ref ? `ctr_${ref.replace(/^ctr-/, "")}` : null;
+}
+
+/** One order's life, played by its caller, the contractors offered it, and the dispatch team. */
+export class OrderPlay {
+  private status = "none";
+  private id = "";
+  private contractor: string | null = null;
+  private readonly tried = new Set<string>();
+  /** The NTE in force (the caller's, or the last increase it approved); null without one. */
+  private nte: number | null = null;
+  private estimate = 0;
+  private finalCost = 0;
+  private cancelAt = Number.POSITIVE_INFINITY;
+  private reassigned = false;
+  private stuck = false;
+  private readonly rng: Rng;
+  /** Dispatchers' picks draw from their own stream, so a retry cannot shift the order's other decisions. */
+  private readonly pickRng: Rng;
+
+  constructor(
+    private readonly world: World,
+    private readonly plan: OrderPlan,
+  ) {
+    this.rng = rngOf(seedOf(world.seed, plan.index));
+    this.pickRng = rngOf(seedOf(world.seed, plan.index, "pick"));
+  }
+
+  private get now(): number {
+    return this.world.clock.now().getTime();
+  }
+
+  async play(): Promise<void> {
+    if (!(await this.create())) return;
+    for (let step = 0; step < MAX_STEPS && !this.stuck; step++) {
+      if (this.status === "offered") await this.answerOffer();
+      else if (this.status === "needs_dispatcher" || this.status === "cannot_complete")
+        await this.dispatcherTakesOver();
+      else if (this.status === "accepted") await this.doJob();
+      else if (this.status === "completed") await this.invoice();
+      else return;
+    }
+    if (!this.stuck) throw new Error(`order ${this.id} did not settle within ${MAX_STEPS} steps`);
+  }
+
+  /** An operation that should have worked did not: the order's play stops here (and is counted). */
+  private unexpected<T>(result: Result<T>): result is { ok: false; code: string; message: string } {
+    if (result.ok) return false;
+    this.stuck = true;
+    this.world.counters.ordersStuck++;
+    return true;
+  }
+
+  /**
+   * Sleeps until `at`, unless the caller's cancellation falls first and the order can still be cancelled
+   * by the caller: then the caller cancels, and this answers false.
+   */
+  private async wait(at: number): Promise<boolean> {
+    const { world } = this;
+    if (this.cancelAt <= at) {
+      const cancelAt = this.cancelAt;
+      this.cancelAt = Number.POSITIVE_INFINITY; // too late, if no longer possible: the caller lets it be
+      if (CALLER_CANCELLABLE(this.status)) {
+        await world.clock.until(cancelAt);
+        const result = await world.call(orderCancelOperation, world.callerKey, {
+          order_id: this.id,
+          reason: pick(this.rng, REASONS.callerCancel),
+        });
+        if (this.unexpected(result)) return false;
+        this.status = "cancelled";
+        world.counters.callerCancels++;
+        return false;
+      }
+    }
+    await world.clock.until(at);
+    return true;
+  }
+
+  private async create(): Promise<boolean> {
+    const { world, plan, rng } = this;
+    const location = { state: plan.state, ...(plan.zip ? { zip: plan.zip } : {}) };
+    const estimate = await world.call(estimateOperation, undefined, {
+      trade: plan.trade,
+      location,
+      urgency: plan.urgency,
+    });
+    if (this.unexpected(estimate)) return false;
+    const withNte = rng() < MIX.nteShare;
+    const markup = uniform(rng, ...MIX.nteOverEstimate);
+    const nte = withNte ? Math.round((estimate.value.typical_cents * markup) / 2500) * 2500 : undefined;
+    if (rng() < MIX.callerCancel) this.cancelAt = this.now + uniform(rng, ...MIX.callerCancelAfterMs);
+    const created = await world.call(orderOperation, world.callerKey, {
+      trade: plan.trade,
+      location: {
+        ...location,
+        ...(plan.city ? { city: plan.city } : {}),
+        address: plan.address,
+        name: plan.site,
+      },
+      description: pick(rng, DESCRIPTIONS[plan.trade]),
+      urgency: plan.urgency,
+      ...(nte !== undefined ? { nte_cents: nte } : {}),
+      reference_id: `SIM-${world.seed}-${plan.index + 1}`,
+    });
+    if (this.unexpected(created)) return false;
+    const order = created.value;
+    this.id = order.order_id;
+    world.orderIds.push(order.order_id);
+    this.status = order.status;
+    this.contractor = contractorIdOf(order.contractor_ref);
+    this.estimate = order.estimated_cost_cents;
+    this.nte = order.nte_cents ?? null;
+    world.counters.ordersCreated++;
+    if (order.status === "needs_dispatcher") world.counters.unmatchedAtCreation++;
+    return true;
+  }
+
+  /** The caller reads its order (after a decline or an expiry, to see where the job went). */
+  private async refresh(): Promise<void> {
+    const { world } = this;
+    const view = await world.call(orderStatusOperation, world.callerKey, { order_id: this.id });
+    if (this.unexpected(view)) return;
+    this.status = view.value.status;
+    this.contractor = contractorIdOf(view.value.contractor_ref);
+  }
+
+  /** The contractor offered the job sees the offer, then accepts, declines, or never answers. */
+  private async answerOffer(): Promise<void> {
+    const { world, rng } = this;
+    const contractor = this.contractor as string;
+    this.tried.add(contractor);
+    const key = await world.contractorKey(contractor);
+    const offers = await world.call(contractorOffersOperation, key, {});
+    if (this.unexpected(offers)) return;
+    const offer = offers.value.offers.find((o) => o.order_id === this.id);
+    if (!offer) {
+      this.unexpected({ ok: false, code: "offer_not_listed", message: `no offer for ${this.id}` });
+      return;
+    }
+    const deadline = Date.parse(offer.deadline_at);
+    const answer = weighted(rng, MIX.offer);
+    const answerAt = this.now + (deadline - this.now) * answerShare(rng);
+    const reason = pick(rng, REASONS.decline);
+    if (answer === "silent") {
+      // The server's sweeper settles a due offer within OFFER_SWEEP_MS of its deadline.
+      if (!(await this.wait(deadline + OFFER_SWEEP_MS))) return;
+      await world.expire(offer.offer_id);
+      world.counters.offersExpired++;
+      await this.refresh();
+      return;
+    }
+    if (!(await this.wait(answerAt))) return;
+    if (answer === "accept") {
+      const accepted = await world.call(contractorAcceptOperation, key, { offer_id: offer.offer_id });
+      if (this.unexpected(accepted)) return;
+      this.status = accepted.value.status;
+      world.counters.offersAccepted++;
+      return;
+    }
+    const declined = await world.call(contractorDeclineOperation, key, { offer_id: offer.offer_id, reason });
+    if (this.unexpected(declined)) return;
+    world.counters.offersDeclined++;
+    await this.refresh();
+  }
+
+  /** The dispatch team picks the order up from its queue: assigns a contractor by hand, or cancels. */
+  private async dispatcherTakesOver(): Promise<void> {
+    const { world, rng, plan } = this;
+    const afterFailure = this.status === "cannot_complete";
+    const at = this.now + dispatcherDelayMs(rng, plan.urgency);
+    const cancels = rng() < (afterFailure ? MIX.dispatcherCancelAfterFailure : MIX.dispatcherCancelUnmatched);
+    const reason = afterFailure ? pick(rng, REASONS.reassignAfterFailure) : pick(rng, REASONS.assign);
+    const cancelReason = pick(
+      rng,
+      afterFailure ? REASONS.dispatcherCancelAfterFailure : REASONS.dispatcherCancelUnmatched,
+    );
+    if (!(await this.wait(at))) return;
+    const queue = await world.call(dispatcherOrdersOperation, world.dispatcherKey, {
+      status: this.status as OrderStatus,
+      limit: 20,
+    });
+    if (this.unexpected(queue)) return;
+    if (!cancels && (await this.assign(afterFailure ? "afterFailure" : "assigned", reason))) return;
+    if (this.stuck) return;
+    const cancelled = await world.call(dispatcherCancelOperation, world.dispatcherKey, {
+      order_id: this.id,
+      reason: cancelReason,
+    });
+    if (this.unexpected(cancelled)) return;
+    this.status = cancelled.value.status;
+    world.counters.dispatcherCancels++;
+  }
+
+  /** A dispatcher's override: the job goes to a contractor of its choosing. False when none could take it. */
+  private async assign(kind: "assigned" | "afterFailure" | "reassigned", reason: string): Promise<boolean> {
+    const { world } = this;
+    for (let attempt = 0; attempt < 3; attempt++) {
+      const exclude = new Set(this.tried);
+      if (this.contractor) exclude.add(this.contractor);
+      const chosen = world.pickContractor(this.plan, exclude, this.pickRng);
+      if (!chosen) return false;
+      this.tried.add(chosen);
+      const assigned = await world.call(dispatcherAssignOperation, world.dispatcherKey, {
+        order_id: this.id,
+        contractor_id: chosen,
+        reason,
+      });
+      if (!assigned.ok && assigned.code === "contractor_unavailable") continue; // took other work meanwhile
+      if (this.unexpected(assigned)) return false;
+      this.status = assigned.value.status;
+      this.contractor = chosen;
+      if (kind === "assigned") world.counters.overridesAssigned++;
+      else if (kind === "afterFailure") world.counters.overridesAfterFailure++;
+      else world.counters.overridesReassigned++;
+      return true;
+    }
+    return false;
+  }
+
+  /** The contractor holding the job sets off, arrives, works (maybe asks for more NTE) and completes. */
+  private async doJob(): Promise<void> {
+    const { world, rng, plan } = this;
+    const departAt = this.now + departDelayMs(rng, plan.urgency);
+    if (!this.reassigned && rng() < MIX.reassign) {
+      this.reassigned = true;
+      const at = this.now + (departAt - this.now) * uniform(rng, 0.2, 0.8);
+      const reason = pick(rng, REASONS.reassign);
+      if (!(await this.wait(at))) return;
+      if (await this.assign("reassigned", reason)) return; // the new contractor sets off in its own time
+      if (this.stuck) return;
+    }
+    if (!(await this.wait(departAt))) return;
+    const contractor = this.contractor as string;
+    const key = await world.contractorKey(contractor);
+    const jobs = await world.call(contractorJobsOperation, key, {});
+    if (this.unexpected(jobs)) return;
+    if (!jobs.value.jobs.some((j) => j.order_id === this.id && j.address !== null)) {
+      this.unexpected({ ok: false, code: "job_not_listed", message: `no job ${this.id} with its address` });
+      return;
+    }
+    const eta = etaMinutes(rng, plan.urgency);
+    const enRoute = await world.call(contractorReportOperation, key, {
+      order_id: this.id,
+      status: "en_route",
+      eta_minutes: eta,
+    });
+    if (this.unexpected(enRoute)) return;
+    this.status = enRoute.value.status;
+    const arriveAt = this.now + eta * 60_000 * uniform(rng, 0.8, 1.3);
+    const failsOnTheWay = rng() < MIX.cannotCompleteEnRoute;
+    const failsOnSite = rng() < MIX.cannotCompleteOnSite;
+    const failure = pick(rng, REASONS.cannotComplete);
+    if (!(await this.wait(arriveAt))) return;
+    if (failsOnTheWay) {
+      await this.cannotComplete(key, failure);
+      return;
+    }
+    const onSite = await world.call(contractorReportOperation, key, { order_id: this.id, status: "on_site" });
+    if (this.unexpected(onSite)) return;
+    this.status = onSite.value.status;
+    const workMs = TRADES[plan.trade].typicalJobHours * HOUR_MS * uniform(rng, 0.5, 1.8);
+    if (failsOnSite) {
+      await world.clock.until(this.now + workMs * 0.3);
+      await this.cannotComplete(key, failure);
+      return;
+    }
+    const over = rng() < MIX.costOverShare;
+    const factor = over ? uniform(rng, ...MIX.costOver) : uniform(rng, ...MIX.costUnder);
+    this.finalCost = Math.max(1, Math.round(this.estimate * factor));
+    let doneAt = this.now + workMs;
+    const asks = rng() < MIX.nteAsk;
+    const askAt = this.now + workMs * uniform(rng, 0.2, 0.5);
+    const decideAfter = uniform(rng, ...MIX.nteDecisionAfterMs);
+    const approves = rng() < MIX.nteApprove;
+    const nteReason = pick(rng, REASONS.nte);
+    if (this.nte !== null && this.finalCost > this.nte && asks) {
+      await world.clock.until(askAt);
+      const requested = Math.ceil(this.finalCost / 1000) * 1000;
+      const request = await world.call(contractorNteRequestOperation, key, {
+        order_id: this.id,
+        requested_nte_cents: requested,
+        reason: nteReason,
+      });
+      if (this.unexpected(request)) return;
+      world.counters.nteRequests++;
+      // The caller reads its order, finds the pending request and decides.
+      await world.clock.until(this.now + decideAfter);
+      const view = await world.call(orderStatusOperation, world.callerKey, { order_id: this.id });
+      if (this.unexpected(view)) return;
+      const pending = view.value.nte_requests.find((r) => r.status === "pending");
+      if (!pending) {
+        this.unexpected({ ok: false, code: "nte_request_not_listed", message: this.id });
+        return;
+      }
+      const decided = await world.call(nteDecisionOperation, world.callerKey, {
+        order_id: this.id,
+        request_id: pending.request_id,
+        decision: approves ? "approve" : "reject",
+        ...(approves ? {} : { reason: "over budget: finish within the original NTE" }),
+      });
+      if (this.unexpected(decided)) return;
+      if (approves) {
+        this.nte = requested;
+        world.counters.nteApproved++;
+      } else {
+        world.counters.nteRejected++;
+      }
+      doneAt = Math.max(doneAt, this.now + 15 * 60_000);
+    }
+    await world.clock.until(doneAt);
+    const completed = await world.call(contractorReportOperation, key, {
+      order_id: this.id,
+      status: "completed",
+      final_cost_cents: this.finalCost,
+    });
+    if (this.unexpected(completed)) return;
+    this.status = completed.value.status;
+    if (this.nte === null) world.counters.completedWithoutNte++;
+    else if (this.finalCost > this.nte) world.counters.completedOverNte++;
+    else world.counters.completedWithinNte++;
+  }
+
+  private async cannotComplete(key: string, reason: string): Promise<void> {
+    const result = await this.world.call(contractorReportOperation, key, {
+      order_id: this.id,
+      status: "cannot_complete",
+      reason,
+    });
+    if (this.unexpected(result)) return;
+    this.status = result.value.status;
+    this.world.counters.cannotComplete++;
+  }
+
+  /** The contractor invoices the completed job, within the NTE in force (it absorbs any overrun). */
+  private async invoice(): Promise<void> {
+    const { world } = this;
+    await world.clock.until(this.now + uniform(this.rng, ...MIX.invoiceAfterMs));
+    const key = await world.contractorKey(this.contractor as string);
+    const amount = this.nte === null ? this.finalCost : Math.min(this.finalCost, this.nte);
+    const invoiced = await world.call(contractorInvoiceOperation, key, {
+      order_id: this.id,
+      amount_cents: amount,
+    });
+    if (this.unexpected(invoiced)) return;
+    this.status = invoiced.value.status;
+    world.counters.invoices++;
+  }
+}
