@@ -16,6 +16,7 @@
 //   rating              optional  0-5 quality record (default 4.0)
 //   response_minutes    optional  typical minutes to set off after accepting (default 240)
 //   active              optional  true/false (default true)
+//   insurance_verified_until, license_verified_until  optional  YYYY-MM-DD: verified until then
 
 import { parse as parseCsv } from "csv-parse/sync";
 import { z } from "zod";
@@ -42,6 +43,12 @@ const flag = z.preprocess(
     .union([z.boolean(), z.enum(["true", "false", "yes", "no", "1", "0"])])
     .transform((v) => v === true || v === "true" || v === "yes" || v === "1")
     .optional(),
+);
+
+/** A verification's end date, YYYY-MM-DD; blank or absent: not verified. */
+const verifiedUntil = z.preprocess(
+  blankToUndefined,
+  z.iso.date({ error: "must be a date, YYYY-MM-DD" }).optional(),
 );
 
 const rowSchema = z.object({
@@ -85,6 +92,8 @@ const rowSchema = z.object({
   rating: num.pipe(z.number().min(0).max(5).optional()),
   response_minutes: num.pipe(z.number().int().min(0).max(100_000).optional()),
   active: flag,
+  insurance_verified_until: verifiedUntil,
+  license_verified_until: verifiedUntil,
 });
 
 export interface ImportParseResult {
@@ -146,6 +155,8 @@ export function parseContractorFile(content: string, format: "csv" | "json"): Im
       responseMinutes: r.response_minutes ?? 240,
       active: r.active ?? true,
       excluded: false,
+      insuranceVerifiedUntil: r.insurance_verified_until ?? null,
+      licenseVerifiedUntil: r.license_verified_until ?? null,
     });
   });
   return { contractors, errors };

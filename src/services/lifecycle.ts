@@ -457,6 +457,8 @@ export class OrderLifecycle {
       const patch = {
         status,
         contractor_id: contractorId,
+        // Every override counts in the human-override rate (evals).
+        override_count: Number(order.override_count ?? 0) + 1,
         accepted_at: at,
         eta_at: null,
         status_reason: null,

@@ -16,6 +16,7 @@ import type { StateCode } from "../domain/states.js";
 import type { TradeCode } from "../domain/trades.js";
 import { newId } from "../ids.js";
 import { AuditStore, auditRows, insertAuditEntries } from "./audit-store.js";
+import { EvalsStore } from "./evals-store.js";
 import { GroupCommitter } from "./group-commit.js";
 import { type Dialect, migrationProvider } from "./migrations/index.js";
 import type {
@@ -31,7 +32,7 @@ import type {
   QuotesTable,
   WebhookEventsTable,
 } from "./schema.js";
-import type { NewContractor, OrderCounts, OrderQuery, Store, WriteTx } from "./store.js";
+import type { NewContractor, OrderQuery, Store, WriteTx } from "./store.js";
 import { WebhookStore } from "./webhook-store.js";
 
 function toContractor(row: Selectable<ContractorsTable>): Contractor {
@@ -74,6 +75,8 @@ function toRow(c: NewContractor, now: string): Insertable<ContractorsTable> {
     response_minutes: c.responseMinutes,
     active: c.active ? 1 : 0,
     excluded: c.excluded ? 1 : 0,
+    insurance_verified_until: c.insuranceVerifiedUntil ?? null,
+    license_verified_until: c.licenseVerifiedUntil ?? null,
     created_at: now,
     updated_at: now,
   };
@@ -304,6 +307,7 @@ const CHUNK = 500;
 export class KyselyStore implements Store {
   private readonly committer: GroupCommitter<WriteTx>;
   readonly audit: AuditStore;
+  readonly evals: EvalsStore;
   readonly webhooks: WebhookStore;
 
   constructor(
@@ -339,6 +343,7 @@ export class KyselyStore implements Store {
       ),
     };
     this.audit = new AuditStore(db, dialect);
+    this.evals = new EvalsStore(db, dialect);
     this.webhooks = new WebhookStore(db, dialect);
     this.committer = new GroupCommitter<WriteTx>(
       (work) =>
@@ -679,44 +684,5 @@ export class KyselyStore implements Store {
       .where("expires_at", "<=", now)
       .executeTakeFirst();
     return Number(result.numDeletedRows);
-  }
-
-  async orderCounts(livemode: boolean, since: string, until: string): Promise<OrderCounts> {
-    const rows = await this.db
-      .selectFrom("orders")
-      .select(["status", (eb) => eb.fn.countAll<number>().as("n")])
-      .where("livemode", "=", livemode ? 1 : 0)
-      .where("created_at", ">=", since)
-      .where("created_at", "<", until)
-      .groupBy("status")
-      .execute();
-    const counts: OrderCounts = { received: 0, matched: 0, awaiting_dispatcher: 0 };
-    for (const r of rows) {
-      const n = Number(r.n);
-      counts.received += n;
-      if (r.status === "needs_dispatcher") counts.awaiting_dispatcher += n;
-      else counts.matched += n;
-    }
-    return counts;
-  }
-
-  async latencyQuantile(livemode: boolean, since: string, until: string, q: number): Promise<number | null> {
-    const base = this.db
-      .selectFrom("orders")
-      .where("livemode", "=", livemode ? 1 : 0)
-      .where("created_at", ">=", since)
-      .where("created_at", "<", until)
-      .where("dispatch_latency_ms", "is not", null);
-    const { n } = await base.select((eb) => eb.fn.countAll<number>().as("n")).executeTakeFirstOrThrow();
-    const count = Number(n);
-    if (count === 0) return null;
-    const rank = Math.max(1, Math.ceil(q * count));
-    const row = await base
-      .select("dispatch_latency_ms")
-      .orderBy("dispatch_latency_ms")
-      .limit(1)
-      .offset(rank - 1)
-      .executeTakeFirst();
-    return row?.dispatch_latency_ms ?? null;
   }
 }

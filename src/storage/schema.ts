@@ -52,6 +52,9 @@ export interface ContractorsTable {
   excluded: number;
   created_at: string;
   updated_at: string;
+  /** Until when insurance and license are verified (YYYY-MM-DD; migration 0009); null: not verified. */
+  insurance_verified_until?: string | null;
+  license_verified_until?: string | null;
 }
 
 export interface QuotesTable {
@@ -111,6 +114,9 @@ export interface OrdersTable {
   nte_approved_cents: number | null;
   invoice_cents: number | null;
   invoiced_at: string | null;
+  /** Dispatcher assignments (overrides) of this order, counted by each override (migration 0008); the
+   * column defaults to 0, so an insert may leave it out. */
+  override_count?: number;
 }
 
 export type NteRequestStatus = "pending" | "approved" | "rejected";

@@ -4,6 +4,7 @@
 import type { AuditEntry } from "../audit/record.js";
 import type { Contractor } from "../domain/contractor.js";
 import type { AuditPersistence } from "./audit-store.js";
+import type { EvalsPersistence } from "./evals-store.js";
 import type {
   AccountsTable,
   ApiKeysTable,
@@ -23,12 +24,9 @@ export interface NewContractor extends Contractor {
   phone: string | null;
   homeZip: string | null;
   externalRef: string | null;
-}
-
-export interface OrderCounts {
-  received: number;
-  matched: number;
-  awaiting_dispatcher: number;
+  /** Until when the contractor's insurance and license are verified (YYYY-MM-DD); absent: not verified. */
+  insuranceVerifiedUntil?: string | null;
+  licenseVerifiedUntil?: string | null;
 }
 
 /** Opaque write handle: what one group-committed transaction offers to a write. */
@@ -97,6 +95,9 @@ export interface Store {
   /** The audit log's records, tree and checkpoints. */
   readonly audit: AuditPersistence;
 
+  /** The evals' figures of a window (live orders by status, latency percentiles). */
+  readonly evals: EvalsPersistence;
+
   /** Webhooks: secrets, endpoints, deliveries and their attempts. */
   readonly webhooks: WebhookStore;
 
@@ -156,8 +157,4 @@ export interface Store {
     now: string,
   ): Promise<IdempotencyKeysTable | undefined>;
   purgeExpiredIdempotency(now: string): Promise<number>;
-
-  orderCounts(livemode: boolean, since: string, until: string): Promise<OrderCounts>;
-  /** The dispatch latency at quantile q (0..1) over matched orders in the window, nearest-rank. */
-  latencyQuantile(livemode: boolean, since: string, until: string, q: number): Promise<number | null>;
 }

@@ -232,40 +232,6 @@ export function runStoreContract(name: string, open: () => Promise<Store>) {
       expect(rows.length).toBeGreaterThan(0);
     });
 
-    it("counts orders and computes nearest-rank latency quantiles in a window", async () => {
-      const acct = (await store.ensureAccount("evals")).id;
-      const at = "2030-01-15T00:00:00.000Z";
-      const latencies = [5, 1, 4, 2, 3, 100, 6, 7, 8, 9];
-      for (const ms of latencies) {
-        await store.write((tx) =>
-          tx.insertOrder(order({ account_id: acct, created_at: at, dispatch_latency_ms: ms })),
-        );
-      }
-      await store.write((tx) =>
-        tx.insertOrder(
-          order({
-            account_id: acct,
-            created_at: at,
-            status: "needs_dispatcher",
-            contractor_id: null,
-            dispatch_latency_ms: null,
-          }),
-        ),
-      );
-      await store.write((tx) => tx.insertOrder(order({ account_id: acct, created_at: at, livemode: 0 })));
-      const [since, until] = ["2030-01-01T00:00:00.000Z", "2030-02-01T00:00:00.000Z"];
-      expect(await store.orderCounts(true, since, until)).toEqual({
-        received: 11,
-        matched: 10,
-        awaiting_dispatcher: 1,
-      });
-      expect(await store.latencyQuantile(true, since, until, 0.5)).toBe(5);
-      expect(await store.latencyQuantile(true, since, until, 0.95)).toBe(100);
-      expect(
-        await store.latencyQuantile(true, "2031-01-01T00:00:00.000Z", "2031-02-01T00:00:00.000Z", 0.5),
-      ).toBeNull();
-    });
-
     it("reserves contractor capacity atomically, up to the maximum, and counts it", async () => {
       await store.insertContractors(
         [{ ...liveContractor({ id: "ctr_busy", maxActiveJobs: 3 }), externalRef: "busy" }],

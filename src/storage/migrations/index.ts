@@ -9,6 +9,8 @@ import { migration0004 } from "./0004-key-kinds.js";
 import { migration0005 } from "./0005-offers.js";
 import { migration0006 } from "./0006-nte.js";
 import { migration0007 } from "./0007-webhooks.js";
+import { migration0008 } from "./0008-evals.js";
+import { migration0009 } from "./0009-contractor-verification.js";
 
 export type Dialect = "sqlite" | "postgres";
 
@@ -21,6 +23,8 @@ const MIGRATIONS: Record<Dialect, Record<string, Migration>> = {
     "0005-offers": migration0005,
     "0006-nte": migration0006,
     "0007-webhooks": migration0007,
+    "0008-evals": migration0008("sqlite"),
+    "0009-contractor-verification": migration0009,
   },
   postgres: {
     "0001-initial": migration0001,
@@ -30,6 +34,8 @@ const MIGRATIONS: Record<Dialect, Record<string, Migration>> = {
     "0005-offers": migration0005,
     "0006-nte": migration0006,
     "0007-webhooks": migration0007,
+    "0008-evals": migration0008("postgres"),
+    "0009-contractor-verification": migration0009,
   },
 };
 

@@ -1,0 +1,33 @@
+// The pool file's verification dates: kept when valid, refused (with the line) when not a date.
+
+import { describe, expect, it } from "vitest";
+import { parseContractorFile } from "../../src/cli/contractor-import.js";
+
+const HEAD =
+  "external_ref,name,trades,states,hourly_rate_cents,insurance_verified_until,license_verified_until";
+
+describe("contractor pool file: verification", () => {
+  it("reads insurance and license verification dates, blank meaning not verified", () => {
+    const parsed = parseContractorFile(
+      [HEAD, "A-1,Alpha,plumbing,TX,10000,2027-03-31,2026-12-31", "A-2,Beta,plumbing,TX,10000,,"].join("\n"),
+      "csv",
+    );
+    expect(parsed.errors).toEqual([]);
+    expect(parsed.contractors.map((c) => [c.insuranceVerifiedUntil, c.licenseVerifiedUntil])).toEqual([
+      ["2027-03-31", "2026-12-31"],
+      [null, null],
+    ]);
+  });
+
+  it("refuses a verification that is not a date, naming the line and the field", () => {
+    const parsed = parseContractorFile(
+      [HEAD, "A-1,Alpha,plumbing,TX,10000,yes,2026-02-30"].join("\n"),
+      "csv",
+    );
+    expect(parsed.contractors).toEqual([]);
+    expect(parsed.errors).toEqual([
+      "line 2: insurance_verified_until: must be a date, YYYY-MM-DD",
+      "line 2: license_verified_until: must be a date, YYYY-MM-DD",
+    ]);
+  });
+});

@@ -1,0 +1,594 @@
+// The evals computed from real data: a small fixed history of live orders driven through the HTTP API
+// (accepted, completed over and under their NTE, invoiced after an approved NTE increase, cancelled before
+// and after acceptance, assigned and reassigned by a dispatcher, left waiting), plus sandbox orders and
+// orders outside the window, read at fixed times. Every figure is checked against values worked out by
+// hand below; the in-process dispatch latency, which is real elapsed time, against the orders' own.
+
+import { sql } from "kysely";
+import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
+import { evalsOutput } from "../../src/operations/evals.js";
+import { EvalsStore } from "../../src/storage/evals-store.js";
+import type { KyselyStore } from "../../src/storage/kysely-store.js";
+import { liveContractor, testRecord } from "../helpers/fixtures.js";
+import { createHarness, type Harness, ORDER_PATH } from "../helpers/harness.js";
+
+const EVALS = "/api/dispatch/analytics/evals";
+const M = 60_000;
+const H = 60 * M;
+const D = 24 * H;
+/** When the report is read: the 7-day window starts at S = 2030-06-08T15:00:00.000Z. */
+const T0 = Date.parse("2030-06-15T15:00:00.000Z");
+const S = T0 - 7 * D;
+
+const JOB = {
+  trade: "plumbing",
+  urgency: "routine",
+  location: { state: "CA", zip: "94103", address: "1 Market St" },
+  description: "Leak under the sink",
+};
+const ROOF = { ...JOB, trade: "roofing", description: "Roof leak" }; // no roofer in the pool
+
+type Report = ReturnType<typeof evalsOutput.parse>;
+
+let h: Harness;
+const ids = new Map<string, string>(); // order name -> order id
+const keys = new Map<string, string>(); // contractor id -> its key
+let contractors: [string, string, string];
+let caller: string;
+let dispatcher: string;
+
+const orderId = (name: string) => ids.get(name) as string;
+
+async function holder(name: string): Promise<string> {
+  const [order] = await h.services.store.ordersByIds([orderId(name)]);
+  return order?.contractor_id as string;
+}
+
+async function ok(res: Promise<{ statusCode: number; body: string; json(): unknown }>) {
+  const r = await res;
+  expect(r.statusCode, r.body).toBe(200);
+  return r.json() as Record<string, unknown>;
+}
+
+const create =
+  (name: string, body: object, key = caller) =>
+  async () => {
+    ids.set(name, (await ok(h.post(ORDER_PATH, body, { "x-api-key": key }))).order_id as string);
+  };
+
+const answer = (name: string, how: "accept" | "decline") => async () => {
+  const key = keys.get(await holder(name)) as string;
+  const offers = (await ok(h.get("/api/contractor/v1/offers", { "x-api-key": key }))).offers as Array<{
+    offer_id: string;
+    order_id: string;
+  }>;
+  const offer = offers.find((o) => o.order_id === orderId(name));
+  await ok(h.post(`/api/contractor/v1/offers/${how}`, { offer_id: offer?.offer_id }, { "x-api-key": key }));
+};
+
+const job = (name: string, path: string, body: object) => async () => {
+  const key = keys.get(await holder(name)) as string;
+  await ok(
+    h.post(`/api/contractor/v1/jobs/${path}`, { order_id: orderId(name), ...body }, { "x-api-key": key }),
+  );
+};
+const progress = (name: string, body: object) => job(name, "status", body);
+
+/** accepted -> en_route -> on_site -> completed with `cost`, one minute apart from `at`. */
+const finish = (name: string, at: number, cost: number) => [
+  { at, run: progress(name, { status: "en_route", eta_minutes: 20 }) },
+  { at: at + M, run: progress(name, { status: "on_site" }) },
+  { at: at + 2 * M, run: progress(name, { status: "completed", final_cost_cents: cost }) },
+];
+
+const cancel =
+  (name: string, key = () => caller) =>
+  async () => {
+    await ok(
+      h.post(
+        "/api/dispatch/v1/orders/cancel",
+        { order_id: orderId(name), reason: "no longer needed" },
+        {
+          "x-api-key": key(),
+        },
+      ),
+    );
+  };
+
+const assign = (name: string, contractor: () => string) => async () => {
+  await ok(
+    h.post(
+      "/api/dispatcher/v1/orders/assign",
+      { order_id: orderId(name), contractor_id: contractor(), reason: "customer asked" },
+      { "x-api-key": dispatcher },
+    ),
+  );
+};
+
+const approveNte = (name: string, cents: number) => async () => {
+  const requested = await ok(
+    h.post(
+      "/api/contractor/v1/jobs/nte-request",
+      { order_id: orderId(name), requested_nte_cents: cents, reason: "corroded pipe" },
+      { "x-api-key": keys.get(await holder(name)) as string },
+    ),
+  );
+  await ok(
+    h.post(
+      "/api/dispatch/v1/orders/nte-decision",
+      { order_id: orderId(name), request_id: requested.request_id, decision: "approve" },
+      { "x-api-key": caller },
+    ),
+  );
+};
+
+async function read(at: number, period: string): Promise<Report> {
+  vi.setSystemTime(at);
+  const res = await h.get(`${EVALS}?period=${period}`);
+  expect(res.statusCode, res.body).toBe(200);
+  return evalsOutput.parse(res.json());
+}
+
+/** Nearest rank, computed here from the orders' own in-process latencies. */
+async function offerLatency(names: string[]) {
+  const rows = await h.services.store.ordersByIds(names.map(orderId));
+  const values = rows
+    .map((r) => r.dispatch_latency_ms)
+    .filter((v): v is number => v !== null)
+    .sort((a, b) => a - b);
+  const at = (q: number) => Math.round((values[Math.ceil(q * values.length) - 1] as number) * 1000) / 1000;
+  return { n: values.length, p50: at(0.5), p95: at(0.95) };
+}
+
+const statuses = (counts: Record<string, number>) => ({
+  received: 0,
+  offered: 0,
+  accepted: 0,
+  en_route: 0,
+  on_site: 0,
+  completed: 0,
+  invoiced: 0,
+  needs_dispatcher: 0,
+  cancelled: 0,
+  cannot_complete: 0,
+  ...counts,
+});
+const ratio = (value: number | null, sample_size: number) => ({ value, sample_size, unit: "ratio" });
+const ms = (value: number | null, sample_size: number) => ({ value, sample_size, unit: "ms" });
+
+beforeAll(async () => {
+  vi.useFakeTimers({ toFake: ["Date"] });
+  vi.setSystemTime(T0 - 30 * D);
+  h = await createHarness({ VENDOR_NAME: "Acme Field Services", VENDOR_INSURANCE: "GL $2M, policy 123" });
+  const rated = (rating: number) => liveContractor({ id: `ctr_ev${rating * 10}`, rating, maxActiveJobs: 10 });
+  // Verified through a date after T0 on both counts; a license verified until before T0; nothing.
+  const pool = [
+    { ...rated(4.9), insuranceVerifiedUntil: "2031-01-01", licenseVerifiedUntil: "2030-12-31" },
+    { ...rated(4.7), insuranceVerifiedUntil: "2031-01-01", licenseVerifiedUntil: "2030-06-14" },
+    rated(4.5),
+  ];
+  // Neither counts among the active live contractors.
+  const idle = [
+    liveContractor({
+      id: "ctr_evidle",
+      active: false,
+      insuranceVerifiedUntil: "2031-01-01",
+      licenseVerifiedUntil: "2031-01-01",
+    }),
+    liveContractor({ id: "ctr_evout", excluded: true }),
+  ];
+  await h.services.store.insertContractors([...pool, ...idle], testRecord());
+  await h.services.pool.load();
+  contractors = pool.map((c) => c.id) as [string, string, string];
+  const limits = { ratePerMinute: 10_000, burst: 1_000 };
+  caller = await h.key("acme", "live", limits);
+  dispatcher = (
+    await h.services.keys.issue({
+      accountName: "ops",
+      mode: "live",
+      actor: "operator:test",
+      kind: "dispatcher",
+    })
+  ).key;
+  for (const id of contractors) {
+    const issued = await h.services.keys.issue({
+      accountName: "crew",
+      mode: "live",
+      actor: "operator:test",
+      kind: "contractor",
+      contractorId: id,
+      ...limits,
+    });
+    keys.set(id, issued.key);
+  }
+  const [, second, third] = contractors;
+
+  // The history, run in time order. Accept latencies (received -> accepted) are given in minutes.
+  const events: Array<{ at: number; run: () => Promise<void> }> = [
+    // o14: 10 days before T0, accepted, then reassigned by a dispatcher (an override outside 7 days).
+    { at: T0 - 10 * D, run: create("o14", JOB) },
+    { at: T0 - 10 * D + M, run: answer("o14", "accept") },
+    {
+      at: T0 - 10 * D + 2 * M,
+      run: async () => {
+        const current = await holder("o14");
+        await assign("o14", () => contractors.find((c) => c !== current) as string)();
+      },
+    },
+    // o12: one millisecond before the 7-day window, completed far over its NTE.
+    { at: S - 1, run: create("o12", { ...JOB, nte_cents: 10_000 }) },
+    { at: S - 1 + 5 * M, run: answer("o12", "accept") },
+    ...finish("o12", S - 1 + 6 * M, 50_000),
+    // o11: received exactly at the window's start: accepted after 15 min, completed at its NTE.
+    { at: S, run: create("o11", { ...JOB, nte_cents: 10_000 }) },
+    { at: S + 15 * M, run: answer("o11", "accept") },
+    ...finish("o11", S + 16 * M, 10_000),
+    // o13: same day, accepted after 25 min.
+    { at: S + 5 * H, run: create("o13", JOB) },
+    { at: S + 5 * H + 25 * M, run: answer("o13", "accept") },
+    // o16: 2030-06-09T01:00Z, accepted after 35 min.
+    { at: T0 - 6 * D - 14 * H, run: create("o16", JOB) },
+    { at: T0 - 6 * D - 14 * H + 35 * M, run: answer("o16", "accept") },
+    // o1: accepted after 10 min, completed at 12,000 on an NTE of 10,000 (+20 %).
+    { at: T0 - 6 * D, run: create("o1", { ...JOB, nte_cents: 10_000 }) },
+    { at: T0 - 6 * D + 10 * M, run: answer("o1", "accept") },
+    ...finish("o1", T0 - 6 * D + 11 * M, 12_000),
+    // o9: declined by the first contractor, then assigned by a dispatcher an hour after it came in.
+    { at: T0 - 6 * D + 2 * H, run: create("o9", JOB) },
+    { at: T0 - 6 * D + 2 * H + 5 * M, run: answer("o9", "decline") },
+    { at: T0 - 6 * D + 3 * H, run: assign("o9", () => third) },
+    // o2: accepted after 20 min, completed and invoiced at 9,000 on an NTE of 10,000 (-10 %).
+    { at: T0 - 5 * D, run: create("o2", { ...JOB, nte_cents: 10_000 }) },
+    { at: T0 - 5 * D + 20 * M, run: answer("o2", "accept") },
+    ...finish("o2", T0 - 5 * D + 21 * M, 9_000),
+    { at: T0 - 5 * D + 30 * M, run: job("o2", "invoice", { amount_cents: 9_000 }) },
+    // o3: accepted after 30 min, NTE raised from 10,000 to 15,000, invoiced at 14,000 (-1/15).
+    { at: T0 - 4 * D, run: create("o3", { ...JOB, nte_cents: 10_000 }) },
+    { at: T0 - 4 * D + 30 * M, run: answer("o3", "accept") },
+    { at: T0 - 4 * D + 31 * M, run: approveNte("o3", 15_000) },
+    ...finish("o3", T0 - 4 * D + 32 * M, 14_000),
+    { at: T0 - 4 * D + 40 * M, run: job("o3", "invoice", { amount_cents: 14_000 }) },
+    // o4: no NTE; accepted after 40 min, completed.
+    { at: T0 - 3 * D, run: create("o4", JOB) },
+    { at: T0 - 3 * D + 40 * M, run: answer("o4", "accept") },
+    ...finish("o4", T0 - 3 * D + 41 * M, 8_000),
+    // o5: accepted after 50 min, then the contractor cannot complete it.
+    { at: T0 - 2 * D, run: create("o5", JOB) },
+    { at: T0 - 2 * D + 50 * M, run: answer("o5", "accept") },
+    { at: T0 - 2 * D + 51 * M, run: progress("o5", { status: "cannot_complete", reason: "no access" }) },
+    // o15: no eligible contractor; still waiting for a dispatcher.
+    { at: T0 - 2 * D + H, run: create("o15", ROOF) },
+    // Sandbox orders in the window: never counted.
+    { at: T0 - 2 * D + 2 * H, run: create("s1", JOB, h.sandboxKey) },
+    { at: T0 - 2 * D + 2 * H + M, run: create("s2", ROOF, h.sandboxKey) },
+    { at: T0 - 2 * D + 2 * H + 2 * M, run: cancel("s1", () => h.sandboxKey) },
+    // o8: no eligible contractor; a dispatcher assigns it after 2 h and reassigns it after 3 h.
+    { at: T0 - D - 6 * H, run: create("o8", ROOF) },
+    { at: T0 - D - 4 * H, run: assign("o8", () => second) },
+    { at: T0 - D - 3 * H, run: assign("o8", () => third) },
+    // o6: accepted after 5 min, then cancelled by the caller.
+    { at: T0 - D, run: create("o6", JOB) },
+    { at: T0 - D + 5 * M, run: answer("o6", "accept") },
+    { at: T0 - D + 6 * M, run: cancel("o6") },
+    // o7: cancelled by the caller while still offered.
+    { at: T0 - D + H, run: create("o7", JOB) },
+    { at: T0 - D + H + 2 * M, run: cancel("o7") },
+    // o10: still offered when the report is read.
+    { at: T0 - H, run: create("o10", JOB) },
+  ];
+  events.sort((a, b) => a.at - b.at);
+  for (const event of events) {
+    vi.setSystemTime(event.at);
+    await event.run();
+  }
+  // Every record written so far is sequenced into the signed tree: none waits in the queue.
+  vi.setSystemTime(T0);
+  await h.services.audit.sequence(true);
+}, 120_000);
+
+afterAll(() => {
+  vi.useRealTimers();
+});
+
+describe("evals from the orders of a window", () => {
+  it("computes every figure of rolling_7d from the live orders received in it", async () => {
+    const report = await read(T0, "rolling_7d");
+    expect(report.window).toEqual({ start: new Date(S).toISOString(), end: new Date(T0).toISOString() });
+    expect(report.generated_at).toBe(new Date(T0).toISOString());
+    expect(report.estimated).toBe(true);
+    // In the window: o11 o13 o16 o1 o9 o2 o3 o4 o5 o15 o8 o6 o7 o10 (14). Not: o12, o14, s1, s2.
+    // completed: o11 o1 o4; invoiced: o2 o3; cannot_complete: o5; cancelled after acceptance: o6
+    // (o7 was cancelled while offered): 5 / 7.
+    // NTE: o11 0, o1 +0.2, o2 -0.1, o3 -1/15 -> mean 0.033333 / 4 = 0.008333; within: o11 o2 o3 = 3 / 4.
+    expect(report.goal_fulfillment).toEqual({
+      completion_rate: ratio(0.7143, 7),
+      nte_variance: ratio(0.0083, 4),
+      nte_within_rate: ratio(0.75, 4),
+    });
+    // Offered automatically: all but o15 and o8 (12); dispatched: those and o8 (13).
+    // Accepted, in minutes: o6 5, o1 10, o11 15, o2 20, o13 25, o3 30, o16 35, o4 40, o5 50, o9 60,
+    // o8 180 (its reassignment): n = 11, rank 6 = 30 min, rank 11 = 180 min.
+    const offer = await offerLatency([
+      "o11",
+      "o13",
+      "o16",
+      "o1",
+      "o9",
+      "o2",
+      "o3",
+      "o4",
+      "o5",
+      "o6",
+      "o7",
+      "o10",
+    ]);
+    expect(offer.n).toBe(12);
+    expect(report.operations).toEqual({
+      orders_received: 14,
+      orders_by_status: statuses({
+        offered: 1,
+        accepted: 4,
+        completed: 3,
+        invoiced: 2,
+        needs_dispatcher: 1,
+        cancelled: 2,
+        cannot_complete: 1,
+      }),
+      orders_matched: 12,
+      orders_dispatched: 13,
+      orders_awaiting_dispatcher: 1,
+      auto_match_rate: ratio(0.8571, 14),
+      dispatch_latency_p50: ms(offer.p50, 12),
+      dispatch_latency_p95: ms(offer.p95, 12),
+      acceptance_latency_p50: ms(30 * M, 11),
+      acceptance_latency_p95: ms(180 * M, 11),
+    });
+    // Overridden: o9 (once) and o8 (twice): 2 of 13 dispatched orders, 3 overrides.
+    expect(report.trust_signals.human_override_rate).toEqual(ratio(0.1538, 13));
+    expect(report.trust_signals.overrides).toBe(3);
+    expect(report.trust_signals.sandbox_excluded).toBe(true);
+  });
+
+  it("counts the orders before the window's start in rolling_30d: o12 and o14", async () => {
+    const report = await read(T0, "rolling_30d");
+    // + o12 (completed, NTE +4.0, within: no) and o14 (accepted, reassigned once).
+    // completion 6 / 8; NTE mean (0.033333 + 4) / 5 = 0.806667, within 3 / 5.
+    expect(report.goal_fulfillment).toEqual({
+      completion_rate: ratio(0.75, 8),
+      nte_variance: ratio(0.8067, 5),
+      nte_within_rate: ratio(0.6, 5),
+    });
+    expect(report.operations.orders_received).toBe(16);
+    expect(report.operations.orders_by_status).toEqual(
+      statuses({
+        offered: 1,
+        accepted: 5,
+        completed: 4,
+        invoiced: 2,
+        needs_dispatcher: 1,
+        cancelled: 2,
+        cannot_complete: 1,
+      }),
+    );
+    expect(report.operations.auto_match_rate).toEqual(ratio(0.875, 16));
+    // + o12 accepted after 5 min, o14 reassigned after 2 min: n = 13, rank 7 = 25 min, rank 13 = 180.
+    expect(report.operations.acceptance_latency_p50).toEqual(ms(25 * M, 13));
+    expect(report.operations.acceptance_latency_p95).toEqual(ms(180 * M, 13));
+    expect(report.trust_signals.human_override_rate).toEqual(ratio(0.2, 15));
+    expect(report.trust_signals.overrides).toBe(4);
+  });
+
+  it("moves the window with the clock: twelve hours later, o11, o13 and o16 have left rolling_7d", async () => {
+    const report = await read(T0 + 12 * H, "rolling_7d");
+    // o1 o9 o2 o3 o4 o5 o15 o8 o6 o7 o10: completion 4 / 6; NTE o1 o2 o3: 0.033333 / 3, within 2 / 3.
+    expect(report.goal_fulfillment).toEqual({
+      completion_rate: ratio(0.6667, 6),
+      nte_variance: ratio(0.0111, 3),
+      nte_within_rate: ratio(0.6667, 3),
+    });
+    expect(report.operations.orders_by_status).toEqual(
+      statuses({
+        offered: 1,
+        accepted: 2,
+        completed: 2,
+        invoiced: 2,
+        needs_dispatcher: 1,
+        cancelled: 2,
+        cannot_complete: 1,
+      }),
+    );
+    // Accepted: 5 10 20 30 40 50 60 180 min: rank 4 = 30, rank 8 = 180.
+    expect(report.operations.acceptance_latency_p50).toEqual(ms(30 * M, 8));
+    expect(report.operations.acceptance_latency_p95).toEqual(ms(180 * M, 8));
+    const offer = await offerLatency(["o1", "o9", "o2", "o3", "o4", "o5", "o6", "o7", "o10"]);
+    expect(report.operations.dispatch_latency_p50).toEqual(ms(offer.p50, 9));
+    expect(report.operations.dispatch_latency_p95).toEqual(ms(offer.p95, 9));
+    expect(report.trust_signals.human_override_rate).toEqual(ratio(0.2, 10));
+  });
+
+  it("carries the trust signals: the audit log and its checkpoint, the vendor posture, the contractor pool", async () => {
+    const report = await read(T0 + 13 * H, "rolling_90d");
+    const checkpoint = (await ok(h.get("/api/attest/checkpoint"))) as { tree_size: number };
+    const { audit_log, vendor_trust, contractor_verification } = report.trust_signals;
+    expect(audit_log.latest_checkpoint).toEqual(checkpoint);
+    expect(audit_log).toMatchObject({ records: checkpoint.tree_size, sequenced: checkpoint.tree_size });
+    expect(audit_log.checkpoint_url).toMatch(/\/api\/attest\/checkpoint$/);
+    expect(vendor_trust.published).toEqual(["vendor", "insurance"]);
+    expect(vendor_trust.not_published).toEqual(["contact_email", "license", "bond", "sla"]);
+    // Three active live contractors (one inactive and one excluded are not); one verified on both counts
+    // today (another's license verification ran out the day before T0).
+    expect(contractor_verification).toEqual({
+      status: "measured",
+      active_live_contractors: 3,
+      verified_insurance_and_license: ratio(0.3333, 3),
+    });
+
+    // A record written since, not yet sequenced, counts in the log's size once the report is recomputed.
+    await h.key("another", "live");
+    expect((await read(T0 + 13 * H + 1_000, "rolling_90d")).trust_signals.audit_log.records).toBe(
+      checkpoint.tree_size,
+    );
+    const later = await read(T0 + 13 * H + 6_000, "rolling_90d");
+    expect(later.trust_signals.audit_log).toMatchObject({
+      records: checkpoint.tree_size + 1,
+      sequenced: checkpoint.tree_size,
+    });
+  });
+
+  it("documents each figure: methodology and provenance with source, formula, sample size and time", async () => {
+    const report = await read(T0 + 14 * H, "rolling_7d");
+    expect(report.methodology).toMatch(/cancelled after a contractor accepted/);
+    expect(report.methodology).toMatch(/nearest-rank/);
+    const paths = [
+      "goal_fulfillment.completion_rate",
+      "goal_fulfillment.nte_variance",
+      "goal_fulfillment.nte_within_rate",
+      "operations.orders_by_status",
+      "operations.dispatch_latency_p50",
+      "operations.acceptance_latency_p95",
+      "trust_signals.human_override_rate",
+      "trust_signals.audit_log",
+      "trust_signals.vendor_trust",
+      "trust_signals.contractor_verification",
+    ];
+    for (const path of paths) {
+      expect(report.provenance[path], path).toMatchObject({ computed_at: report.generated_at });
+    }
+    expect(report.provenance["goal_fulfillment.completion_rate"]?.sample_size).toBe(
+      report.goal_fulfillment.completion_rate.sample_size,
+    );
+    expect(report.provenance["operations.acceptance_latency_p95"]?.sample_size).toBe(8);
+  });
+});
+
+describe("the daily rollup", () => {
+  it("gives the same figures as reading every order, for windows starting and ending at any hour", async () => {
+    // More changes after the last report: on PostgreSQL they wait as deltas, not yet folded in.
+    const at = T0 + 15 * H;
+    const steps = [
+      create("n1", JOB),
+      answer("n1", "accept"),
+      create("n2", ROOF),
+      assign("n2", () => contractors[0]),
+    ];
+    for (const [i, step] of steps.entries()) {
+      vi.setSystemTime(at + i * M);
+      await step();
+    }
+    const store = h.services.store as unknown as KyselyStore;
+    if (store.dialect === "postgres") {
+      const { rows } = await sql<{ n: number }>`SELECT count(*) AS n FROM evals_daily_delta`.execute(
+        store.db,
+      );
+      expect(Number(rows[0]?.n)).toBeGreaterThan(0);
+    }
+    const live = new EvalsStore(store.db, store.dialect, { rollup: false });
+    const unfolded = new EvalsStore(store.db, store.dialect, { compact: false });
+    for (const evals of [unfolded, store.evals]) {
+      for (let start = S - 2 * D; start <= T0; start += 5 * H + 17 * M) {
+        for (const end of [start + 26 * H, start + 7 * D, T0 + 1, T0 - 20 * H, T0 + 20 * H]) {
+          if (end <= start) continue;
+          const [since, until] = [new Date(start).toISOString(), new Date(end).toISOString()];
+          const rolled = await evals.figures(true, since, until);
+          expect(rolled, `${since} .. ${until}`).toEqual(await live.figures(true, since, until));
+        }
+      }
+    }
+  });
+});
+
+describe("nearest rank", () => {
+  it("finds every percentile's exact value, with crowded buckets, bucket edges and duplicates", async () => {
+    const fresh = await createHarness();
+    const { store } = fresh.services;
+    const account = (await store.ensureAccount("ranks")).id;
+    const base = T0 - 3 * D;
+    // Acceptance latencies on and around bucket edges (1,800,000 starts one; 1,999,999 ends it), many
+    // in one bucket, duplicates, a negative one; first-offer latencies crowded in a few microseconds.
+    const accept = [
+      -5,
+      0,
+      1,
+      1_799_999,
+      1_800_000,
+      1_800_000,
+      1_999_999,
+      2_000_000,
+      10_800_000,
+      ...Array.from({ length: 60 }, (_, i) => 1_800_000 + ((i * 7_919) % 200_000)),
+    ];
+    const rows = accept.map((latency, i) => {
+      const received = base + i * 37 * M;
+      const offer = 0.2 + ((i * 31) % 17) / 1000 + (i % 3 === 0 ? 0.0004 : 0);
+      return {
+        id: `ord_rank${String(i).padStart(4, "0")}`,
+        account_id: account,
+        livemode: i % 10 === 9 ? 0 : 1,
+        status: "accepted",
+        trade: "plumbing",
+        urgency: "routine",
+        state: "CA",
+        zip: null,
+        city: null,
+        address: null,
+        location_name: null,
+        description: "rank",
+        nte_cents: null,
+        callback_url: null,
+        reference_id: null,
+        contractor_id: null,
+        estimated_cost_cents: 10_000,
+        currency: "USD",
+        eta_tier: null,
+        match_score: null,
+        received_at: new Date(received).toISOString(),
+        matched_at: new Date(received).toISOString(),
+        dispatch_latency_ms: offer,
+        created_at: new Date(received).toISOString(),
+        updated_at: new Date(received).toISOString(),
+        ranking: null,
+        accepted_at: new Date(received + latency).toISOString(),
+        eta_at: null,
+        completed_at: null,
+        final_cost_cents: null,
+        status_reason: null,
+        nte_approved_cents: null,
+        invoice_cents: null,
+        invoiced_at: null,
+      };
+    });
+    await store.write(async (tx) => {
+      for (const row of rows) await tx.insertOrder(row);
+    });
+    const nearest = (values: number[], q: number) =>
+      [...values].sort((a, b) => a - b)[Math.ceil(q * values.length) - 1] ?? null;
+    for (const [start, end] of [
+      [base, base + 3 * D],
+      [base + 5 * H, base + 30 * H],
+      [base + 13 * H + 3 * M, base + 2 * D + 7 * H],
+    ] as const) {
+      const inWindow = rows.filter((r) => {
+        const t = Date.parse(r.received_at);
+        return r.livemode === 1 && t >= start && t < end;
+      });
+      const accepts = inWindow.map((r) => Date.parse(r.accepted_at) - Date.parse(r.received_at));
+      const offers = inWindow.map((r) => r.dispatch_latency_ms);
+      const figures = await store.evals.figures(
+        true,
+        new Date(start).toISOString(),
+        new Date(end).toISOString(),
+      );
+      expect(figures.latency.accept).toEqual({
+        n: accepts.length,
+        p50: nearest(accepts, 0.5),
+        p95: nearest(accepts, 0.95),
+      });
+      expect(figures.latency.offer).toEqual({
+        n: offers.length,
+        p50: nearest(offers, 0.5),
+        p95: nearest(offers, 0.95),
+      });
+    }
+    await fresh.close();
+  });
+});
