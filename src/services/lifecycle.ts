@@ -22,6 +22,7 @@ import type { NteRequestsTable, OffersTable, OrdersTable } from "../storage/sche
 import type { Store, WriteTx } from "../storage/store.js";
 import { statusEventType, type WebhookEventType } from "../webhooks/events.js";
 import { enqueueOrderEvent } from "../webhooks/outbox.js";
+import { Periodic } from "./periodic.js";
 
 /** How long a contractor has to answer an offer, by urgency (live orders). */
 export const OFFER_WINDOW_MS: Record<string, number> = {
@@ -143,8 +144,10 @@ const REPORT_ACTION: Record<ProgressReport["status"], Action> = {
 };
 
 export class OrderLifecycle {
-  private timer: NodeJS.Timeout | null = null;
-  private running: Promise<void> | null = null;
+  private readonly sweep = new Periodic(
+    () => this.tick(),
+    (err) => this.options.logger?.error({ err }, "order lifecycle sweep failed"),
+  );
 
   constructor(
     private readonly store: Store,
@@ -701,21 +704,10 @@ export class OrderLifecycle {
   }
 
   start(intervalMs = OFFER_SWEEP_MS): void {
-    if (this.timer || intervalMs <= 0) return;
-    this.timer = setInterval(() => {
-      if (this.running) return;
-      this.running = this.tick()
-        .catch((err: unknown) => this.options.logger?.error({ err }, "order lifecycle sweep failed"))
-        .finally(() => {
-          this.running = null;
-        });
-    }, intervalMs);
-    this.timer.unref();
+    this.sweep.start(intervalMs);
   }
 
-  async stop(): Promise<void> {
-    if (this.timer) clearInterval(this.timer);
-    this.timer = null;
-    await this.running;
+  stop(): Promise<void> {
+    return this.sweep.stop();
   }
 }

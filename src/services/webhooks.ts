@@ -15,6 +15,7 @@ import type { SafeFetcher } from "../net/safe-fetch.js";
 import type { Store } from "../storage/store.js";
 import type { AttemptResult, ClaimedDelivery } from "../storage/webhook-store.js";
 import { MAX_ATTEMPTS, nextAttemptAt, signatureHeader } from "../webhooks/events.js";
+import { Periodic } from "./periodic.js";
 
 /** Largest answer read from an endpoint: only its status matters. */
 const MAX_ANSWER_BYTES = 64 * 1024;
@@ -40,8 +41,10 @@ export interface WebhookDispatcherOptions {
 }
 
 export class WebhookDispatcher {
-  private timer: NodeJS.Timeout | null = null;
-  private running: Promise<void> | null = null;
+  private readonly loop = new Periodic(
+    () => this.tick(),
+    (err) => this.options.logger?.error({ err }, "webhook dispatch failed"),
+  );
   private lastPurge = 0;
 
   constructor(
@@ -180,23 +183,11 @@ export class WebhookDispatcher {
   }
 
   start(intervalMs: number): void {
-    if (this.timer || intervalMs <= 0) return;
-    this.timer = setInterval(() => {
-      if (this.running) return;
-      this.running = this.tick()
-        .then(() => undefined)
-        .catch((err: unknown) => this.options.logger?.error({ err }, "webhook dispatch failed"))
-        .finally(() => {
-          this.running = null;
-        });
-    }, intervalMs);
-    this.timer.unref();
+    this.loop.start(intervalMs);
   }
 
-  async stop(): Promise<void> {
-    if (this.timer) clearInterval(this.timer);
-    this.timer = null;
-    await this.running;
+  stop(): Promise<void> {
+    return this.loop.stop();
   }
 
   /** Stops, and closes the fetcher if it is the dispatcher's own. */

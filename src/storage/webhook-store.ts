@@ -53,6 +53,22 @@ export type DeliveryRow = WebhookDeliveriesTable & {
   url: string;
 };
 
+/** An account's endpoint for a URL, in a mode (unique). */
+function endpointByUrl(
+  trx: Transaction<Database>,
+  accountId: string,
+  livemode: number,
+  url: string,
+): Promise<WebhookEndpointsTable> {
+  return trx
+    .selectFrom("webhook_endpoints")
+    .selectAll()
+    .where("account_id", "=", accountId)
+    .where("livemode", "=", livemode)
+    .where("url", "=", url)
+    .executeTakeFirstOrThrow();
+}
+
 export class WebhookStore {
   constructor(
     private readonly db: Kysely<Database>,
@@ -144,13 +160,7 @@ export class WebhookStore {
           }),
         )
         .execute();
-      return trx
-        .selectFrom("webhook_endpoints")
-        .selectAll()
-        .where("account_id", "=", accountId)
-        .where("livemode", "=", mode)
-        .where("url", "=", url)
-        .executeTakeFirstOrThrow();
+      return endpointByUrl(trx, accountId, mode, url);
     });
   }
 
@@ -283,13 +293,7 @@ export class WebhookStore {
       })
       .onConflict((oc) => oc.columns(["account_id", "livemode", "url"]).doNothing())
       .execute();
-    return trx
-      .selectFrom("webhook_endpoints")
-      .selectAll()
-      .where("account_id", "=", accountId)
-      .where("livemode", "=", livemode)
-      .where("url", "=", url)
-      .executeTakeFirstOrThrow();
+    return endpointByUrl(trx, accountId, livemode, url);
   }
 
   // --- Claiming and recording attempts ----------------------------------------------------------------
