@@ -6,6 +6,7 @@ import { createHash } from "node:crypto";
 import type { Contractor } from "./contractor.js";
 import { zipsOfState } from "./geo.js";
 import { regionalHourlyRateCents } from "./pricing.js";
+import { rngOf, seedOf } from "./random.js";
 import { REGIONS, STATE_CODES } from "./states.js";
 import { TRADE_CODES, TRADES } from "./trades.js";
 
@@ -22,22 +23,6 @@ export interface SandboxContractor extends Contractor {
   readonly homeZip: string | null;
 }
 
-/** mulberry32: a small, fast, well-distributed 32-bit PRNG. */
-function prng(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
-
-function seedOf(text: string): number {
-  return createHash("sha256").update(text).digest().readUInt32BE(0);
-}
-
 function idOf(text: string): string {
   return createHash("sha256").update(text).digest("hex").slice(0, 12);
 }
@@ -49,7 +34,7 @@ export function generateSandboxPool(seed = SANDBOX_SEED): SandboxContractor[] {
     const zips = zipsOfState(state);
     const share = REGIONS[state].population2020 / totalPopulation;
     for (const trade of TRADE_CODES) {
-      const rand = prng(seedOf(`${seed}|${state}|${trade}`));
+      const rand = rngOf(seedOf(seed, state, trade));
       const count =
         SANDBOX_MIN_PER_TRADE + Math.round((SANDBOX_POPULATION_WEIGHTED * share) / TRADE_CODES.length);
       const modelRate = regionalHourlyRateCents(trade, state);

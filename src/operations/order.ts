@@ -12,7 +12,6 @@ import { newSortableId } from "../ids.js";
 import { offerNext } from "../services/lifecycle.js";
 import type { IdempotencyKeysTable, OrdersTable } from "../storage/schema.js";
 import { statusEventType } from "../webhooks/events.js";
-import { enqueueOrderEvent, webhookBaseUrl } from "../webhooks/outbox.js";
 import { checkWebhookUrl } from "../webhooks/targets.js";
 import { matchDecision, sealRef } from "./audit-decisions.js";
 import { matchJob, resolveJob } from "./job.js";
@@ -235,16 +234,9 @@ export const orderOperation = defineOperation({
         }
         await tx.insertOrder(row);
         if (offer) tx.insertOffer(offer);
-        enqueueOrderEvent(
-          tx,
-          row,
-          statusEventType(row.status as OrderStatus),
-          nowIso,
-          webhookBaseUrl(services.config),
-          {
-            previous_status: "received",
-          },
-        );
+        services.lifecycle.notify(tx, row, statusEventType(row.status as OrderStatus), nowIso, {
+          previous_status: "received",
+        });
         tx.appendAudit(created);
         tx.appendAudit(decided);
         return { row, view };

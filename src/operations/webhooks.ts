@@ -5,7 +5,7 @@
 import { z } from "zod";
 import { ApiError } from "../errors.js";
 import { newSortableId } from "../ids.js";
-import type { WebhookAttemptsTable, WebhookEndpointsTable } from "../storage/schema.js";
+import type { WebhookAttemptsTable, WebhookEndpointsTable, WebhookSecretsTable } from "../storage/schema.js";
 import type { DeliveryRow } from "../storage/webhook-store.js";
 import {
   MAX_ATTEMPTS,
@@ -16,7 +16,7 @@ import {
 } from "../webhooks/events.js";
 import { checkWebhookUrl } from "../webhooks/targets.js";
 import { cursorSchema, decodeCursor, pageLimitSchema, pageOf } from "./pagination.js";
-import { defineOperation, principalOf } from "./types.js";
+import { defineOperation, type OperationContext, principalOf } from "./types.js";
 
 const ENDPOINT_ID = /^whe_[0-9A-Za-z]{1,40}$/;
 const DELIVERY_ID = /^whd_[0-9A-Za-z]{1,40}$/;
@@ -42,6 +42,10 @@ const secretInfoSchema = z.object({
     .nullable()
     .describe("Null for the current secret; the end of the overlap for a rotated one."),
 });
+
+function secretInfo(row: WebhookSecretsTable) {
+  return { secret_id: row.id, created_at: row.created_at, expires_at: row.expires_at };
+}
 
 function endpointView(row: WebhookEndpointsTable) {
   return {
@@ -154,7 +158,7 @@ export const webhooksConfigOperation = defineOperation({
     ]);
     return {
       endpoints: endpoints.map(endpointView),
-      secrets: secrets.map((s) => ({ secret_id: s.id, created_at: s.created_at, expires_at: s.expires_at })),
+      secrets: secrets.map(secretInfo),
       event_types: WEBHOOK_EVENT_TYPES.map((type) => ({
         type,
         description: WEBHOOK_EVENT_DESCRIPTIONS[type],
@@ -248,11 +252,7 @@ export const webhooksRotateSecretOperation = defineOperation({
       secret_id: row.id,
       secret: row.secret,
       created_at: row.created_at,
-      signing_secrets: signing.map((s) => ({
-        secret_id: s.id,
-        created_at: s.created_at,
-        expires_at: s.expires_at,
-      })),
+      signing_secrets: signing.map(secretInfo),
     };
   },
 });
@@ -315,7 +315,7 @@ export const webhooksDeliveriesOperation = defineOperation({
 });
 
 /** A delivery of the caller's own, or 404. */
-async function ownDelivery(ctx: Parameters<typeof webhooksDeliveriesOperation.handler>[0], id: string) {
+async function ownDelivery(ctx: OperationContext, id: string) {
   const principal = principalOf(ctx);
   const [row] = await ctx.services.store.webhooks.listDeliveries({
     accountId: principal.accountId,

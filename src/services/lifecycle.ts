@@ -191,8 +191,9 @@ export class OrderLifecycle {
     return this.options.now?.() ?? new Date();
   }
 
-  /** Writes the webhook event of a change to the outbox, in the change's transaction. */
-  private notify(
+  /** Writes the webhook event of a change to the outbox, in the change's transaction (order creation's
+   * first status too). */
+  notify(
     tx: WriteTx,
     order: OrdersTable,
     type: WebhookEventType,

@@ -2,28 +2,9 @@
 // long. Pure: every draw comes from a seeded generator, so one seed replays the same decisions. The
 // figures are documented in the README's "Simulator" section; change both together.
 
-import { createHash } from "node:crypto";
 import type { Urgency } from "../domain/pricing.js";
+import type { Rng } from "../domain/random.js";
 import type { TradeCode } from "../domain/trades.js";
-
-export type Rng = () => number;
-
-/** mulberry32: a small, fast, well-distributed 32-bit PRNG (the sandbox pool's generator too). */
-export function rngOf(seed: number): Rng {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
-
-/** A 32-bit seed from any parts (the run's seed and an order's number, say). */
-export function seedOf(...parts: Array<string | number>): number {
-  return createHash("sha256").update(parts.join("|")).digest().readUInt32BE(0);
-}
 
 export function uniform(rng: Rng, low: number, high: number): number {
   return low + rng() * (high - low);

@@ -4,9 +4,10 @@
 import type { Contractor } from "../domain/contractor.js";
 import { zipsOfState } from "../domain/geo.js";
 import type { Urgency } from "../domain/pricing.js";
+import type { Rng } from "../domain/random.js";
 import type { StateCode } from "../domain/states.js";
 import type { TradeCode } from "../domain/trades.js";
-import { arrivalIn, MIX, pick, type Rng, weighted } from "./behaviour.js";
+import { arrivalIn, MIX, pick, weighted } from "./behaviour.js";
 
 export interface OrderPlan {
   index: number;

@@ -4,6 +4,7 @@
 // from the order's own seeded generator, so the interleaving of lanes cannot change it.
 
 import { allowedActions, type OrderStatus } from "../domain/lifecycle.js";
+import { type Rng, rngOf, seedOf } from "../domain/random.js";
 import { TRADES } from "../domain/trades.js";
 import {
   contractorAcceptOperation,
@@ -33,9 +34,6 @@ import {
   MIX,
   pick,
   REASONS,
-  type Rng,
-  rngOf,
-  seedOf,
   uniform,
   weighted,
 } from "./behaviour.js";

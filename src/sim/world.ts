@@ -5,11 +5,11 @@
 import type { z } from "zod";
 import type { Actor } from "../audit/record.js";
 import type { Contractor } from "../domain/contractor.js";
+import type { Rng } from "../domain/random.js";
 import { newId } from "../ids.js";
 import { asApiError } from "../operations/failures.js";
 import { admit, execute } from "../operations/gate.js";
 import type { Operation, OperationContext, Services } from "../operations/types.js";
-import type { Rng } from "./behaviour.js";
 import type { OrderPlan } from "./demand.js";
 import type { VirtualTime } from "./virtual-time.js";
 

@@ -330,27 +330,15 @@ export class WebhookStore {
       return claimed;
     });
     if (ids.length === 0) return [];
-    const rows = await this.db
-      .selectFrom("webhook_deliveries as d")
-      .innerJoin("webhook_events as e", "e.id", "d.event_id")
-      .innerJoin("webhook_endpoints as p", "p.id", "d.endpoint_id")
-      .selectAll("d")
-      .select([
-        "e.type as event_type",
-        "e.payload as event_payload",
-        "e.created_at as event_created_at",
-        "p.url as endpoint_url",
-        "p.status as endpoint_status",
-      ])
+    const rows = await this.deliveriesWithEvent()
+      .select(["e.payload as event_payload", "p.status as endpoint_status"])
       .where("d.id", "in", ids)
       .execute();
-    return rows.map(
-      ({ event_type, event_payload, event_created_at, endpoint_url, endpoint_status, ...d }) => ({
-        delivery: { ...d, attempts: Number(d.attempts) },
-        event: { id: d.event_id, type: event_type, payload: event_payload, created_at: event_created_at },
-        endpoint: { id: d.endpoint_id, url: endpoint_url, status: endpoint_status },
-      }),
-    );
+    return rows.map(({ event_type, event_payload, event_created_at, url, endpoint_status, ...d }) => ({
+      delivery: { ...d, attempts: Number(d.attempts) },
+      event: { id: d.event_id, type: event_type, payload: event_payload, created_at: event_created_at },
+      endpoint: { id: d.endpoint_id, url, status: endpoint_status },
+    }));
   }
 
   /**
@@ -425,21 +413,22 @@ export class WebhookStore {
     });
   }
 
-  // --- The delivery log and redelivery ------------------------------------------------------------------
-
-  /** An account's deliveries, newest first, with their events' type and order and the endpoint URL. */
-  async listDeliveries(q: DeliveryQuery): Promise<DeliveryRow[]> {
-    let query = this.db
+  /** Deliveries with their event's type and time and their endpoint's URL (d, e and p for more). */
+  private deliveriesWithEvent() {
+    return this.db
       .selectFrom("webhook_deliveries as d")
       .innerJoin("webhook_events as e", "e.id", "d.event_id")
       .innerJoin("webhook_endpoints as p", "p.id", "d.endpoint_id")
       .selectAll("d")
-      .select([
-        "e.type as event_type",
-        "e.order_id as order_id",
-        "e.created_at as event_created_at",
-        "p.url as url",
-      ])
+      .select(["e.type as event_type", "e.created_at as event_created_at", "p.url as url"]);
+  }
+
+  // --- The delivery log and redelivery ------------------------------------------------------------------
+
+  /** An account's deliveries, newest first, with their events' type and order and the endpoint URL. */
+  async listDeliveries(q: DeliveryQuery): Promise<DeliveryRow[]> {
+    let query = this.deliveriesWithEvent()
+      .select("e.order_id as order_id")
       .where("d.account_id", "=", q.accountId)
       .where("d.livemode", "=", q.livemode ? 1 : 0);
     if (q.endpointId !== undefined) query = query.where("d.endpoint_id", "=", q.endpointId);
@@ -489,11 +478,6 @@ export class WebhookStore {
     }
     const result = await q.executeTakeFirst();
     return Number(result.numUpdatedRows);
-  }
-
-  /** Deliveries of an event to every endpoint it was fanned out to. */
-  deliveriesOfEvent(eventId: string): Promise<WebhookDeliveriesTable[]> {
-    return this.db.selectFrom("webhook_deliveries").selectAll().where("event_id", "=", eventId).execute();
   }
 
   eventsOfOrder(orderId: string): Promise<WebhookEventsTable[]> {
