@@ -53,7 +53,7 @@ export class Metrics {
     });
     this.auditSequenced = new Counter({
       name: "fsd_audit_leaves_sequenced_total",
-      help: "Audit records this process sequenced into the Merkle tree.",
+      help: "Audit records this process brought under a signed checkpoint.",
       registers,
     });
     this.webhookAttempts = new Counter({
@@ -74,7 +74,7 @@ export class Metrics {
   watchAudit(audit: { pendingAuditCount(): Promise<number> }): void {
     new Gauge({
       name: "fsd_audit_pending_records",
-      help: "Audit records written but not yet sequenced into the Merkle tree.",
+      help: "Audit records written but not yet under a signed checkpoint (queued, or in the tree past the latest checkpoint).",
       aggregator: "max",
       registers: [this.registry],
       async collect() {

@@ -1,9 +1,10 @@
 // The audit log service: sequences sealed records into the Merkle tree and signs checkpoints, and
 // answers verification, proofs and checkpoints from the store.
 //
-// Records are written with the decision they record, in its transaction, and queued. The sequencer
-// (every AUDIT_SEQUENCE_INTERVAL_MS in every process, one at a time across processes, and on demand
-// when a record is verified before its turn) appends the queued leaves and signs the new tree head.
+// Records are written with the decision they record, in its transaction. On SQLite that transaction also
+// appends their leaves to the tree; on PostgreSQL it queues them. The sequencer (every
+// AUDIT_SEQUENCE_INTERVAL_MS in every process, one at a time across processes, and on demand when a
+// record is verified before its turn) appends the queued leaves and signs the new tree head.
 // Stored tree nodes never change, so this process caches them; the latest checkpoint is cached briefly.
 
 import type { AuditPersistence } from "../storage/audit-store.js";
@@ -83,8 +84,8 @@ export class AuditLog {
   ) {}
 
   /**
-   * Sequences every queued record. With `wait` (on-demand), waits for another process's sequencer
-   * instead of skipping. Returns how many leaves this call appended.
+   * Sequences every queued record and signs the tree's head. With `wait` (on-demand), waits for another
+   * process's sequencer instead of skipping. Returns how many queued leaves this call appended.
    */
   sequence(wait = false): Promise<number> {
     // One run at a time in this process; a caller that arrives during a run waits for it, then runs
@@ -107,8 +108,9 @@ export class AuditLog {
       // the event loop while requests wait: yield between batches.
       await new Promise((resolve) => setImmediate(resolve));
       let appended: NewNode[] = [];
+      let newlySigned = 0;
       const checkpoint = await this.store.sequenceAudit(
-        ({ size, keyId, range, pending }) => {
+        ({ size, signed, keyId, range, pending }) => {
           if (keyId !== null && keyId !== this.signer.keyId) {
             // Another key signed the log so far: signing on with this one would break every verifier
             // that pinned the published key. Hosts sharing a store must share AUDIT_SIGNING_KEY.
@@ -122,12 +124,13 @@ export class AuditLog {
             pending.map((p) => Buffer.from(p.leaf_hash, "hex")),
           );
           appended = grown.nodes;
-          const signed = this.signer.sign({
+          newlySigned = grown.size - signed;
+          const head = this.signer.sign({
             tree_size: grown.size,
             root_hash: grown.root.toString("hex"),
             timestamp: (this.options.now?.() ?? new Date()).toISOString(),
           });
-          const { origin: _origin, ...checkpoint } = signed; // the origin is the log's, not stored per row
+          const { origin: _origin, ...checkpoint } = head; // the origin is the log's, not stored per row
           return { nodes: grown.nodes, checkpoint };
         },
         SEQUENCE_BATCH,
@@ -139,7 +142,7 @@ export class AuditLog {
       const leaves = appended.filter((n) => n.level === 0).length;
       this.latest = { checkpoint: toCheckpoint(checkpoint), signatureOk: true, at: Date.now() };
       total += leaves;
-      this.options.onSequenced?.(leaves);
+      this.options.onSequenced?.(newlySigned);
       if (leaves < SEQUENCE_BATCH) break;
     }
     return total;
@@ -282,7 +285,13 @@ export class AuditLog {
     if (!found.leaf) return { ...base, reason: "not_in_log" };
 
     const { leaf_index, leaf_hash } = found.leaf;
-    const { checkpoint, signatureOk } = await this.checkpoint(leaf_index + 1);
+    let { checkpoint, signatureOk } = await this.checkpoint(leaf_index + 1);
+    if (!checkpoint || checkpoint.tree_size <= leaf_index) {
+      // In the tree but past the latest checkpoint (a leaf appended in its record's own transaction):
+      // sign the head now rather than answer that the record is not in the log.
+      await this.sequence(true);
+      ({ checkpoint, signatureOk } = await this.checkpoint(leaf_index + 1));
+    }
     if (!checkpoint || checkpoint.tree_size <= leaf_index)
       return { ...base, leaf_index, leaf_hash, reason: "not_in_log" };
     // A proven (leaf, checkpoint) pair stays proven: keep the proof, keyed by what it proved. The leaf hash

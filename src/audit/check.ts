@@ -1,6 +1,7 @@
 // `audit check`: recomputes the whole log from the store and compares it with what is stored and signed:
 // every record against its leaf, every stored tree node against the one recomputed from the leaves, and
-// the final root against the latest checkpoint, whose signature is checked with the service's key.
+// the root at the latest checkpoint's size against that checkpoint, whose signature is checked with the
+// service's key.
 
 import type { KeyObject } from "node:crypto";
 import type { AuditPersistence } from "../storage/audit-store.js";
@@ -38,11 +39,17 @@ export async function checkLog(store: AuditPersistence, publicKey: KeyObject): P
       `checkpoint at tree size ${checkpoint.tree_size}: signature does not verify with the service key`,
     );
   }
+  // Every stored leaf is checked; the root is taken where the latest checkpoint signed it (leaves
+  // appended since then await the next checkpoint).
   const size = checkpoint?.tree_size ?? 0;
   let range: Hash[] = [];
-  let root: Hash | null = null;
-  for (let at = 0; at < size; at += PAGE) {
-    const page = await store.leavesWithRecords(at, Math.min(PAGE, size - at));
+  let signedRoot: Hash | null = null;
+  for (let at = 0; ; ) {
+    const page = await store.leavesWithRecords(at, at < size ? Math.min(PAGE, size - at) : PAGE);
+    if (page.length === 0) {
+      if (at < size) return fail(`leaf ${at} is missing from the store`);
+      break;
+    }
     for (const [i, leaf] of page.entries()) {
       if (leaf.leaf_index !== at + i) return fail(`leaf ${at + i} is missing from the store`);
       if (leaf.record === null) report.purged++;
@@ -50,7 +57,6 @@ export async function checkLog(store: AuditPersistence, publicKey: KeyObject): P
         return fail(`leaf ${leaf.leaf_index} (${leaf.seal}): the stored record does not hash to its leaf`);
       }
     }
-    if (page.length === 0) return fail(`leaf ${at} is missing from the store`);
     const grown = appendLeaves(
       at,
       range,
@@ -64,10 +70,11 @@ export async function checkLog(store: AuditPersistence, publicKey: KeyObject): P
         return fail(`tree node ${n.level}/${n.index} differs from the one its leaves give`);
     }
     range = grown.range;
-    root = grown.root;
+    at += page.length;
     report.leaves += page.length;
+    if (at === size) signedRoot = grown.root;
   }
-  if (checkpoint && root && root.toString("hex") !== checkpoint.root_hash) {
+  if (checkpoint && signedRoot && signedRoot.toString("hex") !== checkpoint.root_hash) {
     return fail(`the root of the ${size} stored leaves differs from the signed checkpoint's`);
   }
   return { ...report, ok: true };

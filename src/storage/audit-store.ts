@@ -4,9 +4,10 @@
 
 import { CompiledQuery, type Kysely, sql, type Transaction } from "kysely";
 import type { Hash, NewNode, NodeRef } from "../audit/merkle.js";
-import { compactRange, nodeKey } from "../audit/merkle.js";
+import { appendLeaves, compactRange, nodeKey } from "../audit/merkle.js";
 import type { AuditEntry } from "../audit/record.js";
 import type { Dialect } from "./migrations/index.js";
+import { PreparedInsert } from "./prepared-insert.js";
 import type { AuditCheckpointsTable, AuditLegalHoldsTable, AuditRecordRow, Database } from "./schema.js";
 
 /** A PostgreSQL advisory lock id for the sequencer: one sequencer at a time across all processes. */
@@ -42,7 +43,10 @@ export interface SequencedBatch {
 }
 
 export type SequencePlan = (head: {
+  /** Leaves in the tree. */
   size: number;
+  /** The tree size the latest checkpoint signed (0 for none): leaves past it await a signature. */
+  signed: number;
   /** The key that signed the latest checkpoint (null for an empty log). */
   keyId: string | null;
   range: Hash[];
@@ -97,29 +101,6 @@ function toLeafWithRecord(r: LeafRow): LeafWithRecord {
 
 type Db = Kysely<Database> | Transaction<Database>;
 
-/** The rows sealed entries are written as: the records, and their leaves queued for sequencing. */
-export function auditRows(entries: AuditEntry[]) {
-  return {
-    records: entries.map(({ leaf_hash: _leaf, ...row }) => row),
-    pending: entries.map((e) => ({ seal: e.seal, leaf_hash: e.leaf_hash })),
-  };
-}
-
-/** Inserts sealed records and queues their leaves (inside the caller's transaction; not the hot path). */
-export async function insertAuditEntries(db: Db, entries: AuditEntry[]): Promise<void> {
-  const { records, pending } = auditRows(entries);
-  for (let i = 0; i < entries.length; i += ROWS_PER_STATEMENT) {
-    await db
-      .insertInto("audit_records")
-      .values(records.slice(i, i + ROWS_PER_STATEMENT))
-      .execute();
-    await db
-      .insertInto("audit_pending")
-      .values(pending.slice(i, i + ROWS_PER_STATEMENT))
-      .execute();
-  }
-}
-
 async function readNodes(db: Db, refs: NodeRef[]): Promise<Map<string, Hash>> {
   const out = new Map<string, Hash>();
   const leaves = refs.filter((r) => r.level === 0).map((r) => r.index);
@@ -142,6 +123,17 @@ async function readNodes(db: Db, refs: NodeRef[]): Promise<Map<string, Hash>> {
     for (const r of rows) out.set(nodeKey(r.level, Number(r.idx)), Buffer.from(r.hash, "hex"));
   }
   return out;
+}
+
+/** The compact range (right edge) hashes of the stored tree of `size` leaves. */
+async function rangeAt(db: Db, size: number): Promise<Hash[]> {
+  const refs = compactRange(size);
+  const found = await readNodes(db, refs);
+  return refs.map((r) => {
+    const hash = found.get(nodeKey(r.level, r.index));
+    if (!hash) throw new Error(`audit tree node ${r.level}/${r.index} is missing`);
+    return hash;
+  });
 }
 
 /** The audit log's port: what the audit service and the CLI need from persistence. */
@@ -169,14 +161,94 @@ export interface AuditPersistence {
 }
 
 const DATA_VERSION = CompiledQuery.raw("pragma data_version");
+const LAST_LEAF = CompiledQuery.raw(
+  "select leaf_index, leaf_hash from audit_leaves order by leaf_index desc limit 1",
+);
+
+/** The tree's right edge as this process's last append left it: size, last leaf and compact range. */
+interface TreeEdge {
+  size: number;
+  lastLeaf: string | null;
+  range: Hash[];
+}
 
 export class AuditStore implements AuditPersistence {
   private leafBySeal: string | null = null;
+  private edge: TreeEdge | null = null;
+  private readonly inserts;
 
   constructor(
     private readonly db: Kysely<Database>,
     private readonly dialect: Dialect,
-  ) {}
+  ) {
+    this.inserts = {
+      records: new PreparedInsert("audit_records", dialect),
+      pending: new PreparedInsert("audit_pending", dialect),
+      leaves: new PreparedInsert("audit_leaves", dialect),
+      nodes: new PreparedInsert("audit_nodes", dialect),
+    };
+  }
+
+  /**
+   * Writes sealed records in the caller's transaction. On SQLite they also enter the Merkle tree there
+   * (leaves and completed nodes): one writer at a time holds the database, so the transaction can append
+   * at the tree's edge, and the tree never lags the records. On PostgreSQL concurrent transactions cannot
+   * share an edge, so records are queued and the sequencer appends them. Either way the sequencer signs
+   * checkpoints over what the tree holds.
+   */
+  async writeEntries(trx: Transaction<Database>, entries: AuditEntry[]): Promise<void> {
+    if (entries.length === 0) return;
+    await this.inserts.records.run(
+      trx,
+      entries.map(({ leaf_hash: _leaf, ...row }) => row),
+    );
+    if (this.dialect === "sqlite") await this.appendAtEdge(trx, entries);
+    else
+      await this.inserts.pending.run(
+        trx,
+        entries.map((e) => ({ seal: e.seal, leaf_hash: e.leaf_hash })),
+      );
+  }
+
+  /**
+   * Appends leaves at the tree's edge inside a write transaction (SQLite). The edge is read from the
+   * store's last leaf; the compact range is reused from this process's previous append while that last
+   * leaf is the one it wrote (a rolled-back transaction or another process's append changes it), and
+   * read from the stored nodes otherwise.
+   */
+  private async appendAtEdge(trx: Transaction<Database>, entries: AuditEntry[]): Promise<void> {
+    const last = (await trx.executeQuery<{ leaf_index: number; leaf_hash: string }>(LAST_LEAF)).rows[0];
+    const size = last ? Number(last.leaf_index) + 1 : 0;
+    const lastLeaf = last?.leaf_hash ?? null;
+    const edge = this.edge;
+    const range =
+      edge && edge.size === size && edge.lastLeaf === lastLeaf ? edge.range : await rangeAt(trx, size);
+    const grown = appendLeaves(
+      size,
+      range,
+      entries.map((e) => Buffer.from(e.leaf_hash, "hex")),
+    );
+    const integratedAt = new Date().toISOString();
+    await this.inserts.leaves.run(
+      trx,
+      entries.map((e, i) => ({
+        leaf_index: size + i,
+        seal: e.seal,
+        leaf_hash: e.leaf_hash,
+        integrated_at: integratedAt,
+      })),
+    );
+    const inner = grown.nodes.filter((n) => n.level > 0);
+    await this.inserts.nodes.run(
+      trx,
+      inner.map((n) => ({ level: n.level, idx: n.index, hash: n.hash.toString("hex") })),
+    );
+    this.edge = {
+      size: grown.size,
+      lastLeaf: (entries[entries.length - 1] as AuditEntry).leaf_hash,
+      range: grown.range,
+    };
+  }
 
   async externalChangeToken(): Promise<number | null> {
     // SQLite's data_version changes exactly when another connection (another process, the operator's
@@ -291,21 +363,25 @@ export class AuditStore implements AuditPersistence {
     return readNodes(this.db, refs);
   }
 
-  pendingAuditCount(): Promise<number> {
-    return this.db
-      .selectFrom("audit_pending")
-      .select((eb) => eb.fn.countAll<number>().as("n"))
-      .executeTakeFirstOrThrow()
-      .then((r) => Number(r.n));
+  /** Records not yet under a signed checkpoint: queued ones, and leaves past the latest checkpoint. */
+  async pendingAuditCount(): Promise<number> {
+    const { rows } = await sql<{ queued: number | string; leaves: number | string; signed: number | string }>`
+      select (select count(*) from audit_pending) as queued,
+        (select coalesce(max(leaf_index) + 1, 0) from audit_leaves) as leaves,
+        (select coalesce(max(tree_size), 0) from audit_checkpoints) as signed`.execute(this.db);
+    const row = rows[0];
+    if (!row) return 0;
+    return Number(row.queued) + Math.max(0, Number(row.leaves) - Number(row.signed));
   }
 
   /**
-   * Sequences up to `limit` queued records into the tree in one transaction: reads the latest
-   * checkpoint and the tree's right edge, lets `plan` hash the new leaves and sign the new head, then
-   * writes leaves, nodes and checkpoint and dequeues the records. One sequencer runs at a time (an
-   * advisory lock on PostgreSQL, the single writer on SQLite), and the checkpoint's tree size is its
-   * primary key, so the log cannot fork. With `wait` false, returns null at once if another process is
-   * sequencing. Returns null when nothing was pending.
+   * Sequences up to `limit` queued records into the tree and signs the new head, in one transaction:
+   * reads the tree's right edge and the latest checkpoint, lets `plan` hash the new leaves (none when
+   * only leaves appended in their own transactions await a signature) and sign the head, then writes
+   * leaves, nodes and checkpoint and dequeues the records. One sequencer runs at a time (an advisory
+   * lock on PostgreSQL, the single writer on SQLite), and the checkpoint's tree size is its primary key,
+   * so the log cannot fork. With `wait` false, returns null at once if another process is sequencing.
+   * Returns null when nothing was queued and the latest checkpoint already signs every leaf.
    */
   async sequenceAudit(
     plan: SequencePlan,
@@ -329,48 +405,35 @@ export class AuditStore implements AuditPersistence {
         .orderBy("id")
         .limit(limit)
         .execute();
-      if (pending.length === 0) return null;
+      const last = (await trx.executeQuery<{ leaf_index: number | string }>(LAST_LEAF)).rows[0];
+      const size = last ? Number(last.leaf_index) + 1 : 0;
       const head = await trx
         .selectFrom("audit_checkpoints")
         .select(["tree_size", "key_id"])
         .orderBy("tree_size", "desc")
         .limit(1)
         .executeTakeFirst();
-      const size = head ? Number(head.tree_size) : 0;
-      const refs = compactRange(size);
-      const found = await readNodes(trx, refs);
-      const range = refs.map((r) => {
-        const hash = found.get(nodeKey(r.level, r.index));
-        if (!hash) throw new Error(`audit tree node ${r.level}/${r.index} is missing`);
-        return hash;
-      });
-      const batch = plan({ size, keyId: head?.key_id ?? null, range, pending });
+      const signed = head ? Number(head.tree_size) : 0;
+      // Nothing queued and every leaf signed: nothing to do.
+      if (pending.length === 0 && signed === size) return null;
+      const range = await rangeAt(trx, size);
+      const batch = plan({ size, signed, keyId: head?.key_id ?? null, range, pending });
       const integratedAt = batch.checkpoint.timestamp;
       const leaves = batch.nodes.filter((n) => n.level === 0);
       const inner = batch.nodes.filter((n) => n.level > 0);
-      for (let i = 0; i < leaves.length; i += ROWS_PER_STATEMENT) {
-        await trx
-          .insertInto("audit_leaves")
-          .values(
-            leaves.slice(i, i + ROWS_PER_STATEMENT).map((n) => ({
-              leaf_index: n.index,
-              seal: pending[n.index - size]?.seal as string,
-              leaf_hash: n.hash.toString("hex"),
-              integrated_at: integratedAt,
-            })),
-          )
-          .execute();
-      }
-      for (let i = 0; i < inner.length; i += ROWS_PER_STATEMENT) {
-        await trx
-          .insertInto("audit_nodes")
-          .values(
-            inner
-              .slice(i, i + ROWS_PER_STATEMENT)
-              .map((n) => ({ level: n.level, idx: n.index, hash: n.hash.toString("hex") })),
-          )
-          .execute();
-      }
+      await this.inserts.leaves.run(
+        trx,
+        leaves.map((n) => ({
+          leaf_index: n.index,
+          seal: pending[n.index - size]?.seal as string,
+          leaf_hash: n.hash.toString("hex"),
+          integrated_at: integratedAt,
+        })),
+      );
+      await this.inserts.nodes.run(
+        trx,
+        inner.map((n) => ({ level: n.level, idx: n.index, hash: n.hash.toString("hex") })),
+      );
       await trx.insertInto("audit_checkpoints").values(batch.checkpoint).execute();
       const ids = pending.map((p) => Number(p.id));
       for (let i = 0; i < ids.length; i += ROWS_PER_STATEMENT) {

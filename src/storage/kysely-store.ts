@@ -15,10 +15,11 @@ import type { Contractor } from "../domain/contractor.js";
 import type { StateCode } from "../domain/states.js";
 import type { TradeCode } from "../domain/trades.js";
 import { newId } from "../ids.js";
-import { AuditStore, auditRows, insertAuditEntries } from "./audit-store.js";
+import { AuditStore } from "./audit-store.js";
 import { EvalsStore } from "./evals-store.js";
 import { GroupCommitter } from "./group-commit.js";
 import { type Dialect, migrationProvider } from "./migrations/index.js";
+import { PreparedInsert } from "./prepared-insert.js";
 import type {
   AccountsTable,
   ApiKeysTable,
@@ -82,86 +83,9 @@ function toRow(c: NewContractor, now: string): Insertable<ContractorsTable> {
   };
 }
 
-/**
- * A hot-path INSERT compiled once by Kysely (so the SQL is the dialect's own), then run with each row's
- * values in the same column order: saves building and compiling the query for every order and quote.
- * A transaction's rows go out as multi-row INSERTs: on PostgreSQL one round trip per chunk instead of one
- * per row, on SQLite one statement execution instead of one per row.
- */
-class PreparedInsert<T extends keyof Database> {
-  private sql: string | null = null;
-  private head = "";
-  private columns: Array<keyof Database[T] & string> = [];
-  /** Rows per multi-row statement: PostgreSQL allows 65,535 parameters per statement. */
-  private chunk = 1;
-
-  constructor(
-    private readonly table: T,
-    private readonly dialect: Dialect,
-  ) {}
-
-  private compile(db: Kysely<Database>, row: Insertable<Database[T]> & object): void {
-    if (this.sql !== null) return;
-    this.columns = Object.keys(row) as Array<keyof Database[T] & string>;
-    // biome-ignore lint/suspicious/noExplicitAny: Kysely's insert typing cannot follow a generic table.
-    const single = (db.insertInto(this.table) as any).values(row).compile().sql as string;
-    this.sql = single;
-    this.head = single.slice(0, single.lastIndexOf(" values ") + " values ".length);
-    // PostgreSQL allows 65,535 parameters per statement, SQLite 32,766; SQLite chunks stay small so that
-    // its statement cache holds every size.
-    this.chunk =
-      this.dialect === "sqlite"
-        ? Math.min(256, Math.floor(30_000 / this.columns.length))
-        : Math.max(1, Math.floor(60_000 / this.columns.length));
-  }
-
-  private values(row: Insertable<Database[T]> & object): unknown[] {
-    const record = row as Record<string, unknown>;
-    const values = this.columns.map((c) => {
-      if (!(c in record)) throw new Error(`row for ${this.table} lacks column ${c}`);
-      return record[c];
-    });
-    if (Object.keys(record).length !== values.length)
-      throw new Error(`row for ${this.table} has extra columns`);
-    return values;
-  }
-
-  /** The statements that insert `rows`: one per row on SQLite, one per chunk of rows on PostgreSQL. */
-  queries(db: Kysely<Database>, rows: Array<Insertable<Database[T]> & object>): CompiledQuery[] {
-    const first = rows[0];
-    if (first === undefined) return [];
-    this.compile(db, first);
-    const out: CompiledQuery[] = [];
-    let at = 0;
-    while (at < rows.length) {
-      // SQLite caches statements by their text: chunks of power-of-two sizes keep the distinct texts
-      // (and so the statements prepared) to a handful per table.
-      let size = Math.min(this.chunk, rows.length - at);
-      if (this.dialect === "sqlite") size = 2 ** Math.floor(Math.log2(size));
-      out.push(this.multiRow(rows.slice(at, at + size)));
-      at += size;
-    }
-    return out;
-  }
-
-  private multiRow(part: Array<Insertable<Database[T]> & object>): CompiledQuery {
-    if (part.length === 1) return CompiledQuery.raw(this.sql as string, this.values(part[0] as never));
-    const width = this.columns.length;
-    const params: unknown[] = [];
-    const tuples = part.map((row, r) => {
-      params.push(...this.values(row));
-      const marks = this.columns.map((_, c) => (this.dialect === "sqlite" ? "?" : `$${r * width + c + 1}`));
-      return `(${marks.join(", ")})`;
-    });
-    return CompiledQuery.raw(this.head + tuples.join(", "), params);
-  }
-}
-
 interface Inserts {
   orders: PreparedInsert<"orders">;
   quotes: PreparedInsert<"quotes">;
-  auditRecords: PreparedInsert<"audit_records">;
-  auditPending: PreparedInsert<"audit_pending">;
   offers: PreparedInsert<"offers">;
   webhookEvents: PreparedInsert<"webhook_events">;
   /** The capacity updates, compiled once: building a query costs more than running it. */
@@ -186,7 +110,11 @@ function withId(compiled: CompiledQuery): (id: string) => CompiledQuery {
  * statements, not one per order. Conditional writes (capacity, idempotency) run at once: their outcome
  * steers the write.
  */
-function writeTx(trx: Transaction<Database>, inserts: Inserts): WriteTx & { flush(): Promise<void> } {
+function writeTx(
+  trx: Transaction<Database>,
+  inserts: Inserts,
+  auditStore: AuditStore,
+): WriteTx & { flush(): Promise<void> } {
   const orders: OrdersTable[] = [];
   const quotes: QuotesTable[] = [];
   const audit: AuditEntry[] = [];
@@ -268,9 +196,7 @@ function writeTx(trx: Transaction<Database>, inserts: Inserts): WriteTx & { flus
       for (const q of inserts.quotes.queries(trx, quotes)) await trx.executeQuery(q);
       for (const q of inserts.offers.queries(trx, offers)) await trx.executeQuery(q);
       for (const q of inserts.webhookEvents.queries(trx, webhookEvents)) await trx.executeQuery(q);
-      const { records, pending } = auditRows(audit);
-      for (const q of inserts.auditRecords.queries(trx, records)) await trx.executeQuery(q);
-      for (const q of inserts.auditPending.queries(trx, pending)) await trx.executeQuery(q);
+      await auditStore.writeEntries(trx, audit);
     },
     async reserveContractor(contractorId) {
       const result = await trx.executeQuery(inserts.reserve(contractorId));
@@ -321,8 +247,6 @@ export class KyselyStore implements Store {
     const inserts: Inserts = {
       orders: new PreparedInsert("orders", dialect),
       quotes: new PreparedInsert("quotes", dialect),
-      auditRecords: new PreparedInsert("audit_records", dialect),
-      auditPending: new PreparedInsert("audit_pending", dialect),
       offers: new PreparedInsert("offers", dialect),
       webhookEvents: new PreparedInsert("webhook_events", dialect),
       reserve: withId(
@@ -348,7 +272,7 @@ export class KyselyStore implements Store {
     this.committer = new GroupCommitter<WriteTx>(
       (work) =>
         this.db.transaction().execute(async (trx) => {
-          const tx = writeTx(trx, inserts);
+          const tx = writeTx(trx, inserts, this.audit);
           const result = await work(tx);
           await tx.flush();
           return result;
@@ -416,7 +340,7 @@ export class KyselyStore implements Store {
   async insertApiKey(row: ApiKeysTable, audit: AuditEntry): Promise<void> {
     await this.db.transaction().execute(async (trx) => {
       await trx.insertInto("api_keys").values(row).execute();
-      await insertAuditEntries(trx, [audit]);
+      await this.audit.writeEntries(trx, [audit]);
     });
   }
 
@@ -450,7 +374,7 @@ export class KyselyStore implements Store {
         .where("revoked_at", "is", null)
         .executeTakeFirst();
       if (Number(result.numUpdatedRows) === 0) return "already_revoked"; // revoked concurrently
-      await insertAuditEntries(trx, [audit({ ...row, revoked_at: at })]);
+      await this.audit.writeEntries(trx, [audit({ ...row, revoked_at: at })]);
       return "revoked";
     });
   }
@@ -467,7 +391,7 @@ export class KyselyStore implements Store {
   async insertContractors(rows: NewContractor[], audit: AuditEntry): Promise<void> {
     const now = new Date().toISOString();
     await this.db.transaction().execute(async (trx) => {
-      await insertAuditEntries(trx, [audit]);
+      await this.audit.writeEntries(trx, [audit]);
       for (let i = 0; i < rows.length; i += CHUNK) {
         // Ids are deterministic for the sandbox pool: a second process seeding at the same time skips them.
         await trx
@@ -503,7 +427,7 @@ export class KyselyStore implements Store {
           inserted++;
         }
       }
-      await insertAuditEntries(trx, [audit({ inserted, updated })]);
+      await this.audit.writeEntries(trx, [audit({ inserted, updated })]);
     });
     return { inserted, updated };
   }
@@ -536,7 +460,7 @@ export class KyselyStore implements Store {
         .where("id", "=", id)
         .executeTakeFirst();
       if (Number(result.numUpdatedRows) === 0) return false;
-      await insertAuditEntries(trx, [audit]);
+      await this.audit.writeEntries(trx, [audit]);
       return true;
     });
   }

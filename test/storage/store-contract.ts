@@ -216,7 +216,9 @@ export function runStoreContract(name: string, open: () => Promise<Store>) {
     it("keeps the audit log append-only below the application (every store must carry the triggers)", async () => {
       await store.write(async (tx) => tx.appendAudit(testRecord("quote.issued")));
       const signer = new CheckpointSigner(generateKeyPairSync("ed25519").privateKey);
-      expect(await new AuditLog(store.audit, signer).sequence(true)).toBeGreaterThan(0);
+      // Leaves, tree nodes and a checkpoint exist, so that every log table has a row to refuse changing.
+      await new AuditLog(store.audit, signer).sequence(true);
+      expect((await store.audit.latestCheckpoint())?.tree_size).toBeGreaterThan(0);
       const db = (store as KyselyStore).db;
       for (const table of AUDIT_LOG_TABLES) {
         await expect(
