@@ -61,6 +61,8 @@ export class WebhookDispatcher {
     const webhooks = this.store.webhooks;
     for (let round = 0; round < MAX_ROUNDS; round++) {
       if ((await webhooks.fanOut(FAN_OUT_BATCH, this.now().toISOString())) < FAN_OUT_BATCH) break;
+      // SQLite answers on this thread: let requests in between batches.
+      await new Promise((resolve) => setImmediate(resolve));
     }
     let attempts = 0;
     for (let round = 0; round < MAX_ROUNDS; round++) {

@@ -33,7 +33,7 @@ import type {
   QuotesTable,
   WebhookEventsTable,
 } from "./schema.js";
-import type { NewContractor, OrderQuery, Store, WriteTx } from "./store.js";
+import type { NewContractor, OrderQuery, OutboxEvent, Store, WriteTx } from "./store.js";
 import { WebhookStore } from "./webhook-store.js";
 
 function toContractor(row: Selectable<ContractorsTable>): Contractor {
@@ -91,17 +91,51 @@ interface Inserts {
   /** The capacity updates, compiled once: building a query costs more than running it. */
   reserve: (contractorId: string) => CompiledQuery;
   release: (contractorId: string) => CompiledQuery;
+  /** The account's default webhook endpoint, if it has one (enabled or not). */
+  defaultEndpoint: (accountId: string, livemode: number) => CompiledQuery;
 }
 
-const ID_SLOT = "\u0000id";
+const SLOT = "\u0000slot";
+/** A parameter left open when a query is compiled once, filled with the i-th value at each run. */
+const slot = (i: number) => `${SLOT}${i}`;
 
-/** A compiled query run again with the parameter compiled as ID_SLOT replaced by `id`. */
-function withId(compiled: CompiledQuery): (id: string) => CompiledQuery {
-  return (id) =>
+/** A compiled query run again with the parameters compiled as slot(i) replaced by the i-th value. */
+function withSlots<A extends unknown[]>(compiled: CompiledQuery): (...values: A) => CompiledQuery {
+  const at = compiled.parameters.map((p) =>
+    typeof p === "string" && p.startsWith(SLOT) ? Number(p.slice(SLOT.length)) : -1,
+  );
+  return (...values) =>
     CompiledQuery.raw(
       compiled.sql,
-      compiled.parameters.map((p) => (p === ID_SLOT ? id : p)),
+      compiled.parameters.map((p, i) => ((at[i] as number) >= 0 ? values[at[i] as number] : p)),
     );
+}
+
+/**
+ * The events that have a recipient, with their payloads built: those with a callback_url, and those of
+ * an account with a default endpoint (looked up once per account and mode in the transaction).
+ */
+async function withRecipients(
+  trx: Transaction<Database>,
+  events: OutboxEvent[],
+  defaultEndpoint: Inserts["defaultEndpoint"],
+): Promise<WebhookEventsTable[]> {
+  const known = new Map<string, boolean>();
+  const out: WebhookEventsTable[] = [];
+  for (const event of events) {
+    if (event.callback_url === null) {
+      const scope = `${event.livemode}|${event.account_id}`;
+      let has = known.get(scope);
+      if (has === undefined) {
+        has = (await trx.executeQuery(defaultEndpoint(event.account_id, event.livemode))).rows.length > 0;
+        known.set(scope, has);
+      }
+      if (!has) continue;
+    }
+    const { payload, ...row } = event;
+    out.push({ ...row, payload: payload() });
+  }
+  return out;
 }
 
 /**
@@ -119,10 +153,10 @@ function writeTx(
   const quotes: QuotesTable[] = [];
   const audit: AuditEntry[] = [];
   const offers: OffersTable[] = [];
-  const webhookEvents: WebhookEventsTable[] = [];
+  const webhookEvents: OutboxEvent[] = [];
   return {
-    enqueueWebhook(row) {
-      webhookEvents.push(row);
+    enqueueWebhook(event) {
+      webhookEvents.push(event);
     },
     appendAudit(entry) {
       audit.push(entry);
@@ -195,7 +229,7 @@ function writeTx(
       for (const q of inserts.orders.queries(trx, orders)) await trx.executeQuery(q);
       for (const q of inserts.quotes.queries(trx, quotes)) await trx.executeQuery(q);
       for (const q of inserts.offers.queries(trx, offers)) await trx.executeQuery(q);
-      for (const q of inserts.webhookEvents.queries(trx, webhookEvents)) await trx.executeQuery(q);
+      await inserts.webhookEvents.run(trx, await withRecipients(trx, webhookEvents, inserts.defaultEndpoint));
       await auditStore.writeEntries(trx, audit);
     },
     async reserveContractor(contractorId) {
@@ -249,20 +283,30 @@ export class KyselyStore implements Store {
       quotes: new PreparedInsert("quotes", dialect),
       offers: new PreparedInsert("offers", dialect),
       webhookEvents: new PreparedInsert("webhook_events", dialect),
-      reserve: withId(
+      reserve: withSlots(
         db
           .updateTable("contractors")
           .set((eb) => ({ active_jobs: eb("active_jobs", "+", 1) }))
-          .where("id", "=", ID_SLOT)
+          .where("id", "=", slot(0))
           .whereRef("active_jobs", "<", "max_active_jobs")
           .compile(),
       ),
-      release: withId(
+      release: withSlots(
         db
           .updateTable("contractors")
           .set((eb) => ({ active_jobs: eb("active_jobs", "-", 1) }))
-          .where("id", "=", ID_SLOT)
+          .where("id", "=", slot(0))
           .where("active_jobs", ">", 0)
+          .compile(),
+      ),
+      defaultEndpoint: withSlots(
+        db
+          .selectFrom("webhook_endpoints")
+          .select("id")
+          .where("account_id", "=", slot(0))
+          .where("livemode", "=", slot(1) as unknown as number)
+          .where("is_default", "=", 1)
+          .limit(1)
           .compile(),
       ),
     };

@@ -42,6 +42,9 @@ export interface OrderQuery {
   limit: number;
 }
 
+/** A webhook event as the outbox takes it: its payload is built only if the event is written. */
+export type OutboxEvent = Omit<WebhookEventsTable, "payload"> & { payload(): string };
+
 export interface WriteTx {
   insertOrder(row: OrdersTable): Promise<void>;
   insertQuote(row: QuotesTable): Promise<void>;
@@ -53,8 +56,12 @@ export interface WriteTx {
   claimIdempotency(row: IdempotencyKeysTable, now: string): Promise<boolean>;
   /** Records a sealed audit entry in this transaction: it commits, or fails, with the decision. */
   appendAudit(entry: AuditEntry): void;
-  /** Writes a webhook event to the outbox with the change it reports (delivered at least once). */
-  enqueueWebhook(row: WebhookEventsTable): void;
+  /**
+   * Writes a webhook event to the outbox with the change it reports (delivered at least once), if the
+   * change has a recipient: the order's callback_url, or the account's default endpoint as it is in this
+   * transaction. Without one the event is not written (nor its payload built).
+   */
+  enqueueWebhook(event: OutboxEvent): void;
   /** Writes an offer with the transaction (inserts go out together just before COMMIT). */
   insertOffer(row: OffersTable): void;
   /** Moves a pending offer to `status`; false if it was not pending any more (someone else settled it). */

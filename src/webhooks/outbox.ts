@@ -5,7 +5,7 @@
 import type { Config } from "../config.js";
 import { newSortableId } from "../ids.js";
 import { orderSummaryView } from "../operations/order-view.js";
-import type { OrdersTable, WebhookEventsTable } from "../storage/schema.js";
+import type { OrdersTable } from "../storage/schema.js";
 import type { WriteTx } from "../storage/store.js";
 import type { WebhookEnvelope, WebhookEventType } from "./events.js";
 
@@ -14,7 +14,11 @@ export function webhookBaseUrl(config: Pick<Config, "PUBLIC_BASE_URL" | "PORT">)
   return (config.PUBLIC_BASE_URL ?? `http://localhost:${config.PORT}`).replace(/\/+$/, "");
 }
 
-/** Builds the event for `order` as it is after the change, and adds it to the transaction's outbox. */
+/**
+ * Adds the event for `order` as it is after the change to the transaction's outbox. It is written only if
+ * the change has a recipient then (see WriteTx.enqueueWebhook): an endpoint set later receives the
+ * events of later changes.
+ */
 export function enqueueOrderEvent(
   tx: WriteTx,
   order: OrdersTable,
@@ -22,16 +26,9 @@ export function enqueueOrderEvent(
   at: string,
   baseUrl: string,
   details: { previous_status: string | null; [key: string]: unknown },
-): WebhookEventsTable {
+): void {
   const id = newSortableId("msg");
-  const envelope: WebhookEnvelope = {
-    id,
-    type,
-    created_at: at,
-    livemode: order.livemode === 1,
-    data: { order: orderSummaryView(order, baseUrl), ...details },
-  };
-  const row: WebhookEventsTable = {
+  tx.enqueueWebhook({
     id,
     account_id: order.account_id,
     livemode: order.livemode,
@@ -39,9 +36,16 @@ export function enqueueOrderEvent(
     type,
     created_at: at,
     callback_url: order.callback_url,
-    payload: JSON.stringify(envelope),
     fanned_out: 0,
-  };
-  tx.enqueueWebhook(row);
-  return row;
+    payload() {
+      const envelope: WebhookEnvelope = {
+        id,
+        type,
+        created_at: at,
+        livemode: order.livemode === 1,
+        data: { order: orderSummaryView(order, baseUrl), ...details },
+      };
+      return JSON.stringify(envelope);
+    },
+  });
 }

@@ -181,6 +181,8 @@ describe("A2A", () => {
     await run("dispatch.order_cancel", { order_id: second.order_id });
     expect((await run("dispatch.webhooks_rotate_secret", {})).secret).toMatch(/^whsec_/);
     await run("dispatch.webhooks_set_endpoint", { url: "https://hooks.example.com/dispatch" });
+    // An order placed with the endpoint set: its event has a recipient, so it is written.
+    await run("dispatch.order", example("dispatch.order"));
     await h.services.store.webhooks.fanOut(1000, new Date().toISOString());
     const hooks = (await run("dispatch.webhooks_deliveries", { limit: 5 })).deliveries as Array<{
       delivery_id: string;

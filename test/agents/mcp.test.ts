@@ -167,6 +167,8 @@ describe("MCP tools", () => {
     // Webhooks: a secret, a default endpoint, and the deliveries of the events above.
     expect((await call("dispatch.webhooks_rotate_secret", {})).secret).toMatch(/^whsec_/);
     await call("dispatch.webhooks_set_endpoint", { url: "https://hooks.example.com/dispatch" });
+    // An order placed with the endpoint set: its event has a recipient, so it is written.
+    await call("dispatch.order", example("dispatch.order"));
     await h.services.store.webhooks.fanOut(1000, new Date().toISOString());
     const hooks = (await call("dispatch.webhooks_deliveries", { limit: 5 })).deliveries as Array<{
       delivery_id: string;

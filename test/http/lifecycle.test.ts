@@ -284,6 +284,14 @@ describe("sandbox", () => {
 describe("NTE increases and the invoice", () => {
   it("caps the invoice at the NTE in force, raised only by the caller's approval of the contractor's request", async () => {
     const { h, caller, keys } = await setup();
+    // A default endpoint, so that the order's changes have a recipient and their events are written.
+    const acme = await h.services.store.ensureAccount("acme");
+    await h.services.store.webhooks.setDefaultEndpoint(
+      acme.id,
+      true,
+      "https://hooks.example.com/acme",
+      new Date().toISOString(),
+    );
     const created = await order(h, caller, { ...JOB, nte_cents: 30_000 });
     const contractor = (await holder(h, created.order_id)) as string;
     const key = keys.get(contractor) as string;

@@ -348,6 +348,37 @@ describe("webhooks", () => {
     expect(JSON.stringify(config)).not.toContain(b.slice(6)); // the value is never shown again
   });
 
+  it("writes an event only when the change has a recipient; an endpoint set later gets later changes", async () => {
+    const s = await setup();
+    await rotate(s);
+    const before = await order(s);
+    expect(await s.h.services.store.webhooks.eventsOfOrder(before.order_id)).toEqual([]);
+    const set = await s.h.post(
+      `${WEBHOOKS}/endpoint`,
+      { url: s.receiver.url("/late") },
+      { "x-api-key": s.key },
+    );
+    expect(set.statusCode, set.body).toBe(200);
+    // The order's next change has a recipient now: its event is written and delivered, the earlier one
+    // was never written.
+    const cancelled = await s.h.post(
+      CANCEL,
+      { order_id: before.order_id, reason: "changed plans" },
+      { "x-api-key": s.key },
+    );
+    expect(cancelled.statusCode, cancelled.body).toBe(200);
+    const events = await s.h.services.store.webhooks.eventsOfOrder(before.order_id);
+    expect(events.map((e) => e.type)).toEqual(["order.cancelled"]);
+    await s.dispatcher.tick();
+    const [hook] = await s.receiver.waitFor(1);
+    expect(hook?.path).toBe("/late");
+    expect(JSON.parse(hook?.body ?? "{}")).toMatchObject({ type: "order.cancelled" });
+    // An order with its own callback_url always has a recipient.
+    const s2 = await setup();
+    const own = await order(s2, { callback_url: s2.receiver.url("/own") });
+    expect((await s2.h.services.store.webhooks.eventsOfOrder(own.order_id)).length).toBe(1);
+  });
+
   it("keeps each account's and mode's webhooks to themselves", async () => {
     const s = await setup();
     await rotate(s);
