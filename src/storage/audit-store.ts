@@ -228,26 +228,40 @@ export class AuditStore implements AuditPersistence {
       range,
       entries.map((e) => Buffer.from(e.leaf_hash, "hex")),
     );
-    const integratedAt = new Date().toISOString();
+    await this.insertTree(trx, size, entries, grown.nodes, new Date().toISOString());
+    this.edge = {
+      size: grown.size,
+      lastLeaf: (entries[entries.length - 1] as AuditEntry).leaf_hash,
+      range: grown.range,
+    };
+  }
+
+  /**
+   * Writes the leaves of `sealed` (appended from leaf `size` on, in order) and the inner nodes among
+   * `nodes`, the new perfect subtrees that appending them completed.
+   */
+  private async insertTree(
+    trx: Transaction<Database>,
+    size: number,
+    sealed: Array<{ seal: string; leaf_hash: string }>,
+    nodes: NewNode[],
+    integratedAt: string,
+  ): Promise<void> {
     await this.inserts.leaves.run(
       trx,
-      entries.map((e, i) => ({
+      sealed.map((e, i) => ({
         leaf_index: size + i,
         seal: e.seal,
         leaf_hash: e.leaf_hash,
         integrated_at: integratedAt,
       })),
     );
-    const inner = grown.nodes.filter((n) => n.level > 0);
     await this.inserts.nodes.run(
       trx,
-      inner.map((n) => ({ level: n.level, idx: n.index, hash: n.hash.toString("hex") })),
+      nodes
+        .filter((n) => n.level > 0)
+        .map((n) => ({ level: n.level, idx: n.index, hash: n.hash.toString("hex") })),
     );
-    this.edge = {
-      size: grown.size,
-      lastLeaf: (entries[entries.length - 1] as AuditEntry).leaf_hash,
-      range: grown.range,
-    };
   }
 
   async externalChangeToken(): Promise<number | null> {
@@ -418,22 +432,7 @@ export class AuditStore implements AuditPersistence {
       if (pending.length === 0 && signed === size) return null;
       const range = await rangeAt(trx, size);
       const batch = plan({ size, signed, keyId: head?.key_id ?? null, range, pending });
-      const integratedAt = batch.checkpoint.timestamp;
-      const leaves = batch.nodes.filter((n) => n.level === 0);
-      const inner = batch.nodes.filter((n) => n.level > 0);
-      await this.inserts.leaves.run(
-        trx,
-        leaves.map((n) => ({
-          leaf_index: n.index,
-          seal: pending[n.index - size]?.seal as string,
-          leaf_hash: n.hash.toString("hex"),
-          integrated_at: integratedAt,
-        })),
-      );
-      await this.inserts.nodes.run(
-        trx,
-        inner.map((n) => ({ level: n.level, idx: n.index, hash: n.hash.toString("hex") })),
-      );
+      await this.insertTree(trx, size, pending, batch.nodes, batch.checkpoint.timestamp);
       await trx.insertInto("audit_checkpoints").values(batch.checkpoint).execute();
       const ids = pending.map((p) => Number(p.id));
       for (let i = 0; i < ids.length; i += ROWS_PER_STATEMENT) {

@@ -226,9 +226,9 @@ function writeTx(
       quotes.push(row);
     },
     async flush() {
-      for (const q of inserts.orders.queries(trx, orders)) await trx.executeQuery(q);
-      for (const q of inserts.quotes.queries(trx, quotes)) await trx.executeQuery(q);
-      for (const q of inserts.offers.queries(trx, offers)) await trx.executeQuery(q);
+      await inserts.orders.run(trx, orders);
+      await inserts.quotes.run(trx, quotes);
+      await inserts.offers.run(trx, offers);
       await inserts.webhookEvents.run(trx, await withRecipients(trx, webhookEvents, inserts.defaultEndpoint));
       await auditStore.writeEntries(trx, audit);
     },

@@ -50,7 +50,7 @@ export class PreparedInsert<T extends keyof Database> {
   }
 
   /** The statements that insert `rows`: one per row on SQLite, one per chunk of rows on PostgreSQL. */
-  queries(db: Kysely<Database>, rows: Array<Insertable<Database[T]> & object>): CompiledQuery[] {
+  private queries(db: Kysely<Database>, rows: Array<Insertable<Database[T]> & object>): CompiledQuery[] {
     const first = rows[0];
     if (first === undefined) return [];
     this.compile(db, first);
