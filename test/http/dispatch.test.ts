@@ -1,4 +1,4 @@
-import { beforeAll, describe, expect, it } from "vitest";
+import { beforeAll, describe, expect, it, vi } from "vitest";
 import { orderSchema } from "../../src/operations/order-view.js";
 import { quoteOutput } from "../../src/operations/quote.js";
 import { liveContractor, testRecord } from "../helpers/fixtures.js";
@@ -308,14 +308,34 @@ describe("Idempotency-Key on POST order", () => {
 
   it("answers 409 to a retry while the first request is still running, and creates one order", async () => {
     const headers = { "x-api-key": testKey, "idempotency-key": "retry-3" };
-    const [a, b] = await Promise.all([
-      h.post(ORDER_PATH, validOrder(), headers),
-      h.post(ORDER_PATH, validOrder(), headers),
-    ]);
-    const statuses = [a.statusCode, b.statusCode].sort();
-    expect(statuses).toEqual([200, 409]);
-    const conflict = a.statusCode === 409 ? a : b;
-    expectProblem(conflict, 409, "idempotency_request_in_progress");
+    // The first request is held at its write until the retry has been answered, so the retry always
+    // arrives while the first is still running (however the two are scheduled).
+    let release = () => {};
+    const held = new Promise<void>((resolve) => {
+      release = resolve;
+    });
+    const store = h.services.store;
+    const write = store.write.bind(store);
+    const spy = vi.spyOn(store, "write").mockImplementationOnce(async (work) => {
+      await held;
+      return write(work);
+    });
+    try {
+      const first = h.post(ORDER_PATH, validOrder(), headers);
+      await vi.waitFor(() => expect(spy).toHaveBeenCalledTimes(1));
+      const retry = await h.post(ORDER_PATH, validOrder(), headers);
+      expectProblem(retry, 409, "idempotency_request_in_progress");
+      release();
+      const answered = await first;
+      expect(answered.statusCode).toBe(200);
+      // Once the first has finished, the same retry replays its answer.
+      const replayed = await h.post(ORDER_PATH, validOrder(), headers);
+      expect(replayed.statusCode).toBe(200);
+      expect(replayed.json().order_id).toBe(answered.json().order_id);
+    } finally {
+      release();
+      spy.mockRestore();
+    }
   });
 
   it("scopes keys per account: another account may reuse the same key", async () => {
