@@ -136,6 +136,16 @@ async function rangeAt(db: Db, size: number): Promise<Hash[]> {
   });
 }
 
+const LAST_LEAF = CompiledQuery.raw(
+  "select leaf_index, leaf_hash from audit_leaves order by leaf_index desc limit 1",
+);
+
+/** The tree's size and its last leaf's hash (null for an empty tree), from the last stored leaf. */
+async function treeEnd(db: Db): Promise<{ size: number; lastLeaf: string | null }> {
+  const last = (await db.executeQuery<{ leaf_index: number | string; leaf_hash: string }>(LAST_LEAF)).rows[0];
+  return { size: last ? Number(last.leaf_index) + 1 : 0, lastLeaf: last?.leaf_hash ?? null };
+}
+
 /** The audit log's port: what the audit service and the CLI need from persistence. */
 export interface AuditPersistence {
   findAudit(seal: string): Promise<AuditLookup>;
@@ -161,9 +171,6 @@ export interface AuditPersistence {
 }
 
 const DATA_VERSION = CompiledQuery.raw("pragma data_version");
-const LAST_LEAF = CompiledQuery.raw(
-  "select leaf_index, leaf_hash from audit_leaves order by leaf_index desc limit 1",
-);
 
 /** The tree's right edge as this process's last append left it: size, last leaf and compact range. */
 interface TreeEdge {
@@ -217,9 +224,7 @@ export class AuditStore implements AuditPersistence {
    * read from the stored nodes otherwise.
    */
   private async appendAtEdge(trx: Transaction<Database>, entries: AuditEntry[]): Promise<void> {
-    const last = (await trx.executeQuery<{ leaf_index: number; leaf_hash: string }>(LAST_LEAF)).rows[0];
-    const size = last ? Number(last.leaf_index) + 1 : 0;
-    const lastLeaf = last?.leaf_hash ?? null;
+    const { size, lastLeaf } = await treeEnd(trx);
     const edge = this.edge;
     const range =
       edge && edge.size === size && edge.lastLeaf === lastLeaf ? edge.range : await rangeAt(trx, size);
@@ -419,8 +424,7 @@ export class AuditStore implements AuditPersistence {
         .orderBy("id")
         .limit(limit)
         .execute();
-      const last = (await trx.executeQuery<{ leaf_index: number | string }>(LAST_LEAF)).rows[0];
-      const size = last ? Number(last.leaf_index) + 1 : 0;
+      const { size } = await treeEnd(trx);
       const head = await trx
         .selectFrom("audit_checkpoints")
         .select(["tree_size", "key_id"])

@@ -31,7 +31,6 @@ import type {
   OffersTable,
   OrdersTable,
   QuotesTable,
-  WebhookEventsTable,
 } from "./schema.js";
 import type { NewContractor, OrderQuery, OutboxEvent, Store, WriteTx } from "./store.js";
 import { WebhookStore } from "./webhook-store.js";
@@ -87,55 +86,20 @@ interface Inserts {
   orders: PreparedInsert<"orders">;
   quotes: PreparedInsert<"quotes">;
   offers: PreparedInsert<"offers">;
-  webhookEvents: PreparedInsert<"webhook_events">;
   /** The capacity updates, compiled once: building a query costs more than running it. */
   reserve: (contractorId: string) => CompiledQuery;
   release: (contractorId: string) => CompiledQuery;
-  /** The account's default webhook endpoint, if it has one (enabled or not). */
-  defaultEndpoint: (accountId: string, livemode: number) => CompiledQuery;
 }
 
-const SLOT = "\u0000slot";
-/** A parameter left open when a query is compiled once, filled with the i-th value at each run. */
-const slot = (i: number) => `${SLOT}${i}`;
+const ID_SLOT = "\u0000id";
 
-/** A compiled query run again with the parameters compiled as slot(i) replaced by the i-th value. */
-function withSlots<A extends unknown[]>(compiled: CompiledQuery): (...values: A) => CompiledQuery {
-  const at = compiled.parameters.map((p) =>
-    typeof p === "string" && p.startsWith(SLOT) ? Number(p.slice(SLOT.length)) : -1,
-  );
-  return (...values) =>
+/** A compiled query run again with the parameter compiled as ID_SLOT replaced by `id`. */
+function withId(compiled: CompiledQuery): (id: string) => CompiledQuery {
+  return (id) =>
     CompiledQuery.raw(
       compiled.sql,
-      compiled.parameters.map((p, i) => ((at[i] as number) >= 0 ? values[at[i] as number] : p)),
+      compiled.parameters.map((p) => (p === ID_SLOT ? id : p)),
     );
-}
-
-/**
- * The events that have a recipient, with their payloads built: those with a callback_url, and those of
- * an account with a default endpoint (looked up once per account and mode in the transaction).
- */
-async function withRecipients(
-  trx: Transaction<Database>,
-  events: OutboxEvent[],
-  defaultEndpoint: Inserts["defaultEndpoint"],
-): Promise<WebhookEventsTable[]> {
-  const known = new Map<string, boolean>();
-  const out: WebhookEventsTable[] = [];
-  for (const event of events) {
-    if (event.callback_url === null) {
-      const scope = `${event.livemode}|${event.account_id}`;
-      let has = known.get(scope);
-      if (has === undefined) {
-        has = (await trx.executeQuery(defaultEndpoint(event.account_id, event.livemode))).rows.length > 0;
-        known.set(scope, has);
-      }
-      if (!has) continue;
-    }
-    const { payload, ...row } = event;
-    out.push({ ...row, payload: payload() });
-  }
-  return out;
 }
 
 /**
@@ -147,7 +111,7 @@ async function withRecipients(
 function writeTx(
   trx: Transaction<Database>,
   inserts: Inserts,
-  auditStore: AuditStore,
+  stores: { audit: AuditStore; webhooks: WebhookStore },
 ): WriteTx & { flush(): Promise<void> } {
   const orders: OrdersTable[] = [];
   const quotes: QuotesTable[] = [];
@@ -229,8 +193,8 @@ function writeTx(
       await inserts.orders.run(trx, orders);
       await inserts.quotes.run(trx, quotes);
       await inserts.offers.run(trx, offers);
-      await inserts.webhookEvents.run(trx, await withRecipients(trx, webhookEvents, inserts.defaultEndpoint));
-      await auditStore.writeEntries(trx, audit);
+      await stores.webhooks.writeOutbox(trx, webhookEvents);
+      await stores.audit.writeEntries(trx, audit);
     },
     async reserveContractor(contractorId) {
       const result = await trx.executeQuery(inserts.reserve(contractorId));
@@ -282,31 +246,20 @@ export class KyselyStore implements Store {
       orders: new PreparedInsert("orders", dialect),
       quotes: new PreparedInsert("quotes", dialect),
       offers: new PreparedInsert("offers", dialect),
-      webhookEvents: new PreparedInsert("webhook_events", dialect),
-      reserve: withSlots(
+      reserve: withId(
         db
           .updateTable("contractors")
           .set((eb) => ({ active_jobs: eb("active_jobs", "+", 1) }))
-          .where("id", "=", slot(0))
+          .where("id", "=", ID_SLOT)
           .whereRef("active_jobs", "<", "max_active_jobs")
           .compile(),
       ),
-      release: withSlots(
+      release: withId(
         db
           .updateTable("contractors")
           .set((eb) => ({ active_jobs: eb("active_jobs", "-", 1) }))
-          .where("id", "=", slot(0))
+          .where("id", "=", ID_SLOT)
           .where("active_jobs", ">", 0)
-          .compile(),
-      ),
-      defaultEndpoint: withSlots(
-        db
-          .selectFrom("webhook_endpoints")
-          .select("id")
-          .where("account_id", "=", slot(0))
-          .where("livemode", "=", slot(1) as unknown as number)
-          .where("is_default", "=", 1)
-          .limit(1)
           .compile(),
       ),
     };
@@ -316,7 +269,7 @@ export class KyselyStore implements Store {
     this.committer = new GroupCommitter<WriteTx>(
       (work) =>
         this.db.transaction().execute(async (trx) => {
-          const tx = writeTx(trx, inserts, this.audit);
+          const tx = writeTx(trx, inserts, this);
           const result = await work(tx);
           await tx.flush();
           return result;

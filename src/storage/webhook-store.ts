@@ -1,11 +1,12 @@
 // Webhooks' persistence, shared by both dialects: signing secrets, endpoints, the outbox's fan-out into
 // deliveries, claiming due deliveries under a lease, recording attempts, the delivery log, redelivery and
-// retention. The outbox rows themselves are written by the write transaction of the change they report
-// (WriteTx.enqueueWebhook in kysely-store.ts).
+// retention. The outbox rows are written by the write transaction of the change they report
+// (WriteTx.enqueueWebhook in kysely-store.ts, through writeOutbox here).
 
 import { type Kysely, sql, type Transaction } from "kysely";
 import { newSortableId } from "../ids.js";
 import type { Dialect } from "./migrations/index.js";
+import { PreparedInsert } from "./prepared-insert.js";
 import type {
   Database,
   WebhookAttemptsTable,
@@ -15,6 +16,7 @@ import type {
   WebhookEventsTable,
   WebhookSecretsTable,
 } from "./schema.js";
+import type { OutboxEvent } from "./store.js";
 
 /** A delivery a worker holds: what it needs to send, and its claim token (the attempt number). */
 export interface ClaimedDelivery {
@@ -70,10 +72,43 @@ function endpointByUrl(
 }
 
 export class WebhookStore {
+  private readonly events: PreparedInsert<"webhook_events">;
+
   constructor(
     private readonly db: Kysely<Database>,
     private readonly dialect: Dialect,
-  ) {}
+  ) {
+    this.events = new PreparedInsert("webhook_events", dialect);
+  }
+
+  // --- The outbox ------------------------------------------------------------------------------------
+
+  /**
+   * Writes, in the transaction of the changes they report, the events that have a recipient, with their
+   * payloads built: those with a callback_url, and those of an account with a default endpoint (enabled
+   * or not; looked up once per account and mode in the transaction). The others are not written.
+   */
+  async writeOutbox(trx: Transaction<Database>, events: OutboxEvent[]): Promise<void> {
+    const known = new Map<string, boolean>();
+    const rows: WebhookEventsTable[] = [];
+    for (const event of events) {
+      if (event.callback_url === null) {
+        const scope = `${event.livemode}|${event.account_id}`;
+        let has = known.get(scope);
+        if (has === undefined) {
+          const found = await sql<{ id: string }>`select id from webhook_endpoints
+            where account_id = ${event.account_id} and livemode = ${event.livemode} and is_default = 1
+            limit 1`.execute(trx);
+          has = found.rows.length > 0;
+          known.set(scope, has);
+        }
+        if (!has) continue;
+      }
+      const { payload, ...row } = event;
+      rows.push({ ...row, payload: payload() });
+    }
+    await this.events.run(trx, rows);
+  }
 
   // --- Signing secrets -------------------------------------------------------------------------------
 

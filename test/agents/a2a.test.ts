@@ -156,14 +156,7 @@ describe("A2A", () => {
     await run("contractor.invoice", { order_id: order.order_id, amount_cents: 51_000 }, mine);
     const theirs = await keyFor(second.order_id);
     await run("contractor.decline_offer", { offer_id: await offerOf(theirs, second.order_id) }, theirs);
-    const ops = (
-      await h.services.keys.issue({
-        accountName: "ops",
-        mode: "test",
-        actor: "operator:test",
-        kind: "dispatcher",
-      })
-    ).key;
+    const ops = await h.dispatcherKey("test");
     const [held] = await h.services.store.ordersByIds([order.order_id as string]);
     await run("dispatcher.orders", { limit: 5 }, ops);
     await run(

@@ -139,14 +139,7 @@ describe("MCP tools", () => {
       other,
     );
     // Dispatcher tools run under the dispatch team's key.
-    const dispatcherKey = (
-      await h.services.keys.issue({
-        accountName: "ops",
-        mode: "test",
-        actor: "operator:test",
-        kind: "dispatcher",
-      })
-    ).key;
+    const dispatcherKey = await h.dispatcherKey("test");
     const ops = await connect(`${base}/api/mcp`, { "x-api-key": dispatcherKey });
     await ops.listTools();
     const [held] = await h.services.store.ordersByIds([order.order_id as string]);

@@ -24,6 +24,8 @@ export interface Harness {
     mode: "test" | "live",
     limits?: { ratePerMinute?: number; burst?: number },
   ): Promise<string>;
+  /** Issues a dispatch-team key (account "ops") in `mode`. */
+  dispatcherKey(mode: "test" | "live"): Promise<string>;
   post(url: string, body: unknown, headers?: Record<string, string>): Promise<LightMyRequestResponse>;
   get(url: string, headers?: Record<string, string>): Promise<LightMyRequestResponse>;
   close(): Promise<void>;
@@ -80,6 +82,15 @@ export async function createHarness(
         ratePerMinute: limits.ratePerMinute ?? null,
         burst: limits.burst ?? null,
         actor: "operator:test",
+      });
+      return issued.key;
+    },
+    async dispatcherKey(mode) {
+      const issued = await services.keys.issue({
+        accountName: "ops",
+        mode,
+        actor: "operator:test",
+        kind: "dispatcher",
       });
       return issued.key;
     },

@@ -182,14 +182,7 @@ beforeAll(async () => {
   contractors = pool.map((c) => c.id) as [string, string, string];
   const limits = { ratePerMinute: 10_000, burst: 1_000 };
   caller = await h.key("acme", "live", limits);
-  dispatcher = (
-    await h.services.keys.issue({
-      accountName: "ops",
-      mode: "live",
-      actor: "operator:test",
-      kind: "dispatcher",
-    })
-  ).key;
+  dispatcher = await h.dispatcherKey("live");
   for (const id of contractors) {
     const issued = await h.services.keys.issue({
       accountName: "crew",

@@ -380,14 +380,7 @@ describe("NTE increases and the invoice", () => {
 describe("the dispatcher's side", () => {
   it("lists the queue, assigns and reassigns by hand with a reason, manages the pool, and cancels even on site", async () => {
     const { h, ids, caller, keys } = await setup();
-    const dispatcher = (
-      await h.services.keys.issue({
-        accountName: "ops",
-        mode: "live",
-        actor: "operator:test",
-        kind: "dispatcher",
-      })
-    ).key;
+    const dispatcher = await h.dispatcherKey("live");
     const created = await order(h, caller);
     // Exhaust the cascade: the order lands in the dispatcher's queue.
     for (let i = 0; i < MAX_OFFERS; i++) {
