@@ -240,7 +240,6 @@ async function timeEndpoint(
     }
   } finally {
     await app.close();
-    await services.lifecycle.stop();
     await services.audit.stop();
     await services.limiter.close();
     await services.fetcher.close();

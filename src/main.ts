@@ -12,7 +12,9 @@ import { clusterMetricsSource, serveClusterMetrics } from "./cluster-metrics.js"
 import { type Config, loadConfig } from "./config.js";
 import { createLogger } from "./logger.js";
 import { createServices, openStore } from "./services/create-services.js";
+import { SandboxPlayer } from "./sim/sandbox-player.js";
 import { buildApp } from "./transports/http/app.js";
+import { OfferSweeper } from "./workers/offer-sweeper.js";
 
 const IDEMPOTENCY_PURGE_MS = 60 * 60 * 1000;
 const RESPAWN_DELAY_MS = 1000;
@@ -62,7 +64,10 @@ async function serve(config: Config, prepare: boolean): Promise<void> {
   const app = await buildApp(services, { logger });
   services.pool.startRefresh(config.POOL_REFRESH_MS, (err) => app.log.error({ err }, "pool refresh failed"));
   services.audit.start(config.AUDIT_SEQUENCE_INTERVAL_MS);
-  services.lifecycle.start(); // offer deadlines, and the sandbox's simulated contractors
+  const sweeper = new OfferSweeper(services, logger);
+  sweeper.start(); // offer deadlines
+  const sandbox = config.SANDBOX_SIMULATION ? new SandboxPlayer(services, logger) : null;
+  sandbox?.start(); // the sandbox's simulated contractors
   services.webhooks.start(config.WEBHOOK_INTERVAL_MS);
   const purge = setInterval(() => {
     store
@@ -82,7 +87,8 @@ async function serve(config: Config, prepare: boolean): Promise<void> {
     clearInterval(purge);
     services.pool.stop();
     await app.close(); // stops accepting, drains in-flight requests
-    await services.lifecycle.stop();
+    await sweeper.stop();
+    await sandbox?.stop();
     await services.webhooks.close();
     await services.audit.stop();
     await services.audit

@@ -291,7 +291,7 @@ describe("webhooks CLI", () => {
           type: "order.offered",
           created_at: now,
           callback_url: null,
-          payload: () => "{}",
+          payload: "{}",
           fanned_out: 0,
         });
       });

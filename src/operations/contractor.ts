@@ -6,6 +6,7 @@
 import { z } from "zod";
 import { ApiError } from "../errors.js";
 import type { OffersTable, OrdersTable } from "../storage/schema.js";
+import { acceptOffer, declineOffer, invoice, reportProgress, requestNte } from "./order-commands.js";
 import { ORDER_STATUSES } from "./order-view.js";
 import { defineOperation, type OperationContext, principalOf } from "./types.js";
 
@@ -145,11 +146,7 @@ export const contractorAcceptOperation = defineOperation({
   example: { offer_id: "ofr_0VberZOdAb12Cd34Ef56" },
   async handler(ctx, input) {
     const contractorId = contractorOf(ctx);
-    const order = await ctx.services.lifecycle.accept(
-      contractorId,
-      input.offer_id,
-      `contractor:${contractorId}`,
-    );
+    const order = await acceptOffer(ctx.services, contractorId, input.offer_id, `contractor:${contractorId}`);
     return jobView(order);
   },
 });
@@ -171,7 +168,8 @@ export const contractorDeclineOperation = defineOperation({
   example: { offer_id: "ofr_0VberZOdAb12Cd34Ef56", reason: "fully booked today" },
   async handler(ctx, input) {
     const contractorId = contractorOf(ctx);
-    await ctx.services.lifecycle.decline(
+    await declineOffer(
+      ctx.services,
       contractorId,
       input.offer_id,
       input.reason ?? null,
@@ -221,7 +219,8 @@ export const contractorReportOperation = defineOperation({
   async handler(ctx, input) {
     const contractorId = contractorOf(ctx);
     const { order_id, ...report } = input;
-    const order = await ctx.services.lifecycle.report(
+    const order = await reportProgress(
+      ctx.services,
       contractorId,
       order_id,
       report,
@@ -263,7 +262,8 @@ export const contractorNteRequestOperation = defineOperation({
   },
   async handler(ctx, input) {
     const contractorId = contractorOf(ctx);
-    const row = await ctx.services.lifecycle.requestNte(
+    const row = await requestNte(
+      ctx.services,
       contractorId,
       input.order_id,
       input.requested_nte_cents,
@@ -299,7 +299,8 @@ export const contractorInvoiceOperation = defineOperation({
   example: { order_id: "ord_0VberZOdAb12Cd34Ef56", amount_cents: 41_250 },
   async handler(ctx, input) {
     const contractorId = contractorOf(ctx);
-    const order = await ctx.services.lifecycle.invoice(
+    const order = await invoice(
+      ctx.services,
       contractorId,
       input.order_id,
       input.amount_cents,

@@ -6,6 +6,7 @@
 import { z } from "zod";
 import { sealRecord } from "../audit/record.js";
 import { ApiError } from "../errors.js";
+import { assign, cancelOrder } from "./order-commands.js";
 import { ORDER_STATUSES, orderSchema, orderSummaryView } from "./order-view.js";
 import { cursorSchema, orderPosition, orderPositionOf, pageLimitSchema, pageOf } from "./pagination.js";
 import { defineOperation, principalOf } from "./types.js";
@@ -85,7 +86,8 @@ export const dispatcherAssignOperation = defineOperation({
   },
   async handler(ctx, input) {
     const principal = principalOf(ctx);
-    const order = await ctx.services.lifecycle.assign(
+    const order = await assign(
+      ctx.services,
       input.order_id,
       principal.livemode,
       input.contractor_id,
@@ -115,8 +117,9 @@ export const dispatcherCancelOperation = defineOperation({
     if (!order || order.livemode !== (principal.livemode ? 1 : 0)) {
       throw new ApiError("not_found", `No order ${input.order_id}.`);
     }
-    const cancelled = await ctx.services.lifecycle.cancel(
-      order,
+    const cancelled = await cancelOrder(
+      ctx.services,
+      order.id,
       input.reason,
       "dispatcher",
       `operator:${principal.keyId}`,
@@ -162,7 +165,7 @@ export const dispatcherPoolOperation = defineOperation({
       throw new ApiError("not_found", `No contractor ${input.contractor_id} in this pool.`);
     }
     const flags = POOL_ACTIONS[input.action];
-    const at = new Date().toISOString();
+    const at = ctx.services.now().toISOString();
     await store.setContractorFlags(
       input.contractor_id,
       flags,

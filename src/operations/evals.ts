@@ -3,7 +3,7 @@
 // and per-field provenance. Self-reported: `estimated` is always true.
 
 import { z } from "zod";
-import { ORDER_STATUSES, type OrderStatus } from "../domain/lifecycle.js";
+import { ORDER_STATUSES, type OrderStatus } from "../domain/orders/transitions.js";
 import type { EvalsFigures, StatusSums } from "../storage/evals-store.js";
 import { checkpointSchema } from "./attest.js";
 import { defineOperation, type Services } from "./types.js";

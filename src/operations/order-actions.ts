@@ -3,6 +3,7 @@
 
 import { z } from "zod";
 import { ApiError } from "../errors.js";
+import { cancelOrder, decideNte } from "./order-commands.js";
 import { orderSchema, orderSummaryView, orderView } from "./order-view.js";
 import { defineOperation, principalOf } from "./types.js";
 
@@ -25,10 +26,16 @@ export const orderCancelOperation = defineOperation({
   example: { order_id: "ord_0VberZOdAb12Cd34Ef56", reason: "fixed it ourselves" },
   async handler(ctx, input) {
     const principal = principalOf(ctx);
-    const { store, lifecycle } = ctx.services;
+    const { store } = ctx.services;
     const order = await store.findOrder(input.order_id, principal.accountId, principal.livemode);
     if (!order) throw new ApiError("not_found", `No order ${input.order_id} for this key.`);
-    const cancelled = await lifecycle.cancel(order, input.reason ?? null, "caller", `key:${principal.keyId}`);
+    const cancelled = await cancelOrder(
+      ctx.services,
+      order.id,
+      input.reason ?? null,
+      "caller",
+      `key:${principal.keyId}`,
+    );
     const view = orderSummaryView(cancelled, ctx.baseUrl);
     return view;
   },
@@ -59,11 +66,12 @@ export const nteDecisionOperation = defineOperation({
   },
   async handler(ctx, input) {
     const principal = principalOf(ctx);
-    const { store, lifecycle } = ctx.services;
+    const { store } = ctx.services;
     const order = await store.findOrder(input.order_id, principal.accountId, principal.livemode);
     if (!order) throw new ApiError("not_found", `No order ${input.order_id} for this key.`);
-    const decided = await lifecycle.decideNte(
-      order,
+    const decided = await decideNte(
+      ctx.services,
+      order.id,
       input.request_id,
       input.decision === "approve" ? "approved" : "rejected",
       input.reason ?? null,

@@ -3,7 +3,7 @@
 
 import { z } from "zod";
 import { contractorRef } from "../domain/contractor.js";
-import { ORDER_STATUSES, type OrderStatus, TRANSITIONS } from "../domain/lifecycle.js";
+import { ORDER_STATUSES, type OrderStatus, TRANSITIONS } from "../domain/orders/transitions.js";
 import type { NteRequestsTable, OrdersTable } from "../storage/schema.js";
 import { type SealRef, sealRefSchema, sealSchema } from "./audit-decisions.js";
 import { currencySchema, etaTierSchema } from "./schemas.js";

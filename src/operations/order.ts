@@ -3,19 +3,16 @@
 
 import { createHash } from "node:crypto";
 import { z } from "zod";
-import { sealRecord } from "../audit/record.js";
 import { canonicalJson } from "../canonical-json.js";
-import { type OrderStatus, transition } from "../domain/lifecycle.js";
-import type { RankedCandidate } from "../domain/matching.js";
+import { type CreateOrder, createOrder } from "../domain/orders/commands.js";
 import { ApiError } from "../errors.js";
 import { newSortableId } from "../ids.js";
-import { offerNext } from "../services/lifecycle.js";
 import type { IdempotencyKeysTable, OrdersTable } from "../storage/schema.js";
-import { statusEventType } from "../webhooks/events.js";
 import { checkWebhookUrl } from "../webhooks/targets.js";
 import { matchDecision, sealRef } from "./audit-decisions.js";
 import { matchJob, resolveJob } from "./job.js";
-import { orderSchema, orderView } from "./order-view.js";
+import { tryOrderCommand } from "./order-commands.js";
+import { type OrderView, orderSchema, orderView } from "./order-view.js";
 import { nteSchema, orderLocationSchema, tradeSchema, urgencySchema } from "./schemas.js";
 import { defineOperation, type OperationContext, principalOf } from "./types.js";
 
@@ -106,8 +103,6 @@ export const orderOperation = defineOperation({
       services.inflightIdempotency.add(scope);
     }
 
-    // The contractor whose capacity this request holds until its order is written.
-    let reserved: string | null = null;
     try {
       if (idemKey !== undefined) {
         const existing = await services.store.findIdempotency(
@@ -121,23 +116,19 @@ export const orderOperation = defineOperation({
       const job = resolveJob(input);
       const result = matchJob(services, job, principal.livemode);
       const matchedHr = process.hrtime.bigint();
-      // Take the best candidate's capacity in memory now, in the same tick as the match, so concurrent
-      // orders of this process see it; the store's conditional reservation below is the authority
-      // across processes. Given back if the order ends up elsewhere or is not written.
-      if (result.chosen) {
-        services.pool.index.addJob(result.chosen.contractor.id);
-        reserved = result.chosen.contractor.id;
-      }
+      // Count the best candidate as busy in this process now, in the same tick as the match, so that
+      // concurrent orders of this process look further down; the store's capacity decides at commit.
+      const tentative = result.chosen?.contractor.id ?? null;
+      if (tentative !== null) services.pool.index.addJob(tentative);
       const now = services.now();
       const nowIso = now.toISOString();
       const id = newSortableId("ord");
-      // The cascade's order: the ranked candidates, best first.
-      const ranking = result.ranked.map((c) => c.contractor.id);
-      const build = (chosen: RankedCandidate | null): OrdersTable => ({
+      const actor = `key:${principal.keyId}` as const;
+      const draft: OrdersTable = {
         id,
         account_id: principal.accountId,
         livemode: principal.livemode ? 1 : 0,
-        status: transition("received", chosen ? "offer" : "no_candidate", "system"),
+        status: "received",
         trade: job.trade,
         urgency: job.urgency,
         state: job.state,
@@ -149,17 +140,18 @@ export const orderOperation = defineOperation({
         nte_cents: job.nteCents,
         callback_url: input.callback_url ?? null,
         reference_id: input.reference_id ?? null,
-        contractor_id: chosen?.contractor.id ?? null,
-        estimated_cost_cents: (chosen?.price ?? job.modelPrice).total_cents,
+        contractor_id: null,
+        estimated_cost_cents: job.modelPrice.total_cents,
         currency: "USD",
-        eta_tier: chosen?.etaTier ?? null,
-        match_score: chosen?.score ?? null,
+        eta_tier: null,
+        match_score: null,
         received_at: ctx.receivedAt.toISOString(),
-        matched_at: chosen ? nowIso : null,
-        dispatch_latency_ms: chosen ? Number(matchedHr - ctx.receivedHr) / 1e6 : null,
+        matched_at: null,
+        dispatch_latency_ms: null,
         created_at: nowIso,
         updated_at: nowIso,
-        ranking: JSON.stringify(ranking),
+        // The cascade's order: the ranked candidates, best first.
+        ranking: JSON.stringify(result.ranked.map((c) => c.contractor.id)),
         accepted_at: null,
         eta_at: null,
         completed_at: null,
@@ -168,80 +160,58 @@ export const orderOperation = defineOperation({
         nte_approved_cents: null,
         invoice_cents: null,
         invoiced_at: null,
-      });
-      const written = await services.store.write(async (tx) => {
-        // The job is offered to the best-ranked candidate that still has capacity in the store.
-        const next = await offerNext(
-          tx,
-          { id, livemode: principal.livemode ? 1 : 0, urgency: job.urgency },
-          ranking,
-          new Set(),
-          1,
-          now,
-          services.config.SANDBOX_SIMULATION,
-        );
-        const offer = next.status === "offered" ? next.offer : null;
-        const chosen = offer
-          ? (result.ranked.find((c) => c.contractor.id === offer.contractor_id) ?? null)
-          : null;
-        const row = build(chosen);
-        const actor = `key:${principal.keyId}` as const;
-        const common = { accountId: principal.accountId, livemode: principal.livemode, orderId: id, actor };
-        const created = sealRecord({
-          ...common,
-          kind: "order.created",
-          at: row.received_at,
-          data: { input: ctx.rawInput, idempotency_key: idemKey ?? null, reference_id: row.reference_id },
-        });
-        const decided = sealRecord({
-          ...common,
-          kind: chosen ? "order.matched" : "order.unmatched",
-          at: nowIso,
-          data: {
-            status: row.status,
-            chosen: chosen?.contractor.id ?? null,
-            offer_deadline_at: offer?.deadline_at ?? null,
-            estimated_cost_cents: row.estimated_cost_cents,
-            model_price_cents: job.modelPrice.total_cents,
-            dispatch_latency_ms: row.dispatch_latency_ms,
-            ...matchDecision(result),
+      };
+      const command: CreateOrder = {
+        draft,
+        candidates: result.ranked.map((c) => ({
+          contractorId: c.contractor.id,
+          priceCents: c.price.total_cents,
+          etaTier: c.etaTier,
+          score: c.score,
+        })),
+        modelPriceCents: job.modelPrice.total_cents,
+        dispatchLatencyMs: Number(matchedHr - ctx.receivedHr) / 1e6,
+        actor,
+        createdData: {
+          input: ctx.rawInput,
+          idempotency_key: idemKey ?? null,
+          reference_id: draft.reference_id,
+        },
+        decisionData: matchDecision(result),
+      };
+      let view: OrderView | undefined;
+      const outcome = await tryOrderCommand(
+        services,
+        async () => null,
+        (_none, commandCtx) => createOrder(command, commandCtx),
+        {
+          tentative,
+          guard: async (tx, { change, audit }) => {
+            view = orderView(
+              change.after,
+              ctx.baseUrl,
+              audit.map((a) => sealRef(ctx.baseUrl, a.seal, a.kind, a.created_at)),
+            );
+            if (idemKey === undefined) return true;
+            // Another process stored this key first: its order stands, ours is not written.
+            return tx.claimIdempotency(
+              {
+                account_id: principal.accountId,
+                livemode: draft.livemode,
+                idem_key: idemKey,
+                request_hash: hash,
+                response_status: 200,
+                response_body: JSON.stringify(view),
+                order_id: id,
+                created_at: nowIso,
+                expires_at: new Date(now.getTime() + IDEMPOTENCY_TTL_MS).toISOString(),
+              },
+              nowIso,
+            );
           },
-        });
-        const view = orderView(row, ctx.baseUrl, [
-          sealRef(ctx.baseUrl, created.seal, created.kind, created.created_at),
-          sealRef(ctx.baseUrl, decided.seal, decided.kind, decided.created_at),
-        ]);
-        if (idemKey !== undefined) {
-          const claimed = await tx.claimIdempotency(
-            {
-              account_id: principal.accountId,
-              livemode: row.livemode,
-              idem_key: idemKey,
-              request_hash: hash,
-              response_status: 200,
-              response_body: JSON.stringify(view),
-              order_id: row.id,
-              created_at: nowIso,
-              expires_at: new Date(now.getTime() + IDEMPOTENCY_TTL_MS).toISOString(),
-            },
-            nowIso,
-          );
-          // Another process stored this key first: its order stands, ours is not written.
-          if (!claimed) {
-            if (chosen) await tx.releaseContractor(chosen.contractor.id);
-            return null;
-          }
-        }
-        await tx.insertOrder(row);
-        if (offer) tx.insertOffer(offer);
-        services.lifecycle.notify(tx, row, statusEventType(row.status as OrderStatus), nowIso, {
-          previous_status: "received",
-        });
-        tx.appendAudit(created);
-        tx.appendAudit(decided);
-        return { row, view };
-      });
-      if (written === null) {
+        },
+      );
+      if (outcome.kind === "lost") {
         // Only a lost idempotency claim writes nothing: answer with the winner's response.
         const winner = await services.store.findIdempotency(
           principal.accountId,
@@ -252,18 +222,11 @@ export const orderOperation = defineOperation({
         if (!winner) throw new Error("idempotency record vanished after a conflict");
         return replay(ctx, winner, hash) as never;
       }
-      const holder = written.row.contractor_id;
-      if (holder !== reserved) {
-        if (reserved !== null) services.pool.index.releaseJob(reserved);
-        if (holder !== null) services.pool.index.addJob(holder);
-      }
-      reserved = null; // the order holds the job now
-      if (written.row.dispatch_latency_ms !== null) {
-        services.metrics.dispatchLatency.observe(written.row.dispatch_latency_ms / 1000);
-      }
-      return written.view;
+      if (outcome.kind === "refused" || view === undefined) throw new Error("order creation was refused");
+      const latency = outcome.change.after.dispatch_latency_ms;
+      if (latency !== null) services.metrics.dispatchLatency.observe(latency / 1000);
+      return view;
     } finally {
-      if (reserved !== null) services.pool.index.releaseJob(reserved);
       if (idemKey !== undefined) services.inflightIdempotency.delete(scope);
     }
   },

@@ -10,9 +10,8 @@ import type { Metrics } from "../metrics.js";
 import type { SafeFetcher } from "../net/safe-fetch.js";
 import type { ProbeService } from "../probe/probe.js";
 import type { ContractorPool } from "../services/contractor-pool.js";
-import type { OrderLifecycle } from "../services/lifecycle.js";
-import type { WebhookDispatcher } from "../services/webhooks.js";
 import type { Store } from "../storage/store.js";
+import type { WebhookDispatcher } from "../workers/webhook-dispatcher.js";
 
 export interface Services {
   config: Config;
@@ -22,8 +21,6 @@ export interface Services {
   limiter: RateLimiter;
   metrics: Metrics;
   audit: AuditLog;
-  /** Offers, the cascade, contractors' answers and progress, cancellations. */
-  lifecycle: OrderLifecycle;
   /** The SSRF-safe fetcher every outbound request goes through (probe, webhooks). */
   fetcher: SafeFetcher;
   probe: ProbeService;

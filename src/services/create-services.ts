@@ -15,10 +15,8 @@ import { PROBE_CACHE_TTL_MS, ProbeService } from "../probe/probe.js";
 import { openPostgresStore } from "../storage/postgres.js";
 import { openSqliteStore } from "../storage/sqlite.js";
 import type { Store } from "../storage/store.js";
-import { webhookBaseUrl } from "../webhooks/outbox.js";
+import { WebhookDispatcher } from "../workers/webhook-dispatcher.js";
 import { ContractorPool } from "./contractor-pool.js";
-import { OrderLifecycle } from "./lifecycle.js";
-import { WebhookDispatcher } from "./webhooks.js";
 
 /** The store the configuration selects: PostgreSQL with DATABASE_URL, else SQLite under DATA_DIR. */
 export function openStore(config: Config): Store {
@@ -104,14 +102,6 @@ export function createServices(
     keys: new ApiKeyService(store, config.API_KEY_CACHE_TTL_MS),
     limiter: options.limiter ?? createLimiter(config, options.logger, metrics),
     fetcher,
-    lifecycle: new OrderLifecycle(store, {
-      ...(options.now ? { now: options.now } : {}),
-      ...(options.logger ? { logger: options.logger } : {}),
-      onRelease: (contractorId) => pool.index.releaseJob(contractorId),
-      onReserve: (contractorId) => pool.index.addJob(contractorId),
-      sandbox: config.SANDBOX_SIMULATION,
-      baseUrl: webhookBaseUrl(config),
-    }),
     probe: new ProbeService(fetcher, {
       allowPrivateNetworks: config.PROBE_ALLOW_PRIVATE_NETWORKS,
       extraPorts: config.PROBE_ALLOWED_PORTS,

@@ -3,7 +3,7 @@
 // the dispatch team takes over what nobody took and overrides some assignments. Every decision comes
 // from the order's own seeded generator, so the interleaving of lanes cannot change it.
 
-import { allowedActions, type OrderStatus } from "../domain/lifecycle.js";
+import { allowedActions, type OrderStatus } from "../domain/orders/transitions.js";
 import { type Rng, rngOf, seedOf } from "../domain/random.js";
 import { TRADES } from "../domain/trades.js";
 import {
@@ -24,7 +24,7 @@ import { estimateOperation } from "../operations/estimate.js";
 import { orderOperation } from "../operations/order.js";
 import { nteDecisionOperation, orderCancelOperation } from "../operations/order-actions.js";
 import { orderStatusOperation } from "../operations/order-status.js";
-import { OFFER_SWEEP_MS } from "../services/lifecycle.js";
+import { OFFER_SWEEP_MS } from "../workers/offer-sweeper.js";
 import {
   answerShare,
   DESCRIPTIONS,

@@ -9,6 +9,7 @@ import type { Rng } from "../domain/random.js";
 import { newId } from "../ids.js";
 import { asApiError } from "../operations/failures.js";
 import { admit, execute } from "../operations/gate.js";
+import { settleOffer } from "../operations/order-commands.js";
 import type { Operation, OperationContext, Services } from "../operations/types.js";
 import type { OrderPlan } from "./demand.js";
 import type { VirtualTime } from "./virtual-time.js";
@@ -146,7 +147,7 @@ export class World {
 
   /** The sweep step for one offer whose deadline passed (what the server's sweeper does for each due offer). */
   async expire(offerId: string): Promise<void> {
-    if (await this.services.lifecycle.moveOn(offerId, "expired", "system:dispatch", null)) this.sweeps++;
+    if (await settleOffer(this.services, offerId, "expired", "system:dispatch")) this.sweeps++;
   }
 
   /**

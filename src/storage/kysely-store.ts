@@ -19,6 +19,7 @@ import { AuditStore } from "./audit-store.js";
 import { EvalsStore } from "./evals-store.js";
 import { GroupCommitter } from "./group-commit.js";
 import { type Dialect, migrationProvider } from "./migrations/index.js";
+import { commitOrderChange, type WriterTx } from "./order-writer.js";
 import { PreparedInsert } from "./prepared-insert.js";
 import type {
   AccountsTable,
@@ -32,7 +33,7 @@ import type {
   OrdersTable,
   QuotesTable,
 } from "./schema.js";
-import type { NewContractor, OrderQuery, OutboxEvent, Store, WriteTx } from "./store.js";
+import type { NewContractor, OrderQuery, Store, WriteTx } from "./store.js";
 import { WebhookStore } from "./webhook-store.js";
 
 function toContractor(row: Selectable<ContractorsTable>): Contractor {
@@ -105,64 +106,62 @@ function withId(compiled: CompiledQuery): (id: string) => CompiledQuery {
 /**
  * The write handle of one transaction. Plain inserts have no answer to wait for, so they are gathered
  * and written together by `flush` just before COMMIT: a group commit of many orders then costs a few
- * statements, not one per order. Conditional writes (capacity, idempotency) run at once: their outcome
- * steers the write.
+ * statements, not one per order. Conditional writes (capacity, idempotency, an order's change) run at
+ * once: their outcome steers the write.
  */
 function writeTx(
   trx: Transaction<Database>,
   inserts: Inserts,
   stores: { audit: AuditStore; webhooks: WebhookStore },
+  dialect: Dialect,
 ): WriteTx & { flush(): Promise<void> } {
-  const orders: OrdersTable[] = [];
   const quotes: QuotesTable[] = [];
-  const audit: AuditEntry[] = [];
-  const offers: OffersTable[] = [];
-  const webhookEvents: OutboxEvent[] = [];
+  const buffered: WriterTx["buffered"] = { orders: [], offers: [], audit: [], events: [] };
+  const writer: WriterTx = {
+    trx,
+    buffered,
+    async reserve(contractorId) {
+      const result = await trx.executeQuery(inserts.reserve(contractorId));
+      return Number(result.numAffectedRows ?? 0n) > 0;
+    },
+    async release(contractorId) {
+      await trx.executeQuery(inserts.release(contractorId));
+    },
+  };
+  // Whether an account has a default webhook endpoint, asked once per account and mode per transaction.
+  const defaults = new Map<string, Promise<boolean>>();
   return {
-    enqueueWebhook(event) {
-      webhookEvents.push(event);
+    commitOrderChange(change) {
+      return commitOrderChange(writer, change);
+    },
+    hasDefaultEndpoint(accountId, livemode) {
+      const scope = `${livemode ? 1 : 0}|${accountId}`;
+      let known = defaults.get(scope);
+      if (known === undefined) {
+        known = stores.webhooks.hasDefaultEndpoint(trx, accountId, livemode);
+        defaults.set(scope, known);
+      }
+      return known;
     },
     appendAudit(entry) {
-      audit.push(entry);
+      buffered.audit.push(entry);
     },
-    insertOffer(row) {
-      offers.push(row);
+    async insertOrder(row) {
+      buffered.orders.push(row);
     },
-    async settleOffer(id, status, at, reason) {
-      const result = await trx
-        .updateTable("offers")
-        .set({ status, responded_at: at, reason })
-        .where("id", "=", id)
-        .where("status", "=", "pending")
-        .executeTakeFirst();
-      return Number(result.numUpdatedRows) > 0;
+    reserveContractor: writer.reserve,
+    releaseContractor: writer.release,
+    enqueueWebhook(row) {
+      buffered.events.push(row);
     },
-    async updateOrder(id, expected, patch) {
-      const result = await trx
-        .updateTable("orders")
-        .set(patch)
-        .where("id", "=", id)
-        .where("status", "=", expected)
-        .executeTakeFirst();
-      return Number(result.numUpdatedRows) > 0;
-    },
-    orderById(id) {
-      return trx.selectFrom("orders").selectAll().where("id", "=", id).executeTakeFirst();
+    orderById(id, lock = false) {
+      const query = trx.selectFrom("orders").selectAll().where("id", "=", id);
+      // PostgreSQL: the row stays locked until COMMIT, so the command decides on a state nobody else can
+      // change before it is written (SQLite has one writer: a transaction sees no other).
+      return (lock && dialect === "postgres" ? query.forUpdate() : query).executeTakeFirst();
     },
     offerById(id) {
       return trx.selectFrom("offers").selectAll().where("id", "=", id).executeTakeFirst();
-    },
-    async insertNteRequest(row) {
-      await trx.insertInto("nte_requests").values(row).execute();
-    },
-    async decideNteRequest(id, status, at, reason) {
-      const result = await trx
-        .updateTable("nte_requests")
-        .set({ status, decided_at: at, decision_reason: reason })
-        .where("id", "=", id)
-        .where("status", "=", "pending")
-        .executeTakeFirst();
-      return Number(result.numUpdatedRows) > 0;
     },
     nteRequestById(id) {
       return trx.selectFrom("nte_requests").selectAll().where("id", "=", id).executeTakeFirst();
@@ -183,25 +182,25 @@ function writeTx(
         .orderBy("attempt")
         .execute();
     },
-    async insertOrder(row) {
-      orders.push(row);
+    async contractorStanding(id) {
+      const row = await trx
+        .selectFrom("contractors")
+        .select(["pool", "active", "excluded"])
+        .where("id", "=", id)
+        .executeTakeFirst();
+      return row
+        ? { pool: row.pool, active: Number(row.active) === 1, excluded: Number(row.excluded) === 1 }
+        : undefined;
     },
     async insertQuote(row) {
       quotes.push(row);
     },
     async flush() {
-      await inserts.orders.run(trx, orders);
+      await inserts.orders.run(trx, buffered.orders);
       await inserts.quotes.run(trx, quotes);
-      await inserts.offers.run(trx, offers);
-      await stores.webhooks.writeOutbox(trx, webhookEvents);
-      await stores.audit.writeEntries(trx, audit);
-    },
-    async reserveContractor(contractorId) {
-      const result = await trx.executeQuery(inserts.reserve(contractorId));
-      return Number(result.numAffectedRows ?? 0n) > 0;
-    },
-    async releaseContractor(contractorId) {
-      await trx.executeQuery(inserts.release(contractorId));
+      await inserts.offers.run(trx, buffered.offers);
+      await stores.webhooks.writeEvents(trx, buffered.events);
+      await stores.audit.writeEntries(trx, buffered.audit);
     },
     async claimIdempotency(row: IdempotencyKeysTable, now: string) {
       const result = await trx
@@ -251,6 +250,10 @@ export class KyselyStore implements Store {
           .updateTable("contractors")
           .set((eb) => ({ active_jobs: eb("active_jobs", "+", 1) }))
           .where("id", "=", ID_SLOT)
+          // Eligibility is decided where the capacity is taken: a contractor deactivated or excluded
+          // meanwhile is not offered work, whatever a stored ranking says.
+          .where("active", "=", 1)
+          .where("excluded", "=", 0)
           .whereRef("active_jobs", "<", "max_active_jobs")
           .compile(),
       ),
@@ -269,7 +272,7 @@ export class KyselyStore implements Store {
     this.committer = new GroupCommitter<WriteTx>(
       (work) =>
         this.db.transaction().execute(async (trx) => {
-          const tx = writeTx(trx, inserts, this);
+          const tx = writeTx(trx, inserts, this, dialect);
           const result = await work(tx);
           await tx.flush();
           return result;

@@ -2,6 +2,7 @@
 // as text), integer cents, integer 0/1 flags, JSON kept as text.
 
 import type { Generated, Selectable } from "kysely";
+import type { NteRequest, NteRequestStatus, Offer, OfferStatus, Order } from "../domain/orders/types.js";
 
 export interface AccountsTable {
   id: string;
@@ -75,79 +76,11 @@ export interface QuotesTable {
   expires_at: string;
 }
 
-export interface OrdersTable {
-  id: string;
-  account_id: string;
-  livemode: number;
-  status: string;
-  trade: string;
-  urgency: string;
-  state: string;
-  zip: string | null;
-  city: string | null;
-  address: string | null;
-  location_name: string | null;
-  description: string;
-  nte_cents: number | null;
-  callback_url: string | null;
-  reference_id: string | null;
-  contractor_id: string | null;
-  estimated_cost_cents: number;
-  currency: string;
-  eta_tier: string | null;
-  match_score: number | null;
-  received_at: string;
-  matched_at: string | null;
-  dispatch_latency_ms: number | null;
-  created_at: string;
-  updated_at: string;
-  /** JSON array of the contractor ids considered at creation, best first: the order offers go in. */
-  ranking: string | null;
-  accepted_at: string | null;
-  /** When the contractor on its way expects to arrive. */
-  eta_at: string | null;
-  completed_at: string | null;
-  final_cost_cents: number | null;
-  /** Why the order was cancelled or could not be completed. */
-  status_reason: string | null;
-  /** The NTE raised by the caller's approval of a contractor's request, when one was approved. */
-  nte_approved_cents: number | null;
-  invoice_cents: number | null;
-  invoiced_at: string | null;
-  /** Dispatcher assignments (overrides) of this order, counted by each override (migration 0008); the
-   * column defaults to 0, so an insert may leave it out. */
-  override_count?: number;
-}
-
-export type NteRequestStatus = "pending" | "approved" | "rejected";
-
-export interface NteRequestsTable {
-  id: string;
-  order_id: string;
-  contractor_id: string;
-  requested_cents: number;
-  reason: string;
-  status: NteRequestStatus;
-  created_at: string;
-  decided_at: string | null;
-  decision_reason: string | null;
-}
-
-export type OfferStatus = "pending" | "accepted" | "declined" | "expired" | "withdrawn";
-
-export interface OffersTable {
-  id: string;
-  order_id: string;
-  contractor_id: string;
-  livemode: number;
-  /** 1 for the first contractor offered the job, 2 for the next, ... */
-  attempt: number;
-  status: OfferStatus;
-  offered_at: string;
-  deadline_at: string;
-  responded_at: string | null;
-  reason: string | null;
-}
+// The work order's rows are the domain's own types (domain/orders/types.ts): one definition.
+export type OrdersTable = Order;
+export type NteRequestsTable = NteRequest;
+export type OffersTable = Offer;
+export type { NteRequestStatus, OfferStatus };
 
 export interface IdempotencyKeysTable {
   account_id: string;

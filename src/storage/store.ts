@@ -5,6 +5,7 @@ import type { AuditEntry } from "../audit/record.js";
 import type { Contractor } from "../domain/contractor.js";
 import type { AuditPersistence } from "./audit-store.js";
 import type { EvalsPersistence } from "./evals-store.js";
+import type { CommitOutcome, CommittableChange } from "./order-writer.js";
 import type {
   AccountsTable,
   ApiKeysTable,
@@ -16,7 +17,7 @@ import type {
   QuotesTable,
   WebhookEventsTable,
 } from "./schema.js";
-import type { WebhookStore } from "./webhook-store.js";
+import type { WebhookPersistence } from "./webhook-store.js";
 
 export interface NewContractor extends Contractor {
   name: string;
@@ -42,45 +43,34 @@ export interface OrderQuery {
   limit: number;
 }
 
-/** A webhook event as the outbox takes it: its payload is built only if the event is written. */
-export type OutboxEvent = Omit<WebhookEventsTable, "payload"> & { payload(): string };
-
+/** The write handle of one group-committed transaction: the reads a command decides on, and the writes. */
 export interface WriteTx {
-  insertOrder(row: OrdersTable): Promise<void>;
+  /** Commits an order's change (storage/order-writer.ts): all of it, or nothing and the reason why. */
+  commitOrderChange(change: CommittableChange): Promise<CommitOutcome>;
   insertQuote(row: QuotesTable): Promise<void>;
-  /** Takes one unit of a contractor's capacity if it has any left; returns whether it did. */
+  /** Inserts an order as it is (no change, no record: the writer's primitive, and fixtures'). */
+  insertOrder(row: OrdersTable): Promise<void>;
+  /** Takes one unit of an eligible contractor's capacity if it has any left; returns whether it did. */
   reserveContractor(contractorId: string): Promise<boolean>;
-  /** Gives back a unit taken with reserveContractor in the same transaction. */
+  /** Gives back a unit taken with reserveContractor. */
   releaseContractor(contractorId: string): Promise<void>;
+  /** Writes a webhook event to the outbox with the transaction (whether it has a recipient is decided
+   * before: webhooks/outbox.ts). */
+  enqueueWebhook(row: WebhookEventsTable): void;
   /** Stores an idempotency record unless a live (unexpired) one exists; returns whether it was stored. */
   claimIdempotency(row: IdempotencyKeysTable, now: string): Promise<boolean>;
   /** Records a sealed audit entry in this transaction: it commits, or fails, with the decision. */
   appendAudit(entry: AuditEntry): void;
-  /**
-   * Writes a webhook event to the outbox with the change it reports (delivered at least once), if the
-   * change has a recipient: the order's callback_url, or the account's default endpoint as it is in this
-   * transaction. Without one the event is not written (nor its payload built).
-   */
-  enqueueWebhook(event: OutboxEvent): void;
-  /** Writes an offer with the transaction (inserts go out together just before COMMIT). */
-  insertOffer(row: OffersTable): void;
-  /** Moves a pending offer to `status`; false if it was not pending any more (someone else settled it). */
-  settleOffer(id: string, status: OfferStatus, at: string, reason: string | null): Promise<boolean>;
-  /** Changes an order still in `expected` status; false if its status had changed meanwhile. */
-  updateOrder(id: string, expected: string, patch: Partial<OrdersTable>): Promise<boolean>;
-  orderById(id: string): Promise<OrdersTable | undefined>;
+  /** Whether the account has a default webhook endpoint in this mode, as it is in this transaction. */
+  hasDefaultEndpoint(accountId: string, livemode: number): Promise<boolean>;
+  /** An order; with `lock`, locked until COMMIT where the store has row locks (PostgreSQL). */
+  orderById(id: string, lock?: boolean): Promise<OrdersTable | undefined>;
   offerById(id: string): Promise<OffersTable | undefined>;
   offersOfOrder(orderId: string): Promise<OffersTable[]>;
-  insertNteRequest(row: NteRequestsTable): Promise<void>;
-  /** Decides a pending NTE request; false if it was not pending any more. */
-  decideNteRequest(
-    id: string,
-    status: "approved" | "rejected",
-    at: string,
-    reason: string | null,
-  ): Promise<boolean>;
   nteRequestById(id: string): Promise<NteRequestsTable | undefined>;
   nteRequestsOfOrder(orderId: string): Promise<NteRequestsTable[]>;
+  /** A contractor's pool and whether it may be given work, as it is in this transaction. */
+  contractorStanding(id: string): Promise<{ pool: string; active: boolean; excluded: boolean } | undefined>;
 }
 
 export interface Store {
@@ -106,7 +96,7 @@ export interface Store {
   readonly evals: EvalsPersistence;
 
   /** Webhooks: secrets, endpoints, deliveries and their attempts. */
-  readonly webhooks: WebhookStore;
+  readonly webhooks: WebhookPersistence;
 
   /** Inserts a key and its `key.issued` record in one transaction. */
   insertApiKey(row: ApiKeysTable, audit: AuditEntry): Promise<void>;

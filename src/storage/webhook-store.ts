@@ -1,7 +1,7 @@
 // Webhooks' persistence, shared by both dialects: signing secrets, endpoints, the outbox's fan-out into
 // deliveries, claiming due deliveries under a lease, recording attempts, the delivery log, redelivery and
 // retention. The outbox rows are written by the write transaction of the change they report
-// (WriteTx.enqueueWebhook in kysely-store.ts, through writeOutbox here).
+// (storage/order-writer.ts, through writeEvents here).
 
 import { type Kysely, sql, type Transaction } from "kysely";
 import { newSortableId } from "../ids.js";
@@ -16,7 +16,6 @@ import type {
   WebhookEventsTable,
   WebhookSecretsTable,
 } from "./schema.js";
-import type { OutboxEvent } from "./store.js";
 
 /** A delivery a worker holds: what it needs to send, and its claim token (the attempt number). */
 export interface ClaimedDelivery {
@@ -71,7 +70,36 @@ function endpointByUrl(
     .executeTakeFirstOrThrow();
 }
 
-export class WebhookStore {
+/** Webhooks' persistence as the operations, the CLI and the dispatcher use it. */
+export interface WebhookPersistence {
+  /** Makes `row` the account's current secret; the previous one signs until `overlapUntil`. */
+  rotateSecret(row: WebhookSecretsTable, overlapUntil: string): Promise<WebhookSecretsTable[]>;
+  /** The secrets that sign at `now`, newest first. */
+  signingSecrets(accountId: string, livemode: boolean, now: string): Promise<WebhookSecretsTable[]>;
+  /** Sets (or, with null, removes) the account's default endpoint in a mode. */
+  setDefaultEndpoint(
+    accountId: string,
+    livemode: boolean,
+    url: string | null,
+    now: string,
+  ): Promise<WebhookEndpointsTable | undefined>;
+  listEndpoints(accountId: string, livemode: boolean): Promise<WebhookEndpointsTable[]>;
+  endpointById(id: string): Promise<WebhookEndpointsTable | undefined>;
+  enableEndpoint(id: string, now: string): Promise<boolean>;
+  /** Turns up to `limit` outbox events into deliveries; returns how many events it fanned out. */
+  fanOut(limit: number, now: string): Promise<number>;
+  /** Claims due deliveries under a lease until `leaseUntil`. */
+  claimDue(now: string, leaseUntil: string, limit: number): Promise<ClaimedDelivery[]>;
+  recordAttempt(delivery: WebhookDeliveriesTable, attempt: number, result: AttemptResult): Promise<void>;
+  listDeliveries(q: DeliveryQuery): Promise<DeliveryRow[]>;
+  attemptsOf(deliveryIds: string[]): Promise<WebhookAttemptsTable[]>;
+  deliveryById(id: string): Promise<WebhookDeliveriesTable | undefined>;
+  redeliver(filter: { ids: string[] } | { endpointId: string; since: string }, now: string): Promise<number>;
+  eventsOfOrder(orderId: string): Promise<WebhookEventsTable[]>;
+  purge(before: string, limit?: number): Promise<number>;
+}
+
+export class WebhookStore implements WebhookPersistence {
   private readonly events: PreparedInsert<"webhook_events">;
 
   constructor(
@@ -83,31 +111,22 @@ export class WebhookStore {
 
   // --- The outbox ------------------------------------------------------------------------------------
 
-  /**
-   * Writes, in the transaction of the changes they report, the events that have a recipient, with their
-   * payloads built: those with a callback_url, and those of an account with a default endpoint (enabled
-   * or not; looked up once per account and mode in the transaction). The others are not written.
-   */
-  async writeOutbox(trx: Transaction<Database>, events: OutboxEvent[]): Promise<void> {
-    const known = new Map<string, boolean>();
-    const rows: WebhookEventsTable[] = [];
-    for (const event of events) {
-      if (event.callback_url === null) {
-        const scope = `${event.livemode}|${event.account_id}`;
-        let has = known.get(scope);
-        if (has === undefined) {
-          const found = await sql<{ id: string }>`select id from webhook_endpoints
-            where account_id = ${event.account_id} and livemode = ${event.livemode} and is_default = 1
-            limit 1`.execute(trx);
-          has = found.rows.length > 0;
-          known.set(scope, has);
-        }
-        if (!has) continue;
-      }
-      const { payload, ...row } = event;
-      rows.push({ ...row, payload: payload() });
-    }
+  /** Writes outbox events in the transaction of the changes they report (whether an event has a
+   * recipient is decided before: webhooks/outbox.ts). */
+  async writeEvents(trx: Transaction<Database>, rows: WebhookEventsTable[]): Promise<void> {
     await this.events.run(trx, rows);
+  }
+
+  /** Whether an account has a default endpoint in a mode (enabled or not), as it is in `trx`. */
+  async hasDefaultEndpoint(
+    trx: Transaction<Database>,
+    accountId: string,
+    livemode: number,
+  ): Promise<boolean> {
+    const found = await sql<{ id: string }>`select id from webhook_endpoints
+      where account_id = ${accountId} and livemode = ${livemode} and is_default = 1
+      limit 1`.execute(trx);
+    return found.rows.length > 0;
   }
 
   // --- Signing secrets -------------------------------------------------------------------------------

@@ -8,7 +8,8 @@
 //   secret signs, space-separated, so a receiver holding either secret verifies.
 
 import { createHmac, randomBytes } from "node:crypto";
-import { ORDER_STATUSES, type OrderStatus } from "../domain/lifecycle.js";
+import { ORDER_STATUSES, type OrderStatus } from "../domain/orders/transitions.js";
+import type { OrderEventType } from "../domain/orders/types.js";
 
 /** The order statuses a change can lead to: each has its event type `order.<status>`. */
 const STATUS_EVENTS = ORDER_STATUSES.filter((s) => s !== "received").map((s) => `order.${s}` as const);
@@ -18,9 +19,10 @@ export const WEBHOOK_EVENT_TYPES = [
   "order.nte_requested",
   "order.nte_approved",
   "order.nte_rejected",
-] as const;
+] as const satisfies readonly OrderEventType[];
 
-export type WebhookEventType = (typeof WEBHOOK_EVENT_TYPES)[number];
+/** The order's events (domain/orders): one type per status a change leads to, and the NTE ones. */
+export type WebhookEventType = OrderEventType;
 
 export const WEBHOOK_EVENT_DESCRIPTIONS: Record<WebhookEventType, string> = {
   "order.offered": "The order was created and its job offered to the best-ranked contractor.",

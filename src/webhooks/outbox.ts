@@ -1,13 +1,15 @@
 // The outbox: a webhook event is written in the transaction of the change it reports, so an acknowledged
 // change always has its event, and an event never reports a change that did not commit. The dispatcher
-// (services/webhooks.ts) delivers it afterwards, at least once.
+// (workers/webhook-dispatcher.ts) delivers it afterwards, at least once.
+//
+// An event is written only when the change has a recipient then: the order's callback_url, or the
+// account's default endpoint (enabled or not). An endpoint set later receives the events of later changes.
 
 import type { Config } from "../config.js";
+import type { Order, OrderEvent } from "../domain/orders/types.js";
 import { newSortableId } from "../ids.js";
-import { orderSummaryView } from "../operations/order-view.js";
-import type { OrdersTable } from "../storage/schema.js";
-import type { WriteTx } from "../storage/store.js";
-import type { WebhookEnvelope, WebhookEventType } from "./events.js";
+import type { WebhookEventsTable } from "../storage/schema.js";
+import type { WebhookEnvelope } from "./events.js";
 
 /** The base of the URLs an event carries (the order's status_url): PUBLIC_BASE_URL, else this host. */
 export function webhookBaseUrl(config: Pick<Config, "PUBLIC_BASE_URL" | "PORT">): string {
@@ -15,37 +17,34 @@ export function webhookBaseUrl(config: Pick<Config, "PUBLIC_BASE_URL" | "PORT">)
 }
 
 /**
- * Adds the event for `order` as it is after the change to the transaction's outbox. It is written only if
- * the change has a recipient then (see WriteTx.enqueueWebhook): an endpoint set later receives the
- * events of later changes.
+ * The outbox row of `event` about `order` (as it is after the change), or null when nobody would receive
+ * it. `hasDefaultEndpoint` is asked only for an order without a callback_url; `orderView` builds the
+ * order as the event shows it, only for an event that is written.
  */
-export function enqueueOrderEvent(
-  tx: WriteTx,
-  order: OrdersTable,
-  type: WebhookEventType,
-  at: string,
-  baseUrl: string,
-  details: { previous_status: string | null; [key: string]: unknown },
-): void {
+export async function outboxEvent(
+  order: Order,
+  event: OrderEvent,
+  hasDefaultEndpoint: () => Promise<boolean>,
+  orderView: (order: Order) => Record<string, unknown>,
+): Promise<WebhookEventsTable | null> {
+  if (order.callback_url === null && !(await hasDefaultEndpoint())) return null;
   const id = newSortableId("msg");
-  tx.enqueueWebhook({
+  const envelope: WebhookEnvelope = {
+    id,
+    type: event.type,
+    created_at: event.at,
+    livemode: order.livemode === 1,
+    data: { order: orderView(order), ...event.details },
+  };
+  return {
     id,
     account_id: order.account_id,
     livemode: order.livemode,
     order_id: order.id,
-    type,
-    created_at: at,
+    type: event.type,
+    created_at: event.at,
     callback_url: order.callback_url,
     fanned_out: 0,
-    payload() {
-      const envelope: WebhookEnvelope = {
-        id,
-        type,
-        created_at: at,
-        livemode: order.livemode === 1,
-        data: { order: orderSummaryView(order, baseUrl), ...details },
-      };
-      return JSON.stringify(envelope);
-    },
-  });
+    payload: JSON.stringify(envelope),
+  };
 }

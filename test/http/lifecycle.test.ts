@@ -3,12 +3,10 @@
 // contractor may see, and the sandbox's simulated contractors.
 
 import { afterEach, describe, expect, it } from "vitest";
-import {
-  MAX_OFFERS,
-  OrderLifecycle,
-  SANDBOX_MARKERS,
-  SANDBOX_STEP_MS,
-} from "../../src/services/lifecycle.js";
+import { MAX_OFFERS } from "../../src/domain/orders/policy.js";
+import type { Services } from "../../src/operations/types.js";
+import { SANDBOX_MARKERS, SANDBOX_STEP_MS, SandboxPlayer } from "../../src/sim/sandbox-player.js";
+import { OfferSweeper } from "../../src/workers/offer-sweeper.js";
 import { liveContractor, testRecord } from "../helpers/fixtures.js";
 import { createHarness, type Harness, ORDER_PATH } from "../helpers/harness.js";
 
@@ -24,6 +22,18 @@ const JOB = {
   description: "Leak under the sink",
   reference_id: "WO-77",
 };
+
+/** What a server's background work does in one round at `now`: expire due offers, then play the sandbox's
+ * simulated contractors (unless `sandbox` is false). */
+function background(services: Services, options: { now?: () => Date; sandbox?: boolean } = {}) {
+  const at = options.now ? { ...services, now: options.now } : services;
+  return {
+    async tick() {
+      await new OfferSweeper(at).tick();
+      if (options.sandbox !== false) await new SandboxPlayer(at).tick();
+    },
+  };
+}
 
 const open: Harness[] = [];
 afterEach(async () => {
@@ -116,12 +126,12 @@ describe("offers and the cascade", () => {
     const created = await order(h, caller);
     const first = await holder(h, created.order_id);
     // Nothing is due yet.
-    await h.services.lifecycle.tick();
+    await background(h.services).tick();
     expect(await holder(h, created.order_id)).toBe(first);
     // Two fresh sweepers (as after a restart: nothing in memory), an hour later, at once.
     const later = () => new Date(Date.now() + 2 * 3_600_000);
-    const a = new OrderLifecycle(h.services.store, { now: later });
-    const b = new OrderLifecycle(h.services.store, { now: later });
+    const a = background(h.services, { now: later });
+    const b = background(h.services, { now: later });
     await Promise.all([a.tick(), b.tick()]);
     const second = await holder(h, created.order_id);
     expect(second).not.toBe(first);
@@ -259,7 +269,7 @@ describe("sandbox", () => {
     const silent = await order(h, h.sandboxKey, { ...JOB, description: `Leak ${SANDBOX_MARKERS.noAnswer}` });
     const seen: string[] = [];
     for (let step = 1; step <= 5; step++) {
-      await new OrderLifecycle(h.services.store, { now: at(step) }).tick();
+      await background(h.services, { now: at(step) }).tick();
       seen.push((await h.services.store.ordersByIds([normal.order_id]))[0]?.status as string);
     }
     expect(seen).toEqual(["accepted", "en_route", "on_site", "completed", "invoiced"]);
@@ -276,7 +286,7 @@ describe("sandbox", () => {
     // Silence: nobody answers, until the sandbox's 20 s offer window has passed.
     const silentKinds = () => kinds(h, h.sandboxKey, silent.order_id);
     expect(await silentKinds()).toEqual(["order.created", "order.matched"]);
-    await new OrderLifecycle(h.services.store, { now: () => new Date(Date.now() + 25_000) }).tick();
+    await background(h.services, { now: () => new Date(Date.now() + 25_000) }).tick();
     expect(await silentKinds()).toContain("order.offer_expired");
   });
 });
@@ -482,7 +492,7 @@ describe("sandbox simulation off", () => {
     );
     const window = Date.parse(offer?.deadline_at as string) - Date.parse(offer?.offered_at as string);
     expect(window).toBe(15 * 60_000);
-    await new OrderLifecycle(h.services.store, {
+    await background(h.services, {
       now: () => new Date(Date.now() + 60_000),
       sandbox: false,
     }).tick();

@@ -7,8 +7,8 @@
 import { Webhook } from "standardwebhooks";
 import { afterEach, describe, expect, it, vi } from "vitest";
 import { createFetcher } from "../../src/services/create-services.js";
-import { WebhookDispatcher } from "../../src/services/webhooks.js";
 import { RETRY_DELAYS_MS } from "../../src/webhooks/events.js";
+import { WebhookDispatcher } from "../../src/workers/webhook-dispatcher.js";
 import { createHarness, type Harness, ORDER_PATH, validOrder } from "../helpers/harness.js";
 import { expectProblem } from "../helpers/security-suite.js";
 import { type ReceivedHook, startReceiver, type WebhookReceiver } from "../helpers/webhook-receiver.js";

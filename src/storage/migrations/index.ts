@@ -11,6 +11,7 @@ import { migration0006 } from "./0006-nte.js";
 import { migration0007 } from "./0007-webhooks.js";
 import { migration0008 } from "./0008-evals.js";
 import { migration0009 } from "./0009-contractor-verification.js";
+import { migration0010 } from "./0010-order-version.js";
 
 export type Dialect = "sqlite" | "postgres";
 
@@ -25,6 +26,7 @@ const MIGRATIONS: Record<Dialect, Record<string, Migration>> = {
     "0007-webhooks": migration0007,
     "0008-evals": migration0008("sqlite"),
     "0009-contractor-verification": migration0009,
+    "0010-order-version": migration0010,
   },
   postgres: {
     "0001-initial": migration0001,
@@ -36,6 +38,7 @@ const MIGRATIONS: Record<Dialect, Record<string, Migration>> = {
     "0007-webhooks": migration0007,
     "0008-evals": migration0008("postgres"),
     "0009-contractor-verification": migration0009,
+    "0010-order-version": migration0010,
   },
 };
 

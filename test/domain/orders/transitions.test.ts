@@ -12,7 +12,7 @@ import {
   TRANSITIONS,
   TransitionRefused,
   transition,
-} from "../../src/domain/lifecycle.js";
+} from "../../../src/domain/orders/transitions.js";
 
 describe("order lifecycle", () => {
   it("allows exactly the transitions in the table, for exactly the roles it names", () => {

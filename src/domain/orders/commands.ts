@@ -1,0 +1,685 @@
+// The work order's commands. Each is a pure function of the order's current state, the command and the
+// clock: it returns a Refusal (the closed error codes, as a value) or the OrderChange to commit (the new
+// status and fields, the offers made and settled, the NTE request, the capacity taken and given back, the
+// audit facts and the webhook event). No I/O: storage/order-writer.ts commits a change, and
+// operations/order-commands.ts reads the state, calls these and commits.
+//
+// Capacity is the store's: a change says which contractors it takes a unit of; when the writer finds one
+// has none left (another order took it meanwhile), the command is decided again with that contractor in
+// `unavailable`, so the cascade moves down the ranking as if it had never been free.
+
+import { MAX_OFFERS, nteInForce, offerDeadline, rankingOf } from "./policy.js";
+import { type Action, holdsContractor, type OrderStatus, type Role, TRANSITIONS } from "./transitions.js";
+import type {
+  Actor,
+  AuditFact,
+  Decision,
+  NteRequest,
+  Offer,
+  OfferSettlement,
+  Order,
+  OrderChange,
+  OrderEvent,
+  OrderEventType,
+  OrderState,
+  Refusal,
+} from "./types.js";
+
+/** What every command is decided against besides the state: the clock, ids, and the writer's findings. */
+export interface CommandContext {
+  now: Date;
+  /** Contractors the writer found without capacity (or not eligible) in this transaction. */
+  unavailable: ReadonlySet<string>;
+  /** Whether the sandbox's simulated contractors play sandbox offers (their deadlines are short then). */
+  sandboxPlayed: boolean;
+  newId(prefix: "ofr" | "nte"): string;
+}
+
+export function refuse(
+  code: Refusal["code"],
+  message: string,
+  more: Omit<Refusal, "kind" | "code" | "message"> = {},
+): Refusal {
+  return { kind: "refused", code, message, ...more };
+}
+
+/** The status `action` by `role` leads to, or the refusal naming the current status. */
+export function nextStatus(current: string, action: Action, role: Role): OrderStatus | Refusal {
+  const status = current as OrderStatus;
+  const t = TRANSITIONS.find((x) => x.action === action && x.from.includes(status) && x.by.includes(role));
+  if (t) return t.to;
+  const allowed = [
+    ...new Set(
+      TRANSITIONS.filter((x) => x.from.includes(status) && x.by.includes(role)).map((x) => x.action),
+    ),
+  ];
+  return refuse(
+    "invalid_transition",
+    `The order is ${current}: ${action} is not possible now${allowed.length ? ` (possible: ${allowed.join(", ")})` : ""}.`,
+    { currentStatus: current },
+  );
+}
+
+const isRefusal = (x: unknown): x is Refusal =>
+  typeof x === "object" && x !== null && (x as Refusal).kind === "refused";
+
+export function statusEvent(status: OrderStatus): OrderEventType {
+  return `order.${status}` as OrderEventType;
+}
+
+/** A change of an existing order: `patch` applied, the version bumped; the rest filled in by `parts`. */
+function changeOf(
+  order: Order,
+  patch: Partial<Order>,
+  parts: Partial<Omit<OrderChange, "kind" | "before" | "after" | "patch">> = {},
+): OrderChange {
+  return {
+    kind: "change",
+    before: order,
+    after: { ...order, ...patch, version: Number(order.version ?? 0) + 1 },
+    patch,
+    offers: parts.offers ?? { create: [], settle: [] },
+    nte: parts.nte ?? { create: null, decide: null },
+    capacity: parts.capacity ?? { take: [], release: [] },
+    audit: parts.audit ?? [],
+    event: parts.event ?? null,
+  };
+}
+
+/** The next offer of the cascade: the best-ranked contractor not yet tried and not unavailable. */
+function nextOffer(
+  order: Pick<Order, "id" | "livemode" | "urgency">,
+  ranking: readonly string[],
+  tried: ReadonlySet<string>,
+  attempt: number,
+  ctx: CommandContext,
+): Offer | null {
+  if (attempt > MAX_OFFERS) return null;
+  for (const contractorId of ranking) {
+    if (tried.has(contractorId) || ctx.unavailable.has(contractorId)) continue;
+    return {
+      id: ctx.newId("ofr"),
+      order_id: order.id,
+      contractor_id: contractorId,
+      livemode: order.livemode,
+      attempt,
+      status: "pending",
+      offered_at: ctx.now.toISOString(),
+      deadline_at: offerDeadline(order.urgency, order.livemode === 1, ctx.now, ctx.sandboxPlayed),
+      responded_at: null,
+      reason: null,
+    };
+  }
+  return null;
+}
+
+function withdrawPending(offers: readonly Offer[], at: string, reason: string): OfferSettlement[] {
+  return offers
+    .filter((o) => o.status === "pending")
+    .map((o) => ({ id: o.id, status: "withdrawn" as const, at, reason }));
+}
+
+// --- Creation ---------------------------------------------------------------------------------------
+
+/** A ranked candidate as the order takes it: its id and what the order records of it. */
+export interface RankedChoice {
+  contractorId: string;
+  priceCents: number;
+  etaTier: string;
+  score: number;
+}
+
+export interface CreateOrder {
+  /** The order with no contractor chosen yet (the command sets the status and the match's fields). */
+  draft: Order;
+  /** The matched candidates, best first: the ranking the cascade offers the job in. */
+  candidates: readonly RankedChoice[];
+  modelPriceCents: number;
+  dispatchLatencyMs: number;
+  actor: Actor;
+  /** The order.created record's data (the input as received, its idempotency key and reference). */
+  createdData: Record<string, unknown>;
+  /** The match's evidence for the order.matched / order.unmatched record (candidates and scores). */
+  decisionData: Record<string, unknown>;
+}
+
+/** A new order: offered to the best-ranked candidate with capacity, or handed to a dispatcher. */
+export function createOrder(cmd: CreateOrder, ctx: CommandContext): OrderChange {
+  const nowIso = ctx.now.toISOString();
+  const offer = nextOffer(
+    cmd.draft,
+    cmd.candidates.map((c) => c.contractorId),
+    new Set(),
+    1,
+    ctx,
+  );
+  const chosen = offer ? (cmd.candidates.find((c) => c.contractorId === offer.contractor_id) ?? null) : null;
+  const status = nextStatus("received", chosen ? "offer" : "no_candidate", "system") as OrderStatus;
+  const order: Order = {
+    ...cmd.draft,
+    status,
+    contractor_id: chosen?.contractorId ?? null,
+    estimated_cost_cents: chosen?.priceCents ?? cmd.modelPriceCents,
+    eta_tier: chosen?.etaTier ?? null,
+    match_score: chosen?.score ?? null,
+    matched_at: chosen ? nowIso : null,
+    dispatch_latency_ms: chosen ? cmd.dispatchLatencyMs : null,
+    // No version (nor override_count): the columns' defaults (0) stand for a new order.
+  };
+  return {
+    kind: "change",
+    before: null,
+    after: order,
+    patch: order,
+    offers: { create: offer ? [offer] : [], settle: [] },
+    nte: { create: null, decide: null },
+    capacity: { take: offer ? [offer.contractor_id] : [], release: [] },
+    audit: [
+      { kind: "order.created", actor: cmd.actor, at: order.received_at, data: cmd.createdData },
+      {
+        kind: chosen ? "order.matched" : "order.unmatched",
+        actor: cmd.actor,
+        at: nowIso,
+        data: {
+          status,
+          chosen: chosen?.contractorId ?? null,
+          offer_deadline_at: offer?.deadline_at ?? null,
+          estimated_cost_cents: order.estimated_cost_cents,
+          model_price_cents: cmd.modelPriceCents,
+          dispatch_latency_ms: order.dispatch_latency_ms,
+          ...cmd.decisionData,
+        },
+      },
+    ],
+    event: { type: statusEvent(status), at: nowIso, details: { previous_status: "received" } },
+  };
+}
+
+// --- Offers: the cascade, and the contractor's answer ------------------------------------------------
+
+export interface SettleOffer {
+  offerId: string;
+  outcome: "declined" | "expired";
+  actor: Actor;
+  reason: string | null;
+  /** Set when a contractor declines: the offer must be its own. */
+  decliner?: string;
+}
+
+function notDeclinable(offerStatus: string): Refusal {
+  return refuse("invalid_transition", `The offer is ${offerStatus}: it can no longer be declined.`, {
+    currentStatus: offerStatus,
+  });
+}
+
+/**
+ * Settles a pending offer as declined or expired, gives its contractor's capacity back and offers the
+ * job to the next contractor (or hands it to a dispatcher) when the order still waits on that offer.
+ */
+export function settleOffer(state: OrderState | null, cmd: SettleOffer, ctx: CommandContext): Decision {
+  const offer = state?.offers.find((o) => o.id === cmd.offerId);
+  if (!state || !offer || (cmd.decliner !== undefined && offer.contractor_id !== cmd.decliner)) {
+    return refuse("not_found", `You have no offer ${cmd.offerId}.`);
+  }
+  if (offer.status !== "pending") return notDeclinable(offer.status);
+  const at = ctx.now.toISOString();
+  if (cmd.outcome === "expired" && offer.deadline_at > at) {
+    return refuse("invalid_transition", `The offer is pending until ${offer.deadline_at}.`, {
+      currentStatus: offer.status,
+    });
+  }
+  const { order } = state;
+  const settled: AuditFact = {
+    kind: cmd.outcome === "declined" ? "order.offer_declined" : "order.offer_expired",
+    actor: cmd.actor,
+    at,
+    data: {
+      offer_id: offer.id,
+      contractor_id: offer.contractor_id,
+      attempt: offer.attempt,
+      reason: cmd.reason,
+    },
+  };
+  const settle = [{ id: offer.id, status: cmd.outcome, at, reason: cmd.reason }];
+  // The order moved on meanwhile (cancelled, assigned by hand): nothing more to offer.
+  if (order.status !== "offered" || order.contractor_id !== offer.contractor_id) {
+    return changeOf(
+      order,
+      {},
+      {
+        offers: { create: [], settle },
+        capacity: { take: [], release: [offer.contractor_id] },
+        audit: [settled],
+      },
+    );
+  }
+  const next = nextOffer(
+    order,
+    rankingOf(order),
+    new Set(state.offers.map((o) => o.contractor_id)),
+    state.offers.length + 1,
+    ctx,
+  );
+  const status = nextStatus("offered", next ? "reoffer" : "exhaust", "system") as OrderStatus;
+  const patch = { status, contractor_id: next?.contractor_id ?? null, updated_at: at };
+  if (next) {
+    return changeOf(order, patch, {
+      offers: { create: [next], settle },
+      capacity: { take: [next.contractor_id], release: [offer.contractor_id] },
+      audit: [
+        settled,
+        {
+          kind: "order.offered",
+          actor: "system:dispatch",
+          at,
+          data: {
+            offer_id: next.id,
+            contractor_id: next.contractor_id,
+            attempt: next.attempt,
+            deadline_at: next.deadline_at,
+          },
+        },
+      ],
+      // A re-offer keeps the order offered: no event.
+    });
+  }
+  return changeOf(order, patch, {
+    offers: { create: [], settle },
+    capacity: { take: [], release: [offer.contractor_id] },
+    audit: [
+      settled,
+      {
+        kind: "order.needs_dispatcher",
+        actor: "system:dispatch",
+        at,
+        data: { offers_made: state.offers.length, max_offers: MAX_OFFERS },
+      },
+    ],
+    event: {
+      type: "order.needs_dispatcher",
+      at,
+      details: { previous_status: "offered", offers_made: state.offers.length },
+    },
+  });
+}
+
+/** A contractor accepts its pending offer: the order becomes accepted (the offer's hold becomes the job's). */
+export function acceptOffer(
+  state: OrderState | null,
+  cmd: { offerId: string; contractorId: string; actor: Actor },
+  ctx: CommandContext,
+): Decision {
+  const offer = state?.offers.find((o) => o.id === cmd.offerId);
+  if (!state || !offer || offer.contractor_id !== cmd.contractorId) {
+    return refuse("not_found", `You have no offer ${cmd.offerId}.`);
+  }
+  const { order } = state;
+  const at = ctx.now.toISOString();
+  if (offer.status !== "pending" || offer.deadline_at <= at) {
+    return refuse(
+      "invalid_transition",
+      `The offer is ${offer.status === "pending" ? "expired" : offer.status}: it can no longer be accepted.`,
+      { currentStatus: order.status },
+    );
+  }
+  const status = nextStatus(order.status, "accept", "contractor");
+  if (isRefusal(status)) return status;
+  return changeOf(
+    order,
+    { status, accepted_at: at, updated_at: at },
+    {
+      offers: { create: [], settle: [{ id: offer.id, status: "accepted", at, reason: null }] },
+      audit: [
+        {
+          kind: "order.accepted",
+          actor: cmd.actor,
+          at,
+          data: { offer_id: offer.id, contractor_id: cmd.contractorId },
+        },
+      ],
+      event: {
+        type: "order.accepted",
+        at,
+        details: { previous_status: order.status, action: "accept" },
+      },
+    },
+  );
+}
+
+// --- The contractor's job ----------------------------------------------------------------------------
+
+export type ProgressReport =
+  | { status: "en_route"; eta_minutes: number }
+  | { status: "on_site" }
+  | { status: "completed"; final_cost_cents: number }
+  | { status: "cannot_complete"; reason: string };
+
+const REPORT_ACTION: Record<ProgressReport["status"], Action> = {
+  en_route: "depart",
+  on_site: "arrive",
+  completed: "complete",
+  cannot_complete: "cannot_complete",
+};
+
+function jobOf(order: Order | null | undefined, contractorId: string, orderId: string): Order | Refusal {
+  if (!order || order.contractor_id !== contractorId) {
+    return refuse("not_found", `You have no job ${orderId}.`);
+  }
+  return order;
+}
+
+/** The contractor on the job reports its progress. */
+export function reportProgress(
+  state: OrderState | null,
+  cmd: { orderId: string; contractorId: string; report: ProgressReport; actor: Actor },
+  ctx: CommandContext,
+): Decision {
+  const order = jobOf(state?.order, cmd.contractorId, cmd.orderId);
+  if (isRefusal(order)) return order;
+  const { report } = cmd;
+  const status = nextStatus(order.status, REPORT_ACTION[report.status], "contractor");
+  if (isRefusal(status)) return status;
+  const iso = ctx.now.toISOString();
+  const patch: Partial<Order> = { status, updated_at: iso };
+  if (report.status === "en_route")
+    patch.eta_at = new Date(ctx.now.getTime() + report.eta_minutes * 60_000).toISOString();
+  if (report.status === "completed") {
+    patch.final_cost_cents = report.final_cost_cents;
+    patch.completed_at = iso;
+  }
+  if (report.status === "cannot_complete") patch.status_reason = report.reason;
+  const frees = holdsContractor(order.status as OrderStatus) && !holdsContractor(status);
+  return changeOf(order, patch, {
+    capacity: { take: [], release: frees ? [cmd.contractorId] : [] },
+    audit: [
+      {
+        kind: "order.status_changed",
+        actor: cmd.actor,
+        at: iso,
+        data: { from: order.status, ...report, to: status },
+      },
+    ],
+    event: { type: statusEvent(status), at: iso, details: { previous_status: order.status } },
+  });
+}
+
+/** The contractor on an active job asks for a higher NTE. */
+export function requestNte(
+  state: OrderState | null,
+  cmd: {
+    orderId: string;
+    contractorId: string;
+    cents: number;
+    reason: string;
+    actor: Actor;
+    /** The order's NTE requests so far. */
+    requests: readonly NteRequest[];
+  },
+  ctx: CommandContext,
+): Decision {
+  const order = jobOf(state?.order, cmd.contractorId, cmd.orderId);
+  if (isRefusal(order)) return order;
+  if (!["accepted", "en_route", "on_site", "completed"].includes(order.status)) {
+    return refuse(
+      "invalid_transition",
+      `The order is ${order.status}: an NTE increase is asked on an active job.`,
+      { currentStatus: order.status },
+    );
+  }
+  const current = nteInForce(order);
+  if (current === null) {
+    return refuse("invalid_transition", "This job has no NTE: there is nothing to raise.", {
+      currentStatus: order.status,
+    });
+  }
+  if (cmd.cents <= current) {
+    return refuse("validation_failed", "Invalid request: requested_nte_cents.", {
+      errors: [{ field: "requested_nte_cents", message: `must exceed the NTE in force (${current})` }],
+    });
+  }
+  if (cmd.requests.some((r) => r.status === "pending")) {
+    return refuse("invalid_transition", "An NTE increase is already waiting for the caller's decision.", {
+      currentStatus: order.status,
+    });
+  }
+  const at = ctx.now.toISOString();
+  const row: NteRequest = {
+    id: ctx.newId("nte"),
+    order_id: order.id,
+    contractor_id: cmd.contractorId,
+    requested_cents: cmd.cents,
+    reason: cmd.reason,
+    status: "pending",
+    created_at: at,
+    decided_at: null,
+    decision_reason: null,
+  };
+  const asked = { request_id: row.id, from_cents: current, requested_cents: cmd.cents, reason: cmd.reason };
+  return changeOf(
+    order,
+    {},
+    {
+      nte: { create: row, decide: null },
+      audit: [{ kind: "order.nte_requested", actor: cmd.actor, at, data: asked }],
+      event: { type: "order.nte_requested", at, details: { previous_status: null, nte_request: asked } },
+    },
+  );
+}
+
+/** The contractor invoices a completed job, within the NTE in force. */
+export function invoiceJob(
+  state: OrderState | null,
+  cmd: { orderId: string; contractorId: string; cents: number; actor: Actor },
+  ctx: CommandContext,
+): Decision {
+  const order = jobOf(state?.order, cmd.contractorId, cmd.orderId);
+  if (isRefusal(order)) return order;
+  const status = nextStatus(order.status, "invoice", "contractor");
+  if (isRefusal(status)) return status;
+  const limit = nteInForce(order);
+  if (limit !== null && cmd.cents > limit) {
+    return refuse(
+      "nte_exceeded",
+      `The invoice (${cmd.cents}) is over the NTE in force (${limit}): ask for an NTE increase first.`,
+      { extra: { nte_in_force_cents: limit } },
+    );
+  }
+  const at = ctx.now.toISOString();
+  return changeOf(
+    order,
+    { status, invoice_cents: cmd.cents, invoiced_at: at, updated_at: at },
+    {
+      audit: [
+        {
+          kind: "order.invoiced",
+          actor: cmd.actor,
+          at,
+          data: { invoice_cents: cmd.cents, nte_in_force_cents: limit },
+        },
+      ],
+      event: { type: "order.invoiced", at, details: { previous_status: order.status } },
+    },
+  );
+}
+
+// --- The caller's and the dispatch team's -------------------------------------------------------------
+
+/** The caller (or a dispatcher) cancels an order: a pending offer is withdrawn, capacity given back. */
+export function cancelOrder(
+  state: OrderState,
+  cmd: { role: Role; reason: string | null; actor: Actor },
+  ctx: CommandContext,
+): Decision {
+  const { order } = state;
+  const status = nextStatus(order.status, "cancel", cmd.role);
+  if (isRefusal(status)) return status;
+  const at = ctx.now.toISOString();
+  const frees = holdsContractor(order.status as OrderStatus) && order.contractor_id;
+  return changeOf(
+    order,
+    { status, status_reason: cmd.reason, updated_at: at },
+    {
+      offers: { create: [], settle: withdrawPending(state.offers, at, "order cancelled") },
+      capacity: { take: [], release: frees && order.contractor_id ? [order.contractor_id] : [] },
+      audit: [
+        {
+          kind: "order.cancelled",
+          actor: cmd.actor,
+          at,
+          data: { from: order.status, reason: cmd.reason },
+        },
+      ],
+      event: { type: "order.cancelled", at, details: { previous_status: order.status } },
+    },
+  );
+}
+
+/** A contractor as an assignment needs it: which pool it is in and whether it may be given work. */
+export interface ContractorStanding {
+  pool: string;
+  active: boolean;
+  excluded: boolean;
+}
+
+/**
+ * A dispatcher gives the job to a contractor by hand (an override): from offered, needs_dispatcher or
+ * cannot_complete (assign), or from accepted or en_route (reassign). The new contractor's capacity is
+ * taken, the previous holder's given back, and a pending offer withdrawn.
+ */
+export function assignContractor(
+  state: OrderState | null,
+  cmd: {
+    orderId: string;
+    livemode: boolean;
+    contractorId: string;
+    contractor: ContractorStanding | undefined;
+    reason: string;
+    actor: Actor;
+  },
+  ctx: CommandContext,
+): Decision {
+  const { contractor, contractorId } = cmd;
+  const pool = cmd.livemode ? "live" : "sandbox";
+  if (!contractor || contractor.pool !== pool) {
+    return refuse("not_found", `No contractor ${contractorId} in the ${pool} pool.`);
+  }
+  if (!contractor.active || contractor.excluded) {
+    return refuse(
+      "contractor_unavailable",
+      `Contractor ${contractorId} is ${contractor.excluded ? "excluded" : "inactive"}.`,
+    );
+  }
+  const order = state?.order;
+  if (!state || !order || order.livemode !== (cmd.livemode ? 1 : 0)) {
+    return refuse("not_found", `No order ${cmd.orderId}.`);
+  }
+  const action = order.status === "accepted" || order.status === "en_route" ? "reassign" : "assign";
+  const status = nextStatus(order.status, action, "dispatcher");
+  if (isRefusal(status)) return status;
+  if (order.contractor_id === contractorId && order.status !== "offered") {
+    return refuse("invalid_transition", `The order is ${order.status} with ${contractorId} already.`, {
+      currentStatus: order.status,
+    });
+  }
+  if (ctx.unavailable.has(contractorId)) {
+    return refuse("contractor_unavailable", `Contractor ${contractorId} has no capacity left.`);
+  }
+  const at = ctx.now.toISOString();
+  const frees = holdsContractor(order.status as OrderStatus) && order.contractor_id;
+  return changeOf(
+    order,
+    {
+      status,
+      contractor_id: contractorId,
+      // Every override counts in the human-override rate (evals).
+      override_count: Number(order.override_count ?? 0) + 1,
+      accepted_at: at,
+      eta_at: null,
+      status_reason: null,
+      updated_at: at,
+    },
+    {
+      offers: { create: [], settle: withdrawPending(state.offers, at, "assigned by a dispatcher") },
+      capacity: {
+        take: [contractorId],
+        release: frees && order.contractor_id ? [order.contractor_id] : [],
+      },
+      audit: [
+        {
+          kind: "order.assigned",
+          actor: cmd.actor,
+          at,
+          data: {
+            action,
+            from_status: order.status,
+            from_contractor: order.contractor_id,
+            to_contractor: contractorId,
+            reason: cmd.reason,
+          },
+        },
+      ],
+      event: { type: statusEvent(status), at, details: { previous_status: order.status, action } },
+    },
+  );
+}
+
+/** The caller approves or rejects an NTE increase; an approval raises the NTE in force. */
+export function decideNte(
+  state: OrderState,
+  cmd: {
+    request: NteRequest | undefined;
+    requestId: string;
+    decision: "approved" | "rejected";
+    reason: string | null;
+    actor: Actor;
+  },
+  ctx: CommandContext,
+): Decision {
+  const { order } = state;
+  const { request } = cmd;
+  if (!request || request.order_id !== order.id) {
+    return refuse("not_found", `No NTE request ${cmd.requestId} on this order.`);
+  }
+  if (request.status !== "pending") {
+    return refuse("invalid_transition", `The NTE request was already ${request.status}.`, {
+      currentStatus: order.status,
+    });
+  }
+  const at = ctx.now.toISOString();
+  const patch: Partial<Order> =
+    cmd.decision === "approved"
+      ? { nte_approved_cents: request.requested_cents, updated_at: at }
+      : { updated_at: at };
+  return changeOf(order, patch, {
+    nte: { create: null, decide: { id: request.id, status: cmd.decision, at, reason: cmd.reason } },
+    audit: [
+      {
+        kind: "order.nte_decided",
+        actor: cmd.actor,
+        at,
+        data: {
+          request_id: request.id,
+          decision: cmd.decision,
+          requested_cents: request.requested_cents,
+          reason: cmd.reason,
+        },
+      },
+    ],
+    event: {
+      type: cmd.decision === "approved" ? "order.nte_approved" : "order.nte_rejected",
+      at,
+      details: {
+        previous_status: null,
+        nte_request: {
+          request_id: request.id,
+          requested_cents: Number(request.requested_cents),
+          decision: cmd.decision,
+          reason: cmd.reason,
+        },
+      },
+    },
+  });
+}
+
+export type { OrderEvent };
+export { isRefusal };

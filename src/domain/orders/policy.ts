@@ -1,0 +1,40 @@
+// The order's policy figures: how long a contractor has to answer an offer, how many contractors are
+// offered a job before a dispatcher takes over, and which NTE is in force. Pure.
+
+import type { Order } from "./types.js";
+
+/** How long a contractor has to answer an offer, by urgency (live orders). */
+export const OFFER_WINDOW_MS: Record<string, number> = {
+  emergency: 5 * 60_000,
+  urgent: 15 * 60_000,
+  routine: 60 * 60_000,
+};
+/** Sandbox offers expire sooner, so that an integrator sees the cascade in seconds. */
+export const SANDBOX_OFFER_WINDOW_MS = 20_000;
+/** Contractors offered the job, one after another, before a dispatcher takes over. */
+export const MAX_OFFERS = 3;
+
+/** An offer's deadline. Sandbox offers get the short window while simulated contractors play them. */
+export function offerDeadline(urgency: string, livemode: boolean, now: Date, sandboxPlayed = true): string {
+  const window =
+    livemode || !sandboxPlayed
+      ? (OFFER_WINDOW_MS[urgency] ?? OFFER_WINDOW_MS.routine ?? 3_600_000)
+      : SANDBOX_OFFER_WINDOW_MS;
+  return new Date(now.getTime() + window).toISOString();
+}
+
+/** The NTE in force: the last increase the caller approved, else the caller's own; null when none was set. */
+export function nteInForce(order: Pick<Order, "nte_cents" | "nte_approved_cents">): number | null {
+  const value = order.nte_approved_cents ?? order.nte_cents;
+  return value === null || value === undefined ? null : Number(value);
+}
+
+/** The contractors considered at creation, best first: the order the cascade offers the job in. */
+export function rankingOf(order: Pick<Order, "ranking">): string[] {
+  try {
+    const ids: unknown = JSON.parse(order.ranking ?? "[]");
+    return Array.isArray(ids) ? ids.filter((x): x is string => typeof x === "string") : [];
+  } catch {
+    return [];
+  }
+}

@@ -1,0 +1,178 @@
+// The work order aggregate's values: the order, its offers and its NTE requests (the storage rows are
+// these types), and what a command decides: an OrderChange to commit, or a Refusal to answer. Pure types.
+
+import type { ErrorCode, FieldError } from "../../errors.js";
+import type { OrderStatus } from "./transitions.js";
+
+/** A work order as stored: one row of `orders`. */
+export interface Order {
+  id: string;
+  account_id: string;
+  livemode: number;
+  status: string;
+  trade: string;
+  urgency: string;
+  state: string;
+  zip: string | null;
+  city: string | null;
+  address: string | null;
+  location_name: string | null;
+  description: string;
+  nte_cents: number | null;
+  callback_url: string | null;
+  reference_id: string | null;
+  contractor_id: string | null;
+  estimated_cost_cents: number;
+  currency: string;
+  eta_tier: string | null;
+  match_score: number | null;
+  received_at: string;
+  matched_at: string | null;
+  dispatch_latency_ms: number | null;
+  created_at: string;
+  updated_at: string;
+  /** JSON array of the contractor ids considered at creation, best first: the order offers go in. */
+  ranking: string | null;
+  accepted_at: string | null;
+  /** When the contractor on its way expects to arrive. */
+  eta_at: string | null;
+  completed_at: string | null;
+  final_cost_cents: number | null;
+  /** Why the order was cancelled or could not be completed. */
+  status_reason: string | null;
+  /** The NTE raised by the caller's approval of a contractor's request, when one was approved. */
+  nte_approved_cents: number | null;
+  invoice_cents: number | null;
+  invoiced_at: string | null;
+  /** Dispatcher assignments (overrides) of this order, counted by each override (migration 0008); the
+   * column defaults to 0, so an insert may leave it out. */
+  override_count?: number;
+  /** Bumped by every change of the order, its offers or its NTE requests (migration 0010): a write that
+   * read an older version matches no row. */
+  version?: number;
+}
+
+export type NteRequestStatus = "pending" | "approved" | "rejected";
+
+/** A contractor's request to raise an order's NTE, and the caller's decision. */
+export interface NteRequest {
+  id: string;
+  order_id: string;
+  contractor_id: string;
+  requested_cents: number;
+  reason: string;
+  status: NteRequestStatus;
+  created_at: string;
+  decided_at: string | null;
+  decision_reason: string | null;
+}
+
+export type OfferStatus = "pending" | "accepted" | "declined" | "expired" | "withdrawn";
+
+/** A job offered to one contractor, with its deadline: the cascade's steps. */
+export interface Offer {
+  id: string;
+  order_id: string;
+  contractor_id: string;
+  livemode: number;
+  /** 1 for the first contractor offered the job, 2 for the next, ... */
+  attempt: number;
+  status: OfferStatus;
+  offered_at: string;
+  deadline_at: string;
+  responded_at: string | null;
+  reason: string | null;
+}
+
+/** Who took a decision: an API key, a contractor, an operator (CLI or dispatcher), or the service. */
+export type Actor = `key:${string}` | `operator:${string}` | `contractor:${string}` | `system:${string}`;
+
+/** The order and what its commands read with it. */
+export interface OrderState {
+  order: Order;
+  /** Every offer of the order, first attempt first. */
+  offers: readonly Offer[];
+}
+
+/** The audit kinds an order's commands write. */
+export type OrderAuditKind =
+  | "order.created"
+  | "order.matched"
+  | "order.unmatched"
+  | "order.offered"
+  | "order.offer_declined"
+  | "order.offer_expired"
+  | "order.needs_dispatcher"
+  | "order.accepted"
+  | "order.status_changed"
+  | "order.cancelled"
+  | "order.nte_requested"
+  | "order.nte_decided"
+  | "order.invoiced"
+  | "order.assigned";
+
+/** One audit record a change writes (sealed by the writer's caller, in the change's transaction). */
+export interface AuditFact {
+  kind: OrderAuditKind;
+  actor: Actor;
+  at: string;
+  data: Record<string, unknown>;
+}
+
+/** The webhook events of an order's changes: `order.<status>` for a new status, and the NTE ones. */
+export type OrderEventType =
+  | `order.${Exclude<OrderStatus, "received">}`
+  | "order.nte_requested"
+  | "order.nte_approved"
+  | "order.nte_rejected";
+
+/** The webhook event a change reports, about the order as it is after the change. */
+export interface OrderEvent {
+  type: OrderEventType;
+  at: string;
+  details: { previous_status: string | null; [key: string]: unknown };
+}
+
+export interface OfferSettlement {
+  id: string;
+  status: Exclude<OfferStatus, "pending">;
+  at: string;
+  reason: string | null;
+}
+
+/**
+ * What a command decided: the order after the change and everything that changes with it, committed
+ * together by one writer (storage/order-writer.ts) in one transaction, or not at all.
+ */
+export interface OrderChange {
+  kind: "change";
+  /** The order as the command read it (its version is the one the write must still find); null when the
+   * change creates the order. */
+  before: Order | null;
+  /** The order after the change (its version is the next one). */
+  after: Order;
+  /** The columns that change (all of them for a new order). */
+  patch: Partial<Order>;
+  offers: { create: Offer[]; settle: OfferSettlement[] };
+  nte: {
+    create: NteRequest | null;
+    decide: { id: string; status: "approved" | "rejected"; at: string; reason: string | null } | null;
+  };
+  /** Contractors whose capacity this change takes (an offer or a job) and gives back. */
+  capacity: { take: string[]; release: string[] };
+  audit: AuditFact[];
+  event: OrderEvent | null;
+}
+
+/** A command refused, as the closed error set says it (no exception: refusals are expected outcomes). */
+export interface Refusal {
+  kind: "refused";
+  code: ErrorCode;
+  message: string;
+  /** The order's (or the offer's) status at the refusal, for 409s. */
+  currentStatus?: string;
+  errors?: FieldError[];
+  extra?: Record<string, unknown>;
+}
+
+export type Decision = OrderChange | Refusal;

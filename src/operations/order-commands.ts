@@ -1,0 +1,344 @@
+// Runs the work order's commands: reads the state a command needs inside a group-committed transaction,
+// asks the domain (domain/orders/commands.ts) what to do, and hands the change to the one writer
+// (storage/order-writer.ts). Used by the operations, the offer sweeper and the sandbox's simulated
+// contractors alike, so every change of an order takes this one path.
+//
+// After a commit, the contractors' capacity the change took and gave back is mirrored into this process's
+// contractor index (matching reads it); the store's count stays the authority.
+
+import { type AuditEntry, sealRecord } from "../audit/record.js";
+import type { CommandContext, ProgressReport } from "../domain/orders/commands.js";
+import * as orders from "../domain/orders/commands.js";
+import type { Role } from "../domain/orders/transitions.js";
+import type {
+  Actor,
+  Decision,
+  NteRequest,
+  Order,
+  OrderChange,
+  OrderState,
+  Refusal,
+} from "../domain/orders/types.js";
+import { ApiError } from "../errors.js";
+import { newSortableId } from "../ids.js";
+import type { WriteTx } from "../storage/store.js";
+import { outboxEvent, webhookBaseUrl } from "../webhooks/outbox.js";
+import { orderSummaryView } from "./order-view.js";
+import type { Services } from "./types.js";
+
+export type OrderServices = Pick<Services, "store" | "pool" | "config" | "now">;
+
+/** A committed change, with its sealed audit records (in the change's order). */
+export interface Committed {
+  kind: "committed";
+  change: OrderChange;
+  audit: AuditEntry[];
+}
+
+export interface RunOptions {
+  /** Checked once the capacity is secured, before anything is written (creation's idempotency claim). */
+  guard?: (tx: WriteTx, committed: Committed) => Promise<boolean>;
+  /** A contractor this process counted as busy before the command (creation's pick): given back after. */
+  tentative?: string | null;
+}
+
+/** The problem a refusal answers with. */
+export function refusalError(refusal: Refusal): ApiError {
+  const extra =
+    refusal.currentStatus === undefined
+      ? refusal.extra
+      : { current_status: refusal.currentStatus, ...refusal.extra };
+  return new ApiError(refusal.code, refusal.message, {
+    ...(refusal.errors ? { errors: refusal.errors } : {}),
+    ...(extra ? { extra } : {}),
+  });
+}
+
+function seal(change: OrderChange): AuditEntry[] {
+  const order = change.after;
+  return change.audit.map((fact) =>
+    sealRecord({
+      kind: fact.kind,
+      at: fact.at,
+      accountId: order.account_id,
+      livemode: order.livemode === 1,
+      orderId: order.id,
+      actor: fact.actor,
+      data: fact.data,
+    }),
+  );
+}
+
+/**
+ * Reads, decides and commits one command in one transaction. Returns the committed change, the refusal,
+ * or "lost" when the guard refused. A contractor found without capacity at commit is taken out and the
+ * command decided again (the cascade moves on as if it had never been free).
+ */
+export async function tryOrderCommand<S>(
+  services: OrderServices,
+  load: (tx: WriteTx) => Promise<S>,
+  decide: (state: S, ctx: CommandContext) => Decision,
+  options: RunOptions = {},
+): Promise<Committed | Refusal | { kind: "lost" }> {
+  const now = services.now();
+  const baseUrl = webhookBaseUrl(services.config);
+  const view = (order: Order) => orderSummaryView(order, baseUrl);
+  let outcome: Committed | Refusal | { kind: "lost" } | undefined;
+  try {
+    outcome = await services.store.write(async (tx) => {
+      const state = await load(tx);
+      const unavailable = new Set<string>();
+      const ctx: CommandContext = {
+        now,
+        unavailable,
+        sandboxPlayed: services.config.SANDBOX_SIMULATION,
+        newId: newSortableId,
+      };
+      for (;;) {
+        const decision = decide(state, ctx);
+        if (decision.kind === "refused") return decision;
+        const committed: Committed = { kind: "committed", change: decision, audit: seal(decision) };
+        const order = decision.after;
+        const outbox = decision.event
+          ? await outboxEvent(
+              order,
+              decision.event,
+              () => tx.hasDefaultEndpoint(order.account_id, order.livemode),
+              view,
+            )
+          : null;
+        const guard = options.guard;
+        const result = await tx.commitOrderChange({
+          change: decision,
+          audit: committed.audit,
+          outbox,
+          ...(guard ? { guard: () => guard(tx, committed) } : {}),
+        });
+        if (result.ok) return committed;
+        if (result.reason === "capacity") {
+          unavailable.add(result.contractorId);
+          continue;
+        }
+        if (result.reason === "guard") return { kind: "lost" as const };
+        return {
+          kind: "refused" as const,
+          code: "invalid_transition" as const,
+          message: "The order changed meanwhile; read it again.",
+          currentStatus: decision.before?.status ?? "received",
+        };
+      }
+    });
+  } finally {
+    mirrorCapacity(services, outcome, options.tentative ?? null);
+  }
+  return outcome;
+}
+
+/** This process's index follows what the store committed (and forgets a tentative hold). */
+function mirrorCapacity(
+  services: OrderServices,
+  outcome: Committed | Refusal | { kind: "lost" } | undefined,
+  tentative: string | null,
+): void {
+  const index = services.pool.index;
+  if (tentative !== null) index.releaseJob(tentative);
+  if (outcome?.kind !== "committed") return;
+  for (const id of outcome.change.capacity.take) index.addJob(id);
+  for (const id of outcome.change.capacity.release) index.releaseJob(id);
+}
+
+/** As tryOrderCommand, answering a refusal with its problem (the operations' form). */
+export async function runOrderCommand<S>(
+  services: OrderServices,
+  load: (tx: WriteTx) => Promise<S>,
+  decide: (state: S, ctx: CommandContext) => Decision,
+): Promise<Committed> {
+  const outcome = await tryOrderCommand(services, load, decide);
+  if (outcome.kind === "refused") throw refusalError(outcome);
+  if (outcome.kind === "lost") throw new Error("a command without a guard lost its guard");
+  return outcome;
+}
+
+// --- What the commands read ---------------------------------------------------------------------------
+
+/** An order and its offers, the order locked until COMMIT (where the store locks rows). */
+export async function loadOrder(tx: WriteTx, orderId: string): Promise<OrderState | null> {
+  const order = await tx.orderById(orderId, true);
+  return order ? { order, offers: await tx.offersOfOrder(order.id) } : null;
+}
+
+/** The order an offer belongs to, with its offers. */
+async function loadByOffer(tx: WriteTx, offerId: string): Promise<OrderState | null> {
+  const offer = await tx.offerById(offerId);
+  return offer ? loadOrder(tx, offer.order_id) : null;
+}
+
+function present(state: OrderState | null, orderId: string): OrderState {
+  if (!state) throw new Error(`order ${orderId} vanished`);
+  return state;
+}
+
+// --- The commands -------------------------------------------------------------------------------------
+
+/** A contractor accepts its pending offer. */
+export async function acceptOffer(
+  services: OrderServices,
+  contractorId: string,
+  offerId: string,
+  actor: Actor,
+): Promise<Order> {
+  const done = await runOrderCommand(
+    services,
+    (tx) => loadByOffer(tx, offerId),
+    (state, ctx) => orders.acceptOffer(state, { offerId, contractorId, actor }, ctx),
+  );
+  return done.change.after;
+}
+
+/** A contractor declines its pending offer: the job moves to the next contractor at once. */
+export async function declineOffer(
+  services: OrderServices,
+  contractorId: string,
+  offerId: string,
+  reason: string | null,
+  actor: Actor,
+): Promise<void> {
+  await runOrderCommand(
+    services,
+    (tx) => loadByOffer(tx, offerId),
+    (state, ctx) =>
+      orders.settleOffer(state, { offerId, outcome: "declined", actor, reason, decliner: contractorId }, ctx),
+  );
+}
+
+/**
+ * Settles a pending offer without its contractor's word: expired (the sweeper), or declined for it (the
+ * sandbox). False when the offer was no longer pending (settled meanwhile) or not yet due.
+ */
+export async function settleOffer(
+  services: OrderServices,
+  offerId: string,
+  outcome: "declined" | "expired",
+  actor: Actor,
+  reason: string | null = null,
+): Promise<boolean> {
+  const result = await tryOrderCommand(
+    services,
+    (tx) => loadByOffer(tx, offerId),
+    (state, ctx) => orders.settleOffer(state, { offerId, outcome, actor, reason }, ctx),
+  );
+  return result.kind === "committed";
+}
+
+/** The contractor on the job reports its progress. */
+export async function reportProgress(
+  services: OrderServices,
+  contractorId: string,
+  orderId: string,
+  report: ProgressReport,
+  actor: Actor,
+): Promise<Order> {
+  const done = await runOrderCommand(
+    services,
+    (tx) => loadOrder(tx, orderId),
+    (state, ctx) => orders.reportProgress(state, { orderId, contractorId, report, actor }, ctx),
+  );
+  return done.change.after;
+}
+
+/** The contractor on an active job asks for a higher NTE. */
+export async function requestNte(
+  services: OrderServices,
+  contractorId: string,
+  orderId: string,
+  cents: number,
+  reason: string,
+  actor: Actor,
+): Promise<NteRequest> {
+  const done = await runOrderCommand(
+    services,
+    async (tx) => {
+      const state = await loadOrder(tx, orderId);
+      return { state, requests: state ? await tx.nteRequestsOfOrder(orderId) : [] };
+    },
+    ({ state, requests }, ctx) =>
+      orders.requestNte(state, { orderId, contractorId, cents, reason, actor, requests }, ctx),
+  );
+  const row = done.change.nte.create;
+  if (!row) throw new Error("an NTE request was committed without its row");
+  return row;
+}
+
+/** The contractor invoices a completed job, within the NTE in force. */
+export async function invoice(
+  services: OrderServices,
+  contractorId: string,
+  orderId: string,
+  cents: number,
+  actor: Actor,
+): Promise<Order> {
+  const done = await runOrderCommand(
+    services,
+    (tx) => loadOrder(tx, orderId),
+    (state, ctx) => orders.invoiceJob(state, { orderId, contractorId, cents, actor }, ctx),
+  );
+  return done.change.after;
+}
+
+/** The caller (or a dispatcher) cancels an order it may see. */
+export async function cancelOrder(
+  services: OrderServices,
+  orderId: string,
+  reason: string | null,
+  role: Role,
+  actor: Actor,
+): Promise<Order> {
+  const done = await runOrderCommand(
+    services,
+    (tx) => loadOrder(tx, orderId),
+    (state, ctx) => orders.cancelOrder(present(state, orderId), { role, reason, actor }, ctx),
+  );
+  return done.change.after;
+}
+
+/** A dispatcher assigns or reassigns a contractor by hand (an override). */
+export async function assign(
+  services: OrderServices,
+  orderId: string,
+  livemode: boolean,
+  contractorId: string,
+  reason: string,
+  actor: Actor,
+): Promise<Order> {
+  const done = await runOrderCommand(
+    services,
+    async (tx) => ({
+      contractor: await tx.contractorStanding(contractorId),
+      state: await loadOrder(tx, orderId),
+    }),
+    ({ contractor, state }, ctx) =>
+      orders.assignContractor(state, { orderId, livemode, contractorId, contractor, reason, actor }, ctx),
+  );
+  return done.change.after;
+}
+
+/** The caller approves or rejects an NTE increase. */
+export async function decideNte(
+  services: OrderServices,
+  orderId: string,
+  requestId: string,
+  decision: "approved" | "rejected",
+  reason: string | null,
+  actor: Actor,
+): Promise<Order> {
+  const done = await runOrderCommand(
+    services,
+    async (tx) => ({
+      state: present(await loadOrder(tx, orderId), orderId),
+      request: await tx.nteRequestById(requestId),
+    }),
+    ({ state, request }, ctx) =>
+      orders.decideNte(state, { request, requestId, decision, reason, actor }, ctx),
+  );
+  return done.change.after;
+}

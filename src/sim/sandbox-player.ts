@@ -1,0 +1,112 @@
+// The sandbox's simulated contractors: with SANDBOX_SIMULATION on, they answer sandbox offers and move
+// sandbox jobs on, one step every SANDBOX_STEP_MS, so an integrator with a test key sees an order's whole
+// life in seconds. They act through the order's commands (operations/order-commands.ts) as
+// `system:sandbox`, like any contractor would. Markers in an order's description force an outcome.
+
+import type { ProgressReport } from "../domain/orders/commands.js";
+import { nteInForce } from "../domain/orders/policy.js";
+import { ApiError } from "../errors.js";
+import {
+  acceptOffer,
+  invoice,
+  type OrderServices,
+  reportProgress,
+  settleOffer,
+} from "../operations/order-commands.js";
+import { Periodic } from "../workers/periodic.js";
+
+/** The sandbox's simulated contractors answer an offer, and move a job on, after this long. */
+export const SANDBOX_STEP_MS = 3_000;
+export const SANDBOX_PLAY_MS = 1_000;
+
+/** Values in a sandbox order's description that force an outcome. */
+export const SANDBOX_MARKERS = {
+  decline: "[sandbox:decline]",
+  noAnswer: "[sandbox:no_answer]",
+  cannotComplete: "[sandbox:cannot_complete]",
+} as const;
+
+const actor = "system:sandbox" as const;
+
+/** Runs a step; one that lost to a change made meanwhile (a refusal) is simply not taken. */
+async function step(work: () => Promise<unknown>): Promise<void> {
+  try {
+    await work();
+  } catch (error) {
+    if (!(error instanceof ApiError)) throw error;
+  }
+}
+
+export class SandboxPlayer {
+  private readonly periodic = new Periodic(
+    () => this.tick(),
+    (err) => this.logger?.error({ err }, "sandbox play failed"),
+  );
+
+  constructor(
+    private readonly services: OrderServices,
+    private readonly logger?: { error(obj: object, msg: string): void },
+  ) {}
+
+  /** Answers the sandbox offers and moves on the sandbox jobs that waited a step. */
+  async tick(): Promise<void> {
+    const { store } = this.services;
+    const cutoff = new Date(this.services.now().getTime() - SANDBOX_STEP_MS).toISOString();
+    const offers = await store.sandboxOffers(cutoff, 100);
+    const orders = new Map((await store.ordersByIds(offers.map((o) => o.order_id))).map((o) => [o.id, o]));
+    for (const offer of offers) {
+      const description = orders.get(offer.order_id)?.description ?? "";
+      if (description.includes(SANDBOX_MARKERS.noAnswer)) continue; // left to expire
+      if (description.includes(SANDBOX_MARKERS.decline)) {
+        await settleOffer(
+          this.services,
+          offer.id,
+          "declined",
+          actor,
+          "declined by the sandbox (as the description asked)",
+        );
+      } else {
+        await step(() => acceptOffer(this.services, offer.contractor_id, offer.id, actor));
+      }
+    }
+    for (const order of await store.sandboxOrdersIn(
+      ["accepted", "en_route", "on_site", "completed"],
+      cutoff,
+      100,
+    )) {
+      const contractorId = order.contractor_id;
+      if (!contractorId) continue;
+      if (order.status === "completed") {
+        const cost = Number(order.final_cost_cents ?? order.estimated_cost_cents);
+        const limit = nteInForce(order);
+        await step(() =>
+          invoice(
+            this.services,
+            contractorId,
+            order.id,
+            limit === null ? cost : Math.min(cost, limit),
+            actor,
+          ),
+        );
+        continue;
+      }
+      const report: ProgressReport =
+        order.status === "accepted"
+          ? { status: "en_route", eta_minutes: 20 }
+          : order.status === "en_route"
+            ? { status: "on_site" }
+            : order.description.includes(SANDBOX_MARKERS.cannotComplete)
+              ? { status: "cannot_complete", reason: "could not complete (as the description asked)" }
+              : { status: "completed", final_cost_cents: Number(order.estimated_cost_cents) };
+      await step(() => reportProgress(this.services, contractorId, order.id, report, actor));
+    }
+  }
+
+  start(intervalMs = SANDBOX_PLAY_MS): void {
+    this.periodic.start(intervalMs);
+  }
+
+  stop(): Promise<void> {
+    return this.periodic.stop();
+  }
+}

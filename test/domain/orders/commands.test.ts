@@ -1,0 +1,506 @@
+// The order aggregate's commands on plain values: every status against every command, expected from the
+// transition table (each legal move gives a change to the table's status, each illegal one a refusal
+// naming the current status); the table against a hand-written list of the moves the README describes,
+// so a wrong table cannot pass by reading itself; and what each change carries (capacity, offers, audit,
+// event).
+
+import { describe, expect, it } from "vitest";
+import {
+  acceptOffer,
+  assignContractor,
+  type CommandContext,
+  cancelOrder,
+  createOrder,
+  decideNte,
+  invoiceJob,
+  type ProgressReport,
+  reportProgress,
+  requestNte,
+  settleOffer,
+} from "../../../src/domain/orders/commands.js";
+import { MAX_OFFERS } from "../../../src/domain/orders/policy.js";
+import {
+  type Action,
+  ORDER_STATUSES,
+  type OrderStatus,
+  type Role,
+  TRANSITIONS,
+} from "../../../src/domain/orders/transitions.js";
+import type { Decision, Offer, Order, OrderState } from "../../../src/domain/orders/types.js";
+
+const NOW = new Date("2026-11-23T12:00:00.000Z");
+let seq = 0;
+const ctx = (unavailable: string[] = []): CommandContext => ({
+  now: NOW,
+  unavailable: new Set(unavailable),
+  sandboxPlayed: false,
+  newId: (prefix) => `${prefix}_${++seq}`,
+});
+
+function order(status: OrderStatus, overrides: Partial<Order> = {}): Order {
+  return {
+    id: "ord_1",
+    account_id: "acct_1",
+    livemode: 1,
+    status,
+    trade: "plumbing",
+    urgency: "routine",
+    state: "TX",
+    zip: "78701",
+    city: null,
+    address: "1 Main St",
+    location_name: null,
+    description: "leak",
+    nte_cents: 50_000,
+    callback_url: null,
+    reference_id: null,
+    contractor_id: status === "received" || status === "needs_dispatcher" ? null : "ctr_a",
+    estimated_cost_cents: 30_000,
+    currency: "USD",
+    eta_tier: "same_day",
+    match_score: 0.9,
+    received_at: "2026-11-23T11:00:00.000Z",
+    matched_at: "2026-11-23T11:00:00.000Z",
+    dispatch_latency_ms: 1,
+    created_at: "2026-11-23T11:00:00.000Z",
+    updated_at: "2026-11-23T11:00:00.000Z",
+    ranking: JSON.stringify(["ctr_a", "ctr_b", "ctr_c", "ctr_d"]),
+    accepted_at: null,
+    eta_at: null,
+    completed_at: null,
+    final_cost_cents: null,
+    status_reason: null,
+    nte_approved_cents: null,
+    invoice_cents: null,
+    invoiced_at: null,
+    override_count: 0,
+    version: 7,
+    ...overrides,
+  };
+}
+
+function offer(overrides: Partial<Offer> = {}): Offer {
+  return {
+    id: "ofr_1",
+    order_id: "ord_1",
+    contractor_id: "ctr_a",
+    livemode: 1,
+    attempt: 1,
+    status: "pending",
+    offered_at: "2026-11-23T11:00:00.000Z",
+    deadline_at: "2026-11-23T13:00:00.000Z",
+    responded_at: null,
+    reason: null,
+    ...overrides,
+  };
+}
+
+/** An order in `status` held by ctr_a (so the contractor's commands reach the status check), with a
+ * pending offer while offered. */
+function stateIn(status: OrderStatus): OrderState {
+  return {
+    order: order(status, { contractor_id: "ctr_a" }),
+    offers: status === "offered" ? [offer()] : [offer({ status: "accepted" })],
+  };
+}
+
+const STANDING = { pool: "live", active: true, excluded: false };
+
+/** Each command that moves an order's status by a table action, run on `state` by `role`. */
+const COMMANDS: Array<{ action: Action; role: Role; run(state: OrderState): Decision }> = [
+  {
+    action: "accept",
+    role: "contractor",
+    run: (s) =>
+      acceptOffer(
+        { ...s, offers: [offer()] },
+        { offerId: "ofr_1", contractorId: "ctr_a", actor: "contractor:ctr_a" },
+        ctx(),
+      ),
+  },
+  ...(
+    [
+      ["depart", { status: "en_route", eta_minutes: 20 }],
+      ["arrive", { status: "on_site" }],
+      ["complete", { status: "completed", final_cost_cents: 100 }],
+      ["cannot_complete", { status: "cannot_complete", reason: "no parts" }],
+    ] as Array<[Action, ProgressReport]>
+  ).map(([action, report]) => ({
+    action,
+    role: "contractor" as Role,
+    run: (s: OrderState) =>
+      reportProgress(
+        s,
+        { orderId: "ord_1", contractorId: "ctr_a", report, actor: "contractor:ctr_a" },
+        ctx(),
+      ),
+  })),
+  {
+    action: "invoice",
+    role: "contractor",
+    run: (s) =>
+      invoiceJob(
+        s,
+        { orderId: "ord_1", contractorId: "ctr_a", cents: 100, actor: "contractor:ctr_a" },
+        ctx(),
+      ),
+  },
+  ...(["caller", "dispatcher"] as Role[]).map((role) => ({
+    action: "cancel" as Action,
+    role,
+    run: (s: OrderState) => cancelOrder(s, { role, reason: "r", actor: "key:k" }, ctx()),
+  })),
+  {
+    // assign from some statuses, reassign from others: the command picks by status.
+    action: "assign",
+    role: "dispatcher",
+    run: (s) =>
+      assignContractor(
+        s,
+        {
+          orderId: "ord_1",
+          livemode: true,
+          contractorId: "ctr_z",
+          contractor: STANDING,
+          reason: "r",
+          actor: "operator:k",
+        },
+        ctx(),
+      ),
+  },
+];
+
+function allowed(status: OrderStatus, action: Action, role: Role): OrderStatus | null {
+  const rule = TRANSITIONS.find((t) => t.action === action && t.from.includes(status) && t.by.includes(role));
+  return rule ? rule.to : null;
+}
+
+describe("the order's commands against the transition table", () => {
+  for (const status of ORDER_STATUSES) {
+    for (const command of COMMANDS) {
+      const action =
+        command.action === "assign" && (status === "accepted" || status === "en_route")
+          ? "reassign"
+          : command.action;
+      const to = allowed(status, action, command.role);
+      it(`${action} by ${command.role} from ${status}: ${to ?? "refused"}`, () => {
+        const decision = command.run(stateIn(status));
+        if (to === null) {
+          expect(decision).toMatchObject({
+            kind: "refused",
+            code: "invalid_transition",
+            currentStatus: status,
+          });
+          expect(decision.kind === "refused" && decision.message).toContain(`The order is ${status}`);
+        } else {
+          expect(decision.kind).toBe("change");
+          if (decision.kind !== "change") return;
+          expect(decision.after.status).toBe(to);
+          expect(decision.before?.version).toBe(7);
+          expect(decision.after.version).toBe(8);
+          // Every status change has exactly one audit record and one event.
+          expect(decision.audit).toHaveLength(1);
+          expect(decision.event?.type).toBe(`order.${to}`);
+          expect(decision.event?.details.previous_status).toBe(status);
+        }
+      });
+    }
+  }
+});
+
+describe("the transition table against the README's lifecycle", () => {
+  // Written from README.md "The work order's life", not from the table: [from, action, to, roles].
+  const EXPECTED: Array<[OrderStatus, Action, OrderStatus, Role[]]> = [
+    ["received", "offer", "offered", ["system"]],
+    ["received", "no_candidate", "needs_dispatcher", ["system"]],
+    ["offered", "reoffer", "offered", ["system"]],
+    ["offered", "exhaust", "needs_dispatcher", ["system"]],
+    ["offered", "accept", "accepted", ["contractor"]],
+    ["offered", "assign", "accepted", ["dispatcher"]],
+    ["needs_dispatcher", "assign", "accepted", ["dispatcher"]],
+    ["cannot_complete", "assign", "accepted", ["dispatcher"]],
+    ["accepted", "reassign", "accepted", ["dispatcher"]],
+    ["en_route", "reassign", "accepted", ["dispatcher"]],
+    ["accepted", "depart", "en_route", ["contractor"]],
+    ["en_route", "arrive", "on_site", ["contractor"]],
+    ["on_site", "complete", "completed", ["contractor"]],
+    ["accepted", "cannot_complete", "cannot_complete", ["contractor"]],
+    ["en_route", "cannot_complete", "cannot_complete", ["contractor"]],
+    ["on_site", "cannot_complete", "cannot_complete", ["contractor"]],
+    ["completed", "invoice", "invoiced", ["contractor", "dispatcher"]],
+    // The caller cancels until the contractor is on site; the dispatch team even on site.
+    ["received", "cancel", "cancelled", ["caller", "dispatcher"]],
+    ["offered", "cancel", "cancelled", ["caller", "dispatcher"]],
+    ["accepted", "cancel", "cancelled", ["caller", "dispatcher"]],
+    ["en_route", "cancel", "cancelled", ["caller", "dispatcher"]],
+    ["needs_dispatcher", "cancel", "cancelled", ["caller", "dispatcher"]],
+    ["on_site", "cancel", "cancelled", ["dispatcher"]],
+    ["cannot_complete", "cancel", "cancelled", ["dispatcher"]],
+  ];
+
+  it("holds exactly the moves the README describes, for exactly the roles it names", () => {
+    const fromTable = TRANSITIONS.flatMap((t) =>
+      t.from.flatMap((from) => t.by.map((role) => `${from} ${t.action} -> ${t.to} by ${role}`)),
+    ).sort();
+    const written = EXPECTED.flatMap(([from, action, to, roles]) =>
+      roles.map((role) => `${from} ${action} -> ${to} by ${role}`),
+    ).sort();
+    expect(fromTable).toEqual(written);
+  });
+
+  it("leaves invoiced and cancelled as the only terminal statuses", () => {
+    const terminal = ORDER_STATUSES.filter((s) => !EXPECTED.some(([from]) => from === s));
+    expect(terminal.sort()).toEqual(["cancelled", "invoiced"]);
+  });
+});
+
+describe("what each change carries", () => {
+  const created = (candidates: string[], unavailable: string[] = []) =>
+    createOrder(
+      {
+        draft: order("received", { contractor_id: null, ranking: JSON.stringify(candidates), version: 0 }),
+        candidates: candidates.map((id, i) => ({
+          contractorId: id,
+          priceCents: 20_000 + i,
+          etaTier: "same_day",
+          score: 1 - i / 10,
+        })),
+        modelPriceCents: 25_000,
+        dispatchLatencyMs: 0.5,
+        actor: "key:k",
+        createdData: { input: {} },
+        decisionData: { candidates: candidates.length },
+      },
+      ctx(unavailable),
+    );
+
+  it("creates an order offered to the best candidate with capacity, holding one unit of it", () => {
+    const change = created(["ctr_a", "ctr_b"], ["ctr_a"]);
+    expect(change.before).toBeNull();
+    expect(change.after).toMatchObject({
+      status: "offered",
+      contractor_id: "ctr_b",
+      estimated_cost_cents: 20_001,
+    });
+    expect(change.capacity).toEqual({ take: ["ctr_b"], release: [] });
+    expect(change.offers.create).toHaveLength(1);
+    expect(change.offers.create[0]).toMatchObject({ contractor_id: "ctr_b", attempt: 1, status: "pending" });
+    expect(change.audit.map((a) => a.kind)).toEqual(["order.created", "order.matched"]);
+    expect(change.event).toMatchObject({ type: "order.offered", details: { previous_status: "received" } });
+  });
+
+  it("creates an order for a dispatcher when no candidate has capacity, at the model price", () => {
+    const change = created(["ctr_a"], ["ctr_a"]);
+    expect(change.after).toMatchObject({
+      status: "needs_dispatcher",
+      contractor_id: null,
+      estimated_cost_cents: 25_000,
+    });
+    expect(change.capacity.take).toEqual([]);
+    expect(change.audit.map((a) => a.kind)).toEqual(["order.created", "order.unmatched"]);
+  });
+
+  it("re-offers a declined job to the next untried contractor, then hands it to a dispatcher", () => {
+    const state = stateIn("offered");
+    const decline = (s: OrderState, unavailable: string[] = []) =>
+      settleOffer(
+        s,
+        {
+          offerId: s.offers.at(-1)?.id ?? "",
+          outcome: "declined",
+          actor: "contractor:x",
+          reason: "busy",
+          decliner: s.order.contractor_id ?? "",
+        },
+        ctx(unavailable),
+      );
+    const first = decline(state, ["ctr_b"]);
+    if (first.kind !== "change") throw new Error("refused");
+    expect(first.after).toMatchObject({ status: "offered", contractor_id: "ctr_c" });
+    expect(first.capacity).toEqual({ take: ["ctr_c"], release: ["ctr_a"] });
+    expect(first.offers.settle).toEqual([
+      { id: "ofr_1", status: "declined", at: NOW.toISOString(), reason: "busy" },
+    ]);
+    expect(first.offers.create[0]).toMatchObject({ contractor_id: "ctr_c", attempt: 2 });
+    expect(first.event).toBeNull(); // still offered: no status event
+    // After MAX_OFFERS offers the cascade ends.
+    const offers = Array.from({ length: MAX_OFFERS }, (_, i) =>
+      offer({
+        id: `ofr_${i}`,
+        attempt: i + 1,
+        contractor_id: `ctr_${"abc"[i]}`,
+        status: i + 1 < MAX_OFFERS ? "declined" : "pending",
+      }),
+    );
+    const last = decline({ order: order("offered", { contractor_id: "ctr_c" }), offers });
+    expect(last).toMatchObject({
+      kind: "change",
+      after: { status: "needs_dispatcher", contractor_id: null },
+    });
+    if (last.kind === "change") expect(last.capacity).toEqual({ take: [], release: ["ctr_c"] });
+  });
+
+  it("settles an offer the order moved past without touching the order's status", () => {
+    const state: OrderState = { order: order("cancelled"), offers: [offer()] };
+    const change = settleOffer(
+      state,
+      { offerId: "ofr_1", outcome: "declined", actor: "contractor:ctr_a", reason: null, decliner: "ctr_a" },
+      ctx(),
+    );
+    expect(change).toMatchObject({ kind: "change", patch: {}, after: { status: "cancelled", version: 8 } });
+  });
+
+  it("expires an offer only once its deadline has passed", () => {
+    const pending = { order: order("offered"), offers: [offer({ deadline_at: "2026-11-23T12:00:01.000Z" })] };
+    expect(
+      settleOffer(
+        pending,
+        { offerId: "ofr_1", outcome: "expired", actor: "system:dispatch", reason: null },
+        ctx(),
+      ).kind,
+    ).toBe("refused");
+    const due = { order: order("offered"), offers: [offer({ deadline_at: "2026-11-23T12:00:00.000Z" })] };
+    expect(
+      settleOffer(
+        due,
+        { offerId: "ofr_1", outcome: "expired", actor: "system:dispatch", reason: null },
+        ctx(),
+      ).kind,
+    ).toBe("change");
+  });
+
+  it("cancels with every pending offer withdrawn and the holder's capacity given back", () => {
+    const change = cancelOrder(
+      stateIn("offered"),
+      { role: "caller", reason: "fixed it", actor: "key:k" },
+      ctx(),
+    );
+    if (change.kind !== "change") throw new Error("refused");
+    expect(change.offers.settle).toEqual([
+      { id: "ofr_1", status: "withdrawn", at: NOW.toISOString(), reason: "order cancelled" },
+    ]);
+    expect(change.capacity).toEqual({ take: [], release: ["ctr_a"] });
+  });
+
+  it("refuses an assignment to a contractor without capacity, or outside the key's pool", () => {
+    const run = (standing: typeof STANDING | undefined, unavailable: string[] = []) =>
+      assignContractor(
+        stateIn("needs_dispatcher"),
+        {
+          orderId: "ord_1",
+          livemode: true,
+          contractorId: "ctr_z",
+          contractor: standing,
+          reason: "r",
+          actor: "operator:k",
+        },
+        ctx(unavailable),
+      );
+    expect(run(STANDING, ["ctr_z"])).toMatchObject({ kind: "refused", code: "contractor_unavailable" });
+    expect(run({ ...STANDING, pool: "sandbox" })).toMatchObject({ kind: "refused", code: "not_found" });
+    expect(run({ ...STANDING, excluded: true })).toMatchObject({
+      kind: "refused",
+      code: "contractor_unavailable",
+      message: "Contractor ctr_z is excluded.",
+    });
+    expect(run(STANDING)).toMatchObject({
+      kind: "change",
+      capacity: { take: ["ctr_z"], release: [] },
+      after: { override_count: 1 },
+    });
+  });
+
+  it("asks for, decides and invoices within the NTE in force", () => {
+    const state = stateIn("completed");
+    const asked = requestNte(
+      state,
+      {
+        orderId: "ord_1",
+        contractorId: "ctr_a",
+        cents: 60_000,
+        reason: "pipe",
+        actor: "contractor:ctr_a",
+        requests: [],
+      },
+      ctx(),
+    );
+    if (asked.kind !== "change" || !asked.nte.create) throw new Error("refused");
+    expect(asked.event?.type).toBe("order.nte_requested");
+    const again = requestNte(
+      state,
+      {
+        orderId: "ord_1",
+        contractorId: "ctr_a",
+        cents: 70_000,
+        reason: "pipe",
+        actor: "contractor:ctr_a",
+        requests: [asked.nte.create],
+      },
+      ctx(),
+    );
+    expect(again).toMatchObject({ kind: "refused", code: "invalid_transition" });
+    const low = requestNte(
+      state,
+      {
+        orderId: "ord_1",
+        contractorId: "ctr_a",
+        cents: 50_000,
+        reason: "pipe",
+        actor: "contractor:ctr_a",
+        requests: [],
+      },
+      ctx(),
+    );
+    expect(low).toMatchObject({
+      kind: "refused",
+      code: "validation_failed",
+      errors: [{ field: "requested_nte_cents" }],
+    });
+    const approved = decideNte(
+      state,
+      {
+        request: asked.nte.create,
+        requestId: asked.nte.create.id,
+        decision: "approved",
+        reason: null,
+        actor: "key:k",
+      },
+      ctx(),
+    );
+    if (approved.kind !== "change") throw new Error("refused");
+    expect(approved.after.nte_approved_cents).toBe(60_000);
+    const over = invoiceJob(
+      { ...state, order: approved.after },
+      { orderId: "ord_1", contractorId: "ctr_a", cents: 60_001, actor: "contractor:ctr_a" },
+      ctx(),
+    );
+    expect(over).toMatchObject({
+      kind: "refused",
+      code: "nte_exceeded",
+      extra: { nte_in_force_cents: 60_000 },
+    });
+    const within = invoiceJob(
+      { ...state, order: approved.after },
+      { orderId: "ord_1", contractorId: "ctr_a", cents: 60_000, actor: "contractor:ctr_a" },
+      ctx(),
+    );
+    expect(within).toMatchObject({ kind: "change", after: { status: "invoiced", invoice_cents: 60_000 } });
+  });
+
+  it("keeps a contractor to its own offers and jobs", () => {
+    expect(
+      acceptOffer(
+        stateIn("offered"),
+        { offerId: "ofr_1", contractorId: "ctr_b", actor: "contractor:ctr_b" },
+        ctx(),
+      ),
+    ).toMatchObject({ kind: "refused", code: "not_found" });
+    expect(
+      reportProgress(
+        stateIn("accepted"),
+        { orderId: "ord_1", contractorId: "ctr_b", report: { status: "on_site" }, actor: "contractor:ctr_b" },
+        ctx(),
+      ),
+    ).toMatchObject({ kind: "refused", code: "not_found" });
+  });
+});

@@ -1,0 +1,337 @@
+// Property test: random sequences of commands from the three roles (caller, contractor, dispatcher), the
+// service (offers expiring) and the clock, applied to a pool of orders the way the writer applies them
+// (capacity taken only while a contractor has some left, else the command is decided again without it),
+// never break the order's invariants:
+// - the capacity each contractor holds equals its pending offers plus the jobs it holds, never above its
+//   maximum;
+// - an order has at most one pending offer, and has one exactly while it is offered, to its holder;
+// - a change that moves the status carries one event, for the new status, and at least one audit record;
+//   a change that does not move it carries no status event (but a reassignment's order.accepted).
+
+import fc from "fast-check";
+import { describe, expect, it } from "vitest";
+import {
+  acceptOffer,
+  assignContractor,
+  type CommandContext,
+  cancelOrder,
+  createOrder,
+  decideNte,
+  invoiceJob,
+  type ProgressReport,
+  reportProgress,
+  requestNte,
+  settleOffer,
+} from "../../../src/domain/orders/commands.js";
+import { holdsContractor, type OrderStatus } from "../../../src/domain/orders/transitions.js";
+import type { Decision, NteRequest, Offer, Order, OrderChange } from "../../../src/domain/orders/types.js";
+
+const CONTRACTORS = ["ctr_a", "ctr_b", "ctr_c", "ctr_d"];
+const CAPACITY = 2;
+
+type Step =
+  | { kind: "create"; ranking: number[] }
+  | { kind: "accept" | "decline" | "expire"; pick: number }
+  | { kind: "report"; pick: number; report: ProgressReport["status"] }
+  | { kind: "cancel"; pick: number; by: "caller" | "dispatcher" }
+  | { kind: "assign"; pick: number; to: number }
+  | { kind: "nte"; pick: number; cents: number }
+  | { kind: "decide"; pick: number; approve: boolean }
+  | { kind: "invoice"; pick: number; cents: number }
+  | { kind: "clock"; minutes: number };
+
+const step: fc.Arbitrary<Step> = fc.oneof(
+  fc.record({
+    kind: fc.constant("create" as const),
+    ranking: fc.uniqueArray(fc.integer({ min: 0, max: 3 }), { maxLength: 4 }),
+  }),
+  fc.record({
+    kind: fc.constantFrom("accept" as const, "decline" as const, "expire" as const),
+    pick: fc.nat(),
+  }),
+  fc.record({
+    kind: fc.constant("report" as const),
+    pick: fc.nat(),
+    report: fc.constantFrom(
+      "en_route" as const,
+      "on_site" as const,
+      "completed" as const,
+      "cannot_complete" as const,
+    ),
+  }),
+  fc.record({
+    kind: fc.constant("cancel" as const),
+    pick: fc.nat(),
+    by: fc.constantFrom("caller" as const, "dispatcher" as const),
+  }),
+  fc.record({ kind: fc.constant("assign" as const), pick: fc.nat(), to: fc.integer({ min: 0, max: 3 }) }),
+  fc.record({
+    kind: fc.constant("nte" as const),
+    pick: fc.nat(),
+    cents: fc.integer({ min: 1, max: 100_000 }),
+  }),
+  fc.record({ kind: fc.constant("decide" as const), pick: fc.nat(), approve: fc.boolean() }),
+  fc.record({
+    kind: fc.constant("invoice" as const),
+    pick: fc.nat(),
+    cents: fc.integer({ min: 0, max: 100_000 }),
+  }),
+  fc.record({ kind: fc.constant("clock" as const), minutes: fc.integer({ min: 1, max: 120 }) }),
+);
+
+/** The store, in memory, committing changes as storage/order-writer.ts does. */
+class World {
+  now = new Date("2026-11-23T12:00:00.000Z");
+  orders: Order[] = [];
+  offers: Offer[] = [];
+  nte: NteRequest[] = [];
+  held = new Map<string, number>(CONTRACTORS.map((c) => [c, 0]));
+  private seq = 0;
+
+  /** Decides and commits like the operations' runner: a contractor without capacity is decided without. */
+  run(decide: (ctx: CommandContext) => Decision): Decision {
+    const unavailable = new Set<string>();
+    const ctx: CommandContext = {
+      now: this.now,
+      unavailable,
+      sandboxPlayed: false,
+      newId: (prefix) => `${prefix}_${++this.seq}`,
+    };
+    for (;;) {
+      const decision = decide(ctx);
+      if (decision.kind === "refused") return decision;
+      const full = decision.capacity.take.find((c) => (this.held.get(c) ?? 0) >= CAPACITY);
+      if (full !== undefined) {
+        unavailable.add(full);
+        continue;
+      }
+      this.apply(decision);
+      return decision;
+    }
+  }
+
+  private apply(change: OrderChange): void {
+    checkChange(change);
+    for (const c of change.capacity.take) this.held.set(c, (this.held.get(c) ?? 0) + 1);
+    for (const c of change.capacity.release) this.held.set(c, (this.held.get(c) ?? 0) - 1);
+    const at = this.orders.findIndex((o) => o.id === change.after.id);
+    if (at === -1) this.orders.push(change.after);
+    else this.orders[at] = change.after;
+    for (const s of change.offers.settle) {
+      const o = this.offers.find((x) => x.id === s.id);
+      if (o?.status !== "pending") throw new Error(`settled a non-pending offer ${s.id}`);
+      Object.assign(o, { status: s.status, responded_at: s.at, reason: s.reason });
+    }
+    this.offers.push(...change.offers.create.map((o) => ({ ...o })));
+    if (change.nte.create) this.nte.push({ ...change.nte.create });
+    const d = change.nte.decide;
+    if (d) Object.assign(this.nte.find((r) => r.id === d.id) ?? {}, { status: d.status, decided_at: d.at });
+  }
+
+  state(order: Order) {
+    return { order, offers: this.offers.filter((o) => o.order_id === order.id) };
+  }
+}
+
+function checkChange(change: OrderChange): void {
+  expect(change.audit.length).toBeGreaterThan(0);
+  const from = change.before?.status ?? "received";
+  if (change.after.status !== from) {
+    expect(change.event?.type).toBe(`order.${change.after.status}`);
+  } else if (change.event && change.audit.some((a) => a.kind === "order.assigned")) {
+    expect(change.event.type).toBe("order.accepted"); // a reassignment: accepted again, by another
+  } else if (change.event) {
+    expect(change.event.type).toMatch(/^order\.nte_/);
+  }
+}
+
+function checkInvariants(w: World): void {
+  for (const c of CONTRACTORS) {
+    const offers = w.offers.filter((o) => o.contractor_id === c && o.status === "pending").length;
+    const jobs = w.orders.filter(
+      (o) => o.contractor_id === c && o.status !== "offered" && holdsContractor(o.status as OrderStatus),
+    ).length;
+    expect(w.held.get(c), `capacity held by ${c}`).toBe(offers + jobs);
+    expect(w.held.get(c)).toBeLessThanOrEqual(CAPACITY);
+  }
+  for (const order of w.orders) {
+    const pending = w.offers.filter((o) => o.order_id === order.id && o.status === "pending");
+    expect(pending.length, `pending offers of ${order.id}`).toBeLessThanOrEqual(1);
+    if (order.status === "offered") expect(pending[0]?.contractor_id).toBe(order.contractor_id);
+    else expect(pending).toHaveLength(0);
+  }
+}
+
+function play(w: World, s: Step): void {
+  const order = w.orders.length > 0 && "pick" in s ? w.orders[s.pick % w.orders.length] : undefined;
+  const pendingOf = (o: Order) => w.offers.find((x) => x.order_id === o.id && x.status === "pending");
+  switch (s.kind) {
+    case "create": {
+      const n = w.orders.length + 1;
+      const ranking = s.ranking.map((i) => CONTRACTORS[i] as string);
+      w.run((ctx) =>
+        createOrder(
+          {
+            draft: {
+              ...(w.orders[0] ?? ({} as Order)),
+              id: `ord_${n}`,
+              account_id: "acct_1",
+              livemode: 1,
+              status: "received",
+              urgency: "routine",
+              nte_cents: 50_000,
+              nte_approved_cents: null,
+              contractor_id: null,
+              ranking: JSON.stringify(ranking),
+              callback_url: null,
+              received_at: w.now.toISOString(),
+            } as Order,
+            candidates: ranking.map((id) => ({
+              contractorId: id,
+              priceCents: 1,
+              etaTier: "same_day",
+              score: 1,
+            })),
+            modelPriceCents: 1,
+            dispatchLatencyMs: 0,
+            actor: "key:k",
+            createdData: {},
+            decisionData: {},
+          },
+          ctx,
+        ),
+      );
+      return;
+    }
+    case "clock":
+      w.now = new Date(w.now.getTime() + s.minutes * 60_000);
+      return;
+  }
+  if (!order) return;
+  const contractor = order.contractor_id ?? "ctr_a";
+  const offer = pendingOf(order);
+  switch (s.kind) {
+    case "accept":
+      if (offer)
+        w.run((ctx) =>
+          acceptOffer(
+            w.state(order),
+            { offerId: offer.id, contractorId: offer.contractor_id, actor: "contractor:x" },
+            ctx,
+          ),
+        );
+      return;
+    case "decline":
+    case "expire":
+      if (offer)
+        w.run((ctx) =>
+          settleOffer(
+            w.state(order),
+            {
+              offerId: offer.id,
+              outcome: s.kind === "decline" ? "declined" : "expired",
+              actor: "contractor:x",
+              reason: null,
+              ...(s.kind === "decline" ? { decliner: offer.contractor_id } : {}),
+            },
+            ctx,
+          ),
+        );
+      return;
+    case "report": {
+      const report: ProgressReport =
+        s.report === "en_route"
+          ? { status: "en_route", eta_minutes: 30 }
+          : s.report === "completed"
+            ? { status: "completed", final_cost_cents: 40_000 }
+            : s.report === "cannot_complete"
+              ? { status: "cannot_complete", reason: "no parts" }
+              : { status: "on_site" };
+      w.run((ctx) =>
+        reportProgress(
+          w.state(order),
+          { orderId: order.id, contractorId: contractor, report, actor: "contractor:x" },
+          ctx,
+        ),
+      );
+      return;
+    }
+    case "cancel":
+      w.run((ctx) => cancelOrder(w.state(order), { role: s.by, reason: null, actor: "key:k" }, ctx));
+      return;
+    case "assign":
+      w.run((ctx) =>
+        assignContractor(
+          w.state(order),
+          {
+            orderId: order.id,
+            livemode: true,
+            contractorId: CONTRACTORS[s.to] as string,
+            contractor: { pool: "live", active: true, excluded: false },
+            reason: "r",
+            actor: "operator:k",
+          },
+          ctx,
+        ),
+      );
+      return;
+    case "nte":
+      w.run((ctx) =>
+        requestNte(
+          w.state(order),
+          {
+            orderId: order.id,
+            contractorId: contractor,
+            cents: s.cents,
+            reason: "more",
+            actor: "contractor:x",
+            requests: w.nte.filter((r) => r.order_id === order.id),
+          },
+          ctx,
+        ),
+      );
+      return;
+    case "decide": {
+      const request = w.nte.find((r) => r.order_id === order.id && r.status === "pending");
+      if (request)
+        w.run((ctx) =>
+          decideNte(
+            w.state(order),
+            {
+              request,
+              requestId: request.id,
+              decision: s.approve ? "approved" : "rejected",
+              reason: null,
+              actor: "key:k",
+            },
+            ctx,
+          ),
+        );
+      return;
+    }
+    case "invoice":
+      w.run((ctx) =>
+        invoiceJob(
+          w.state(order),
+          { orderId: order.id, contractorId: contractor, cents: s.cents, actor: "contractor:x" },
+          ctx,
+        ),
+      );
+      return;
+  }
+}
+
+describe("the order's invariants under random commands", () => {
+  it("hold after every command, for any sequence", () => {
+    fc.assert(
+      fc.property(fc.array(step, { minLength: 1, maxLength: 60 }), (steps) => {
+        const w = new World();
+        for (const s of steps) {
+          play(w, s);
+          checkInvariants(w);
+        }
+      }),
+      { numRuns: 300 },
+    );
+  });
+});
