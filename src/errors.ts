@@ -98,3 +98,9 @@ export function toProblem(error: ApiError, requestId: string, instance?: string)
   if (error.errors) problem.errors = error.errors;
   return problem;
 }
+
+/** 422 validation_failed naming every field at fault. */
+export function validationError(errors: FieldError[]): ApiError {
+  const fields = [...new Set(errors.map((e) => e.field || "body"))];
+  return new ApiError("validation_failed", `Invalid request: ${fields.join(", ")}.`, { errors });
+}

@@ -11,7 +11,7 @@ import { type BootstrapResult, bootstrap } from "./bootstrap.js";
 import { clusterMetricsSource, serveClusterMetrics } from "./cluster-metrics.js";
 import { type Config, loadConfig } from "./config.js";
 import { createLogger } from "./logger.js";
-import { createServices, openStore } from "./services/create-services.js";
+import { createServices, createWebhookDispatcher, openStore } from "./services/create-services.js";
 import { SandboxPlayer } from "./sim/sandbox-player.js";
 import { buildApp } from "./transports/http/app.js";
 import { OfferSweeper } from "./workers/offer-sweeper.js";
@@ -68,7 +68,8 @@ async function serve(config: Config, prepare: boolean): Promise<void> {
   sweeper.start(); // offer deadlines
   const sandbox = config.SANDBOX_SIMULATION ? new SandboxPlayer(services, logger) : null;
   sandbox?.start(); // the sandbox's simulated contractors
-  services.webhooks.start(config.WEBHOOK_INTERVAL_MS);
+  const webhooks = createWebhookDispatcher(config, store, { logger, metrics: services.metrics });
+  webhooks.start(config.WEBHOOK_INTERVAL_MS);
   const purge = setInterval(() => {
     store
       .purgeExpiredIdempotency(new Date().toISOString())
@@ -89,7 +90,7 @@ async function serve(config: Config, prepare: boolean): Promise<void> {
     await app.close(); // stops accepting, drains in-flight requests
     await sweeper.stop();
     await sandbox?.stop();
-    await services.webhooks.close();
+    await webhooks.close();
     await services.audit.stop();
     await services.audit
       .sequence(true)

@@ -6,8 +6,7 @@ import { z } from "zod";
 import type { Verification } from "../audit/audit-log.js";
 import { SEAL_PATTERN } from "../audit/record.js";
 import { CHECKPOINT_ORIGIN } from "../audit/signing.js";
-import { ApiError } from "../errors.js";
-import { validationError } from "./gate.js";
+import { ApiError, validationError } from "../errors.js";
 import { defineOperation } from "./types.js";
 
 const hex32 = z

@@ -5,7 +5,7 @@ import type { z } from "zod";
 import type { Principal } from "../auth/api-key-service.js";
 import { rateLimitHeaders } from "../auth/rate-limit-headers.js";
 import type { RateDecision, RatePolicy } from "../auth/rate-limiter.js";
-import { ApiError, type FieldError } from "../errors.js";
+import { ApiError, type FieldError, validationError } from "../errors.js";
 import type { AnyOperation, OperationContext, Services } from "./types.js";
 
 export interface Admission {
@@ -121,11 +121,6 @@ export function fieldErrors(error: z.ZodError): FieldError[] {
     }
   }
   return out;
-}
-
-export function validationError(errors: FieldError[]): ApiError {
-  const fields = [...new Set(errors.map((e) => e.field || "body"))];
-  return new ApiError("validation_failed", `Invalid request: ${fields.join(", ")}.`, { errors });
 }
 
 /** Validates the input against the operation's schema and runs its handler. */

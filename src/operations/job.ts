@@ -6,7 +6,7 @@ import { type MatchRequest, type MatchResult, match } from "../domain/matching.j
 import { modelJobPrice, type Urgency } from "../domain/pricing.js";
 import type { StateCode } from "../domain/states.js";
 import { TRADES, type TradeCode } from "../domain/trades.js";
-import { validationError } from "./gate.js";
+import { validationError } from "../errors.js";
 import type { Services } from "./types.js";
 
 export interface JobInput {

@@ -2,7 +2,7 @@
 // list's order, encoded so that callers pass it back rather than build it).
 
 import { z } from "zod";
-import { validationError } from "./gate.js";
+import { validationError } from "../errors.js";
 
 export const pageLimitSchema = z.coerce
   .number({ error: "limit must be a whole number" })

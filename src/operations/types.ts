@@ -9,9 +9,8 @@ import type { Config } from "../config.js";
 import type { Metrics } from "../metrics.js";
 import type { SafeFetcher } from "../net/safe-fetch.js";
 import type { ProbeService } from "../probe/probe.js";
-import type { ContractorPool } from "../services/contractor-pool.js";
 import type { Store } from "../storage/store.js";
-import type { WebhookDispatcher } from "../workers/webhook-dispatcher.js";
+import type { ContractorPool } from "./contractor-pool.js";
 
 export interface Services {
   config: Config;
@@ -24,8 +23,6 @@ export interface Services {
   /** The SSRF-safe fetcher every outbound request goes through (probe, webhooks). */
   fetcher: SafeFetcher;
   probe: ProbeService;
-  /** Delivers webhook events from the outbox. */
-  webhooks: WebhookDispatcher;
   /** Idempotency keys whose first request is still running in this process. */
   inflightIdempotency: Set<string>;
   now(): Date;

@@ -10,13 +10,13 @@ import { RedisRateLimiter } from "../auth/redis-rate-limiter.js";
 import type { Config } from "../config.js";
 import { Metrics } from "../metrics.js";
 import { type FetcherOptions, SafeFetcher } from "../net/safe-fetch.js";
+import { ContractorPool } from "../operations/contractor-pool.js";
 import type { Services } from "../operations/types.js";
 import { PROBE_CACHE_TTL_MS, ProbeService } from "../probe/probe.js";
 import { openPostgresStore } from "../storage/postgres.js";
 import { openSqliteStore } from "../storage/sqlite.js";
 import type { Store } from "../storage/store.js";
 import { WebhookDispatcher } from "../workers/webhook-dispatcher.js";
-import { ContractorPool } from "./contractor-pool.js";
 
 /** The store the configuration selects: PostgreSQL with DATABASE_URL, else SQLite under DATA_DIR. */
 export function openStore(config: Config): Store {
@@ -78,8 +78,6 @@ export function createServices(
     signer?: CheckpointSigner;
     /** An outbound fetcher of the caller's (tests pass one with a stub resolver). */
     fetcher?: SafeFetcher;
-    /** The fetcher webhook deliveries go through (default: one of their own, WEBHOOK_* settings). */
-    webhookFetcher?: SafeFetcher;
   } = {},
 ): Services {
   const metrics = options.metrics ?? new Metrics();
@@ -108,24 +106,30 @@ export function createServices(
       cacheTtlMs: PROBE_CACHE_TTL_MS,
       ...(options.now ? { now: options.now } : {}),
     }),
-    webhooks: new WebhookDispatcher(store, {
-      fetcher:
-        options.webhookFetcher ??
-        createFetcher(config, {
-          timeoutMs: config.WEBHOOK_TIMEOUT_MS,
-          maxConcurrent: config.WEBHOOK_CONCURRENCY,
-          maxRedirects: 0,
-          userAgent: "field-dispatch-webhooks/1.0 (Standard Webhooks)",
-        }),
-      ownsFetcher: options.webhookFetcher === undefined,
-      concurrency: config.WEBHOOK_CONCURRENCY,
-      timeoutMs: config.WEBHOOK_TIMEOUT_MS,
-      retentionDays: config.WEBHOOK_RETENTION_DAYS,
-      metrics,
-      ...(options.now ? { now: options.now } : {}),
-      ...(options.logger ? { logger: options.logger } : {}),
-    }),
     inflightIdempotency: new Set(),
     now: options.now ?? (() => new Date()),
   };
+}
+
+/** The webhook dispatcher the configuration describes, with an outbound fetcher of its own. */
+export function createWebhookDispatcher(
+  config: Config,
+  store: Store,
+  options: { now?: () => Date; logger?: FastifyBaseLogger; metrics?: Metrics } = {},
+): WebhookDispatcher {
+  return new WebhookDispatcher(store, {
+    fetcher: createFetcher(config, {
+      timeoutMs: config.WEBHOOK_TIMEOUT_MS,
+      maxConcurrent: config.WEBHOOK_CONCURRENCY,
+      maxRedirects: 0,
+      userAgent: "field-dispatch-webhooks/1.0 (Standard Webhooks)",
+    }),
+    ownsFetcher: true,
+    concurrency: config.WEBHOOK_CONCURRENCY,
+    timeoutMs: config.WEBHOOK_TIMEOUT_MS,
+    retentionDays: config.WEBHOOK_RETENTION_DAYS,
+    ...(options.metrics ? { metrics: options.metrics } : {}),
+    ...(options.now ? { now: options.now } : {}),
+    ...(options.logger ? { logger: options.logger } : {}),
+  });
 }

@@ -261,7 +261,6 @@ export async function runSimulation(
     await revokeAll(world);
     await services.limiter.close();
     await services.fetcher.close();
-    await services.webhooks.close();
   }
   const wallMs = performance.now() - began;
 

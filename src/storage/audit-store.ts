@@ -6,7 +6,7 @@ import { CompiledQuery, type Kysely, sql, type Transaction } from "kysely";
 import type { Hash, NewNode, NodeRef } from "../audit/merkle.js";
 import { appendLeaves, compactRange, nodeKey } from "../audit/merkle.js";
 import type { AuditEntry } from "../audit/record.js";
-import type { Dialect } from "./migrations/index.js";
+import type { Dialect } from "./dialect.js";
 import { PreparedInsert } from "./prepared-insert.js";
 import type { AuditCheckpointsTable, AuditLegalHoldsTable, AuditRecordRow, Database } from "./schema.js";
 

@@ -9,6 +9,7 @@
 // come before it; the latency index, read in order within that bucket, gives the exact value.
 
 import { type Kysely, sql } from "kysely";
+import type { Dialect } from "./dialect.js";
 import {
   bucketRange,
   EVALS_SUMS,
@@ -20,7 +21,6 @@ import {
   latencyExpr,
   latencyPresent,
 } from "./migrations/0008-evals.js";
-import type { Dialect } from "./migrations/index.js";
 import type { Database } from "./schema.js";
 
 export type StatusSums = Record<EvalsSum, number>;

@@ -16,9 +16,10 @@ import type { StateCode } from "../domain/states.js";
 import type { TradeCode } from "../domain/trades.js";
 import { newId } from "../ids.js";
 import { AuditStore } from "./audit-store.js";
+import type { Dialect } from "./dialect.js";
 import { EvalsStore } from "./evals-store.js";
 import { GroupCommitter } from "./group-commit.js";
-import { type Dialect, migrationProvider } from "./migrations/index.js";
+import { migrationProvider } from "./migrations/index.js";
 import { commitOrderChange, type WriterTx } from "./order-writer.js";
 import { PreparedInsert } from "./prepared-insert.js";
 import type {

@@ -2,7 +2,7 @@
 // audit log's records, leaves and tree nodes.
 
 import { CompiledQuery, type Insertable, type Kysely } from "kysely";
-import type { Dialect } from "./migrations/index.js";
+import type { Dialect } from "./dialect.js";
 import type { Database } from "./schema.js";
 
 /**

@@ -5,7 +5,7 @@
 
 import { type Kysely, sql, type Transaction } from "kysely";
 import { newSortableId } from "../ids.js";
-import type { Dialect } from "./migrations/index.js";
+import type { Dialect } from "./dialect.js";
 import { PreparedInsert } from "./prepared-insert.js";
 import type {
   Database,

@@ -4,8 +4,8 @@
 // delivery (a name may resolve to a private address later).
 
 import type { Config } from "../config.js";
+import { validationError } from "../errors.js";
 import { checkUrl, UrlRefused } from "../net/address-policy.js";
-import { validationError } from "../operations/gate.js";
 
 /**
  * Live mode needs https; no URL may name a private, loopback or link-local address or a special-use

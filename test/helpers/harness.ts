@@ -110,7 +110,6 @@ export async function createHarness(
       closed = true;
       open.delete(h);
       await app.close();
-      await services.webhooks.close();
       await services.audit.stop();
       await services.limiter.close();
       await services.fetcher.close();

@@ -8,7 +8,7 @@
 // audit_pending is a work queue, not part of the log: sequencing deletes from it.
 
 import { type Kysely, type Migration, sql } from "kysely";
-import type { Dialect } from "./index.js";
+import type { Dialect } from "../dialect.js";
 
 /** The log tables whose rows may never change. */
 export const AUDIT_LOG_TABLES = [

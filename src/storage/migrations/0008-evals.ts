@@ -20,7 +20,7 @@
 //   statement, so a compaction never shows half done.
 
 import { type Kysely, type Migration, sql } from "kysely";
-import type { Dialect } from "./index.js";
+import type { Dialect } from "../dialect.js";
 
 /** The additive figures of an order, summed per (day, status) in the rollup and in the live queries. */
 export const EVALS_SUMS = [

@@ -2,6 +2,7 @@
 // (triggers, for instance) get their own entries in each list.
 
 import type { Migration, MigrationProvider } from "kysely";
+import type { Dialect } from "../dialect.js";
 import { migration0001 } from "./0001-initial.js";
 import { migration0002 } from "./0002-contractor-capacity.js";
 import { migration0003 } from "./0003-audit-log.js";
@@ -12,8 +13,6 @@ import { migration0007 } from "./0007-webhooks.js";
 import { migration0008 } from "./0008-evals.js";
 import { migration0009 } from "./0009-contractor-verification.js";
 import { migration0010 } from "./0010-order-version.js";
-
-export type Dialect = "sqlite" | "postgres";
 
 const MIGRATIONS: Record<Dialect, Record<string, Migration>> = {
   sqlite: {
