@@ -1,26 +1,20 @@
-// dispatchOrder: creates a durable work order and auto-matches a contractor. Honours Idempotency-Key:
-// same key and body replays the first response, a different body is refused, a concurrent retry gets 409.
+// dispatchOrder: creates a durable work order and auto-matches a contractor. Idempotent: with a caller's key
+// the order's response is stored under it in the order's own transaction (idempotency.ts).
 
-import { createHash } from "node:crypto";
 import { z } from "zod";
 import { sealRecord } from "../audit/record.js";
-import { canonicalJson } from "../canonical-json.js";
 import { type OrderStatus, transition } from "../domain/lifecycle.js";
 import type { RankedCandidate } from "../domain/matching.js";
-import { ApiError } from "../errors.js";
 import { newSortableId } from "../ids.js";
 import { offerNext } from "../services/lifecycle.js";
-import type { IdempotencyKeysTable, OrdersTable } from "../storage/schema.js";
+import type { OrdersTable } from "../storage/schema.js";
 import { statusEventType } from "../webhooks/events.js";
 import { checkWebhookUrl } from "../webhooks/targets.js";
 import { matchDecision, sealRef } from "./audit-decisions.js";
 import { matchJob, resolveJob } from "./job.js";
 import { orderSchema, orderView } from "./order-view.js";
 import { nteSchema, orderLocationSchema, tradeSchema, urgencySchema } from "./schemas.js";
-import { defineOperation, type OperationContext, principalOf } from "./types.js";
-
-export const IDEMPOTENCY_TTL_MS = 24 * 60 * 60 * 1000;
-const IDEMPOTENCY_KEY_PATTERN = /^[\x21-\x7e]{1,255}$/;
+import { defineOperation, principalOf } from "./types.js";
 
 export const orderInput = z
   .strictObject({
@@ -41,35 +35,20 @@ export const orderInput = z
   })
   .meta({ id: "OrderRequest" });
 
-function fingerprint(raw: unknown): string {
-  return createHash("sha256").update(canonicalJson(raw)).digest("hex");
-}
-
-function replay(ctx: OperationContext, record: IdempotencyKeysTable, hash: string): unknown {
-  if (record.request_hash !== hash) {
-    throw new ApiError(
-      "idempotency_key_reused",
-      "This Idempotency-Key was used with a different request body; use a new key for a new order.",
-      { errors: [{ field: "Idempotency-Key", message: "already used with a different request body" }] },
-    );
-  }
-  ctx.setHeader("Idempotent-Replayed", "true");
-  return JSON.parse(record.response_body);
-}
-
 export const orderOperation = defineOperation({
   id: "dispatchOrder",
   name: "dispatch.order",
   summary: "Create a work order",
   description:
     "Creates a durable work order and automatically matches the best eligible contractor from the active " +
-    "pool. Returns the order id, the masked contractor handle and a status URL. Send an Idempotency-Key " +
-    "header to retry safely. When no contractor is eligible the order is still created with status " +
+    "pool. Returns the order id, the masked contractor handle and a status URL. Send an idempotency key to " +
+    "retry safely. When no contractor is eligible the order is still created with status " +
     "needs_dispatcher.",
   access: "key",
   limit: "key",
   http: { method: "POST", path: "/api/dispatch/v1/order", input: "body" },
   problems: [409],
+  idempotent: true,
   input: orderInput,
   output: orderSchema,
   example: {
@@ -85,39 +64,10 @@ export const orderOperation = defineOperation({
     const { services } = ctx;
     if (input.callback_url !== undefined)
       checkWebhookUrl(input.callback_url, "callback_url", principal.livemode, services.config);
-    const idemKey = ctx.idempotencyKey;
-    // The body's fingerprint is needed only to compare retries that carry an Idempotency-Key.
-    const hash = idemKey === undefined ? "" : fingerprint(ctx.rawInput);
-    const scope = `${principal.accountId}|${principal.livemode ? 1 : 0}|${idemKey}`;
-
-    if (idemKey !== undefined) {
-      if (!IDEMPOTENCY_KEY_PATTERN.test(idemKey)) {
-        throw new ApiError("invalid_request", "Idempotency-Key must be 1-255 visible ASCII characters.", {
-          errors: [{ field: "Idempotency-Key", message: "must be 1-255 visible ASCII characters" }],
-        });
-      }
-      if (services.inflightIdempotency.has(scope)) {
-        throw new ApiError(
-          "idempotency_request_in_progress",
-          "A request with this Idempotency-Key is still being processed; retry shortly.",
-        );
-      }
-      // Marked in flight before the first await, so a concurrent retry in this process sees it.
-      services.inflightIdempotency.add(scope);
-    }
 
     // The contractor whose capacity this request holds until its order is written.
     let reserved: string | null = null;
     try {
-      if (idemKey !== undefined) {
-        const existing = await services.store.findIdempotency(
-          principal.accountId,
-          principal.livemode,
-          idemKey,
-          services.now().toISOString(),
-        );
-        if (existing) return replay(ctx, existing, hash) as never;
-      }
       const job = resolveJob(input);
       const result = matchJob(services, job, principal.livemode);
       const matchedHr = process.hrtime.bigint();
@@ -191,7 +141,11 @@ export const orderOperation = defineOperation({
           ...common,
           kind: "order.created",
           at: row.received_at,
-          data: { input: ctx.rawInput, idempotency_key: idemKey ?? null, reference_id: row.reference_id },
+          data: {
+            input: ctx.rawInput,
+            idempotency_key: ctx.idempotency?.key ?? null,
+            reference_id: row.reference_id,
+          },
         });
         const decided = sealRecord({
           ...common,
@@ -211,26 +165,11 @@ export const orderOperation = defineOperation({
           sealRef(ctx.baseUrl, created.seal, created.kind, created.created_at),
           sealRef(ctx.baseUrl, decided.seal, decided.kind, decided.created_at),
         ]);
-        if (idemKey !== undefined) {
-          const claimed = await tx.claimIdempotency(
-            {
-              account_id: principal.accountId,
-              livemode: row.livemode,
-              idem_key: idemKey,
-              request_hash: hash,
-              response_status: 200,
-              response_body: JSON.stringify(view),
-              order_id: row.id,
-              created_at: nowIso,
-              expires_at: new Date(now.getTime() + IDEMPOTENCY_TTL_MS).toISOString(),
-            },
-            nowIso,
-          );
-          // Another process stored this key first: its order stands, ours is not written.
-          if (!claimed) {
-            if (chosen) await tx.releaseContractor(chosen.contractor.id);
-            return null;
-          }
+        // Idempotency: the key is claimed with this response in the order's transaction. Lost, another
+        // process stored the key first: its order stands, ours is not written.
+        if (ctx.idempotency && !(await ctx.idempotency.claim(tx, view, row.id))) {
+          if (chosen) await tx.releaseContractor(chosen.contractor.id);
+          return null;
         }
         await tx.insertOrder(row);
         if (offer) tx.insertOffer(offer);
@@ -241,17 +180,8 @@ export const orderOperation = defineOperation({
         tx.appendAudit(decided);
         return { row, view };
       });
-      if (written === null) {
-        // Only a lost idempotency claim writes nothing: answer with the winner's response.
-        const winner = await services.store.findIdempotency(
-          principal.accountId,
-          principal.livemode,
-          idemKey as string,
-          nowIso,
-        );
-        if (!winner) throw new Error("idempotency record vanished after a conflict");
-        return replay(ctx, winner, hash) as never;
-      }
+      // Only a lost idempotency claim writes nothing: the gate answers with the winner's response.
+      if (written === null) return null as never;
       const holder = written.row.contractor_id;
       if (holder !== reserved) {
         if (reserved !== null) services.pool.index.releaseJob(reserved);
@@ -264,7 +194,6 @@ export const orderOperation = defineOperation({
       return written.view;
     } finally {
       if (reserved !== null) services.pool.index.releaseJob(reserved);
-      if (idemKey !== undefined) services.inflightIdempotency.delete(scope);
     }
   },
 });

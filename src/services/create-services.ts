@@ -135,7 +135,6 @@ export function createServices(
       ...(options.now ? { now: options.now } : {}),
       ...(options.logger ? { logger: options.logger } : {}),
     }),
-    inflightIdempotency: new Set(),
     now: options.now ?? (() => new Date()),
   };
 }
