@@ -1,11 +1,13 @@
 // The checks every transport runs before an operation, in the contract's order: 503 when dispatch is
-// disabled, 401 for the key, 429 for the limit. Input validation (422) follows in `execute`.
+// disabled, 401 for the key, 429 for the limit. Input validation (422) follows in `execute`, then an
+// idempotent operation's key.
 
 import type { z } from "zod";
 import type { Principal } from "../auth/api-key-service.js";
 import { rateLimitHeaders } from "../auth/rate-limit-headers.js";
 import type { RateDecision, RatePolicy } from "../auth/rate-limiter.js";
 import { ApiError, type FieldError, validationError } from "../errors.js";
+import { runIdempotent } from "./idempotency.js";
 import type { AnyOperation, OperationContext, Services } from "./types.js";
 
 export interface Admission {
@@ -123,9 +125,15 @@ export function fieldErrors(error: z.ZodError): FieldError[] {
   return out;
 }
 
-/** Validates the input against the operation's schema and runs its handler. */
+/**
+ * Validates the input against the operation's schema and runs its handler; an idempotent operation called
+ * with a key runs under it (replay, 409, 422: idempotency.ts), whichever transport it came through.
+ */
 export async function execute(op: AnyOperation, ctx: OperationContext, raw: unknown): Promise<unknown> {
   const parsed = op.input.safeParse(raw ?? {});
   if (!parsed.success) throw validationError(fieldErrors(parsed.error));
+  if (op.idempotent && ctx.idempotencyKey !== undefined) {
+    return runIdempotent(ctx, ctx.idempotencyKey, (keyed) => op.handler(keyed, parsed.data));
+  }
   return op.handler(ctx, parsed.data);
 }

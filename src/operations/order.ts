@@ -1,23 +1,17 @@
-// dispatchOrder: creates a durable work order and auto-matches a contractor. Honours Idempotency-Key:
-// same key and body replays the first response, a different body is refused, a concurrent retry gets 409.
+// dispatchOrder: creates a durable work order and auto-matches a contractor. Idempotent: with a caller's key
+// the order's response is stored under it in the order's own transaction (idempotency.ts).
 
-import { createHash } from "node:crypto";
 import { z } from "zod";
-import { canonicalJson } from "../canonical-json.js";
 import { type CreateOrder, createOrder } from "../domain/orders/commands.js";
-import { ApiError } from "../errors.js";
 import { newSortableId } from "../ids.js";
-import type { IdempotencyKeysTable, OrdersTable } from "../storage/schema.js";
+import type { OrdersTable } from "../storage/schema.js";
 import { checkWebhookUrl } from "../webhooks/targets.js";
 import { matchDecision, sealRef } from "./audit-decisions.js";
 import { matchJob, resolveJob } from "./job.js";
 import { tryOrderCommand } from "./order-commands.js";
 import { type OrderView, orderSchema, orderView } from "./order-view.js";
 import { nteSchema, orderLocationSchema, tradeSchema, urgencySchema } from "./schemas.js";
-import { defineOperation, type OperationContext, principalOf } from "./types.js";
-
-export const IDEMPOTENCY_TTL_MS = 24 * 60 * 60 * 1000;
-const IDEMPOTENCY_KEY_PATTERN = /^[\x21-\x7e]{1,255}$/;
+import { defineOperation, principalOf } from "./types.js";
 
 export const orderInput = z
   .strictObject({
@@ -38,35 +32,20 @@ export const orderInput = z
   })
   .meta({ id: "OrderRequest" });
 
-function fingerprint(raw: unknown): string {
-  return createHash("sha256").update(canonicalJson(raw)).digest("hex");
-}
-
-function replay(ctx: OperationContext, record: IdempotencyKeysTable, hash: string): unknown {
-  if (record.request_hash !== hash) {
-    throw new ApiError(
-      "idempotency_key_reused",
-      "This Idempotency-Key was used with a different request body; use a new key for a new order.",
-      { errors: [{ field: "Idempotency-Key", message: "already used with a different request body" }] },
-    );
-  }
-  ctx.setHeader("Idempotent-Replayed", "true");
-  return JSON.parse(record.response_body);
-}
-
 export const orderOperation = defineOperation({
   id: "dispatchOrder",
   name: "dispatch.order",
   summary: "Create a work order",
   description:
     "Creates a durable work order and automatically matches the best eligible contractor from the active " +
-    "pool. Returns the order id, the masked contractor handle and a status URL. Send an Idempotency-Key " +
-    "header to retry safely. When no contractor is eligible the order is still created with status " +
+    "pool. Returns the order id, the masked contractor handle and a status URL. Send an idempotency key to " +
+    "retry safely. When no contractor is eligible the order is still created with status " +
     "needs_dispatcher.",
   access: "key",
   limit: "key",
   http: { method: "POST", path: "/api/dispatch/v1/order", input: "body" },
   problems: [409],
+  idempotent: true,
   input: orderInput,
   output: orderSchema,
   example: {
@@ -82,152 +61,95 @@ export const orderOperation = defineOperation({
     const { services } = ctx;
     if (input.callback_url !== undefined)
       checkWebhookUrl(input.callback_url, "callback_url", principal.livemode, services.config);
-    const idemKey = ctx.idempotencyKey;
-    // The body's fingerprint is needed only to compare retries that carry an Idempotency-Key.
-    const hash = idemKey === undefined ? "" : fingerprint(ctx.rawInput);
-    const scope = `${principal.accountId}|${principal.livemode ? 1 : 0}|${idemKey}`;
-
-    if (idemKey !== undefined) {
-      if (!IDEMPOTENCY_KEY_PATTERN.test(idemKey)) {
-        throw new ApiError("invalid_request", "Idempotency-Key must be 1-255 visible ASCII characters.", {
-          errors: [{ field: "Idempotency-Key", message: "must be 1-255 visible ASCII characters" }],
-        });
-      }
-      if (services.inflightIdempotency.has(scope)) {
-        throw new ApiError(
-          "idempotency_request_in_progress",
-          "A request with this Idempotency-Key is still being processed; retry shortly.",
-        );
-      }
-      // Marked in flight before the first await, so a concurrent retry in this process sees it.
-      services.inflightIdempotency.add(scope);
-    }
-
-    try {
-      if (idemKey !== undefined) {
-        const existing = await services.store.findIdempotency(
-          principal.accountId,
-          principal.livemode,
-          idemKey,
-          services.now().toISOString(),
-        );
-        if (existing) return replay(ctx, existing, hash) as never;
-      }
-      const job = resolveJob(input);
-      const result = matchJob(services, job, principal.livemode);
-      const matchedHr = process.hrtime.bigint();
-      // Count the best candidate as busy in this process now, in the same tick as the match, so that
-      // concurrent orders of this process look further down; the store's capacity decides at commit.
-      const tentative = result.chosen?.contractor.id ?? null;
-      if (tentative !== null) services.pool.index.addJob(tentative);
-      const now = services.now();
-      const nowIso = now.toISOString();
-      const id = newSortableId("ord");
-      const actor = `key:${principal.keyId}` as const;
-      const draft: OrdersTable = {
-        id,
-        account_id: principal.accountId,
-        livemode: principal.livemode ? 1 : 0,
-        status: "received",
-        trade: job.trade,
-        urgency: job.urgency,
-        state: job.state,
-        zip: input.location.zip ?? null,
-        city: input.location.city ?? null,
-        address: input.location.address ?? null,
-        location_name: input.location.name ?? null,
-        description: input.description,
-        nte_cents: job.nteCents,
-        callback_url: input.callback_url ?? null,
-        reference_id: input.reference_id ?? null,
-        contractor_id: null,
-        estimated_cost_cents: job.modelPrice.total_cents,
-        currency: "USD",
-        eta_tier: null,
-        match_score: null,
-        received_at: ctx.receivedAt.toISOString(),
-        matched_at: null,
-        dispatch_latency_ms: null,
-        created_at: nowIso,
-        updated_at: nowIso,
-        // The cascade's order: the ranked candidates, best first.
-        ranking: JSON.stringify(result.ranked.map((c) => c.contractor.id)),
-        accepted_at: null,
-        eta_at: null,
-        completed_at: null,
-        final_cost_cents: null,
-        status_reason: null,
-        nte_approved_cents: null,
-        invoice_cents: null,
-        invoiced_at: null,
-      };
-      const command: CreateOrder = {
-        draft,
-        candidates: result.ranked.map((c) => ({
-          contractorId: c.contractor.id,
-          priceCents: c.price.total_cents,
-          etaTier: c.etaTier,
-          score: c.score,
-        })),
-        modelPriceCents: job.modelPrice.total_cents,
-        dispatchLatencyMs: Number(matchedHr - ctx.receivedHr) / 1e6,
-        actor,
-        createdData: {
-          input: ctx.rawInput,
-          idempotency_key: idemKey ?? null,
-          reference_id: draft.reference_id,
+    const job = resolveJob(input);
+    const result = matchJob(services, job, principal.livemode);
+    const matchedHr = process.hrtime.bigint();
+    // Count the best candidate as busy in this process now, in the same tick as the match, so that
+    // concurrent orders of this process look further down; the store's capacity decides at commit.
+    const tentative = result.chosen?.contractor.id ?? null;
+    if (tentative !== null) services.pool.index.addJob(tentative);
+    const now = services.now();
+    const nowIso = now.toISOString();
+    const id = newSortableId("ord");
+    const actor = `key:${principal.keyId}` as const;
+    const draft: OrdersTable = {
+      id,
+      account_id: principal.accountId,
+      livemode: principal.livemode ? 1 : 0,
+      status: "received",
+      trade: job.trade,
+      urgency: job.urgency,
+      state: job.state,
+      zip: input.location.zip ?? null,
+      city: input.location.city ?? null,
+      address: input.location.address ?? null,
+      location_name: input.location.name ?? null,
+      description: input.description,
+      nte_cents: job.nteCents,
+      callback_url: input.callback_url ?? null,
+      reference_id: input.reference_id ?? null,
+      contractor_id: null,
+      estimated_cost_cents: job.modelPrice.total_cents,
+      currency: "USD",
+      eta_tier: null,
+      match_score: null,
+      received_at: ctx.receivedAt.toISOString(),
+      matched_at: null,
+      dispatch_latency_ms: null,
+      created_at: nowIso,
+      updated_at: nowIso,
+      // The cascade's order: the ranked candidates, best first.
+      ranking: JSON.stringify(result.ranked.map((c) => c.contractor.id)),
+      accepted_at: null,
+      eta_at: null,
+      completed_at: null,
+      final_cost_cents: null,
+      status_reason: null,
+      nte_approved_cents: null,
+      invoice_cents: null,
+      invoiced_at: null,
+    };
+    const command: CreateOrder = {
+      draft,
+      candidates: result.ranked.map((c) => ({
+        contractorId: c.contractor.id,
+        priceCents: c.price.total_cents,
+        etaTier: c.etaTier,
+        score: c.score,
+      })),
+      modelPriceCents: job.modelPrice.total_cents,
+      dispatchLatencyMs: Number(matchedHr - ctx.receivedHr) / 1e6,
+      actor,
+      createdData: {
+        input: ctx.rawInput,
+        idempotency_key: ctx.idempotency?.key ?? null,
+        reference_id: draft.reference_id,
+      },
+      decisionData: matchDecision(result),
+    };
+    let view: OrderView | undefined;
+    const outcome = await tryOrderCommand(
+      services,
+      async () => null,
+      (_none, commandCtx) => createOrder(command, commandCtx),
+      {
+        tentative,
+        guard: async (tx, { change, audit }) => {
+          view = orderView(
+            change.after,
+            ctx.baseUrl,
+            audit.map((a) => sealRef(ctx.baseUrl, a.seal, a.kind, a.created_at)),
+          );
+          // Another process stored this key first: its order stands, ours is not written.
+          return ctx.idempotency ? ctx.idempotency.claim(tx, view, id) : true;
         },
-        decisionData: matchDecision(result),
-      };
-      let view: OrderView | undefined;
-      const outcome = await tryOrderCommand(
-        services,
-        async () => null,
-        (_none, commandCtx) => createOrder(command, commandCtx),
-        {
-          tentative,
-          guard: async (tx, { change, audit }) => {
-            view = orderView(
-              change.after,
-              ctx.baseUrl,
-              audit.map((a) => sealRef(ctx.baseUrl, a.seal, a.kind, a.created_at)),
-            );
-            if (idemKey === undefined) return true;
-            // Another process stored this key first: its order stands, ours is not written.
-            return tx.claimIdempotency(
-              {
-                account_id: principal.accountId,
-                livemode: draft.livemode,
-                idem_key: idemKey,
-                request_hash: hash,
-                response_status: 200,
-                response_body: JSON.stringify(view),
-                order_id: id,
-                created_at: nowIso,
-                expires_at: new Date(now.getTime() + IDEMPOTENCY_TTL_MS).toISOString(),
-              },
-              nowIso,
-            );
-          },
-        },
-      );
-      if (outcome.kind === "lost") {
-        // Only a lost idempotency claim writes nothing: answer with the winner's response.
-        const winner = await services.store.findIdempotency(
-          principal.accountId,
-          principal.livemode,
-          idemKey as string,
-          nowIso,
-        );
-        if (!winner) throw new Error("idempotency record vanished after a conflict");
-        return replay(ctx, winner, hash) as never;
-      }
-      if (outcome.kind === "refused" || view === undefined) throw new Error("order creation was refused");
-      const latency = outcome.change.after.dispatch_latency_ms;
-      if (latency !== null) services.metrics.dispatchLatency.observe(latency / 1000);
-      return view;
-    } finally {
-      if (idemKey !== undefined) services.inflightIdempotency.delete(scope);
-    }
+      },
+    );
+    // Only a lost idempotency claim writes nothing: the gate answers with the winner's response.
+    if (outcome.kind === "lost") return null as never;
+    if (outcome.kind === "refused" || view === undefined) throw new Error("order creation was refused");
+    const latency = outcome.change.after.dispatch_latency_ms;
+    if (latency !== null) services.metrics.dispatchLatency.observe(latency / 1000);
+    return view;
   },
 });

@@ -11,6 +11,7 @@ import type { SafeFetcher } from "../net/safe-fetch.js";
 import type { ProbeService } from "../probe/probe.js";
 import type { Store } from "../storage/store.js";
 import type { ContractorPool } from "./contractor-pool.js";
+import type { IdempotencyClaim, SentIdempotencyKey } from "./idempotency.js";
 
 export interface Services {
   config: Config;
@@ -23,8 +24,6 @@ export interface Services {
   /** The SSRF-safe fetcher every outbound request goes through (probe, webhooks). */
   fetcher: SafeFetcher;
   probe: ProbeService;
-  /** Idempotency keys whose first request is still running in this process. */
-  inflightIdempotency: Set<string>;
   now(): Date;
 }
 
@@ -38,8 +37,14 @@ export interface OperationContext {
   /** Wall-clock time and monotonic time the request arrived. */
   receivedAt: Date;
   receivedHr: bigint;
-  idempotencyKey: string | undefined;
-  /** The input exactly as received, before validation (for idempotency fingerprints). */
+  /** The idempotency key the caller sent, if any (REST: the Idempotency-Key header; MCP and A2A: the
+   * idempotency_key argument); honoured only for operations declared `idempotent`. */
+  idempotencyKey: SentIdempotencyKey | undefined;
+  /** Set by the gate when an idempotent operation is called with a key: the handler claims the key with its
+   * response inside its own write transaction (idempotency.ts). */
+  idempotency?: IdempotencyClaim;
+  /** The input exactly as received, before validation, without an agent's idempotency_key (for
+   * idempotency fingerprints and the audit record). */
   rawInput: unknown;
   setHeader(name: string, value: string): void;
 }
@@ -69,6 +74,10 @@ export interface Operation<I extends z.ZodType = z.ZodType, O extends z.ZodType 
   /** Problem statuses this operation answers beyond those its access, limit and binding imply (e.g. 409,
    * or 503 for a public operation that reads the store). */
   problems?: readonly number[];
+  /** Retry-safe: a caller's idempotency key (REST header, agent argument) replays the first response. Every
+   * transport honours it through the gate; the handler must claim the key in its write (idempotency.ts).
+   * Keys are scoped to the caller's account, so only operations that take a key may declare it. */
+  idempotent?: true;
   input: I;
   output: O;
   /** A valid input, shown in OpenAPI, llms-full.txt, MCP and the agent card (a test parses it). */

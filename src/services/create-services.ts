@@ -106,7 +106,6 @@ export function createServices(
       cacheTtlMs: PROBE_CACHE_TTL_MS,
       ...(options.now ? { now: options.now } : {}),
     }),
-    inflightIdempotency: new Set(),
     now: options.now ?? (() => new Date()),
   };
 }

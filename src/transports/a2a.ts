@@ -3,7 +3,9 @@
 // header or else by the method's name. A message whose data part is { "skill": "<name>", "input": {...} }
 // runs that operation (agent-call.ts) and is answered with a data part holding its result; anything else
 // gets a text part saying what went wrong. Skills that need a key use the caller's x-api-key, else the
-// server's MCP_API_KEY. The agent card is generated from the operation registry.
+// server's MCP_API_KEY. An idempotent skill takes an idempotency_key beside its input fields (in `input`);
+// a replayed answer carries metadata { idempotent_replayed: true }. The agent card is generated from the
+// operation registry.
 
 import { randomUUID } from "node:crypto";
 import {
@@ -36,17 +38,20 @@ import type { AnyOperation, Services } from "../operations/types.js";
 import {
   type AgentCaller,
   accessText,
+  agentInputSchema,
   invokeOperation,
-  objectJsonSchema,
   operationByName,
 } from "./agent-call.js";
 import { A2A_PROTOCOL_VERSION, API_VERSION, SERVICE_NAME, SUMMARY } from "./discovery/documents.js";
 
 const CALLER = "field-dispatch.caller";
 const LOGGER = "field-dispatch.log";
+/** Message metadata member set on an answer that is the stored result of an earlier call with the same
+ * idempotency_key. */
+export const REPLAYED_METADATA = "idempotent_replayed";
 
 function inputDescription(op: AnyOperation): string {
-  const schema = objectJsonSchema(op.input, "input") as {
+  const schema = agentInputSchema(op) as {
     properties?: Record<string, { description?: string }>;
     required?: string[];
   };
@@ -140,14 +145,14 @@ class OperationExecutor implements AgentExecutor {
   async execute(ctx: RequestContext, bus: ExecutionEventBus): Promise<void> {
     const caller = ctx.context.state.get(CALLER) as AgentCaller;
     const log = ctx.context.state.get(LOGGER) as FastifyBaseLogger | undefined;
-    const reply = (parts: Part[]) => {
+    const reply = (parts: Part[], metadata?: Record<string, unknown>) => {
       const message: Message = {
         messageId: randomUUID(),
         contextId: ctx.contextId,
         taskId: "",
         role: Role.ROLE_AGENT,
         parts,
-        metadata: undefined,
+        metadata,
         extensions: [],
         referenceTaskIds: [],
       };
@@ -173,7 +178,9 @@ class OperationExecutor implements AgentExecutor {
     }
     try {
       const outcome = await invokeOperation(op, this.services, caller, value.input ?? {});
-      reply([outcome.ok ? part.data(outcome.result) : part.text(problemText(op.name, outcome.problem))]);
+      if (!outcome.ok) reply([part.text(problemText(op.name, outcome.problem))]);
+      // A replay says so in the message's metadata; the data part is exactly the first call's result.
+      else reply([part.data(outcome.result)], outcome.replayed ? { [REPLAYED_METADATA]: true } : undefined);
     } catch (err) {
       log?.error({ err, request_id: caller.requestId, skill: op.name }, "unhandled error in an A2A skill");
       reply([

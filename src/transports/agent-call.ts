@@ -1,12 +1,20 @@
 // What the agent transports (MCP tools, A2A skills) share: an operation run through the same gate and
 // validation as REST, its failure rendered as the same problem document, and the operations' schemas as
-// JSON Schema. No business logic here: the registry's handlers do the work.
+// JSON Schema. An idempotent operation takes an idempotency_key argument beside its input: taken out here
+// before validation, honoured by the gate as REST's Idempotency-Key header. No business logic here: the
+// registry's handlers do the work.
 
 import { z } from "zod";
 import type { RateDecision } from "../auth/rate-limiter.js";
 import { ApiError, type Problem, toProblem } from "../errors.js";
 import { asApiError } from "../operations/failures.js";
 import { admit, execute } from "../operations/gate.js";
+import {
+  IDEMPOTENCY_KEY_ARGUMENT,
+  idempotencyKeyArgument,
+  REPLAYED_HEADER,
+  type SentIdempotencyKey,
+} from "../operations/idempotency.js";
 import { OPERATIONS } from "../operations/registry.js";
 import type { AnyOperation, OperationContext, Services } from "../operations/types.js";
 
@@ -18,7 +26,8 @@ export interface AgentCaller {
   requestId: string;
 }
 
-export type Invocation = { ok: true; result: unknown } | { ok: false; problem: Problem };
+/** `replayed`: the result is the stored answer to an earlier call with the same idempotency_key. */
+export type Invocation = { ok: true; result: unknown; replayed: boolean } | { ok: false; problem: Problem };
 
 /** The operation an agent names, by its dotted name or the underscore alias some clients need. */
 export function operationByName(name: string): AnyOperation | undefined {
@@ -31,8 +40,29 @@ export function underscoreName(name: string): string {
 }
 
 /**
+ * An idempotent operation's arguments split into its input and the idempotency_key beside it; any other
+ * operation's arguments are its input as they are (an idempotency_key there is an unknown field, 422).
+ */
+function splitArguments(
+  op: AnyOperation,
+  args: unknown,
+): { input: unknown; idempotencyKey: SentIdempotencyKey | undefined } {
+  if (
+    !op.idempotent ||
+    typeof args !== "object" ||
+    args === null ||
+    Array.isArray(args) ||
+    !Object.hasOwn(args, IDEMPOTENCY_KEY_ARGUMENT)
+  ) {
+    return { input: args, idempotencyKey: undefined };
+  }
+  const { [IDEMPOTENCY_KEY_ARGUMENT]: value, ...input } = args as Record<string, unknown>;
+  return { input, idempotencyKey: { value, in: "argument" } };
+}
+
+/**
  * Runs an operation for an agent: the agent transports' own per-IP limit first (on top of the key's),
- * then the operation's gate (503, 401, 429) and validation (422), as REST does.
+ * then the operation's gate (503, 401, 429), validation (422) and idempotency key, as REST does.
  */
 export async function invokeOperation(
   op: AnyOperation,
@@ -49,6 +79,8 @@ export async function invokeOperation(
       );
     }
     const admission = await admit(op, services, { apiKey: caller.apiKey, clientIp: caller.clientIp });
+    const { input, idempotencyKey } = splitArguments(op, args);
+    let replayed = false;
     const ctx: OperationContext = {
       services,
       requestId: caller.requestId,
@@ -56,11 +88,15 @@ export async function invokeOperation(
       baseUrl: caller.baseUrl,
       receivedAt: services.now(),
       receivedHr: process.hrtime.bigint(),
-      idempotencyKey: undefined,
-      rawInput: args,
-      setHeader: () => {},
+      idempotencyKey,
+      rawInput: input,
+      // No headers here; the one that matters to an agent is reported in the transport's own metadata.
+      setHeader: (name, value) => {
+        if (name === REPLAYED_HEADER) replayed = value === "true";
+      },
     };
-    return { ok: true, result: await execute(op, ctx, args) };
+    const result = await execute(op, ctx, input);
+    return { ok: true, result, replayed };
   } catch (error) {
     const expected = asApiError(error);
     if (expected) return { ok: false, problem: toProblem(expected, caller.requestId) };
@@ -105,6 +141,15 @@ export function objectJsonSchema(schema: z.ZodType, io: "input" | "output"): Rec
   const body = root ?? rest;
   // A union of objects (oneOf/anyOf) has no type of its own; MCP wants one at the top.
   return { type: "object", ...body, ...(Object.keys(defs).length > 0 ? { $defs: defs } : {}) };
+}
+
+/** An operation's input as agents send it: its own schema, plus idempotency_key when it is idempotent. */
+export function agentInputSchema(op: AnyOperation): Record<string, unknown> {
+  const schema = objectJsonSchema(op.input, "input");
+  if (!op.idempotent) return schema;
+  const { $schema: _dialect, ...key } = z.toJSONSchema(idempotencyKeyArgument) as Record<string, unknown>;
+  const properties = (schema.properties ?? {}) as Record<string, unknown>;
+  return { ...schema, properties: { ...properties, [IDEMPOTENCY_KEY_ARGUMENT]: key } };
 }
 
 /** Whether the operation needs a key, in words an agent can act on. */

@@ -5,6 +5,9 @@
 // MCP_API_KEY on the caller's behalf (or the caller's own x-api-key). Failures are isError results whose
 // text is the problem document REST would answer.
 //
+// An idempotent operation's tool takes an idempotency_key argument (in its inputSchema); a replayed result
+// carries `_meta["field-dispatch/idempotent-replayed"]: true`.
+//
 // Some MCP clients refuse dots in tool names: /api/mcp/compat lists the same tools named with underscores
 // (dispatch_quote). Both endpoints accept both spellings in tools/call; each lists one.
 
@@ -26,6 +29,7 @@ import type { AnyOperation, Services } from "../operations/types.js";
 import {
   type AgentCaller,
   accessText,
+  agentInputSchema,
   invokeOperation,
   objectJsonSchema,
   operationByName,
@@ -34,6 +38,9 @@ import {
 import { API_VERSION, SERVICE_NAME } from "./discovery/documents.js";
 
 export type ToolNaming = "dotted" | "underscore";
+
+/** `_meta` member of a tool result that is the stored answer to an earlier call with the same idempotency_key. */
+export const REPLAYED_META = "field-dispatch/idempotent-replayed";
 
 const toolLists = new Map<ToolNaming, Tool[]>();
 
@@ -46,7 +53,7 @@ function toolFor(op: AnyOperation, naming: ToolNaming): Tool {
     name: naming === "dotted" ? op.name : underscoreName(op.name),
     title: op.summary,
     description: `${op.description}\n\n${accessText(op)}`,
-    inputSchema: objectJsonSchema(op.input, "input") as Tool["inputSchema"],
+    inputSchema: agentInputSchema(op) as Tool["inputSchema"],
     outputSchema: objectJsonSchema(op.output, "output") as Tool["outputSchema"],
     annotations: {
       title: op.summary,
@@ -94,6 +101,8 @@ function mcpServer(services: Services, caller: AgentCaller, naming: ToolNaming, 
         return {
           content: [{ type: "text", text: JSON.stringify(outcome.result) }],
           structuredContent: outcome.result as Record<string, unknown>,
+          // A replay says so beside the result, which stays exactly the first call's.
+          ...(outcome.replayed ? { _meta: { [REPLAYED_META]: true } } : {}),
         };
       }
       // No structuredContent on errors: it would have to match the tool's output schema.

@@ -4,6 +4,7 @@
 
 import { CHECKPOINT_ORIGIN } from "../../audit/signing.js";
 import type { Config } from "../../config.js";
+import { IDEMPOTENCY_KEY_ARGUMENT, IDEMPOTENCY_KEY_HEADER } from "../../operations/idempotency.js";
 import { OPERATIONS } from "../../operations/registry.js";
 import type { AnyOperation, Services } from "../../operations/types.js";
 import { accessText, objectJsonSchema, underscoreName } from "../agent-call.js";
@@ -130,6 +131,12 @@ export function llmsFullTxt(base: string): string {
       "",
       ...fieldLines(op),
       "",
+      ...(op.idempotent
+        ? [
+            `Retry-safe: send a key of 1-255 visible ASCII characters, over REST in the \`${IDEMPOTENCY_KEY_HEADER}\` header, over MCP and A2A as the \`${IDEMPOTENCY_KEY_ARGUMENT}\` argument beside the inputs. The same key and inputs return the first result again for 24 h; other inputs answer 422 \`idempotency_key_reused\`, a retry while the first is running 409 \`idempotency_request_in_progress\`.`,
+            "",
+          ]
+        : []),
       "Example input:",
       "",
       "```json",

@@ -17,6 +17,7 @@ import { ApiError, ERROR_CODE_LIST, ERROR_CODES, type ErrorCode } from "../../er
 import { newId } from "../../ids.js";
 import { createLogger } from "../../logger.js";
 import { type Admission, admit, execute } from "../../operations/gate.js";
+import { IDEMPOTENCY_KEY_HEADER } from "../../operations/idempotency.js";
 import { OPERATIONS } from "../../operations/registry.js";
 import { problemSchema } from "../../operations/schemas.js";
 import type { AnyOperation, Services } from "../../operations/types.js";
@@ -43,6 +44,8 @@ const HOST_PATTERN = /^[A-Za-z0-9.-]+(:\d{1,5})?$|^\[[0-9A-Fa-f:.]+\](:\d{1,5})?
 
 const firstHeader = (value: string | string[] | undefined) => (Array.isArray(value) ? value[0] : value);
 
+const IDEMPOTENCY_HEADER = IDEMPOTENCY_KEY_HEADER.toLowerCase();
+
 const AGENT_PATHS = /^\/api\/(mcp|a2a)(\/|\?|$)/;
 
 /** The origins the agent endpoints accept browser requests from: this service's own, and configured ones. */
@@ -68,6 +71,7 @@ function problemResponses(op: AnyOperation): Record<number, z.ZodType> {
   if (op.limit !== "none") statuses.push(429);
   if (op.http.method === "POST") statuses.push(413, 415);
   if (op.http.input === "params") statuses.push(404);
+  if (op.idempotent) statuses.push(409);
   statuses.push(...(op.problems ?? []));
   return Object.fromEntries([...new Set(statuses)].map((s) => [s, problemSchema]));
 }
@@ -79,18 +83,17 @@ function routeSchema(op: AnyOperation) {
       : op.http.input === "params"
         ? { params: op.input }
         : { querystring: op.input };
-  const headers =
-    op.id === "dispatchOrder"
-      ? {
-          headers: z.object({
-            "idempotency-key": z
-              .string()
-              .max(255)
-              .optional()
-              .describe("Retry-safe key: the same key and body replay the first response for 24 h."),
-          }),
-        }
-      : {};
+  const headers = op.idempotent
+    ? {
+        headers: z.object({
+          [IDEMPOTENCY_HEADER]: z
+            .string()
+            .max(255)
+            .optional()
+            .describe("Retry-safe key: the same key and body replay the first response for 24 h."),
+        }),
+      }
+    : {};
   return {
     operationId: op.id,
     summary: op.summary,
@@ -282,7 +285,7 @@ export async function buildApp(services: Services, options: AppOptions = {}): Pr
             : op.http.input === "params"
               ? request.params
               : request.query;
-        const idem = request.headers["idempotency-key"];
+        const idem = firstHeader(request.headers[IDEMPOTENCY_HEADER]);
         const result = await execute(
           op,
           {
@@ -292,7 +295,7 @@ export async function buildApp(services: Services, options: AppOptions = {}): Pr
             baseUrl: baseUrlOf(services, request),
             receivedAt: request.receivedAt,
             receivedHr: request.receivedHr,
-            idempotencyKey: firstHeader(idem),
+            idempotencyKey: idem === undefined ? undefined : { value: idem, in: "header" },
             rawInput: raw,
             setHeader: (name, value) => {
               reply.header(name, value);
