@@ -9,8 +9,12 @@ import { z } from "zod";
 import { canonicalJson } from "../canonical-json.js";
 import { ApiError } from "../errors.js";
 import type { IdempotencyKeysTable } from "../storage/schema.js";
-import type { WriteTx } from "../storage/store.js";
-import { type OperationContext, principalOf } from "./types.js";
+import {
+  type IdempotencyClaim,
+  type OperationContext,
+  principalOf,
+  type SentIdempotencyKey,
+} from "./types.js";
 
 export const IDEMPOTENCY_TTL_MS = 24 * 60 * 60 * 1000;
 /** The REST header a key is sent in. */
@@ -31,24 +35,6 @@ export const idempotencyKeyArgument = z
   .describe(
     "Optional retry key, 1-255 visible ASCII characters: the same key with the same arguments returns the first result again (for 24 h) instead of acting twice; with other arguments it is refused (idempotency_key_reused).",
   );
-
-/** A key as a transport received it: its value, unchecked, and where it came from (which names it in errors). */
-export interface SentIdempotencyKey {
-  value: unknown;
-  in: "header" | "argument";
-}
-
-/** What the handler of an idempotent operation gets in `ctx.idempotency` when its caller sent a key. */
-export interface IdempotencyClaim {
-  readonly key: string;
-  /**
-   * Stores `response` as this key's answer, in the handler's write transaction `tx`, so it commits or
-   * rolls back with the effect. False when another request (in another process) stored the key first:
-   * the handler then writes nothing and returns, and its caller is answered with the winner's response.
-   * `orderId`: the order the effect created, kept with the record.
-   */
-  claim(tx: WriteTx, response: unknown, orderId?: string | null): Promise<boolean>;
-}
 
 // Keys whose first request is still running in this process, as `account|livemode|key`. Each process has
 // its own; across processes the store's claim is the authority.

@@ -9,9 +9,8 @@ import type { Config } from "../config.js";
 import type { Metrics } from "../metrics.js";
 import type { SafeFetcher } from "../net/safe-fetch.js";
 import type { ProbeService } from "../probe/probe.js";
-import type { Store } from "../storage/store.js";
+import type { Store, WriteTx } from "../storage/store.js";
 import type { ContractorPool } from "./contractor-pool.js";
-import type { IdempotencyClaim, SentIdempotencyKey } from "./idempotency.js";
 
 export interface Services {
   config: Config;
@@ -25,6 +24,24 @@ export interface Services {
   fetcher: SafeFetcher;
   probe: ProbeService;
   now(): Date;
+}
+
+/** A key as a transport received it: its value, unchecked, and where it came from (which names it in errors). */
+export interface SentIdempotencyKey {
+  value: unknown;
+  in: "header" | "argument";
+}
+
+/** What the handler of an idempotent operation gets in `ctx.idempotency` when its caller sent a key. */
+export interface IdempotencyClaim {
+  readonly key: string;
+  /**
+   * Stores `response` as this key's answer, in the handler's write transaction `tx`, so it commits or
+   * rolls back with the effect. False when another request (in another process) stored the key first:
+   * the handler then writes nothing and returns, and its caller is answered with the winner's response.
+   * `orderId`: the order the effect created, kept with the record.
+   */
+  claim(tx: WriteTx, response: unknown, orderId?: string | null): Promise<boolean>;
 }
 
 export interface OperationContext {

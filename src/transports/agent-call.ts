@@ -13,10 +13,9 @@ import {
   IDEMPOTENCY_KEY_ARGUMENT,
   idempotencyKeyArgument,
   REPLAYED_HEADER,
-  type SentIdempotencyKey,
 } from "../operations/idempotency.js";
 import { OPERATIONS } from "../operations/registry.js";
-import type { AnyOperation, OperationContext, Services } from "../operations/types.js";
+import type { AnyOperation, OperationContext, SentIdempotencyKey, Services } from "../operations/types.js";
 
 export interface AgentCaller {
   /** The key the call runs under: the caller's own, else the server-side MCP_API_KEY, else none. */
