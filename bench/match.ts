@@ -8,8 +8,8 @@ import { ContractorIndex } from "../src/domain/contractor-index.js";
 import { zipsOfState } from "../src/domain/geo.js";
 import { match } from "../src/domain/matching.js";
 import { modelJobPrice, regionalHourlyRateCents, URGENCIES } from "../src/domain/pricing.js";
-import { REGIONS, STATE_CODES, type StateCode } from "../src/domain/states.js";
 import { TRADE_CODES, TRADES } from "../src/domain/trades.js";
+import { REGIONS, STATE_CODES, type StateCode } from "../src/domain/us-regions.js";
 
 const POOL = Number(process.env.MATCH_POOL ?? 100_000);
 const RUNS = Number(process.env.MATCH_RUNS ?? 20_000);

@@ -21,8 +21,8 @@
 import { parse as parseCsv } from "csv-parse/sync";
 import { z } from "zod";
 import { lookupZip } from "../domain/geo.js";
-import { isStateCode, type StateCode } from "../domain/states.js";
 import { TRADE_CODES, type TradeCode } from "../domain/trades.js";
+import { isStateCode, type StateCode } from "../domain/us-regions.js";
 import { newId } from "../ids.js";
 import type { NewContractor } from "../storage/store.js";
 

@@ -7,7 +7,7 @@ import { existsSync, readFileSync } from "node:fs";
 import { basename, extname, join } from "node:path";
 import { parseArgs } from "node:util";
 import { AuditLog } from "../audit/audit-log.js";
-import { checkLog } from "../audit/check.js";
+import { checkLog } from "../audit/log-check.js";
 import { type Actor, sealRecord } from "../audit/record.js";
 import { verifyRemote } from "../audit/remote-verify.js";
 import { RETENTION_YEARS, retentionCutoff } from "../audit/retention.js";
@@ -20,7 +20,7 @@ import { openStore } from "../services/create-services.js";
 import type { Store } from "../storage/store.js";
 import { parseContractorFile } from "./contractor-import.js";
 import { parseSimulateArgs, SIMULATE_USAGE, simulateCommand } from "./simulate.js";
-import { WEBHOOKS_USAGE, webhooksCommand } from "./webhooks.js";
+import { WEBHOOKS_USAGE, webhooksCommand } from "./webhooks-command.js";
 
 const USAGE = `usage: npm run cli -- <command>
 

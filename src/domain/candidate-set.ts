@@ -3,8 +3,8 @@
 // contiguous arrays instead of chasing thousands of objects. Pure data; built once per pool load.
 
 import type { Contractor } from "./contractor.js";
-import type { StateCode } from "./states.js";
 import type { TradeCode } from "./trades.js";
+import type { StateCode } from "./us-regions.js";
 
 export const FLAG_ACTIVE = 1;
 export const FLAG_EXCLUDED = 2;

@@ -4,8 +4,8 @@
 
 import { type CandidateSet, candidateSet } from "./candidate-set.js";
 import type { Contractor, Pool } from "./contractor.js";
-import type { StateCode } from "./states.js";
 import type { TradeCode } from "./trades.js";
+import type { StateCode } from "./us-regions.js";
 
 const EMPTY = candidateSet([]);
 

@@ -1,8 +1,8 @@
 // What the dispatch domain knows of a contractor. Name and contact stay in storage; callers only ever see
 // the masked handle `ctr-<id>`.
 
-import type { StateCode } from "./states.js";
 import type { TradeCode } from "./trades.js";
+import type { StateCode } from "./us-regions.js";
 
 export type Pool = "sandbox" | "live";
 

@@ -16,8 +16,8 @@ import { type CandidateSet, FLAG_ACTIVE, FLAG_EMERGENCY, FLAG_EXCLUDED } from ".
 import type { Contractor } from "./contractor.js";
 import { distanceMiles, type Point } from "./geo.js";
 import { type JobPrice, priceJob, type Urgency } from "./pricing.js";
-import type { StateCode } from "./states.js";
 import type { TradeCode } from "./trades.js";
+import type { StateCode } from "./us-regions.js";
 
 export const SCORE_WEIGHTS = { fit: 0.3, eta: 0.25, quality: 0.2, price: 0.15, load: 0.1 } as const;
 

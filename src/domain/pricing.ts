@@ -8,8 +8,8 @@
 // non-billable time is 1.6-2.4x; billed service rates run from ~3x ("rule of three") to 5x (plumbing trade
 // press) of a technician's wage. We take 3.0, the conservative end of the billed-rate evidence.
 
-import { REGIONS, type StateCode } from "./states.js";
 import { TRADES, type TradeCode } from "./trades.js";
+import { REGIONS, type StateCode } from "./us-regions.js";
 
 export const LOADED_COST_MULTIPLIER = 3.0;
 

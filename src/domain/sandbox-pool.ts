@@ -7,8 +7,8 @@ import type { Contractor } from "./contractor.js";
 import { zipsOfState } from "./geo.js";
 import { regionalHourlyRateCents } from "./pricing.js";
 import { rngOf, seedOf } from "./random.js";
-import { REGIONS, STATE_CODES } from "./states.js";
 import { TRADE_CODES, TRADES } from "./trades.js";
+import { REGIONS, STATE_CODES } from "./us-regions.js";
 
 export const SANDBOX_SEED = "field-dispatch-sandbox-v1";
 /** Contractors spread by population on top of the per-(state, trade) minimum. */

@@ -7,7 +7,7 @@ import type { Verification } from "../audit/audit-log.js";
 import { SEAL_PATTERN } from "../audit/record.js";
 import { CHECKPOINT_ORIGIN } from "../audit/signing.js";
 import { ApiError, validationError } from "../errors.js";
-import { defineOperation } from "./types.js";
+import { defineOperation } from "./operation.js";
 
 const hex32 = z
   .string()

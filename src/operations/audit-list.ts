@@ -4,6 +4,7 @@
 import { z } from "zod";
 import { AUDIT_KIND_LIST, type AuditKind } from "../audit/kinds.js";
 import { verifyUrl } from "./audit-decisions.js";
+import { defineOperation, principalOf } from "./operation.js";
 import {
   cursorSchema,
   decodeCursor,
@@ -12,7 +13,6 @@ import {
   sinceSchema,
   untilSchema,
 } from "./pagination.js";
-import { defineOperation, principalOf } from "./types.js";
 
 const auditListInput = z.strictObject({
   order_id: z.string().max(64).optional().describe("Only records of this order."),

@@ -6,10 +6,10 @@
 import { z } from "zod";
 import { sealRecord } from "../audit/record.js";
 import { ApiError } from "../errors.js";
+import { defineOperation, principalOf } from "./operation.js";
 import { assign, cancelOrder } from "./order-commands.js";
 import { ORDER_STATUSES, orderSchema, orderSummaryView } from "./order-view.js";
 import { cursorSchema, orderPosition, orderPositionOf, pageLimitSchema, pageOf } from "./pagination.js";
-import { defineOperation, principalOf } from "./types.js";
 
 const CURSOR_KIND = "d1";
 

@@ -3,8 +3,9 @@
 
 import { z } from "zod";
 import { CURRENCY, estimateRange } from "../domain/pricing.js";
-import { REGIONS } from "../domain/states.js";
+import { REGIONS } from "../domain/us-regions.js";
 import { resolveJob } from "./job.js";
+import { defineOperation } from "./operation.js";
 import {
   currencySchema,
   jobPriceSchema,
@@ -12,7 +13,6 @@ import {
   tradeSchema,
   urgencySchema,
 } from "./schemas.js";
-import { defineOperation } from "./types.js";
 
 export const estimateInput = z
   .strictObject({

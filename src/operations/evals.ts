@@ -6,7 +6,7 @@ import { z } from "zod";
 import { ORDER_STATUSES, type OrderStatus } from "../domain/orders/transitions.js";
 import type { EvalsFigures, StatusSums } from "../storage/evals-store.js";
 import { checkpointSchema } from "./attest.js";
-import { defineOperation, type Services } from "./types.js";
+import { defineOperation, type Services } from "./operation.js";
 
 export const EVAL_PERIODS = { rolling_7d: 7, rolling_30d: 30, rolling_90d: 90 } as const;
 type Period = keyof typeof EVAL_PERIODS;

@@ -3,7 +3,7 @@
 // caller retries); anything else is a bug, for which this returns null.
 
 import { ApiError } from "../errors.js";
-import { isStoreUnavailable } from "../storage/errors.js";
+import { isStoreUnavailable } from "../storage/store-errors.js";
 
 export function asApiError(error: unknown): ApiError | null {
   if (error instanceof ApiError) return error;

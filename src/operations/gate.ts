@@ -8,7 +8,7 @@ import { rateLimitHeaders } from "../auth/rate-limit-headers.js";
 import type { RateDecision, RatePolicy } from "../auth/rate-limiter.js";
 import { ApiError, type FieldError, validationError } from "../errors.js";
 import { runIdempotent } from "./idempotency.js";
-import type { AnyOperation, OperationContext, Services } from "./types.js";
+import type { AnyOperation, OperationContext, Services } from "./operation.js";
 
 export interface Admission {
   principal: Principal | null;

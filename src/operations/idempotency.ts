@@ -14,7 +14,7 @@ import {
   type OperationContext,
   principalOf,
   type SentIdempotencyKey,
-} from "./types.js";
+} from "./operation.js";
 
 export const IDEMPOTENCY_TTL_MS = 24 * 60 * 60 * 1000;
 /** The REST header a key is sent in. */

@@ -4,10 +4,10 @@
 import { lookupCity, lookupZip, type Point } from "../domain/geo.js";
 import { type MatchRequest, type MatchResult, match } from "../domain/matching.js";
 import { modelJobPrice, type Urgency } from "../domain/pricing.js";
-import type { StateCode } from "../domain/states.js";
 import { TRADES, type TradeCode } from "../domain/trades.js";
+import type { StateCode } from "../domain/us-regions.js";
 import { validationError } from "../errors.js";
-import type { Services } from "./types.js";
+import type { Services } from "./operation.js";
 
 export interface JobInput {
   trade: TradeCode;

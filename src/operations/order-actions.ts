@@ -3,9 +3,9 @@
 
 import { z } from "zod";
 import { ApiError } from "../errors.js";
+import { defineOperation, principalOf } from "./operation.js";
 import { cancelOrder, decideNte } from "./order-commands.js";
 import { orderSchema, orderSummaryView, orderView } from "./order-view.js";
-import { defineOperation, principalOf } from "./types.js";
 
 export const orderCancelOperation = defineOperation({
   id: "dispatchOrderCancel",

@@ -9,7 +9,6 @@
 import { type AuditEntry, sealRecord } from "../audit/record.js";
 import type { CommandContext, ProgressReport } from "../domain/orders/commands.js";
 import * as orders from "../domain/orders/commands.js";
-import type { Role } from "../domain/orders/transitions.js";
 import type {
   Actor,
   Decision,
@@ -18,13 +17,14 @@ import type {
   OrderChange,
   OrderState,
   Refusal,
-} from "../domain/orders/types.js";
+} from "../domain/orders/order.js";
+import type { Role } from "../domain/orders/transitions.js";
 import { ApiError } from "../errors.js";
 import { newSortableId } from "../ids.js";
 import type { WriteTx } from "../storage/store.js";
 import { outboxEvent, webhookBaseUrl } from "../webhooks/outbox.js";
+import type { Services } from "./operation.js";
 import { orderSummaryView } from "./order-view.js";
-import type { Services } from "./types.js";
 
 export type OrderServices = Pick<Services, "store" | "pool" | "config" | "now">;
 

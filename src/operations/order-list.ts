@@ -2,6 +2,7 @@
 // key's account and mode, like every read of orders.
 
 import { z } from "zod";
+import { defineOperation, principalOf } from "./operation.js";
 import { ORDER_STATUSES, orderSchema, orderSummaryView } from "./order-view.js";
 import {
   cursorSchema,
@@ -12,7 +13,6 @@ import {
   sinceSchema,
   untilSchema,
 } from "./pagination.js";
-import { defineOperation, principalOf } from "./types.js";
 
 const CURSOR_KIND = "o1";
 

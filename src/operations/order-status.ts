@@ -3,8 +3,8 @@
 import { z } from "zod";
 import { ApiError } from "../errors.js";
 import { sealRef } from "./audit-decisions.js";
+import { defineOperation, principalOf } from "./operation.js";
 import { orderSchema, orderView } from "./order-view.js";
-import { defineOperation, principalOf } from "./types.js";
 
 export const orderStatusInput = z.strictObject({
   order_id: z.string().min(1).max(64).describe("The order_id returned when the order was created."),

@@ -7,6 +7,7 @@ import { CURRENCY } from "../domain/pricing.js";
 import { newSortableId } from "../ids.js";
 import { matchDecision, sealSchema } from "./audit-decisions.js";
 import { matchJob, resolveJob } from "./job.js";
+import { defineOperation, principalOf } from "./operation.js";
 import {
   currencySchema,
   etaTierSchema,
@@ -16,7 +17,6 @@ import {
   tradeSchema,
   urgencySchema,
 } from "./schemas.js";
-import { defineOperation, principalOf } from "./types.js";
 
 /** How long a quote stays valid, by urgency (minutes): urgent work is re-priced sooner. */
 export const QUOTE_VALIDITY_MINUTES = { emergency: 15, urgent: 60, routine: 240, scheduled: 1440 } as const;

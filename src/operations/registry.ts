@@ -17,7 +17,8 @@ import {
   contractorNteRequestOperation,
   contractorOffersOperation,
   contractorReportOperation,
-} from "./contractor.js";
+} from "./contractor-work.js";
+import { orderOperation } from "./create-order.js";
 import {
   dispatcherAssignOperation,
   dispatcherCancelOperation,
@@ -26,14 +27,13 @@ import {
 } from "./dispatcher.js";
 import { estimateOperation } from "./estimate.js";
 import { evalsOperation } from "./evals.js";
-import { orderOperation } from "./order.js";
+import type { AnyOperation } from "./operation.js";
 import { nteDecisionOperation, orderCancelOperation } from "./order-actions.js";
 import { orderListOperation } from "./order-list.js";
 import { orderStatusOperation } from "./order-status.js";
-import { probeOperation } from "./probe.js";
 import { quoteOperation } from "./quote.js";
+import { probeOperation } from "./readiness-probe.js";
 import { tradeIndexOperation } from "./trade-index.js";
-import type { AnyOperation } from "./types.js";
 import {
   webhooksConfigOperation,
   webhooksDeliveriesOperation,
@@ -41,7 +41,7 @@ import {
   webhooksRedeliverOperation,
   webhooksRotateSecretOperation,
   webhooksSetEndpointOperation,
-} from "./webhooks.js";
+} from "./webhook-settings.js";
 
 export const OPERATIONS: readonly AnyOperation[] = [
   quoteOperation,

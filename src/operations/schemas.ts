@@ -3,8 +3,8 @@
 import { z } from "zod";
 import { ETA_TIERS } from "../domain/matching.js";
 import { URGENCIES } from "../domain/pricing.js";
-import { isStateCode, STATE_CODES } from "../domain/states.js";
 import { TRADE_CODES } from "../domain/trades.js";
+import { isStateCode, STATE_CODES } from "../domain/us-regions.js";
 
 const lowerTrimmed = (v: unknown) => (typeof v === "string" ? v.trim().toLowerCase() : v);
 

@@ -10,8 +10,8 @@ import {
   URGENCY_MULTIPLIERS,
 } from "../domain/pricing.js";
 import { TRADE_CODES, TRADES } from "../domain/trades.js";
+import { defineOperation } from "./operation.js";
 import { currencySchema } from "./schemas.js";
-import { defineOperation } from "./types.js";
 
 const tradeEntry = z.object({
   code: z.string().describe("The value accepted as `trade`."),

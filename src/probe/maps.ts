@@ -4,7 +4,7 @@
 import { gunzipSync } from "node:zlib";
 import { XMLParser } from "fast-xml-parser";
 import type { FetchResult } from "../net/safe-fetch.js";
-import { type CheckResult, result } from "./check.js";
+import { type CheckResult, result } from "./scoring.js";
 import { asDocument, isHtml, isRecord, type Site } from "./site.js";
 
 const SITEMAP_MAX_BYTES = 10 * 1024 * 1024;

@@ -5,11 +5,11 @@
 
 import { parseTarget, UrlRefused } from "../net/address-policy.js";
 import type { SafeFetcher } from "../net/safe-fetch.js";
-import { type CheckResult, grade } from "./check.js";
 import { checkLlmsFullTxt, checkLlmsTxt, checkSitemap } from "./maps.js";
 import { checkProductSchema } from "./product-schema.js";
 import { checkAcp, checkAgentSurfaces, checkUcp } from "./protocols.js";
 import { checkRobotsAgents, checkRobotsSitemapLine, readRobots } from "./robots.js";
+import { type CheckResult, grade } from "./scoring.js";
 import { Site } from "./site.js";
 
 export const PROBE_NOTICE =

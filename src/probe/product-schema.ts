@@ -3,7 +3,7 @@
 // (gtin, mpn or sku) and a brand.
 
 import { Parser } from "htmlparser2";
-import { type CheckId, type CheckResult, result } from "./check.js";
+import { type CheckId, type CheckResult, result } from "./scoring.js";
 import { asDocument, isRecord, type Site } from "./site.js";
 
 const CURRENCIES = new Set(Intl.supportedValuesOf("currency"));

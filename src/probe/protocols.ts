@@ -2,7 +2,7 @@
 // /.well-known/ucp, and the other surfaces an agent may start from (A2A agent card, MCP server card,
 // OAuth protected-resource metadata, agents.json).
 
-import { type CheckResult, result } from "./check.js";
+import { type CheckResult, result } from "./scoring.js";
 import { asDocument, type Document, isHttpsUrl, isRecord, jsonObject, type Site } from "./site.js";
 
 const DATE_VERSION = /^\d{4}-\d{2}-\d{2}$/;

@@ -7,7 +7,7 @@
 
 import { createRequire } from "node:module";
 import type { FetchResult } from "../net/safe-fetch.js";
-import { type CheckResult, result } from "./check.js";
+import { type CheckResult, result } from "./scoring.js";
 import { asDocument } from "./site.js";
 
 interface RobotsRules {

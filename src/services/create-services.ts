@@ -11,7 +11,7 @@ import type { Config } from "../config.js";
 import { Metrics } from "../metrics.js";
 import { type FetcherOptions, SafeFetcher } from "../net/safe-fetch.js";
 import { ContractorPool } from "../operations/contractor-pool.js";
-import type { Services } from "../operations/types.js";
+import type { Services } from "../operations/operation.js";
 import { PROBE_CACHE_TTL_MS, ProbeService } from "../probe/probe.js";
 import { openPostgresStore } from "../storage/postgres.js";
 import { openSqliteStore } from "../storage/sqlite.js";

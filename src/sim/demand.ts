@@ -5,8 +5,8 @@ import type { Contractor } from "../domain/contractor.js";
 import { zipsOfState } from "../domain/geo.js";
 import type { Urgency } from "../domain/pricing.js";
 import type { Rng } from "../domain/random.js";
-import type { StateCode } from "../domain/states.js";
 import type { TradeCode } from "../domain/trades.js";
+import type { StateCode } from "../domain/us-regions.js";
 import { arrivalIn, MIX, pick, weighted } from "./behaviour.js";
 
 export interface OrderPlan {

@@ -14,14 +14,14 @@ import {
   contractorNteRequestOperation,
   contractorOffersOperation,
   contractorReportOperation,
-} from "../operations/contractor.js";
+} from "../operations/contractor-work.js";
+import { orderOperation } from "../operations/create-order.js";
 import {
   dispatcherAssignOperation,
   dispatcherCancelOperation,
   dispatcherOrdersOperation,
 } from "../operations/dispatcher.js";
 import { estimateOperation } from "../operations/estimate.js";
-import { orderOperation } from "../operations/order.js";
 import { nteDecisionOperation, orderCancelOperation } from "../operations/order-actions.js";
 import { orderStatusOperation } from "../operations/order-status.js";
 import { OFFER_SWEEP_MS } from "../workers/offer-sweeper.js";

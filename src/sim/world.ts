@@ -9,8 +9,8 @@ import type { Rng } from "../domain/random.js";
 import { newId } from "../ids.js";
 import { asApiError } from "../operations/failures.js";
 import { admit, execute } from "../operations/gate.js";
+import type { Operation, OperationContext, Services } from "../operations/operation.js";
 import { settleOffer } from "../operations/order-commands.js";
-import type { Operation, OperationContext, Services } from "../operations/types.js";
 import type { OrderPlan } from "./demand.js";
 import type { VirtualTime } from "./virtual-time.js";
 

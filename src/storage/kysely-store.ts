@@ -12,14 +12,14 @@ import {
 } from "kysely";
 import type { AuditEntry } from "../audit/record.js";
 import type { Contractor } from "../domain/contractor.js";
-import type { StateCode } from "../domain/states.js";
 import type { TradeCode } from "../domain/trades.js";
+import type { StateCode } from "../domain/us-regions.js";
 import { newId } from "../ids.js";
 import { AuditStore } from "./audit-store.js";
 import type { Dialect } from "./dialect.js";
 import { EvalsStore } from "./evals-store.js";
 import { GroupCommitter } from "./group-commit.js";
-import { migrationProvider } from "./migrations/index.js";
+import { migrationProvider } from "./migrations/all-migrations.js";
 import { commitOrderChange, type WriterTx } from "./order-writer.js";
 import { PreparedInsert } from "./prepared-insert.js";
 import type {

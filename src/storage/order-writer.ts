@@ -15,7 +15,7 @@
 
 import type { Kysely, Transaction } from "kysely";
 import type { AuditEntry } from "../audit/record.js";
-import type { Offer, OrderChange, Order as OrderRow } from "../domain/orders/types.js";
+import type { Offer, OrderChange, Order as OrderRow } from "../domain/orders/order.js";
 import type { Database, WebhookEventsTable } from "./schema.js";
 
 /** An OrderChange with what the writer stores besides it: sealed records, the outbox row. */

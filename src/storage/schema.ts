@@ -2,7 +2,7 @@
 // as text), integer cents, integer 0/1 flags, JSON kept as text.
 
 import type { Generated, Selectable } from "kysely";
-import type { NteRequest, NteRequestStatus, Offer, OfferStatus, Order } from "../domain/orders/types.js";
+import type { NteRequest, NteRequestStatus, Offer, OfferStatus, Order } from "../domain/orders/order.js";
 
 export interface AccountsTable {
   id: string;
@@ -76,7 +76,7 @@ export interface QuotesTable {
   expires_at: string;
 }
 
-// The work order's rows are the domain's own types (domain/orders/types.ts): one definition.
+// The work order's rows are the domain's own types (domain/orders/order.ts): one definition.
 export type OrdersTable = Order;
 export type NteRequestsTable = NteRequest;
 export type OffersTable = Offer;

@@ -33,8 +33,8 @@ import {
 } from "@a2a-js/sdk/server";
 import type { FastifyBaseLogger, FastifyInstance, FastifyRequest } from "fastify";
 import type { Problem } from "../errors.js";
+import type { AnyOperation, Services } from "../operations/operation.js";
 import { OPERATIONS } from "../operations/registry.js";
-import type { AnyOperation, Services } from "../operations/types.js";
 import {
   type AgentCaller,
   accessText,

@@ -14,8 +14,13 @@ import {
   idempotencyKeyArgument,
   REPLAYED_HEADER,
 } from "../operations/idempotency.js";
+import type {
+  AnyOperation,
+  OperationContext,
+  SentIdempotencyKey,
+  Services,
+} from "../operations/operation.js";
 import { OPERATIONS } from "../operations/registry.js";
-import type { AnyOperation, OperationContext, SentIdempotencyKey, Services } from "../operations/types.js";
 
 export interface AgentCaller {
   /** The key the call runs under: the caller's own, else the server-side MCP_API_KEY, else none. */

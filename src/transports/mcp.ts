@@ -24,8 +24,8 @@ import {
 import { AjvJsonSchemaValidator } from "@modelcontextprotocol/sdk/validation/ajv";
 import type { FastifyBaseLogger, FastifyInstance, FastifyRequest } from "fastify";
 import { ApiError, toProblem } from "../errors.js";
+import type { AnyOperation, Services } from "../operations/operation.js";
 import { OPERATIONS } from "../operations/registry.js";
-import type { AnyOperation, Services } from "../operations/types.js";
 import {
   type AgentCaller,
   accessText,

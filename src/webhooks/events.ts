@@ -8,8 +8,8 @@
 //   secret signs, space-separated, so a receiver holding either secret verifies.
 
 import { createHmac, randomBytes } from "node:crypto";
+import type { OrderEventType } from "../domain/orders/order.js";
 import { ORDER_STATUSES, type OrderStatus } from "../domain/orders/transitions.js";
-import type { OrderEventType } from "../domain/orders/types.js";
 
 /** The order statuses a change can lead to: each has its event type `order.<status>`. */
 const STATUS_EVENTS = ORDER_STATUSES.filter((s) => s !== "received").map((s) => `order.${s}` as const);

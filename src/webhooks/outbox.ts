@@ -6,7 +6,7 @@
 // account's default endpoint (enabled or not). An endpoint set later receives the events of later changes.
 
 import type { Config } from "../config.js";
-import type { Order, OrderEvent } from "../domain/orders/types.js";
+import type { Order, OrderEvent } from "../domain/orders/order.js";
 import { newSortableId } from "../ids.js";
 import type { WebhookEventsTable } from "../storage/schema.js";
 import type { WebhookEnvelope } from "./events.js";

@@ -16,8 +16,8 @@ import {
 } from "../../src/domain/matching.js";
 import { modelJobPrice, URGENCIES, type Urgency } from "../../src/domain/pricing.js";
 import { generateSandboxPool } from "../../src/domain/sandbox-pool.js";
-import { STATE_CODES, type StateCode } from "../../src/domain/states.js";
 import { TRADE_CODES, TRADES, type TradeCode } from "../../src/domain/trades.js";
+import { STATE_CODES, type StateCode } from "../../src/domain/us-regions.js";
 
 const AUSTIN = { lat: 30.27, lon: -97.74 };
 

@@ -10,8 +10,8 @@ import {
   URGENCIES,
   URGENCY_MULTIPLIERS,
 } from "../../src/domain/pricing.js";
-import { REGIONS, STATE_CODES } from "../../src/domain/states.js";
 import { TRADE_CODES, TRADES } from "../../src/domain/trades.js";
+import { REGIONS, STATE_CODES } from "../../src/domain/us-regions.js";
 
 describe("rate model", () => {
   it("baseline rate is the OEWS median wage times the loaded-cost multiplier, in cents", () => {

@@ -10,7 +10,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
 import { AuditLog } from "../../src/audit/audit-log.js";
-import { checkLog } from "../../src/audit/check.js";
+import { checkLog } from "../../src/audit/log-check.js";
 import type { AuditEntry } from "../../src/audit/record.js";
 import { loadSigningKey } from "../../src/audit/signing.js";
 import type { KyselyStore } from "../../src/storage/kysely-store.js";

@@ -1,7 +1,7 @@
 // Which store failures answer 503 (retry) rather than 500 (a bug).
 
 import { describe, expect, it } from "vitest";
-import { isStoreUnavailable } from "../../src/storage/errors.js";
+import { isStoreUnavailable } from "../../src/storage/store-errors.js";
 
 const withCode = (message: string, code: string) => Object.assign(new Error(message), { code });
 

@@ -8,8 +8,6 @@
 // has none left (another order took it meanwhile), the command is decided again with that contractor in
 // `unavailable`, so the cascade moves down the ranking as if it had never been free.
 
-import { MAX_OFFERS, nteInForce, offerDeadline, rankingOf } from "./policy.js";
-import { type Action, holdsContractor, type OrderStatus, type Role, TRANSITIONS } from "./transitions.js";
 import type {
   Actor,
   AuditFact,
@@ -23,7 +21,9 @@ import type {
   OrderEventType,
   OrderState,
   Refusal,
-} from "./types.js";
+} from "./order.js";
+import { MAX_OFFERS, nteInForce, offerDeadline, rankingOf } from "./policy.js";
+import { type Action, holdsContractor, type OrderStatus, type Role, TRANSITIONS } from "./transitions.js";
 
 /** What every command is decided against besides the state: the clock, ids, and the writer's findings. */
 export interface CommandContext {

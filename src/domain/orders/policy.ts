@@ -1,7 +1,7 @@
 // The order's policy figures: how long a contractor has to answer an offer, how many contractors are
 // offered a job before a dispatcher takes over, and which NTE is in force. Pure.
 
-import type { Order } from "./types.js";
+import type { Order } from "./order.js";
 
 /** How long a contractor has to answer an offer, by urgency (live orders). */
 export const OFFER_WINDOW_MS: Record<string, number> = {

@@ -5,8 +5,8 @@
 import { CHECKPOINT_ORIGIN } from "../../audit/signing.js";
 import type { Config } from "../../config.js";
 import { IDEMPOTENCY_KEY_ARGUMENT, IDEMPOTENCY_KEY_HEADER } from "../../operations/idempotency.js";
+import type { AnyOperation, Services } from "../../operations/operation.js";
 import { OPERATIONS } from "../../operations/registry.js";
-import type { AnyOperation, Services } from "../../operations/types.js";
 import { accessText, objectJsonSchema, underscoreName } from "../agent-call.js";
 
 export const SERVICE_NAME = "field-dispatch";

@@ -5,8 +5,8 @@ import { readFileSync } from "node:fs";
 import type { FastifyInstance, FastifyRequest } from "fastify";
 import { stringify } from "yaml";
 import { ApiError } from "../../errors.js";
+import type { Services } from "../../operations/operation.js";
 import { OPERATIONS } from "../../operations/registry.js";
-import type { Services } from "../../operations/types.js";
 import { sendProblem } from "../http/problem-reply.js";
 import {
   agentsJson,

@@ -18,6 +18,7 @@ import {
   requestNte,
   settleOffer,
 } from "../../../src/domain/orders/commands.js";
+import type { Decision, Offer, Order, OrderState } from "../../../src/domain/orders/order.js";
 import { MAX_OFFERS } from "../../../src/domain/orders/policy.js";
 import {
   type Action,
@@ -26,7 +27,6 @@ import {
   type Role,
   TRANSITIONS,
 } from "../../../src/domain/orders/transitions.js";
-import type { Decision, Offer, Order, OrderState } from "../../../src/domain/orders/types.js";
 
 const NOW = new Date("2026-11-23T12:00:00.000Z");
 let seq = 0;

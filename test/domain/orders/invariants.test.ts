@@ -23,8 +23,8 @@ import {
   requestNte,
   settleOffer,
 } from "../../../src/domain/orders/commands.js";
+import type { Decision, NteRequest, Offer, Order, OrderChange } from "../../../src/domain/orders/order.js";
 import { holdsContractor, type OrderStatus } from "../../../src/domain/orders/transitions.js";
-import type { Decision, NteRequest, Offer, Order, OrderChange } from "../../../src/domain/orders/types.js";
 
 const CONTRACTORS = ["ctr_a", "ctr_b", "ctr_c", "ctr_d"];
 const CAPACITY = 2;

@@ -15,8 +15,8 @@ import {
   WEBHOOK_EVENT_TYPES,
 } from "../webhooks/events.js";
 import { checkWebhookUrl } from "../webhooks/targets.js";
+import { defineOperation, type OperationContext, principalOf } from "./operation.js";
 import { cursorSchema, decodeCursor, pageLimitSchema, pageOf } from "./pagination.js";
-import { defineOperation, type OperationContext, principalOf } from "./types.js";
 
 const ENDPOINT_ID = /^whe_[0-9A-Za-z]{1,40}$/;
 const DELIVERY_ID = /^whd_[0-9A-Za-z]{1,40}$/;

@@ -6,9 +6,9 @@
 import { z } from "zod";
 import { ApiError } from "../errors.js";
 import type { OffersTable, OrdersTable } from "../storage/schema.js";
+import { defineOperation, type OperationContext, principalOf } from "./operation.js";
 import { acceptOffer, declineOffer, invoice, reportProgress, requestNte } from "./order-commands.js";
 import { ORDER_STATUSES } from "./order-view.js";
-import { defineOperation, type OperationContext, principalOf } from "./types.js";
 
 function contractorOf(ctx: OperationContext): string {
   const id = principalOf(ctx).contractorId;

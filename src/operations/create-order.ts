@@ -8,10 +8,10 @@ import type { OrdersTable } from "../storage/schema.js";
 import { checkWebhookUrl } from "../webhooks/targets.js";
 import { matchDecision, sealRef } from "./audit-decisions.js";
 import { matchJob, resolveJob } from "./job.js";
+import { defineOperation, principalOf } from "./operation.js";
 import { tryOrderCommand } from "./order-commands.js";
 import { type OrderView, orderSchema, orderView } from "./order-view.js";
 import { nteSchema, orderLocationSchema, tradeSchema, urgencySchema } from "./schemas.js";
-import { defineOperation, principalOf } from "./types.js";
 
 export const orderInput = z
   .strictObject({

@@ -4,8 +4,8 @@
 import { z } from "zod";
 import { ApiError } from "../errors.js";
 import { UrlRefused } from "../net/address-policy.js";
-import { CHECK_AREAS, CHECK_WEIGHTS } from "../probe/check.js";
-import { defineOperation } from "./types.js";
+import { CHECK_AREAS, CHECK_WEIGHTS } from "../probe/scoring.js";
+import { defineOperation } from "./operation.js";
 
 const checkIds = Object.keys(CHECK_WEIGHTS) as [
   keyof typeof CHECK_WEIGHTS,
