@@ -254,7 +254,7 @@ async function writeCost(dir: string, now: number): Promise<void> {
     const file = join(dir, `write-${n}.sqlite`);
     const store = openSqliteStore(file);
     await store.migrate();
-    const account = (await store.ensureAccount("bench")).id;
+    const account = (await store.keys.ensureAccount("bench")).id;
     await store.close();
     if (variant.startsWith("without")) {
       const db = new SQLite(file);
@@ -302,7 +302,7 @@ async function postgres(url: string, dir: string, now: number): Promise<void> {
   const store = openPostgresStore(url, { poolSize: 4, schema });
   try {
     await store.migrate();
-    const account = (await store.ensureAccount("bench")).id;
+    const account = (await store.keys.ensureAccount("bench")).id;
     process.stdout.write(`\nPostgreSQL: filling ${ORDERS.toLocaleString("en")} orders`);
     const t0 = performance.now();
     const chunk = 20_000;
@@ -401,7 +401,7 @@ async function main(): Promise<void> {
     const file = join(dir, "evals.sqlite");
     const store = openSqliteStore(file);
     await store.migrate();
-    const account = (await store.ensureAccount("bench")).id;
+    const account = (await store.keys.ensureAccount("bench")).id;
     const perRow = fillSqlite(file, ORDERS, now, account);
     process.stdout.write(` ${((perRow * ORDERS) / 1e6).toFixed(0)} s (${perRow.toFixed(1)} us/order)\n`);
     await timeEndpoint(store, dir, now, "SQLite (daily rollup + live edges)");

@@ -5,6 +5,7 @@ import { createHash } from "node:crypto";
 import { sealRecord } from "./audit/record.js";
 import type { ApiKeyService } from "./auth/api-key-service.js";
 import { canonicalJson } from "./canonical-json.js";
+import { type Clock, systemClock } from "./clock.js";
 import { generateSandboxPool } from "./domain/sandbox-pool.js";
 import type { Store } from "./storage/store.js";
 
@@ -16,16 +17,20 @@ export interface BootstrapResult {
   sandboxKey: string | null;
 }
 
-export async function bootstrap(store: Store, keys: ApiKeyService): Promise<BootstrapResult> {
+export async function bootstrap(
+  store: Store,
+  keys: ApiKeyService,
+  clock: Clock = systemClock,
+): Promise<BootstrapResult> {
   await store.migrate();
   let seededContractors = 0;
-  if ((await store.countContractors("sandbox")) === 0) {
+  if ((await store.contractors.count("sandbox")) === 0) {
     const pool = generateSandboxPool().map((c) => ({ ...c, externalRef: null }));
-    await store.insertContractors(
+    await store.contractors.insert(
       pool,
       sealRecord({
         kind: "pool.seeded",
-        at: new Date().toISOString(),
+        at: clock().toISOString(),
         accountId: null,
         livemode: false,
         actor: "system:bootstrap",
@@ -39,7 +44,7 @@ export async function bootstrap(store: Store, keys: ApiKeyService): Promise<Boot
     seededContractors = pool.length;
   }
   let sandboxKey: string | null = null;
-  if (!(await store.findAccountByName(SANDBOX_ACCOUNT))) {
+  if (!(await store.keys.findAccountByName(SANDBOX_ACCOUNT))) {
     const issued = await keys.issue({
       accountName: SANDBOX_ACCOUNT,
       mode: "test",

@@ -71,8 +71,8 @@ async function serve(config: Config, prepare: boolean): Promise<void> {
   const webhooks = createWebhookDispatcher(config, store, { logger, metrics: services.metrics });
   webhooks.start(config.WEBHOOK_INTERVAL_MS);
   const purge = setInterval(() => {
-    store
-      .purgeExpiredIdempotency(new Date().toISOString())
+    store.idempotency
+      .purgeExpired(services.now().toISOString())
       .catch((err) => app.log.error({ err }, "idempotency purge failed"));
   }, IDEMPOTENCY_PURGE_MS);
   purge.unref();

@@ -34,7 +34,7 @@ async function cli(...args: string[]): Promise<{ code: number; stdout: string; s
 async function liveContractorsInStore() {
   const store = openSqliteStore(join(dir, "field-dispatch.sqlite"));
   try {
-    return (await store.loadContractors()).filter((c) => c.pool === "live");
+    return (await store.contractors.load()).filter((c) => c.pool === "live");
   } finally {
     await store.close();
   }
@@ -71,7 +71,7 @@ describe("operator CLI", () => {
   it("issues contractor keys for a known contractor only, and dispatcher keys, listed with their kind", async () => {
     expect((await cli("migrate")).code).toBe(0); // seeds the sandbox pool
     const store = openSqliteStore(join(dir, "field-dispatch.sqlite"));
-    const contractor = (await store.loadContractors())[0]?.id ?? "";
+    const contractor = (await store.contractors.load())[0]?.id ?? "";
     await store.close();
     expect(contractor).toMatch(/^ctr_/);
     const unknown = await cli(

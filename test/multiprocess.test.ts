@@ -182,7 +182,7 @@ describe.skipIf(!ready)("contractor capacity across processes", () => {
     const a = await startChildServer(vars);
     servers.push(a);
     const store = openPostgresStore(vars.DATABASE_URL as string, { poolSize: 1, schema });
-    await store.upsertLiveContractors(
+    await store.contractors.upsertLive(
       [
         {
           id: "ctr_capacity3",

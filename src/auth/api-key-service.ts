@@ -2,6 +2,7 @@
 // a constant-time comparison and the revocation check. Verified keys are cached briefly.
 
 import { type Actor, sealRecord } from "../audit/record.js";
+import { type Clock, systemClock } from "../clock.js";
 import { ApiError } from "../errors.js";
 import { newId } from "../ids.js";
 import type { ApiKeysTable, KeyKind } from "../storage/schema.js";
@@ -33,6 +34,8 @@ export class ApiKeyService {
   constructor(
     private readonly store: Store,
     private readonly cacheTtlMs: number,
+    /** The time keys are issued and revoked at. */
+    private readonly clock: Clock = systemClock,
   ) {}
 
   /** Resolves the key's principal; answers synchronously for a cached key or a malformed one (throws). */
@@ -50,14 +53,15 @@ export class ApiKeyService {
       );
     }
     const hash = hashApiKey(rawKey);
-    const now = Date.now();
+    // The cache ages on the monotonic clock: it measures elapsed time, not the service's time.
+    const now = performance.now();
     const cached = this.cache.get(hash);
     if (cached && cached.expires > now && sameHash(cached.hash, hash)) return cached.principal;
     return this.lookup(hash, now);
   }
 
   private async lookup(hash: string, now: number): Promise<Principal> {
-    const row = await this.store.findApiKeyByHash(hash);
+    const row = await this.store.keys.findByHash(hash);
     if (!row || !sameHash(row.key_hash, hash)) {
       throw new ApiError("invalid_api_key", "The API key is not recognised.");
     }
@@ -103,10 +107,10 @@ export class ApiKeyService {
       throw new Error("a contractor key names its contractor, and only a contractor key does");
     }
     if (kind === "contractor") {
-      if (!(await this.store.hasContractor(options.contractorId as string)))
+      if (!(await this.store.contractors.has(options.contractorId as string)))
         throw new Error(`no contractor ${options.contractorId} in the pool`);
     }
-    const account = await this.store.ensureAccount(options.accountName);
+    const account = await this.store.keys.ensureAccount(options.accountName);
     const key = generateApiKey(options.mode);
     const row: ApiKeysTable = {
       id: newId("key"),
@@ -117,18 +121,18 @@ export class ApiKeyService {
       label: options.label ?? null,
       rate_limit_per_minute: options.ratePerMinute ?? null,
       rate_limit_burst: options.burst ?? null,
-      created_at: new Date().toISOString(),
+      created_at: this.clock().toISOString(),
       revoked_at: null,
       kind,
       contractor_id: options.contractorId ?? null,
     };
-    await this.store.insertApiKey(row, keyRecord("key.issued", row, options.actor, row.created_at));
+    await this.store.keys.insert(row, keyRecord("key.issued", row, options.actor, row.created_at));
     return { id: row.id, key, accountId: account.id };
   }
 
   async revoke(id: string, actor: Actor): Promise<"revoked" | "already_revoked" | "not_found"> {
-    const at = new Date().toISOString();
-    const result = await this.store.revokeApiKey(id, at, (row) => keyRecord("key.revoked", row, actor, at));
+    const at = this.clock().toISOString();
+    const result = await this.store.keys.revoke(id, at, (row) => keyRecord("key.revoked", row, actor, at));
     this.forget();
     return result;
   }

@@ -154,7 +154,7 @@ async function audit(args: string[]): Promise<number> {
       await withStore(async (store) => {
         let accountId: string | null = null;
         if (values.account !== undefined) {
-          const account = await store.findAccountByName(values.account);
+          const account = await store.keys.findAccountByName(values.account);
           if (!account) throw new Error(`no account ${values.account}`);
           accountId = account.id;
         }
@@ -250,7 +250,7 @@ async function keys(args: string[]): Promise<void> {
   }
   if (sub === "list") {
     await withStore(async (store) => {
-      const rows = await store.listApiKeys(values.account);
+      const rows = await store.keys.list(values.account);
       for (const r of rows) {
         const limits =
           r.rate_limit_per_minute || r.rate_limit_burst
@@ -287,7 +287,7 @@ async function contractors(args: string[]): Promise<void> {
   }
   await withStore(async (store) => {
     const digest = createHash("sha256").update(readFileSync(file)).digest("hex");
-    const { inserted, updated } = await store.upsertLiveContractors(rows, (counts) =>
+    const { inserted, updated } = await store.contractors.upsertLive(rows, (counts) =>
       sealRecord({
         kind: "pool.imported",
         at: new Date().toISOString(),

@@ -13,9 +13,9 @@ export class ContractorPool {
 
   async load(): Promise<void> {
     const [version, contractors, jobs] = await Promise.all([
-      this.store.contractorsVersion(),
-      this.store.loadContractors(),
-      this.store.activeJobCounts(),
+      this.store.contractors.version(),
+      this.store.contractors.load(),
+      this.store.contractors.activeJobCounts(),
     ]);
     this.index.replace(contractors, jobs);
     this.version = version;
@@ -27,8 +27,8 @@ export class ContractorPool {
    * too, and the store's counter is the authority.
    */
   async refresh(): Promise<boolean> {
-    if ((await this.store.contractorsVersion()) === this.version) {
-      this.index.syncJobs(await this.store.activeJobCounts());
+    if ((await this.store.contractors.version()) === this.version) {
+      this.index.syncJobs(await this.store.contractors.activeJobCounts());
       return false;
     }
     await this.load();

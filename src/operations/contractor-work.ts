@@ -100,8 +100,8 @@ export const contractorOffersOperation = defineOperation({
   example: {},
   async handler(ctx) {
     const { store } = ctx.services;
-    const offers = await store.contractorOffers(contractorOf(ctx), "pending", 200);
-    const orders = new Map((await store.ordersByIds(offers.map((o) => o.order_id))).map((o) => [o.id, o]));
+    const offers = await store.orders.offersOfContractor(contractorOf(ctx), "pending", 200);
+    const orders = new Map((await store.orders.byIds(offers.map((o) => o.order_id))).map((o) => [o.id, o]));
     return {
       offers: offers.flatMap((o) => {
         const order = orders.get(o.order_id);
@@ -123,7 +123,7 @@ export const contractorJobsOperation = defineOperation({
   output: z.object({ jobs: z.array(contractorJobSchema) }).meta({ id: "ContractorJobList" }),
   example: {},
   async handler(ctx) {
-    const orders = await ctx.services.store.contractorOrders(
+    const orders = await ctx.services.store.orders.ordersOfContractor(
       contractorOf(ctx),
       ["accepted", "en_route", "on_site"],
       200,

@@ -43,7 +43,7 @@ export const dispatcherOrdersOperation = defineOperation({
   example: { status: "needs_dispatcher", limit: 50 },
   async handler(ctx, input) {
     const principal = principalOf(ctx);
-    const rows = await ctx.services.store.listOrders({
+    const rows = await ctx.services.store.orders.list({
       livemode: principal.livemode,
       status: input.status,
       before: orderPosition(input.cursor, CURSOR_KIND),
@@ -113,7 +113,7 @@ export const dispatcherCancelOperation = defineOperation({
   example: { order_id: "ord_0VberZOdAb12Cd34Ef56", reason: "duplicate of another order" },
   async handler(ctx, input) {
     const principal = principalOf(ctx);
-    const [order] = await ctx.services.store.ordersByIds([input.order_id]);
+    const [order] = await ctx.services.store.orders.byIds([input.order_id]);
     if (!order || order.livemode !== (principal.livemode ? 1 : 0)) {
       throw new ApiError("not_found", `No order ${input.order_id}.`);
     }
@@ -160,13 +160,13 @@ export const dispatcherPoolOperation = defineOperation({
   async handler(ctx, input) {
     const principal = principalOf(ctx);
     const { store, pool } = ctx.services;
-    const state = await store.contractorState(input.contractor_id);
+    const state = await store.contractors.standing(input.contractor_id);
     if (!state || state.pool !== (principal.livemode ? "live" : "sandbox")) {
       throw new ApiError("not_found", `No contractor ${input.contractor_id} in this pool.`);
     }
     const flags = POOL_ACTIONS[input.action];
     const at = ctx.services.now().toISOString();
-    await store.setContractorFlags(
+    await store.contractors.setFlags(
       input.contractor_id,
       flags,
       sealRecord({
@@ -179,7 +179,7 @@ export const dispatcherPoolOperation = defineOperation({
       }),
     );
     await pool.refresh(); // this process matches by the new standing at once
-    const after = await store.contractorState(input.contractor_id);
+    const after = await store.contractors.standing(input.contractor_id);
     return {
       contractor_id: input.contractor_id,
       active: Boolean(after?.active),

@@ -98,7 +98,7 @@ export async function runIdempotent(
   // Marked in flight before the first await, so a concurrent retry in this process sees it.
   inflight.add(scope);
   try {
-    const existing = await services.store.findIdempotency(
+    const existing = await services.store.idempotency.find(
       principal.accountId,
       principal.livemode,
       key,
@@ -112,7 +112,7 @@ export async function runIdempotent(
       key,
       async claim(tx, response, orderId = null) {
         const now = services.now();
-        claimed = await tx.claimIdempotency(
+        claimed = await services.store.idempotency.claim(
           {
             account_id: principal.accountId,
             livemode: principal.livemode ? 1 : 0,
@@ -125,6 +125,7 @@ export async function runIdempotent(
             expires_at: new Date(now.getTime() + IDEMPOTENCY_TTL_MS).toISOString(),
           },
           now.toISOString(),
+          tx,
         );
         return claimed;
       },
@@ -135,7 +136,7 @@ export async function runIdempotent(
     }
     if (claimed) return result;
     // Another process stored this key first: its response stands, ours was not written.
-    const winner = await services.store.findIdempotency(
+    const winner = await services.store.idempotency.find(
       principal.accountId,
       principal.livemode,
       key,

@@ -27,7 +27,7 @@ export const orderCancelOperation = defineOperation({
   async handler(ctx, input) {
     const principal = principalOf(ctx);
     const { store } = ctx.services;
-    const order = await store.findOrder(input.order_id, principal.accountId, principal.livemode);
+    const order = await store.orders.find(input.order_id, principal.accountId, principal.livemode);
     if (!order) throw new ApiError("not_found", `No order ${input.order_id} for this key.`);
     const cancelled = await cancelOrder(
       ctx.services,
@@ -67,7 +67,7 @@ export const nteDecisionOperation = defineOperation({
   async handler(ctx, input) {
     const principal = principalOf(ctx);
     const { store } = ctx.services;
-    const order = await store.findOrder(input.order_id, principal.accountId, principal.livemode);
+    const order = await store.orders.find(input.order_id, principal.accountId, principal.livemode);
     if (!order) throw new ApiError("not_found", `No order ${input.order_id} for this key.`);
     const decided = await decideNte(
       ctx.services,
@@ -81,7 +81,7 @@ export const nteDecisionOperation = defineOperation({
       seal: _seal,
       seals: _seals,
       ...view
-    } = orderView(decided, ctx.baseUrl, [], await store.nteRequests(order.id));
+    } = orderView(decided, ctx.baseUrl, [], await store.orders.nteRequests(order.id));
     return view;
   },
 });

@@ -162,15 +162,23 @@ export async function runOrderCommand<S>(
 // --- What the commands read ---------------------------------------------------------------------------
 
 /** An order and its offers, the order locked until COMMIT (where the store locks rows). */
-export async function loadOrder(tx: WriteTx, orderId: string): Promise<OrderState | null> {
-  const order = await tx.orderById(orderId, true);
-  return order ? { order, offers: await tx.offersOfOrder(order.id) } : null;
+export async function loadOrder(
+  services: OrderServices,
+  tx: WriteTx,
+  orderId: string,
+): Promise<OrderState | null> {
+  const order = await services.store.orders.byId(orderId, tx, true);
+  return order ? { order, offers: await services.store.orders.offersOf(order.id, tx) } : null;
 }
 
 /** The order an offer belongs to, with its offers. */
-async function loadByOffer(tx: WriteTx, offerId: string): Promise<OrderState | null> {
-  const offer = await tx.offerById(offerId);
-  return offer ? loadOrder(tx, offer.order_id) : null;
+async function loadByOffer(
+  services: OrderServices,
+  tx: WriteTx,
+  offerId: string,
+): Promise<OrderState | null> {
+  const offer = await services.store.orders.offerById(offerId, tx);
+  return offer ? loadOrder(services, tx, offer.order_id) : null;
 }
 
 function present(state: OrderState | null, orderId: string): OrderState {
@@ -189,7 +197,7 @@ export async function acceptOffer(
 ): Promise<Order> {
   const done = await runOrderCommand(
     services,
-    (tx) => loadByOffer(tx, offerId),
+    (tx) => loadByOffer(services, tx, offerId),
     (state, ctx) => orders.acceptOffer(state, { offerId, contractorId, actor }, ctx),
   );
   return done.change.after;
@@ -205,7 +213,7 @@ export async function declineOffer(
 ): Promise<void> {
   await runOrderCommand(
     services,
-    (tx) => loadByOffer(tx, offerId),
+    (tx) => loadByOffer(services, tx, offerId),
     (state, ctx) =>
       orders.settleOffer(state, { offerId, outcome: "declined", actor, reason, decliner: contractorId }, ctx),
   );
@@ -224,7 +232,7 @@ export async function settleOffer(
 ): Promise<boolean> {
   const result = await tryOrderCommand(
     services,
-    (tx) => loadByOffer(tx, offerId),
+    (tx) => loadByOffer(services, tx, offerId),
     (state, ctx) => orders.settleOffer(state, { offerId, outcome, actor, reason }, ctx),
   );
   return result.kind === "committed";
@@ -240,7 +248,7 @@ export async function reportProgress(
 ): Promise<Order> {
   const done = await runOrderCommand(
     services,
-    (tx) => loadOrder(tx, orderId),
+    (tx) => loadOrder(services, tx, orderId),
     (state, ctx) => orders.reportProgress(state, { orderId, contractorId, report, actor }, ctx),
   );
   return done.change.after;
@@ -258,8 +266,8 @@ export async function requestNte(
   const done = await runOrderCommand(
     services,
     async (tx) => {
-      const state = await loadOrder(tx, orderId);
-      return { state, requests: state ? await tx.nteRequestsOfOrder(orderId) : [] };
+      const state = await loadOrder(services, tx, orderId);
+      return { state, requests: state ? await services.store.orders.nteRequests(orderId, tx) : [] };
     },
     ({ state, requests }, ctx) =>
       orders.requestNte(state, { orderId, contractorId, cents, reason, actor, requests }, ctx),
@@ -279,7 +287,7 @@ export async function invoice(
 ): Promise<Order> {
   const done = await runOrderCommand(
     services,
-    (tx) => loadOrder(tx, orderId),
+    (tx) => loadOrder(services, tx, orderId),
     (state, ctx) => orders.invoiceJob(state, { orderId, contractorId, cents, actor }, ctx),
   );
   return done.change.after;
@@ -295,7 +303,7 @@ export async function cancelOrder(
 ): Promise<Order> {
   const done = await runOrderCommand(
     services,
-    (tx) => loadOrder(tx, orderId),
+    (tx) => loadOrder(services, tx, orderId),
     (state, ctx) => orders.cancelOrder(present(state, orderId), { role, reason, actor }, ctx),
   );
   return done.change.after;
@@ -313,8 +321,8 @@ export async function assign(
   const done = await runOrderCommand(
     services,
     async (tx) => ({
-      contractor: await tx.contractorStanding(contractorId),
-      state: await loadOrder(tx, orderId),
+      contractor: await services.store.contractors.standing(contractorId, tx),
+      state: await loadOrder(services, tx, orderId),
     }),
     ({ contractor, state }, ctx) =>
       orders.assignContractor(state, { orderId, livemode, contractorId, contractor, reason, actor }, ctx),
@@ -334,8 +342,8 @@ export async function decideNte(
   const done = await runOrderCommand(
     services,
     async (tx) => ({
-      state: present(await loadOrder(tx, orderId), orderId),
-      request: await tx.nteRequestById(requestId),
+      state: present(await loadOrder(services, tx, orderId), orderId),
+      request: await services.store.orders.nteRequestById(requestId, tx),
     }),
     ({ state, request }, ctx) =>
       orders.decideNte(state, { request, requestId, decision, reason, actor }, ctx),

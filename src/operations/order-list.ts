@@ -56,7 +56,7 @@ export const orderListOperation = defineOperation({
   example: { status: "needs_dispatcher", since: "2026-11-01T00:00:00.000Z", limit: 20 },
   async handler(ctx, input) {
     const principal = principalOf(ctx);
-    const rows = await ctx.services.store.listOrders({
+    const rows = await ctx.services.store.orders.list({
       accountId: principal.accountId,
       livemode: principal.livemode,
       status: input.status,

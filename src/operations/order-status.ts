@@ -27,9 +27,9 @@ export const orderStatusOperation = defineOperation({
     const principal = principalOf(ctx);
     const { store } = ctx.services;
     const [row, seals, nteRequests] = await Promise.all([
-      store.findOrder(input.order_id, principal.accountId, principal.livemode),
+      store.orders.find(input.order_id, principal.accountId, principal.livemode),
       store.audit.orderSeals(input.order_id),
-      store.nteRequests(input.order_id),
+      store.orders.nteRequests(input.order_id),
     ]);
     if (!row) throw new ApiError("not_found", `No order ${input.order_id} for this API key.`);
     return orderView(

@@ -7,6 +7,7 @@ import { type CheckpointSigner, loadSigningKey } from "../audit/signing.js";
 import { ApiKeyService } from "../auth/api-key-service.js";
 import { MemoryRateLimiter, type RateLimiter } from "../auth/rate-limiter.js";
 import { RedisRateLimiter } from "../auth/redis-rate-limiter.js";
+import { systemClock } from "../clock.js";
 import type { Config } from "../config.js";
 import { Metrics } from "../metrics.js";
 import { type FetcherOptions, SafeFetcher } from "../net/safe-fetch.js";
@@ -80,6 +81,8 @@ export function createServices(
     fetcher?: SafeFetcher;
   } = {},
 ): Services {
+  // The one clock every part of the services reads (tests and the simulator pass their own).
+  const now = options.now ?? systemClock;
   const metrics = options.metrics ?? new Metrics();
   metrics.watchStore(store);
   const signer = options.signer ?? loadSigningKey(config.AUDIT_SIGNING_KEY, config.DATA_DIR);
@@ -97,7 +100,7 @@ export function createServices(
     config,
     store,
     pool,
-    keys: new ApiKeyService(store, config.API_KEY_CACHE_TTL_MS),
+    keys: new ApiKeyService(store, config.API_KEY_CACHE_TTL_MS, now),
     limiter: options.limiter ?? createLimiter(config, options.logger, metrics),
     fetcher,
     probe: new ProbeService(fetcher, {
@@ -106,7 +109,7 @@ export function createServices(
       cacheTtlMs: PROBE_CACHE_TTL_MS,
       ...(options.now ? { now: options.now } : {}),
     }),
-    now: options.now ?? (() => new Date()),
+    now,
   };
 }
 

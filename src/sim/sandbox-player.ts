@@ -52,8 +52,8 @@ export class SandboxPlayer {
   async tick(): Promise<void> {
     const { store } = this.services;
     const cutoff = new Date(this.services.now().getTime() - SANDBOX_STEP_MS).toISOString();
-    const offers = await store.sandboxOffers(cutoff, 100);
-    const orders = new Map((await store.ordersByIds(offers.map((o) => o.order_id))).map((o) => [o.id, o]));
+    const offers = await store.orders.sandboxOffers(cutoff, 100);
+    const orders = new Map((await store.orders.byIds(offers.map((o) => o.order_id))).map((o) => [o.id, o]));
     for (const offer of offers) {
       const description = orders.get(offer.order_id)?.description ?? "";
       if (description.includes(SANDBOX_MARKERS.noAnswer)) continue; // left to expire
@@ -69,7 +69,7 @@ export class SandboxPlayer {
         await step(() => acceptOffer(this.services, offer.contractor_id, offer.id, actor));
       }
     }
-    for (const order of await store.sandboxOrdersIn(
+    for (const order of await store.orders.sandboxOrdersIn(
       ["accepted", "en_route", "on_site", "completed"],
       cutoff,
       100,

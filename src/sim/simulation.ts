@@ -93,13 +93,13 @@ const UNLIMITED: RateLimiter = {
 /** Accounts other than `account` that have live orders: a store serving real traffic. */
 export async function otherAccountsWithLiveOrders(store: Store, account: string): Promise<string[]> {
   // Orders are made with callers' keys, so every account that has orders has keys.
-  const names = new Set((await store.listApiKeys()).map((k) => k.account_name));
+  const names = new Set((await store.keys.list()).map((k) => k.account_name));
   names.delete(account);
   const found: string[] = [];
   for (const name of [...names].sort()) {
-    const row = await store.findAccountByName(name);
+    const row = await store.keys.findAccountByName(name);
     if (!row) continue;
-    const orders = await store.listOrders({ accountId: row.id, livemode: true, limit: 1 });
+    const orders = await store.orders.list({ accountId: row.id, livemode: true, limit: 1 });
     if (orders.length > 0) found.push(name);
   }
   return found;
@@ -145,7 +145,7 @@ async function importGeneratedPool(store: Store): Promise<number> {
   const ids = new Map(generateSandboxPool(SIMULATED_POOL_SEED).map((c) => [externalRefOf(c.id), c.id]));
   const rows = parsed.contractors.map((c) => ({ ...c, id: ids.get(c.externalRef ?? "") ?? c.id }));
   const digest = createHash("sha256").update(file).digest("hex");
-  const { inserted } = await store.upsertLiveContractors(rows, (counts) =>
+  const { inserted } = await store.contractors.upsertLive(rows, (counts) =>
     sealRecord({
       kind: "pool.imported",
       at: new Date().toISOString(),
@@ -188,7 +188,7 @@ export async function runSimulation(
     );
   }
 
-  let live = (await store.loadContractors()).filter((c) => c.pool === "live");
+  let live = (await store.contractors.load()).filter((c) => c.pool === "live");
   let imported = 0;
   if (live.length === 0) {
     imported = await importGeneratedPool(store);
@@ -196,7 +196,7 @@ export async function runSimulation(
       `the live pool was empty: imported ${imported} generated contractors (external_ref sim-...) through the ` +
         "contractor import path; they match real live orders too, so keep this store for demos",
     );
-    live = (await store.loadContractors()).filter((c) => c.pool === "live");
+    live = (await store.contractors.load()).filter((c) => c.pool === "live");
   }
   const active = live.filter((c) => c.active && !c.excluded);
   if (active.length === 0) {
@@ -266,7 +266,7 @@ export async function runSimulation(
 
   const statuses: Record<string, number> = {};
   for (let i = 0; i < world.orderIds.length; i += 500) {
-    for (const row of await store.ordersByIds(world.orderIds.slice(i, i + 500))) {
+    for (const row of await store.orders.byIds(world.orderIds.slice(i, i + 500))) {
       statuses[row.status] = (statuses[row.status] ?? 0) + 1;
     }
   }

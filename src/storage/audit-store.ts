@@ -6,6 +6,7 @@ import { CompiledQuery, type Kysely, sql, type Transaction } from "kysely";
 import type { Hash, NewNode, NodeRef } from "../audit/merkle.js";
 import { appendLeaves, compactRange, nodeKey } from "../audit/merkle.js";
 import type { AuditEntry } from "../audit/record.js";
+import { type Clock, systemClock } from "../clock.js";
 import type { Dialect } from "./dialect.js";
 import { PreparedInsert } from "./prepared-insert.js";
 import type { AuditCheckpointsTable, AuditLegalHoldsTable, AuditRecordRow, Database } from "./schema.js";
@@ -187,6 +188,7 @@ export class AuditStore implements AuditPersistence {
   constructor(
     private readonly db: Kysely<Database>,
     private readonly dialect: Dialect,
+    private readonly clock: Clock = systemClock,
   ) {
     this.inserts = {
       records: new PreparedInsert("audit_records", dialect),
@@ -233,7 +235,7 @@ export class AuditStore implements AuditPersistence {
       range,
       entries.map((e) => Buffer.from(e.leaf_hash, "hex")),
     );
-    await this.insertTree(trx, size, entries, grown.nodes, new Date().toISOString());
+    await this.insertTree(trx, size, entries, grown.nodes, this.clock().toISOString());
     this.edge = {
       size: grown.size,
       lastLeaf: (entries[entries.length - 1] as AuditEntry).leaf_hash,

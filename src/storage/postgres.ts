@@ -3,6 +3,7 @@
 
 import { Kysely, PostgresDialect } from "kysely";
 import pg from "pg";
+import { type Clock, systemClock } from "../clock.js";
 import { KyselyStore } from "./kysely-store.js";
 import type { Database } from "./schema.js";
 
@@ -13,6 +14,8 @@ export interface PostgresOptions {
   /** Schema to work in (search_path); the tests give each harness its own. */
   schema?: string;
   applicationName?: string;
+  /** The time the store stamps rows it writes on its own (default: the wall clock). */
+  clock?: Clock;
 }
 
 export function openPostgresStore(url: string, options: PostgresOptions): KyselyStore {
@@ -37,12 +40,11 @@ export function openPostgresStore(url: string, options: PostgresOptions): Kysely
   });
   const db = new Kysely<Database>({ dialect: new PostgresDialect({ pool }) });
   // Up to half the pool commits batches at once; the other half serves reads meanwhile.
-  const store = new KyselyStore(
-    db,
-    "postgres",
-    options.schema,
-    Math.max(1, Math.floor(options.poolSize / 2)),
-  );
+  const store = new KyselyStore(db, "postgres", {
+    schema: options.schema,
+    commitLanes: Math.max(1, Math.floor(options.poolSize / 2)),
+    clock: options.clock ?? systemClock,
+  });
   return Object.assign(store, {
     pool: () => ({ total: pool.totalCount, idle: pool.idleCount, waiting: pool.waitingCount }),
   });

@@ -6,6 +6,7 @@ import { mkdirSync } from "node:fs";
 import { dirname } from "node:path";
 import SQLite from "better-sqlite3";
 import { Kysely, type SqliteDatabase, SqliteDialect, type SqliteStatement } from "kysely";
+import { type Clock, systemClock } from "../clock.js";
 import { KyselyStore } from "./kysely-store.js";
 import type { Database } from "./schema.js";
 import { BACKSTOP_AUTOCHECKPOINT_PAGES, WalCheckpointer } from "./sqlite-checkpointer.js";
@@ -39,7 +40,9 @@ export function withStatementCache(database: SQLite.Database): SqliteDatabase {
   };
 }
 
-export function openSqliteStore(file: string): KyselyStore {
+/** The embedded store in `file` (":memory:" for a throwaway one); `clock` stamps the rows it writes on its
+ * own (default: the wall clock). */
+export function openSqliteStore(file: string, clock: Clock = systemClock): KyselyStore {
   const database = (memory: boolean) => {
     if (!memory) mkdirSync(dirname(file), { recursive: true });
     const db = new SQLite(file);
@@ -52,7 +55,7 @@ export function openSqliteStore(file: string): KyselyStore {
   };
   if (file === ":memory:") {
     const config = { database: withStatementCache(database(true)) };
-    return new KyselyStore(new Kysely<Database>({ dialect: new SqliteDialect(config) }), "sqlite");
+    return new KyselyStore(new Kysely<Database>({ dialect: new SqliteDialect(config) }), "sqlite", { clock });
   }
   const connection = database(false);
   connection.pragma(`wal_autocheckpoint = ${BACKSTOP_AUTOCHECKPOINT_PAGES}`);
@@ -60,7 +63,7 @@ export function openSqliteStore(file: string): KyselyStore {
   const dialect = new DurableSqliteDialect({ database: withStatementCache(connection) }, () =>
     walSync.sync(),
   );
-  const store = new KyselyStore(new Kysely<Database>({ dialect }), "sqlite");
+  const store = new KyselyStore(new Kysely<Database>({ dialect }), "sqlite", { clock });
   const checkpointer = new WalCheckpointer(file);
   const close = store.close.bind(store);
   return Object.assign(store, {

@@ -1,4 +1,6 @@
-// The storage port: everything the operations and the CLI need from persistence. One Kysely
+// The storage port: everything the operations, the workers and the CLI need from persistence, one
+// repository per subject (keys, contractors, orders, idempotency, and the audit log, evals and webhooks),
+// each read taking an optional write handle to read inside a command's transaction. One Kysely
 // implementation (kysely-store.ts) serves SQLite and PostgreSQL.
 
 import type { AuditEntry } from "../audit/record.js";
@@ -30,7 +32,6 @@ export interface NewContractor extends Contractor {
   licenseVerifiedUntil?: string | null;
 }
 
-/** Opaque write handle: what one group-committed transaction offers to a write. */
 export interface OrderQuery {
   /** Unset: every account's orders (the dispatch team's view). */
   accountId?: string;
@@ -43,7 +44,8 @@ export interface OrderQuery {
   limit: number;
 }
 
-/** The write handle of one group-committed transaction: the reads a command decides on, and the writes. */
+/** The write handle of one group-committed transaction: what a write may do in it. Repositories read
+ * inside it when handed it. */
 export interface WriteTx {
   /** Commits an order's change (storage/order-writer.ts): all of it, or nothing and the reason why. */
   commitOrderChange(change: CommittableChange): Promise<CommitOutcome>;
@@ -54,23 +56,94 @@ export interface WriteTx {
   reserveContractor(contractorId: string): Promise<boolean>;
   /** Gives back a unit taken with reserveContractor. */
   releaseContractor(contractorId: string): Promise<void>;
+  /** Records a sealed audit entry in this transaction: it commits, or fails, with the decision. */
+  appendAudit(entry: AuditEntry): void;
   /** Writes a webhook event to the outbox with the transaction (whether it has a recipient is decided
    * before: webhooks/outbox.ts). */
   enqueueWebhook(row: WebhookEventsTable): void;
-  /** Stores an idempotency record unless a live (unexpired) one exists; returns whether it was stored. */
-  claimIdempotency(row: IdempotencyKeysTable, now: string): Promise<boolean>;
-  /** Records a sealed audit entry in this transaction: it commits, or fails, with the decision. */
-  appendAudit(entry: AuditEntry): void;
   /** Whether the account has a default webhook endpoint in this mode, as it is in this transaction. */
   hasDefaultEndpoint(accountId: string, livemode: number): Promise<boolean>;
-  /** An order; with `lock`, locked until COMMIT where the store has row locks (PostgreSQL). */
-  orderById(id: string, lock?: boolean): Promise<OrdersTable | undefined>;
-  offerById(id: string): Promise<OffersTable | undefined>;
-  offersOfOrder(orderId: string): Promise<OffersTable[]>;
-  nteRequestById(id: string): Promise<NteRequestsTable | undefined>;
-  nteRequestsOfOrder(orderId: string): Promise<NteRequestsTable[]>;
-  /** A contractor's pool and whether it may be given work, as it is in this transaction. */
-  contractorStanding(id: string): Promise<{ pool: string; active: boolean; excluded: boolean } | undefined>;
+}
+
+/** Accounts and their API keys. */
+export interface KeyRepository {
+  findAccountByName(name: string): Promise<AccountsTable | undefined>;
+  ensureAccount(name: string): Promise<AccountsTable>;
+  /** Inserts a key and its `key.issued` record in one transaction. */
+  insert(row: ApiKeysTable, audit: AuditEntry): Promise<void>;
+  findByHash(hash: string): Promise<ApiKeysTable | undefined>;
+  list(accountName?: string): Promise<Array<ApiKeysTable & { account_name: string }>>;
+  /** Revokes a key and records `audit(key)` in the same transaction. */
+  revoke(
+    id: string,
+    at: string,
+    audit: (key: ApiKeysTable) => AuditEntry,
+  ): Promise<"revoked" | "already_revoked" | "not_found">;
+}
+
+/** The contractor pools. */
+export interface ContractorRepository {
+  count(pool: "sandbox" | "live"): Promise<number>;
+  /** Inserts contractors (skipping ids that exist) and records `audit` in the same transaction. */
+  insert(rows: NewContractor[], audit: AuditEntry): Promise<void>;
+  /** Inserts or updates live contractors by their external reference, recording `audit(counts)`. */
+  upsertLive(
+    rows: NewContractor[],
+    audit: (counts: { inserted: number; updated: number }) => AuditEntry,
+  ): Promise<{ inserted: number; updated: number }>;
+  load(): Promise<Contractor[]>;
+  has(id: string): Promise<boolean>;
+  /** A contractor's pool, active and excluded flags, or undefined if there is no such contractor. */
+  standing(
+    id: string,
+    tx?: WriteTx,
+  ): Promise<{ pool: string; active: boolean; excluded: boolean } | undefined>;
+  /** Sets a contractor's active or excluded flag, with its audit record, in one transaction. */
+  setFlags(id: string, flags: { active?: boolean; excluded?: boolean }, audit: AuditEntry): Promise<boolean>;
+  /** Changes whenever a contractor is added or updated: lets a running server skip needless reloads. */
+  version(): Promise<string>;
+  /** Jobs each contractor currently holds (those with any). */
+  activeJobCounts(): Promise<Array<[string, number]>>;
+}
+
+/** Work orders, their offers and NTE requests, as read (they change through WriteTx.commitOrderChange). */
+export interface OrderRepository {
+  /** An order; `lock` (inside a write) holds it until COMMIT where the store has row locks. */
+  byId(id: string, tx?: WriteTx, lock?: boolean): Promise<OrdersTable | undefined>;
+  offerById(id: string, tx?: WriteTx): Promise<OffersTable | undefined>;
+  /** An order's offers, first attempt first. */
+  offersOf(orderId: string, tx?: WriteTx): Promise<OffersTable[]>;
+  nteRequestById(id: string, tx?: WriteTx): Promise<NteRequestsTable | undefined>;
+  /** An order's NTE requests, oldest first. */
+  nteRequests(orderId: string, tx?: WriteTx): Promise<NteRequestsTable[]>;
+  /** An order of one account and mode. */
+  find(id: string, accountId: string, livemode: boolean): Promise<OrdersTable | undefined>;
+  byIds(ids: string[]): Promise<OrdersTable[]>;
+  /** An account's orders in one mode (every account's without accountId), newest first, after `before`. */
+  list(q: OrderQuery): Promise<OrdersTable[]>;
+  /** Pending offers whose deadline has passed (oldest deadline first). */
+  dueOffers(now: string, limit: number): Promise<OffersTable[]>;
+  /** Pending sandbox offers made before `cutoff`: the simulated contractors answer them. */
+  sandboxOffers(cutoff: string, limit: number): Promise<OffersTable[]>;
+  /** Sandbox orders in one of `statuses` unchanged since `cutoff`: the simulated contractors move them on. */
+  sandboxOrdersIn(statuses: string[], cutoff: string, limit: number): Promise<OrdersTable[]>;
+  /** A contractor's offers in `status`, newest first. */
+  offersOfContractor(contractorId: string, status: OfferStatus, limit: number): Promise<OffersTable[]>;
+  /** Orders a contractor holds in one of `statuses`, newest first. */
+  ordersOfContractor(contractorId: string, statuses: string[], limit: number): Promise<OrdersTable[]>;
+}
+
+/** Idempotency records. */
+export interface IdempotencyRepository {
+  find(
+    accountId: string,
+    livemode: boolean,
+    key: string,
+    now: string,
+  ): Promise<IdempotencyKeysTable | undefined>;
+  /** Stores a record unless a live (unexpired) one holds the key, in the write `tx`; whether it did. */
+  claim(row: IdempotencyKeysTable, now: string, tx: WriteTx): Promise<boolean>;
+  purgeExpired(now: string): Promise<number>;
 }
 
 export interface Store {
@@ -86,72 +159,14 @@ export interface Store {
   /** Runs `work` inside a durable, group-committed transaction. */
   write<T>(work: (tx: WriteTx) => Promise<T>): Promise<T>;
 
-  findAccountByName(name: string): Promise<AccountsTable | undefined>;
-  ensureAccount(name: string): Promise<AccountsTable>;
-
+  readonly keys: KeyRepository;
+  readonly contractors: ContractorRepository;
+  readonly orders: OrderRepository;
+  readonly idempotency: IdempotencyRepository;
   /** The audit log's records, tree and checkpoints. */
   readonly audit: AuditPersistence;
-
   /** The evals' figures of a window (live orders by status, latency percentiles). */
   readonly evals: EvalsPersistence;
-
   /** Webhooks: secrets, endpoints, deliveries and their attempts. */
   readonly webhooks: WebhookPersistence;
-
-  /** Inserts a key and its `key.issued` record in one transaction. */
-  insertApiKey(row: ApiKeysTable, audit: AuditEntry): Promise<void>;
-  findApiKeyByHash(hash: string): Promise<ApiKeysTable | undefined>;
-  listApiKeys(accountName?: string): Promise<Array<ApiKeysTable & { account_name: string }>>;
-  /** Revokes a key and records `audit(key)` in the same transaction. */
-  revokeApiKey(
-    id: string,
-    at: string,
-    audit: (key: ApiKeysTable) => AuditEntry,
-  ): Promise<"revoked" | "already_revoked" | "not_found">;
-
-  countContractors(pool: "sandbox" | "live"): Promise<number>;
-  /** Inserts contractors (skipping ids that exist) and records `audit` in the same transaction. */
-  insertContractors(rows: NewContractor[], audit: AuditEntry): Promise<void>;
-  /** Inserts or updates live contractors by their external reference, recording `audit(counts)`. */
-  upsertLiveContractors(
-    rows: NewContractor[],
-    audit: (counts: { inserted: number; updated: number }) => AuditEntry,
-  ): Promise<{ inserted: number; updated: number }>;
-  loadContractors(): Promise<Contractor[]>;
-  hasContractor(id: string): Promise<boolean>;
-  /** A contractor's pool, active and excluded flags, or undefined if there is no such contractor. */
-  contractorState(id: string): Promise<{ pool: string; active: boolean; excluded: boolean } | undefined>;
-  /** Sets a contractor's active or excluded flag, with its audit record, in one transaction. */
-  setContractorFlags(
-    id: string,
-    flags: { active?: boolean; excluded?: boolean },
-    audit: AuditEntry,
-  ): Promise<boolean>;
-  /** Changes whenever a contractor is added or updated: lets a running server skip needless reloads. */
-  contractorsVersion(): Promise<string>;
-  /** Jobs each contractor currently holds (those with any). */
-  activeJobCounts(): Promise<Array<[string, number]>>;
-
-  findOrder(id: string, accountId: string, livemode: boolean): Promise<OrdersTable | undefined>;
-  /** Pending offers whose deadline has passed (oldest deadline first). */
-  dueOffers(now: string, limit: number): Promise<OffersTable[]>;
-  /** Pending sandbox offers made before `cutoff`: the simulated contractors answer them. */
-  sandboxOffers(cutoff: string, limit: number): Promise<OffersTable[]>;
-  /** Sandbox orders in one of `statuses` unchanged since `cutoff`: the simulated contractors move them on. */
-  sandboxOrdersIn(statuses: string[], cutoff: string, limit: number): Promise<OrdersTable[]>;
-  /** A contractor's offers in `status`, newest first. */
-  contractorOffers(contractorId: string, status: OfferStatus, limit: number): Promise<OffersTable[]>;
-  /** Orders a contractor holds in one of `statuses`, newest first. */
-  contractorOrders(contractorId: string, statuses: string[], limit: number): Promise<OrdersTable[]>;
-  ordersByIds(ids: string[]): Promise<OrdersTable[]>;
-  nteRequests(orderId: string): Promise<NteRequestsTable[]>;
-  /** An account's orders in one mode, newest first, after the (created_at, id) position `before`. */
-  listOrders(q: OrderQuery): Promise<OrdersTable[]>;
-  findIdempotency(
-    accountId: string,
-    livemode: boolean,
-    key: string,
-    now: string,
-  ): Promise<IdempotencyKeysTable | undefined>;
-  purgeExpiredIdempotency(now: string): Promise<number>;
 }

@@ -25,7 +25,7 @@ export class OfferSweeper {
   async tick(): Promise<number> {
     const now = this.services.now().toISOString();
     let settled = 0;
-    for (const offer of await this.services.store.dueOffers(now, SWEEP_BATCH)) {
+    for (const offer of await this.services.store.orders.dueOffers(now, SWEEP_BATCH)) {
       if (await settleOffer(this.services, offer.id, "expired", "system:dispatch")) settled++;
     }
     return settled;

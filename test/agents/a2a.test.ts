@@ -114,7 +114,7 @@ describe("A2A", () => {
     const size = (await run("attest.checkpoint", {})).tree_size as number;
     // Contractor skills run under the contractor's own key, sent by the caller of the skill.
     const keyFor = async (orderId: unknown) => {
-      const [row] = await h.services.store.ordersByIds([orderId as string]);
+      const [row] = await h.services.store.orders.byIds([orderId as string]);
       return (
         await h.services.keys.issue({
           accountName: "crew",
@@ -157,7 +157,7 @@ describe("A2A", () => {
     const theirs = await keyFor(second.order_id);
     await run("contractor.decline_offer", { offer_id: await offerOf(theirs, second.order_id) }, theirs);
     const ops = await h.dispatcherKey("test");
-    const [held] = await h.services.store.ordersByIds([order.order_id as string]);
+    const [held] = await h.services.store.orders.byIds([order.order_id as string]);
     await run("dispatcher.orders", { limit: 5 }, ops);
     await run(
       "dispatcher.assign",

@@ -188,7 +188,7 @@ describe.each(TRANSPORTS)("idempotency_key over %s (SQLite, in process)", (_name
   afterAll(() => agent.close());
 
   const ordersWith = async (description: unknown) =>
-    (await h.services.store.listOrders({ accountId, livemode: false, limit: 1000 })).filter(
+    (await h.services.store.orders.list({ accountId, livemode: false, limit: 1000 })).filter(
       (o) => o.description === description,
     );
 

@@ -86,7 +86,7 @@ describe("MCP tools", () => {
 
     // Contractor tools run under the contractor's own key, sent by its MCP client.
     const contractorClient = async (orderId: string) => {
-      const [row] = await h.services.store.ordersByIds([orderId]);
+      const [row] = await h.services.store.orders.byIds([orderId]);
       const key = await h.services.keys.issue({
         accountName: "crew",
         mode: "test",
@@ -142,7 +142,7 @@ describe("MCP tools", () => {
     const dispatcherKey = await h.dispatcherKey("test");
     const ops = await connect(`${base}/api/mcp`, { "x-api-key": dispatcherKey });
     await ops.listTools();
-    const [held] = await h.services.store.ordersByIds([order.order_id as string]);
+    const [held] = await h.services.store.orders.byIds([order.order_id as string]);
     await call("dispatcher.orders", { limit: 5 }, ops);
     await call(
       "dispatcher.assign",

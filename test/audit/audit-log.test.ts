@@ -42,7 +42,7 @@ function outsiderDb(h: Harness): { db: Kysely<Database>; close(): Promise<void> 
 
 /** Writes `count` records straight through the store, as operations do, and returns their seals. */
 async function writeRecords(h: Harness, count: number, at = new Date().toISOString(), orderId?: string) {
-  const accountId = (await h.services.store.ensureAccount("audit-test")).id;
+  const accountId = (await h.services.store.keys.ensureAccount("audit-test")).id;
   const entries = Array.from({ length: count }, (_, i) =>
     sealRecord({
       kind: "quote.issued",

@@ -39,10 +39,10 @@ export function runSecuritySuite(name: string, call: KeyedCall) {
       h ??= await createHarness();
       const key = await h.key("acme", "test");
       const tampered = key.slice(0, 12) + (key[12] === "x" ? "y" : "x") + key.slice(13);
-      const store = h.services.store;
-      const original = store.findApiKeyByHash.bind(store);
+      const keys = h.services.store.keys;
+      const original = keys.findByHash.bind(keys);
       let lookups = 0;
-      store.findApiKeyByHash = (hash: string) => {
+      keys.findByHash = (hash: string) => {
         lookups++;
         return original(hash);
       };
@@ -51,7 +51,7 @@ export function runSecuritySuite(name: string, call: KeyedCall) {
         expect(body.detail).toMatch(/checksum/);
         expect(lookups).toBe(0);
       } finally {
-        store.findApiKeyByHash = original;
+        keys.findByHash = original;
       }
     });
 

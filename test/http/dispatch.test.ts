@@ -19,7 +19,7 @@ let testKey: string;
 
 beforeAll(async () => {
   h = await createHarness();
-  await h.services.store.insertContractors([liveContractor()], testRecord());
+  await h.services.store.contractors.insert([liveContractor()], testRecord());
   await h.services.pool.load();
   liveKey = await h.key("acme", "live");
   otherLiveKey = await h.key("globex", "live");
@@ -231,7 +231,7 @@ describe("pool changes and store failures", () => {
     const job = { trade: "roofing", location: { state: "OR", zip: "97201" } };
     expect((await fresh.post(QUOTE_PATH, job, { "x-api-key": key })).json().contractor_ref).toBeNull();
     expect(await fresh.services.pool.refresh()).toBe(false);
-    await fresh.services.store.upsertLiveContractors(
+    await fresh.services.store.contractors.upsertLive(
       [
         liveContractor({
           id: "ctr_roofer1",
@@ -370,7 +370,7 @@ describe("Idempotency-Key on POST order", () => {
 describe("capacity under concurrency", () => {
   it("never assigns a contractor more jobs than its capacity, even for concurrent orders", async () => {
     const fresh = await createHarness();
-    await fresh.services.store.insertContractors(
+    await fresh.services.store.contractors.insert(
       [
         liveContractor({ id: "ctr_cap1", trades: ["plumbing"], maxActiveJobs: 3 }),
         liveContractor({ id: "ctr_cap2", trades: ["plumbing"], maxActiveJobs: 2 }),
@@ -395,7 +395,7 @@ describe("capacity under concurrency", () => {
 
   it("gives the capacity back when the order cannot be written", async () => {
     const fresh = await createHarness();
-    await fresh.services.store.insertContractors(
+    await fresh.services.store.contractors.insert(
       [liveContractor({ id: "ctr_one", maxActiveJobs: 1 })],
       testRecord(),
     );

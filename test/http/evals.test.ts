@@ -40,7 +40,7 @@ let dispatcher: string;
 const orderId = (name: string) => ids.get(name) as string;
 
 async function holder(name: string): Promise<string> {
-  const [order] = await h.services.store.ordersByIds([orderId(name)]);
+  const [order] = await h.services.store.orders.byIds([orderId(name)]);
   return order?.contractor_id as string;
 }
 
@@ -131,7 +131,7 @@ async function read(at: number, period: string): Promise<Report> {
 
 /** Nearest rank, computed here from the orders' own in-process latencies. */
 async function offerLatency(names: string[]) {
-  const rows = await h.services.store.ordersByIds(names.map(orderId));
+  const rows = await h.services.store.orders.byIds(names.map(orderId));
   const values = rows
     .map((r) => r.dispatch_latency_ms)
     .filter((v): v is number => v !== null)
@@ -177,7 +177,7 @@ beforeAll(async () => {
     }),
     liveContractor({ id: "ctr_evout", excluded: true }),
   ];
-  await h.services.store.insertContractors([...pool, ...idle], testRecord());
+  await h.services.store.contractors.insert([...pool, ...idle], testRecord());
   await h.services.pool.load();
   contractors = pool.map((c) => c.id) as [string, string, string];
   const limits = { ratePerMinute: 10_000, burst: 1_000 };
@@ -494,7 +494,7 @@ describe("nearest rank", () => {
   it("finds every percentile's exact value, with crowded buckets, bucket edges and duplicates", async () => {
     const fresh = await createHarness();
     const { store } = fresh.services;
-    const account = (await store.ensureAccount("ranks")).id;
+    const account = (await store.keys.ensureAccount("ranks")).id;
     const base = T0 - 3 * D;
     // Acceptance latencies on and around bucket edges (1,800,000 starts one; 1,999,999 ends it), many
     // in one bucket, duplicates, a negative one; first-offer latencies crowded in a few microseconds.

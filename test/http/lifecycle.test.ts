@@ -45,7 +45,7 @@ async function setup(n = MAX_OFFERS + 1) {
   const h = await createHarness();
   open.push(h);
   const ids = Array.from({ length: n }, (_, i) => `ctr_live${i}${Math.random().toString(36).slice(2, 8)}`);
-  await h.services.store.insertContractors(
+  await h.services.store.contractors.insert(
     ids.map((id, i) => liveContractor({ id, rating: 4.9 - i * 0.2, maxActiveJobs: 3 })),
     testRecord(),
   );
@@ -72,7 +72,7 @@ async function order(h: Harness, key: string, body: Record<string, unknown> = JO
 }
 
 async function holder(h: Harness, orderId: string): Promise<string | null> {
-  return (await h.services.store.ordersByIds([orderId]))[0]?.contractor_id ?? null;
+  return (await h.services.store.orders.byIds([orderId]))[0]?.contractor_id ?? null;
 }
 
 async function pendingOffer(h: Harness, key: string, orderId: string) {
@@ -87,7 +87,7 @@ async function kinds(h: Harness, key: string, orderId: string): Promise<string[]
 }
 
 async function activeJobs(h: Harness): Promise<number> {
-  return (await h.services.store.activeJobCounts()).reduce((sum, [, n]) => sum + n, 0);
+  return (await h.services.store.contractors.activeJobCounts()).reduce((sum, [, n]) => sum + n, 0);
 }
 
 describe("offers and the cascade", () => {
@@ -270,7 +270,7 @@ describe("sandbox", () => {
     const seen: string[] = [];
     for (let step = 1; step <= 5; step++) {
       await background(h.services, { now: at(step) }).tick();
-      seen.push((await h.services.store.ordersByIds([normal.order_id]))[0]?.status as string);
+      seen.push((await h.services.store.orders.byIds([normal.order_id]))[0]?.status as string);
     }
     expect(seen).toEqual(["accepted", "en_route", "on_site", "completed", "invoiced"]);
     expect(await kinds(h, h.sandboxKey, normal.order_id)).toEqual([
@@ -295,7 +295,7 @@ describe("NTE increases and the invoice", () => {
   it("caps the invoice at the NTE in force, raised only by the caller's approval of the contractor's request", async () => {
     const { h, caller, keys } = await setup();
     // A default endpoint, so that the order's changes have a recipient and their events are written.
-    const acme = await h.services.store.ensureAccount("acme");
+    const acme = await h.services.store.keys.ensureAccount("acme");
     await h.services.store.webhooks.setDefaultEndpoint(
       acme.id,
       true,
@@ -420,7 +420,7 @@ describe("the dispatcher's side", () => {
     );
     expect(moved.statusCode, moved.body).toBe(200);
     expect(await holder(h, created.order_id)).toBe(y);
-    expect(Object.fromEntries(await h.services.store.activeJobCounts())).toEqual({ [y]: 1 });
+    expect(Object.fromEntries(await h.services.store.contractors.activeJobCounts())).toEqual({ [y]: 1 });
     expect([h.services.pool.index.jobsOf(x), h.services.pool.index.jobsOf(y)]).toEqual([0, 1]);
     const audit = (
       await h.get(`/api/audit?order_id=${created.order_id}&kind=order.assigned`, { "x-api-key": caller })
@@ -485,7 +485,7 @@ describe("sandbox simulation off", () => {
     const h = await createHarness({ SANDBOX_SIMULATION: "false" });
     open.push(h);
     const created = await order(h, h.sandboxKey, { ...JOB, urgency: "urgent" });
-    const [offer] = await h.services.store.contractorOffers(
+    const [offer] = await h.services.store.orders.offersOfContractor(
       (await holder(h, created.order_id)) as string,
       "pending",
       10,
@@ -496,6 +496,6 @@ describe("sandbox simulation off", () => {
       now: () => new Date(Date.now() + 60_000),
       sandbox: false,
     }).tick();
-    expect((await h.services.store.ordersByIds([created.order_id]))[0]?.status).toBe("offered");
+    expect((await h.services.store.orders.byIds([created.order_id]))[0]?.status).toBe("offered");
   });
 });

@@ -55,7 +55,7 @@ describe("logging", () => {
   it("logs an unexpected error with its stack and request id, and answers a bare 500 problem", async () => {
     const log = capture();
     const h = await createHarness({ LOG_LEVEL: "info" }, { logDestination: log.stream });
-    h.services.store.findOrder = async () => {
+    h.services.store.orders.find = async () => {
       throw new Error("secret internal detail");
     };
     const res = await h.get("/api/dispatch/v1/orders/ord_x", { "x-api-key": h.sandboxKey });

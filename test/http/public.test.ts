@@ -133,7 +133,7 @@ describe("GET /api/dispatch/analytics/evals", () => {
 
   it("computes counts and latency from live orders only, never sandbox", async () => {
     const fresh = await createHarness();
-    await fresh.services.store.insertContractors([liveContractor()], testRecord());
+    await fresh.services.store.contractors.insert([liveContractor()], testRecord());
     await fresh.services.pool.load();
     const live = await fresh.key("acme", "live");
     const order = { trade: "plumbing", location: { state: "CA", zip: "94103" }, description: "Leak" };

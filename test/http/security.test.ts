@@ -13,7 +13,7 @@ runSecuritySuite("auditList", (h, headers) => h.get("/api/audit?limit=5", header
 describe("key kinds", () => {
   it("refuses contractor and dispatcher keys on callers' operations with 403 key_kind_not_allowed", async () => {
     const h = await createHarness();
-    const contractorId = (await h.services.store.loadContractors())[0]?.id as string;
+    const contractorId = (await h.services.store.contractors.load())[0]?.id as string;
     const issue = (kind: "contractor" | "dispatcher") =>
       h.services.keys.issue({
         accountName: `${kind}-keys`,

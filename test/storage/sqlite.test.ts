@@ -56,6 +56,7 @@ describe("SQLite durable commits", () => {
     return new KyselyStore(
       new Kysely<Database>({ dialect: new DurableSqliteDialect({ database }, sync) }),
       "sqlite",
+      { clock: () => new Date() },
     );
   }
 
@@ -80,7 +81,7 @@ describe("SQLite durable commits", () => {
     // Committed but not yet synced: not acknowledged, and the connection is free for other queries.
     await new Promise((r) => setTimeout(r, 20));
     expect(acknowledged).toBe(false);
-    expect(await store.countContractors("sandbox")).toBe(0);
+    expect(await store.contractors.count("sandbox")).toBe(0);
     expect(syncs.waiting.length).toBe(1); // the read asked for no sync
     syncs.releaseAll();
     await write;
@@ -99,7 +100,7 @@ describe("SQLite durable commits", () => {
     await store.write(async (tx) => tx.appendAudit(testRecord()));
     expect(datasync).toHaveBeenCalled();
     datasync.mockClear();
-    await store.countContractors("live");
+    await store.contractors.count("live");
     expect(datasync).not.toHaveBeenCalled();
     datasync.mockRestore();
     await store.close();

@@ -69,7 +69,7 @@ export function runStoreContract(name: string, open: () => Promise<Store>) {
     beforeAll(async () => {
       store = await open();
       await store.migrate();
-      accountId = (await store.ensureAccount("contract")).id;
+      accountId = (await store.keys.ensureAccount("contract")).id;
     });
     afterAll(async () => {
       await store.close();
@@ -81,11 +81,11 @@ export function runStoreContract(name: string, open: () => Promise<Store>) {
     });
 
     it("creates an account once per name", async () => {
-      const a = await store.ensureAccount("same");
-      const b = await store.ensureAccount("same");
+      const a = await store.keys.ensureAccount("same");
+      const b = await store.keys.ensureAccount("same");
       expect(a.id).toBe(b.id);
-      expect((await store.findAccountByName("same"))?.id).toBe(a.id);
-      expect(await store.findAccountByName("nobody")).toBeUndefined();
+      expect((await store.keys.findAccountByName("same"))?.id).toBe(a.id);
+      expect(await store.keys.findAccountByName("nobody")).toBeUndefined();
     });
 
     it("stores keys by hash and revokes them once", async () => {
@@ -103,32 +103,28 @@ export function runStoreContract(name: string, open: () => Promise<Store>) {
         kind: "account" as const,
         contractor_id: null,
       };
-      await store.insertApiKey(row, testRecord("key.issued"));
-      expect(await store.findApiKeyByHash("a".repeat(64))).toEqual(row);
-      expect((await store.listApiKeys("contract")).map((k) => k.id)).toContain("key_contract1");
+      await store.keys.insert(row, testRecord("key.issued"));
+      expect(await store.keys.findByHash("a".repeat(64))).toEqual(row);
+      expect((await store.keys.list("contract")).map((k) => k.id)).toContain("key_contract1");
       expect(
-        await store.revokeApiKey("key_contract1", "2026-01-01T00:00:00.000Z", () =>
-          testRecord("key.revoked"),
-        ),
+        await store.keys.revoke("key_contract1", "2026-01-01T00:00:00.000Z", () => testRecord("key.revoked")),
       ).toBe("revoked");
       expect(
-        await store.revokeApiKey("key_contract1", "2026-01-02T00:00:00.000Z", () =>
-          testRecord("key.revoked"),
-        ),
+        await store.keys.revoke("key_contract1", "2026-01-02T00:00:00.000Z", () => testRecord("key.revoked")),
       ).toBe("already_revoked");
       expect(
-        await store.revokeApiKey("key_nope", "2026-01-02T00:00:00.000Z", () => testRecord("key.revoked")),
+        await store.keys.revoke("key_nope", "2026-01-02T00:00:00.000Z", () => testRecord("key.revoked")),
       ).toBe("not_found");
-      expect((await store.findApiKeyByHash("a".repeat(64)))?.revoked_at).toBe("2026-01-01T00:00:00.000Z");
+      expect((await store.keys.findByHash("a".repeat(64)))?.revoked_at).toBe("2026-01-01T00:00:00.000Z");
     });
 
     it("round-trips contractors and upserts live ones by external reference", async () => {
       const c = liveContractor({ id: "ctr_contract1", externalRef: "ext-1", serviceRadiusMiles: null });
-      await store.upsertLiveContractors([c], () => testRecord());
-      await store.upsertLiveContractors([{ ...c, id: "ctr_ignored", hourlyRateCents: 15_000 }], () =>
+      await store.contractors.upsertLive([c], () => testRecord());
+      await store.contractors.upsertLive([{ ...c, id: "ctr_ignored", hourlyRateCents: 15_000 }], () =>
         testRecord(),
       );
-      const loaded = (await store.loadContractors()).filter((x) => x.id === "ctr_contract1");
+      const loaded = (await store.contractors.load()).filter((x) => x.id === "ctr_contract1");
       expect(loaded).toHaveLength(1);
       expect(loaded[0]).toMatchObject({
         trades: c.trades,
@@ -138,27 +134,27 @@ export function runStoreContract(name: string, open: () => Promise<Store>) {
         emergencyCapable: true,
         active: true,
       });
-      expect(await store.countContractors("live")).toBeGreaterThanOrEqual(1);
+      expect(await store.contractors.count("live")).toBeGreaterThanOrEqual(1);
     });
 
     it("changes the contractors version on every insert or update", async () => {
-      const before = await store.contractorsVersion();
-      expect(await store.contractorsVersion()).toBe(before);
+      const before = await store.contractors.version();
+      expect(await store.contractors.version()).toBe(before);
       const c = liveContractor({ id: "ctr_version1", externalRef: "ext-version" });
-      await store.upsertLiveContractors([c], () => testRecord());
-      const afterInsert = await store.contractorsVersion();
+      await store.contractors.upsertLive([c], () => testRecord());
+      const afterInsert = await store.contractors.version();
       expect(afterInsert).not.toBe(before);
       await new Promise((r) => setTimeout(r, 5));
-      await store.upsertLiveContractors([{ ...c, rating: 3 }], () => testRecord());
-      expect(await store.contractorsVersion()).not.toBe(afterInsert);
+      await store.contractors.upsertLive([{ ...c, rating: 3 }], () => testRecord());
+      expect(await store.contractors.version()).not.toBe(afterInsert);
     });
 
     it("finds orders only for their account and mode", async () => {
       const o = order({ account_id: accountId });
       await store.write((tx) => tx.insertOrder(o));
-      expect(await store.findOrder(o.id, accountId, true)).toMatchObject({ id: o.id, description: "leak" });
-      expect(await store.findOrder(o.id, accountId, false)).toBeUndefined();
-      expect(await store.findOrder(o.id, "acct_other", true)).toBeUndefined();
+      expect(await store.orders.find(o.id, accountId, true)).toMatchObject({ id: o.id, description: "leak" });
+      expect(await store.orders.find(o.id, accountId, false)).toBeUndefined();
+      expect(await store.orders.find(o.id, "acct_other", true)).toBeUndefined();
     });
 
     it("claims an idempotency key once until it expires", async () => {
@@ -174,20 +170,26 @@ export function runStoreContract(name: string, open: () => Promise<Store>) {
         created_at: now,
         expires_at: "2026-06-02T00:00:00.000Z",
       };
-      expect(await store.write((tx) => tx.claimIdempotency(rec, now))).toBe(true);
-      expect(await store.write((tx) => tx.claimIdempotency({ ...rec, request_hash: "h2" }, now))).toBe(false);
-      expect((await store.findIdempotency(accountId, true, "k1", now))?.request_hash).toBe("h1");
-      expect(await store.findIdempotency(accountId, false, "k1", now)).toBeUndefined();
+      expect(await store.write((tx) => store.idempotency.claim(rec, now, tx))).toBe(true);
+      expect(
+        await store.write((tx) => store.idempotency.claim({ ...rec, request_hash: "h2" }, now, tx)),
+      ).toBe(false);
+      expect((await store.idempotency.find(accountId, true, "k1", now))?.request_hash).toBe("h1");
+      expect(await store.idempotency.find(accountId, false, "k1", now)).toBeUndefined();
       const later = "2026-06-03T00:00:00.000Z";
-      expect(await store.findIdempotency(accountId, true, "k1", later)).toBeUndefined();
+      expect(await store.idempotency.find(accountId, true, "k1", later)).toBeUndefined();
       expect(
         await store.write((tx) =>
-          tx.claimIdempotency({ ...rec, request_hash: "h3", expires_at: "2026-06-04T00:00:00.000Z" }, later),
+          store.idempotency.claim(
+            { ...rec, request_hash: "h3", expires_at: "2026-06-04T00:00:00.000Z" },
+            later,
+            tx,
+          ),
         ),
       ).toBe(true);
-      expect((await store.findIdempotency(accountId, true, "k1", later))?.request_hash).toBe("h3");
-      expect(await store.purgeExpiredIdempotency("2026-07-01T00:00:00.000Z")).toBeGreaterThanOrEqual(1);
-      expect(await store.findIdempotency(accountId, true, "k1", later)).toBeUndefined();
+      expect((await store.idempotency.find(accountId, true, "k1", later))?.request_hash).toBe("h3");
+      expect(await store.idempotency.purgeExpired("2026-07-01T00:00:00.000Z")).toBeGreaterThanOrEqual(1);
+      expect(await store.idempotency.find(accountId, true, "k1", later)).toBeUndefined();
     });
 
     it("group-commits concurrent writes, and one failing write does not fail the others", async () => {
@@ -200,7 +202,7 @@ export function runStoreContract(name: string, open: () => Promise<Store>) {
       ]);
       expect(results.slice(0, 50).every((r) => r.status === "fulfilled")).toBe(true);
       expect(results[50]?.status).toBe("rejected");
-      for (const o of fresh) expect(await store.findOrder(o.id, accountId, true)).toBeDefined();
+      for (const o of fresh) expect(await store.orders.find(o.id, accountId, true)).toBeDefined();
     });
 
     it("writes thousands of rows in one transaction (several multi-row statements)", async () => {
@@ -209,7 +211,7 @@ export function runStoreContract(name: string, open: () => Promise<Store>) {
         for (const o of many) await tx.insertOrder(o);
       });
       for (const o of [many[0], many[2_399], many[2_400], many[2_499]]) {
-        expect(await store.findOrder(o?.id as string, accountId, true)).toMatchObject({ id: o?.id });
+        expect(await store.orders.find(o?.id as string, accountId, true)).toMatchObject({ id: o?.id });
       }
     });
 
@@ -235,7 +237,7 @@ export function runStoreContract(name: string, open: () => Promise<Store>) {
     });
 
     it("reserves contractor capacity atomically, up to the maximum, and counts it", async () => {
-      await store.insertContractors(
+      await store.contractors.insert(
         [{ ...liveContractor({ id: "ctr_busy", maxActiveJobs: 3 }), externalRef: "busy" }],
         testRecord(),
       );
@@ -243,9 +245,9 @@ export function runStoreContract(name: string, open: () => Promise<Store>) {
         Array.from({ length: 5 }, () => store.write((tx) => tx.reserveContractor("ctr_busy"))),
       );
       expect(results.filter(Boolean)).toHaveLength(3);
-      expect(new Map(await store.activeJobCounts()).get("ctr_busy")).toBe(3);
+      expect(new Map(await store.contractors.activeJobCounts()).get("ctr_busy")).toBe(3);
       await store.write((tx) => tx.releaseContractor("ctr_busy"));
-      expect(new Map(await store.activeJobCounts()).get("ctr_busy")).toBe(2);
+      expect(new Map(await store.contractors.activeJobCounts()).get("ctr_busy")).toBe(2);
       expect(await store.write((tx) => tx.reserveContractor("ctr_nobody"))).toBe(false);
     });
   });

@@ -80,7 +80,7 @@ export function registerDiscovery(
     mcpCard: (base: string) => unknown;
   },
 ): void {
-  const generatedAt = new Date().toISOString();
+  const generatedAt = services.now().toISOString();
   const hash = buildHash(services.config.BUILD_HASH);
   const cache = new Map<string, string>();
   /** One document per (path, base URL), serialised once. */

@@ -17,11 +17,11 @@ import { ApiError, ERROR_CODE_LIST, ERROR_CODES, type ErrorCode } from "../../er
 import { newId } from "../../ids.js";
 import { createLogger } from "../../logger.js";
 import { type Admission, admit, execute } from "../../operations/gate.js";
+import { checkReadiness } from "../../operations/health.js";
 import { IDEMPOTENCY_KEY_HEADER } from "../../operations/idempotency.js";
 import type { AnyOperation, Services } from "../../operations/operation.js";
 import { OPERATIONS } from "../../operations/registry.js";
 import { problemSchema } from "../../operations/schemas.js";
-import { checkReadiness } from "../../services/readiness.js";
 import { openApiWebhooks } from "../../webhooks/openapi.js";
 import { agentCardJson, registerA2a } from "../a2a.js";
 import { mcpServerCard } from "../discovery/documents.js";

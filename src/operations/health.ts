@@ -1,7 +1,7 @@
 // Readiness of this process: the store must answer; the rate limiter is reported but does not fail
 // readiness (without Redis each process limits in memory and keeps serving, see redis-rate-limiter.ts).
 
-import type { Services } from "../operations/operation.js";
+import type { Services } from "./operation.js";
 
 export interface Readiness {
   ready: boolean;

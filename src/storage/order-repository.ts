@@ -1,0 +1,147 @@
+// Reading work orders, their offers and NTE requests: by id (inside a command's write, locked), by
+// account and mode page by page, and the queues the sweeper, the sandbox and contractors read. Orders
+// change only through the one writer (order-writer.ts).
+
+import type { Kysely } from "kysely";
+import type { Dialect } from "./dialect.js";
+import type { Database, NteRequestsTable, OfferStatus, OffersTable, OrdersTable } from "./schema.js";
+import type { OrderQuery, OrderRepository, WriteTx } from "./store.js";
+import { trxOf } from "./write-tx.js";
+
+export class KyselyOrderRepository implements OrderRepository {
+  constructor(
+    private readonly db: Kysely<Database>,
+    private readonly dialect: Dialect,
+  ) {}
+
+  /** An order; with `lock` inside a write, locked until COMMIT where the store has row locks
+   * (PostgreSQL: the command then decides on a state nobody can change before it is written; SQLite has
+   * one writer, and a transaction sees no other). */
+  byId(id: string, tx?: WriteTx, lock = false): Promise<OrdersTable | undefined> {
+    const query = trxOf(tx, this.db).selectFrom("orders").selectAll().where("id", "=", id);
+    return (lock && tx && this.dialect === "postgres" ? query.forUpdate() : query).executeTakeFirst();
+  }
+
+  offerById(id: string, tx?: WriteTx): Promise<OffersTable | undefined> {
+    return trxOf(tx, this.db).selectFrom("offers").selectAll().where("id", "=", id).executeTakeFirst();
+  }
+
+  /** An order's offers, first attempt first. */
+  offersOf(orderId: string, tx?: WriteTx): Promise<OffersTable[]> {
+    return trxOf(tx, this.db)
+      .selectFrom("offers")
+      .selectAll()
+      .where("order_id", "=", orderId)
+      .orderBy("attempt")
+      .execute();
+  }
+
+  nteRequestById(id: string, tx?: WriteTx): Promise<NteRequestsTable | undefined> {
+    return trxOf(tx, this.db).selectFrom("nte_requests").selectAll().where("id", "=", id).executeTakeFirst();
+  }
+
+  find(id: string, accountId: string, livemode: boolean): Promise<OrdersTable | undefined> {
+    return this.db
+      .selectFrom("orders")
+      .selectAll()
+      .where("id", "=", id)
+      .where("account_id", "=", accountId)
+      .where("livemode", "=", livemode ? 1 : 0)
+      .executeTakeFirst();
+  }
+
+  dueOffers(now: string, limit: number): Promise<OffersTable[]> {
+    return this.db
+      .selectFrom("offers")
+      .selectAll()
+      .where("status", "=", "pending")
+      .where("deadline_at", "<=", now)
+      .orderBy("deadline_at")
+      .limit(limit)
+      .execute();
+  }
+
+  sandboxOffers(cutoff: string, limit: number): Promise<OffersTable[]> {
+    return this.db
+      .selectFrom("offers")
+      .selectAll()
+      .where("status", "=", "pending")
+      .where("livemode", "=", 0)
+      .where("offered_at", "<=", cutoff)
+      .orderBy("offered_at")
+      .limit(limit)
+      .execute();
+  }
+
+  sandboxOrdersIn(statuses: string[], cutoff: string, limit: number): Promise<OrdersTable[]> {
+    return this.db
+      .selectFrom("orders")
+      .selectAll()
+      .where("livemode", "=", 0)
+      .where("status", "in", statuses)
+      .where("updated_at", "<=", cutoff)
+      .orderBy("updated_at")
+      .limit(limit)
+      .execute();
+  }
+
+  offersOfContractor(contractorId: string, status: OfferStatus, limit: number): Promise<OffersTable[]> {
+    return this.db
+      .selectFrom("offers")
+      .selectAll()
+      .where("contractor_id", "=", contractorId)
+      .where("status", "=", status)
+      .orderBy("offered_at", "desc")
+      .limit(limit)
+      .execute();
+  }
+
+  ordersOfContractor(contractorId: string, statuses: string[], limit: number): Promise<OrdersTable[]> {
+    return this.db
+      .selectFrom("orders")
+      .selectAll()
+      .where("contractor_id", "=", contractorId)
+      .where("status", "in", statuses)
+      .orderBy("created_at", "desc")
+      .limit(limit)
+      .execute();
+  }
+
+  /** An order's NTE requests, oldest first. */
+  nteRequests(orderId: string, tx?: WriteTx): Promise<NteRequestsTable[]> {
+    return trxOf(tx, this.db)
+      .selectFrom("nte_requests")
+      .selectAll()
+      .where("order_id", "=", orderId)
+      .orderBy("created_at")
+      .execute();
+  }
+
+  byIds(ids: string[]): Promise<OrdersTable[]> {
+    if (ids.length === 0) return Promise.resolve([]);
+    return this.db.selectFrom("orders").selectAll().where("id", "in", ids).execute();
+  }
+
+  list(q: OrderQuery): Promise<OrdersTable[]> {
+    let query = this.db
+      .selectFrom("orders")
+      .selectAll()
+      .where("livemode", "=", q.livemode ? 1 : 0);
+    if (q.accountId !== undefined) query = query.where("account_id", "=", q.accountId);
+    if (q.status !== undefined) query = query.where("status", "=", q.status);
+    if (q.referenceId !== undefined) query = query.where("reference_id", "=", q.referenceId);
+    if (q.since !== undefined) query = query.where("created_at", ">=", q.since);
+    if (q.until !== undefined) query = query.where("created_at", "<", q.until);
+    const before = q.before;
+    if (before) {
+      query = query.where((eb) =>
+        eb.or([
+          eb("created_at", "<", before.createdAt),
+          eb.and([eb("created_at", "=", before.createdAt), eb("id", "<", before.id)]),
+        ]),
+      );
+    }
+    // Served by orders_account_idx (account_id, livemode, created_at).
+    return query.orderBy("created_at", "desc").orderBy("id", "desc").limit(q.limit).execute();
+  }
+}

@@ -1,0 +1,138 @@
+// The write transaction: the handle one group-committed transaction offers to a write (WriteTx), and the
+// prepared statements its hot paths run. Repositories reach the transaction behind a handle with trxOf.
+
+import { CompiledQuery, type Kysely, type Transaction } from "kysely";
+import type { AuditStore } from "./audit-store.js";
+import type { Dialect } from "./dialect.js";
+import { commitOrderChange, type WriterTx } from "./order-writer.js";
+import { PreparedInsert } from "./prepared-insert.js";
+import type { Database, QuotesTable } from "./schema.js";
+import type { WriteTx } from "./store.js";
+import type { WebhookStore } from "./webhook-store.js";
+
+const transactions = new WeakMap<WriteTx, Transaction<Database>>();
+
+/** The Kysely transaction behind a write handle, or the store's database when there is none. */
+export function trxOf(
+  tx: WriteTx | undefined,
+  db: Kysely<Database>,
+): Kysely<Database> | Transaction<Database> {
+  if (tx === undefined) return db;
+  const trx = transactions.get(tx);
+  if (!trx) throw new Error("a write handle of another store");
+  return trx;
+}
+
+export interface Inserts {
+  orders: PreparedInsert<"orders">;
+  quotes: PreparedInsert<"quotes">;
+  offers: PreparedInsert<"offers">;
+  /** The capacity updates, compiled once: building a query costs more than running it. */
+  reserve: (contractorId: string) => CompiledQuery;
+  release: (contractorId: string) => CompiledQuery;
+}
+
+const ID_SLOT = "\u0000id";
+
+/** A compiled query run again with the parameter compiled as ID_SLOT replaced by `id`. */
+function withId(compiled: CompiledQuery): (id: string) => CompiledQuery {
+  return (id) =>
+    CompiledQuery.raw(
+      compiled.sql,
+      compiled.parameters.map((p) => (p === ID_SLOT ? id : p)),
+    );
+}
+
+/**
+ * The write handle of one transaction. Plain inserts have no answer to wait for, so they are gathered
+ * and written together by `flush` just before COMMIT: a group commit of many orders then costs a few
+ * statements, not one per order. Conditional writes (capacity, idempotency, an order's change) run at
+ * once: their outcome steers the write.
+ */
+export function writeTx(
+  trx: Transaction<Database>,
+  inserts: Inserts,
+  stores: { audit: AuditStore; webhooks: WebhookStore },
+): WriteTx & { flush(): Promise<void> } {
+  const quotes: QuotesTable[] = [];
+  const buffered: WriterTx["buffered"] = { orders: [], offers: [], audit: [], events: [] };
+  const writer: WriterTx = {
+    trx,
+    buffered,
+    async reserve(contractorId) {
+      const result = await trx.executeQuery(inserts.reserve(contractorId));
+      return Number(result.numAffectedRows ?? 0n) > 0;
+    },
+    async release(contractorId) {
+      await trx.executeQuery(inserts.release(contractorId));
+    },
+  };
+  // Whether an account has a default webhook endpoint, asked once per account and mode per transaction.
+  const defaults = new Map<string, Promise<boolean>>();
+  const tx: WriteTx & { flush(): Promise<void> } = {
+    commitOrderChange(change) {
+      return commitOrderChange(writer, change);
+    },
+    hasDefaultEndpoint(accountId, livemode) {
+      const scope = `${livemode ? 1 : 0}|${accountId}`;
+      let known = defaults.get(scope);
+      if (known === undefined) {
+        known = stores.webhooks.hasDefaultEndpoint(trx, accountId, livemode);
+        defaults.set(scope, known);
+      }
+      return known;
+    },
+    appendAudit(entry) {
+      buffered.audit.push(entry);
+    },
+    async insertOrder(row) {
+      buffered.orders.push(row);
+    },
+    reserveContractor: writer.reserve,
+    releaseContractor: writer.release,
+    enqueueWebhook(row) {
+      buffered.events.push(row);
+    },
+    async insertQuote(row) {
+      quotes.push(row);
+    },
+    async flush() {
+      await inserts.orders.run(trx, buffered.orders);
+      await inserts.quotes.run(trx, quotes);
+      await inserts.offers.run(trx, buffered.offers);
+      await stores.webhooks.writeEvents(trx, buffered.events);
+      await stores.audit.writeEntries(trx, buffered.audit);
+    },
+  };
+  transactions.set(tx, trx);
+  return tx;
+}
+
+/** The hot paths' statements, compiled once for the store's database and dialect. */
+export function prepareInserts(db: Kysely<Database>, dialect: Dialect): Inserts {
+  return {
+    orders: new PreparedInsert("orders", dialect),
+    quotes: new PreparedInsert("quotes", dialect),
+    offers: new PreparedInsert("offers", dialect),
+    reserve: withId(
+      db
+        .updateTable("contractors")
+        .set((eb) => ({ active_jobs: eb("active_jobs", "+", 1) }))
+        .where("id", "=", ID_SLOT)
+        // Eligibility is decided where the capacity is taken: a contractor deactivated or excluded
+        // meanwhile is not offered work, whatever a stored ranking says.
+        .where("active", "=", 1)
+        .where("excluded", "=", 0)
+        .whereRef("active_jobs", "<", "max_active_jobs")
+        .compile(),
+    ),
+    release: withId(
+      db
+        .updateTable("contractors")
+        .set((eb) => ({ active_jobs: eb("active_jobs", "-", 1) }))
+        .where("id", "=", ID_SLOT)
+        .where("active_jobs", ">", 0)
+        .compile(),
+    ),
+  };
+}
