@@ -39,6 +39,12 @@ export const configSchema = z.object({
    * (5xx) are always logged with their stack.
    */
   LOG_REQUESTS: bool.default(false),
+  /**
+   * Check every operation's result against its output schema before it is sent (every transport): a
+   * result that does not match is a bug, logged with the operation and the schema's issues and answered as
+   * an internal error. On in the test suites; off by default, as it parses every response a second time.
+   */
+  VALIDATE_RESPONSES: bool.default(false),
   /** Trust X-Forwarded-* from a proxy in front (true, or a hop count / address list as Fastify accepts). */
   TRUST_PROXY: z.string().default("false"),
   KEY_RATE_LIMIT_PER_MINUTE: positiveInt.default(100),

@@ -126,14 +126,70 @@ export function fieldErrors(error: z.ZodError): FieldError[] {
 }
 
 /**
+ * A handler's result that does not match its operation's output schema: a bug, which every transport
+ * logs (with `operation` and `issues`) and answers as an internal error.
+ */
+export class ResponseMismatch extends Error {
+  constructor(
+    readonly operation: string,
+    readonly issues: z.core.$ZodIssue[],
+  ) {
+    const list = issues.map((i) => `${i.path.map(String).join(".") || "(root)"}: ${i.message}`).join("; ");
+    super(`${operation} returned a result that does not match its output schema: ${list}`);
+    this.name = "ResponseMismatch";
+  }
+}
+
+/**
+ * What is wrong with a result, read the way a client reads it: as JSON (what every transport sends),
+ * parsed with the output schema. A field the schema does not declare is wrong too, though zod would strip
+ * it: the published JSON Schema (OpenAPI, MCP `outputSchema`) has `additionalProperties: false`.
+ */
+export function responseIssues(op: AnyOperation, result: unknown): z.core.$ZodIssue[] {
+  const text = JSON.stringify(result);
+  const wire: unknown = text === undefined ? undefined : JSON.parse(text);
+  const parsed = op.output.safeParse(wire);
+  if (!parsed.success) return parsed.error.issues;
+  const issues: z.core.$ZodIssue[] = [];
+  undeclaredKeys(wire, parsed.data, [], issues);
+  return issues;
+}
+
+const isObject = (v: unknown): v is Record<string, unknown> =>
+  typeof v === "object" && v !== null && !Array.isArray(v);
+
+/** Keys of `wire` the schema stripped from `read` (its parse of `wire`), at any depth. */
+function undeclaredKeys(wire: unknown, read: unknown, path: PropertyKey[], out: z.core.$ZodIssue[]): void {
+  if (Array.isArray(wire) && Array.isArray(read)) {
+    for (const [i, item] of wire.entries()) undeclaredKeys(item, read[i], [...path, i], out);
+    return;
+  }
+  if (!isObject(wire) || !isObject(read)) return;
+  const keys = Object.keys(wire).filter((k) => !Object.hasOwn(read, k));
+  if (keys.length > 0) {
+    const names = keys.map((k) => `"${k}"`).join(", ");
+    out.push({ code: "unrecognized_keys", keys, path, message: `Undeclared key(s): ${names}` });
+  }
+  for (const [key, value] of Object.entries(read)) {
+    if (Object.hasOwn(wire, key)) undeclaredKeys(wire[key], value, [...path, key], out);
+  }
+}
+
+/**
  * Validates the input against the operation's schema and runs its handler; an idempotent operation called
- * with a key runs under it (replay, 409, 422: idempotency.ts), whichever transport it came through.
+ * with a key runs under it (replay, 409, 422: idempotency.ts), whichever transport it came through. With
+ * VALIDATE_RESPONSES, checks the result against the output schema (throws ResponseMismatch).
  */
 export async function execute(op: AnyOperation, ctx: OperationContext, raw: unknown): Promise<unknown> {
   const parsed = op.input.safeParse(raw ?? {});
   if (!parsed.success) throw validationError(fieldErrors(parsed.error));
-  if (op.idempotent && ctx.idempotencyKey !== undefined) {
-    return runIdempotent(ctx, ctx.idempotencyKey, (keyed) => op.handler(keyed, parsed.data));
+  const result =
+    op.idempotent && ctx.idempotencyKey !== undefined
+      ? await runIdempotent(ctx, ctx.idempotencyKey, (keyed) => op.handler(keyed, parsed.data))
+      : await op.handler(ctx, parsed.data);
+  if (ctx.services.config.VALIDATE_RESPONSES) {
+    const issues = responseIssues(op, result);
+    if (issues.length > 0) throw new ResponseMismatch(op.name, issues);
   }
-  return op.handler(ctx, parsed.data);
+  return result;
 }

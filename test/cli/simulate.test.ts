@@ -53,7 +53,11 @@ async function simulate(dir: string, overrides: Partial<SimulationOptions> = {})
   const store = openSqliteStore(join(dir, "field-dispatch.sqlite"));
   try {
     await store.migrate();
-    return await runSimulation(store, loadConfig({ DATA_DIR: dir }), options(overrides));
+    return await runSimulation(
+      store,
+      loadConfig({ DATA_DIR: dir, VALIDATE_RESPONSES: "true" }),
+      options(overrides),
+    );
   } finally {
     await store.close();
   }

@@ -24,7 +24,15 @@ export async function startChildServer(
 ): Promise<ChildServer> {
   const proc = spawn(process.execPath, ["--import", "tsx", "src/main.ts", ...args], {
     cwd: ROOT,
-    env: { ...process.env, PORT: "0", HOST: "127.0.0.1", LOG_LEVEL: "info", ...env },
+    // VALIDATE_RESPONSES: a response that does not match its operation's output schema answers 500.
+    env: {
+      ...process.env,
+      PORT: "0",
+      HOST: "127.0.0.1",
+      LOG_LEVEL: "info",
+      VALIDATE_RESPONSES: "true",
+      ...env,
+    },
     stdio: ["ignore", "pipe", "pipe"],
   });
   let out = "";

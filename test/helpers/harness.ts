@@ -4,6 +4,7 @@
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { Writable } from "node:stream";
 import type { FastifyInstance, LightMyRequestResponse } from "fastify";
 import { afterAll } from "vitest";
 import { bootstrap } from "../../src/bootstrap.js";
@@ -31,12 +32,34 @@ export interface Harness {
   close(): Promise<void>;
 }
 
+// Every response is checked against its operation's output schema (VALIDATE_RESPONSES): a mismatch is
+// answered 500, which fails the test that made the request. The harness's log is otherwise discarded, so
+// mismatches are printed here, and fail the file too, for tests that do not look at every response.
+const mismatches: string[] = [];
+function mismatchLog(): Writable {
+  return new Writable({
+    write(chunk, _encoding, done) {
+      for (const line of chunk.toString().split("\n")) {
+        if (line.includes('"type":"ResponseMismatch"')) {
+          process.stderr.write(`${line}\n`);
+          const { err, request_id } = JSON.parse(line) as { err: { message: string }; request_id: string };
+          mismatches.push(`${request_id}: ${err.message}`);
+        }
+      }
+      done();
+    },
+  });
+}
+
 // Every harness a test file opens is closed after the file, wherever it was created (in a hook or
 // inside a test): registered once here, at import time, in the file's root suite.
 const open = new Set<Harness>();
 afterAll(async () => {
   for (const h of open) await h.close();
   open.clear();
+  if (mismatches.length > 0) {
+    throw new Error(`responses that do not match their output schema:\n${mismatches.join("\n")}`);
+  }
 });
 
 export async function createHarness(
@@ -56,7 +79,8 @@ export async function createHarness(
       : {};
   const config = loadConfig({
     DATA_DIR: dir,
-    LOG_LEVEL: "silent",
+    LOG_LEVEL: "error",
+    VALIDATE_RESPONSES: "true",
     API_KEY_CACHE_TTL_MS: "0",
     POOL_REFRESH_MS: "0",
     ...redis,
@@ -67,7 +91,7 @@ export async function createHarness(
   const services = createServices(config, store);
   const boot = await bootstrap(store, services.keys);
   await services.pool.load();
-  const app = await buildApp(services, appOptions);
+  const app = await buildApp(services, { logDestination: mismatchLog(), ...appOptions });
   await app.ready();
   let closed = false;
   const h: Harness = {
