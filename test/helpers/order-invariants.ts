@@ -1,0 +1,160 @@
+// The work order's invariants, read from the database: what every sequence of commands, and every race
+// between them, must leave behind. Returns the anomalies found (empty when all hold).
+//
+// - Each order's status and contractor agree with a replay of its audit records, and every record that
+//   names the contractor the order had ("from") names the one the replay says it had.
+// - An order has at most one pending offer, and has one exactly while it is offered, to its contractor.
+// - The capacity each contractor holds equals its pending offers plus the jobs it holds.
+// - An order with a callback_url has one outbox event per status change and per NTE request or decision.
+
+import { sql } from "kysely";
+import type { KyselyStore } from "../../src/storage/kysely-store.js";
+import type { Store } from "../../src/storage/store.js";
+
+const HOLDING = new Set(["offered", "accepted", "en_route", "on_site"]);
+/** Records whose change has a status event (a re-offer's order.offered has none). */
+const STATUS_EVENT_KINDS = new Set([
+  "order.matched",
+  "order.unmatched",
+  "order.accepted",
+  "order.status_changed",
+  "order.cancelled",
+  "order.invoiced",
+  "order.assigned",
+  "order.needs_dispatcher",
+]);
+
+interface Replayed {
+  status: string;
+  contractor: string | null;
+}
+
+/** Replays one order's records; pushes what disagrees with itself. */
+function replay(
+  orderId: string,
+  records: Array<{ kind: string; data: Record<string, unknown> }>,
+  out: string[],
+) {
+  const r: Replayed = { status: "received", contractor: null };
+  for (const { kind, data } of records) {
+    switch (kind) {
+      case "order.matched":
+        r.status = "offered";
+        r.contractor = data.chosen as string;
+        break;
+      case "order.unmatched":
+      case "order.needs_dispatcher":
+        r.status = "needs_dispatcher";
+        r.contractor = null;
+        break;
+      case "order.offered":
+        r.status = "offered";
+        r.contractor = data.contractor_id as string;
+        break;
+      case "order.accepted":
+        if (data.contractor_id !== r.contractor)
+          out.push(`${orderId}: accepted by ${data.contractor_id} while offered to ${r.contractor}`);
+        r.status = "accepted";
+        break;
+      case "order.assigned":
+        if (data.from_contractor !== r.contractor)
+          out.push(`${orderId}: assigned from ${data.from_contractor}, but it was with ${r.contractor}`);
+        if (data.from_status !== r.status)
+          out.push(`${orderId}: assigned from ${data.from_status}, but it was ${r.status}`);
+        r.status = "accepted";
+        r.contractor = data.to_contractor as string;
+        break;
+      case "order.status_changed":
+        if (data.from !== r.status)
+          out.push(`${orderId}: ${data.from} -> ${data.to}, but it was ${r.status}`);
+        r.status = data.to as string;
+        break;
+      case "order.cancelled":
+        if (data.from !== r.status)
+          out.push(`${orderId}: cancelled from ${data.from}, but it was ${r.status}`);
+        r.status = "cancelled";
+        break;
+      case "order.invoiced":
+        if (r.status !== "completed") out.push(`${orderId}: invoiced while ${r.status}`);
+        r.status = "invoiced";
+        break;
+      case "order.offer_declined":
+      case "order.offer_expired":
+        // An offer is pending only while its order is offered.
+        if (r.status !== "offered") out.push(`${orderId}: ${kind} while ${r.status}`);
+        break;
+      case "order.nte_decided":
+        if (!["accepted", "en_route", "on_site", "completed"].includes(r.status))
+          out.push(`${orderId}: NTE decided while ${r.status}`);
+        break;
+    }
+  }
+  return r;
+}
+
+export async function orderAnomalies(store: Store): Promise<string[]> {
+  const db = (store as KyselyStore).db;
+  const out: string[] = [];
+  const orders = await db
+    .selectFrom("orders")
+    .select(["id", "status", "contractor_id", "callback_url"])
+    .execute();
+  const records = await db
+    .selectFrom("audit_records")
+    .select(["order_id", "kind", "record"])
+    .where("order_id", "is not", null)
+    .orderBy("seq")
+    .execute();
+  const byOrder = new Map<string, Array<{ kind: string; data: Record<string, unknown> }>>();
+  for (const row of records) {
+    const list = byOrder.get(row.order_id as string) ?? [];
+    list.push({ kind: row.kind, data: (JSON.parse(row.record) as { data: Record<string, unknown> }).data });
+    byOrder.set(row.order_id as string, list);
+  }
+  const offers = await db.selectFrom("offers").select(["order_id", "contractor_id", "status"]).execute();
+  const events = await db.selectFrom("webhook_events").select(["order_id", "type"]).execute();
+  for (const order of orders) {
+    const trail = byOrder.get(order.id) ?? [];
+    const r = replay(order.id, trail, out);
+    if (r.status !== order.status)
+      out.push(`${order.id}: stored ${order.status}, its records say ${r.status}`);
+    if (HOLDING.has(order.status) && r.contractor !== order.contractor_id) {
+      out.push(`${order.id}: held by ${order.contractor_id}, its records say ${r.contractor}`);
+    }
+    const pending = offers.filter((o) => o.order_id === order.id && o.status === "pending");
+    if (pending.length > 1) out.push(`${order.id}: ${pending.length} pending offers`);
+    if (order.status === "offered") {
+      if (pending[0]?.contractor_id !== order.contractor_id)
+        out.push(
+          `${order.id}: offered to ${order.contractor_id}, pending offer to ${pending[0]?.contractor_id}`,
+        );
+    } else if (pending.length > 0) {
+      out.push(`${order.id}: a pending offer while ${order.status}`);
+    }
+    if (order.callback_url !== null) {
+      const mine = events.filter((e) => e.order_id === order.id);
+      const statusChanges = trail.filter((t) => STATUS_EVENT_KINDS.has(t.kind)).length;
+      const statusEvents = mine.filter((e) => !e.type.startsWith("order.nte_")).length;
+      if (statusEvents !== statusChanges)
+        out.push(`${order.id}: ${statusEvents} status events for ${statusChanges} status changes`);
+      const nteRecords = trail.filter(
+        (t) => t.kind === "order.nte_requested" || t.kind === "order.nte_decided",
+      );
+      const nteEvents = mine.filter((e) => e.type.startsWith("order.nte_")).length;
+      if (nteEvents !== nteRecords.length)
+        out.push(`${order.id}: ${nteEvents} NTE events for ${nteRecords.length} NTE records`);
+    }
+  }
+  const held = await sql<{ id: string; active_jobs: number; offers: number; jobs: number }>`
+    select c.id, c.active_jobs,
+      (select count(*) from offers o where o.contractor_id = c.id and o.status = 'pending') as offers,
+      (select count(*) from orders d where d.contractor_id = c.id
+         and d.status in ('accepted', 'en_route', 'on_site')) as jobs
+    from contractors c`.execute(db);
+  for (const c of held.rows) {
+    if (Number(c.active_jobs) !== Number(c.offers) + Number(c.jobs)) {
+      out.push(`${c.id}: holds ${c.active_jobs}, has ${c.offers} pending offers and ${c.jobs} jobs`);
+    }
+  }
+  return out;
+}
