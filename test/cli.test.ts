@@ -10,6 +10,7 @@ import { promisify } from "node:util";
 import Database from "better-sqlite3";
 import { afterAll, describe, expect, it } from "vitest";
 import { parseApiKey } from "../src/auth/api-key.js";
+import type { KyselyStore } from "../src/storage/kysely-store.js";
 import { openSqliteStore } from "../src/storage/sqlite.js";
 import { startChildServer } from "./helpers/child-server.js";
 
@@ -105,6 +106,34 @@ describe("operator CLI", () => {
     const list = await cli("keys", "list");
     expect(list.stdout).toContain(`crew\ttest\tcontractor:${contractor}\t`);
     expect(list.stdout).toContain("ops\tlive\tdispatcher\t");
+  }, 60_000);
+
+  it("refuses a contractor key whose mode is not its pool's", async () => {
+    expect((await cli("migrate")).code).toBe(0);
+    const store = openSqliteStore(join(dir, "field-dispatch.sqlite"));
+    const sandbox = (await store.contractors.load()).find((c) => c.pool === "sandbox")?.id ?? "";
+    await store.close();
+    const live = await cli("keys", "create", "--account", "crew", "--mode", "live", "--contractor", sandbox);
+    expect(live.code).toBe(1);
+    expect(live.stderr).toMatch(/sandbox pool: its key must be --mode test/);
+  }, 60_000);
+
+  it("checks every contractor's capacity against its open offers and jobs, and reports drift", async () => {
+    expect((await cli("migrate")).code).toBe(0);
+    const ok = await cli("pool", "check");
+    expect(ok.code, ok.stderr).toBe(0);
+    expect(ok.stdout).toMatch(/capacity ok/);
+    const store = openSqliteStore(join(dir, "field-dispatch.sqlite"));
+    const [first] = await store.contractors.load();
+    await (store as KyselyStore).db
+      .updateTable("contractors")
+      .set({ active_jobs: 2 })
+      .where("id", "=", first?.id ?? "")
+      .execute();
+    await store.close();
+    const drift = await cli("pool", "check");
+    expect(drift.code).toBe(1);
+    expect(drift.stdout).toContain(`${first?.id}: counter 2, ledger 0, open offers and jobs 0`);
   }, 60_000);
 
   it("refuses bad usage with exit code 2", async () => {

@@ -107,8 +107,15 @@ export class ApiKeyService {
       throw new Error("a contractor key names its contractor, and only a contractor key does");
     }
     if (kind === "contractor") {
-      if (!(await this.store.contractors.has(options.contractorId as string)))
-        throw new Error(`no contractor ${options.contractorId} in the pool`);
+      const standing = await this.store.contractors.standing(options.contractorId as string);
+      if (!standing) throw new Error(`no contractor ${options.contractorId} in the pool`);
+      // A test key works on the sandbox and a live key on live data: a contractor's key takes its pool's mode.
+      const pool = options.mode === "live" ? "live" : "sandbox";
+      if (standing.pool !== pool) {
+        throw new Error(
+          `contractor ${options.contractorId} is in the ${standing.pool} pool: its key must be ${standing.pool === "live" ? "--mode live" : "--mode test"}`,
+        );
+      }
     }
     const account = await this.store.keys.ensureAccount(options.accountName);
     const key = generateApiKey(options.mode);

@@ -35,6 +35,9 @@ const USAGE = `usage: npm run cli -- <command>
   keys list [--account <name>]            list keys (hints only, never the key)
   keys revoke <key-id>                    revoke a key at once
   contractors import <file.csv|file.json> load or update the live contractor pool
+  pool check                              recompute every contractor's capacity from its open offers
+                                          and jobs, and report any drift from the counter or the
+                                          capacity ledger; exit 1 on any
   audit verify <seal> [--url <base-url>] [--key <public-key.pem>]
                                           fetch a record's proof and check it offline (node:crypto):
                                           checkpoint signature and inclusion; exit 1 unless verified
@@ -308,6 +311,28 @@ async function contractors(args: string[]): Promise<void> {
   });
 }
 
+/** `pool check`: every contractor's capacity recomputed from its open offers and jobs. */
+async function poolCheck(store: Store): Promise<number> {
+  const drift = await store.contractors.capacityDrift();
+  if (drift.length === 0) {
+    process.stdout.write(
+      "capacity ok: every contractor's counter and ledger match its open offers and jobs\n",
+    );
+    return 0;
+  }
+  for (const d of drift) {
+    const orders = [
+      ...(d.unheld.length ? [`held without a ledger row: ${d.unheld.join(", ")}`] : []),
+      ...(d.stale.length ? [`ledger rows for nothing open: ${d.stale.join(", ")}`] : []),
+    ];
+    process.stdout.write(
+      `${d.contractorId}: counter ${d.counter}, ledger ${d.ledger}, open offers and jobs ${d.open}${orders.length ? `; ${orders.join("; ")}` : ""}\n`,
+    );
+  }
+  process.stdout.write(`capacity drift: ${drift.length} contractor(s)\n`);
+  return 1;
+}
+
 export async function runCli(argv: string[]): Promise<number> {
   const [command, ...rest] = argv;
   try {
@@ -332,6 +357,9 @@ export async function runCli(argv: string[]): Promise<number> {
         return 0;
       case "audit":
         return await audit(rest);
+      case "pool":
+        if (rest[0] !== "check" || rest.length > 1) throw new UsageError("pool check");
+        return await withStore(poolCheck);
       case "simulate": {
         const parsed = parseSimulateArgs(rest);
         if (!parsed.ok) throw new UsageError(parsed.error);

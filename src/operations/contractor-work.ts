@@ -4,16 +4,19 @@
 // what, the NTE; the street address once the job is accepted), never the account or its references.
 
 import { z } from "zod";
+import type { ContractorKey } from "../domain/orders/commands.js";
 import { ApiError } from "../errors.js";
 import type { OffersTable, OrdersTable } from "../storage/schema.js";
 import { defineOperation, type OperationContext, principalOf } from "./operation.js";
 import { acceptOffer, declineOffer, invoice, reportProgress, requestNte } from "./order-commands.js";
 import { ORDER_STATUSES } from "./order-view.js";
 
-function contractorOf(ctx: OperationContext): string {
-  const id = principalOf(ctx).contractorId;
+/** The contractor a key speaks for, in the key's mode: a test key sees sandbox work, a live key live work. */
+function contractorOf(ctx: OperationContext): ContractorKey {
+  const principal = principalOf(ctx);
+  const id = principal.contractorId;
   if (!id) throw new ApiError("key_kind_not_allowed", "This operation takes a contractor's API key.");
-  return id;
+  return { contractorId: id, livemode: principal.livemode };
 }
 
 const jobBase = {
@@ -100,7 +103,8 @@ export const contractorOffersOperation = defineOperation({
   example: {},
   async handler(ctx) {
     const { store } = ctx.services;
-    const offers = await store.orders.offersOfContractor(contractorOf(ctx), "pending", 200);
+    const { contractorId, livemode } = contractorOf(ctx);
+    const offers = await store.orders.offersOfContractor(contractorId, livemode, "pending", 200);
     const orders = new Map((await store.orders.byIds(offers.map((o) => o.order_id))).map((o) => [o.id, o]));
     return {
       offers: offers.flatMap((o) => {
@@ -123,8 +127,10 @@ export const contractorJobsOperation = defineOperation({
   output: z.object({ jobs: z.array(contractorJobSchema) }).meta({ id: "ContractorJobList" }),
   example: {},
   async handler(ctx) {
+    const { contractorId, livemode } = contractorOf(ctx);
     const orders = await ctx.services.store.orders.ordersOfContractor(
-      contractorOf(ctx),
+      contractorId,
+      livemode,
       ["accepted", "en_route", "on_site"],
       200,
     );
@@ -145,8 +151,13 @@ export const contractorAcceptOperation = defineOperation({
   output: contractorJobSchema,
   example: { offer_id: "ofr_0VberZOdAb12Cd34Ef56" },
   async handler(ctx, input) {
-    const contractorId = contractorOf(ctx);
-    const order = await acceptOffer(ctx.services, contractorId, input.offer_id, `contractor:${contractorId}`);
+    const contractor = contractorOf(ctx);
+    const order = await acceptOffer(
+      ctx.services,
+      contractor,
+      input.offer_id,
+      `contractor:${contractor.contractorId}`,
+    );
     return jobView(order);
   },
 });
@@ -167,13 +178,13 @@ export const contractorDeclineOperation = defineOperation({
   output: z.object({ offer_id: z.string(), status: z.literal("declined") }).meta({ id: "DeclinedOffer" }),
   example: { offer_id: "ofr_0VberZOdAb12Cd34Ef56", reason: "fully booked today" },
   async handler(ctx, input) {
-    const contractorId = contractorOf(ctx);
+    const contractor = contractorOf(ctx);
     await declineOffer(
       ctx.services,
-      contractorId,
+      contractor,
       input.offer_id,
       input.reason ?? null,
-      `contractor:${contractorId}`,
+      `contractor:${contractor.contractorId}`,
     );
     return { offer_id: input.offer_id, status: "declined" as const };
   },
@@ -217,14 +228,14 @@ export const contractorReportOperation = defineOperation({
   output: contractorJobSchema,
   example: { order_id: "ord_0VberZOdAb12Cd34Ef56", status: "en_route", eta_minutes: 25 },
   async handler(ctx, input) {
-    const contractorId = contractorOf(ctx);
+    const contractor = contractorOf(ctx);
     const { order_id, ...report } = input;
     const order = await reportProgress(
       ctx.services,
-      contractorId,
+      contractor,
       order_id,
       report,
-      `contractor:${contractorId}`,
+      `contractor:${contractor.contractorId}`,
     );
     return jobView(order);
   },
@@ -261,14 +272,14 @@ export const contractorNteRequestOperation = defineOperation({
     reason: "corroded supply line",
   },
   async handler(ctx, input) {
-    const contractorId = contractorOf(ctx);
+    const contractor = contractorOf(ctx);
     const row = await requestNte(
       ctx.services,
-      contractorId,
+      contractor,
       input.order_id,
       input.requested_nte_cents,
       input.reason,
-      `contractor:${contractorId}`,
+      `contractor:${contractor.contractorId}`,
     );
     return {
       request_id: row.id,
@@ -298,13 +309,13 @@ export const contractorInvoiceOperation = defineOperation({
   output: contractorJobSchema,
   example: { order_id: "ord_0VberZOdAb12Cd34Ef56", amount_cents: 41_250 },
   async handler(ctx, input) {
-    const contractorId = contractorOf(ctx);
+    const contractor = contractorOf(ctx);
     const order = await invoice(
       ctx.services,
-      contractorId,
+      contractor,
       input.order_id,
       input.amount_cents,
-      `contractor:${contractorId}`,
+      `contractor:${contractor.contractorId}`,
     );
     return jobView(order);
   },

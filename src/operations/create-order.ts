@@ -7,7 +7,7 @@ import { newSortableId } from "../ids.js";
 import type { OrdersTable } from "../storage/schema.js";
 import { checkWebhookUrl } from "../webhooks/targets.js";
 import { matchDecision, sealRef } from "./audit-decisions.js";
-import { matchJob, resolveJob } from "./job.js";
+import { cascadeCandidates, matchJob, resolveJob } from "./job.js";
 import { defineOperation, principalOf } from "./operation.js";
 import { tryOrderCommand } from "./order-commands.js";
 import { type OrderView, orderSchema, orderView } from "./order-view.js";
@@ -63,6 +63,7 @@ export const orderOperation = defineOperation({
       checkWebhookUrl(input.callback_url, "callback_url", principal.livemode, services.config);
     const job = resolveJob(input);
     const result = matchJob(services, job, principal.livemode);
+    const candidates = cascadeCandidates(services, job, principal.livemode, result);
     const matchedHr = process.hrtime.bigint();
     // Count the best candidate as busy in this process now, in the same tick as the match, so that
     // concurrent orders of this process look further down; the store's capacity decides at commit.
@@ -99,7 +100,7 @@ export const orderOperation = defineOperation({
       created_at: nowIso,
       updated_at: nowIso,
       // The cascade's order: the ranked candidates, best first.
-      ranking: JSON.stringify(result.ranked.map((c) => c.contractor.id)),
+      ranking: JSON.stringify(candidates.map((c) => c.contractor.id)),
       accepted_at: null,
       eta_at: null,
       completed_at: null,
@@ -111,7 +112,7 @@ export const orderOperation = defineOperation({
     };
     const command: CreateOrder = {
       draft,
-      candidates: result.ranked.map((c) => ({
+      candidates: candidates.map((c) => ({
         contractorId: c.contractor.id,
         priceCents: c.price.total_cents,
         etaTier: c.etaTier,

@@ -2,7 +2,8 @@
 // against the caller's pool (sandbox for test keys, live for live keys).
 
 import { lookupCity, lookupZip, type Point } from "../domain/geo.js";
-import { type MatchRequest, type MatchResult, match } from "../domain/matching.js";
+import { type MatchRequest, type MatchResult, match, type RankedCandidate } from "../domain/matching.js";
+import { MAX_OFFERS } from "../domain/orders/policy.js";
 import { modelJobPrice, type Urgency } from "../domain/pricing.js";
 import { TRADES, type TradeCode } from "../domain/trades.js";
 import type { StateCode } from "../domain/us-regions.js";
@@ -48,4 +49,31 @@ export function matchJob(services: Services, job: ResolvedJob, livemode: boolean
   const index = services.pool.index;
   const pool = livemode ? "live" : "sandbox";
   return match(job, index.candidates(pool, job.trade, job.state), index.jobs);
+}
+
+/**
+ * The contractors an order's cascade may offer the job to, best first: the match (those this process
+ * counts as free), then, while that leaves fewer than the cascade's offers, the best of those it counts as
+ * full. Another process may have given their capacity back since this one last heard: the store's
+ * conditional reservation decides at commit, so a unit freed elsewhere is not left unused.
+ */
+export function cascadeCandidates(
+  services: Services,
+  job: ResolvedJob,
+  livemode: boolean,
+  result: MatchResult,
+): RankedCandidate[] {
+  if (result.ranked.length >= MAX_OFFERS || result.rejected.capacity === 0) return result.ranked;
+  const index = services.pool.index;
+  const set = index.candidates(livemode ? "live" : "sandbox", job.trade, job.state);
+  const anyLoad = match(job, set, noJobs(index.jobs.length));
+  const known = new Set(result.ranked.map((c) => c.contractor.id));
+  return [...result.ranked, ...anyLoad.ranked.filter((c) => !known.has(c.contractor.id))];
+}
+
+let zeros = new Int32Array(0);
+/** Active-job counts of nobody (a match that leaves capacity to the store). */
+function noJobs(length: number): Int32Array {
+  if (zeros.length < length) zeros = new Int32Array(length);
+  return zeros;
 }

@@ -7,7 +7,7 @@
 // contractor index (matching reads it); the store's count stays the authority.
 
 import { type AuditEntry, sealRecord } from "../audit/record.js";
-import type { CommandContext, ProgressReport } from "../domain/orders/commands.js";
+import type { CommandContext, ContractorKey, ProgressReport } from "../domain/orders/commands.js";
 import * as orders from "../domain/orders/commands.js";
 import type {
   Actor,
@@ -191,14 +191,14 @@ function present(state: OrderState | null, orderId: string): OrderState {
 /** A contractor accepts its pending offer. */
 export async function acceptOffer(
   services: OrderServices,
-  contractorId: string,
+  contractor: ContractorKey,
   offerId: string,
   actor: Actor,
 ): Promise<Order> {
   const done = await runOrderCommand(
     services,
     (tx) => loadByOffer(services, tx, offerId),
-    (state, ctx) => orders.acceptOffer(state, { offerId, contractorId, actor }, ctx),
+    (state, ctx) => orders.acceptOffer(state, { offerId, contractor, actor }, ctx),
   );
   return done.change.after;
 }
@@ -206,7 +206,7 @@ export async function acceptOffer(
 /** A contractor declines its pending offer: the job moves to the next contractor at once. */
 export async function declineOffer(
   services: OrderServices,
-  contractorId: string,
+  contractor: ContractorKey,
   offerId: string,
   reason: string | null,
   actor: Actor,
@@ -215,7 +215,7 @@ export async function declineOffer(
     services,
     (tx) => loadByOffer(services, tx, offerId),
     (state, ctx) =>
-      orders.settleOffer(state, { offerId, outcome: "declined", actor, reason, decliner: contractorId }, ctx),
+      orders.settleOffer(state, { offerId, outcome: "declined", actor, reason, decliner: contractor }, ctx),
   );
 }
 
@@ -241,7 +241,7 @@ export async function settleOffer(
 /** The contractor on the job reports its progress. */
 export async function reportProgress(
   services: OrderServices,
-  contractorId: string,
+  contractor: ContractorKey,
   orderId: string,
   report: ProgressReport,
   actor: Actor,
@@ -249,7 +249,7 @@ export async function reportProgress(
   const done = await runOrderCommand(
     services,
     (tx) => loadOrder(services, tx, orderId),
-    (state, ctx) => orders.reportProgress(state, { orderId, contractorId, report, actor }, ctx),
+    (state, ctx) => orders.reportProgress(state, { orderId, contractor, report, actor }, ctx),
   );
   return done.change.after;
 }
@@ -257,7 +257,7 @@ export async function reportProgress(
 /** The contractor on an active job asks for a higher NTE. */
 export async function requestNte(
   services: OrderServices,
-  contractorId: string,
+  contractor: ContractorKey,
   orderId: string,
   cents: number,
   reason: string,
@@ -270,7 +270,7 @@ export async function requestNte(
       return { state, requests: state ? await services.store.orders.nteRequests(orderId, tx) : [] };
     },
     ({ state, requests }, ctx) =>
-      orders.requestNte(state, { orderId, contractorId, cents, reason, actor, requests }, ctx),
+      orders.requestNte(state, { orderId, contractor, cents, reason, actor, requests }, ctx),
   );
   const row = done.change.nte.create;
   if (!row) throw new Error("an NTE request was committed without its row");
@@ -280,7 +280,7 @@ export async function requestNte(
 /** The contractor invoices a completed job, within the NTE in force. */
 export async function invoice(
   services: OrderServices,
-  contractorId: string,
+  contractor: ContractorKey,
   orderId: string,
   cents: number,
   actor: Actor,
@@ -288,7 +288,7 @@ export async function invoice(
   const done = await runOrderCommand(
     services,
     (tx) => loadOrder(services, tx, orderId),
-    (state, ctx) => orders.invoiceJob(state, { orderId, contractorId, cents, actor }, ctx),
+    (state, ctx) => orders.invoiceJob(state, { orderId, contractor, cents, actor }, ctx),
   );
   return done.change.after;
 }

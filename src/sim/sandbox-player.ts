@@ -28,6 +28,9 @@ export const SANDBOX_MARKERS = {
 
 const actor = "system:sandbox" as const;
 
+/** A sandbox contractor as its (simulated) key presents it. */
+const sandbox = (contractorId: string) => ({ contractorId, livemode: false });
+
 /** Runs a step; one that lost to a change made meanwhile (a refusal) is simply not taken. */
 async function step(work: () => Promise<unknown>): Promise<void> {
   try {
@@ -66,7 +69,7 @@ export class SandboxPlayer {
           "declined by the sandbox (as the description asked)",
         );
       } else {
-        await step(() => acceptOffer(this.services, offer.contractor_id, offer.id, actor));
+        await step(() => acceptOffer(this.services, sandbox(offer.contractor_id), offer.id, actor));
       }
     }
     for (const order of await store.orders.sandboxOrdersIn(
@@ -82,7 +85,7 @@ export class SandboxPlayer {
         await step(() =>
           invoice(
             this.services,
-            contractorId,
+            sandbox(contractorId),
             order.id,
             limit === null ? cost : Math.min(cost, limit),
             actor,
@@ -98,7 +101,7 @@ export class SandboxPlayer {
             : order.description.includes(SANDBOX_MARKERS.cannotComplete)
               ? { status: "cannot_complete", reason: "could not complete (as the description asked)" }
               : { status: "completed", final_cost_cents: Number(order.estimated_cost_cents) };
-      await step(() => reportProgress(this.services, contractorId, order.id, report, actor));
+      await step(() => reportProgress(this.services, sandbox(contractorId), order.id, report, actor));
     }
   }
 

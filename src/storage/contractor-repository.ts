@@ -1,7 +1,7 @@
 // The contractor pools: seeding and importing (with their records), flags, loading for the matcher, and
 // the jobs each contractor holds.
 
-import type { Insertable, Kysely, Selectable } from "kysely";
+import { type Insertable, type Kysely, type Selectable, sql } from "kysely";
 import type { AuditEntry } from "../audit/record.js";
 import type { Clock } from "../clock.js";
 import type { Contractor } from "../domain/contractor.js";
@@ -9,7 +9,7 @@ import type { TradeCode } from "../domain/trades.js";
 import type { StateCode } from "../domain/us-regions.js";
 import type { AuditStore } from "./audit-store.js";
 import type { ContractorsTable, Database } from "./schema.js";
-import type { ContractorRepository, NewContractor, WriteTx } from "./store.js";
+import type { CapacityDrift, ContractorRepository, NewContractor, WriteTx } from "./store.js";
 import { trxOf } from "./write-tx.js";
 
 const CHUNK = 500;
@@ -174,5 +174,41 @@ export class KyselyContractorRepository implements ContractorRepository {
       .where("active_jobs", ">", 0)
       .execute();
     return rows.map((r) => [r.id, Number(r.active_jobs)]);
+  }
+
+  async capacityDrift(): Promise<CapacityDrift[]> {
+    // What is open: each pending offer, and each job, holds one unit of its contractor.
+    const open = await sql<{ order_id: string; contractor_id: string }>`
+      SELECT order_id, contractor_id FROM offers WHERE status = 'pending'
+      UNION
+      SELECT id AS order_id, contractor_id FROM orders
+      WHERE status IN ('accepted', 'en_route', 'on_site') AND contractor_id IS NOT NULL`.execute(this.db);
+    const holds = await this.db.selectFrom("capacity_holds").select(["order_id", "contractor_id"]).execute();
+    const counters = await this.db.selectFrom("contractors").select(["id", "active_jobs"]).execute();
+    const byContractor = new Map<string, CapacityDrift>();
+    const entry = (id: string, counter: number): CapacityDrift => {
+      let e = byContractor.get(id);
+      if (!e) {
+        e = { contractorId: id, counter, ledger: 0, open: 0, unheld: [], stale: [] };
+        byContractor.set(id, e);
+      }
+      return e;
+    };
+    for (const c of counters) entry(c.id, Number(c.active_jobs));
+    const held = new Set(holds.map((h) => `${h.order_id}|${h.contractor_id}`));
+    const opened = new Set(open.rows.map((o) => `${o.order_id}|${o.contractor_id}`));
+    for (const h of holds) {
+      const e = entry(h.contractor_id, 0);
+      e.ledger++;
+      if (!opened.has(`${h.order_id}|${h.contractor_id}`)) e.stale.push(h.order_id);
+    }
+    for (const o of open.rows) {
+      const e = entry(o.contractor_id, 0);
+      e.open++;
+      if (!held.has(`${o.order_id}|${o.contractor_id}`)) e.unheld.push(o.order_id);
+    }
+    return [...byContractor.values()].filter(
+      (e) => e.counter !== e.open || e.ledger !== e.open || e.unheld.length > 0 || e.stale.length > 0,
+    );
   }
 }

@@ -2,7 +2,8 @@
 // one durable commit (one fsync) acknowledges many requests. A batch that fails is retried one write per
 // transaction, so one bad write cannot fail its neighbours. `lanes` batches may commit at once: 1 for
 // SQLite (one connection, one writer), more for a pooled server database, where a batch's round trips
-// would otherwise leave the pool idle.
+// would otherwise leave the pool idle. A transaction that fails in a way the store calls retryable (a
+// deadlock, a serialization failure) is run again, a bounded number of times, before anyone sees it fail.
 
 export type RunInTransaction<Tx> = <T>(work: (tx: Tx) => Promise<T>) => Promise<T>;
 
@@ -22,7 +23,23 @@ export class GroupCommitter<Tx> {
     private readonly transaction: RunInTransaction<Tx>,
     private readonly maxBatch = 256,
     private readonly lanes = 1,
+    /** Failures worth trying again at once, as they were (a deadlock, a serialization failure). */
+    private readonly retryable: (error: unknown) => boolean = () => false,
+    private readonly maxRetries = 3,
   ) {}
+
+  /** Runs `work` in a transaction, again (a few times, after a short random pause) when it fails in a way
+   * the store says is worth retrying. */
+  private async attempt<T>(work: (tx: Tx) => Promise<T>): Promise<T> {
+    for (let retry = 0; ; retry++) {
+      try {
+        return await this.transaction(work);
+      } catch (error) {
+        if (retry >= this.maxRetries || !this.retryable(error)) throw error;
+        await new Promise((r) => setTimeout(r, 1 + Math.random() * 4 * (retry + 1)));
+      }
+    }
+  }
 
   submit<T>(work: (tx: Tx) => Promise<T>): Promise<T> {
     return new Promise<T>((resolve, reject) => {
@@ -62,7 +79,7 @@ export class GroupCommitter<Tx> {
   private async commitBatch(batch: Pending<Tx>[]): Promise<void> {
     const results: unknown[] = [];
     try {
-      await this.transaction(async (tx) => {
+      await this.attempt(async (tx) => {
         results.length = 0;
         for (const item of batch) results.push(await item.work(tx));
       });
@@ -73,7 +90,7 @@ export class GroupCommitter<Tx> {
       }
       for (const item of batch) {
         try {
-          item.resolve(await this.transaction((tx) => item.work(tx)));
+          item.resolve(await this.attempt((tx) => item.work(tx)));
         } catch (error) {
           item.reject(error);
         }

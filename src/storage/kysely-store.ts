@@ -15,6 +15,7 @@ import { migrationProvider } from "./migrations/all-migrations.js";
 import { KyselyOrderRepository } from "./order-repository.js";
 import type { Database } from "./schema.js";
 import type { Store, WriteTx } from "./store.js";
+import { isRetryableConflict } from "./store-errors.js";
 import { WebhookStore } from "./webhook-store.js";
 import { prepareInserts, writeTx } from "./write-tx.js";
 
@@ -37,6 +38,8 @@ export class KyselyStore implements Store {
       schema?: string | undefined;
       /** Group commits that may run at once (1 for SQLite's single writer). */
       commitLanes?: number;
+      /** Writes per transaction at most (1: each its own transaction, for a store with row locks). */
+      maxBatch?: number;
       /** The time the store stamps rows it writes on its own (accounts, contractors). */
       clock: Clock;
     },
@@ -53,13 +56,14 @@ export class KyselyStore implements Store {
     this.committer = new GroupCommitter<WriteTx>(
       (work) =>
         this.db.transaction().execute(async (trx) => {
-          const tx = writeTx(trx, inserts, this);
+          const tx = writeTx(trx, inserts, this, options.clock);
           const result = await work(tx);
           await tx.flush();
           return result;
         }),
-      256,
+      options.maxBatch ?? 256,
       options.commitLanes ?? 1,
+      isRetryableConflict,
     );
   }
 

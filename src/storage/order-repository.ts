@@ -85,22 +85,34 @@ export class KyselyOrderRepository implements OrderRepository {
       .execute();
   }
 
-  offersOfContractor(contractorId: string, status: OfferStatus, limit: number): Promise<OffersTable[]> {
+  offersOfContractor(
+    contractorId: string,
+    livemode: boolean,
+    status: OfferStatus,
+    limit: number,
+  ): Promise<OffersTable[]> {
     return this.db
       .selectFrom("offers")
       .selectAll()
       .where("contractor_id", "=", contractorId)
+      .where("livemode", "=", livemode ? 1 : 0)
       .where("status", "=", status)
       .orderBy("offered_at", "desc")
       .limit(limit)
       .execute();
   }
 
-  ordersOfContractor(contractorId: string, statuses: string[], limit: number): Promise<OrdersTable[]> {
+  ordersOfContractor(
+    contractorId: string,
+    livemode: boolean,
+    statuses: string[],
+    limit: number,
+  ): Promise<OrdersTable[]> {
     return this.db
       .selectFrom("orders")
       .selectAll()
       .where("contractor_id", "=", contractorId)
+      .where("livemode", "=", livemode ? 1 : 0)
       .where("status", "in", statuses)
       .orderBy("created_at", "desc")
       .limit(limit)

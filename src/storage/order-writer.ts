@@ -3,10 +3,10 @@
 // still the one the command read), the offers it makes and settles, the NTE request, the capacity it gives
 // back, the audit records and the outbox event.
 //
-// Lock order, the same for every command (so two transactions never wait on each other in a cycle): the
-// order (locked when the command read it, storage/kysely-store.ts `orderById(id, true)`), then the
-// contractors whose capacity is taken, then the order's offers and NTE requests, then the contractors whose
-// capacity is given back.
+// Lock order, the same for every command, so that two transactions never wait on each other in a cycle:
+// the order (locked when the command read it: order-repository.ts `byId(id, tx, true)`), then the
+// contractors whose capacity the change takes or gives back, in id order, with their rows of the capacity
+// ledger, then the order's row (its evals rollups are updated by trigger), its offers and NTE requests.
 //
 // Expected outcomes are values: a contractor with no capacity left (the command is decided again without
 // it), an order that moved since it was read, a guard that refused (an idempotency key another request
@@ -16,7 +16,7 @@
 import type { Kysely, Transaction } from "kysely";
 import type { AuditEntry } from "../audit/record.js";
 import type { Offer, OrderChange, Order as OrderRow } from "../domain/orders/order.js";
-import type { Database, WebhookEventsTable } from "./schema.js";
+import type { CapacityHoldsTable, Database, WebhookEventsTable } from "./schema.js";
 
 /** An OrderChange with what the writer stores besides it: sealed records, the outbox row. */
 export interface CommittableChange {
@@ -34,31 +34,112 @@ export type CommitOutcome =
   | { ok: false; reason: "moved" }
   | { ok: false; reason: "guard" };
 
-/** What the writer needs of the transaction it runs in (kysely-store.ts gives it). */
+/** What the writer needs of the transaction it runs in (write-tx.ts gives it). */
 export interface WriterTx {
   trx: Transaction<Database> | Kysely<Database>;
-  /** Takes a unit of an eligible contractor's capacity if it has one left; whether it did. */
+  /** Takes a unit of an eligible contractor's capacity if it has one left (the counter only); whether
+   * it did. */
   reserve(contractorId: string): Promise<boolean>;
+  /** Gives a unit back to the counter. */
   release(contractorId: string): Promise<void>;
+  /** Puts back a unit given back in this transaction (undoing a release: no maximum to check). */
+  restore(contractorId: string): Promise<void>;
   /** Rows written together just before COMMIT: nothing in this transaction reads them back. */
-  buffered: { orders: OrderRow[]; offers: Offer[]; audit: AuditEntry[]; events: WebhookEventsTable[] };
+  buffered: {
+    orders: OrderRow[];
+    offers: Offer[];
+    holds: CapacityHoldsTable[];
+    audit: AuditEntry[];
+    events: WebhookEventsTable[];
+  };
+}
+
+/** One step on a contractor's capacity, and how to take it back if the change cannot be written. */
+interface CapacityStep {
+  contractorId: string;
+  undo(): Promise<void>;
+}
+
+/**
+ * Takes and gives back the change's units of capacity, contractors in id order (the lock order), each
+ * with its row in the ledger: a unit is given back only if the order held it. Returns the contractor
+ * that had no capacity left, having undone the steps already taken; else the steps, to undo if the
+ * change is not written after all.
+ */
+async function moveCapacity(
+  w: WriterTx,
+  change: OrderChange,
+): Promise<{ full: string } | { steps: CapacityStep[] }> {
+  const orderId = change.after.id;
+  const at = change.after.updated_at;
+  const isNew = change.before === null;
+  const take = new Set(change.capacity.take);
+  const release = new Set(change.capacity.release);
+  // Taking and giving back the same contractor's unit in one change (an assignment to the contractor the
+  // job is offered to) leaves its capacity as it is.
+  for (const id of take) {
+    if (release.delete(id)) take.delete(id);
+  }
+  const steps: CapacityStep[] = [];
+  const undoAll = async () => {
+    for (const step of steps.reverse()) await step.undo();
+  };
+  for (const contractorId of [...new Set([...take, ...release])].sort()) {
+    if (take.has(contractorId)) {
+      if (!(await w.reserve(contractorId))) {
+        await undoAll();
+        return { full: contractorId };
+      }
+      const hold = { order_id: orderId, contractor_id: contractorId, taken_at: at };
+      // A new order's rows go out with the batch's inserts; a change's hold is written now, so that a
+      // later command on the same order in the same batch gives it back.
+      if (isNew) w.buffered.holds.push(hold);
+      else await w.trx.insertInto("capacity_holds").values(hold).execute();
+      steps.push({
+        contractorId,
+        undo: async () => {
+          await w.release(contractorId);
+          if (isNew) w.buffered.holds.splice(w.buffered.holds.indexOf(hold), 1);
+          else await deleteHold(w, orderId, contractorId);
+        },
+      });
+    } else {
+      // Given back only if this order held it: a second release finds no row and changes nothing.
+      if (!(await deleteHold(w, orderId, contractorId))) continue;
+      await w.release(contractorId);
+      steps.push({
+        contractorId,
+        undo: async () => {
+          await w.trx
+            .insertInto("capacity_holds")
+            .values({ order_id: orderId, contractor_id: contractorId, taken_at: at })
+            .execute();
+          await w.restore(contractorId);
+        },
+      });
+    }
+  }
+  return { steps };
+}
+
+async function deleteHold(w: WriterTx, orderId: string, contractorId: string): Promise<boolean> {
+  const result = await w.trx
+    .deleteFrom("capacity_holds")
+    .where("order_id", "=", orderId)
+    .where("contractor_id", "=", contractorId)
+    .executeTakeFirst();
+  return Number(result.numDeletedRows) > 0;
 }
 
 export async function commitOrderChange(w: WriterTx, c: CommittableChange): Promise<CommitOutcome> {
   const { change } = c;
-  const taken: string[] = [];
-  const giveBack = async () => {
-    for (const id of taken) await w.release(id);
+  const moved = await moveCapacity(w, change);
+  if ("full" in moved) return { ok: false, reason: "capacity", contractorId: moved.full };
+  const undo = async () => {
+    for (const step of moved.steps.reverse()) await step.undo();
   };
-  for (const id of change.capacity.take) {
-    if (!(await w.reserve(id))) {
-      await giveBack();
-      return { ok: false, reason: "capacity", contractorId: id };
-    }
-    taken.push(id);
-  }
   if (c.guard && !(await c.guard())) {
-    await giveBack();
+    await undo();
     return { ok: false, reason: "guard" };
   }
   const { before, after } = change;
@@ -75,7 +156,7 @@ export async function commitOrderChange(w: WriterTx, c: CommittableChange): Prom
       .where("version", "=", version)
       .executeTakeFirst();
     if (Number(result.numUpdatedRows) === 0) {
-      await giveBack();
+      await undo();
       return { ok: false, reason: "moved" };
     }
     for (const s of change.offers.settle) {
@@ -107,7 +188,6 @@ export async function commitOrderChange(w: WriterTx, c: CommittableChange): Prom
       throw new Error(`NTE request ${decide.id} was decided outside its order`);
     }
   }
-  for (const id of change.capacity.release) await w.release(id);
   w.buffered.audit.push(...c.audit);
   if (c.outbox) w.buffered.events.push(c.outbox);
   return { ok: true };

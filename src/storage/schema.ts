@@ -82,6 +82,13 @@ export type NteRequestsTable = NteRequest;
 export type OffersTable = Offer;
 export type { NteRequestStatus, OfferStatus };
 
+/** One unit of a contractor's capacity an order holds (migration 0011). */
+export interface CapacityHoldsTable {
+  order_id: string;
+  contractor_id: string;
+  taken_at: string;
+}
+
 export interface IdempotencyKeysTable {
   account_id: string;
   livemode: number;
@@ -225,6 +232,7 @@ export interface Database {
   accounts: AccountsTable;
   api_keys: ApiKeysTable;
   offers: OffersTable;
+  capacity_holds: CapacityHoldsTable;
   nte_requests: NteRequestsTable;
   contractors: ContractorsTable;
   quotes: QuotesTable;

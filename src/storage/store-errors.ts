@@ -28,3 +28,10 @@ export function isStoreUnavailable(error: unknown): boolean {
   }
   return CONNECTION_MESSAGES.test(error.message);
 }
+
+/** A transaction that lost a deadlock or a serialization check (PostgreSQL 40P01, 40001): running it again
+ * as it was is safe, and usually succeeds. */
+export function isRetryableConflict(error: unknown): boolean {
+  const code = (error as { code?: unknown } | null)?.code;
+  return code === "40P01" || code === "40001";
+}

@@ -52,10 +52,12 @@ export interface WriteTx {
   insertQuote(row: QuotesTable): Promise<void>;
   /** Inserts an order as it is (no change, no record: the writer's primitive, and fixtures'). */
   insertOrder(row: OrdersTable): Promise<void>;
-  /** Takes one unit of an eligible contractor's capacity if it has any left; returns whether it did. */
-  reserveContractor(contractorId: string): Promise<boolean>;
-  /** Gives back a unit taken with reserveContractor. */
-  releaseContractor(contractorId: string): Promise<void>;
+  /** Takes one unit of an eligible contractor's capacity for `orderId` if it has any left, with its row
+   * in the capacity ledger; returns whether it did. (The writer's primitive, and fixtures'.) */
+  reserveContractor(contractorId: string, orderId: string): Promise<boolean>;
+  /** Gives back the unit `orderId` holds of the contractor's capacity; false (and nothing changes) when
+   * it holds none: a unit cannot be given back twice. */
+  releaseContractor(contractorId: string, orderId: string): Promise<boolean>;
   /** Records a sealed audit entry in this transaction: it commits, or fails, with the decision. */
   appendAudit(entry: AuditEntry): void;
   /** Writes a webhook event to the outbox with the transaction (whether it has a recipient is decided
@@ -104,6 +106,23 @@ export interface ContractorRepository {
   version(): Promise<string>;
   /** Jobs each contractor currently holds (those with any). */
   activeJobCounts(): Promise<Array<[string, number]>>;
+  /** Contractors whose capacity counter, ledger rows and open offers and jobs disagree (none: no drift). */
+  capacityDrift(): Promise<CapacityDrift[]>;
+}
+
+/** One contractor's capacity as `pool check` recomputes it. */
+export interface CapacityDrift {
+  contractorId: string;
+  /** contractors.active_jobs: what reservations check against the maximum. */
+  counter: number;
+  /** Rows of the capacity ledger. */
+  ledger: number;
+  /** Pending offers and jobs it holds. */
+  open: number;
+  /** Orders with an open offer or job of this contractor but no ledger row. */
+  unheld: string[];
+  /** Orders with a ledger row of this contractor but nothing open. */
+  stale: string[];
 }
 
 /** Work orders, their offers and NTE requests, as read (they change through WriteTx.commitOrderChange). */
@@ -127,10 +146,20 @@ export interface OrderRepository {
   sandboxOffers(cutoff: string, limit: number): Promise<OffersTable[]>;
   /** Sandbox orders in one of `statuses` unchanged since `cutoff`: the simulated contractors move them on. */
   sandboxOrdersIn(statuses: string[], cutoff: string, limit: number): Promise<OrdersTable[]>;
-  /** A contractor's offers in `status`, newest first. */
-  offersOfContractor(contractorId: string, status: OfferStatus, limit: number): Promise<OffersTable[]>;
-  /** Orders a contractor holds in one of `statuses`, newest first. */
-  ordersOfContractor(contractorId: string, statuses: string[], limit: number): Promise<OrdersTable[]>;
+  /** A contractor's offers of one mode in `status`, newest first. */
+  offersOfContractor(
+    contractorId: string,
+    livemode: boolean,
+    status: OfferStatus,
+    limit: number,
+  ): Promise<OffersTable[]>;
+  /** Orders of one mode a contractor holds in one of `statuses`, newest first. */
+  ordersOfContractor(
+    contractorId: string,
+    livemode: boolean,
+    statuses: string[],
+    limit: number,
+  ): Promise<OrdersTable[]>;
 }
 
 /** Idempotency records. */

@@ -2,6 +2,7 @@
 // prepared statements its hot paths run. Repositories reach the transaction behind a handle with trxOf.
 
 import { CompiledQuery, type Kysely, type Transaction } from "kysely";
+import type { Clock } from "../clock.js";
 import type { AuditStore } from "./audit-store.js";
 import type { Dialect } from "./dialect.js";
 import { commitOrderChange, type WriterTx } from "./order-writer.js";
@@ -30,6 +31,8 @@ export interface Inserts {
   /** The capacity updates, compiled once: building a query costs more than running it. */
   reserve: (contractorId: string) => CompiledQuery;
   release: (contractorId: string) => CompiledQuery;
+  restore: (contractorId: string) => CompiledQuery;
+  holds: PreparedInsert<"capacity_holds">;
 }
 
 const ID_SLOT = "\u0000id";
@@ -53,9 +56,10 @@ export function writeTx(
   trx: Transaction<Database>,
   inserts: Inserts,
   stores: { audit: AuditStore; webhooks: WebhookStore },
+  clock: Clock,
 ): WriteTx & { flush(): Promise<void> } {
   const quotes: QuotesTable[] = [];
-  const buffered: WriterTx["buffered"] = { orders: [], offers: [], audit: [], events: [] };
+  const buffered: WriterTx["buffered"] = { orders: [], offers: [], holds: [], audit: [], events: [] };
   const writer: WriterTx = {
     trx,
     buffered,
@@ -65,6 +69,9 @@ export function writeTx(
     },
     async release(contractorId) {
       await trx.executeQuery(inserts.release(contractorId));
+    },
+    async restore(contractorId) {
+      await trx.executeQuery(inserts.restore(contractorId));
     },
   };
   // Whether an account has a default webhook endpoint, asked once per account and mode per transaction.
@@ -88,8 +95,24 @@ export function writeTx(
     async insertOrder(row) {
       buffered.orders.push(row);
     },
-    reserveContractor: writer.reserve,
-    releaseContractor: writer.release,
+    async reserveContractor(contractorId, orderId) {
+      if (!(await writer.reserve(contractorId))) return false;
+      await trx
+        .insertInto("capacity_holds")
+        .values({ order_id: orderId, contractor_id: contractorId, taken_at: clock().toISOString() })
+        .execute();
+      return true;
+    },
+    async releaseContractor(contractorId, orderId) {
+      const gone = await trx
+        .deleteFrom("capacity_holds")
+        .where("order_id", "=", orderId)
+        .where("contractor_id", "=", contractorId)
+        .executeTakeFirst();
+      if (Number(gone.numDeletedRows) === 0) return false;
+      await writer.release(contractorId);
+      return true;
+    },
     enqueueWebhook(row) {
       buffered.events.push(row);
     },
@@ -100,6 +123,7 @@ export function writeTx(
       await inserts.orders.run(trx, buffered.orders);
       await inserts.quotes.run(trx, quotes);
       await inserts.offers.run(trx, buffered.offers);
+      await inserts.holds.run(trx, buffered.holds);
       await stores.webhooks.writeEvents(trx, buffered.events);
       await stores.audit.writeEntries(trx, buffered.audit);
     },
@@ -114,6 +138,7 @@ export function prepareInserts(db: Kysely<Database>, dialect: Dialect): Inserts 
     orders: new PreparedInsert("orders", dialect),
     quotes: new PreparedInsert("quotes", dialect),
     offers: new PreparedInsert("offers", dialect),
+    holds: new PreparedInsert("capacity_holds", dialect),
     reserve: withId(
       db
         .updateTable("contractors")
@@ -132,6 +157,13 @@ export function prepareInserts(db: Kysely<Database>, dialect: Dialect): Inserts 
         .set((eb) => ({ active_jobs: eb("active_jobs", "-", 1) }))
         .where("id", "=", ID_SLOT)
         .where("active_jobs", ">", 0)
+        .compile(),
+    ),
+    restore: withId(
+      db
+        .updateTable("contractors")
+        .set((eb) => ({ active_jobs: eb("active_jobs", "+", 1) }))
+        .where("id", "=", ID_SLOT)
         .compile(),
     ),
   };

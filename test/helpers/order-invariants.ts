@@ -4,7 +4,8 @@
 // - Each order's status and contractor agree with a replay of its audit records, and every record that
 //   names the contractor the order had ("from") names the one the replay says it had.
 // - An order has at most one pending offer, and has one exactly while it is offered, to its contractor.
-// - The capacity each contractor holds equals its pending offers plus the jobs it holds.
+// - The capacity each contractor holds equals its pending offers plus the jobs it holds, and the capacity
+//   ledger has exactly one row for each of them.
 // - An order with a callback_url has one outbox event per status change and per NTE request or decision.
 
 import { sql } from "kysely";
@@ -154,6 +155,24 @@ export async function orderAnomalies(store: Store): Promise<string[]> {
   for (const c of held.rows) {
     if (Number(c.active_jobs) !== Number(c.offers) + Number(c.jobs)) {
       out.push(`${c.id}: holds ${c.active_jobs}, has ${c.offers} pending offers and ${c.jobs} jobs`);
+    }
+  }
+  // The ledger: one hold per pending offer and per job, and the counter moves with it.
+  const holds = await db.selectFrom("capacity_holds").select(["order_id", "contractor_id"]).execute();
+  const want = new Set([
+    ...offers.filter((o) => o.status === "pending").map((o) => `${o.order_id}|${o.contractor_id}`),
+    ...orders
+      .filter((o) => o.contractor_id !== null && ["accepted", "en_route", "on_site"].includes(o.status))
+      .map((o) => `${o.id}|${o.contractor_id}`),
+  ]);
+  const have = new Set(holds.map((h) => `${h.order_id}|${h.contractor_id}`));
+  for (const w of want) if (!have.has(w)) out.push(`${w}: held, but no row in the capacity ledger`);
+  for (const h of have) if (!want.has(h)) out.push(`${h}: a row in the capacity ledger for nothing held`);
+  const counts = new Map<string, number>();
+  for (const h of holds) counts.set(h.contractor_id, (counts.get(h.contractor_id) ?? 0) + 1);
+  for (const c of held.rows) {
+    if ((counts.get(c.id) ?? 0) !== Number(c.active_jobs)) {
+      out.push(`${c.id}: counter ${c.active_jobs}, ledger ${counts.get(c.id) ?? 0}`);
     }
   }
   return out;

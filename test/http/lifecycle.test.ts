@@ -487,6 +487,7 @@ describe("sandbox simulation off", () => {
     const created = await order(h, h.sandboxKey, { ...JOB, urgency: "urgent" });
     const [offer] = await h.services.store.orders.offersOfContractor(
       (await holder(h, created.order_id)) as string,
+      false,
       "pending",
       10,
     );

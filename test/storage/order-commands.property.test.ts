@@ -21,6 +21,8 @@ import { orderAnomalies } from "../helpers/order-invariants.js";
 import { openPostgresTestStore, type TestStore } from "../helpers/test-store.js";
 
 const CONTRACTORS = ["ctr_pa", "ctr_pb", "ctr_pc", "ctr_pd"];
+/** A live contractor as its key presents it. */
+const live = (contractorId: string) => ({ contractorId, livemode: true });
 
 type Step =
   | { kind: "create"; ranking: number[]; callback: boolean }
@@ -198,13 +200,13 @@ async function play(w: World, s: Step, orders: string[]): Promise<void> {
     case "accept":
       if (pending)
         await expected(() =>
-          commands.acceptOffer(services, pending.contractor_id, pending.id, "contractor:p"),
+          commands.acceptOffer(services, live(pending.contractor_id), pending.id, "contractor:p"),
         );
       return;
     case "decline":
       if (pending)
         await expected(() =>
-          commands.declineOffer(services, pending.contractor_id, pending.id, null, "contractor:p"),
+          commands.declineOffer(services, live(pending.contractor_id), pending.id, null, "contractor:p"),
         );
       return;
     case "expire":
@@ -222,7 +224,7 @@ async function play(w: World, s: Step, orders: string[]): Promise<void> {
             : s.to === "cannot_complete"
               ? ({ status: "cannot_complete", reason: "no parts" } as const)
               : ({ status: "on_site" } as const);
-      await expected(() => commands.reportProgress(services, holder, orderId, report, "contractor:p"));
+      await expected(() => commands.reportProgress(services, live(holder), orderId, report, "contractor:p"));
       return;
     }
     case "cancel":
@@ -235,7 +237,7 @@ async function play(w: World, s: Step, orders: string[]): Promise<void> {
       return;
     case "nte":
       await expected(() =>
-        commands.requestNte(services, holder, orderId, s.cents, "more work", "contractor:p"),
+        commands.requestNte(services, live(holder), orderId, s.cents, "more work", "contractor:p"),
       );
       return;
     case "decide": {
@@ -254,7 +256,7 @@ async function play(w: World, s: Step, orders: string[]): Promise<void> {
       return;
     }
     case "invoice":
-      await expected(() => commands.invoice(services, holder, orderId, s.cents, "contractor:p"));
+      await expected(() => commands.invoice(services, live(holder), orderId, s.cents, "contractor:p"));
       return;
   }
 }

@@ -242,13 +242,19 @@ export function runStoreContract(name: string, open: () => Promise<Store>) {
         testRecord(),
       );
       const results = await Promise.all(
-        Array.from({ length: 5 }, () => store.write((tx) => tx.reserveContractor("ctr_busy"))),
+        Array.from({ length: 5 }, (_, i) =>
+          store.write((tx) => tx.reserveContractor("ctr_busy", `ord_busy${i}`)),
+        ),
       );
+      const holder = `ord_busy${results.indexOf(true)}`;
       expect(results.filter(Boolean)).toHaveLength(3);
       expect(new Map(await store.contractors.activeJobCounts()).get("ctr_busy")).toBe(3);
-      await store.write((tx) => tx.releaseContractor("ctr_busy"));
+      await store.write((tx) => tx.releaseContractor("ctr_busy", holder));
       expect(new Map(await store.contractors.activeJobCounts()).get("ctr_busy")).toBe(2);
-      expect(await store.write((tx) => tx.reserveContractor("ctr_nobody"))).toBe(false);
+      expect(await store.write((tx) => tx.reserveContractor("ctr_nobody", "ord_busy9"))).toBe(false);
+      // The ledger: a unit is given back once; giving it back again changes nothing.
+      expect(await store.write((tx) => tx.releaseContractor("ctr_busy", holder))).toBe(false);
+      expect(new Map(await store.contractors.activeJobCounts()).get("ctr_busy")).toBe(2);
     });
   });
 }

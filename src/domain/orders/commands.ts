@@ -60,8 +60,23 @@ export function nextStatus(current: string, action: Action, role: Role): OrderSt
   );
 }
 
+/** The statuses in which an NTE increase is asked and decided: the job is active (or done, not invoiced). */
+const NTE_STATUSES: readonly string[] = ["accepted", "en_route", "on_site", "completed"];
+
 const isRefusal = (x: unknown): x is Refusal =>
   typeof x === "object" && x !== null && (x as Refusal).kind === "refused";
+
+/** A contractor as its key presents it: which contractor, in which mode (a test key works on sandbox
+ * orders, a live key on live ones). */
+export interface ContractorKey {
+  contractorId: string;
+  livemode: boolean;
+}
+
+/** Whether an offer or a job is this contractor's, in its key's mode. */
+function owns(key: ContractorKey, row: { contractor_id: string | null; livemode: number }): boolean {
+  return row.contractor_id === key.contractorId && row.livemode === (key.livemode ? 1 : 0);
+}
 
 export function statusEvent(status: OrderStatus): OrderEventType {
   return `order.${status}` as OrderEventType;
@@ -202,8 +217,8 @@ export interface SettleOffer {
   outcome: "declined" | "expired";
   actor: Actor;
   reason: string | null;
-  /** Set when a contractor declines: the offer must be its own. */
-  decliner?: string;
+  /** Set when a contractor declines: the offer must be its own, in its key's mode. */
+  decliner?: ContractorKey;
 }
 
 function notDeclinable(offerStatus: string): Refusal {
@@ -218,7 +233,7 @@ function notDeclinable(offerStatus: string): Refusal {
  */
 export function settleOffer(state: OrderState | null, cmd: SettleOffer, ctx: CommandContext): Decision {
   const offer = state?.offers.find((o) => o.id === cmd.offerId);
-  if (!state || !offer || (cmd.decliner !== undefined && offer.contractor_id !== cmd.decliner)) {
+  if (!state || !offer || (cmd.decliner !== undefined && !owns(cmd.decliner, offer))) {
     return refuse("not_found", `You have no offer ${cmd.offerId}.`);
   }
   if (offer.status !== "pending") return notDeclinable(offer.status);
@@ -306,11 +321,11 @@ export function settleOffer(state: OrderState | null, cmd: SettleOffer, ctx: Com
 /** A contractor accepts its pending offer: the order becomes accepted (the offer's hold becomes the job's). */
 export function acceptOffer(
   state: OrderState | null,
-  cmd: { offerId: string; contractorId: string; actor: Actor },
+  cmd: { offerId: string; contractor: ContractorKey; actor: Actor },
   ctx: CommandContext,
 ): Decision {
   const offer = state?.offers.find((o) => o.id === cmd.offerId);
-  if (!state || !offer || offer.contractor_id !== cmd.contractorId) {
+  if (!state || !offer || !owns(cmd.contractor, offer)) {
     return refuse("not_found", `You have no offer ${cmd.offerId}.`);
   }
   const { order } = state;
@@ -334,7 +349,7 @@ export function acceptOffer(
           kind: "order.accepted",
           actor: cmd.actor,
           at,
-          data: { offer_id: offer.id, contractor_id: cmd.contractorId },
+          data: { offer_id: offer.id, contractor_id: offer.contractor_id },
         },
       ],
       event: {
@@ -361,8 +376,8 @@ const REPORT_ACTION: Record<ProgressReport["status"], Action> = {
   cannot_complete: "cannot_complete",
 };
 
-function jobOf(order: Order | null | undefined, contractorId: string, orderId: string): Order | Refusal {
-  if (!order || order.contractor_id !== contractorId) {
+function jobOf(order: Order | null | undefined, contractor: ContractorKey, orderId: string): Order | Refusal {
+  if (!order || !owns(contractor, order)) {
     return refuse("not_found", `You have no job ${orderId}.`);
   }
   return order;
@@ -371,10 +386,10 @@ function jobOf(order: Order | null | undefined, contractorId: string, orderId: s
 /** The contractor on the job reports its progress. */
 export function reportProgress(
   state: OrderState | null,
-  cmd: { orderId: string; contractorId: string; report: ProgressReport; actor: Actor },
+  cmd: { orderId: string; contractor: ContractorKey; report: ProgressReport; actor: Actor },
   ctx: CommandContext,
 ): Decision {
-  const order = jobOf(state?.order, cmd.contractorId, cmd.orderId);
+  const order = jobOf(state?.order, cmd.contractor, cmd.orderId);
   if (isRefusal(order)) return order;
   const { report } = cmd;
   const status = nextStatus(order.status, REPORT_ACTION[report.status], "contractor");
@@ -390,7 +405,7 @@ export function reportProgress(
   if (report.status === "cannot_complete") patch.status_reason = report.reason;
   const frees = holdsContractor(order.status as OrderStatus) && !holdsContractor(status);
   return changeOf(order, patch, {
-    capacity: { take: [], release: frees ? [cmd.contractorId] : [] },
+    capacity: { take: [], release: frees ? [order.contractor_id as string] : [] },
     audit: [
       {
         kind: "order.status_changed",
@@ -408,7 +423,7 @@ export function requestNte(
   state: OrderState | null,
   cmd: {
     orderId: string;
-    contractorId: string;
+    contractor: ContractorKey;
     cents: number;
     reason: string;
     actor: Actor;
@@ -417,9 +432,9 @@ export function requestNte(
   },
   ctx: CommandContext,
 ): Decision {
-  const order = jobOf(state?.order, cmd.contractorId, cmd.orderId);
+  const order = jobOf(state?.order, cmd.contractor, cmd.orderId);
   if (isRefusal(order)) return order;
-  if (!["accepted", "en_route", "on_site", "completed"].includes(order.status)) {
+  if (!NTE_STATUSES.includes(order.status)) {
     return refuse(
       "invalid_transition",
       `The order is ${order.status}: an NTE increase is asked on an active job.`,
@@ -446,7 +461,7 @@ export function requestNte(
   const row: NteRequest = {
     id: ctx.newId("nte"),
     order_id: order.id,
-    contractor_id: cmd.contractorId,
+    contractor_id: order.contractor_id as string,
     requested_cents: cmd.cents,
     reason: cmd.reason,
     status: "pending",
@@ -469,10 +484,10 @@ export function requestNte(
 /** The contractor invoices a completed job, within the NTE in force. */
 export function invoiceJob(
   state: OrderState | null,
-  cmd: { orderId: string; contractorId: string; cents: number; actor: Actor },
+  cmd: { orderId: string; contractor: ContractorKey; cents: number; actor: Actor },
   ctx: CommandContext,
 ): Decision {
-  const order = jobOf(state?.order, cmd.contractorId, cmd.orderId);
+  const order = jobOf(state?.order, cmd.contractor, cmd.orderId);
   if (isRefusal(order)) return order;
   const status = nextStatus(order.status, "invoice", "contractor");
   if (isRefusal(status)) return status;
@@ -644,6 +659,13 @@ export function decideNte(
     return refuse("invalid_transition", `The NTE request was already ${request.status}.`, {
       currentStatus: order.status,
     });
+  }
+  if (!NTE_STATUSES.includes(order.status)) {
+    return refuse(
+      "invalid_transition",
+      `The order is ${order.status}: an NTE increase is decided while the job is active.`,
+      { currentStatus: order.status },
+    );
   }
   const at = ctx.now.toISOString();
   const patch: Partial<Order> =

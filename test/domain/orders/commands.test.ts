@@ -114,7 +114,11 @@ const COMMANDS: Array<{ action: Action; role: Role; run(state: OrderState): Deci
     run: (s) =>
       acceptOffer(
         { ...s, offers: [offer()] },
-        { offerId: "ofr_1", contractorId: "ctr_a", actor: "contractor:ctr_a" },
+        {
+          offerId: "ofr_1",
+          contractor: { contractorId: "ctr_a", livemode: true },
+          actor: "contractor:ctr_a",
+        },
         ctx(),
       ),
   },
@@ -131,7 +135,12 @@ const COMMANDS: Array<{ action: Action; role: Role; run(state: OrderState): Deci
     run: (s: OrderState) =>
       reportProgress(
         s,
-        { orderId: "ord_1", contractorId: "ctr_a", report, actor: "contractor:ctr_a" },
+        {
+          orderId: "ord_1",
+          contractor: { contractorId: "ctr_a", livemode: true },
+          report,
+          actor: "contractor:ctr_a",
+        },
         ctx(),
       ),
   })),
@@ -141,7 +150,12 @@ const COMMANDS: Array<{ action: Action; role: Role; run(state: OrderState): Deci
     run: (s) =>
       invoiceJob(
         s,
-        { orderId: "ord_1", contractorId: "ctr_a", cents: 100, actor: "contractor:ctr_a" },
+        {
+          orderId: "ord_1",
+          contractor: { contractorId: "ctr_a", livemode: true },
+          cents: 100,
+          actor: "contractor:ctr_a",
+        },
         ctx(),
       ),
   },
@@ -310,7 +324,7 @@ describe("what each change carries", () => {
           outcome: "declined",
           actor: "contractor:x",
           reason: "busy",
-          decliner: s.order.contractor_id ?? "",
+          decliner: { contractorId: s.order.contractor_id ?? "", livemode: true },
         },
         ctx(unavailable),
       );
@@ -344,7 +358,13 @@ describe("what each change carries", () => {
     const state: OrderState = { order: order("cancelled"), offers: [offer()] };
     const change = settleOffer(
       state,
-      { offerId: "ofr_1", outcome: "declined", actor: "contractor:ctr_a", reason: null, decliner: "ctr_a" },
+      {
+        offerId: "ofr_1",
+        outcome: "declined",
+        actor: "contractor:ctr_a",
+        reason: null,
+        decliner: { contractorId: "ctr_a", livemode: true },
+      },
       ctx(),
     );
     expect(change).toMatchObject({ kind: "change", patch: {}, after: { status: "cancelled", version: 8 } });
@@ -416,7 +436,7 @@ describe("what each change carries", () => {
       state,
       {
         orderId: "ord_1",
-        contractorId: "ctr_a",
+        contractor: { contractorId: "ctr_a", livemode: true },
         cents: 60_000,
         reason: "pipe",
         actor: "contractor:ctr_a",
@@ -430,7 +450,7 @@ describe("what each change carries", () => {
       state,
       {
         orderId: "ord_1",
-        contractorId: "ctr_a",
+        contractor: { contractorId: "ctr_a", livemode: true },
         cents: 70_000,
         reason: "pipe",
         actor: "contractor:ctr_a",
@@ -443,7 +463,7 @@ describe("what each change carries", () => {
       state,
       {
         orderId: "ord_1",
-        contractorId: "ctr_a",
+        contractor: { contractorId: "ctr_a", livemode: true },
         cents: 50_000,
         reason: "pipe",
         actor: "contractor:ctr_a",
@@ -471,7 +491,12 @@ describe("what each change carries", () => {
     expect(approved.after.nte_approved_cents).toBe(60_000);
     const over = invoiceJob(
       { ...state, order: approved.after },
-      { orderId: "ord_1", contractorId: "ctr_a", cents: 60_001, actor: "contractor:ctr_a" },
+      {
+        orderId: "ord_1",
+        contractor: { contractorId: "ctr_a", livemode: true },
+        cents: 60_001,
+        actor: "contractor:ctr_a",
+      },
       ctx(),
     );
     expect(over).toMatchObject({
@@ -481,7 +506,12 @@ describe("what each change carries", () => {
     });
     const within = invoiceJob(
       { ...state, order: approved.after },
-      { orderId: "ord_1", contractorId: "ctr_a", cents: 60_000, actor: "contractor:ctr_a" },
+      {
+        orderId: "ord_1",
+        contractor: { contractorId: "ctr_a", livemode: true },
+        cents: 60_000,
+        actor: "contractor:ctr_a",
+      },
       ctx(),
     );
     expect(within).toMatchObject({ kind: "change", after: { status: "invoiced", invoice_cents: 60_000 } });
@@ -491,14 +521,63 @@ describe("what each change carries", () => {
     expect(
       acceptOffer(
         stateIn("offered"),
-        { offerId: "ofr_1", contractorId: "ctr_b", actor: "contractor:ctr_b" },
+        {
+          offerId: "ofr_1",
+          contractor: { contractorId: "ctr_b", livemode: true },
+          actor: "contractor:ctr_b",
+        },
         ctx(),
       ),
     ).toMatchObject({ kind: "refused", code: "not_found" });
     expect(
       reportProgress(
         stateIn("accepted"),
-        { orderId: "ord_1", contractorId: "ctr_b", report: { status: "on_site" }, actor: "contractor:ctr_b" },
+        {
+          orderId: "ord_1",
+          contractor: { contractorId: "ctr_b", livemode: true },
+          report: { status: "on_site" },
+          actor: "contractor:ctr_b",
+        },
+        ctx(),
+      ),
+    ).toMatchObject({ kind: "refused", code: "not_found" });
+  });
+
+  it("decides an NTE increase only while the job is active", () => {
+    const request = {
+      id: "nte_1",
+      order_id: "ord_1",
+      contractor_id: "ctr_a",
+      requested_cents: 60_000,
+      reason: "pipe",
+      status: "pending" as const,
+      created_at: NOW.toISOString(),
+      decided_at: null,
+      decision_reason: null,
+    };
+    for (const status of ["invoiced", "cancelled", "cannot_complete"] as const) {
+      const decision = decideNte(
+        stateIn(status),
+        { request, requestId: "nte_1", decision: "approved", reason: null, actor: "key:k" },
+        ctx(),
+      );
+      expect(decision).toMatchObject({ kind: "refused", code: "invalid_transition", currentStatus: status });
+    }
+  });
+
+  it("keeps a contractor's key to its own mode: a test key never reaches a live offer or job", () => {
+    const sandboxKey = { contractorId: "ctr_a", livemode: false };
+    expect(
+      acceptOffer(
+        stateIn("offered"),
+        { offerId: "ofr_1", contractor: sandboxKey, actor: "contractor:ctr_a" },
+        ctx(),
+      ),
+    ).toMatchObject({ kind: "refused", code: "not_found" });
+    expect(
+      invoiceJob(
+        stateIn("completed"),
+        { orderId: "ord_1", contractor: sandboxKey, cents: 1, actor: "contractor:ctr_a" },
         ctx(),
       ),
     ).toMatchObject({ kind: "refused", code: "not_found" });

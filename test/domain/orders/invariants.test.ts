@@ -216,7 +216,11 @@ function play(w: World, s: Step): void {
         w.run((ctx) =>
           acceptOffer(
             w.state(order),
-            { offerId: offer.id, contractorId: offer.contractor_id, actor: "contractor:x" },
+            {
+              offerId: offer.id,
+              contractor: { contractorId: offer.contractor_id, livemode: true },
+              actor: "contractor:x",
+            },
             ctx,
           ),
         );
@@ -232,7 +236,9 @@ function play(w: World, s: Step): void {
               outcome: s.kind === "decline" ? "declined" : "expired",
               actor: "contractor:x",
               reason: null,
-              ...(s.kind === "decline" ? { decliner: offer.contractor_id } : {}),
+              ...(s.kind === "decline"
+                ? { decliner: { contractorId: offer.contractor_id, livemode: true } }
+                : {}),
             },
             ctx,
           ),
@@ -250,7 +256,12 @@ function play(w: World, s: Step): void {
       w.run((ctx) =>
         reportProgress(
           w.state(order),
-          { orderId: order.id, contractorId: contractor, report, actor: "contractor:x" },
+          {
+            orderId: order.id,
+            contractor: { contractorId: contractor, livemode: true },
+            report,
+            actor: "contractor:x",
+          },
           ctx,
         ),
       );
@@ -281,7 +292,7 @@ function play(w: World, s: Step): void {
           w.state(order),
           {
             orderId: order.id,
-            contractorId: contractor,
+            contractor: { contractorId: contractor, livemode: true },
             cents: s.cents,
             reason: "more",
             actor: "contractor:x",
@@ -313,7 +324,12 @@ function play(w: World, s: Step): void {
       w.run((ctx) =>
         invoiceJob(
           w.state(order),
-          { orderId: order.id, contractorId: contractor, cents: s.cents, actor: "contractor:x" },
+          {
+            orderId: order.id,
+            contractor: { contractorId: contractor, livemode: true },
+            cents: s.cents,
+            actor: "contractor:x",
+          },
           ctx,
         ),
       );
