@@ -69,7 +69,7 @@ interface CapacityStep {
 async function moveCapacity(
   w: WriterTx,
   change: OrderChange,
-): Promise<{ full: string } | { steps: CapacityStep[] }> {
+): Promise<{ full: string } | { moved: true } | { steps: CapacityStep[] }> {
   const orderId = change.after.id;
   const at = change.after.updated_at;
   const isNew = change.before === null;
@@ -94,7 +94,19 @@ async function moveCapacity(
       // A new order's rows go out with the batch's inserts; a change's hold is written now, so that a
       // later command on the same order in the same batch gives it back.
       if (isNew) w.buffered.holds.push(hold);
-      else await w.trx.insertInto("capacity_holds").values(hold).execute();
+      else {
+        const inserted = await w.trx
+          .insertInto("capacity_holds")
+          .values(hold)
+          .onConflict((oc) => oc.columns(["order_id", "contractor_id"]).doNothing())
+          .executeTakeFirst();
+        // The order holds a unit of this contractor already: it moved since the command read it.
+        if (Number(inserted.numInsertedOrUpdatedRows ?? 0n) === 0) {
+          await w.release(contractorId);
+          await undoAll();
+          return { moved: true };
+        }
+      }
       steps.push({
         contractorId,
         undo: async () => {
@@ -135,6 +147,7 @@ export async function commitOrderChange(w: WriterTx, c: CommittableChange): Prom
   const { change } = c;
   const moved = await moveCapacity(w, change);
   if ("full" in moved) return { ok: false, reason: "capacity", contractorId: moved.full };
+  if ("moved" in moved) return { ok: false, reason: "moved" };
   const undo = async () => {
     for (const step of moved.steps.reverse()) await step.undo();
   };

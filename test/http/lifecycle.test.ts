@@ -500,3 +500,57 @@ describe("sandbox simulation off", () => {
     expect((await h.services.store.orders.byIds([created.order_id]))[0]?.status).toBe("offered");
   });
 });
+
+describe("eligibility at commit", () => {
+  it("never re-offers the job to a contractor deactivated or excluded after the order was ranked", async () => {
+    const { h, ids, caller, keys } = await setup(4);
+    const dispatcher = await h.dispatcherKey("live");
+    const created = await order(h, caller);
+    const first = (await holder(h, created.order_id)) as string;
+    const [ranked] = await h.services.store.orders.byIds([created.order_id]);
+    const ranking = JSON.parse(ranked?.ranking ?? "[]") as string[];
+    const [second, third] = ranking.filter((id) => id !== first);
+    for (const [id, action] of [
+      [second, "deactivate"],
+      [third, "exclude"],
+    ] as const) {
+      const res = await h.post(
+        "/api/dispatcher/v1/contractors/status",
+        { contractor_id: id, action, reason: "complaint" },
+        { "x-api-key": dispatcher },
+      );
+      expect(res.statusCode, res.body).toBe(200);
+    }
+    const offer = await pendingOffer(h, keys.get(first) as string, created.order_id);
+    const declined = await h.post(
+      DECLINE,
+      { offer_id: offer?.offer_id },
+      { "x-api-key": keys.get(first) as string },
+    );
+    expect(declined.statusCode, declined.body).toBe(200);
+    const next = await holder(h, created.order_id);
+    expect(next).not.toBe(second);
+    expect(next).not.toBe(third);
+    expect(ids).toContain(first);
+  });
+
+  it("refuses to assign a contractor deactivated before the assignment", async () => {
+    const { h, ids, caller } = await setup(2);
+    const dispatcher = await h.dispatcherKey("live");
+    const created = await order(h, caller);
+    const current = await holder(h, created.order_id);
+    const other = ids.find((id) => id !== current) as string;
+    await h.post(
+      "/api/dispatcher/v1/contractors/status",
+      { contractor_id: other, action: "deactivate", reason: "on leave" },
+      { "x-api-key": dispatcher },
+    );
+    const res = await h.post(
+      "/api/dispatcher/v1/orders/assign",
+      { order_id: created.order_id, contractor_id: other, reason: "by hand" },
+      { "x-api-key": dispatcher },
+    );
+    expect(res.statusCode).toBe(409);
+    expect(res.json().code).toBe("contractor_unavailable");
+  });
+});

@@ -1,0 +1,452 @@
+// The race suite: every pair of commands that can meet on one order, fired concurrently, 20 orders at a
+// time, on SQLite (in process, where group commit puts concurrent commands in one transaction) and on
+// PostgreSQL with two server processes (one command of each pair to each process; an offer's expiry runs
+// in this test's process, a third). After every batch the order invariants are read from the database
+// (test/helpers/order-invariants.ts), and no answer may be a 5xx. On PostgreSQL the database's own
+// deadlock counter must not move. The counts per pair are printed for the record.
+
+import { mkdtempSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { Writable } from "node:stream";
+import { afterAll, describe, expect, it } from "vitest";
+import { ApiKeyService } from "../src/auth/api-key-service.js";
+import { loadConfig } from "../src/config.js";
+import type { Contractor } from "../src/domain/contractor.js";
+import { ContractorPool } from "../src/operations/contractor-pool.js";
+import { type OrderServices, settleOffer } from "../src/operations/order-commands.js";
+import { openPostgresStore } from "../src/storage/postgres.js";
+import { type ChildServer, startChildServer } from "./helpers/child-server.js";
+import { createHarness } from "./helpers/harness.js";
+import { orderAnomalies } from "./helpers/order-invariants.js";
+import { admin, postgresUrl, runSchemaPrefix } from "./helpers/test-store.js";
+
+const ROUNDS = 20;
+const ORDER = "/api/dispatch/v1/order";
+const CANCEL = "/api/dispatch/v1/orders/cancel";
+const NTE_DECISION = "/api/dispatch/v1/orders/nte-decision";
+const ACCEPT = "/api/contractor/v1/offers/accept";
+const DECLINE = "/api/contractor/v1/offers/decline";
+const REPORT = "/api/contractor/v1/jobs/status";
+const NTE_REQUEST = "/api/contractor/v1/jobs/nte-request";
+const INVOICE = "/api/contractor/v1/jobs/invoice";
+const ASSIGN = "/api/dispatcher/v1/orders/assign";
+const DISPATCHER_CANCEL = "/api/dispatcher/v1/orders/cancel";
+
+const SERVER_ENV = {
+  SANDBOX_SIMULATION: "false",
+  // Callbacks to a closed port on this machine: events are written to the outbox, deliveries fail fast.
+  PROBE_ALLOW_PRIVATE_NETWORKS: "true",
+  KEY_RATE_LIMIT_PER_MINUTE: "1000000",
+  KEY_RATE_LIMIT_BURST: "1000000",
+};
+
+interface Answer {
+  status: number;
+  body: Record<string, unknown>;
+}
+
+/** A store and two ways in (the same process twice on SQLite; two processes on PostgreSQL). */
+interface Target {
+  name: string;
+  services: OrderServices;
+  keys: ApiKeyService;
+  call(proc: 0 | 1, path: string, body: unknown, key: string): Promise<Answer>;
+  /** What the servers logged, to look for deadlocks. */
+  logs(): string;
+  /** The database's deadlock count so far (PostgreSQL), or null. */
+  deadlocks(): Promise<number | null>;
+  close(): Promise<void>;
+}
+
+async function sqliteTarget(): Promise<Target> {
+  let logged = "";
+  const h = await createHarness(SERVER_ENV, {
+    logDestination: new Writable({
+      write(chunk, _encoding, done) {
+        logged += chunk.toString();
+        done();
+      },
+    }),
+  });
+  return {
+    name: "sqlite",
+    services: h.services,
+    keys: h.services.keys,
+    async call(_proc, path, body, key) {
+      const res = await h.post(path, body, { "x-api-key": key });
+      return { status: res.statusCode, body: res.json() as Record<string, unknown> };
+    },
+    logs: () => logged,
+    deadlocks: async () => null,
+    close: () => h.close(),
+  };
+}
+
+async function postgresTarget(): Promise<Target> {
+  const schema = `${runSchemaPrefix()}race${Math.random().toString(36).slice(2, 10)}`;
+  await admin(postgresUrl(), (c) => c.query(`CREATE SCHEMA ${schema}`));
+  const url = new URL(postgresUrl());
+  url.searchParams.set("options", `-c search_path=${schema}`);
+  const env = {
+    ...SERVER_ENV,
+    DATABASE_URL: url.toString(),
+    DATABASE_POOL_SIZE: "6",
+    DATA_DIR: mkdtempSync(join(tmpdir(), "fd-race-")),
+  };
+  const a = await startChildServer(env, 60_000); // migrates and seeds the sandbox pool
+  const b = await startChildServer(env, 60_000);
+  const servers: ChildServer[] = [a, b];
+  const store = openPostgresStore(url.toString(), { poolSize: 4, schema });
+  const pool = new ContractorPool(store);
+  await pool.load();
+  const services: OrderServices = {
+    store,
+    pool,
+    config: loadConfig({ ...env, LOG_LEVEL: "silent" }),
+    now: () => new Date(),
+  };
+  const deadlocks = () =>
+    admin(postgresUrl(), async (c) => {
+      const { rows } = await c.query<{ deadlocks: string }>(
+        "SELECT deadlocks FROM pg_stat_database WHERE datname = current_database()",
+      );
+      return Number(rows[0]?.deadlocks ?? 0);
+    });
+  return {
+    name: "postgres",
+    services,
+    keys: new ApiKeyService(store, 0),
+    async call(proc, path, body, key) {
+      const res = await fetch(`${servers[proc]?.baseUrl}${path}`, {
+        method: "POST",
+        headers: { "content-type": "application/json", "x-api-key": key },
+        body: JSON.stringify(body),
+      });
+      return { status: res.status, body: (await res.json()) as Record<string, unknown> };
+    },
+    logs: () => servers.map((s) => s.output()).join("\n"),
+    deadlocks,
+    async close() {
+      await Promise.all(servers.map((s) => s.kill()));
+      await store.close();
+      await admin(postgresUrl(), (c) => c.query(`DROP SCHEMA IF EXISTS ${schema} CASCADE`));
+    },
+  };
+}
+
+/** One order per round in the state a pair needs, made through the API; what the pair's actions need. */
+interface Prepared {
+  orderId: string;
+  offerId: string;
+  /** The contractor the order is offered to, or held by. */
+  holder: string;
+  holderKey: string;
+  nteRequestId?: string;
+}
+
+class Scene {
+  caller = "";
+  dispatcher = "";
+  private contractorKeys = new Map<string, string>();
+  pool: Contractor[] = [];
+
+  constructor(readonly t: Target) {}
+
+  async init(): Promise<void> {
+    const issue = (kind: "account" | "dispatcher") =>
+      this.t.keys.issue({
+        accountName: kind === "account" ? "race" : "ops",
+        mode: "test",
+        actor: "operator:test",
+        kind,
+        ratePerMinute: 1_000_000,
+        burst: 1_000_000,
+      });
+    this.caller = (await issue("account")).key;
+    this.dispatcher = (await issue("dispatcher")).key;
+    this.pool = (await this.t.services.store.contractors.load()).filter(
+      (c) =>
+        c.pool === "sandbox" &&
+        c.trades.includes("plumbing") &&
+        c.states.includes("CA") &&
+        c.active &&
+        !c.excluded,
+    );
+  }
+
+  async keyOf(contractorId: string): Promise<string> {
+    let key = this.contractorKeys.get(contractorId);
+    if (!key) {
+      key = (
+        await this.t.keys.issue({
+          accountName: "crew",
+          mode: "test",
+          actor: "operator:test",
+          kind: "contractor",
+          contractorId,
+          ratePerMinute: 1_000_000,
+          burst: 1_000_000,
+        })
+      ).key;
+      this.contractorKeys.set(contractorId, key);
+    }
+    return key;
+  }
+
+  /** A contractor of the pool other than those given (an assignment's target). */
+  other(...not: string[]): string {
+    const c = this.pool.filter((x) => !not.includes(x.id))[Math.floor(Math.random() * 8)];
+    if (!c) throw new Error("the sandbox pool has too few CA plumbers");
+    return c.id;
+  }
+
+  private async ok(proc: 0 | 1, path: string, body: unknown, key: string): Promise<Answer> {
+    const res = await this.t.call(proc, path, body, key);
+    if (res.status !== 200) throw new Error(`setup ${path}: ${res.status} ${JSON.stringify(res.body)}`);
+    return res;
+  }
+
+  async offered(): Promise<Prepared> {
+    const res = await this.ok(
+      0,
+      ORDER,
+      {
+        trade: "plumbing",
+        location: { state: "CA", zip: "94103" },
+        description: "race",
+        urgency: "routine",
+        nte_cents: 50_000,
+        callback_url: "http://127.0.0.1/race-hook",
+      },
+      this.caller,
+    );
+    const orderId = res.body.order_id as string;
+    const offer = (await this.t.services.store.orders.offersOf(orderId)).find((o) => o.status === "pending");
+    if (!offer) throw new Error(`order ${orderId} was not offered (${res.body.status})`);
+    return {
+      orderId,
+      offerId: offer.id,
+      holder: offer.contractor_id,
+      holderKey: await this.keyOf(offer.contractor_id),
+    };
+  }
+
+  async accepted(): Promise<Prepared> {
+    const p = await this.offered();
+    await this.ok(0, ACCEPT, { offer_id: p.offerId }, p.holderKey);
+    return p;
+  }
+
+  async enRoute(): Promise<Prepared> {
+    const p = await this.accepted();
+    await this.ok(1, REPORT, { order_id: p.orderId, status: "en_route", eta_minutes: 30 }, p.holderKey);
+    return p;
+  }
+
+  async completed(): Promise<Prepared> {
+    const p = await this.enRoute();
+    await this.ok(0, REPORT, { order_id: p.orderId, status: "on_site" }, p.holderKey);
+    await this.ok(
+      1,
+      REPORT,
+      { order_id: p.orderId, status: "completed", final_cost_cents: 45_000 },
+      p.holderKey,
+    );
+    return p;
+  }
+
+  async withNte(p: Prepared): Promise<Prepared> {
+    const res = await this.ok(
+      0,
+      NTE_REQUEST,
+      { order_id: p.orderId, requested_nte_cents: 60_000, reason: "corroded pipe" },
+      p.holderKey,
+    );
+    return { ...p, nteRequestId: res.body.request_id as string };
+  }
+
+  /** The sweeper's expiry of the order's offer, in this process (a third one), as if its deadline passed. */
+  async expire(p: Prepared): Promise<Answer> {
+    const offer = await this.t.services.store.orders.offerById(p.offerId);
+    const due = new Date(Date.parse(offer?.deadline_at ?? "") + 1_000);
+    const done = await settleOffer(
+      { ...this.t.services, now: () => due },
+      p.offerId,
+      "expired",
+      "system:dispatch",
+    );
+    return { status: done ? 200 : 409, body: {} };
+  }
+}
+
+type Action = (s: Scene, p: Prepared) => Promise<Answer>;
+
+const decline: Action = (s, p) => s.t.call(0, DECLINE, { offer_id: p.offerId, reason: "busy" }, p.holderKey);
+const accept =
+  (proc: 0 | 1): Action =>
+  (s, p) =>
+    s.t.call(proc, ACCEPT, { offer_id: p.offerId }, p.holderKey);
+const callerCancel: Action = (s, p) => s.t.call(1, CANCEL, { order_id: p.orderId, reason: "race" }, s.caller);
+const dispatcherCancel: Action = (s, p) =>
+  s.t.call(1, DISPATCHER_CANCEL, { order_id: p.orderId, reason: "race" }, s.dispatcher);
+const assignOther =
+  (proc: 0 | 1): Action =>
+  (s, p) =>
+    s.t.call(
+      proc,
+      ASSIGN,
+      { order_id: p.orderId, contractor_id: s.other(p.holder), reason: "race" },
+      s.dispatcher,
+    );
+const decide =
+  (decision: "approve" | "reject", proc: 0 | 1): Action =>
+  (s, p) =>
+    s.t.call(proc, NTE_DECISION, { order_id: p.orderId, request_id: p.nteRequestId, decision }, s.caller);
+const report =
+  (status: "on_site" | "cannot_complete", proc: 0 | 1): Action =>
+  (s, p) =>
+    s.t.call(
+      proc,
+      REPORT,
+      status === "on_site"
+        ? { order_id: p.orderId, status }
+        : { order_id: p.orderId, status, reason: "no parts" },
+      p.holderKey,
+    );
+const invoice =
+  (proc: 0 | 1): Action =>
+  (s, p) =>
+    s.t.call(proc, INVOICE, { order_id: p.orderId, amount_cents: 45_000 }, p.holderKey);
+const expire: Action = (s, p) => s.expire(p);
+
+/** `exclusive`: one of the two must fail once the other is done (two accepts, two decisions, ...). */
+const PAIRS: Array<{
+  name: string;
+  setup: (s: Scene) => Promise<Prepared>;
+  a: Action;
+  b: Action;
+  exclusive?: boolean;
+}> = [
+  { name: "decline vs cancel", setup: (s) => s.offered(), a: decline, b: callerCancel },
+  { name: "decline vs assign", setup: (s) => s.offered(), a: decline, b: assignOther(1) },
+  { name: "cancel vs expiry", setup: (s) => s.offered(), a: callerCancel, b: expire },
+  { name: "decline vs expiry", setup: (s) => s.offered(), a: decline, b: expire, exclusive: true },
+  { name: "accept vs accept", setup: (s) => s.offered(), a: accept(0), b: accept(1), exclusive: true },
+  { name: "accept vs cancel", setup: (s) => s.offered(), a: accept(0), b: callerCancel },
+  { name: "accept vs expiry", setup: (s) => s.offered(), a: accept(0), b: expire, exclusive: true },
+  { name: "accept vs assign", setup: (s) => s.offered(), a: accept(0), b: assignOther(1) },
+  { name: "reassign vs reassign", setup: (s) => s.accepted(), a: assignOther(0), b: assignOther(1) },
+  {
+    name: "cannot_complete vs reassign",
+    setup: (s) => s.accepted(),
+    a: report("cannot_complete", 0),
+    b: assignOther(1),
+  },
+  {
+    name: "approve vs reject",
+    setup: (s) => s.accepted().then((p) => s.withNte(p)),
+    a: decide("approve", 0),
+    b: decide("reject", 1),
+    exclusive: true,
+  },
+  {
+    name: "approve vs on_site",
+    setup: (s) => s.enRoute().then((p) => s.withNte(p)),
+    a: decide("approve", 0),
+    b: report("on_site", 1),
+  },
+  {
+    name: "approve vs invoice",
+    setup: (s) => s.completed().then((p) => s.withNte(p)),
+    a: decide("approve", 0),
+    b: invoice(1),
+  },
+  {
+    name: "approve vs cancel",
+    setup: (s) => s.accepted().then((p) => s.withNte(p)),
+    a: decide("approve", 0),
+    b: dispatcherCancel,
+  },
+  { name: "invoice vs invoice", setup: (s) => s.completed(), a: invoice(0), b: invoice(1), exclusive: true },
+];
+
+const TARGETS: Array<() => Promise<Target>> = [
+  sqliteTarget,
+  ...(process.env.TEST_DATABASE_URL ? [postgresTarget] : []),
+];
+
+const summary: string[] = [];
+afterAll(() => {
+  if (summary.length > 0)
+    process.stdout.write(`\nrace suite (${ROUNDS} rounds per pair):\n${summary.join("\n")}\n`);
+});
+
+describe.each(TARGETS.map((make) => [make.name.replace("Target", ""), make] as const))(
+  "races on one order (%s)",
+  (_name, make) => {
+    let target: Target;
+    let scene: Scene;
+    let deadlocksBefore: number | null = null;
+
+    it("sets up", async () => {
+      target = await make();
+      scene = new Scene(target);
+      await scene.init();
+      deadlocksBefore = await target.deadlocks();
+    }, 180_000);
+
+    for (const pair of PAIRS) {
+      it(`${pair.name}: one winner, every invariant holds, no 5xx`, async () => {
+        const prepared: Prepared[] = [];
+        for (let i = 0; i < ROUNDS; i += 5) {
+          prepared.push(...(await Promise.all(Array.from({ length: 5 }, () => pair.setup(scene)))));
+        }
+        const answers = await Promise.all(
+          prepared.map((p) => Promise.all([pair.a(scene, p), pair.b(scene, p)])),
+        );
+        const outcomes = new Map<string, number>();
+        for (const [a, b] of answers) {
+          const key = `${a.status}/${b.status}`;
+          outcomes.set(key, (outcomes.get(key) ?? 0) + 1);
+        }
+        const anomalies = await orderAnomalies(target.services.store);
+        summary.push(
+          `  ${target.name.padEnd(8)} ${pair.name.padEnd(28)} ${[...outcomes].map(([k, n]) => `${k} x${n}`).join(", ")}; anomalies ${anomalies.length}`,
+        );
+        const serverErrors = answers.flat().filter((a) => a.status >= 500);
+        expect(serverErrors, JSON.stringify(serverErrors.slice(0, 3))).toEqual([]);
+        expect(anomalies).toEqual([]);
+        // One of the two always goes through; where one excludes the other, exactly one does.
+        // The dispatch team clears the batch (cancelling what is still open), which gives the sandbox
+        // contractors' capacity back for the next pair; the invariants must hold after that too.
+        await Promise.all(
+          prepared.map((p) =>
+            target.call(0, DISPATCHER_CANCEL, { order_id: p.orderId, reason: "cleared" }, scene.dispatcher),
+          ),
+        );
+        expect(await orderAnomalies(target.services.store)).toEqual([]);
+        for (const [a, b] of answers) {
+          expect([a.status, b.status], pair.name).toContain(200);
+          if (pair.exclusive)
+            expect(
+              [a.status, b.status].filter((x) => x === 200),
+              pair.name,
+            ).toHaveLength(1);
+        }
+      }, 180_000);
+    }
+
+    it("logged no deadlock, and the database counted none", async () => {
+      expect(target.logs()).not.toMatch(/deadlock|40P01/i);
+      const after = await target.deadlocks();
+      if (deadlocksBefore !== null) {
+        summary.push(
+          `  ${target.name.padEnd(8)} deadlocks counted by PostgreSQL during the suite: ${(after ?? 0) - deadlocksBefore}`,
+        );
+        expect(after).toBe(deadlocksBefore);
+      }
+      await target.close();
+    }, 60_000);
+  },
+);
