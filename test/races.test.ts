@@ -143,6 +143,8 @@ interface Prepared {
   holder: string;
   holderKey: string;
   nteRequestId?: string;
+  /** A contractor both commands of a pair assign the job to. */
+  target?: string;
 }
 
 class Scene {
@@ -194,9 +196,12 @@ class Scene {
     return key;
   }
 
-  /** A contractor of the pool other than those given (an assignment's target). */
+  private next = 0;
+  /** A contractor of the pool other than those given (an assignment's target): round-robin over the
+   * whole pool, so that assignments spread and find capacity. */
   other(...not: string[]): string {
-    const c = this.pool.filter((x) => !not.includes(x.id))[Math.floor(Math.random() * 8)];
+    const choices = this.pool.filter((x) => !not.includes(x.id));
+    const c = choices[this.next++ % choices.length];
     if (!c) throw new Error("the sandbox pool has too few CA plumbers");
     return c.id;
   }
@@ -299,6 +304,10 @@ const assignOther =
       { order_id: p.orderId, contractor_id: s.other(p.holder), reason: "race" },
       s.dispatcher,
     );
+const assignTarget =
+  (proc: 0 | 1): Action =>
+  (s, p) =>
+    s.t.call(proc, ASSIGN, { order_id: p.orderId, contractor_id: p.target, reason: "race" }, s.dispatcher);
 const decide =
   (decision: "approve" | "reject", proc: 0 | 1): Action =>
   (s, p) =>
@@ -337,6 +346,13 @@ const PAIRS: Array<{
   { name: "accept vs expiry", setup: (s) => s.offered(), a: accept(0), b: expire, exclusive: true },
   { name: "accept vs assign", setup: (s) => s.offered(), a: accept(0), b: assignOther(1) },
   { name: "reassign vs reassign", setup: (s) => s.accepted(), a: assignOther(0), b: assignOther(1) },
+  {
+    name: "reassign vs reassign, one target",
+    setup: (s) => s.accepted().then((p) => ({ ...p, target: s.other(p.holder) })),
+    a: assignTarget(0),
+    b: assignTarget(1),
+    exclusive: true,
+  },
   {
     name: "cannot_complete vs reassign",
     setup: (s) => s.accepted(),
@@ -412,7 +428,7 @@ describe.each(TARGETS.map((make) => [make.name.replace("Target", ""), make] as c
         }
         const anomalies = await orderAnomalies(target.services.store);
         summary.push(
-          `  ${target.name.padEnd(8)} ${pair.name.padEnd(28)} ${[...outcomes].map(([k, n]) => `${k} x${n}`).join(", ")}; anomalies ${anomalies.length}`,
+          `  ${target.name.padEnd(8)} ${pair.name.padEnd(34)} ${[...outcomes].map(([k, n]) => `${k} x${n}`).join(", ")}; anomalies ${anomalies.length}`,
         );
         const serverErrors = answers.flat().filter((a) => a.status >= 500);
         expect(serverErrors, JSON.stringify(serverErrors.slice(0, 3))).toEqual([]);
