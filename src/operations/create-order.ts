@@ -63,7 +63,7 @@ export const orderOperation = defineOperation({
       checkWebhookUrl(input.callback_url, "callback_url", principal.livemode, services.config);
     const job = resolveJob(input);
     const result = matchJob(services, job, principal.livemode);
-    const candidates = cascadeCandidates(services, job, principal.livemode, result);
+    const candidates = await cascadeCandidates(services, job, principal.livemode, result);
     const matchedHr = process.hrtime.bigint();
     // Count the best candidate as busy in this process now, in the same tick as the match, so that
     // concurrent orders of this process look further down; the store's capacity decides at commit.

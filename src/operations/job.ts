@@ -53,22 +53,28 @@ export function matchJob(services: Services, job: ResolvedJob, livemode: boolean
 
 /**
  * The contractors an order's cascade may offer the job to, best first: the match (those this process
- * counts as free), then, while that leaves fewer than the cascade's offers, the best of those it counts as
- * full. Another process may have given their capacity back since this one last heard: the store's
- * conditional reservation decides at commit, so a unit freed elsewhere is not left unused.
+ * counts as free), then, while that leaves fewer than the cascade's offers and other processes share the
+ * store, the best of those this process counts as full but the store says have capacity now (another
+ * process gave it back since this one last heard). On the embedded store this process is the only
+ * writer: its counts are exact, and the match is the whole answer.
  */
-export function cascadeCandidates(
+export async function cascadeCandidates(
   services: Services,
   job: ResolvedJob,
   livemode: boolean,
   result: MatchResult,
-): RankedCandidate[] {
+): Promise<RankedCandidate[]> {
   if (result.ranked.length >= MAX_OFFERS || result.rejected.capacity === 0) return result.ranked;
+  if (services.store.singleWriter) return result.ranked;
   const index = services.pool.index;
   const set = index.candidates(livemode ? "live" : "sandbox", job.trade, job.state);
-  const anyLoad = match(job, set, noJobs(index.jobs.length));
   const known = new Set(result.ranked.map((c) => c.contractor.id));
-  return [...result.ranked, ...anyLoad.ranked.filter((c) => !known.has(c.contractor.id))];
+  const counted = match(job, set, noJobs(index.jobs.length)).ranked.filter(
+    (c) => !known.has(c.contractor.id),
+  );
+  if (counted.length === 0) return result.ranked;
+  const free = await services.store.contractors.withCapacity(counted.map((c) => c.contractor.id));
+  return [...result.ranked, ...counted.filter((c) => free.has(c.contractor.id))];
 }
 
 let zeros = new Int32Array(0);

@@ -176,6 +176,19 @@ export class KyselyContractorRepository implements ContractorRepository {
     return rows.map((r) => [r.id, Number(r.active_jobs)]);
   }
 
+  async withCapacity(ids: string[]): Promise<Set<string>> {
+    if (ids.length === 0) return new Set();
+    const rows = await this.db
+      .selectFrom("contractors")
+      .select("id")
+      .where("id", "in", ids)
+      .where("active", "=", 1)
+      .where("excluded", "=", 0)
+      .whereRef("active_jobs", "<", "max_active_jobs")
+      .execute();
+    return new Set(rows.map((r) => r.id));
+  }
+
   async capacityDrift(): Promise<CapacityDrift[]> {
     // What is open: each pending offer, and each job, holds one unit of its contractor.
     const open = await sql<{ order_id: string; contractor_id: string }>`

@@ -30,6 +30,7 @@ export class KyselyStore implements Store {
   readonly idempotency: KyselyIdempotencyRepository;
   /** PostgreSQL schema the store works in, when not the default (the migration tables live there too). */
   readonly schema: string | undefined;
+  readonly singleWriter: boolean;
 
   constructor(
     readonly db: Kysely<Database>,
@@ -38,13 +39,22 @@ export class KyselyStore implements Store {
       schema?: string | undefined;
       /** Group commits that may run at once (1 for SQLite's single writer). */
       commitLanes?: number;
-      /** Writes per transaction at most (1: each its own transaction, for a store with row locks). */
+      /** Writes per transaction at most. */
       maxBatch?: number;
+      /**
+       * Take one lock per schema at the start of every group-committed transaction (PostgreSQL), so that
+       * the store's write transactions, in every process, run one at a time: each takes its rows' locks in
+       * its batch's order, and two at once could wait on each other. A batch holds many writes, so one at a
+       * time still commits them at the rate of the store's round trips.
+       */
+      serializeWrites?: boolean;
       /** The time the store stamps rows it writes on its own (accounts, contractors). */
       clock: Clock;
     },
   ) {
     this.schema = options.schema;
+    // The embedded store belongs to one process (README, "Stores"); a server database is shared.
+    this.singleWriter = dialect === "sqlite";
     const inserts = prepareInserts(db, dialect);
     this.audit = new AuditStore(db, dialect, options.clock);
     this.evals = new EvalsStore(db, dialect);
@@ -56,6 +66,9 @@ export class KyselyStore implements Store {
     this.committer = new GroupCommitter<WriteTx>(
       (work) =>
         this.db.transaction().execute(async (trx) => {
+          if (options.serializeWrites) {
+            await sql`select pg_advisory_xact_lock(hashtext(current_schema()))`.execute(trx);
+          }
           const tx = writeTx(trx, inserts, this, options.clock);
           const result = await work(tx);
           await tx.flush();

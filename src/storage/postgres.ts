@@ -42,12 +42,10 @@ export function openPostgresStore(url: string, options: PostgresOptions): Kysely
   // Up to half the pool commits batches at once; the other half serves reads meanwhile.
   const store = new KyselyStore(db, "postgres", {
     schema: options.schema,
-    // One write per transaction, as many at once as the pool allows while leaving room for reads: every
-    // command locks its rows in one order (order-writer.ts), which only holds within a transaction; a
-    // batch of several commands would lock theirs in the batch's order and could deadlock with another.
-    // PostgreSQL groups concurrent commits into one WAL flush by itself.
-    commitLanes: Math.max(1, options.poolSize - 2),
-    maxBatch: 1,
+    // Group commits run one at a time across every process on the schema (an advisory lock): a batch
+    // locks its commands' rows in the batch's order, and two batches at once could deadlock.
+    commitLanes: 1,
+    serializeWrites: true,
     clock: options.clock ?? systemClock,
   });
   return Object.assign(store, {

@@ -106,6 +106,8 @@ export interface ContractorRepository {
   version(): Promise<string>;
   /** Jobs each contractor currently holds (those with any). */
   activeJobCounts(): Promise<Array<[string, number]>>;
+  /** Of these contractors, those eligible with capacity left now (as committed). */
+  withCapacity(ids: string[]): Promise<Set<string>>;
   /** Contractors whose capacity counter, ledger rows and open offers and jobs disagree (none: no drift). */
   capacityDrift(): Promise<CapacityDrift[]>;
 }
@@ -177,6 +179,9 @@ export interface IdempotencyRepository {
 
 export interface Store {
   readonly dialect: "sqlite" | "postgres";
+  /** Whether this process is the store's only writer (the embedded store): then what it counts of the
+   * store's state (a contractor's jobs) is exact. */
+  readonly singleWriter: boolean;
   migrate(): Promise<void>;
   /** Writes waiting for the next group commit. */
   queueDepth(): number;
