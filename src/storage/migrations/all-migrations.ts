@@ -13,6 +13,7 @@ import { migration0007 } from "./0007-webhooks.js";
 import { migration0008 } from "./0008-evals.js";
 import { migration0009 } from "./0009-contractor-verification.js";
 import { migration0010 } from "./0010-order-version.js";
+import { migration0012 } from "./0012-evals-figures.js";
 
 const MIGRATIONS: Record<Dialect, Record<string, Migration>> = {
   sqlite: {
@@ -26,6 +27,7 @@ const MIGRATIONS: Record<Dialect, Record<string, Migration>> = {
     "0008-evals": migration0008("sqlite"),
     "0009-contractor-verification": migration0009,
     "0010-order-version": migration0010,
+    "0012-evals-figures": migration0012("sqlite"),
   },
   postgres: {
     "0001-initial": migration0001,
@@ -38,6 +40,7 @@ const MIGRATIONS: Record<Dialect, Record<string, Migration>> = {
     "0008-evals": migration0008("postgres"),
     "0009-contractor-verification": migration0009,
     "0010-order-version": migration0010,
+    "0012-evals-figures": migration0012("postgres"),
   },
 };
 
