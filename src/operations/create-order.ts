@@ -62,6 +62,7 @@ export const orderOperation = defineOperation({
     if (input.callback_url !== undefined)
       checkWebhookUrl(input.callback_url, "callback_url", principal.livemode, services.config);
     const job = resolveJob(input);
+    const matchStartHr = process.hrtime.bigint();
     const result = matchJob(services, job, principal.livemode);
     const matchedHr = process.hrtime.bigint();
     // Count the best candidate as busy in this process now, in the same tick as the match, so that
@@ -108,6 +109,15 @@ export const orderOperation = defineOperation({
       nte_approved_cents: null,
       invoice_cents: null,
       invoiced_at: null,
+      // The command sets these for a new order.
+      matching_time_ms: null,
+      first_accepted_at: null,
+      offers_made: 0,
+      offers_declined: 0,
+      offers_expired: 0,
+      accepted_offer_attempt: null,
+      manual_dispatch_count: 0,
+      redispatch_count: 0,
     };
     const command: CreateOrder = {
       draft,
@@ -119,6 +129,7 @@ export const orderOperation = defineOperation({
       })),
       modelPriceCents: job.modelPrice.total_cents,
       dispatchLatencyMs: Number(matchedHr - ctx.receivedHr) / 1e6,
+      matchingTimeMs: Number(matchedHr - matchStartHr) / 1e6,
       actor,
       createdData: {
         input: ctx.rawInput,

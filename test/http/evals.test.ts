@@ -548,6 +548,14 @@ describe("nearest rank", () => {
         nte_approved_cents: null,
         invoice_cents: null,
         invoiced_at: null,
+        matching_time_ms: null,
+        first_accepted_at: null,
+        offers_made: 0,
+        offers_declined: 0,
+        offers_expired: 0,
+        accepted_offer_attempt: null,
+        manual_dispatch_count: 0,
+        redispatch_count: 0,
       };
     });
     await store.write(async (tx) => {

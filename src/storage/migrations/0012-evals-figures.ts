@@ -370,15 +370,68 @@ export async function buildEvalsRollup(db: Kysely<unknown>, dialect: Dialect): P
   else await postgresTriggers(db);
 }
 
+/** The columns the figures read besides 0008's, filled by the order's commands from now on. */
+const COLUMNS: Array<[string, "double precision" | "text" | "integer", "zero" | "null"]> = [
+  ["matching_time_ms", "double precision", "null"],
+  ["first_accepted_at", "text", "null"],
+  ["offers_made", "integer", "zero"],
+  ["offers_declined", "integer", "zero"],
+  ["offers_expired", "integer", "zero"],
+  ["accepted_offer_attempt", "integer", "null"],
+  ["manual_dispatch_count", "integer", "zero"],
+  ["redispatch_count", "integer", "zero"],
+];
+
+/**
+ * Fills the new columns of the orders there are from what they left behind: their offers, and their
+ * audit records (the first acceptance or assignment, and each assignment's kind by the status it was
+ * made from). matching_time_ms stays null: it was never measured for them.
+ */
+async function backfill(db: Kysely<unknown>, dialect: Dialect): Promise<void> {
+  await sql`UPDATE orders SET offers_made = o.made, offers_declined = o.declined,
+      offers_expired = o.expired, accepted_offer_attempt = o.accepted
+    FROM (SELECT order_id, count(*) AS made,
+        sum(CASE WHEN status = 'declined' THEN 1 ELSE 0 END) AS declined,
+        sum(CASE WHEN status = 'expired' THEN 1 ELSE 0 END) AS expired,
+        min(CASE WHEN status = 'accepted' THEN attempt END) AS accepted
+      FROM offers GROUP BY order_id) o
+    WHERE orders.id = o.order_id`.execute(db);
+  const fromStatus =
+    dialect === "postgres"
+      ? sql.raw(`(record::jsonb -> 'data' ->> 'from_status')`)
+      : sql.raw(`json_extract(record, '$.data.from_status')`);
+  await sql`UPDATE orders SET first_accepted_at = a.first_at,
+      manual_dispatch_count = a.dispatches, redispatch_count = a.redispatches
+    FROM (SELECT order_id, min(created_at) AS first_at,
+        sum(CASE WHEN kind = 'order.assigned' AND ${fromStatus} = 'needs_dispatcher' THEN 1 ELSE 0 END) AS dispatches,
+        sum(CASE WHEN kind = 'order.assigned' AND ${fromStatus} = 'cannot_complete' THEN 1 ELSE 0 END) AS redispatches
+      FROM audit_records WHERE kind IN ('order.accepted', 'order.assigned') AND order_id IS NOT NULL
+      GROUP BY order_id) a
+    WHERE orders.id = a.order_id`.execute(db);
+  // An order whose records were purged (or that predates them) keeps its last acceptance as the first.
+  await sql`UPDATE orders SET first_accepted_at = accepted_at
+    WHERE first_accepted_at IS NULL AND accepted_at IS NOT NULL`.execute(db);
+}
+
 export function migration0012(dialect: Dialect): Migration {
   return {
     async up(db: Kysely<unknown>) {
+      for (const [column, type, initial] of COLUMNS) {
+        await db.schema
+          .alterTable("orders")
+          .addColumn(column, type, (c) => (initial === "zero" ? c.notNull().defaultTo(0) : c))
+          .execute();
+      }
+      await backfill(db, dialect);
       await dropEvalsRollup(db, dialect);
       await buildEvalsRollup(db, dialect);
     },
     async down(db: Kysely<unknown>) {
       // Back to 0008's figures: its own definitions rebuild its rollup.
       await dropEvalsRollup(db, dialect);
+      for (const [column] of [...COLUMNS].reverse()) {
+        await db.schema.alterTable("orders").dropColumn(column).execute();
+      }
       await buildRollup0008(db, dialect);
     },
   };
