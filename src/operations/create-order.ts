@@ -7,6 +7,7 @@ import { newSortableId } from "../ids.js";
 import type { OrdersTable } from "../storage/schema.js";
 import { checkWebhookUrl } from "../webhooks/targets.js";
 import { matchDecision, sealRef } from "./audit-decisions.js";
+import { recordDispatchLatency } from "./dispatch-latency.js";
 import { matchJob, resolveJob } from "./job.js";
 import { defineOperation, principalOf } from "./operation.js";
 import { tryOrderCommand } from "./order-commands.js";
@@ -128,7 +129,6 @@ export const orderOperation = defineOperation({
         score: c.score,
       })),
       modelPriceCents: job.modelPrice.total_cents,
-      dispatchLatencyMs: Number(matchedHr - ctx.receivedHr) / 1e6,
       matchingTimeMs: Number(matchedHr - matchStartHr) / 1e6,
       actor,
       createdData: {
@@ -159,8 +159,10 @@ export const orderOperation = defineOperation({
     // Only a lost idempotency claim writes nothing: the gate answers with the winner's response.
     if (outcome.kind === "lost") return null as never;
     if (outcome.kind === "refused" || view === undefined) throw new Error("order creation was refused");
-    const latency = outcome.change.after.dispatch_latency_ms;
-    if (latency !== null) services.metrics.dispatchLatency.observe(latency / 1000);
+    // The runner returns once the group commit is durable: the first offer, if any, is committed now.
+    if (outcome.change.offers.create.length > 0) {
+      recordDispatchLatency(services, id, Number(process.hrtime.bigint() - ctx.receivedHr) / 1e6);
+    }
     return view;
   },
 });

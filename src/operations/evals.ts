@@ -6,6 +6,7 @@ import { z } from "zod";
 import { ORDER_STATUSES, type OrderStatus } from "../domain/orders/transitions.js";
 import type { EvalsFigures, StatusSums } from "../storage/evals-store.js";
 import { checkpointSchema } from "./attest.js";
+import { dispatchLatenciesStored } from "./dispatch-latency.js";
 import { defineOperation, type Services } from "./operation.js";
 
 export const EVAL_PERIODS = { rolling_7d: 7, rolling_30d: 30, rolling_90d: 90 } as const;
@@ -77,8 +78,12 @@ export const evalsOutput = z
       ),
       orders_awaiting_dispatcher: count.describe("Orders now in needs_dispatcher."),
       auto_match_rate: metric.describe("orders_matched / orders_received."),
-      dispatch_latency_p50: metric.describe("Received -> first offer, nearest-rank median."),
-      dispatch_latency_p95: metric.describe("Received -> first offer, nearest-rank 95th percentile."),
+      dispatch_latency_p50: metric.describe(
+        "Request received (before authentication) -> first offer committed (durable), nearest-rank median.",
+      ),
+      dispatch_latency_p95: metric.describe(
+        "Request received (before authentication) -> first offer committed (durable), nearest-rank 95th percentile.",
+      ),
       acceptance_latency_p50: metric.describe("Received -> accepted, nearest-rank median."),
       acceptance_latency_p95: metric.describe("Received -> accepted, nearest-rank 95th percentile."),
     }),
@@ -141,8 +146,8 @@ const METHODOLOGY =
   "force over completed and invoiced orders that have an NTE, where the final cost is the invoice, else the " +
   "cost the contractor reported, and the NTE in force is the last increase the caller approved, else the " +
   "caller's own; negative means under the NTE. Dispatch latency: received -> first offer is measured in " +
-  "process with a monotonic clock from the request's arrival to the automatic match (the first offer is made " +
-  "in the same request); received -> accepted is accepted_at - received_at, where a dispatcher's assignment " +
+  "process on the monotonic clock, from the request's arrival (before its key is checked) to the moment the " +
+  "order and its first offer are committed and durable, and stored with the order right after; received -> accepted is accepted_at - received_at, where a dispatcher's assignment " +
   "counts as acceptance and a reassignment moves accepted_at. Percentiles are nearest-rank (the value of rank " +
   "ceil(q * n)). Human-override rate: orders a dispatcher assigned or reassigned by hand at least once / " +
   "orders dispatched (offered automatically or assigned); `overrides` counts every assignment. Ratios are " +
@@ -171,6 +176,9 @@ async function compute(services: Services, period: Period): Promise<Computed> {
   const start = new Date(at.getTime() - EVAL_PERIODS[period] * 86_400_000);
   // The window includes its end: orders received in the very millisecond the report is computed count.
   const until = new Date(at.getTime() + 1).toISOString();
+  // The dispatch latencies of orders this process has answered are stored after their commit: wait for
+  // those writes, so that an order answered before this report counts in it.
+  await dispatchLatenciesStored(services);
   const [figures, checkpoint, pending, contractors] = await Promise.all([
     services.store.evals.figures(true, start.toISOString(), until),
     services.audit.checkpoint(),
@@ -273,13 +281,13 @@ function report(c: Computed, period: Period, services: Services, baseUrl: string
     ),
     "operations.auto_match_rate": p(ORDERS_SOURCE, "orders_matched / orders_received", received),
     "operations.dispatch_latency_p50": p(
-      `${ORDERS_SOURCE}: dispatch_latency_ms (measured in process, monotonic clock)`,
-      "nearest-rank p50 of dispatch_latency_ms (received -> first offer) over orders offered automatically",
+      `${ORDERS_SOURCE}: dispatch_latency_ms (measured in process, monotonic clock, stored after the commit)`,
+      "nearest-rank p50 of dispatch_latency_ms (request received, before authentication -> first offer committed, durable) over orders offered automatically with a recorded latency",
       offer.n,
     ),
     "operations.dispatch_latency_p95": p(
-      `${ORDERS_SOURCE}: dispatch_latency_ms (measured in process, monotonic clock)`,
-      "nearest-rank p95 of dispatch_latency_ms (received -> first offer)",
+      `${ORDERS_SOURCE}: dispatch_latency_ms (measured in process, monotonic clock, stored after the commit)`,
+      "nearest-rank p95 of dispatch_latency_ms (request received -> first offer committed)",
       offer.n,
     ),
     "operations.acceptance_latency_p50": p(

@@ -150,6 +150,14 @@ function writeTx(
     async insertOrder(row) {
       buffered.orders.push(row);
     },
+    async recordDispatchLatency(orderId, latencyMs) {
+      await trx
+        .updateTable("orders")
+        .set({ dispatch_latency_ms: latencyMs })
+        .where("id", "=", orderId)
+        .where("dispatch_latency_ms", "is", null)
+        .execute();
+    },
     reserveContractor: writer.reserve,
     releaseContractor: writer.release,
     enqueueWebhook(row) {

@@ -50,6 +50,11 @@ export interface WriteTx {
   insertQuote(row: QuotesTable): Promise<void>;
   /** Inserts an order as it is (no change, no record: the writer's primitive, and fixtures'). */
   insertOrder(row: OrdersTable): Promise<void>;
+  /**
+   * Stores an order's dispatch latency, measured after its first offer committed (the one order column
+   * written outside the order writer: see order-writer.ts). Once: a latency already stored stays.
+   */
+  recordDispatchLatency(orderId: string, latencyMs: number): Promise<void>;
   /** Takes one unit of an eligible contractor's capacity if it has any left; returns whether it did. */
   reserveContractor(contractorId: string): Promise<boolean>;
   /** Gives back a unit taken with reserveContractor. */

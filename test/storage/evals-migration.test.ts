@@ -122,6 +122,16 @@ function traces(accountId: string) {
     const { leaf_hash: _, ...row } = entry;
     return row;
   };
+  // What order.matched recorded before 0012: the time from the request to the in-memory pick.
+  const { leaf_hash: _, ...matched } = sealRecord({
+    kind: "order.matched",
+    at: at(0),
+    accountId,
+    livemode: true,
+    orderId: "ord_mig001",
+    actor: "operator:test",
+    data: { status: "offered", dispatch_latency_ms: 0.042 },
+  });
   return {
     // ord_mig001: declined, expired, then accepted at the third attempt; later reassigned by hand.
     // ord_mig002: its first offer accepted; the contractor failed and a dispatcher re-dispatched it.
@@ -133,6 +143,7 @@ function traces(accountId: string) {
       offer("ord_mig002", 1, "accepted"),
     ],
     audit: [
+      matched,
       record("ord_mig001", "order.accepted", 30),
       record("ord_mig001", "order.assigned", 90, "accepted"),
       record("ord_mig002", "order.accepted", 10),
@@ -210,10 +221,20 @@ function suite(open: () => Promise<TestStore>) {
     // Without records, the last acceptance stands for the first.
     expect(byId.get("ord_mig003")?.first_accepted_at).toBe(byId.get("ord_mig003")?.accepted_at);
     expect(byId.get("ord_mig003")?.first_accepted_at).not.toBeNull();
+    // The in-memory measurements are not the committed-offer latency: none is left.
+    const latencies = await store.db.selectFrom("orders").select("dispatch_latency_ms").execute();
+    expect(latencies.filter((r) => r.dispatch_latency_ms !== null)).toEqual([]);
 
     await migrateTo(store, "0010-order-version");
     // 0008's rollup again, filled from the orders, and kept by its triggers.
     expect(await rolledUp(store)).toBe(60);
+    // Down: the in-memory measurement is back where order.matched kept it.
+    const back = await store.db
+      .selectFrom("orders")
+      .select("dispatch_latency_ms")
+      .where("id", "=", "ord_mig001")
+      .executeTakeFirst();
+    expect(back?.dispatch_latency_ms).toBe(0.042);
     await raw
       .insertInto("orders")
       .values(as0010(order({ id: "ord_mig_after", account_id: account })))

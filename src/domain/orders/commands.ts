@@ -135,8 +135,8 @@ export interface CreateOrder {
   /** The matched candidates, best first: the ranking the cascade offers the job in. */
   candidates: readonly RankedChoice[];
   modelPriceCents: number;
-  dispatchLatencyMs: number;
-  /** How long the in-memory match took, in milliseconds. */
+  /** How long the in-memory match took, in milliseconds. (The dispatch latency, to the first offer
+   * committed, is known only after the commit: it is stored then.) */
   matchingTimeMs: number;
   actor: Actor;
   /** The order.created record's data (the input as received, its idempotency key and reference). */
@@ -165,7 +165,7 @@ export function createOrder(cmd: CreateOrder, ctx: CommandContext): OrderChange 
     eta_tier: chosen?.etaTier ?? null,
     match_score: chosen?.score ?? null,
     matched_at: chosen ? nowIso : null,
-    dispatch_latency_ms: chosen ? cmd.dispatchLatencyMs : null,
+    dispatch_latency_ms: null,
     matching_time_ms: cmd.matchingTimeMs,
     first_accepted_at: null,
     offers_made: offer ? 1 : 0,
@@ -196,7 +196,7 @@ export function createOrder(cmd: CreateOrder, ctx: CommandContext): OrderChange 
           offer_deadline_at: offer?.deadline_at ?? null,
           estimated_cost_cents: order.estimated_cost_cents,
           model_price_cents: cmd.modelPriceCents,
-          dispatch_latency_ms: order.dispatch_latency_ms,
+          matching_time_ms: order.matching_time_ms,
           ...cmd.decisionData,
         },
       },

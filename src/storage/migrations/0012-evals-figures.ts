@@ -385,7 +385,8 @@ const COLUMNS: Array<[string, "double precision" | "text" | "integer", "zero" | 
 /**
  * Fills the new columns of the orders there are from what they left behind: their offers, and their
  * audit records (the first acceptance or assignment, and each assignment's kind by the status it was
- * made from). matching_time_ms stays null: it was never measured for them.
+ * made from). matching_time_ms stays null: it was never measured for them. Clears dispatch_latency_ms,
+ * whose meaning changes (below).
  */
 async function backfill(db: Kysely<unknown>, dialect: Dialect): Promise<void> {
   await sql`UPDATE orders SET offers_made = o.made, offers_declined = o.declined,
@@ -411,6 +412,23 @@ async function backfill(db: Kysely<unknown>, dialect: Dialect): Promise<void> {
   // An order whose records were purged (or that predates them) keeps its last acceptance as the first.
   await sql`UPDATE orders SET first_accepted_at = accepted_at
     WHERE first_accepted_at IS NULL AND accepted_at IS NOT NULL`.execute(db);
+  // dispatch_latency_ms now means: request received -> first offer committed, stored after the commit.
+  // What the orders there are hold was measured to the in-memory pick, before anything was written: not
+  // that figure, so it is cleared (their order.matched audit records keep it) and those orders count as
+  // offered without a recorded dispatch latency.
+  await sql`UPDATE orders SET dispatch_latency_ms = NULL WHERE dispatch_latency_ms IS NOT NULL`.execute(db);
+}
+
+/** Down: the in-memory measurements back from the order.matched records that carry them. */
+async function restorePickLatency(db: Kysely<unknown>, dialect: Dialect): Promise<void> {
+  const latency =
+    dialect === "postgres"
+      ? sql.raw(`(record::jsonb -> 'data' ->> 'dispatch_latency_ms')::double precision`)
+      : sql.raw(`json_extract(record, '$.data.dispatch_latency_ms')`);
+  await sql`UPDATE orders SET dispatch_latency_ms = m.latency
+    FROM (SELECT order_id, max(${latency}) AS latency FROM audit_records
+      WHERE kind = 'order.matched' AND order_id IS NOT NULL GROUP BY order_id) m
+    WHERE orders.id = m.order_id AND m.latency IS NOT NULL`.execute(db);
 }
 
 export function migration0012(dialect: Dialect): Migration {
@@ -432,6 +450,7 @@ export function migration0012(dialect: Dialect): Migration {
       for (const [column] of [...COLUMNS].reverse()) {
         await db.schema.alterTable("orders").dropColumn(column).execute();
       }
+      await restorePickLatency(db, dialect);
       await buildRollup0008(db, dialect);
     },
   };

@@ -228,7 +228,6 @@ function play(w: World, s: Step): void {
               score: 1,
             })),
             modelPriceCents: 1,
-            dispatchLatencyMs: 0,
             matchingTimeMs: 0,
             actor: "key:k",
             createdData: {},
