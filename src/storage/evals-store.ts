@@ -41,12 +41,21 @@ export interface EvalsFigures {
   latency: Record<LatencyMetric, LatencyFigure>;
 }
 
+export interface ActiveContractors {
+  active: number;
+  verified: number;
+  /** With an insurance or a license verification date (verified then, or since run out). */
+  dated: number;
+}
+
 export interface EvalsPersistence {
   /** The figures of the orders in one mode received in [since, until). */
   figures(livemode: boolean, since: string, until: string): Promise<EvalsFigures>;
-  /** Live contractors that are active and not excluded. */
-  /** Active live contractors, and how many have insurance and license verified through `today`. */
-  activeLiveContractors(today: string): Promise<{ active: number; verified: number }>;
+  /**
+   * Live contractors that are active and not excluded (those that can be given work): how many, how many
+   * have insurance and license both verified through `today`, and how many have any verification date.
+   */
+  activeLiveContractors(today: string): Promise<ActiveContractors>;
 }
 
 const DAY_MS = 86_400_000;
@@ -243,7 +252,7 @@ export class EvalsStore implements EvalsPersistence {
     return timestamps ? Date.parse(row.t as string) - Date.parse(row.received_at as string) : Number(row.v);
   }
 
-  async activeLiveContractors(today: string): Promise<{ active: number; verified: number }> {
+  async activeLiveContractors(today: string): Promise<ActiveContractors> {
     const row = await this.db
       .selectFrom("contractors")
       .select((eb) => [
@@ -263,11 +272,26 @@ export class EvalsStore implements EvalsPersistence {
               .end(),
           )
           .as("verified"),
+        eb.fn
+          .sum<number>(
+            eb
+              .case()
+              .when(
+                eb.or([
+                  eb("insurance_verified_until", "is not", null),
+                  eb("license_verified_until", "is not", null),
+                ]),
+              )
+              .then(1)
+              .else(0)
+              .end(),
+          )
+          .as("dated"),
       ])
       .where("pool", "=", "live")
       .where("active", "=", 1)
       .where("excluded", "=", 0)
       .executeTakeFirstOrThrow();
-    return { active: Number(row.n), verified: Number(row.verified ?? 0) };
+    return { active: Number(row.n), verified: Number(row.verified ?? 0), dated: Number(row.dated ?? 0) };
   }
 }

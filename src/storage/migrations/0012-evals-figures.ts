@@ -28,12 +28,28 @@ export const EVALS_SUMS = [
   "orders",
   "matched",
   "dispatched",
+  "accepted",
+  "offer_unrecorded",
+  "manual_assignments",
+  "human_dispatched",
+  "human_dispatches",
   "overridden",
   "overrides",
-  "accepted",
+  "redispatched",
+  "redispatches",
   "nte_orders",
   "nte_within",
   "nte_ppm",
+  "nte_within_original",
+  "nte_increased",
+  "nte_increase_ppm",
+  "offered",
+  "offers_made",
+  "offers_accepted",
+  "offers_declined",
+  "offers_expired",
+  "first_offer_answered",
+  "first_offer_accepted",
 ] as const;
 export type EvalsSum = (typeof EVALS_SUMS)[number];
 
@@ -42,10 +58,14 @@ export type EvalsSum = (typeof EVALS_SUMS)[number];
  * - measured: a duration stored in milliseconds (with sub-millisecond precision), bucketed by its
  *   rounded microseconds;
  * - elapsed: the time from received_at to a timestamp column, in whole milliseconds.
+ * offer: request received -> first offer committed; matching: the in-memory match; first_accept: received
+ * -> first acceptance; final_accept: received -> the last acceptance or assignment.
  */
 const LATENCIES = {
   offer: { kind: "measured", column: "dispatch_latency_ms" },
-  accept: { kind: "elapsed", column: "accepted_at" },
+  matching: { kind: "measured", column: "matching_time_ms" },
+  first_accept: { kind: "elapsed", column: "first_accepted_at" },
+  final_accept: { kind: "elapsed", column: "accepted_at" },
 } as const satisfies Record<string, { kind: "measured" | "elapsed"; column: string }>;
 export type LatencyMetric = keyof typeof LATENCIES;
 export const LATENCY_METRICS = Object.keys(LATENCIES) as LatencyMetric[];
@@ -63,30 +83,60 @@ export function isElapsed(metric: LatencyMetric): boolean {
 const int = (dialect: Dialect) => (dialect === "postgres" ? "bigint" : "integer");
 
 /**
- * SQL for each sum, over the order row `r` (a prefix: "NEW.", "OLD." or "" for a plain query).
- * - matched: offered automatically at creation (matched_at is the first offer).
+ * SQL for each sum, over the order row `r` (a prefix: "NEW.", "OLD." or "" for a plain query). Sums are
+ * kept per status; the report picks the statuses a figure is about.
+ * - matched: offered automatically at creation (matched_at is the first offer); offer_unrecorded: of
+ *   those, the ones without a stored dispatch latency (see operations/dispatch-latency.ts).
  * - dispatched: reached a contractor, by that offer or by a dispatcher's assignment.
- * - overridden / overrides: assigned by hand at least once / how many times.
  * - accepted: has been accepted (by its contractor, or assigned); for cancelled orders, cancelled after.
- * - nte_*: completed or invoiced with an NTE in force (the approved increase, else the caller's) and a
- *   final cost (the invoice, else the contractor's reported cost): how many, how many within the NTE,
- *   and the sum of (cost - NTE) / NTE in parts per million (integers add and subtract exactly).
+ * - manual_assignments: every dispatcher assignment; by kind, orders with one and how many:
+ *   human_dispatched/-es (from needs_dispatcher), redispatched/-es (from cannot_complete), and
+ *   overridden/overrides (the rest: the contractor the order was offered to or held by, replaced).
+ * - nte_*: completed or invoiced with an NTE in force (the approved increase, else the caller's) and the
+ *   cost the contractor reported: how many, how many within the NTE in force, the sum of (cost - NTE) /
+ *   NTE in parts per million (integers add and subtract exactly), how many within the caller's own NTE,
+ *   how many had an increase approved, and the sum of those increases relative to the caller's NTE (ppm).
+ * - offered, offers_*: orders with an automatic offer, and the offers made, accepted, declined and
+ *   expired; first_offer_answered / first_offer_accepted: the first offer was accepted, declined or
+ *   expired (not still pending, not withdrawn) / accepted.
  */
 export function evalsSumExprs(r: string, dialect: Dialect): Record<EvalsSum, string> {
   const nte = `coalesce(${r}nte_approved_cents, ${r}nte_cents)`;
-  const cost = `coalesce(${r}invoice_cents, ${r}final_cost_cents)`;
+  const cost = `${r}final_cost_cents`;
   const eligible = `${r}status IN ('completed', 'invoiced') AND ${nte} > 0 AND ${cost} IS NOT NULL`;
+  const increased = `${eligible} AND ${r}nte_approved_cents IS NOT NULL AND ${r}nte_cents > 0`;
   const flag = (condition: string) => `(CASE WHEN ${condition} THEN 1 ELSE 0 END)`;
+  const ppm = (when: string, value: string, of: string) =>
+    `(CASE WHEN ${when} THEN CAST(round((${value} - ${of}) * 1000000.0 / ${of}) AS ${int(dialect)}) ELSE 0 END)`;
+  const overrides = `(${r}override_count - ${r}manual_dispatch_count - ${r}redispatch_count)`;
   return {
     orders: "1",
     matched: flag(`${r}matched_at IS NOT NULL`),
     dispatched: flag(`${r}matched_at IS NOT NULL OR ${r}override_count > 0`),
-    overridden: flag(`${r}override_count > 0`),
-    overrides: `${r}override_count`,
     accepted: flag(`${r}accepted_at IS NOT NULL`),
+    offer_unrecorded: flag(`${r}matched_at IS NOT NULL AND ${r}dispatch_latency_ms IS NULL`),
+    manual_assignments: `${r}override_count`,
+    human_dispatched: flag(`${r}manual_dispatch_count > 0`),
+    human_dispatches: `${r}manual_dispatch_count`,
+    overridden: flag(`${overrides} > 0`),
+    overrides,
+    redispatched: flag(`${r}redispatch_count > 0`),
+    redispatches: `${r}redispatch_count`,
     nte_orders: flag(eligible),
     nte_within: flag(`${eligible} AND ${cost} <= ${nte}`),
-    nte_ppm: `(CASE WHEN ${eligible} THEN CAST(round((${cost} - ${nte}) * 1000000.0 / ${nte}) AS ${int(dialect)}) ELSE 0 END)`,
+    nte_ppm: ppm(eligible, cost, nte),
+    nte_within_original: flag(`${eligible} AND ${cost} <= ${r}nte_cents`),
+    nte_increased: flag(increased),
+    nte_increase_ppm: ppm(increased, `${r}nte_approved_cents`, `${r}nte_cents`),
+    offered: flag(`${r}offers_made > 0`),
+    offers_made: `${r}offers_made`,
+    offers_accepted: flag(`${r}accepted_offer_attempt IS NOT NULL`),
+    offers_declined: `${r}offers_declined`,
+    offers_expired: `${r}offers_expired`,
+    first_offer_answered: flag(
+      `${r}accepted_offer_attempt = 1 OR ${r}offers_declined + ${r}offers_expired > 0`,
+    ),
+    first_offer_accepted: flag(`${r}accepted_offer_attempt = 1`),
   };
 }
 
@@ -140,7 +190,7 @@ export function bucketRange(bucket: number): { lo: number; hi: number } {
 
 const day = (r: string) => `substr(${r}received_at, 1, 10)`;
 
-/** Columns whose change can change an order's contribution. */
+/** Columns whose change can change an order's contribution (every column the sums and latencies read). */
 const CONTRIBUTING = [
   ...new Set([
     "livemode",
@@ -148,10 +198,15 @@ const CONTRIBUTING = [
     "status",
     "matched_at",
     "override_count",
+    "manual_dispatch_count",
+    "redispatch_count",
     "nte_cents",
     "nte_approved_cents",
     "final_cost_cents",
-    "invoice_cents",
+    "offers_made",
+    "offers_declined",
+    "offers_expired",
+    "accepted_offer_attempt",
     ...Object.values(LATENCIES).map((l) => l.column),
   ]),
 ];
