@@ -1,4 +1,4 @@
-// The evals' reads: per-status sums and the two latency histograms of the orders received in a window,
+// The evals' reads: per-status sums and the latency histograms of the orders received in a window,
 // and the nearest-rank latencies. The SQL for each figure is defined once, in migrations/0012-evals-figures.ts.
 //
 // The window is read from the daily rollup the triggers keep (whole UTC days; on PostgreSQL the rollup

@@ -235,6 +235,8 @@ function writeTx(
 }
 
 const CHUNK = 500;
+/** A deferred write waits this long at most for a batch to ride along with (Store.writeDeferred). */
+const DEFERRED_WRITE_MAX_DELAY_MS = 1_000;
 
 export class KyselyStore implements Store {
   private readonly committer: GroupCommitter<WriteTx>;
@@ -320,12 +322,21 @@ export class KyselyStore implements Store {
   }
 
   async close(): Promise<void> {
+    await this.committer.flushDeferred();
     await this.committer.flushed();
     await this.db.destroy();
   }
 
   write<T>(work: (tx: WriteTx) => Promise<T>): Promise<T> {
     return this.committer.submit(work);
+  }
+
+  writeDeferred<T>(work: (tx: WriteTx) => Promise<T>): Promise<T> {
+    return this.committer.defer(work, DEFERRED_WRITE_MAX_DELAY_MS);
+  }
+
+  flushDeferred(): Promise<void> {
+    return this.committer.flushDeferred();
   }
 
   findAccountByName(name: string): Promise<AccountsTable | undefined> {
