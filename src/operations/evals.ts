@@ -254,7 +254,8 @@ const METHODOLOGY = [
     "the NTE and absorbs the rest.",
   "Dispatch latency: from the request's arrival (before its key is checked) to the moment the order and its " +
     "first offer are committed and durable, measured in process on the monotonic clock and stored with the " +
-    "order right after that commit; over the orders offered automatically. Orders never offered (no eligible " +
+    "order by a write that joins the next commit; over the orders offered automatically; the network between " +
+    "the caller and the service is not in it. Orders never offered (no eligible " +
     "contractor with capacity) have none and are counted in orders_never_offered; orders offered without a " +
     "recorded latency in dispatch_latency_unrecorded. matching_time is the in-memory match alone, a part of " +
     "it. Acceptance latency: received -> the first acceptance (the contractor offered the job accepting it, " +
@@ -273,7 +274,8 @@ const METHODOLOGY = [
     "contractor_verification counts live contractors that are active and not excluded, and is not_measured " +
     "when none of them has a verification date.",
   "Ratios are rounded to 4 decimals, latencies to the microsecond. A computed report is reused for up to 5 " +
-    "seconds per period. The published targets are self-reported goals, not a binding service level.",
+    "seconds per period. The published targets are self-reported goals, not a binding service level; " +
+    "completion_rate, dispatch_latency_p50 and human_override_rate are the figures they speak of.",
 ].join(" ");
 
 const ORDERS_SOURCE = "orders table, live orders received in the window";

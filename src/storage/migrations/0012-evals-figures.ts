@@ -489,6 +489,8 @@ async function restorePickLatency(db: Kysely<unknown>, dialect: Dialect): Promis
 export function migration0012(dialect: Dialect): Migration {
   return {
     async up(db: Kysely<unknown>) {
+      // The old rollup's triggers go first: the backfill's updates would otherwise run them row by row.
+      await dropEvalsRollup(db, dialect);
       for (const [column, type, initial] of COLUMNS) {
         await db.schema
           .alterTable("orders")
@@ -496,7 +498,6 @@ export function migration0012(dialect: Dialect): Migration {
           .execute();
       }
       await backfill(db, dialect);
-      await dropEvalsRollup(db, dialect);
       await buildEvalsRollup(db, dialect);
     },
     async down(db: Kysely<unknown>) {
