@@ -19,6 +19,7 @@ import { loadConfig } from "../src/config.js";
 import { EVALS_CACHE_MS } from "../src/operations/evals.js";
 import { createServices } from "../src/services/create-services.js";
 import type { KyselyStore } from "../src/storage/kysely-store.js";
+import { LATENCY_METRICS } from "../src/storage/migrations/0012-evals-figures.js";
 import { openPostgresStore } from "../src/storage/postgres.js";
 import { openSqliteStore } from "../src/storage/sqlite.js";
 import type { Store } from "../src/storage/store.js";
@@ -68,6 +69,14 @@ const COLUMNS = [
   "invoice_cents",
   "invoiced_at",
   "override_count",
+  "matching_time_ms",
+  "first_accepted_at",
+  "offers_made",
+  "offers_declined",
+  "offers_expired",
+  "accepted_offer_attempt",
+  "manual_dispatch_count",
+  "redispatch_count",
 ] as const;
 
 /** One order as it stands at the end of its life so far, received at `received` (ms). */
@@ -98,10 +107,17 @@ function order(i: number, received: number, rnd: () => number, account: string):
   const unmatched = status === "needs_dispatcher" || rnd() < 0.02;
   const overrides =
     status === "needs_dispatcher" ? 0 : unmatched ? 1 : rnd() < 0.02 ? 1 + Math.floor(rnd() * 2) : 0;
-  const offerMs = unmatched ? null : Math.exp(Math.log(0.15) + rnd() * Math.log(3 / 0.15));
+  // To the first offer committed: a group commit's sync, 0.3-5 ms; the in-memory match alone, 10-100 us.
+  const offerMs = unmatched ? null : Math.exp(Math.log(0.3) + rnd() * Math.log(5 / 0.3));
+  const matchingMs = Math.exp(Math.log(0.01) + rnd() * Math.log(10));
   const wasAccepted =
     !["offered", "needs_dispatcher"].includes(status) && (status !== "cancelled" || rnd() < 0.6);
   const acceptAfter = Math.round(Math.exp(Math.log(60_000) + rnd() * Math.log(60)) * (overrides ? 4 : 1));
+  // An override after the first acceptance moves the last one later.
+  const reassignedAfter = overrides && !unmatched ? Math.round(rnd() * 3_600_000) : 0;
+  // The cascade: a declined or expired offer before the one accepted, now and then.
+  const retries = unmatched ? 0 : rnd() < 0.15 ? 1 : 0;
+  const retryDeclined = rnd() < 0.45 ? retries : 0;
   const hasNte = rnd() < 0.7;
   const nte = hasNte ? 15_000 + Math.floor(rnd() * 45_000) : null;
   const approved = hasNte && rnd() < 0.05 ? Math.round((nte as number) * 1.3) : null;
@@ -127,13 +143,21 @@ function order(i: number, received: number, rnd: () => number, account: string):
     offerMs,
     iso(received),
     iso(received),
-    wasAccepted ? iso(received + acceptAfter) : null,
+    wasAccepted ? iso(received + acceptAfter + reassignedAfter) : null,
     done ? iso(received + acceptAfter + 7_200_000) : null,
     cost,
     approved,
     invoice,
     status === "invoiced" ? iso(received + acceptAfter + 9_000_000) : null,
     overrides,
+    matchingMs,
+    wasAccepted ? iso(received + acceptAfter) : null,
+    unmatched ? 0 : 1 + retries,
+    retryDeclined,
+    retries - retryDeclined,
+    wasAccepted && !unmatched && overrides === 0 ? 1 + retries : null,
+    unmatched && status !== "needs_dispatcher" ? 1 : 0,
+    0,
   ];
 }
 
@@ -260,7 +284,7 @@ async function writeCost(dir: string, now: number): Promise<void> {
       const db = new SQLite(file);
       for (const t of ["orders_evals_insert", "orders_evals_update", "orders_evals_delete"])
         db.exec(`DROP TRIGGER ${t}`);
-      for (const i of ["orders_received_idx", "orders_offer_latency_idx", "orders_accept_latency_idx"]) {
+      for (const i of ["orders_received_idx", ...LATENCY_METRICS.map((m) => `orders_${m}_latency_idx`)]) {
         db.exec(`DROP INDEX ${i}`);
       }
       db.close();
@@ -381,12 +405,24 @@ async function postgresWriteCost(admin: pg.Client, account: string, now: number)
 
 function pgType(column: string): string {
   if (
-    ["livemode", "override_count", "final_cost_cents", "nte_approved_cents", "invoice_cents"].includes(column)
+    [
+      "livemode",
+      "override_count",
+      "final_cost_cents",
+      "nte_approved_cents",
+      "invoice_cents",
+      "offers_made",
+      "offers_declined",
+      "offers_expired",
+      "accepted_offer_attempt",
+      "manual_dispatch_count",
+      "redispatch_count",
+    ].includes(column)
   ) {
     return "integer";
   }
   if (["nte_cents", "estimated_cost_cents"].includes(column)) return "bigint";
-  if (column === "dispatch_latency_ms") return "double precision";
+  if (column === "dispatch_latency_ms" || column === "matching_time_ms") return "double precision";
   return "text";
 }
 

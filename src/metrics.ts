@@ -16,6 +16,7 @@ export class Metrics {
   readonly requests: Counter<"operation" | "method" | "status">;
   readonly duration: Histogram<"operation" | "status">;
   readonly dispatchLatency: Histogram;
+  readonly dispatchLatencyUnrecorded: Counter;
   readonly limiterDecisions: Counter<"source" | "outcome">;
   readonly limiterFallback: Gauge;
   readonly auditSequenced: Counter;
@@ -41,8 +42,13 @@ export class Metrics {
     });
     this.dispatchLatency = new Histogram({
       name: "fsd_dispatch_latency_seconds",
-      help: "Order request received to contractor matched (orders that were matched).",
+      help: "Order request received (before authentication) to its first offer committed, durable (orders offered automatically).",
       buckets: [0.0001, 0.00025, 0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.1, 0.34, 1],
+      registers,
+    });
+    this.dispatchLatencyUnrecorded = new Counter({
+      name: "fsd_dispatch_latency_unrecorded_total",
+      help: "Orders whose first offer committed but whose dispatch latency could not be stored with them.",
       registers,
     });
     this.limiterDecisions = new Counter({

@@ -7,7 +7,7 @@ export const AUDIT_KINDS = {
   "order.created":
     "A work order was accepted: its inputs as received (contact details excluded) and its status.",
   "order.matched":
-    "A contractor was matched to an order: the ranked candidates with their scores and the one chosen.",
+    "A contractor was matched to an order: the ranked candidates with their scores, the one chosen, and how long the in-memory match took (matching_time_ms; records written before migration 0012 carry dispatch_latency_ms instead, the time from the request's arrival to that in-memory pick).",
   "order.unmatched":
     "No eligible contractor: the order waits for a dispatcher; how many were considered and why they were rejected.",
   "order.offered":
@@ -23,7 +23,7 @@ export const AUDIT_KINDS = {
   "order.nte_decided": "The caller approved or rejected an NTE increase: the request, the decision, and why.",
   "order.invoiced": "The contractor invoiced the job, within the NTE in force: the amount.",
   "order.assigned":
-    "A dispatcher assigned or reassigned a contractor by hand (an override): from whom to whom, and why.",
+    "A dispatcher assigned a contractor by hand (from offered, needs_dispatcher or cannot_complete) or reassigned the job (from accepted or en_route): the status it was made from, from whom to whom, and why.",
   "pool.changed": "A dispatcher activated, deactivated, excluded or re-included a contractor, and why.",
   "key.issued":
     "An API key was issued: its id, account, mode, label and rate-limit overrides (never the key).",

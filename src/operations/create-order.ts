@@ -7,6 +7,7 @@ import { newSortableId } from "../ids.js";
 import type { OrdersTable } from "../storage/schema.js";
 import { checkWebhookUrl } from "../webhooks/targets.js";
 import { matchDecision, sealRef } from "./audit-decisions.js";
+import { recordDispatchLatency } from "./dispatch-latency.js";
 import { cascadeCandidates, matchJob, resolveJob } from "./job.js";
 import { defineOperation, principalOf } from "./operation.js";
 import { tryOrderCommand } from "./order-commands.js";
@@ -62,6 +63,7 @@ export const orderOperation = defineOperation({
     if (input.callback_url !== undefined)
       checkWebhookUrl(input.callback_url, "callback_url", principal.livemode, services.config);
     const job = resolveJob(input);
+    const matchStartHr = process.hrtime.bigint();
     const result = matchJob(services, job, principal.livemode);
     const candidates = await cascadeCandidates(services, job, principal.livemode, result);
     const matchedHr = process.hrtime.bigint();
@@ -109,6 +111,15 @@ export const orderOperation = defineOperation({
       nte_approved_cents: null,
       invoice_cents: null,
       invoiced_at: null,
+      // The command sets these for a new order.
+      matching_time_ms: null,
+      first_accepted_at: null,
+      offers_made: 0,
+      offers_declined: 0,
+      offers_expired: 0,
+      accepted_offer_attempt: null,
+      manual_dispatch_count: 0,
+      redispatch_count: 0,
     };
     const command: CreateOrder = {
       draft,
@@ -119,7 +130,7 @@ export const orderOperation = defineOperation({
         score: c.score,
       })),
       modelPriceCents: job.modelPrice.total_cents,
-      dispatchLatencyMs: Number(matchedHr - ctx.receivedHr) / 1e6,
+      matchingTimeMs: Number(matchedHr - matchStartHr) / 1e6,
       actor,
       createdData: {
         input: ctx.rawInput,
@@ -149,8 +160,10 @@ export const orderOperation = defineOperation({
     // Only a lost idempotency claim writes nothing: the gate answers with the winner's response.
     if (outcome.kind === "lost") return null as never;
     if (outcome.kind === "refused" || view === undefined) throw new Error("order creation was refused");
-    const latency = outcome.change.after.dispatch_latency_ms;
-    if (latency !== null) services.metrics.dispatchLatency.observe(latency / 1000);
+    // The runner returns once the group commit is durable: the first offer, if any, is committed now.
+    if (outcome.change.offers.create.length > 0) {
+      recordDispatchLatency(services, id, Number(process.hrtime.bigint() - ctx.receivedHr) / 1e6);
+    }
     return view;
   },
 });

@@ -122,6 +122,9 @@ export class World {
     input: z.input<I>,
   ): Promise<Result<z.input<O>>> {
     this.calls.set(op.name, (this.calls.get(op.name) ?? 0) + 1);
+    // Received before the key is checked, as a transport receives a request.
+    const receivedAt = this.services.now();
+    const receivedHr = process.hrtime.bigint();
     try {
       const admission = await admit(op, this.services, { apiKey, clientIp: CLIENT_IP });
       const ctx: OperationContext = {
@@ -129,8 +132,8 @@ export class World {
         requestId: newId("req"),
         principal: admission.principal,
         baseUrl: this.baseUrl,
-        receivedAt: this.services.now(),
-        receivedHr: process.hrtime.bigint(),
+        receivedAt,
+        receivedHr,
         idempotencyKey: undefined,
         rawInput: input,
         setHeader: () => {},

@@ -1,5 +1,5 @@
-// The evals' reads: per-status sums and the two latency histograms of the orders received in a window,
-// and the nearest-rank latencies. The SQL for each figure is defined once, in migrations/0008-evals.ts.
+// The evals' reads: per-status sums and the latency histograms of the orders received in a window,
+// and the nearest-rank latencies. The SQL for each figure is defined once, in migrations/0012-evals-figures.ts.
 //
 // The window is read from the daily rollup the triggers keep (whole UTC days; on PostgreSQL the rollup
 // plus its deltas not yet folded in, summed in one statement), corrected with live queries over the
@@ -15,12 +15,14 @@ import {
   EVALS_SUMS,
   type EvalsSum,
   evalsSumExprs,
+  isElapsed,
   LATENCY_METRICS,
   type LatencyMetric,
   latencyBucketExpr,
+  latencyColumn,
   latencyExpr,
   latencyPresent,
-} from "./migrations/0008-evals.js";
+} from "./migrations/0012-evals-figures.js";
 import type { Database } from "./schema.js";
 
 export type StatusSums = Record<EvalsSum, number>;
@@ -39,12 +41,21 @@ export interface EvalsFigures {
   latency: Record<LatencyMetric, LatencyFigure>;
 }
 
+export interface ActiveContractors {
+  active: number;
+  verified: number;
+  /** With an insurance or a license verification date (verified then, or since run out). */
+  dated: number;
+}
+
 export interface EvalsPersistence {
   /** The figures of the orders in one mode received in [since, until). */
   figures(livemode: boolean, since: string, until: string): Promise<EvalsFigures>;
-  /** Live contractors that are active and not excluded. */
-  /** Active live contractors, and how many have insurance and license verified through `today`. */
-  activeLiveContractors(today: string): Promise<{ active: number; verified: number }>;
+  /**
+   * Live contractors that are active and not excluded (those that can be given work): how many, how many
+   * have insurance and license both verified through `today`, and how many have any verification date.
+   */
+  activeLiveContractors(today: string): Promise<ActiveContractors>;
 }
 
 const DAY_MS = 86_400_000;
@@ -117,7 +128,9 @@ export class EvalsStore implements EvalsPersistence {
     const mode = livemode ? 1 : 0;
     const plan = planWindow(since, until, this.rollup);
     const byStatus = new Map<string, StatusSums>();
-    const histograms: Record<LatencyMetric, Map<number, number>> = { offer: new Map(), accept: new Map() };
+    const histograms = Object.fromEntries(
+      LATENCY_METRICS.map((m) => [m, new Map<number, number>()]),
+    ) as Record<LatencyMetric, Map<number, number>>;
     const addSums = (rows: SumsRow[], sign: number) => {
       for (const row of rows) {
         const sums = byStatus.get(row.status) ?? zeroSums();
@@ -216,32 +229,30 @@ export class EvalsStore implements EvalsPersistence {
   ): Promise<number | null> {
     const value = sql.raw(latencyExpr(metric, "", this.dialect));
     const { lo, hi } = bucketRange(bucket);
-    // Acceptance latencies are whole milliseconds: the bucket is exactly [lo, hi), all of it index
-    // conditions (bucket 0 also holds the negative ones). The first offer's are fractional milliseconds
+    const elapsed = isElapsed(metric);
+    // Elapsed latencies are whole milliseconds: the bucket is exactly [lo, hi), all of it index
+    // conditions (bucket 0 also holds the negative ones). Measured ones are fractional milliseconds
     // bucketed by rounded microseconds: the range is widened by a microsecond and the bucket tested.
-    const range =
-      metric === "accept"
-        ? sql`${lo === 0 ? sql`` : sql`AND ${value} >= ${lo}`} AND ${value} < ${hi}`
-        : sql`${lo === 0 ? sql`` : sql`AND ${value} >= ${(lo - 1) / 1000}`} AND ${value} < ${(hi + 1) / 1000}
+    const range = elapsed
+      ? sql`${lo === 0 ? sql`` : sql`AND ${value} >= ${lo}`} AND ${value} < ${hi}`
+      : sql`${lo === 0 ? sql`` : sql`AND ${value} >= ${(lo - 1) / 1000}`} AND ${value} < ${(hi + 1) / 1000}
           AND ${sql.raw(latencyBucketExpr(metric, "", this.dialect))} = ${bucket}`;
     const fromTop = offset > count / 2;
     // PostgreSQL computes a selected expression for every row the OFFSET passes over (two function calls
     // each): it returns the two timestamps instead, and their difference is taken here.
-    const timestamps = metric === "accept" && this.dialect === "postgres";
-    const result = await sql<{ v?: number | string; accepted_at?: string; received_at?: string }>`
-      SELECT ${timestamps ? sql`accepted_at, received_at` : sql`${value} AS v`} FROM orders
+    const timestamps = elapsed && this.dialect === "postgres";
+    const result = await sql<{ v?: number | string; t?: string; received_at?: string }>`
+      SELECT ${timestamps ? sql`${sql.ref(latencyColumn(metric))} AS t, received_at` : sql`${value} AS v`} FROM orders
       WHERE livemode = ${mode} AND ${sql.raw(latencyPresent(metric, ""))} ${range}
         AND received_at >= ${since} AND received_at < ${until}
       ORDER BY ${value} ${sql.raw(fromTop ? "DESC" : "ASC")} LIMIT 1
       OFFSET ${fromTop ? count - offset : offset - 1}`.execute(this.db);
     const row = result.rows[0];
     if (!row) return null;
-    return timestamps
-      ? Date.parse(row.accepted_at as string) - Date.parse(row.received_at as string)
-      : Number(row.v);
+    return timestamps ? Date.parse(row.t as string) - Date.parse(row.received_at as string) : Number(row.v);
   }
 
-  async activeLiveContractors(today: string): Promise<{ active: number; verified: number }> {
+  async activeLiveContractors(today: string): Promise<ActiveContractors> {
     const row = await this.db
       .selectFrom("contractors")
       .select((eb) => [
@@ -261,11 +272,26 @@ export class EvalsStore implements EvalsPersistence {
               .end(),
           )
           .as("verified"),
+        eb.fn
+          .sum<number>(
+            eb
+              .case()
+              .when(
+                eb.or([
+                  eb("insurance_verified_until", "is not", null),
+                  eb("license_verified_until", "is not", null),
+                ]),
+              )
+              .then(1)
+              .else(0)
+              .end(),
+          )
+          .as("dated"),
       ])
       .where("pool", "=", "live")
       .where("active", "=", 1)
       .where("excluded", "=", 0)
       .executeTakeFirstOrThrow();
-    return { active: Number(row.n), verified: Number(row.verified ?? 0) };
+    return { active: Number(row.n), verified: Number(row.verified ?? 0), dated: Number(row.dated ?? 0) };
   }
 }

@@ -4,6 +4,10 @@
 // SQLite (one connection, one writer), more for a pooled server database, where a batch's round trips
 // would otherwise leave the pool idle. A transaction that fails in a way the store calls retryable (a
 // deadlock, a serialization failure) is run again, a bounded number of times, before anyone sees it fail.
+//
+// A deferred write starts no batch: it rides along with the next one, or starts its own after a delay
+// if none comes. It is for what need not be acknowledged at once (a measurement of a commit that already
+// returned): on one lane a batch of its own would hold the next request behind one more sync.
 
 export type RunInTransaction<Tx> = <T>(work: (tx: Tx) => Promise<T>) => Promise<T>;
 
@@ -15,6 +19,9 @@ interface Pending<Tx> {
 
 export class GroupCommitter<Tx> {
   private queue: Pending<Tx>[] = [];
+  /** Deferred writes waiting for the next batch. */
+  private deferred: Pending<Tx>[] = [];
+  private deferTimer: ReturnType<typeof setTimeout> | null = null;
   private active = 0;
   private idle: Promise<void> = Promise.resolve();
   private markIdle: () => void = () => {};
@@ -57,7 +64,30 @@ export class GroupCommitter<Tx> {
     });
   }
 
-  /** Writes waiting for a commit (not counting the batch being committed). */
+  /**
+   * Runs `work` in the next batch that commits anyway, or in a batch of its own `maxDelayMs` later if none
+   * has come by then. Resolves once that batch has committed.
+   */
+  defer<T>(work: (tx: Tx) => Promise<T>, maxDelayMs: number): Promise<T> {
+    return new Promise<T>((resolve, reject) => {
+      this.deferred.push({ work, resolve: resolve as (v: unknown) => void, reject });
+      if (this.deferTimer === null) {
+        this.deferTimer = setTimeout(() => {
+          this.deferTimer = null;
+          void this.flushDeferred();
+        }, maxDelayMs);
+        // Closing the store flushes them: the timer alone must not keep a process alive.
+        this.deferTimer.unref?.();
+      }
+    });
+  }
+
+  /** Commits the deferred writes now (in the next batch); resolves once they are committed. */
+  flushDeferred(): Promise<void> {
+    return this.deferred.length > 0 ? this.submit(async () => undefined) : Promise.resolve();
+  }
+
+  /** Writes waiting for a commit (not counting the batch being committed, nor deferred writes). */
   get depth(): number {
     return this.queue.length;
   }
@@ -70,6 +100,8 @@ export class GroupCommitter<Tx> {
   private async drain(): Promise<void> {
     while (this.queue.length > 0) {
       const batch = this.queue.splice(0, this.maxBatch);
+      // Deferred writes ride along (after the batch's own, which callers are waiting for).
+      batch.push(...this.deferred.splice(0));
       await this.commitBatch(batch);
     }
     this.active--;

@@ -19,6 +19,9 @@ import { isRetryableConflict } from "./store-errors.js";
 import { WebhookStore } from "./webhook-store.js";
 import { prepareInserts, writeTx } from "./write-tx.js";
 
+/** A deferred write waits this long at most for a batch to ride along with (Store.writeDeferred). */
+const DEFERRED_WRITE_MAX_DELAY_MS = 1_000;
+
 export class KyselyStore implements Store {
   private readonly committer: GroupCommitter<WriteTx>;
   readonly audit: AuditStore;
@@ -109,11 +112,20 @@ export class KyselyStore implements Store {
   }
 
   async close(): Promise<void> {
+    await this.committer.flushDeferred();
     await this.committer.flushed();
     await this.db.destroy();
   }
 
   write<T>(work: (tx: WriteTx) => Promise<T>): Promise<T> {
     return this.committer.submit(work);
+  }
+
+  writeDeferred<T>(work: (tx: WriteTx) => Promise<T>): Promise<T> {
+    return this.committer.defer(work, DEFERRED_WRITE_MAX_DELAY_MS);
+  }
+
+  flushDeferred(): Promise<void> {
+    return this.committer.flushDeferred();
   }
 }

@@ -8,6 +8,12 @@
 // contractors whose capacity the change takes or gives back, in id order, with their rows of the capacity
 // ledger, then the order's row (its evals rollups are updated by trigger), its offers and NTE requests.
 //
+// One column is written outside it: dispatch_latency_ms, the time from the order's request to its first
+// offer committed, which can only be measured once this writer's commit has returned
+// (WriteTx.recordDispatchLatency, operations/dispatch-latency.ts). It is a measurement of the commit, not
+// a change of the order: no command reads it, so it takes no version (a command that read the order
+// before it was stored still commits).
+//
 // Expected outcomes are values: a contractor with no capacity left (the command is decided again without
 // it), an order that moved since it was read, a guard that refused (an idempotency key another request
 // claimed first). Nothing is written in those cases. Anything else that fails is a bug and throws, which

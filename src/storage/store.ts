@@ -52,6 +52,11 @@ export interface WriteTx {
   insertQuote(row: QuotesTable): Promise<void>;
   /** Inserts an order as it is (no change, no record: the writer's primitive, and fixtures'). */
   insertOrder(row: OrdersTable): Promise<void>;
+  /**
+   * Stores an order's dispatch latency, measured after its first offer committed (the one order column
+   * written outside the order writer: see order-writer.ts). Once: a latency already stored stays.
+   */
+  recordDispatchLatency(orderId: string, latencyMs: number): Promise<void>;
   /** Takes one unit of an eligible contractor's capacity for `orderId` if it has any left, with its row
    * in the capacity ledger; returns whether it did. (The writer's primitive, and fixtures'.) */
   reserveContractor(contractorId: string, orderId: string): Promise<boolean>;
@@ -192,6 +197,22 @@ export interface Store {
 
   /** Runs `work` inside a durable, group-committed transaction. */
   write<T>(work: (tx: WriteTx) => Promise<T>): Promise<T>;
+  /**
+   * Runs `work` in the next group commit that happens anyway (within a second at the latest, and before
+   * the store closes): for a write that need not be durable at once and should not cost a commit, and so
+   * a wait for the next request, of its own. Resolves once it is committed.
+   */
+  writeDeferred<T>(work: (tx: WriteTx) => Promise<T>): Promise<T>;
+  /** Commits the deferred writes now; resolves once they are. */
+  flushDeferred(): Promise<void>;
+  /**
+   * Runs `work` in the next group commit that happens anyway (within a second at the latest, and before
+   * the store closes): for a write that need not be durable at once and should not cost a commit, and so
+   * a wait for the next request, of its own. Resolves once it is committed.
+   */
+  writeDeferred<T>(work: (tx: WriteTx) => Promise<T>): Promise<T>;
+  /** Commits the deferred writes now; resolves once they are. */
+  flushDeferred(): Promise<void>;
 
   readonly keys: KeyRepository;
   readonly contractors: ContractorRepository;

@@ -95,6 +95,14 @@ export function writeTx(
     async insertOrder(row) {
       buffered.orders.push(row);
     },
+    async recordDispatchLatency(orderId, latencyMs) {
+      await trx
+        .updateTable("orders")
+        .set({ dispatch_latency_ms: latencyMs })
+        .where("id", "=", orderId)
+        .where("dispatch_latency_ms", "is", null)
+        .execute();
+    },
     async reserveContractor(contractorId, orderId) {
       if (!(await writer.reserve(contractorId))) return false;
       await trx

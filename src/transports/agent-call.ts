@@ -28,6 +28,10 @@ export interface AgentCaller {
   clientIp: string;
   baseUrl: string;
   requestId: string;
+  /** When the HTTP request carrying the call arrived (its onRequest, before any key or limit check): the
+   * start of every latency the operation measures, as for REST. */
+  receivedAt: Date;
+  receivedHr: bigint;
 }
 
 /** `replayed`: the result is the stored answer to an earlier call with the same idempotency_key. */
@@ -90,8 +94,8 @@ export async function invokeOperation(
       requestId: caller.requestId,
       principal: admission.principal,
       baseUrl: caller.baseUrl,
-      receivedAt: services.now(),
-      receivedHr: process.hrtime.bigint(),
+      receivedAt: caller.receivedAt,
+      receivedHr: caller.receivedHr,
       idempotencyKey,
       rawInput: input,
       // No headers here; the one that matters to an agent is reported in the transport's own metadata.

@@ -1,12 +1,16 @@
 // The evals computed from real data: a small fixed history of live orders driven through the HTTP API
 // (accepted, completed over and under their NTE, invoiced after an approved NTE increase, cancelled before
 // and after acceptance, assigned and reassigned by a dispatcher, left waiting), plus sandbox orders and
-// orders outside the window, read at fixed times. Every figure is checked against values worked out by
-// hand below; the in-process dispatch latency, which is real elapsed time, against the orders' own.
+// orders outside the window, read at fixed times. Two months earlier, four more orders complete the cases
+// the figures must tell apart (a re-dispatch after cannot_complete, a cost over the NTE with an invoice
+// capped at it, a cancellation while waiting for a dispatcher, a first offer that expired); rolling_90d
+// reads all of them. Every figure is checked against values worked out by hand below; the measured
+// latencies (dispatch, matching), which are real elapsed time, against the orders' own.
 
 import { sql } from "kysely";
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import { evalsOutput } from "../../src/operations/evals.js";
+import { settleOffer } from "../../src/operations/order-commands.js";
 import { EvalsStore } from "../../src/storage/evals-store.js";
 import type { KyselyStore } from "../../src/storage/kysely-store.js";
 import { liveContractor, testRecord } from "../helpers/fixtures.js";
@@ -64,6 +68,17 @@ const answer = (name: string, how: "accept" | "decline") => async () => {
   }>;
   const offer = offers.find((o) => o.order_id === orderId(name));
   await ok(h.post(`/api/contractor/v1/offers/${how}`, { offer_id: offer?.offer_id }, { "x-api-key": key }));
+};
+
+/** The order's pending offer runs past its deadline: settled as the sweeper would. */
+const expire = (name: string) => async () => {
+  const key = keys.get(await holder(name)) as string;
+  const offers = (await ok(h.get("/api/contractor/v1/offers", { "x-api-key": key }))).offers as Array<{
+    offer_id: string;
+    order_id: string;
+  }>;
+  const offer = offers.find((o) => o.order_id === orderId(name));
+  expect(await settleOffer(h.services, offer?.offer_id as string, "expired", "system:dispatch")).toBe(true);
 };
 
 const job = (name: string, path: string, body: object) => async () => {
@@ -129,11 +144,14 @@ async function read(at: number, period: string): Promise<Report> {
   return evalsOutput.parse(res.json());
 }
 
-/** Nearest rank, computed here from the orders' own in-process latencies. */
-async function offerLatency(names: string[]) {
+/** Nearest rank, computed here from the orders' own in-process latencies (dispatch, or matching). */
+async function offerLatency(
+  names: string[],
+  column: "dispatch_latency_ms" | "matching_time_ms" = "dispatch_latency_ms",
+) {
   const rows = await h.services.store.orders.byIds(names.map(orderId));
   const values = rows
-    .map((r) => r.dispatch_latency_ms)
+    .map((r) => r[column])
     .filter((v): v is number => v !== null)
     .sort((a, b) => a - b);
   const at = (q: number) => Math.round((values[Math.ceil(q * values.length) - 1] as number) * 1000) / 1000;
@@ -158,7 +176,7 @@ const ms = (value: number | null, sample_size: number) => ({ value, sample_size,
 
 beforeAll(async () => {
   vi.useFakeTimers({ toFake: ["Date"] });
-  vi.setSystemTime(T0 - 30 * D);
+  vi.setSystemTime(T0 - 90 * D);
   h = await createHarness({ VENDOR_NAME: "Acme Field Services", VENDOR_INSURANCE: "GL $2M, policy 123" });
   const rated = (rating: number) => liveContractor({ id: `ctr_ev${rating * 10}`, rating, maxActiveJobs: 10 });
   // Verified through a date after T0 on both counts; a license verified until before T0; nothing.
@@ -197,7 +215,34 @@ beforeAll(async () => {
   const [, second, third] = contractors;
 
   // The history, run in time order. Accept latencies (received -> accepted) are given in minutes.
+  const N = T0 - 60 * D; // the cases only rolling_90d reads
   const events: Array<{ at: number; run: () => Promise<void> }> = [
+    // p1: accepted after 10 min; its contractor cannot complete it; a dispatcher re-dispatches it to
+    // another after 70 min, who completes it at 7,000 (no NTE).
+    { at: N, run: create("p1", JOB) },
+    { at: N + 10 * M, run: answer("p1", "accept") },
+    { at: N + 11 * M, run: progress("p1", { status: "cannot_complete", reason: "wrong part" }) },
+    {
+      at: N + 70 * M,
+      run: async () => {
+        const failed = await holder("p1");
+        await assign("p1", () => contractors.find((c) => c !== failed) as string)();
+      },
+    },
+    ...finish("p1", N + 80 * M, 7_000),
+    // p2: accepted after 12 min; the job cost 13,000 on an NTE of 10,000 (+30 %), invoiced at 10,000: the
+    // most the NTE in force lets the contractor invoice.
+    { at: N + D, run: create("p2", { ...JOB, nte_cents: 10_000 }) },
+    { at: N + D + 12 * M, run: answer("p2", "accept") },
+    ...finish("p2", N + D + 13 * M, 13_000),
+    { at: N + D + 30 * M, run: job("p2", "invoice", { amount_cents: 10_000 }) },
+    // p3: no eligible contractor; cancelled by the caller after 30 min, still waiting for a dispatcher.
+    { at: N + 2 * D, run: create("p3", ROOF) },
+    { at: N + 2 * D + 30 * M, run: cancel("p3") },
+    // p4: its first offer expires unanswered (routine: 60 min); the second contractor accepts after 70.
+    { at: N + 3 * D, run: create("p4", JOB) },
+    { at: N + 3 * D + 61 * M, run: expire("p4") },
+    { at: N + 3 * D + 70 * M, run: answer("p4", "accept") },
     // o14: 10 days before T0, accepted, then reassigned by a dispatcher (an override outside 7 days).
     { at: T0 - 10 * D, run: create("o14", JOB) },
     { at: T0 - 10 * D + M, run: answer("o14", "accept") },
@@ -290,17 +335,29 @@ describe("evals from the orders of a window", () => {
     expect(report.generated_at).toBe(new Date(T0).toISOString());
     expect(report.estimated).toBe(true);
     // In the window: o11 o13 o16 o1 o9 o2 o3 o4 o5 o15 o8 o6 o7 o10 (14). Not: o12, o14, s1, s2.
-    // completed: o11 o1 o4; invoiced: o2 o3; cannot_complete: o5; cancelled after acceptance: o6
-    // (o7 was cancelled while offered): 5 / 7.
-    // NTE: o11 0, o1 +0.2, o2 -0.1, o3 -1/15 -> mean 0.033333 / 4 = 0.008333; within: o11 o2 o3 = 3 / 4.
+    // completed: o11 o1 o4; invoiced: o2 o3; cannot_complete: o5; cancelled: o6 (after acceptance) and
+    // o7 (while offered): 5 / 8 over every outcome, 5 / 7 after acceptance.
+    // NTE (reported cost; the invoices here equal it): o11 0, o1 +0.2, o2 -0.1, o3 -1/15 -> mean
+    // 0.033333 / 4 = 0.008333; within the NTE in force: o11 o2 o3 = 3 / 4; within the caller's own:
+    // o11 o2 = 2 / 4; an increase approved: o3 (+50 %) = 1 / 4.
     expect(report.goal_fulfillment).toEqual({
-      completion_rate: ratio(0.7143, 7),
+      completion_rate: ratio(0.625, 8),
+      completion_rate_after_acceptance: ratio(0.7143, 7),
+      completed_after_redispatch: 0,
+      cancelled_before_acceptance: 1,
       nte_variance: ratio(0.0083, 4),
       nte_within_rate: ratio(0.75, 4),
+      nte_within_original_rate: ratio(0.5, 4),
+      nte_increase_rate: ratio(0.25, 4),
+      nte_increase_mean: ratio(0.5, 1),
     });
     // Offered automatically: all but o15 and o8 (12); dispatched: those and o8 (13).
-    // Accepted, in minutes: o6 5, o1 10, o11 15, o2 20, o13 25, o3 30, o16 35, o4 40, o5 50, o9 60,
-    // o8 180 (its reassignment): n = 11, rank 6 = 30 min, rank 11 = 180 min.
+    // First accepted, in minutes: o6 5, o1 10, o11 15, o2 20, o13 25, o3 30, o16 35, o4 40, o5 50, o9 60,
+    // o8 120 (its first assignment): n = 11, rank 6 = 30 min, rank 11 = 120 min. Last: o8 180 (its
+    // reassignment), the rest the same: rank 11 = 180 min.
+    // Offers: one each, o9 two (the first declined, the second withdrawn by the dispatcher's assignment):
+    // 13 made, 9 accepted (all at the first attempt), 1 declined, 1 pending (o10), 2 withdrawn (o9, o7);
+    // first offers answered: the 9 accepted and o9's = 10.
     const offer = await offerLatency([
       "o11",
       "o13",
@@ -316,6 +373,11 @@ describe("evals from the orders of a window", () => {
       "o10",
     ]);
     expect(offer.n).toBe(12);
+    const matching = await offerLatency(
+      ["o11", "o13", "o16", "o1", "o9", "o2", "o3", "o4", "o5", "o15", "o8", "o6", "o7", "o10"],
+      "matching_time_ms",
+    );
+    expect(matching.n).toBe(14);
     expect(report.operations).toEqual({
       orders_received: 14,
       orders_by_status: statuses({
@@ -328,28 +390,59 @@ describe("evals from the orders of a window", () => {
         cannot_complete: 1,
       }),
       orders_matched: 12,
+      orders_never_offered: 2,
       orders_dispatched: 13,
       orders_awaiting_dispatcher: 1,
       auto_match_rate: ratio(0.8571, 14),
       dispatch_latency_p50: ms(offer.p50, 12),
       dispatch_latency_p95: ms(offer.p95, 12),
+      dispatch_latency_unrecorded: 0,
+      matching_time_p50: ms(matching.p50, 14),
+      matching_time_p95: ms(matching.p95, 14),
       acceptance_latency_p50: ms(30 * M, 11),
-      acceptance_latency_p95: ms(180 * M, 11),
+      acceptance_latency_p95: ms(120 * M, 11),
+      final_assignment_latency_p50: ms(30 * M, 11),
+      final_assignment_latency_p95: ms(180 * M, 11),
+      offer_funnel: {
+        offers_made: 13,
+        offers_accepted: 9,
+        offers_declined: 1,
+        offers_expired: 0,
+        offers_withdrawn: 2,
+        offers_pending: 1,
+        first_offer_acceptance_rate: ratio(0.9, 10),
+        mean_offers_per_order: { value: 1.0833, sample_size: 12, unit: "offers" },
+      },
     });
-    // Overridden: o9 (once) and o8 (twice): 2 of 13 dispatched orders, 3 overrides.
-    expect(report.trust_signals.human_override_rate).toEqual(ratio(0.1538, 13));
-    expect(report.trust_signals.overrides).toBe(3);
+    // Assignments: o9 over its pending offer and o8's reassignment replaced a contractor (2 of 13
+    // dispatched orders); o8's first assignment placed an order automation could not (1 of 14).
+    expect(report.trust_signals).toMatchObject({
+      human_override_rate: ratio(0.1538, 13),
+      human_dispatch_rate: ratio(0.0714, 14),
+      redispatch_rate: ratio(0, 13),
+      overrides: 2,
+      human_dispatches: 1,
+      redispatches: 0,
+      manual_assignments: 3,
+    });
     expect(report.trust_signals.sandbox_excluded).toBe(true);
   });
 
   it("counts the orders before the window's start in rolling_30d: o12 and o14", async () => {
     const report = await read(T0, "rolling_30d");
     // + o12 (completed, NTE +4.0, within: no) and o14 (accepted, reassigned once).
-    // completion 6 / 8; NTE mean (0.033333 + 4) / 5 = 0.806667, within 3 / 5.
+    // completion 6 / 9 over every outcome, 6 / 8 after acceptance; NTE mean (0.033333 + 4) / 5 =
+    // 0.806667, within 3 / 5, within the caller's own 2 / 5, increased 1 / 5.
     expect(report.goal_fulfillment).toEqual({
-      completion_rate: ratio(0.75, 8),
+      completion_rate: ratio(0.6667, 9),
+      completion_rate_after_acceptance: ratio(0.75, 8),
+      completed_after_redispatch: 0,
+      cancelled_before_acceptance: 1,
       nte_variance: ratio(0.8067, 5),
       nte_within_rate: ratio(0.6, 5),
+      nte_within_original_rate: ratio(0.4, 5),
+      nte_increase_rate: ratio(0.2, 5),
+      nte_increase_mean: ratio(0.5, 1),
     });
     expect(report.operations.orders_received).toBe(16);
     expect(report.operations.orders_by_status).toEqual(
@@ -364,20 +457,32 @@ describe("evals from the orders of a window", () => {
       }),
     );
     expect(report.operations.auto_match_rate).toEqual(ratio(0.875, 16));
-    // + o12 accepted after 5 min, o14 reassigned after 2 min: n = 13, rank 7 = 25 min, rank 13 = 180.
+    // + o12 accepted after 5 min, o14 after 1 min (reassigned after 2): first acceptances n = 13, rank 7 =
+    // 25 min, rank 13 = 120 (o8's first assignment); last ones rank 7 = 25, rank 13 = 180.
     expect(report.operations.acceptance_latency_p50).toEqual(ms(25 * M, 13));
-    expect(report.operations.acceptance_latency_p95).toEqual(ms(180 * M, 13));
+    expect(report.operations.acceptance_latency_p95).toEqual(ms(120 * M, 13));
+    expect(report.operations.final_assignment_latency_p50).toEqual(ms(25 * M, 13));
+    expect(report.operations.final_assignment_latency_p95).toEqual(ms(180 * M, 13));
+    // Contractors replaced: o9, o8, o14 (3 of 15 dispatched orders, once each).
     expect(report.trust_signals.human_override_rate).toEqual(ratio(0.2, 15));
-    expect(report.trust_signals.overrides).toBe(4);
+    expect(report.trust_signals.overrides).toBe(3);
+    expect(report.trust_signals.manual_assignments).toBe(4);
   });
 
   it("moves the window with the clock: twelve hours later, o11, o13 and o16 have left rolling_7d", async () => {
     const report = await read(T0 + 12 * H, "rolling_7d");
-    // o1 o9 o2 o3 o4 o5 o15 o8 o6 o7 o10: completion 4 / 6; NTE o1 o2 o3: 0.033333 / 3, within 2 / 3.
+    // o1 o9 o2 o3 o4 o5 o15 o8 o6 o7 o10: completion 4 / 7, after acceptance 4 / 6; NTE o1 o2 o3:
+    // 0.033333 / 3, within 2 / 3, within the caller's own 1 / 3 (o2), increased 1 / 3 (o3).
     expect(report.goal_fulfillment).toEqual({
-      completion_rate: ratio(0.6667, 6),
+      completion_rate: ratio(0.5714, 7),
+      completion_rate_after_acceptance: ratio(0.6667, 6),
+      completed_after_redispatch: 0,
+      cancelled_before_acceptance: 1,
       nte_variance: ratio(0.0111, 3),
       nte_within_rate: ratio(0.6667, 3),
+      nte_within_original_rate: ratio(0.3333, 3),
+      nte_increase_rate: ratio(0.3333, 3),
+      nte_increase_mean: ratio(0.5, 1),
     });
     expect(report.operations.orders_by_status).toEqual(
       statuses({
@@ -390,9 +495,10 @@ describe("evals from the orders of a window", () => {
         cannot_complete: 1,
       }),
     );
-    // Accepted: 5 10 20 30 40 50 60 180 min: rank 4 = 30, rank 8 = 180.
+    // First accepted: 5 10 20 30 40 50 60 120 min: rank 4 = 30, rank 8 = 120; last: ... 180.
     expect(report.operations.acceptance_latency_p50).toEqual(ms(30 * M, 8));
-    expect(report.operations.acceptance_latency_p95).toEqual(ms(180 * M, 8));
+    expect(report.operations.acceptance_latency_p95).toEqual(ms(120 * M, 8));
+    expect(report.operations.final_assignment_latency_p95).toEqual(ms(180 * M, 8));
     const offer = await offerLatency(["o1", "o9", "o2", "o3", "o4", "o5", "o6", "o7", "o10"]);
     expect(report.operations.dispatch_latency_p50).toEqual(ms(offer.p50, 9));
     expect(report.operations.dispatch_latency_p95).toEqual(ms(offer.p95, 9));
@@ -413,6 +519,7 @@ describe("evals from the orders of a window", () => {
     expect(contractor_verification).toEqual({
       status: "measured",
       active_live_contractors: 3,
+      with_verification_dates: 2,
       verified_insurance_and_license: ratio(0.3333, 3),
     });
 
@@ -451,6 +558,170 @@ describe("evals from the orders of a window", () => {
       report.goal_fulfillment.completion_rate.sample_size,
     );
     expect(report.provenance["operations.acceptance_latency_p95"]?.sample_size).toBe(8);
+  });
+});
+
+describe("every case in one history: rolling_90d", () => {
+  it("tells apart what a reader must: dispatch failures, re-dispatches, capped invoices, expired offers", async () => {
+    const report = await read(T0, "rolling_90d");
+    // The 16 orders of rolling_30d and p1 (completed after a re-dispatch), p2 (invoiced), p3 (cancelled,
+    // never offered), p4 (accepted): 20.
+    expect(report.operations.orders_by_status).toEqual(
+      statuses({
+        offered: 1,
+        accepted: 6,
+        completed: 5,
+        invoiced: 3,
+        needs_dispatcher: 1,
+        cancelled: 3,
+        cannot_complete: 1,
+      }),
+    );
+    // Completed or invoiced: o11 o1 o4 o12 p1, o2 o3 p2 (8). Every outcome: + o5, o6 o7 p3 = 12; after
+    // acceptance: + o5, o6 = 10. Cancelled before any acceptance: o7 (offered), p3 (waiting).
+    // NTE, on the reported cost: o11 0, o1 +0.2, o2 -0.1, o3 -1/15, o12 +4, p2 +0.3 (its invoice, 10,000,
+    // would have read as within): 4.333333 / 6 = 0.722222; within the NTE in force o11 o2 o3 (3 / 6);
+    // within the caller's own o11 o2 (2 / 6); an increase approved: o3, +50 % (1 / 6).
+    expect(report.goal_fulfillment).toEqual({
+      completion_rate: ratio(0.6667, 12),
+      completion_rate_after_acceptance: ratio(0.8, 10),
+      completed_after_redispatch: 1,
+      cancelled_before_acceptance: 2,
+      nte_variance: ratio(0.7222, 6),
+      nte_within_rate: ratio(0.5, 6),
+      nte_within_original_rate: ratio(0.3333, 6),
+      nte_increase_rate: ratio(0.1667, 6),
+      nte_increase_mean: ratio(0.5, 1),
+    });
+    // Never offered: o15, o8, p3; offered automatically: the other 17; dispatched: those and o8 (18).
+    const offered = [
+      "o11",
+      "o13",
+      "o16",
+      "o1",
+      "o9",
+      "o2",
+      "o3",
+      "o4",
+      "o5",
+      "o6",
+      "o7",
+      "o10",
+      "o12",
+      "o14",
+    ];
+    const offer = await offerLatency([...offered, "p1", "p2", "p4"]);
+    const matching = await offerLatency(
+      [...offered, "p1", "p2", "p4", "o15", "o8", "p3"],
+      "matching_time_ms",
+    );
+    expect([offer.n, matching.n]).toEqual([17, 20]);
+    // First accepted (min): o14 1, o6 5, o12 5, o1 10, p1 10, p2 12, o11 15, o2 20, o13 25, o3 30, o16 35,
+    // o4 40, o5 50, o9 60, p4 70, o8 120: rank 8 = 20, rank 16 = 120. Last: o14 2, p1 70 (its
+    // re-dispatch), o8 180, the rest the same: 2 5 5 10 12 15 20 25 30 35 40 50 60 70 70 180: rank 8 = 25.
+    // Offers: 19 made (o9 and p4 two each), 14 accepted (p4's at the second attempt), 1 declined (o9),
+    // 1 expired (p4), 1 pending (o10), 2 withdrawn (o9's second, o7's); first offers answered: 13
+    // accepted, o9's declined, p4's expired = 15.
+    expect(report.operations).toMatchObject({
+      orders_received: 20,
+      orders_matched: 17,
+      orders_never_offered: 3,
+      orders_dispatched: 18,
+      orders_awaiting_dispatcher: 1,
+      auto_match_rate: ratio(0.85, 20),
+      dispatch_latency_p50: ms(offer.p50, 17),
+      dispatch_latency_p95: ms(offer.p95, 17),
+      dispatch_latency_unrecorded: 0,
+      matching_time_p50: ms(matching.p50, 20),
+      matching_time_p95: ms(matching.p95, 20),
+      acceptance_latency_p50: ms(20 * M, 16),
+      acceptance_latency_p95: ms(120 * M, 16),
+      final_assignment_latency_p50: ms(25 * M, 16),
+      final_assignment_latency_p95: ms(180 * M, 16),
+      offer_funnel: {
+        offers_made: 19,
+        offers_accepted: 14,
+        offers_declined: 1,
+        offers_expired: 1,
+        offers_withdrawn: 2,
+        offers_pending: 1,
+        first_offer_acceptance_rate: ratio(0.8667, 15),
+        mean_offers_per_order: { value: 1.1176, sample_size: 17, unit: "offers" },
+      },
+    });
+    // Assignments: o9 (over its pending offer), o8 (from needs_dispatcher, then reassigned), o14
+    // (reassigned), p1 (from cannot_complete). Contractors replaced: o9 o8 o14 (3 of 18 dispatched);
+    // placed by hand: o8 (1 of 20 received); re-dispatched: p1 (1 of 18).
+    expect(report.trust_signals).toMatchObject({
+      human_override_rate: ratio(0.1667, 18),
+      human_dispatch_rate: ratio(0.05, 20),
+      redispatch_rate: ratio(0.0556, 18),
+      overrides: 3,
+      human_dispatches: 1,
+      redispatches: 1,
+      manual_assignments: 5,
+    });
+    // What the orders hold, as the figures read it.
+    const [p1, p4] = await h.services.store.orders
+      .byIds([orderId("p1"), orderId("p4")])
+      .then((rows) => ["p1", "p4"].map((n) => rows.find((r) => r.id === orderId(n))));
+    expect(p1).toMatchObject({ override_count: 1, redispatch_count: 1, manual_dispatch_count: 0 });
+    expect(p4).toMatchObject({ offers_made: 2, offers_expired: 1, accepted_offer_attempt: 2 });
+  });
+
+  it("gives each figure its formula, sample and, where it is easy to misread, a note", async () => {
+    const report = await read(T0, "rolling_90d");
+    const fields = (prefix: string, o: object): string[] =>
+      Object.entries(o).flatMap(([k, v]) =>
+        typeof v === "number" || (v !== null && typeof v === "object" && "unit" in v)
+          ? [`${prefix}${k}`]
+          : [],
+      );
+    const figures = [
+      ...fields("goal_fulfillment.", report.goal_fulfillment),
+      ...fields("operations.", report.operations),
+      ...fields("operations.offer_funnel.", report.operations.offer_funnel).filter((f) =>
+        /rate|mean/.test(f),
+      ),
+      ...fields("trust_signals.", report.trust_signals).filter((f) => !f.endsWith("retention_years")),
+    ];
+    for (const path of figures) {
+      expect(report.provenance[path], path).toMatchObject({ computed_at: report.generated_at });
+    }
+    for (const path of [
+      "goal_fulfillment.completion_rate",
+      "goal_fulfillment.completion_rate_after_acceptance",
+      "goal_fulfillment.nte_variance",
+      "operations.auto_match_rate",
+      "operations.dispatch_latency_p50",
+      "operations.matching_time_p50",
+      "operations.acceptance_latency_p50",
+      "trust_signals.human_override_rate",
+      "trust_signals.audit_log",
+      "trust_signals.contractor_verification",
+    ]) {
+      expect(report.provenance[path]?.note?.length ?? 0, path).toBeGreaterThan(40);
+    }
+    // Sample sizes agree with the figures they describe.
+    expect(report.provenance["goal_fulfillment.completion_rate"]?.sample_size).toBe(12);
+    expect(report.provenance["goal_fulfillment.nte_increase_mean"]?.sample_size).toBe(1);
+    expect(report.provenance["operations.offer_funnel.first_offer_acceptance_rate"]?.sample_size).toBe(15);
+    expect(report.provenance["trust_signals.human_dispatch_rate"]?.sample_size).toBe(20);
+    expect(report.methodology).toMatch(/before its key is checked/);
+    expect(report.methodology).toMatch(/reported when it completed/);
+  });
+
+  it("reports contractor verification as not measured when no active contractor has a date", async () => {
+    const bare = await createHarness();
+    await bare.services.store.contractors.insert([liveContractor({ id: "ctr_bare" })], testRecord());
+    const res = await bare.get("/api/dispatch/analytics/evals");
+    expect(res.statusCode, res.body).toBe(200);
+    expect(evalsOutput.parse(res.json()).trust_signals.contractor_verification).toEqual({
+      status: "not_measured",
+      active_live_contractors: 1,
+      with_verification_dates: 0,
+      verified_insurance_and_license: { value: null, sample_size: 1, unit: "ratio" },
+    });
   });
 });
 
@@ -548,6 +819,15 @@ describe("nearest rank", () => {
         nte_approved_cents: null,
         invoice_cents: null,
         invoiced_at: null,
+        // Matching times a tenth of the offer's; the first acceptance a third of the way to the last.
+        matching_time_ms: Math.round(offer * 100_000) / 1_000_000,
+        first_accepted_at: new Date(received + Math.round(latency / 3)).toISOString(),
+        offers_made: 0,
+        offers_declined: 0,
+        offers_expired: 0,
+        accepted_offer_attempt: null,
+        manual_dispatch_count: 0,
+        redispatch_count: 0,
       };
     });
     await store.write(async (tx) => {
@@ -564,23 +844,25 @@ describe("nearest rank", () => {
         const t = Date.parse(r.received_at);
         return r.livemode === 1 && t >= start && t < end;
       });
-      const accepts = inWindow.map((r) => Date.parse(r.accepted_at) - Date.parse(r.received_at));
-      const offers = inWindow.map((r) => r.dispatch_latency_ms);
+      const since = (at: string, r: { received_at: string }) => Date.parse(at) - Date.parse(r.received_at);
+      const expected = {
+        final_accept: inWindow.map((r) => since(r.accepted_at, r)),
+        first_accept: inWindow.map((r) => since(r.first_accepted_at, r)),
+        offer: inWindow.map((r) => r.dispatch_latency_ms),
+        matching: inWindow.map((r) => r.matching_time_ms),
+      };
       const figures = await store.evals.figures(
         true,
         new Date(start).toISOString(),
         new Date(end).toISOString(),
       );
-      expect(figures.latency.accept).toEqual({
-        n: accepts.length,
-        p50: nearest(accepts, 0.5),
-        p95: nearest(accepts, 0.95),
-      });
-      expect(figures.latency.offer).toEqual({
-        n: offers.length,
-        p50: nearest(offers, 0.5),
-        p95: nearest(offers, 0.95),
-      });
+      for (const [metric, values] of Object.entries(expected)) {
+        expect(figures.latency[metric as keyof typeof expected], metric).toEqual({
+          n: values.length,
+          p50: nearest(values, 0.5),
+          p95: nearest(values, 0.95),
+        });
+      }
     }
     await fresh.close();
   });

@@ -53,4 +53,36 @@ describe("group commit", () => {
     // One batch that failed, then one transaction per write.
     expect(stats.transactions).toBe(4);
   });
+
+  it("commits a deferred write with the next batch, without a transaction of its own", async () => {
+    const { run, stats } = recorder(1);
+    const c = new GroupCommitter<null>(run);
+    let deferredDone = false;
+    const deferred = c
+      .defer(async () => "later", 60_000)
+      .then((v) => {
+        deferredDone = true;
+        return v;
+      });
+    await new Promise((r) => setTimeout(r, 20));
+    expect(stats.transactions).toBe(0);
+    expect(deferredDone).toBe(false);
+    expect(c.depth).toBe(0);
+    expect(await c.submit(async () => "now")).toBe("now");
+    expect(await deferred).toBe("later");
+    expect(stats.transactions).toBe(1);
+  });
+
+  it("commits a deferred write alone once its delay has passed, or at once when flushed", async () => {
+    const { run, stats } = recorder(1);
+    const c = new GroupCommitter<null>(run);
+    const t0 = Date.now();
+    expect(await c.defer(async () => 1, 30)).toBe(1);
+    expect(Date.now() - t0).toBeGreaterThanOrEqual(25);
+    expect(stats.transactions).toBe(1);
+    const flushed = c.defer(async () => 2, 60_000);
+    await c.flushDeferred();
+    expect(await flushed).toBe(2);
+    expect(stats.transactions).toBe(2);
+  });
 });

@@ -159,6 +159,14 @@ async function play(w: World, s: Step, orders: string[]): Promise<void> {
       nte_approved_cents: null,
       invoice_cents: null,
       invoiced_at: null,
+      matching_time_ms: null,
+      first_accepted_at: null,
+      offers_made: 0,
+      offers_declined: 0,
+      offers_expired: 0,
+      accepted_offer_attempt: null,
+      manual_dispatch_count: 0,
+      redispatch_count: 0,
     } satisfies Order;
     await commands.tryOrderCommand(
       services,
@@ -174,7 +182,7 @@ async function play(w: World, s: Step, orders: string[]): Promise<void> {
               score: 1,
             })),
             modelPriceCents: 30_000,
-            dispatchLatencyMs: 0,
+            matchingTimeMs: 0,
             actor: "key:prop",
             createdData: {},
             decisionData: {},

@@ -49,6 +49,14 @@ export function order(overrides: Partial<OrdersTable> = {}): OrdersTable {
     invoiced_at: null,
     created_at: now,
     updated_at: now,
+    matching_time_ms: null,
+    first_accepted_at: null,
+    offers_made: 0,
+    offers_declined: 0,
+    offers_expired: 0,
+    accepted_offer_attempt: null,
+    manual_dispatch_count: 0,
+    redispatch_count: 0,
     ...overrides,
   };
 }

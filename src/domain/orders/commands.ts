@@ -150,7 +150,9 @@ export interface CreateOrder {
   /** The matched candidates, best first: the ranking the cascade offers the job in. */
   candidates: readonly RankedChoice[];
   modelPriceCents: number;
-  dispatchLatencyMs: number;
+  /** How long the in-memory match took, in milliseconds. (The dispatch latency, to the first offer
+   * committed, is known only after the commit: it is stored then.) */
+  matchingTimeMs: number;
   actor: Actor;
   /** The order.created record's data (the input as received, its idempotency key and reference). */
   createdData: Record<string, unknown>;
@@ -178,7 +180,15 @@ export function createOrder(cmd: CreateOrder, ctx: CommandContext): OrderChange 
     eta_tier: chosen?.etaTier ?? null,
     match_score: chosen?.score ?? null,
     matched_at: chosen ? nowIso : null,
-    dispatch_latency_ms: chosen ? cmd.dispatchLatencyMs : null,
+    dispatch_latency_ms: null,
+    matching_time_ms: cmd.matchingTimeMs,
+    first_accepted_at: null,
+    offers_made: offer ? 1 : 0,
+    offers_declined: 0,
+    offers_expired: 0,
+    accepted_offer_attempt: null,
+    manual_dispatch_count: 0,
+    redispatch_count: 0,
     // No version (nor override_count): the columns' defaults (0) stand for a new order.
   };
   return {
@@ -201,7 +211,7 @@ export function createOrder(cmd: CreateOrder, ctx: CommandContext): OrderChange 
           offer_deadline_at: offer?.deadline_at ?? null,
           estimated_cost_cents: order.estimated_cost_cents,
           model_price_cents: cmd.modelPriceCents,
-          dispatch_latency_ms: order.dispatch_latency_ms,
+          matching_time_ms: order.matching_time_ms,
           ...cmd.decisionData,
         },
       },
@@ -256,17 +266,18 @@ export function settleOffer(state: OrderState | null, cmd: SettleOffer, ctx: Com
     },
   };
   const settle = [{ id: offer.id, status: cmd.outcome, at, reason: cmd.reason }];
+  // The offer funnel (evals) counts each answer on the order.
+  const counted: Partial<Order> =
+    cmd.outcome === "declined"
+      ? { offers_declined: Number(order.offers_declined) + 1 }
+      : { offers_expired: Number(order.offers_expired) + 1 };
   // The order moved on meanwhile (cancelled, assigned by hand): nothing more to offer.
   if (order.status !== "offered" || order.contractor_id !== offer.contractor_id) {
-    return changeOf(
-      order,
-      {},
-      {
-        offers: { create: [], settle },
-        capacity: { take: [], release: [offer.contractor_id] },
-        audit: [settled],
-      },
-    );
+    return changeOf(order, counted, {
+      offers: { create: [], settle },
+      capacity: { take: [], release: [offer.contractor_id] },
+      audit: [settled],
+    });
   }
   const next = nextOffer(
     order,
@@ -276,7 +287,13 @@ export function settleOffer(state: OrderState | null, cmd: SettleOffer, ctx: Com
     ctx,
   );
   const status = nextStatus("offered", next ? "reoffer" : "exhaust", "system") as OrderStatus;
-  const patch = { status, contractor_id: next?.contractor_id ?? null, updated_at: at };
+  const patch: Partial<Order> = {
+    status,
+    contractor_id: next?.contractor_id ?? null,
+    updated_at: at,
+    ...counted,
+    ...(next ? { offers_made: Number(order.offers_made) + 1 } : {}),
+  };
   if (next) {
     return changeOf(order, patch, {
       offers: { create: [next], settle },
@@ -341,7 +358,13 @@ export function acceptOffer(
   if (isRefusal(status)) return status;
   return changeOf(
     order,
-    { status, accepted_at: at, updated_at: at },
+    {
+      status,
+      accepted_at: at,
+      first_accepted_at: order.first_accepted_at ?? at,
+      accepted_offer_attempt: offer.attempt,
+      updated_at: at,
+    },
     {
       offers: { create: [], settle: [{ id: offer.id, status: "accepted", at, reason: null }] },
       audit: [
@@ -606,9 +629,15 @@ export function assignContractor(
     {
       status,
       contractor_id: contractorId,
-      // Every override counts in the human-override rate (evals).
+      // Every assignment counts, and by its kind (evals): a dispatch automation could not make, a
+      // re-dispatch after a failure, or (the rest) a contractor replaced.
       override_count: Number(order.override_count ?? 0) + 1,
+      ...(order.status === "needs_dispatcher"
+        ? { manual_dispatch_count: Number(order.manual_dispatch_count) + 1 }
+        : {}),
+      ...(order.status === "cannot_complete" ? { redispatch_count: Number(order.redispatch_count) + 1 } : {}),
       accepted_at: at,
+      first_accepted_at: order.first_accepted_at ?? at,
       eta_at: null,
       status_reason: null,
       updated_at: at,

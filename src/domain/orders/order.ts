@@ -44,9 +44,25 @@ export interface Order {
   nte_approved_cents: number | null;
   invoice_cents: number | null;
   invoiced_at: string | null;
-  /** Dispatcher assignments (overrides) of this order, counted by each override (migration 0008); the
+  /** Every dispatcher assignment of this order, of any kind (migration 0008; manual_dispatch_count and
+   * redispatch_count say how many were which, the rest replaced the contractor the order was with); the
    * column defaults to 0, so an insert may leave it out. */
   override_count?: number;
+  /** How long the in-memory match took (ranking the pool for the job, no I/O), in milliseconds. */
+  matching_time_ms: number | null;
+  /** The order's first acceptance (by its contractor, or a dispatcher's assignment); accepted_at is the
+   * last one, moved by each reassignment. */
+  first_accepted_at: string | null;
+  /** Offers of the cascade: made, declined by their contractor, expired unanswered. */
+  offers_made: number;
+  offers_declined: number;
+  offers_expired: number;
+  /** The attempt (1 = the first contractor offered the job) whose offer was accepted, if one was. */
+  accepted_offer_attempt: number | null;
+  /** Assignments by a dispatcher of an order automation could not place (from needs_dispatcher). */
+  manual_dispatch_count: number;
+  /** Assignments by a dispatcher after the contractor could not complete the job (from cannot_complete). */
+  redispatch_count: number;
   /** Bumped by every change of the order, its offers or its NTE requests (migration 0010): a write that
    * read an older version matches no row. */
   version?: number;

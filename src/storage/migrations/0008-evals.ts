@@ -1,5 +1,6 @@
-// Evals from real data (GET /api/dispatch/analytics/evals). What the figures are made of, in SQL, is
-// defined here once: the triggers below and the live queries in evals-store.ts use the same expressions.
+// Evals from real data (GET /api/dispatch/analytics/evals): the first definitions of the figures, in SQL,
+// for the triggers below. Migration 0012 rebuilt the rollup with today's definitions (its own module,
+// which evals-store.ts reads with); these stay as they were, as a migration must.
 //
 // Both dialects:
 // - orders.override_count: how many times a dispatcher assigned or reassigned the order by hand, counted
@@ -320,6 +321,22 @@ async function overrideCount(db: Kysely<unknown>): Promise<void> {
     WHERE id IN (SELECT order_id FROM audit_records WHERE kind = 'order.assigned')`.execute(db);
 }
 
+/**
+ * The latency indexes, the rollup (filled from the orders) and its triggers, as this migration defines
+ * them; migration 0012's down rebuilds them with it.
+ */
+export async function buildRollup0008(db: Kysely<unknown>, dialect: Dialect): Promise<void> {
+  for (const metric of LATENCY_METRICS) {
+    await sql
+      .raw(`CREATE INDEX orders_${metric}_latency_idx ON orders
+        (livemode, ${latencyExpr(metric, "", dialect)}, received_at) WHERE ${latencyPresent(metric, "")}`)
+      .execute(db);
+  }
+  await rollupTables(db, dialect);
+  if (dialect === "sqlite") await sqliteTriggers(db);
+  else await postgresTriggers(db);
+}
+
 export function migration0008(dialect: Dialect): Migration {
   return {
     async up(db: Kysely<unknown>) {
@@ -338,15 +355,7 @@ export function migration0008(dialect: Dialect): Migration {
         .on("orders")
         .columns(["livemode", "received_at"])
         .execute();
-      for (const metric of LATENCY_METRICS) {
-        await sql
-          .raw(`CREATE INDEX orders_${metric}_latency_idx ON orders
-            (livemode, ${latencyExpr(metric, "", dialect)}, received_at) WHERE ${latencyPresent(metric, "")}`)
-          .execute(db);
-      }
-      await rollupTables(db, dialect);
-      if (dialect === "sqlite") await sqliteTriggers(db);
-      else await postgresTriggers(db);
+      await buildRollup0008(db, dialect);
     },
     async down(db: Kysely<unknown>) {
       if (dialect === "sqlite") {

@@ -14,6 +14,7 @@ import { migration0008 } from "./0008-evals.js";
 import { migration0009 } from "./0009-contractor-verification.js";
 import { migration0010 } from "./0010-order-version.js";
 import { migration0011 } from "./0011-capacity-holds.js";
+import { migration0012 } from "./0012-evals-figures.js";
 
 const MIGRATIONS: Record<Dialect, Record<string, Migration>> = {
   sqlite: {
@@ -28,6 +29,7 @@ const MIGRATIONS: Record<Dialect, Record<string, Migration>> = {
     "0009-contractor-verification": migration0009,
     "0010-order-version": migration0010,
     "0011-capacity-holds": migration0011,
+    "0012-evals-figures": migration0012("sqlite"),
   },
   postgres: {
     "0001-initial": migration0001,
@@ -41,6 +43,7 @@ const MIGRATIONS: Record<Dialect, Record<string, Migration>> = {
     "0009-contractor-verification": migration0009,
     "0010-order-version": migration0010,
     "0011-capacity-holds": migration0011,
+    "0012-evals-figures": migration0012("postgres"),
   },
 };
 

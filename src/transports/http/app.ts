@@ -177,7 +177,9 @@ export async function buildApp(services: Services, options: AppOptions = {}): Pr
   app.decorateRequest("receivedHr", 0n);
   app.decorateRequest("receivedAt", null as unknown as Date);
 
-  // Hooks in callback style: they run on every request, and skip a promise each.
+  // Hooks in callback style: they run on every request, and skip a promise each. This one is the first
+  // hook of every request (app-level onRequest hooks run before a route's own, where the gate checks the
+  // key): the arrival time every latency is measured from.
   app.addHook("onRequest", (request, reply, done) => {
     request.receivedHr = process.hrtime.bigint();
     request.receivedAt = services.now();
@@ -325,6 +327,8 @@ export async function buildApp(services: Services, options: AppOptions = {}): Pr
     clientIp: request.ip,
     baseUrl: baseUrlOf(services, request),
     requestId: request.id,
+    receivedAt: request.receivedAt,
+    receivedHr: request.receivedHr,
   });
   const ownOrigins = new Set(ownOriginsOf(config));
   app.addHook("onRequest", (request, reply, done) => {

@@ -74,6 +74,14 @@ function order(status: OrderStatus, overrides: Partial<Order> = {}): Order {
     invoice_cents: null,
     invoiced_at: null,
     override_count: 0,
+    matching_time_ms: null,
+    first_accepted_at: null,
+    offers_made: status === "received" || status === "needs_dispatcher" ? 0 : 1,
+    offers_declined: 0,
+    offers_expired: 0,
+    accepted_offer_attempt: null,
+    manual_dispatch_count: 0,
+    redispatch_count: 0,
     version: 7,
     ...overrides,
   };
@@ -280,7 +288,7 @@ describe("what each change carries", () => {
           score: 1 - i / 10,
         })),
         modelPriceCents: 25_000,
-        dispatchLatencyMs: 0.5,
+        matchingTimeMs: 0.02,
         actor: "key:k",
         createdData: { input: {} },
         decisionData: { candidates: candidates.length },
@@ -581,5 +589,146 @@ describe("what each change carries", () => {
         ctx(),
       ),
     ).toMatchObject({ kind: "refused", code: "not_found" });
+  });
+});
+
+describe("what the evals read, as the commands record it", () => {
+  const create = (candidates: string[], unavailable: string[] = []) =>
+    createOrder(
+      {
+        draft: order("received", { contractor_id: null, ranking: JSON.stringify(candidates), version: 0 }),
+        candidates: candidates.map((id) => ({
+          contractorId: id,
+          priceCents: 1,
+          etaTier: "same_day",
+          score: 1,
+        })),
+        modelPriceCents: 1,
+        matchingTimeMs: 0.02,
+        actor: "key:k",
+        createdData: {},
+        decisionData: {},
+      },
+      ctx(unavailable),
+    );
+  const assign = (state: OrderState, to = "ctr_z") =>
+    assignContractor(
+      state,
+      {
+        orderId: "ord_1",
+        livemode: true,
+        contractorId: to,
+        contractor: STANDING,
+        reason: "r",
+        actor: "operator:k",
+      },
+      ctx(),
+    );
+  const settle = (state: OrderState, outcome: "declined" | "expired") =>
+    settleOffer(
+      state,
+      { offerId: "ofr_1", outcome, actor: "system:dispatch", reason: null },
+      { ...ctx(), now: new Date("2026-11-23T13:00:00.000Z") },
+    );
+
+  it("counts a new order's first offer, with its matching time, and none for an order nobody could take", () => {
+    expect(create(["ctr_a"]).after).toMatchObject({
+      offers_made: 1,
+      matching_time_ms: 0.02,
+      first_accepted_at: null,
+    });
+    expect(create(["ctr_a"], ["ctr_a"]).after).toMatchObject({ offers_made: 0, matching_time_ms: 0.02 });
+  });
+
+  it("counts each declined and expired offer, and each offer the cascade makes next", () => {
+    const declined = settle(stateIn("offered"), "declined");
+    expect(declined).toMatchObject({ after: { offers_made: 2, offers_declined: 1, offers_expired: 0 } });
+    const expired = settle(stateIn("offered"), "expired");
+    expect(expired).toMatchObject({ after: { offers_made: 2, offers_declined: 0, offers_expired: 1 } });
+    // The last offer of the cascade: answered, and no next one.
+    const last = settleOffer(
+      {
+        order: order("offered", { contractor_id: "ctr_c", offers_made: 3, offers_declined: 2 }),
+        offers: [
+          offer({ id: "ofr_1", attempt: 1, status: "declined" }),
+          offer({ id: "ofr_2", attempt: 2, contractor_id: "ctr_b", status: "declined" }),
+          offer({ id: "ofr_3", attempt: 3, contractor_id: "ctr_c" }),
+        ],
+      },
+      { offerId: "ofr_3", outcome: "declined", actor: "contractor:ctr_c", reason: null },
+      ctx(),
+    );
+    expect(last).toMatchObject({
+      after: { status: "needs_dispatcher", offers_made: 3, offers_declined: 3 },
+    });
+    // An offer the order moved past still counts as answered.
+    const late = settleOffer(
+      { order: order("cancelled"), offers: [offer()] },
+      {
+        offerId: "ofr_1",
+        outcome: "declined",
+        actor: "contractor:ctr_a",
+        reason: null,
+        decliner: { contractorId: "ctr_a", livemode: true },
+      },
+      ctx(),
+    );
+    expect(late).toMatchObject({ after: { status: "cancelled", offers_made: 1, offers_declined: 1 } });
+  });
+
+  it("records which attempt was accepted, and the first acceptance", () => {
+    const accepted = acceptOffer(
+      { order: order("offered", { offers_made: 2 }), offers: [offer({ attempt: 2 })] },
+      { offerId: "ofr_1", contractor: { contractorId: "ctr_a", livemode: true }, actor: "contractor:ctr_a" },
+      ctx(),
+    );
+    expect(accepted).toMatchObject({
+      after: {
+        accepted_offer_attempt: 2,
+        accepted_at: NOW.toISOString(),
+        first_accepted_at: NOW.toISOString(),
+      },
+    });
+  });
+
+  it("tells a dispatcher's assignments apart by what they answered, and keeps the first acceptance", () => {
+    const earlier = "2026-11-23T11:30:00.000Z";
+    expect(assign(stateIn("needs_dispatcher"))).toMatchObject({
+      after: {
+        override_count: 1,
+        manual_dispatch_count: 1,
+        redispatch_count: 0,
+        first_accepted_at: NOW.toISOString(),
+      },
+    });
+    const failed = {
+      order: order("cannot_complete", { accepted_at: earlier, first_accepted_at: earlier }),
+      offers: [],
+    };
+    expect(assign(failed)).toMatchObject({
+      after: {
+        override_count: 1,
+        manual_dispatch_count: 0,
+        redispatch_count: 1,
+        accepted_at: NOW.toISOString(),
+        first_accepted_at: earlier,
+      },
+    });
+    // A reassignment, and an assignment over a pending automatic offer: the contractor replaced.
+    const held = {
+      order: order("accepted", {
+        accepted_at: earlier,
+        first_accepted_at: earlier,
+        override_count: 1,
+        manual_dispatch_count: 1,
+      }),
+      offers: [],
+    };
+    expect(assign(held)).toMatchObject({
+      after: { override_count: 2, manual_dispatch_count: 1, redispatch_count: 0, first_accepted_at: earlier },
+    });
+    expect(assign(stateIn("offered"))).toMatchObject({
+      after: { override_count: 1, manual_dispatch_count: 0, redispatch_count: 0 },
+    });
   });
 });

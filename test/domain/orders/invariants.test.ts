@@ -6,7 +6,10 @@
 //   maximum;
 // - an order has at most one pending offer, and has one exactly while it is offered, to its holder;
 // - a change that moves the status carries one event, for the new status, and at least one audit record;
-//   a change that does not move it carries no status event (but a reassignment's order.accepted).
+//   a change that does not move it carries no status event (but a reassignment's order.accepted);
+// - what the evals read off the order agrees with its offers and its audit trail: offers made, declined,
+//   expired and the attempt accepted; the first acceptance; assignments by the status they were made
+//   from (needs_dispatcher: a dispatch automation could not make; cannot_complete: a re-dispatch).
 
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
@@ -23,7 +26,14 @@ import {
   requestNte,
   settleOffer,
 } from "../../../src/domain/orders/commands.js";
-import type { Decision, NteRequest, Offer, Order, OrderChange } from "../../../src/domain/orders/order.js";
+import type {
+  AuditFact,
+  Decision,
+  NteRequest,
+  Offer,
+  Order,
+  OrderChange,
+} from "../../../src/domain/orders/order.js";
 import { holdsContractor, type OrderStatus } from "../../../src/domain/orders/transitions.js";
 
 const CONTRACTORS = ["ctr_a", "ctr_b", "ctr_c", "ctr_d"];
@@ -86,6 +96,8 @@ class World {
   offers: Offer[] = [];
   nte: NteRequest[] = [];
   held = new Map<string, number>(CONTRACTORS.map((c) => [c, 0]));
+  /** Every order's audit facts, in the order they were committed. */
+  facts = new Map<string, AuditFact[]>();
   private seq = 0;
 
   /** Decides and commits like the operations' runner: a contractor without capacity is decided without. */
@@ -123,6 +135,7 @@ class World {
       Object.assign(o, { status: s.status, responded_at: s.at, reason: s.reason });
     }
     this.offers.push(...change.offers.create.map((o) => ({ ...o })));
+    this.facts.set(change.after.id, [...(this.facts.get(change.after.id) ?? []), ...change.audit]);
     if (change.nte.create) this.nte.push({ ...change.nte.create });
     const d = change.nte.decide;
     if (d) Object.assign(this.nte.find((r) => r.id === d.id) ?? {}, { status: d.status, decided_at: d.at });
@@ -155,6 +168,21 @@ function checkInvariants(w: World): void {
     expect(w.held.get(c)).toBeLessThanOrEqual(CAPACITY);
   }
   for (const order of w.orders) {
+    const offers = w.offers.filter((o) => o.order_id === order.id);
+    const count = (status: string) => offers.filter((o) => o.status === status).length;
+    expect(order.offers_made, `offers of ${order.id}`).toBe(offers.length);
+    expect(order.offers_declined).toBe(count("declined"));
+    expect(order.offers_expired).toBe(count("expired"));
+    expect(order.accepted_offer_attempt).toBe(offers.find((o) => o.status === "accepted")?.attempt ?? null);
+    const facts = w.facts.get(order.id) ?? [];
+    const assigned = facts.filter((f) => f.kind === "order.assigned");
+    const from = (status: string) => assigned.filter((f) => f.data.from_status === status).length;
+    expect(order.override_count ?? 0).toBe(assigned.length);
+    expect(order.manual_dispatch_count).toBe(from("needs_dispatcher"));
+    expect(order.redispatch_count).toBe(from("cannot_complete"));
+    const acceptances = facts.filter((f) => f.kind === "order.accepted" || f.kind === "order.assigned");
+    expect(order.first_accepted_at, `first acceptance of ${order.id}`).toBe(acceptances[0]?.at ?? null);
+    expect(order.accepted_at).toBe(acceptances.at(-1)?.at ?? null);
     const pending = w.offers.filter((o) => o.order_id === order.id && o.status === "pending");
     expect(pending.length, `pending offers of ${order.id}`).toBeLessThanOrEqual(1);
     if (order.status === "offered") expect(pending[0]?.contractor_id).toBe(order.contractor_id);
@@ -173,7 +201,14 @@ function play(w: World, s: Step): void {
         createOrder(
           {
             draft: {
-              ...(w.orders[0] ?? ({} as Order)),
+              // A new order's lifecycle fields, as create-order.ts drafts them (not another order's).
+              accepted_at: null,
+              eta_at: null,
+              completed_at: null,
+              final_cost_cents: null,
+              status_reason: null,
+              invoice_cents: null,
+              invoiced_at: null,
               id: `ord_${n}`,
               account_id: "acct_1",
               livemode: 1,
@@ -193,7 +228,7 @@ function play(w: World, s: Step): void {
               score: 1,
             })),
             modelPriceCents: 1,
-            dispatchLatencyMs: 0,
+            matchingTimeMs: 0,
             actor: "key:k",
             createdData: {},
             decisionData: {},
@@ -339,15 +374,35 @@ function play(w: World, s: Step): void {
 
 describe("the order's invariants under random commands", () => {
   it("hold after every command, for any sequence", () => {
+    // How often the runs reached the paths the evals' columns record, so that a generator too weak to
+    // reach one fails here instead of passing by never trying it.
+    const reached = new Map<string, number>();
     fc.assert(
-      fc.property(fc.array(step, { minLength: 1, maxLength: 60 }), (steps) => {
+      fc.property(fc.array(step, { minLength: 1, maxLength: 120, size: "max" }), (steps) => {
         const w = new World();
         for (const s of steps) {
           play(w, s);
           checkInvariants(w);
         }
+        for (const facts of w.facts.values()) {
+          for (const f of facts) {
+            const what = f.kind === "order.assigned" ? `assigned from ${f.data.from_status}` : f.kind;
+            reached.set(what, (reached.get(what) ?? 0) + 1);
+          }
+        }
       }),
       { numRuns: 300 },
     );
+    for (const path of [
+      "order.offer_declined",
+      "order.offer_expired",
+      "order.accepted",
+      "assigned from needs_dispatcher",
+      "assigned from cannot_complete",
+      "assigned from offered",
+      "assigned from accepted",
+    ]) {
+      expect(reached.get(path) ?? 0, path).toBeGreaterThan(0);
+    }
   });
 });
