@@ -18,65 +18,12 @@ import { openSqliteStore } from "../../src/storage/sqlite.js";
 import type { Store } from "../../src/storage/store.js";
 import { liveContractor, testRecord } from "../helpers/fixtures.js";
 import { orderAnomalies } from "../helpers/order-invariants.js";
+import { type OrderStep, orderStep } from "../helpers/order-steps.js";
 import { openPostgresTestStore, type TestStore } from "../helpers/test-store.js";
 
 const CONTRACTORS = ["ctr_pa", "ctr_pb", "ctr_pc", "ctr_pd"];
 /** A live contractor as its key presents it. */
 const live = (contractorId: string) => ({ contractorId, livemode: true });
-
-type Step =
-  | { kind: "create"; ranking: number[]; callback: boolean }
-  | { kind: "accept" | "decline" | "expire"; pick: number }
-  | { kind: "report"; pick: number; to: "en_route" | "on_site" | "completed" | "cannot_complete" }
-  | { kind: "cancel"; pick: number; by: "caller" | "dispatcher" }
-  | { kind: "assign"; pick: number; to: number }
-  | { kind: "nte"; pick: number; cents: number }
-  | { kind: "decide"; pick: number; approve: boolean }
-  | { kind: "invoice"; pick: number; cents: number }
-  | { kind: "clock"; minutes: number };
-
-const step: fc.Arbitrary<Step> = fc.oneof(
-  {
-    weight: 3,
-    arbitrary: fc.record({
-      kind: fc.constant("create" as const),
-      ranking: fc.uniqueArray(fc.integer({ min: 0, max: 3 }), { maxLength: 4 }),
-      callback: fc.boolean(),
-    }),
-  },
-  fc.record({
-    kind: fc.constantFrom("accept" as const, "decline" as const, "expire" as const),
-    pick: fc.nat(),
-  }),
-  fc.record({
-    kind: fc.constant("report" as const),
-    pick: fc.nat(),
-    to: fc.constantFrom(
-      "en_route" as const,
-      "on_site" as const,
-      "completed" as const,
-      "cannot_complete" as const,
-    ),
-  }),
-  fc.record({
-    kind: fc.constant("cancel" as const),
-    pick: fc.nat(),
-    by: fc.constantFrom("caller" as const, "dispatcher" as const),
-  }),
-  fc.record({ kind: fc.constant("assign" as const), pick: fc.nat(), to: fc.integer({ min: 0, max: 3 }) }),
-  fc.record({
-    kind: fc.constant("nte" as const),
-    pick: fc.nat(),
-    cents: fc.integer({ min: 1, max: 100_000 }),
-  }),
-  fc.record({ kind: fc.constant("decide" as const), pick: fc.nat(), approve: fc.boolean() }),
-  fc.record({
-    kind: fc.constant("invoice" as const),
-    pick: fc.nat(),
-    cents: fc.integer({ min: 0, max: 100_000 }),
-  }),
-  fc.record({ kind: fc.constant("clock" as const), minutes: fc.integer({ min: 1, max: 90 }) }),
-);
 
 /** One run's world: a fresh store with four live contractors of capacity 2, and a movable clock. */
 async function world(kind: "sqlite" | "postgres") {
@@ -108,12 +55,16 @@ async function world(kind: "sqlite" | "postgres") {
     config: loadConfig({ DATA_DIR: "/nonexistent", SANDBOX_SIMULATION: "false" }),
     now: () => new Date(clock.ms),
   };
-  return { services, clock, account, close: async () => (await store.close(), await opened.cleanup()) };
+  const close = async () => {
+    await store.close();
+    await opened.cleanup();
+  };
+  return { services, clock, account, close };
 }
 
 type World = Awaited<ReturnType<typeof world>>;
 
-async function play(w: World, s: Step, orders: string[]): Promise<void> {
+async function play(w: World, s: OrderStep, orders: string[]): Promise<void> {
   const { services } = w;
   const store = services.store;
   if (s.kind === "clock") {
@@ -281,7 +232,7 @@ describe.each(STORES)("the order's invariants through the store (%s)", (kind) =>
 
   it("hold after any sequence of commands", async () => {
     await fc.assert(
-      fc.asyncProperty(fc.array(step, { minLength: 5, maxLength: 40 }), async (steps) => {
+      fc.asyncProperty(fc.array(orderStep, { minLength: 5, maxLength: 40 }), async (steps) => {
         const w = await world(kind);
         open.push(w);
         const orders: string[] = [];

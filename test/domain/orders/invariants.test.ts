@@ -35,59 +35,10 @@ import type {
   OrderChange,
 } from "../../../src/domain/orders/order.js";
 import { holdsContractor, type OrderStatus } from "../../../src/domain/orders/transitions.js";
+import { type OrderStep, orderStep } from "../../helpers/order-steps.js";
 
 const CONTRACTORS = ["ctr_a", "ctr_b", "ctr_c", "ctr_d"];
 const CAPACITY = 2;
-
-type Step =
-  | { kind: "create"; ranking: number[] }
-  | { kind: "accept" | "decline" | "expire"; pick: number }
-  | { kind: "report"; pick: number; report: ProgressReport["status"] }
-  | { kind: "cancel"; pick: number; by: "caller" | "dispatcher" }
-  | { kind: "assign"; pick: number; to: number }
-  | { kind: "nte"; pick: number; cents: number }
-  | { kind: "decide"; pick: number; approve: boolean }
-  | { kind: "invoice"; pick: number; cents: number }
-  | { kind: "clock"; minutes: number };
-
-const step: fc.Arbitrary<Step> = fc.oneof(
-  fc.record({
-    kind: fc.constant("create" as const),
-    ranking: fc.uniqueArray(fc.integer({ min: 0, max: 3 }), { maxLength: 4 }),
-  }),
-  fc.record({
-    kind: fc.constantFrom("accept" as const, "decline" as const, "expire" as const),
-    pick: fc.nat(),
-  }),
-  fc.record({
-    kind: fc.constant("report" as const),
-    pick: fc.nat(),
-    report: fc.constantFrom(
-      "en_route" as const,
-      "on_site" as const,
-      "completed" as const,
-      "cannot_complete" as const,
-    ),
-  }),
-  fc.record({
-    kind: fc.constant("cancel" as const),
-    pick: fc.nat(),
-    by: fc.constantFrom("caller" as const, "dispatcher" as const),
-  }),
-  fc.record({ kind: fc.constant("assign" as const), pick: fc.nat(), to: fc.integer({ min: 0, max: 3 }) }),
-  fc.record({
-    kind: fc.constant("nte" as const),
-    pick: fc.nat(),
-    cents: fc.integer({ min: 1, max: 100_000 }),
-  }),
-  fc.record({ kind: fc.constant("decide" as const), pick: fc.nat(), approve: fc.boolean() }),
-  fc.record({
-    kind: fc.constant("invoice" as const),
-    pick: fc.nat(),
-    cents: fc.integer({ min: 0, max: 100_000 }),
-  }),
-  fc.record({ kind: fc.constant("clock" as const), minutes: fc.integer({ min: 1, max: 120 }) }),
-);
 
 /** The store, in memory, committing changes as storage/order-writer.ts does. */
 class World {
@@ -190,7 +141,7 @@ function checkInvariants(w: World): void {
   }
 }
 
-function play(w: World, s: Step): void {
+function play(w: World, s: OrderStep): void {
   const order = w.orders.length > 0 && "pick" in s ? w.orders[s.pick % w.orders.length] : undefined;
   const pendingOf = (o: Order) => w.offers.find((x) => x.order_id === o.id && x.status === "pending");
   switch (s.kind) {
@@ -281,11 +232,11 @@ function play(w: World, s: Step): void {
       return;
     case "report": {
       const report: ProgressReport =
-        s.report === "en_route"
+        s.to === "en_route"
           ? { status: "en_route", eta_minutes: 30 }
-          : s.report === "completed"
+          : s.to === "completed"
             ? { status: "completed", final_cost_cents: 40_000 }
-            : s.report === "cannot_complete"
+            : s.to === "cannot_complete"
               ? { status: "cannot_complete", reason: "no parts" }
               : { status: "on_site" };
       w.run((ctx) =>
@@ -378,7 +329,7 @@ describe("the order's invariants under random commands", () => {
     // reach one fails here instead of passing by never trying it.
     const reached = new Map<string, number>();
     fc.assert(
-      fc.property(fc.array(step, { minLength: 1, maxLength: 120, size: "max" }), (steps) => {
+      fc.property(fc.array(orderStep, { minLength: 1, maxLength: 120, size: "max" }), (steps) => {
         const w = new World();
         for (const s of steps) {
           play(w, s);
