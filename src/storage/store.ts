@@ -205,14 +205,6 @@ export interface Store {
   writeDeferred<T>(work: (tx: WriteTx) => Promise<T>): Promise<T>;
   /** Commits the deferred writes now; resolves once they are. */
   flushDeferred(): Promise<void>;
-  /**
-   * Runs `work` in the next group commit that happens anyway (within a second at the latest, and before
-   * the store closes): for a write that need not be durable at once and should not cost a commit, and so
-   * a wait for the next request, of its own. Resolves once it is committed.
-   */
-  writeDeferred<T>(work: (tx: WriteTx) => Promise<T>): Promise<T>;
-  /** Commits the deferred writes now; resolves once they are. */
-  flushDeferred(): Promise<void>;
 
   readonly keys: KeyRepository;
   readonly contractors: ContractorRepository;
