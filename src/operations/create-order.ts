@@ -65,8 +65,8 @@ export const orderOperation = defineOperation({
     const job = resolveJob(input);
     const matchStartHr = process.hrtime.bigint();
     const result = matchJob(services, job, principal.livemode);
-    const candidates = await cascadeCandidates(services, job, principal.livemode, result);
     const matchedHr = process.hrtime.bigint();
+    const candidates = await cascadeCandidates(services, job, principal.livemode, result);
     // Count the best candidate as busy in this process now, in the same tick as the match, so that
     // concurrent orders of this process look further down; the store's capacity decides at commit.
     const tentative = result.chosen?.contractor.id ?? null;

@@ -121,11 +121,6 @@ export class KyselyContractorRepository implements ContractorRepository {
     return { inserted, updated };
   }
 
-  async has(id: string): Promise<boolean> {
-    const row = await this.db.selectFrom("contractors").select("id").where("id", "=", id).executeTakeFirst();
-    return row !== undefined;
-  }
-
   async standing(id: string, tx?: WriteTx) {
     const row = await trxOf(tx, this.db)
       .selectFrom("contractors")

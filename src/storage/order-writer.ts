@@ -92,39 +92,34 @@ async function moveCapacity(
   };
   for (const contractorId of [...new Set([...take, ...release])].sort()) {
     if (take.has(contractorId)) {
-      if (!(await w.reserve(contractorId))) {
-        await undoAll();
-        return { full: contractorId };
-      }
       const hold = { order_id: orderId, contractor_id: contractorId, taken_at: at };
       // A new order's rows go out with the batch's inserts; a change's hold is written now, so that a
       // later command on the same order in the same batch gives it back.
-      if (isNew) w.buffered.holds.push(hold);
-      else {
-        const inserted = await w.trx
-          .insertInto("capacity_holds")
-          .values(hold)
-          .onConflict((oc) => oc.columns(["order_id", "contractor_id"]).doNothing())
-          .executeTakeFirst();
-        // The order holds a unit of this contractor already: it moved since the command read it.
-        if (Number(inserted.numInsertedOrUpdatedRows ?? 0n) === 0) {
-          await w.release(contractorId);
-          await undoAll();
-          return { moved: true };
-        }
+      const taken = isNew
+        ? (await w.reserve(contractorId))
+          ? "taken"
+          : "full"
+        : await takeUnit(w, contractorId, orderId, at);
+      if (taken !== "taken") {
+        await undoAll();
+        // "held": the order holds a unit of this contractor already: it moved since the command read it.
+        return taken === "full" ? { full: contractorId } : { moved: true };
       }
+      if (isNew) w.buffered.holds.push(hold);
       steps.push({
         contractorId,
         undo: async () => {
+          if (!isNew) {
+            await giveBackUnit(w, contractorId, orderId);
+            return;
+          }
           await w.release(contractorId);
-          if (isNew) w.buffered.holds.splice(w.buffered.holds.indexOf(hold), 1);
-          else await deleteHold(w, orderId, contractorId);
+          w.buffered.holds.splice(w.buffered.holds.indexOf(hold), 1);
         },
       });
     } else {
       // Given back only if this order held it: a second release finds no row and changes nothing.
-      if (!(await deleteHold(w, orderId, contractorId))) continue;
-      await w.release(contractorId);
+      if (!(await giveBackUnit(w, contractorId, orderId))) continue;
       steps.push({
         contractorId,
         undo: async () => {
@@ -147,6 +142,34 @@ async function deleteHold(w: WriterTx, orderId: string, contractorId: string): P
     .where("contractor_id", "=", contractorId)
     .executeTakeFirst();
   return Number(result.numDeletedRows) > 0;
+}
+
+/**
+ * Takes a unit of the contractor's capacity for the order, with its ledger row written now: "full" when
+ * the contractor has none left, "held" when the order holds one already (nothing taken in either case).
+ */
+export async function takeUnit(
+  w: WriterTx,
+  contractorId: string,
+  orderId: string,
+  at: string,
+): Promise<"taken" | "full" | "held"> {
+  if (!(await w.reserve(contractorId))) return "full";
+  const inserted = await w.trx
+    .insertInto("capacity_holds")
+    .values({ order_id: orderId, contractor_id: contractorId, taken_at: at })
+    .onConflict((oc) => oc.columns(["order_id", "contractor_id"]).doNothing())
+    .executeTakeFirst();
+  if (Number(inserted.numInsertedOrUpdatedRows ?? 0n) > 0) return "taken";
+  await w.release(contractorId);
+  return "held";
+}
+
+/** Gives back the unit the order holds of the contractor's capacity; false when it holds none. */
+export async function giveBackUnit(w: WriterTx, contractorId: string, orderId: string): Promise<boolean> {
+  if (!(await deleteHold(w, orderId, contractorId))) return false;
+  await w.release(contractorId);
+  return true;
 }
 
 export async function commitOrderChange(w: WriterTx, c: CommittableChange): Promise<CommitOutcome> {

@@ -99,7 +99,6 @@ export interface ContractorRepository {
     audit: (counts: { inserted: number; updated: number }) => AuditEntry,
   ): Promise<{ inserted: number; updated: number }>;
   load(): Promise<Contractor[]>;
-  has(id: string): Promise<boolean>;
   /** A contractor's pool, active and excluded flags, or undefined if there is no such contractor. */
   standing(
     id: string,

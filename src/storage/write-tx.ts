@@ -5,7 +5,7 @@ import { CompiledQuery, type Kysely, type Transaction } from "kysely";
 import type { Clock } from "../clock.js";
 import type { AuditStore } from "./audit-store.js";
 import type { Dialect } from "./dialect.js";
-import { commitOrderChange, type WriterTx } from "./order-writer.js";
+import { commitOrderChange, giveBackUnit, takeUnit, type WriterTx } from "./order-writer.js";
 import { PreparedInsert } from "./prepared-insert.js";
 import type { Database, QuotesTable } from "./schema.js";
 import type { WriteTx } from "./store.js";
@@ -104,22 +104,10 @@ export function writeTx(
         .execute();
     },
     async reserveContractor(contractorId, orderId) {
-      if (!(await writer.reserve(contractorId))) return false;
-      await trx
-        .insertInto("capacity_holds")
-        .values({ order_id: orderId, contractor_id: contractorId, taken_at: clock().toISOString() })
-        .execute();
-      return true;
+      return (await takeUnit(writer, contractorId, orderId, clock().toISOString())) === "taken";
     },
-    async releaseContractor(contractorId, orderId) {
-      const gone = await trx
-        .deleteFrom("capacity_holds")
-        .where("order_id", "=", orderId)
-        .where("contractor_id", "=", contractorId)
-        .executeTakeFirst();
-      if (Number(gone.numDeletedRows) === 0) return false;
-      await writer.release(contractorId);
-      return true;
+    releaseContractor(contractorId, orderId) {
+      return giveBackUnit(writer, contractorId, orderId);
     },
     enqueueWebhook(row) {
       buffered.events.push(row);
