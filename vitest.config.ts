@@ -9,7 +9,13 @@ const postgres = process.env.TEST_DATABASE_URL
         extends: true as const,
         test: {
           name: "postgres",
-          include: ["test/http/**/*.test.ts", "test/audit/**/*.test.ts", "test/fuzz.test.ts"],
+          include: [
+            "test/http/**/*.test.ts",
+            "test/audit/**/*.test.ts",
+            "test/fuzz.test.ts",
+            // What the agent transports refuse, they refuse before either store sees it.
+            "test/agents/input-refusals.test.ts",
+          ],
           env: { TEST_STORE: "postgres", ...(process.env.TEST_REDIS_URL ? { TEST_LIMITER: "redis" } : {}) },
         },
       },

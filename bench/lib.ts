@@ -7,6 +7,7 @@ import { readFileSync } from "node:fs";
 import { type AddressInfo, createServer } from "node:net";
 import { fileURLToPath } from "node:url";
 import autocannon from "autocannon";
+import SQLite from "better-sqlite3";
 
 export const DIST = fileURLToPath(new URL("..", import.meta.url)); // dist/
 export const SECONDS = Number(process.env.BENCH_SECONDS ?? 10);
@@ -16,6 +17,8 @@ export const WARMUP_SECONDS = 2;
 export interface Server {
   proc: ChildProcess;
   url: string;
+  /** The server's metrics listener (on a port of its own). */
+  metricsUrl: string;
 }
 
 export async function freePort(): Promise<number> {
@@ -36,18 +39,29 @@ export async function start(
   args: string[] = [],
 ): Promise<Server> {
   const port = await freePort();
-  const proc = spawn(process.execPath, [script, ...args], {
-    env: { ...process.env, PORT: String(port), HOST: "127.0.0.1", ...env },
+  const metricsPort = await freePort();
+  // BENCH_SERVER_NODE_ARGS: Node flags for the server only (e.g. "--cpu-prof --cpu-prof-dir=/tmp/p").
+  const nodeArgs = (process.env.BENCH_SERVER_NODE_ARGS ?? "").split(" ").filter(Boolean);
+  const proc = spawn(process.execPath, [...nodeArgs, script, ...args], {
+    env: {
+      ...process.env,
+      ENV_FILE: "", // the benchmark's settings only, never a .env in the working directory
+      PORT: String(port),
+      HOST: "127.0.0.1",
+      METRICS_PORT: String(metricsPort),
+      ...env,
+    },
     stdio: ["ignore", "ignore", "inherit"],
   });
   const url = `http://127.0.0.1:${port}`;
+  const metricsUrl = `http://127.0.0.1:${metricsPort}/metrics`;
   const deadline = Date.now() + 30_000;
   for (;;) {
     if (proc.exitCode !== null) throw new Error(`${script} exited with ${proc.exitCode}`);
     try {
       const res = await fetch(url + readyPath);
       await res.arrayBuffer();
-      if (res.ok) return { proc, url };
+      if (res.ok) return { proc, url, metricsUrl };
     } catch {
       // not listening yet
     }
@@ -68,6 +82,14 @@ export interface Load {
   path: string;
   body?: unknown;
   headers?: Record<string, string>;
+  /** Bodies sent in turn, one per request (already JSON); `body` is sent with every request otherwise. */
+  bodies?: readonly string[];
+  /** Sees every response (status and body); set only where the answers are read, since it costs the client. */
+  onResponse?: (status: number, body: string) => void;
+  /** Stops the run after this many requests, if its time is not up before (a pool's capacity, say). */
+  maxRequests?: number;
+  /** Awaited after the run, before the server's CPU is read: the work the requests left behind (audit). */
+  settle?: () => Promise<void>;
   target?: { ratio: number; p99Ms?: number };
 }
 
@@ -93,33 +115,106 @@ function cpuTicks(pid: number | undefined): number | null {
 
 const TICKS_PER_SECOND = 100;
 
-export async function drive(server: Server, load: Load, seconds: number): Promise<Figures> {
+/** One run's raw figures, so that the runs of one measurement (bursts, say) can be merged. */
+export interface Run {
+  requests: number;
+  /** From the first request to the last answer, seconds. */
+  seconds: number;
+  /** Server CPU (user + system, all threads) over the run and its settle step; null without /proc. */
+  cpuSeconds: number | null;
+  /** Every answer's latency, milliseconds, as autocannon timed it. */
+  latencies: number[];
+  non2xx: number;
+  errors: number;
+}
+
+export async function driveRun(server: Server, load: Load, seconds: number): Promise<Run> {
   const before = cpuTicks(server.proc.pid);
-  const result = await autocannon({
+  const headers = { "content-type": "application/json", ...(load.headers ?? {}) };
+  const bodies = load.bodies;
+  let next = 0;
+  const latencies: number[] = [];
+  const began = performance.now();
+  let last = began;
+  const options: autocannon.Options = {
     url: server.url + load.path,
     method: load.method,
     connections: CONNECTIONS,
     duration: seconds,
-    headers: { "content-type": "application/json", ...(load.headers ?? {}) },
+    ...(load.maxRequests ? { maxOverallRequests: load.maxRequests } : {}),
+    headers,
     body: load.body === undefined ? undefined : JSON.stringify(load.body),
+    ...(bodies || load.onResponse
+      ? {
+          requests: [
+            {
+              method: load.method,
+              path: load.path,
+              headers,
+              ...(bodies
+                ? {
+                    setupRequest: (req: autocannon.Request) => ({
+                      ...req,
+                      body: bodies[next++ % bodies.length] as string,
+                    }),
+                  }
+                : {}),
+              ...(load.onResponse ? { onResponse: load.onResponse } : {}),
+            },
+          ],
+        }
+      : {}),
+  };
+  const result = await new Promise<autocannon.Result>((resolve, reject) => {
+    const instance = autocannon(options, (error, res) => (error ? reject(error) : resolve(res)));
+    instance.on("response", (_client, _status, _bytes, responseTime) => {
+      last = performance.now();
+      latencies.push(responseTime);
+    });
   });
+  await load.settle?.();
   const after = cpuTicks(server.proc.pid);
-  const total = result.requests.total;
   return {
-    rps: result.requests.average,
-    p50: result.latency.p50,
-    p99: result.latency.p99,
+    requests: result.requests.total,
+    // To the last answer: a run that stops at maxRequests ends before autocannon's next sample.
+    seconds: (last - began) / 1000,
+    cpuSeconds: before === null || after === null ? null : (after - before) / TICKS_PER_SECOND,
+    latencies,
     non2xx: result.non2xx,
     errors: result.errors + result.timeouts,
-    cpuUsPerRequest:
-      before === null || after === null || total === 0
-        ? null
-        : ((after - before) / TICKS_PER_SECOND / total) * 1e6,
   };
 }
 
-export function row(cells: Array<string | number>): string {
-  return cells.map((c, i) => String(c).padEnd(i === 0 ? 17 : 11)).join("");
+function percentile(sorted: readonly number[], p: number): number {
+  return sorted.length === 0
+    ? 0
+    : (sorted[Math.min(sorted.length - 1, Math.floor(p * sorted.length))] as number);
+}
+
+/** The figures of one or more runs of the same load, taken together. */
+export function figuresOf(runs: readonly Run[]): Figures {
+  const requests = runs.reduce((sum, r) => sum + r.requests, 0);
+  const seconds = runs.reduce((sum, r) => sum + r.seconds, 0);
+  const cpu = runs.some((r) => r.cpuSeconds === null)
+    ? null
+    : runs.reduce((sum, r) => sum + (r.cpuSeconds ?? 0), 0);
+  const latencies = runs.flatMap((r) => r.latencies).sort((a, b) => a - b);
+  return {
+    rps: seconds > 0 ? requests / seconds : 0,
+    p50: Math.round(percentile(latencies, 0.5) * 100) / 100,
+    p99: Math.round(percentile(latencies, 0.99) * 100) / 100,
+    non2xx: runs.reduce((sum, r) => sum + r.non2xx, 0),
+    errors: runs.reduce((sum, r) => sum + r.errors, 0),
+    cpuUsPerRequest: cpu === null || requests === 0 ? null : (cpu / requests) * 1e6,
+  };
+}
+
+export async function drive(server: Server, load: Load, seconds: number): Promise<Figures> {
+  return figuresOf([await driveRun(server, load, seconds)]);
+}
+
+export function row(cells: Array<string | number>, widths: readonly number[] = [17]): string {
+  return cells.map((c, i) => String(c).padEnd(widths[i] ?? 11)).join("");
 }
 
 /** Drives `load` on `service` between two baseline runs; returns the figures and the ratio to the baseline mean. */
@@ -142,3 +237,53 @@ export async function compare(
 }
 
 export const us = (v: number | null) => (v === null ? "n/a" : v.toFixed(1));
+
+export function median(values: readonly number[]): number {
+  const sorted = [...values].sort((a, b) => a - b);
+  const mid = sorted.length >> 1;
+  return sorted.length % 2
+    ? (sorted[mid] as number)
+    : ((sorted[mid - 1] as number) + (sorted[mid] as number)) / 2;
+}
+
+const readers = new Map<string, SQLite.Database>();
+
+/**
+ * Waits until the service's sequencer has brought every audit record in the SQLite store `file` under a
+ * signed checkpoint: the query behind /metrics' fsd_audit_pending_records, read from this process so
+ * that polling costs the measured server nothing (a WAL reader does not block its writer).
+ */
+export async function auditSealed(file: string, timeoutMs = 120_000): Promise<void> {
+  let db = readers.get(file);
+  if (!db) {
+    db = new SQLite(file, { readonly: true, fileMustExist: true });
+    readers.set(file, db);
+  }
+  const pending = db.prepare(
+    `select (select count(*) from audit_pending)
+       + max(0, (select coalesce(max(leaf_index) + 1, 0) from audit_leaves)
+         - (select coalesce(max(tree_size), 0) from audit_checkpoints)) as n`,
+  );
+  const deadline = Date.now() + timeoutMs;
+  while (Date.now() < deadline) {
+    if ((pending.get() as { n: number }).n === 0) return;
+    await new Promise((r) => setTimeout(r, 50));
+  }
+  throw new Error(`audit records were not sequenced within ${timeoutMs / 1000} s`);
+}
+
+export function closeReaders(): void {
+  for (const db of readers.values()) db.close();
+  readers.clear();
+}
+
+/** Waits until the service's sequencer has brought every audit record under a signed checkpoint. */
+export async function auditDrained(url: string, timeoutMs = 120_000): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (Date.now() < deadline) {
+    const text = await (await fetch(`${url}/metrics`)).text();
+    if (/^fsd_audit_pending_records 0$/m.test(text)) return;
+    await new Promise((r) => setTimeout(r, 100));
+  }
+  throw new Error(`audit records were not sequenced within ${timeoutMs / 1000} s`);
+}

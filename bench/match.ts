@@ -3,6 +3,7 @@
 //
 //   node dist/bench/match.js       (MATCH_POOL=100000 MATCH_RUNS=20000)
 
+import { dayOfDate } from "../src/domain/compliance.js";
 import type { Contractor } from "../src/domain/contractor.js";
 import { ContractorIndex } from "../src/domain/contractor-index.js";
 import { zipsOfState } from "../src/domain/geo.js";
@@ -37,6 +38,8 @@ const weightedState = (): StateCode => {
 };
 const zips = new Map(STATE_CODES.map((s) => [s, zipsOfState(s)]));
 
+/** The bench's job day: 2026-06-01. */
+const BENCH_DAY = dayOfDate("2026-06-01");
 const contractors: Contractor[] = [];
 for (let i = 0; i < POOL; i++) {
   const state = weightedState();
@@ -57,6 +60,9 @@ for (let i = 0; i < POOL; i++) {
     responseMinutes: 20 + Math.floor(rand() * 1400),
     active: rand() < 0.95,
     excluded: rand() < 0.01,
+    // Verified for a year from the bench's day, a few lapsed: the compliance filter runs on every one.
+    insuranceVerifiedUntil: rand() < 0.03 ? "2025-01-01" : "2027-06-30",
+    licenseVerifiedUntil: "2027-06-30",
   });
 }
 const index = new ContractorIndex();
@@ -82,6 +88,7 @@ for (let i = -WARMUP; i < RUNS; i++) {
     nteCents: rand() < 0.5 ? Math.round(20_000 + rand() * 80_000) : null,
     laborHours: TRADES[trade].typicalJobHours,
     modelPrice: modelJobPrice(trade, state, urgency),
+    today: BENCH_DAY,
   };
   const t0 = process.hrtime.bigint();
   const candidates = index.candidates("live", trade, state);

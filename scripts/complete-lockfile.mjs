@@ -30,8 +30,9 @@ for (const [path, entry] of Object.entries({ ...packages })) {
   }
 }
 
-lock.packages = Object.fromEntries(
-  Object.entries(packages).sort(([a], [b]) => (a === "" ? -1 : b === "" ? 1 : a < b ? -1 : 1)),
-);
+// In npm's own order (it sorts keys with localeCompare in the "en" locale, so "string_decoder" comes
+// before "string-width"): a plain code-unit sort made the next `npm install` rewrite the lockfile.
+const npmOrder = (a, b) => (a === "" ? -1 : b === "" ? 1 : a.localeCompare(b, "en"));
+lock.packages = Object.fromEntries(Object.entries(packages).sort(([a], [b]) => npmOrder(a, b)));
 writeFileSync("package-lock.json", `${JSON.stringify(lock, null, 2)}\n`);
 console.log(`added ${added} platform entries`);

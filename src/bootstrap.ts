@@ -1,20 +1,44 @@
 // First-start set-up of a store: migrations, the sandbox contractor pool and the sandbox account with one
-// test key (returned once, for printing; later starts find the account and return no key).
+// test key (returned once, for printing; later starts find the account and return no key). That key is
+// also the one agents' keyed tools run under when the server has no MCP_API_KEY: the server finds it again
+// on every start by its stored hash (auth/sandbox-key.ts), so it never needs the plaintext it printed once.
 
 import { createHash } from "node:crypto";
 import { sealRecord } from "./audit/record.js";
 import type { ApiKeyService } from "./auth/api-key-service.js";
+import { SANDBOX_ACCOUNT, SANDBOX_KEY_LABEL } from "./auth/sandbox-key.js";
 import { canonicalJson } from "./canonical-json.js";
 import { type Clock, systemClock } from "./clock.js";
 import { generateSandboxPool } from "./domain/sandbox-pool.js";
 import type { Store } from "./storage/store.js";
 
-export const SANDBOX_ACCOUNT = "sandbox";
-
 export interface BootstrapResult {
   seededContractors: number;
   /** The sandbox key, only on the start that created the sandbox account. */
   sandboxKey: string | null;
+}
+
+/**
+ * A sandbox pool seeded before contractors had verification dates would be all unverified, and compliance
+ * would keep it from every match: its contractors get the dates the generator gives them today (rows
+ * that already have a date are left alone). Cheap once done: one query finds nothing to change.
+ */
+async function backfillSandboxVerification(store: Store, clock: Clock): Promise<void> {
+  const dates = generateSandboxPool(clock()).map((c) => ({
+    id: c.id,
+    insuranceVerifiedUntil: c.insuranceVerifiedUntil as string,
+    licenseVerifiedUntil: c.licenseVerifiedUntil as string,
+  }));
+  await store.contractors.backfillSandboxVerification(dates, (changed) =>
+    sealRecord({
+      kind: "pool.seeded",
+      at: clock().toISOString(),
+      accountId: null,
+      livemode: false,
+      actor: "system:bootstrap",
+      data: { pool: "sandbox", verification_dates_backfilled: changed },
+    }),
+  );
 }
 
 export async function bootstrap(
@@ -25,7 +49,7 @@ export async function bootstrap(
   await store.migrate();
   let seededContractors = 0;
   if ((await store.contractors.count("sandbox")) === 0) {
-    const pool = generateSandboxPool().map((c) => ({ ...c, externalRef: null }));
+    const pool = generateSandboxPool(clock()).map((c) => ({ ...c, externalRef: null }));
     await store.contractors.insert(
       pool,
       sealRecord({
@@ -42,13 +66,15 @@ export async function bootstrap(
       }),
     );
     seededContractors = pool.length;
+  } else {
+    await backfillSandboxVerification(store, clock);
   }
   let sandboxKey: string | null = null;
   if (!(await store.keys.findAccountByName(SANDBOX_ACCOUNT))) {
     const issued = await keys.issue({
       accountName: SANDBOX_ACCOUNT,
       mode: "test",
-      label: "first-start sandbox key",
+      label: SANDBOX_KEY_LABEL,
       actor: "system:bootstrap",
     });
     sandboxKey = issued.key;

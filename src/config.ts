@@ -1,5 +1,6 @@
 // One schema for every environment setting, parsed once at boot into a typed object.
 
+import { existsSync } from "node:fs";
 import { z } from "zod";
 
 const bool = z
@@ -11,6 +12,23 @@ const positiveInt = z.coerce.number().int().positive();
 export const configSchema = z.object({
   PORT: z.coerce.number().int().min(0).max(65535).default(8080),
   HOST: z.string().min(1).default("127.0.0.1"),
+  /** The Prometheus /metrics listener, apart from the API: a port (0: any free one), or "off" (or empty)
+   * for none. 9464 is the port Prometheus exporters and OpenTelemetry use by convention. */
+  METRICS_PORT: z
+    .string()
+    .default("9464")
+    .transform((v, ctx) => {
+      const value = v.trim().toLowerCase();
+      if (value === "off" || value === "") return null;
+      const port = Number(value);
+      if (!/^\d+$/.test(value) || port > 65535) {
+        ctx.addIssue({ code: "custom", message: 'METRICS_PORT must be a port (0-65535) or "off"' });
+        return z.NEVER;
+      }
+      return port;
+    }),
+  /** Where the metrics listener binds: loopback by default, so only this host (or a local agent) scrapes. */
+  METRICS_HOST: z.string().min(1).default("127.0.0.1"),
   DATA_DIR: z.string().min(1).default("./data"),
   /** postgres://... selects the PostgreSQL store; unset, the embedded SQLite store in DATA_DIR. */
   DATABASE_URL: z
@@ -61,6 +79,12 @@ export const configSchema = z.object({
   /** The audit log's Ed25519 signing key as a PKCS#8 PEM (newlines may be written as \n). Unset: the
    * key in DATA_DIR/audit-signing-key.pem, created on first start. Hosts sharing a store share one key. */
   AUDIT_SIGNING_KEY: z.string().min(1).optional(),
+  /** The secret behind the contractor handles (contractor_ref) accounts see, at least 32 characters.
+   * Unset: derived from the audit signing key. Changing it changes every handle. */
+  CONTRACTOR_REF_SECRET: z
+    .string()
+    .min(32, "CONTRACTOR_REF_SECRET must be at least 32 characters")
+    .optional(),
   /** How often each process sequences queued audit records into the tree and signs a checkpoint. */
   AUDIT_SEQUENCE_INTERVAL_MS: z.coerce.number().int().min(0).default(1000),
   /** The readiness probe (and every other outbound fetch) may reach private and loopback addresses.
@@ -102,14 +126,23 @@ export const configSchema = z.object({
   WEBHOOK_INTERVAL_MS: z.coerce.number().int().min(0).default(1000),
   /** Days webhook events, deliveries and attempts are kept once no delivery is pending. */
   WEBHOOK_RETENTION_DAYS: positiveInt.max(3650).default(30),
+  /** How often an open event stream (GET /api/events) sends a comment line, so that proxies and
+   * clients see the connection alive. */
+  EVENTS_HEARTBEAT_MS: positiveInt.max(300_000).default(15_000),
+  /** Event streams one key may hold open at once in each process (429 beyond). */
+  EVENTS_MAX_STREAMS_PER_KEY: positiveInt.max(1000).default(5),
   /** Simulated contractors play sandbox (test-key) orders through their whole lifecycle, with 20 s offer
    * deadlines. Off: sandbox orders wait for contractor keys' answers with live deadlines (a load test of
    * order creation, say). */
   SANDBOX_SIMULATION: bool.default(true),
   /** The API key MCP tools and A2A skills that need a key run under, on the caller's behalf (an
-   * account's key, issued with the operator CLI). Unset: those tools answer dispatch_not_configured,
-   * unless an A2A caller sends its own x-api-key. */
+   * account's key, issued with the operator CLI). A caller's own x-api-key takes precedence. Unset: the
+   * sandbox key (MCP_USE_SANDBOX_KEY). */
   MCP_API_KEY: z.string().min(1).optional(),
+  /** With no MCP_API_KEY, those tools run under the key the first start issued to the sandbox account
+   * (a test key: the sandbox pool and sandbox orders only), as long as it is not revoked. false: they
+   * answer dispatch_not_configured unless the caller sends its own x-api-key. */
+  MCP_USE_SANDBOX_KEY: bool.default(true),
   /** Origins (scheme://host[:port], comma-separated) whose browsers may call /api/mcp and /api/a2a, besides
    * this service's own. A request with any other Origin header is refused (403). */
   MCP_ALLOWED_ORIGINS: z
@@ -140,6 +173,21 @@ export const configSchema = z.object({
 
 export type Config = z.infer<typeof configSchema>;
 
+/**
+ * Reads a settings file into process.env before the config is parsed: `.env` in the working directory
+ * when there is one, or the file ENV_FILE names (which must exist); ENV_FILE set empty reads none.
+ * Variables already set in the environment win over the file's. Returns the file read, or null.
+ */
+export function loadEnvFile(): string | null {
+  const named = process.env.ENV_FILE;
+  if (named === "") return null;
+  const file = named ?? ".env";
+  if (named === undefined && !existsSync(file)) return null;
+  if (!existsSync(file)) throw new Error(`ENV_FILE ${file} does not exist`);
+  process.loadEnvFile(file);
+  return file;
+}
+
 export function loadConfig(env: Record<string, string | undefined> = process.env): Config {
   const parsed = configSchema.safeParse(env);
   if (!parsed.success) {
@@ -147,6 +195,23 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     throw new Error(`invalid configuration:\n${lines.join("\n")}`);
   }
   return parsed.data;
+}
+
+/**
+ * The base URL a process on this host reaches the server at, from the server's own settings:
+ * PUBLIC_BASE_URL, else http://HOST:PORT (loopback when HOST is a wildcard address). Null when PORT is 0,
+ * as the port is then chosen at start.
+ */
+export function serverBaseUrl(config: Pick<Config, "PUBLIC_BASE_URL" | "HOST" | "PORT">): string | null {
+  if (config.PUBLIC_BASE_URL) return config.PUBLIC_BASE_URL.replace(/\/+$/, "");
+  if (config.PORT === 0) return null;
+  const host =
+    config.HOST === "0.0.0.0"
+      ? "127.0.0.1"
+      : config.HOST === "::"
+        ? "::1"
+        : config.HOST.replace(/^\[|\]$/g, "");
+  return `http://${host.includes(":") ? `[${host}]` : host}:${config.PORT}`;
 }
 
 export function trustProxySetting(value: string): boolean | number | string {

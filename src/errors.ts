@@ -14,6 +14,7 @@ export const ERROR_CODES = {
   not_acceptable: { status: 406, title: "Not acceptable" },
   invalid_transition: { status: 409, title: "Not possible in the order's current status" },
   contractor_unavailable: { status: 409, title: "Contractor unavailable" },
+  contractor_not_compliant: { status: 409, title: "Contractor insurance or license not valid" },
   nte_exceeded: { status: 409, title: "Over the NTE in force" },
   endpoint_disabled: { status: 409, title: "Webhook endpoint disabled" },
   idempotency_request_in_progress: { status: 409, title: "Request with this Idempotency-Key is in progress" },

@@ -1,19 +1,30 @@
 // Composition root: config -> store -> services -> HTTP transport, with graceful shutdown. With
 // `--workers N` (or WORKERS=N) the primary process prepares the store once and forks N server processes
-// that share the port; it replaces any that dies and stops them all on SIGTERM/SIGINT.
+// that share the port; it replaces any that dies and stops them all on SIGTERM/SIGINT. Metrics are served on
+// a listener of their own (METRICS_PORT, loopback by default): by the process, or under `--workers` by the
+// primary, with every worker's counts summed.
 
 import cluster from "node:cluster";
 import { parseArgs } from "node:util";
 import closeWithGrace from "close-with-grace";
+import type { FastifyBaseLogger } from "fastify";
 import { loadSigningKey } from "./audit/signing.js";
 import { ApiKeyService } from "./auth/api-key-service.js";
+import { type StoredSandboxKey, sandboxKeyOf } from "./auth/sandbox-key.js";
 import { type BootstrapResult, bootstrap } from "./bootstrap.js";
-import { clusterMetricsSource, serveClusterMetrics } from "./cluster-metrics.js";
-import { type Config, loadConfig } from "./config.js";
+import { clusterMetricsSource, offerWorkerMetrics } from "./cluster-metrics.js";
+import { type Config, loadConfig, loadEnvFile } from "./config.js";
 import { createLogger } from "./logger.js";
 import { createServices, createWebhookDispatcher, openStore } from "./services/create-services.js";
 import { SandboxPlayer } from "./sim/sandbox-player.js";
 import { buildApp } from "./transports/http/app.js";
+import {
+  closeMetrics,
+  createMetricsServer,
+  listenMetrics,
+  type MetricsSource,
+} from "./transports/http/metrics-server.js";
+import { ComplianceWatch } from "./workers/compliance-watch.js";
 import { OfferSweeper } from "./workers/offer-sweeper.js";
 
 const IDEMPOTENCY_PURGE_MS = 60 * 60 * 1000;
@@ -31,25 +42,79 @@ function workerCount(config: Config): number {
   return n;
 }
 
-function printWelcome(first: BootstrapResult, base: string): void {
+const QUOTE_EXAMPLE = {
+  trade: "plumbing",
+  location: { state: "TX", zip: "78701" },
+  urgency: "urgent",
+};
+
+/** What the first start made (the sandbox key, shown once), and on every start which key agents run under. */
+function printWelcome(
+  first: BootstrapResult,
+  base: string,
+  config: Config,
+  agentKey: StoredSandboxKey | null,
+): void {
   if (first.seededContractors > 0) {
     process.stdout.write(`Seeded the sandbox pool with ${first.seededContractors} contractors.\n`);
   }
-  if (!first.sandboxKey) return;
+  if (first.sandboxKey) {
+    process.stdout.write(
+      [
+        "",
+        "Your sandbox API key (shown once; it matches only the sandbox contractor pool):",
+        `  ${first.sandboxKey}`,
+        "",
+        "Try a quote:",
+        `  curl -s ${base}/api/dispatch/v1/quote \\`,
+        "    -H 'content-type: application/json' \\",
+        `    -H 'x-api-key: ${first.sandboxKey}' \\`,
+        `    -d '${JSON.stringify(QUOTE_EXAMPLE)}'`,
+        "",
+      ].join("\n"),
+    );
+  }
+  // Agents' keyed tools run under a key nobody sent: say which, on every start.
+  if (config.MCP_API_KEY !== undefined || !config.MCP_USE_SANDBOX_KEY) return;
+  if (!agentKey) {
+    process.stdout.write(
+      "\nAgents: no MCP_API_KEY is set and the sandbox key is revoked, so MCP tools and A2A skills that need a key answer dispatch_not_configured unless the caller sends its own x-api-key.\n",
+    );
+    return;
+  }
+  const call = {
+    jsonrpc: "2.0",
+    id: 1,
+    method: "tools/call",
+    params: { name: "dispatch.quote", arguments: QUOTE_EXAMPLE },
+  };
   process.stdout.write(
     [
       "",
-      "Your sandbox API key (shown once; it matches only the sandbox contractor pool):",
-      `  ${first.sandboxKey}`,
-      "",
-      "Try a quote:",
-      `  curl -s ${base}/api/dispatch/v1/quote \\`,
-      "    -H 'content-type: application/json' \\",
-      `    -H 'x-api-key: ${first.sandboxKey}' \\`,
-      `    -d '{"trade":"plumbing","location":{"state":"TX","zip":"78701"},"urgency":"urgent"}'`,
+      "Agents: no MCP_API_KEY is set, so the MCP tools and A2A skills that need a key run in sandbox mode",
+      `under the sandbox key ${agentKey.hint} (test mode: the sandbox pool only, never a live key).`,
+      `  MCP: ${base}/api/mcp    A2A: ${base}/api/a2a (agent card ${base}/.well-known/agent-card.json)`,
+      "Try a quote over MCP, with no key:",
+      `  curl -s ${base}/api/mcp \\`,
+      "    -H 'content-type: application/json' -H 'accept: application/json, text/event-stream' \\",
+      `    -d '${JSON.stringify(call)}'`,
+      "Set MCP_API_KEY to an account's key to act under it instead, or MCP_USE_SANDBOX_KEY=false to refuse.",
       "",
     ].join("\n"),
   );
+}
+
+/** Starts the metrics listener unless METRICS_PORT is off; returns a function that stops it. */
+async function serveMetrics(
+  config: Config,
+  source: MetricsSource,
+  logger: FastifyBaseLogger,
+): Promise<() => Promise<void>> {
+  if (config.METRICS_PORT === null) return async () => {};
+  const server = createMetricsServer(source, logger);
+  const url = await listenMetrics(server, config.METRICS_PORT, config.METRICS_HOST);
+  logger.info({ url }, `metrics listening at ${url}`);
+  return () => closeMetrics(server);
 }
 
 /** One server process. `first` is set when this process prepared the store itself. */
@@ -57,8 +122,9 @@ async function serve(config: Config, prepare: boolean): Promise<void> {
   const logger = createLogger(config);
   const store = openStore(config);
   const services = createServices(config, store, { logger });
-  if (cluster.isWorker) services.metrics.scrape = clusterMetricsSource(services.metrics.registry);
+  if (cluster.isWorker) offerWorkerMetrics(services.metrics.registry);
   const first = prepare ? await bootstrap(store, services.keys) : null;
+  const agentKey = first ? await sandboxKeyOf(store) : null;
   await services.pool.load();
 
   const app = await buildApp(services, { logger });
@@ -66,6 +132,8 @@ async function serve(config: Config, prepare: boolean): Promise<void> {
   services.audit.start(config.AUDIT_SEQUENCE_INTERVAL_MS);
   const sweeper = new OfferSweeper(services, logger);
   sweeper.start(); // offer deadlines
+  const compliance = new ComplianceWatch(services, logger);
+  compliance.start(); // the daily pool.compliance_expiring list, once a day across processes
   const sandbox = config.SANDBOX_SIMULATION ? new SandboxPlayer(services, logger) : null;
   sandbox?.start(); // the sandbox's simulated contractors
   const webhooks = createWebhookDispatcher(config, store, { logger, metrics: services.metrics });
@@ -78,9 +146,17 @@ async function serve(config: Config, prepare: boolean): Promise<void> {
   purge.unref();
 
   const address = await app.listen({ port: config.PORT, host: config.HOST });
+  const { registry } = services.metrics;
+  const stopMetrics = cluster.isWorker
+    ? async () => {}
+    : await serveMetrics(
+        config,
+        { contentType: registry.contentType, scrape: () => registry.metrics() },
+        logger,
+      );
   // A worker whose primary is gone stops too (draining first) instead of serving unsupervised.
   if (cluster.isWorker) process.once("disconnect", () => process.kill(process.pid, "SIGTERM"));
-  if (first) printWelcome(first, config.PUBLIC_BASE_URL ?? address);
+  if (first) printWelcome(first, config.PUBLIC_BASE_URL ?? address, config, agentKey);
 
   closeWithGrace({ delay: config.SHUTDOWN_GRACE_MS }, async ({ err, signal }) => {
     if (err) app.log.error({ err }, "shutting down after an error");
@@ -88,7 +164,9 @@ async function serve(config: Config, prepare: boolean): Promise<void> {
     clearInterval(purge);
     services.pool.stop();
     await app.close(); // stops accepting, drains in-flight requests
+    await stopMetrics();
     await sweeper.stop();
+    await compliance.stop();
     await sandbox?.stop();
     await webhooks.close();
     await services.audit.stop();
@@ -111,10 +189,11 @@ async function supervise(config: Config, workers: number): Promise<void> {
   const logger = createLogger(config);
   const store = openStore(config);
   const first = await bootstrap(store, new ApiKeyService(store, 0));
+  const agentKey = await sandboxKeyOf(store);
   await store.close();
   loadSigningKey(config.AUDIT_SIGNING_KEY, config.DATA_DIR); // created once here, before workers read it
 
-  serveClusterMetrics();
+  const stopMetrics = await serveMetrics(config, clusterMetricsSource(), logger);
   let stopping = false;
   let announced = false;
   const fork = () => cluster.fork();
@@ -123,7 +202,7 @@ async function supervise(config: Config, workers: number): Promise<void> {
     announced = true;
     const host = address.address?.includes(":") ? `[${address.address}]` : (address.address ?? config.HOST);
     process.stdout.write(`Server listening at http://${host}:${address.port} with ${workers} workers\n`);
-    printWelcome(first, config.PUBLIC_BASE_URL ?? `http://${host}:${address.port}`);
+    printWelcome(first, config.PUBLIC_BASE_URL ?? `http://${host}:${address.port}`, config, agentKey);
   });
   cluster.on("exit", (worker, code, signal) => {
     if (stopping) return;
@@ -144,10 +223,12 @@ async function supervise(config: Config, workers: number): Promise<void> {
         }),
     );
     await Promise.all(exits);
+    await stopMetrics();
   });
 }
 
 async function main(): Promise<void> {
+  loadEnvFile(); // workers inherit what the primary read
   const config = loadConfig();
   if (cluster.isWorker) return serve(config, false);
   const workers = workerCount(config);

@@ -1,6 +1,6 @@
 // Operational metrics in Prometheus format (prom-client), one registry per app instance: requests by
 // operation and status, their duration, dispatch latency, limiter decisions, store pool use and the
-// group-commit queue.
+// group-commit queue. Served by the metrics listener (transports/http/metrics-server.ts), not the API.
 
 import { Counter, collectDefaultMetrics, Gauge, Histogram, Registry } from "prom-client";
 
@@ -21,8 +21,6 @@ export class Metrics {
   readonly limiterFallback: Gauge;
   readonly auditSequenced: Counter;
   readonly webhookAttempts: Counter;
-  /** The text a scrape of /metrics answers: this registry, or the cluster's sum under `--workers`. */
-  scrape: () => Promise<string> = () => this.registry.metrics();
 
   constructor(options: { defaultMetrics?: boolean } = {}) {
     const registers = [this.registry];

@@ -2,10 +2,12 @@
 
 import { execFile } from "node:child_process";
 import { generateKeyPairSync } from "node:crypto";
+import { once } from "node:events";
 import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { type AddressInfo, createServer } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { fileURLToPath } from "node:url";
+import { fileURLToPath, pathToFileURL } from "node:url";
 import { promisify } from "node:util";
 import Database from "better-sqlite3";
 import { afterAll, describe, expect, it } from "vitest";
@@ -23,7 +25,7 @@ async function cli(...args: string[]): Promise<{ code: number; stdout: string; s
   try {
     const { stdout, stderr } = await run(process.execPath, ["--import", "tsx", "src/cli/index.ts", ...args], {
       cwd: ROOT,
-      env: { ...process.env, DATA_DIR: dir },
+      env: { ...process.env, ENV_FILE: "", DATA_DIR: dir },
     });
     return { code: 0, stdout, stderr };
   } catch (error) {
@@ -67,7 +69,7 @@ describe("operator CLI", () => {
     expect((await cli("keys", "revoke", id)).stdout).toContain(`revoked ${id}`);
     expect((await cli("keys", "list", "--account", "acme")).stdout).toMatch(/revoked 20/);
     expect((await cli("keys", "revoke", "key_nope")).code).toBe(1);
-  }, 60_000);
+  }, 180_000);
 
   it("issues contractor keys for a known contractor only, and dispatcher keys, listed with their kind", async () => {
     expect((await cli("migrate")).code).toBe(0); // seeds the sandbox pool
@@ -106,7 +108,7 @@ describe("operator CLI", () => {
     const list = await cli("keys", "list");
     expect(list.stdout).toContain(`crew\ttest\tcontractor:${contractor}\t`);
     expect(list.stdout).toContain("ops\tlive\tdispatcher\t");
-  }, 60_000);
+  }, 180_000);
 
   it("refuses a contractor key whose mode is not its pool's", async () => {
     expect((await cli("migrate")).code).toBe(0);
@@ -116,7 +118,7 @@ describe("operator CLI", () => {
     const live = await cli("keys", "create", "--account", "crew", "--mode", "live", "--contractor", sandbox);
     expect(live.code).toBe(1);
     expect(live.stderr).toMatch(/sandbox pool: its key must be --mode test/);
-  }, 60_000);
+  }, 180_000);
 
   it("checks every contractor's capacity against its open offers and jobs, and reports drift", async () => {
     expect((await cli("migrate")).code).toBe(0);
@@ -134,12 +136,12 @@ describe("operator CLI", () => {
     const drift = await cli("pool", "check");
     expect(drift.code).toBe(1);
     expect(drift.stdout).toContain(`${first?.id}: counter 2, ledger 0, open offers and jobs 0`);
-  }, 60_000);
+  }, 180_000);
 
   it("refuses bad usage with exit code 2", async () => {
     expect((await cli("keys", "create", "--account", "acme", "--mode", "prod")).code).toBe(2);
     expect((await cli("frobnicate")).code).toBe(2);
-  }, 60_000);
+  }, 180_000);
 
   it("imports a live pool from CSV and JSON, updating by external_ref", async () => {
     const csv = join(dir, "pool.csv");
@@ -178,7 +180,7 @@ describe("operator CLI", () => {
       emergencyCapable: false,
       rating: 4,
     });
-  }, 60_000);
+  }, 180_000);
 
   it("imports nothing from a file with a bad row and lists every problem", async () => {
     const bad = join(dir, "bad.csv");
@@ -198,7 +200,7 @@ describe("operator CLI", () => {
     expect(res.stderr).toMatch(/line 3: hourly_rate_cents/);
     expect((await liveContractorsInStore()).some((c) => c.id.includes("B-1"))).toBe(false);
     expect(await liveContractorsInStore()).toHaveLength(2);
-  }, 60_000);
+  }, 180_000);
 });
 
 describe("audit CLI", () => {
@@ -211,7 +213,7 @@ describe("audit CLI", () => {
         ["--import", "tsx", "src/cli/index.ts", ...args],
         {
           cwd: ROOT,
-          env: { ...process.env, DATA_DIR: auditDir },
+          env: { ...process.env, ENV_FILE: "", DATA_DIR: auditDir },
         },
       );
       return { code: 0, stdout, stderr };
@@ -234,6 +236,8 @@ describe("audit CLI", () => {
 
       const verified = await auditCli("audit", "verify", seal, "--url", server.baseUrl);
       expect(verified.code, verified.stdout + verified.stderr).toBe(0);
+      const leaf = Number(/leaf: +#(\d+) /.exec(verified.stdout)?.[1]);
+      expect(leaf).toBeGreaterThan(0); // the sandbox's own records come first
       expect(verified.stdout).toMatch(/signature: +valid/);
       expect(verified.stdout).toMatch(/inclusion: +proven/);
       expect(verified.stdout).toContain("VERIFIED");
@@ -250,6 +254,41 @@ describe("audit CLI", () => {
         (await auditCli("audit", "verify", "seal_0000000000000000000000", "--url", server.baseUrl)).code,
       ).toBe(1);
 
+      // A record as the caller's list shows it: it hashes to the proven leaf and its disclosure is committed.
+      const listed = (await (
+        await fetch(`${server.baseUrl}/api/audit?kind=quote.issued`, { headers: { "x-api-key": key } })
+      ).json()) as { records: Array<{ seal: string; disclosures: string[] }> };
+      const shown = listed.records.find((r) => r.seal === seal);
+      expect(shown?.disclosures.length).toBeGreaterThan(0);
+      const shownFile = join(auditDir, "shown.json");
+      writeFileSync(shownFile, JSON.stringify(shown));
+      const withRecord = await auditCli(
+        "audit",
+        "verify",
+        seal,
+        "--url",
+        server.baseUrl,
+        "--record",
+        shownFile,
+      );
+      expect(withRecord.code, withRecord.stdout + withRecord.stderr).toBe(0);
+      expect(withRecord.stdout).toMatch(/record: +hashes to the leaf; 1 disclosure committed in it/);
+      const forged = Buffer.from(JSON.stringify(["AAAAAAAAAAAAAAAAAAAAAA", "chosen_ref", "cref_x"])).toString(
+        "base64url",
+      );
+      writeFileSync(shownFile, JSON.stringify({ ...shown, disclosures: [forged] }));
+      const doctored = await auditCli(
+        "audit",
+        "verify",
+        seal,
+        "--url",
+        server.baseUrl,
+        "--record",
+        shownFile,
+      );
+      expect(doctored.code).toBe(1);
+      expect(doctored.stdout).toMatch(/record: +disclosure .* is not committed in the record/);
+
       const check = await auditCli("audit", "check");
       expect(check.code, check.stdout + check.stderr).toBe(0);
       expect(check.stdout).toContain("log consistent");
@@ -263,7 +302,11 @@ describe("audit CLI", () => {
       db.close();
       const tampered = await auditCli("audit", "check");
       expect(tampered.code).toBe(1);
-      expect(tampered.stdout).toContain(`MISMATCH: leaf`);
+      expect(tampered.stdout).toContain(`MISMATCH: leaf ${leaf} `);
+      // Every leaf before the altered one was checked, and the report says where it stopped.
+      expect(tampered.stdout).toContain(
+        `${leaf} leaves checked (0 purged records) before the first mismatch, at leaf ${leaf},`,
+      );
       expect(tampered.stdout).toContain(seal);
       const failed = await auditCli("audit", "verify", seal, "--url", server.baseUrl);
       expect(failed.code).toBe(1);
@@ -271,7 +314,7 @@ describe("audit CLI", () => {
     } finally {
       await server.kill();
     }
-  }, 120_000);
+  }, 180_000);
 
   it("purges nothing younger than 7 years and manages legal holds", async () => {
     const early = await auditCli("audit", "purge", "--before", new Date().toISOString());
@@ -292,7 +335,60 @@ describe("audit CLI", () => {
     expect((await auditCli("audit", "hold", "list")).stdout).toContain("released");
     expect((await auditCli("audit", "hold", "release", id)).code).toBe(1);
     expect((await auditCli("audit", "hold", "add", "--reason", "x")).code).toBe(2);
-  }, 60_000);
+  }, 180_000);
+});
+
+describe("settings from .env", () => {
+  /** A loopback port nothing listens on (taken, then given back). */
+  async function closedPort(): Promise<number> {
+    const server = createServer().listen(0, "127.0.0.1");
+    await once(server, "listening");
+    const { port } = server.address() as AddressInfo;
+    server.close();
+    await once(server, "close");
+    return port;
+  }
+
+  /** The CLI run from `cwd`, with the server settings of the test's own environment removed. */
+  async function cliIn(cwd: string, env: Record<string, string>, ...args: string[]) {
+    const base: Record<string, string | undefined> = { ...process.env };
+    for (const name of ["PORT", "HOST", "PUBLIC_BASE_URL", "ENV_FILE", "DATA_DIR"]) delete base[name];
+    const tsx = pathToFileURL(join(ROOT, "node_modules/tsx/dist/loader.mjs")).href;
+    try {
+      const { stdout, stderr } = await run(
+        process.execPath,
+        ["--import", tsx, join(ROOT, "src/cli/index.ts"), ...args],
+        { cwd, env: { ...base, ...env } },
+      );
+      return { code: 0, stdout, stderr };
+    } catch (error) {
+      const e = error as { code: number; stdout: string; stderr: string };
+      return { code: e.code, stdout: e.stdout, stderr: e.stderr };
+    }
+  }
+
+  it("reads .env in the working directory, the environment's own variables winning, and audit verify names the URL it could not reach", async () => {
+    const work = mkdtempSync(join(tmpdir(), "fd-cli-env-"));
+    try {
+      const [filePort, envPort] = [await closedPort(), await closedPort()];
+      writeFileSync(join(work, ".env"), `# settings\nPORT=${filePort}\nHOST=0.0.0.0\n`);
+      const fromFile = await cliIn(work, {}, "audit", "verify", "seal_x");
+      expect(fromFile.code).toBe(1);
+      // HOST 0.0.0.0 is every address: the CLI reaches it on loopback.
+      expect(fromFile.stderr).toContain(
+        `could not reach http://127.0.0.1:${filePort}/api/attest/verify/seal_x: ECONNREFUSED`,
+      );
+      const fromEnv = await cliIn(work, { PORT: String(envPort) }, "audit", "verify", "seal_x");
+      expect(fromEnv.stderr).toContain(
+        `could not reach http://127.0.0.1:${envPort}/api/attest/verify/seal_x`,
+      );
+      const named = await cliIn(work, { ENV_FILE: "missing.env" }, "audit", "verify", "seal_x");
+      expect(named.code).toBe(1);
+      expect(named.stderr).toContain("ENV_FILE missing.env does not exist");
+    } finally {
+      rmSync(work, { recursive: true, force: true });
+    }
+  }, 180_000);
 });
 
 describe("webhooks CLI", () => {
@@ -361,5 +457,5 @@ describe("webhooks CLI", () => {
       await after.close();
     }
     expect((await cli("webhooks", "redeliver")).code).toBe(2);
-  });
+  }, 180_000);
 });

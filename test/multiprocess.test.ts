@@ -64,6 +64,7 @@ describe.skipIf(!ready)("several processes on one PostgreSQL and one Redis", () 
     const urls = [a.baseUrl, b.baseUrl];
 
     const job = { trade: "plumbing", location: { state: "TX", zip: "78701" } };
+    const started = performance.now();
     const quotes = await Promise.all(
       Array.from({ length: 300 }, (_, i) =>
         post(urls[i % 2] as string, "/api/dispatch/v1/quote", job, { "x-api-key": key }),
@@ -71,8 +72,11 @@ describe.skipIf(!ready)("several processes on one PostgreSQL and one Redis", () 
     );
     const admitted = quotes.filter((r) => r.status === 200).length;
     expect(quotes.every((r) => r.status === 200 || r.status === 429)).toBe(true);
-    // One process admits the burst of 200 (plus what refills during the run: 100 a minute).
-    expect(Math.abs(admitted - 200)).toBeLessThanOrEqual(1);
+    // One process admits the burst of 200, plus what refilled while the requests ran (100 a minute: one
+    // every 600 ms), however slow the machine made them.
+    const refilled = Math.ceil((performance.now() - started) / 600);
+    expect(admitted).toBeGreaterThanOrEqual(199);
+    expect(admitted).toBeLessThanOrEqual(200 + refilled);
 
     // A key with room for the race, so the first key's spent bucket does not interfere.
     const store = openPostgresStore(vars.DATABASE_URL as string, { poolSize: 1, schema });
@@ -204,6 +208,8 @@ describe.skipIf(!ready)("contractor capacity across processes", () => {
           responseMinutes: 60,
           active: true,
           excluded: false,
+          insuranceVerifiedUntil: "2099-12-31",
+          licenseVerifiedUntil: "2099-12-31",
         },
       ],
       () => testRecord(),
@@ -231,7 +237,10 @@ describe.skipIf(!ready)("contractor capacity across processes", () => {
       ),
     );
     expect(results.every((r) => r.status === 200)).toBe(true);
-    expect(results.filter((r) => r.body.contractor_ref === "ctr-capacity3")).toHaveLength(3);
+    // Both processes answer the same handle for the contractor (they share the signing key it comes from).
+    const matched = results.filter((r) => r.body.contractor_ref !== null);
+    expect(matched).toHaveLength(3);
+    expect(new Set(matched.map((r) => r.body.contractor_ref)).size).toBe(1);
     expect(results.filter((r) => r.body.status === "needs_dispatcher")).toHaveLength(17);
   }, 120_000);
 });
@@ -256,9 +265,12 @@ describe.skipIf(!ready)("--workers", () => {
       ),
     );
     expect(results.every((r) => r.status === 200)).toBe(true);
-    // Whichever worker answers the scrape reports the whole cluster's counts.
+    // The primary's metrics listener reports the whole cluster's counts, scrape after scrape; the API
+    // port does not serve them.
+    const metricsUrl = (await server.waitFor(/metrics listening at (http:\/\/[^\s"]+)/))[1] ?? "";
+    expect((await fetch(`${server.baseUrl}/metrics`)).status).toBe(404);
     for (let i = 0; i < 4; i++) {
-      const text = await (await fetch(`${server.baseUrl}/metrics`)).text();
+      const text = await (await fetch(metricsUrl)).text();
       const line = text
         .split("\n")
         .find((l) => l.startsWith("fsd_http_requests_total{") && l.includes('operation="dispatchOrder"'));

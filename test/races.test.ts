@@ -11,7 +11,9 @@ import { join } from "node:path";
 import { Writable } from "node:stream";
 import { afterAll, describe, expect, it } from "vitest";
 import { ApiKeyService } from "../src/auth/api-key-service.js";
+import { ContractorRefs } from "../src/auth/contractor-refs.js";
 import { loadConfig } from "../src/config.js";
+import { complianceIssues, dayOf } from "../src/domain/compliance.js";
 import type { Contractor } from "../src/domain/contractor.js";
 import { ContractorPool } from "../src/operations/contractor-pool.js";
 import { type OrderServices, settleOffer } from "../src/operations/order-commands.js";
@@ -104,6 +106,7 @@ async function postgresTarget(): Promise<Target> {
     store,
     pool,
     config: loadConfig({ ...env, LOG_LEVEL: "silent" }),
+    refs: new ContractorRefs(Buffer.alloc(32, 7)),
     now: () => new Date(),
   };
   const deadlocks = () =>
@@ -173,7 +176,9 @@ class Scene {
         c.trades.includes("plumbing") &&
         c.states.includes("CA") &&
         c.active &&
-        !c.excluded,
+        !c.excluded &&
+        // Only contractors that may take work today: an assignment to one that may not is refused (409).
+        complianceIssues(c, dayOf(new Date())).length === 0,
     );
   }
 

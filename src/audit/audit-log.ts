@@ -83,6 +83,11 @@ export class AuditLog {
     } = {},
   ) {}
 
+  /** The service's time in milliseconds: what the caches of checkpoints and external changes age by. */
+  private clockMs(): number {
+    return (this.options.now?.() ?? new Date()).getTime();
+  }
+
   /**
    * Sequences every queued record and signs the tree's head. With `wait` (on-demand), waits for another
    * process's sequencer instead of skipping. Returns how many queued leaves this call appended.
@@ -140,7 +145,7 @@ export class AuditLog {
       // Committed: the new nodes are final and may be cached.
       for (const n of appended) this.cacheNode(nodeKey(n.level, n.index), n.hash);
       const leaves = appended.filter((n) => n.level === 0).length;
-      this.latest = { checkpoint: toCheckpoint(checkpoint), signatureOk: true, at: Date.now() };
+      this.latest = { checkpoint: toCheckpoint(checkpoint), signatureOk: true, at: this.clockMs() };
       total += leaves;
       this.options.onSequenced?.(newlySigned);
       if (leaves < SEQUENCE_BATCH) break;
@@ -171,7 +176,7 @@ export class AuditLog {
     const cached = this.latest;
     if (
       cached &&
-      Date.now() - cached.at < CHECKPOINT_TTL_MS &&
+      this.clockMs() - cached.at < CHECKPOINT_TTL_MS &&
       (cached.checkpoint?.tree_size ?? 0) >= minSize
     ) {
       return cached;
@@ -179,7 +184,7 @@ export class AuditLog {
     const row = await this.store.latestCheckpoint();
     const checkpoint = row ? toCheckpoint(row) : null;
     const signatureOk = checkpoint ? verifyCheckpoint(checkpoint, this.signer.publicKey) : true;
-    this.latest = { checkpoint, signatureOk, at: Date.now() };
+    this.latest = { checkpoint, signatureOk, at: this.clockMs() };
     return this.latest;
   }
 
@@ -257,7 +262,7 @@ export class AuditLog {
   }
 
   private async externalChangeToken(): Promise<number | null> {
-    const now = Date.now();
+    const now = this.clockMs();
     const known = this.changeToken;
     if (known && now - known.at < (this.options.changeCheckMs ?? EXTERNAL_CHANGE_CHECK_MS))
       return known.value;

@@ -25,10 +25,13 @@ export const AUDIT_KINDS = {
   "order.assigned":
     "A dispatcher assigned a contractor by hand (from offered, needs_dispatcher or cannot_complete) or reassigned the job (from accepted or en_route): the status it was made from, from whom to whom, and why.",
   "pool.changed": "A dispatcher activated, deactivated, excluded or re-included a contractor, and why.",
+  "pool.compliance_expiring":
+    "The day's compliance list of a pool (one per UTC day and mode): the contractors whose insurance or license has expired, is not verified, or expires within 45 days, with their dates.",
   "key.issued":
     "An API key was issued: its id, account, mode, label and rate-limit overrides (never the key).",
   "key.revoked": "An API key was revoked.",
-  "pool.seeded": "The sandbox contractor pool was generated: how many contractors and a digest of the pool.",
+  "pool.seeded":
+    "The sandbox contractor pool was generated: how many contractors and a digest of the pool; or, once, a pool seeded before verification dates got them (verification_dates_backfilled: how many).",
   "pool.imported":
     "Live contractors were imported: how many were added and updated, and a digest of the file.",
 } as const;

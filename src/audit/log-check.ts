@@ -14,12 +14,16 @@ const PAGE = 5_000;
 
 export interface CheckReport {
   ok: boolean;
+  /** Leaves checked against their records (purged ones included), up to the first problem. */
   leaves: number;
   purged: number;
   pending: number;
   checkpointSize: number | null;
   /** The first problem found, in log order. */
   mismatch: string | null;
+  /** The index of the leaf where the check failed (the first leaf under a tree node that differs); null
+   * when it passed, or when the failure is not one leaf's (the checkpoint's signature, the root). */
+  failedAtLeaf: number | null;
 }
 
 export async function checkLog(store: AuditPersistence, publicKey: KeyObject): Promise<CheckReport> {
@@ -32,8 +36,13 @@ export async function checkLog(store: AuditPersistence, publicKey: KeyObject): P
     pending: await store.pendingAuditCount(),
     checkpointSize: checkpoint?.tree_size ?? null,
     mismatch: null,
+    failedAtLeaf: null,
   };
-  const fail = (message: string) => ({ ...report, mismatch: message });
+  const fail = (message: string, leaf: number | null = null): CheckReport => ({
+    ...report,
+    mismatch: message,
+    failedAtLeaf: leaf,
+  });
   if (checkpoint && !verifyCheckpoint(checkpoint, publicKey)) {
     return fail(
       `checkpoint at tree size ${checkpoint.tree_size}: signature does not verify with the service key`,
@@ -47,15 +56,19 @@ export async function checkLog(store: AuditPersistence, publicKey: KeyObject): P
   for (let at = 0; ; ) {
     const page = await store.leavesWithRecords(at, at < size ? Math.min(PAGE, size - at) : PAGE);
     if (page.length === 0) {
-      if (at < size) return fail(`leaf ${at} is missing from the store`);
+      if (at < size) return fail(`leaf ${at} is missing from the store`, at);
       break;
     }
     for (const [i, leaf] of page.entries()) {
-      if (leaf.leaf_index !== at + i) return fail(`leaf ${at + i} is missing from the store`);
+      if (leaf.leaf_index !== at + i) return fail(`leaf ${at + i} is missing from the store`, at + i);
       if (leaf.record === null) report.purged++;
       else if (!rowMatchesLeaf(leaf.record, leaf.leaf_hash)) {
-        return fail(`leaf ${leaf.leaf_index} (${leaf.seal}): the stored record does not hash to its leaf`);
+        return fail(
+          `leaf ${leaf.leaf_index} (${leaf.seal}): the stored record does not hash to its leaf`,
+          leaf.leaf_index,
+        );
       }
+      report.leaves++;
     }
     const grown = appendLeaves(
       at,
@@ -66,12 +79,16 @@ export async function checkLog(store: AuditPersistence, publicKey: KeyObject): P
     const stored = await store.auditNodes(inner);
     for (const n of inner) {
       const s = stored.get(nodeKey(n.level, n.index));
-      if (!s?.equals(n.hash))
-        return fail(`tree node ${n.level}/${n.index} differs from the one its leaves give`);
+      if (!s?.equals(n.hash)) {
+        const first = n.index * 2 ** n.level;
+        return fail(
+          `tree node ${n.level}/${n.index} (leaves ${first} to ${first + 2 ** n.level - 1}) differs from the one its leaves give`,
+          first,
+        );
+      }
     }
     range = grown.range;
     at += page.length;
-    report.leaves += page.length;
     if (at === size) signedRoot = grown.root;
   }
   if (checkpoint && signedRoot && signedRoot.toString("hex") !== checkpoint.root_hash) {

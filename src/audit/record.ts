@@ -2,6 +2,11 @@
 // author) of a small envelope around the decision's data. The leaf hash the Merkle tree commits to is
 // SHA-256(0x00 || those bytes); the stored text is exactly those bytes, so anyone holding a record can
 // recompute its leaf.
+//
+// Version 2 (every record sealed since) keeps private parts out of the sealed text: contractor ids, the
+// ranked candidates with their prices and scores, and the account's contractor handles are committed as
+// salted digests (disclosure.ts, redaction.ts) and stored beside the record, each with the roles it is
+// shown to. Version 1 records (sealed before) hold everything in the clear and verify as they always did.
 
 import { randomBase62 } from "../auth/api-key.js";
 import { canonicalJson } from "../canonical-json.js";
@@ -9,6 +14,7 @@ import { timePrefix } from "../ids.js";
 import type { AuditRecordRow } from "../storage/schema.js";
 import type { AuditKind } from "./kinds.js";
 import { leafHash } from "./merkle.js";
+import { type RefOf, redact } from "./redaction.js";
 
 export const SEAL_PATTERN = /^seal_[0-9A-Za-z]{22}$/;
 
@@ -23,6 +29,8 @@ export interface AuditInput {
   orderId?: string | null;
   actor: Actor;
   data: Record<string, unknown>;
+  /** The account's contractor handles, for the disclosures shown to the caller (records of an account). */
+  refOf?: RefOf | null;
 }
 
 /** A record ready to be written: its row (the store numbers it) and its leaf hash (hex). */
@@ -30,7 +38,7 @@ export type AuditEntry = Omit<AuditRecordRow, "seq"> & { kind: AuditKind; leaf_h
 
 /** The envelope that is hashed. Field names are part of the log format: never rename them. */
 export interface AuditRecord {
-  v: 1;
+  v: 1 | 2;
   seal: string;
   kind: AuditKind;
   at: string;
@@ -51,17 +59,18 @@ export function newSeal(): string {
 }
 
 export function sealRecord(input: AuditInput): AuditEntry {
+  const redacted = redact(input.actor, input.data, input.refOf ?? null);
   // Keys in canonical order, so canonicalJson serialises without copying.
   const record: AuditRecord = {
     account_id: input.accountId,
-    actor: input.actor,
+    actor: redacted.actor,
     at: input.at,
-    data: input.data,
+    data: redacted.data,
     kind: input.kind,
     livemode: input.livemode,
     order_id: input.orderId ?? null,
     seal: newSeal(),
-    v: 1,
+    v: 2,
   };
   const text = canonicalJson(record);
   return {
@@ -73,6 +82,7 @@ export function sealRecord(input: AuditInput): AuditEntry {
     actor: record.actor,
     created_at: record.at,
     record: text,
+    disclosures: redacted.disclosures,
     leaf_hash: leafHash(Buffer.from(text, "utf8")).toString("hex"),
   };
 }
@@ -90,8 +100,13 @@ export function rowMatchesLeaf(row: Omit<AuditRecordRow, "seq">, leafHashHex: st
   const head = `{"account_id":${s(row.account_id)},"actor":${s(row.actor)},"at":${s(row.created_at)},"data":`;
   const tail =
     `,"kind":${s(row.kind)},"livemode":${Number(row.livemode) === 1},"order_id":${s(row.order_id)},` +
-    `"seal":${s(row.seal)},"v":1}`;
+    `"seal":${s(row.seal)},"v":`;
+  const text = row.record;
+  const end = text.length - tail.length - 2;
   return (
-    row.record.startsWith(head) && row.record.endsWith(tail) && row.record.length > head.length + tail.length
+    text.startsWith(head) &&
+    end > head.length &&
+    text.startsWith(tail, end) &&
+    (text.endsWith("1}") || text.endsWith("2}"))
   );
 }

@@ -3,7 +3,9 @@
 // with the published (or a pinned) public key, and recomputes the inclusion proof up to the signed root.
 
 import { createPublicKey, type KeyObject } from "node:crypto";
-import { verifyInclusion } from "./merkle.js";
+import { canonicalJson } from "../canonical-json.js";
+import { applyDisclosures } from "./disclosure.js";
+import { leafHash as leafHashOf, verifyInclusion } from "./merkle.js";
 import { type Checkpoint, keyIdOf, verifyCheckpoint } from "./signing.js";
 
 export interface RemoteVerification {
@@ -12,12 +14,43 @@ export interface RemoteVerification {
   lines: string[];
 }
 
+const TIMEOUT_MS = 10_000;
+
+/** The service did not answer at all (refused, unresolvable, timed out): names the URL and the cause. */
+export class UnreachableError extends Error {
+  constructor(
+    readonly url: string,
+    readonly reason: string,
+  ) {
+    super(`could not reach ${url}: ${reason}`);
+  }
+}
+
+/** Why a fetch failed, from undici's `fetch failed` and its cause: "ECONNREFUSED (connect ECONNREFUSED ...)". */
+function failureReason(error: unknown): string {
+  if (error instanceof Error && error.name === "TimeoutError")
+    return `no answer within ${TIMEOUT_MS / 1000} s`;
+  const cause = (error as { cause?: unknown }).cause as
+    | { code?: string; message?: string; errors?: Array<{ code?: string; message?: string }> }
+    | undefined;
+  const inner = cause?.code ? cause : (cause?.errors?.[0] ?? cause);
+  if (inner?.code) return inner.message ? `${inner.code} (${inner.message})` : inner.code;
+  if (inner?.message) return inner.message;
+  return error instanceof Error ? error.message : String(error);
+}
+
 async function getJson(url: string): Promise<{ status: number; body: Record<string, unknown> }> {
-  const res = await fetch(url, {
-    headers: { accept: "application/json" },
-    signal: AbortSignal.timeout(10_000),
-  });
-  const text = await res.text();
+  let res: Response;
+  let text: string;
+  try {
+    res = await fetch(url, {
+      headers: { accept: "application/json" },
+      signal: AbortSignal.timeout(TIMEOUT_MS),
+    });
+    text = await res.text();
+  } catch (error) {
+    throw new UnreachableError(url, failureReason(error));
+  }
   try {
     return { status: res.status, body: JSON.parse(text) as Record<string, unknown> };
   } catch {
@@ -25,10 +58,42 @@ async function getJson(url: string): Promise<{ status: number; body: Record<stri
   }
 }
 
+/** A record as a list shows it (GET /api/audit and the dispatch team's and contractors' lists). */
+export interface ShownRecord {
+  seal?: unknown;
+  record?: unknown;
+  disclosures?: unknown;
+  disclosed?: unknown;
+}
+
+/**
+ * Checks a record as it was shown against the leaf the service proves: its canonical JSON hashes to the
+ * leaf, and each disclosure is committed in it (and, when given, `disclosed` is what they make).
+ */
+export function checkShownRecord(shown: ShownRecord, seal: string, leafHashHex: string): string[] {
+  const problems: string[] = [];
+  if (shown.seal !== undefined && shown.seal !== seal)
+    problems.push(`the record shown is ${String(shown.seal)}`);
+  const record = shown.record as { data?: Record<string, unknown> } | undefined;
+  if (typeof record !== "object" || record === null || typeof record.data !== "object")
+    return [...problems, "the file has no record object"];
+  const leaf = leafHashOf(Buffer.from(canonicalJson(record), "utf8")).toString("hex");
+  if (leaf !== leafHashHex) problems.push(`the record hashes to ${leaf}, not to the leaf`);
+  const disclosures = shown.disclosures ?? [];
+  if (!Array.isArray(disclosures) || disclosures.some((d) => typeof d !== "string"))
+    return [...problems, "disclosures is not a list of strings"];
+  const checked = applyDisclosures(record.data, disclosures as string[]);
+  if (!checked.ok) problems.push(checked.reason);
+  else if (shown.disclosed !== undefined && canonicalJson(shown.disclosed) !== canonicalJson(checked.claims))
+    problems.push("disclosed is not what the record and its disclosures make");
+  return problems;
+}
+
 export async function verifyRemote(
   baseUrl: string,
   seal: string,
   pinnedKey?: KeyObject,
+  shown?: ShownRecord,
 ): Promise<RemoteVerification> {
   const base = baseUrl.replace(/\/+$/, "");
   const { status, body } = await getJson(`${base}/api/attest/verify/${encodeURIComponent(seal)}`);
@@ -78,6 +143,17 @@ export async function verifyRemote(
     `signature:  ${signatureOk ? "valid" : "INVALID"}`,
     `inclusion:  ${proofOk ? "proven" : "NOT PROVEN"}`,
   );
-  const ok = signatureOk && proofOk && (body.status === "verified" || body.status === "purged");
+  let shownOk = true;
+  if (shown !== undefined) {
+    const problems = checkShownRecord(shown, seal, leafHash);
+    shownOk = problems.length === 0;
+    const count = Array.isArray(shown.disclosures) ? shown.disclosures.length : 0;
+    lines.push(
+      shownOk
+        ? `record:     hashes to the leaf; ${count} disclosure${count === 1 ? "" : "s"} committed in it`
+        : `record:     ${problems.join("; ")}`,
+    );
+  }
+  const ok = signatureOk && proofOk && shownOk && (body.status === "verified" || body.status === "purged");
   return { ok, status: String(body.status), lines };
 }

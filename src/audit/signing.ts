@@ -15,6 +15,7 @@ import {
   createPrivateKey,
   createPublicKey,
   generateKeyPairSync,
+  hkdfSync,
   type KeyObject,
   sign,
   verify,
@@ -75,6 +76,15 @@ export class CheckpointSigner {
     const body = { origin: CHECKPOINT_ORIGIN, ...head };
     const signature = sign(null, Buffer.from(checkpointNote(body)), this.privateKey).toString("base64");
     return { ...body, key_id: this.keyId, signature };
+  }
+
+  /**
+   * A 32-byte secret derived from the signing key (HKDF-SHA256 over its PKCS#8 bytes) for `purpose`:
+   * stable for as long as the key is, shared by every host that shares the key, and unrelated to it.
+   */
+  deriveSecret(purpose: string): Buffer {
+    const ikm = this.privateKey.export({ type: "pkcs8", format: "der" });
+    return Buffer.from(hkdfSync("sha256", ikm, Buffer.alloc(0), purpose, 32));
   }
 
   published(): PublishedKey {

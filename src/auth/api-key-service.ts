@@ -52,7 +52,14 @@ export class ApiKeyService {
           : "The API key is malformed: expected fsd_live_... or fsd_test_... .",
       );
     }
-    const hash = hashApiKey(rawKey);
+    return this.authenticateHash(hashApiKey(rawKey));
+  }
+
+  /**
+   * Resolves a key the server holds only by its stored hash (the first-start sandbox key agents run under
+   * when no MCP_API_KEY is set): the same lookup, revocation check and cache as a key sent by a caller.
+   */
+  authenticateHash(hash: string): Principal | Promise<Principal> {
     // The cache ages on the monotonic clock: it measures elapsed time, not the service's time.
     const now = performance.now();
     const cached = this.cache.get(hash);

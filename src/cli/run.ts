@@ -9,12 +9,12 @@ import { parseArgs } from "node:util";
 import { AuditLog } from "../audit/audit-log.js";
 import { checkLog } from "../audit/log-check.js";
 import { type Actor, sealRecord } from "../audit/record.js";
-import { verifyRemote } from "../audit/remote-verify.js";
+import { type ShownRecord, UnreachableError, verifyRemote } from "../audit/remote-verify.js";
 import { RETENTION_YEARS, retentionCutoff } from "../audit/retention.js";
 import { loadSigningKey, SIGNING_KEY_FILE } from "../audit/signing.js";
 import { ApiKeyService } from "../auth/api-key-service.js";
 import { bootstrap } from "../bootstrap.js";
-import { type Config, loadConfig } from "../config.js";
+import { type Config, loadConfig, serverBaseUrl } from "../config.js";
 import { newId } from "../ids.js";
 import { openStore } from "../services/create-services.js";
 import type { Store } from "../storage/store.js";
@@ -38,9 +38,11 @@ const USAGE = `usage: npm run cli -- <command>
   pool check                              recompute every contractor's capacity from its open offers
                                           and jobs, and report any drift from the counter or the
                                           capacity ledger; exit 1 on any
-  audit verify <seal> [--url <base-url>] [--key <public-key.pem>]
+  audit verify <seal> [--url <base-url>] [--key <public-key.pem>] [--record <file|->]
                                           fetch a record's proof and check it offline (node:crypto):
-                                          checkpoint signature and inclusion; exit 1 unless verified
+                                          checkpoint signature and inclusion; with --record, one item
+                                          of an audit list (JSON): that the record hashes to the leaf
+                                          and its disclosures are committed in it; exit 1 unless verified
   audit check                             recompute every leaf, node and the root from the store and
                                           report the first mismatch; exit 1 on any
   audit purge [--before <ISO time>]       delete records older than 7 years (default cutoff) that no
@@ -96,6 +98,7 @@ async function audit(args: string[]): Promise<number> {
     options: {
       url: { type: "string" },
       key: { type: "string" },
+      record: { type: "string" },
       before: { type: "string" },
       order: { type: "string" },
       account: { type: "string" },
@@ -105,10 +108,19 @@ async function audit(args: string[]): Promise<number> {
   if (sub === "verify") {
     const seal = positionals[0];
     if (!seal) throw new UsageError("audit verify needs a seal");
-    const config = loadConfig();
-    const base = values.url ?? config.PUBLIC_BASE_URL ?? `http://127.0.0.1:${config.PORT}`;
+    const base = values.url ?? serverBaseUrl(loadConfig());
+    if (!base) throw new UsageError("PORT is 0 (a free port chosen at start): pass --url <base-url>");
     const pinned = values.key ? createPublicKey(readFileSync(values.key, "utf8")) : undefined;
-    const result = await verifyRemote(base, seal, pinned);
+    const shown = values.record
+      ? (JSON.parse(readFileSync(values.record === "-" ? 0 : values.record, "utf8")) as ShownRecord)
+      : undefined;
+    const result = await verifyRemote(base, seal, pinned, shown).catch((error: unknown) => {
+      if (!(error instanceof UnreachableError)) throw error;
+      const from = values.url
+        ? "--url"
+        : "PUBLIC_BASE_URL, else HOST and PORT, as the server reads them (environment, then .env)";
+      throw new Error(`${error.message}\nIs the service running there? The URL came from ${from}.`);
+    });
     process.stdout.write(`${result.lines.join("\n")}\n${result.ok ? "VERIFIED" : "NOT VERIFIED"}\n`);
     return result.ok ? 0 : 1;
   }
@@ -116,9 +128,13 @@ async function audit(args: string[]): Promise<number> {
     return withStore(async (store, config) => {
       const signer = loadSigningKey(config.AUDIT_SIGNING_KEY, config.DATA_DIR);
       const report = await checkLog(store.audit, signer.publicKey);
+      const checked = `${report.leaves} leaves checked (${report.purged} purged records)`;
+      const where =
+        report.ok || report.failedAtLeaf === null
+          ? ""
+          : ` before the first mismatch, at leaf ${report.failedAtLeaf}`;
       process.stdout.write(
-        `${report.leaves} leaves checked (${report.purged} purged records), ${report.pending} waiting to be sequenced, ` +
-          `checkpoint size ${report.checkpointSize ?? "none"}\n`,
+        `${checked}${where}, ${report.pending} waiting to be sequenced, checkpoint size ${report.checkpointSize ?? "none"}\n`,
       );
       if (report.ok) {
         process.stdout.write("log consistent: every record, node and the root match the signed checkpoint\n");

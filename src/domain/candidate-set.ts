@@ -2,6 +2,7 @@
 // typed arrays (struct of arrays), so matching a job against thousands of candidates touches a few
 // contiguous arrays instead of chasing thousands of objects. Pure data; built once per pool load.
 
+import { compliantThrough } from "./compliance.js";
 import type { Contractor } from "./contractor.js";
 import type { TradeCode } from "./trades.js";
 import type { StateCode } from "./us-regions.js";
@@ -29,6 +30,8 @@ export interface CandidateSet {
   readonly maxJobs: Int32Array;
   readonly rating: Float64Array;
   readonly responseMinutes: Float64Array;
+  /** The last day (days since the epoch) both verifications hold; NOT_VERIFIED_DAY when either is missing. */
+  readonly compliantThrough: Int32Array;
 }
 
 export function candidateSet(
@@ -50,6 +53,7 @@ export function candidateSet(
     maxJobs: new Int32Array(n),
     rating: new Float64Array(n),
     responseMinutes: new Float64Array(n),
+    compliantThrough: new Int32Array(n),
   };
   contractors.forEach((c, i) => {
     set.slot[i] = slots ? (slots[i] ?? i) : i;
@@ -65,6 +69,7 @@ export function candidateSet(
     set.maxJobs[i] = c.maxActiveJobs;
     set.rating[i] = c.rating;
     set.responseMinutes[i] = c.responseMinutes;
+    set.compliantThrough[i] = compliantThrough(c);
   });
   return set;
 }

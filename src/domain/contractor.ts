@@ -1,5 +1,5 @@
 // What the dispatch domain knows of a contractor. Name and contact stay in storage; callers only ever see
-// the masked handle `ctr-<id>`.
+// a handle of their own (auth/contractor-refs.ts).
 
 import type { TradeCode } from "./trades.js";
 import type { StateCode } from "./us-regions.js";
@@ -27,9 +27,11 @@ export interface Contractor {
   readonly responseMinutes: number;
   readonly active: boolean;
   readonly excluded: boolean;
+  /** Until when its insurance and its license are verified (YYYY-MM-DD, valid through that day); null:
+   * not verified. Both must hold on the job's day for it to be offered work (compliance.ts). */
+  readonly insuranceVerifiedUntil: string | null;
+  readonly licenseVerifiedUntil: string | null;
 }
 
-/** The public, masked handle of a contractor: `ctr_ab12` -> `ctr-ab12`. */
-export function contractorRef(id: string): string {
-  return `ctr-${id.startsWith("ctr_") ? id.slice(4) : id}`;
-}
+/** A contractor's id: `ctr_` and 1-40 letters or digits (generated ids have 12). */
+export const CONTRACTOR_ID_PATTERN = /^ctr_[0-9A-Za-z]{1,40}$/;

@@ -52,3 +52,24 @@ export function distanceMiles(a: Point, b: Point): number {
   const s = Math.sin(dLat / 2) ** 2 + Math.cos(a.lat * RAD) * Math.cos(b.lat * RAD) * Math.sin(dLon / 2) ** 2;
   return 2 * EARTH_RADIUS_MILES * Math.asin(Math.min(1, Math.sqrt(s)));
 }
+
+/** A latitude/longitude box holding every point within `miles` of `p` (a little more, never less). No
+ * longitude bounds when the box would cross the antimeridian or reach a pole. */
+export function boundingBox(
+  p: Point,
+  miles: number,
+): { minLat: number; maxLat: number; minLon: number; maxLon: number } {
+  // A degree of latitude is at least 68.7 miles; a degree of longitude 69.17 * cos(latitude) miles,
+  // shortest at the box's edge farthest from the equator.
+  const dLat = miles / 68.7 + 0.01;
+  const minLat = p.lat - dLat;
+  const maxLat = p.lat + dLat;
+  const far = Math.max(Math.abs(minLat), Math.abs(maxLat));
+  const cos = far >= 89 ? 0 : Math.cos(far * RAD);
+  const dLon = cos === 0 ? 360 : miles / (69.17 * cos) + 0.01;
+  const minLon = p.lon - dLon;
+  const maxLon = p.lon + dLon;
+  return minLon < -180 || maxLon > 180
+    ? { minLat, maxLat, minLon: -180, maxLon: 180 }
+    : { minLat, maxLat, minLon, maxLon };
+}

@@ -2,7 +2,9 @@
 //
 // Hard filters (all must hold): active; not excluded; works the trade; covers the location (works in the
 // state and, when both the job and the contractor have coordinates and the contractor has a radius, the
-// job is within that radius); has capacity (active jobs < max); emergency-capable when urgency=emergency.
+// job is within that radius); compliant (insurance and license both verified through the job's day, a
+// date equal to that day included: compliance.ts); has capacity (active jobs < max); emergency-capable
+// when urgency=emergency.
 //
 // Score = 0.30 fit + 0.25 eta + 0.20 quality + 0.15 price + 0.10 load, each component in [0, 1]:
 //   fit     = 1 - distance / reach (reach = radius, or 150 mi for statewide); 0.5 when distance unknown
@@ -13,6 +15,7 @@
 // Tie-break: higher score, then lower cost, then lower contractor id.
 
 import { type CandidateSet, FLAG_ACTIVE, FLAG_EMERGENCY, FLAG_EXCLUDED } from "./candidate-set.js";
+import { compliantThrough } from "./compliance.js";
 import type { Contractor } from "./contractor.js";
 import { distanceMiles, type Point } from "./geo.js";
 import { type JobPrice, priceJob, type Urgency } from "./pricing.js";
@@ -56,6 +59,8 @@ export interface MatchRequest {
   laborHours: number;
   /** The model's price of this job, the reference the price score compares against. */
   modelPrice: JobPrice;
+  /** The job's day (days since the epoch, UTC: compliance.ts dayOf(now)): compliance is judged on it. */
+  today: number;
 }
 
 export interface ScoreComponents {
@@ -77,7 +82,14 @@ export interface RankedCandidate {
   withinNte: boolean | null;
 }
 
-export type RejectReason = "inactive" | "excluded" | "trade" | "coverage" | "capacity" | "emergency";
+export type RejectReason =
+  | "inactive"
+  | "excluded"
+  | "trade"
+  | "coverage"
+  | "compliance"
+  | "capacity"
+  | "emergency";
 
 export interface MatchResult {
   /** Best candidate, or null when none passes the hard filters. */
@@ -105,6 +117,7 @@ export function hardFilter(
     if (c.serviceRadiusMiles !== null && distance > c.serviceRadiusMiles)
       return { reason: "coverage", distance };
   }
+  if (compliantThrough(c) < req.today) return { reason: "compliance", distance };
   if (activeJobs >= c.maxActiveJobs) return { reason: "capacity", distance };
   if (req.urgency === "emergency" && !c.emergencyCapable) return { reason: "emergency", distance };
   return { reason: null, distance };
@@ -172,6 +185,7 @@ export function match(req: MatchRequest, set: CandidateSet, jobs: ArrayLike<numb
     excluded: 0,
     trade: 0,
     coverage: 0,
+    compliance: 0,
     capacity: 0,
     emergency: 0,
   };
@@ -184,7 +198,9 @@ export function match(req: MatchRequest, set: CandidateSet, jobs: ArrayLike<numb
   const pCos = Math.cos(pLat);
   const emergency = req.urgency === "emergency";
   const etaTarget = ETA_TARGET_MINUTES[req.urgency];
+  const today = req.today;
   const { flags, latRad, lonRad, cosLat, radius, maxJobs, rating, responseMinutes, slot } = set;
+  const through = set.compliantThrough;
 
   for (let i = 0; i < set.length; i++) {
     const f = flags[i] as number;
@@ -219,6 +235,10 @@ export function match(req: MatchRequest, set: CandidateSet, jobs: ArrayLike<numb
         rejected.coverage++;
         continue;
       }
+    }
+    if ((through[i] as number) < today) {
+      rejected.compliance++;
+      continue;
     }
     const active = jobs[slot[i] as number] ?? 0;
     const max = maxJobs[i] as number;

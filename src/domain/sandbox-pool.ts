@@ -1,8 +1,15 @@
 // The sandbox contractor pool: generated deterministically (same seed, same pool) and realistically: every
 // state, DC and territory, weighted by 2020 census population, every trade present everywhere, rates
 // around the regional model rate. Test keys match only this pool.
+//
+// Verification dates are realistic and relative to the day the pool is generated (`now`, the seeding
+// time): most contractors are verified for months to two years ahead, some expire within the 45-day
+// warning window, and a deterministic ~5% have one document already expired, so the sandbox shows the
+// compliance rule at work. The anchor of each (state, trade) is verified ten years ahead, so a sandbox
+// seeded today keeps matching every request for years.
 
 import { createHash } from "node:crypto";
+import { dateOfDay, dayOf } from "./compliance.js";
 import type { Contractor } from "./contractor.js";
 import { zipsOfState } from "./geo.js";
 import { regionalHourlyRateCents } from "./pricing.js";
@@ -15,6 +22,10 @@ export const SANDBOX_SEED = "field-dispatch-sandbox-v1";
 export const SANDBOX_POPULATION_WEIGHTED = 2400;
 /** Every (state, trade) pair has at least this many sandbox contractors. */
 export const SANDBOX_MIN_PER_TRADE = 2;
+/** Share of the non-anchor sandbox contractors with an expired insurance or license when generated. */
+export const SANDBOX_EXPIRED_SHARE = 0.05;
+/** Share of them whose verification runs out within the 45-day warning window (still valid). */
+export const SANDBOX_EXPIRING_SHARE = 0.06;
 
 export interface SandboxContractor extends Contractor {
   readonly name: string;
@@ -27,7 +38,34 @@ function idOf(text: string): string {
   return createHash("sha256").update(text).digest("hex").slice(0, 12);
 }
 
-export function generateSandboxPool(seed = SANDBOX_SEED): SandboxContractor[] {
+/** Insurance and license dates of one generated contractor, `today` being the generation day. */
+function verificationDates(
+  rand: () => number,
+  anchor: boolean,
+  today: number,
+): { insuranceVerifiedUntil: string; licenseVerifiedUntil: string } {
+  if (anchor) {
+    return { insuranceVerifiedUntil: dateOfDay(today + 3650), licenseVerifiedUntil: dateOfDay(today + 3652) };
+  }
+  const u = rand();
+  const healthy = () => dateOfDay(today + 46 + Math.floor(rand() * 685));
+  let insurance = healthy();
+  let license = healthy();
+  if (u < SANDBOX_EXPIRED_SHARE) {
+    const lapsed = dateOfDay(today - 1 - Math.floor(rand() * 180));
+    if (rand() < 0.5) insurance = lapsed;
+    else license = lapsed;
+  } else if (u < SANDBOX_EXPIRED_SHARE + SANDBOX_EXPIRING_SHARE) {
+    const soon = dateOfDay(today + Math.floor(rand() * 46));
+    if (rand() < 0.5) insurance = soon;
+    else license = soon;
+  }
+  return { insuranceVerifiedUntil: insurance, licenseVerifiedUntil: license };
+}
+
+/** The sandbox pool, its verification dates relative to `now` (the day it is seeded). */
+export function generateSandboxPool(now: Date, seed = SANDBOX_SEED): SandboxContractor[] {
+  const today = dayOf(now);
   const totalPopulation = STATE_CODES.reduce((sum, s) => sum + REGIONS[s].population2020, 0);
   const out: SandboxContractor[] = [];
   for (const state of STATE_CODES) {
@@ -35,6 +73,8 @@ export function generateSandboxPool(seed = SANDBOX_SEED): SandboxContractor[] {
     const share = REGIONS[state].population2020 / totalPopulation;
     for (const trade of TRADE_CODES) {
       const rand = rngOf(seedOf(seed, state, trade));
+      // A stream of its own, so the dates leave every other generated field as it was before them.
+      const verificationRand = rngOf(seedOf(seed, state, trade, "verification"));
       const count =
         SANDBOX_MIN_PER_TRADE + Math.round((SANDBOX_POPULATION_WEIGHTED * share) / TRADE_CODES.length);
       const modelRate = regionalHourlyRateCents(trade, state);
@@ -65,6 +105,7 @@ export function generateSandboxPool(seed = SANDBOX_SEED): SandboxContractor[] {
           responseMinutes: emergencyCapable ? 20 + Math.floor(rand() * 70) : 120 + Math.floor(rand() * 1320),
           active: true,
           excluded: false,
+          ...verificationDates(verificationRand, anchor, today),
         });
       }
     }

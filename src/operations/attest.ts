@@ -87,6 +87,7 @@ export const attestVerifyOperation = defineOperation({
     "leaf, an RFC 9162 inclusion proof and the checkpoint with its Ed25519 signature, so the result can " +
     "be checked offline with the published key. Never returns the record's contents.",
   access: "public",
+  effect: "read",
   limit: "client_ip",
   problems: [503],
   http: { method: "GET", path: "/api/attest/verify/:seal", input: "params" },
@@ -110,6 +111,7 @@ export const attestCheckpointOperation = defineOperation({
     "The audit log's latest signed tree head. Keep checkpoints you have seen and ask for a consistency " +
     "proof between them to confirm the log only ever grew.",
   access: "public",
+  effect: "read",
   limit: "client_ip",
   http: { method: "GET", path: "/api/attest/checkpoint", input: "query" },
   problems: [404, 503],
@@ -136,6 +138,7 @@ export const attestCheckpointAtOperation = defineOperation({
   summary: "Read the checkpoint signed at a tree size",
   description: "The signed checkpoint whose tree has exactly tree_size records, if one was signed.",
   access: "public",
+  effect: "read",
   limit: "client_ip",
   problems: [503],
   http: { method: "GET", path: "/api/attest/checkpoints/:tree_size", input: "params" },
@@ -169,6 +172,7 @@ export const attestConsistencyOperation = defineOperation({
     "An RFC 9162 consistency proof between the tree of `first` records and that of `second` records " +
     "(default: the latest checkpoint). Verify it against the root hashes of the two checkpoints.",
   access: "public",
+  effect: "read",
   limit: "client_ip",
   problems: [503],
   http: { method: "GET", path: "/api/attest/consistency", input: "query" },
@@ -219,6 +223,7 @@ export const attestKeysOperation = defineOperation({
     "The Ed25519 public key (with its key id) that signs the audit log's checkpoints. Pin it: a " +
     "checkpoint verifies with this key alone.",
   access: "public",
+  effect: "read",
   limit: "client_ip",
   problems: [503],
   http: { method: "GET", path: "/api/attest/keys", input: "query" },

@@ -12,7 +12,7 @@ import { acceptOffer, declineOffer, invoice, reportProgress, requestNte } from "
 import { ORDER_STATUSES } from "./order-view.js";
 
 /** The contractor a key speaks for, in the key's mode: a test key sees sandbox work, a live key live work. */
-function contractorOf(ctx: OperationContext): ContractorKey {
+export function contractorOf(ctx: OperationContext): ContractorKey {
   const principal = principalOf(ctx);
   const id = principal.contractorId;
   if (!id) throw new ApiError("key_kind_not_allowed", "This operation takes a contractor's API key.");
@@ -67,7 +67,7 @@ function job(order: OrdersTable) {
   };
 }
 
-function offerView(offer: OffersTable, order: OrdersTable) {
+export function offerView(offer: OffersTable, order: OrdersTable) {
   return {
     offer_id: offer.id,
     attempt: Number(offer.attempt),
@@ -77,7 +77,7 @@ function offerView(offer: OffersTable, order: OrdersTable) {
   };
 }
 
-function jobView(order: OrdersTable) {
+export function jobView(order: OrdersTable) {
   return {
     ...job(order),
     status: order.status as (typeof ORDER_STATUSES)[number],
@@ -96,6 +96,7 @@ export const contractorOffersOperation = defineOperation({
     "The jobs offered to you that wait for your answer, newest first, each with its deadline. Accept or " +
     "decline before the deadline; after it, the job goes to the next contractor.",
   access: "contractor",
+  effect: "read",
   limit: "key",
   http: { method: "GET", path: "/api/contractor/v1/offers", input: "query" },
   input: z.strictObject({}),
@@ -121,6 +122,7 @@ export const contractorJobsOperation = defineOperation({
   summary: "List your active jobs",
   description: "The jobs you hold (accepted, en route or on site), newest first, with the address.",
   access: "contractor",
+  effect: "read",
   limit: "key",
   http: { method: "GET", path: "/api/contractor/v1/jobs", input: "query" },
   input: z.strictObject({}),
@@ -144,6 +146,7 @@ export const contractorAcceptOperation = defineOperation({
   summary: "Accept an offer",
   description: "Takes the job offered to you. 409 invalid_transition once the offer expired or was settled.",
   access: "contractor",
+  effect: "write",
   limit: "key",
   http: { method: "POST", path: "/api/contractor/v1/offers/accept", input: "body" },
   problems: [404, 409],
@@ -168,6 +171,7 @@ export const contractorDeclineOperation = defineOperation({
   summary: "Decline an offer",
   description: "Turns the job down; it goes to the next contractor in the ranking at once.",
   access: "contractor",
+  effect: "destructive",
   limit: "key",
   http: { method: "POST", path: "/api/contractor/v1/offers/decline", input: "body" },
   problems: [404, 409],
@@ -199,6 +203,7 @@ export const contractorReportOperation = defineOperation({
     "cannot_complete (with a reason). Only the next steps of the order's status are possible: anything " +
     "else answers 409 invalid_transition naming the current status.",
   access: "contractor",
+  effect: "destructive",
   limit: "key",
   http: { method: "POST", path: "/api/contractor/v1/jobs/status", input: "body" },
   problems: [404, 409],
@@ -249,6 +254,7 @@ export const contractorNteRequestOperation = defineOperation({
     "On an active job with an NTE, asks the caller to raise it (the caller approves or rejects). One " +
     "request may wait at a time; the amount must exceed the NTE in force.",
   access: "contractor",
+  effect: "write",
   limit: "key",
   http: { method: "POST", path: "/api/contractor/v1/jobs/nte-request", input: "body" },
   problems: [404, 409],
@@ -299,6 +305,7 @@ export const contractorInvoiceOperation = defineOperation({
     "Invoices a completed job. The amount may not exceed the NTE in force (the caller's, or the last " +
     "increase the caller approved): over it, 409 nte_exceeded; ask for an increase first.",
   access: "contractor",
+  effect: "write",
   limit: "key",
   http: { method: "POST", path: "/api/contractor/v1/jobs/invoice", input: "body" },
   problems: [404, 409],

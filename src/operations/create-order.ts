@@ -43,6 +43,7 @@ export const orderOperation = defineOperation({
     "retry safely. When no contractor is eligible the order is still created with status " +
     "needs_dispatcher.",
   access: "key",
+  effect: "write",
   limit: "key",
   http: { method: "POST", path: "/api/dispatch/v1/order", input: "body" },
   problems: [409],
@@ -62,7 +63,7 @@ export const orderOperation = defineOperation({
     const { services } = ctx;
     if (input.callback_url !== undefined)
       checkWebhookUrl(input.callback_url, "callback_url", principal.livemode, services.config);
-    const job = resolveJob(input);
+    const job = resolveJob(input, services.now());
     const matchStartHr = process.hrtime.bigint();
     const result = matchJob(services, job, principal.livemode);
     const matchedHr = process.hrtime.bigint();
@@ -149,7 +150,7 @@ export const orderOperation = defineOperation({
         guard: async (tx, { change, audit }) => {
           view = orderView(
             change.after,
-            ctx.baseUrl,
+            ctx,
             audit.map((a) => sealRef(ctx.baseUrl, a.seal, a.kind, a.created_at)),
           );
           // Another process stored this key first: its order stands, ours is not written.

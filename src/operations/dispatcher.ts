@@ -10,12 +10,19 @@ import { defineOperation, principalOf } from "./operation.js";
 import { assign, cancelOrder } from "./order-commands.js";
 import { ORDER_STATUSES, orderSchema, orderSummaryView } from "./order-view.js";
 import { cursorSchema, orderPosition, orderPositionOf, pageLimitSchema, pageOf } from "./pagination.js";
+import { contractorIdSchema } from "./schemas.js";
 
 const CURSOR_KIND = "d1";
 
 const dispatcherOrderSchema = orderSchema
   .omit({ seals: true, seal: true, nte_requests: true })
-  .extend({ account_id: z.string().describe("The caller's account.") })
+  .extend({
+    account_id: z.string().describe("The caller's account."),
+    contractor_id: z
+      .string()
+      .nullable()
+      .describe("The contractor offered or holding the job (contractor_ref is the account's handle of it)."),
+  })
   .meta({ id: "DispatcherOrder" });
 
 const reasonSchema = z.string().min(1).max(1000).describe("Why: recorded in the audit log with the change.");
@@ -28,6 +35,7 @@ export const dispatcherOrdersOperation = defineOperation({
     "Orders of every account in the key's mode, newest first, filtered by status (needs_dispatcher for the " +
     "queue a human must take). Page with next_cursor.",
   access: "dispatcher",
+  effect: "read",
   limit: "key",
   http: { method: "GET", path: "/api/dispatcher/v1/orders", input: "query" },
   input: z.strictObject({
@@ -52,8 +60,8 @@ export const dispatcherOrdersOperation = defineOperation({
     const { page, next_cursor } = pageOf(rows, input.limit, CURSOR_KIND, orderPositionOf);
     return {
       orders: page.map((row) => {
-        const view = orderSummaryView(row, ctx.baseUrl);
-        return { ...view, account_id: row.account_id };
+        const view = orderSummaryView(row, ctx);
+        return { ...view, account_id: row.account_id, contractor_id: row.contractor_id };
       }),
       next_cursor,
     };
@@ -68,15 +76,29 @@ export const dispatcherAssignOperation = defineOperation({
     "Gives the job to a contractor of the pool (an override, counted in the human-override rate): from " +
     "offered, needs_dispatcher or cannot_complete, or away from the contractor holding it (accepted, " +
     "en_route). The order becomes accepted. 409 contractor_unavailable when the contractor is inactive, " +
-    "excluded or at capacity; 409 invalid_transition otherwise.",
+    "excluded or at capacity; 409 contractor_not_compliant when its insurance or license is expired or not " +
+    "verified on the day (the problem's `compliance` lists each document and its date), unless " +
+    "compliance_override_reason says why it gets the job anyway (audited with the assignment); 409 " +
+    "invalid_transition otherwise.",
   access: "dispatcher",
+  effect: "destructive",
   limit: "key",
   http: { method: "POST", path: "/api/dispatcher/v1/orders/assign", input: "body" },
   problems: [404, 409],
   input: z.strictObject({
     order_id: z.string().min(1).max(64),
-    contractor_id: z.string().min(1).max(64).describe("The contractor's id in the pool (ctr_...)."),
+    contractor_id: contractorIdSchema,
     reason: reasonSchema,
+    compliance_override_reason: z
+      .string()
+      .min(1)
+      .max(1000)
+      .optional()
+      .describe(
+        "Only to assign a contractor whose insurance or license is expired or not verified: why it gets " +
+          "the job anyway. Recorded in the order.assigned audit record with the documents at fault; " +
+          "without it such an assignment answers 409 contractor_not_compliant.",
+      ),
   }),
   output: dispatcherOrderSchema,
   example: {
@@ -93,9 +115,10 @@ export const dispatcherAssignOperation = defineOperation({
       input.contractor_id,
       input.reason,
       `operator:${principal.keyId}`,
+      input.compliance_override_reason ?? null,
     );
-    const view = orderSummaryView(order, ctx.baseUrl);
-    return { ...view, account_id: order.account_id };
+    const view = orderSummaryView(order, ctx);
+    return { ...view, account_id: order.account_id, contractor_id: order.contractor_id };
   },
 });
 
@@ -105,6 +128,7 @@ export const dispatcherCancelOperation = defineOperation({
   summary: "Cancel an order",
   description: "Cancels any account's order in the key's mode, even on site, with a reason.",
   access: "dispatcher",
+  effect: "destructive",
   limit: "key",
   http: { method: "POST", path: "/api/dispatcher/v1/orders/cancel", input: "body" },
   problems: [404, 409],
@@ -124,8 +148,8 @@ export const dispatcherCancelOperation = defineOperation({
       "dispatcher",
       `operator:${principal.keyId}`,
     );
-    const view = orderSummaryView(cancelled, ctx.baseUrl);
-    return { ...view, account_id: cancelled.account_id };
+    const view = orderSummaryView(cancelled, ctx);
+    return { ...view, account_id: cancelled.account_id, contractor_id: cancelled.contractor_id };
   },
 });
 
@@ -145,11 +169,12 @@ export const dispatcherPoolOperation = defineOperation({
     "exclude (never matched, e.g. after a complaint) or include. Matching in every process follows within " +
     "the pool refresh interval. Jobs already held are not affected.",
   access: "dispatcher",
+  effect: "destructive",
   limit: "key",
   http: { method: "POST", path: "/api/dispatcher/v1/contractors/status", input: "body" },
   problems: [404],
   input: z.strictObject({
-    contractor_id: z.string().min(1).max(64),
+    contractor_id: contractorIdSchema,
     action: z.enum(["activate", "deactivate", "exclude", "include"]),
     reason: reasonSchema,
   }),

@@ -47,13 +47,14 @@ export const estimateOperation = defineOperation({
     "Returns a low / typical / high price range in cents for a trade, US location and urgency from the " +
     "service's rate model. No key needed and no contractor is matched; use dispatch.quote for a firm quote.",
   access: "public",
+  effect: "read",
   limit: "client_ip",
   http: { method: "POST", path: "/api/dispatch/v1/estimate", input: "body" },
   input: estimateInput,
   output: estimateOutput,
   example: { trade: "hvac", location: { state: "CA", zip: "94103" }, urgency: "routine" },
-  async handler(_ctx, input) {
-    const job = resolveJob(input);
+  async handler(ctx, input) {
+    const job = resolveJob(input, ctx.services.now());
     const range = estimateRange(job.trade, job.state, job.urgency);
     const region = REGIONS[job.state];
     return {

@@ -206,8 +206,9 @@ export const evalsOutput = z
           "Of which with an insurance or a license verification date (current or run out).",
         ),
         verified_insurance_and_license: metric.describe(
-          "Share of active_live_contractors with insurance and license both verified through today (UTC); " +
-            "null unless measured.",
+          "Share of active_live_contractors with insurance and license both verified through today (UTC): " +
+            "since compliance is a hard filter of matching, the share of them that may be offered work today " +
+            "(the rest are never offered it). Null unless measured.",
         ),
       }),
     }),
@@ -694,6 +695,7 @@ export const evalsOperation = defineOperation({
     "rates, audit log size and latest signed checkpoint, vendor-trust posture, contractor verification), with " +
     "methodology and per-field provenance. Figures are estimated: true (self-reported).",
   access: "public",
+  effect: "read",
   limit: "none",
   http: { method: "GET", path: "/api/dispatch/analytics/evals", input: "query" },
   problems: [503],

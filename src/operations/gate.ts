@@ -1,6 +1,6 @@
 // The checks every transport runs before an operation, in the contract's order: 503 when dispatch is
-// disabled, 401 for the key, 429 for the limit. Input validation (422) follows in `execute`, then an
-// idempotent operation's key.
+// disabled, 401 for the key, 429 for the limit. Input validation (422: the operation's schema, and the
+// text every input refuses, input-text.ts) follows in `execute`, then an idempotent operation's key.
 
 import type { z } from "zod";
 import type { Principal } from "../auth/api-key-service.js";
@@ -8,6 +8,7 @@ import { rateLimitHeaders } from "../auth/rate-limit-headers.js";
 import type { RateDecision, RatePolicy } from "../auth/rate-limiter.js";
 import { ApiError, type FieldError, validationError } from "../errors.js";
 import { runIdempotent } from "./idempotency.js";
+import { textErrors } from "./input-text.js";
 import type { AnyOperation, OperationContext, Services } from "./operation.js";
 
 export interface Admission {
@@ -47,13 +48,21 @@ export function probePolicy(services: Services): RatePolicy {
 export function admit(
   op: AnyOperation,
   services: Services,
-  caller: { apiKey: string | undefined; clientIp: string },
+  caller: {
+    apiKey: string | undefined;
+    /** Instead of apiKey: a key the server holds by its stored hash (the sandbox key agents run under). */
+    storedKeyHash?: string;
+    clientIp: string;
+  },
 ): Admission | Promise<Admission> {
   if (op.access === "public") return limit(op, services, caller.clientIp, null);
   if (!services.config.DISPATCH_ENABLED) {
     throw new ApiError("dispatch_not_configured", "The dispatch API is not enabled on this server.");
   }
-  const principal = services.keys.authenticate(caller.apiKey);
+  const principal =
+    caller.storedKeyHash !== undefined
+      ? services.keys.authenticateHash(caller.storedKeyHash)
+      : services.keys.authenticate(caller.apiKey);
   return principal instanceof Promise
     ? principal.then((p) => limit(op, services, caller.clientIp, callerKey(op, p)))
     : limit(op, services, caller.clientIp, callerKey(op, principal));
@@ -61,6 +70,7 @@ export function admit(
 
 /** Callers' operations take callers' keys, contractors' operations contractors' keys (else 403). */
 function callerKey(op: AnyOperation, principal: Principal): Principal {
+  if (op.access === "any_key") return principal;
   const wanted = op.access === "contractor" || op.access === "dispatcher" ? op.access : "account";
   if (principal.kind !== wanted) {
     throw new ApiError(
@@ -175,18 +185,26 @@ function undeclaredKeys(wire: unknown, read: unknown, path: PropertyKey[], out: 
   }
 }
 
+/** The input validated against the operation's schema and the text every input refuses (422 otherwise). */
+export function parseInput(op: AnyOperation, raw: unknown): unknown {
+  const parsed = op.input.safeParse(raw ?? {});
+  const badText = textErrors(raw);
+  if (!parsed.success) throw validationError([...fieldErrors(parsed.error), ...badText]);
+  if (badText.length > 0) throw validationError(badText);
+  return parsed.data;
+}
+
 /**
  * Validates the input against the operation's schema and runs its handler; an idempotent operation called
  * with a key runs under it (replay, 409, 422: idempotency.ts), whichever transport it came through. With
  * VALIDATE_RESPONSES, checks the result against the output schema (throws ResponseMismatch).
  */
 export async function execute(op: AnyOperation, ctx: OperationContext, raw: unknown): Promise<unknown> {
-  const parsed = op.input.safeParse(raw ?? {});
-  if (!parsed.success) throw validationError(fieldErrors(parsed.error));
+  const input = parseInput(op, raw);
   const result =
     op.idempotent && ctx.idempotencyKey !== undefined
-      ? await runIdempotent(ctx, ctx.idempotencyKey, (keyed) => op.handler(keyed, parsed.data))
-      : await op.handler(ctx, parsed.data);
+      ? await runIdempotent(ctx, ctx.idempotencyKey, (keyed) => op.handler(keyed, input))
+      : await op.handler(ctx, input);
   if (ctx.services.config.VALIDATE_RESPONSES) {
     const issues = responseIssues(op, result);
     if (issues.length > 0) throw new ResponseMismatch(op.name, issues);

@@ -1,6 +1,7 @@
 // Turns a validated quote/order/estimate location into what pricing and matching need, and matches it
 // against the caller's pool (sandbox for test keys, live for live keys).
 
+import { dayOf } from "../domain/compliance.js";
 import { lookupCity, lookupZip, type Point } from "../domain/geo.js";
 import { type MatchRequest, type MatchResult, match, type RankedCandidate } from "../domain/matching.js";
 import { MAX_OFFERS } from "../domain/orders/policy.js";
@@ -20,8 +21,9 @@ export interface JobInput {
 /** A job resolved for pricing and matching: exactly what the matcher takes. */
 export type ResolvedJob = MatchRequest;
 
-/** Resolves coordinates (ZIP first, then city) and checks a known ZIP lies in the given state. */
-export function resolveJob(input: JobInput): ResolvedJob {
+/** Resolves coordinates (ZIP first, then city) and checks a known ZIP lies in the given state; `now`
+ * (the request's time) is the day compliance is judged on. */
+export function resolveJob(input: JobInput, now: Date): ResolvedJob {
   const state = input.location.state as StateCode;
   let point: Point | null = null;
   if (input.location.zip) {
@@ -42,6 +44,7 @@ export function resolveJob(input: JobInput): ResolvedJob {
     nteCents: input.nte_cents ?? null,
     laborHours: TRADES[input.trade].typicalJobHours,
     modelPrice: modelJobPrice(input.trade, state, input.urgency),
+    today: dayOf(now),
   };
 }
 

@@ -4,6 +4,7 @@
 import type { z } from "zod";
 import type { AuditLog } from "../audit/audit-log.js";
 import type { ApiKeyService, Principal } from "../auth/api-key-service.js";
+import type { ContractorRefs } from "../auth/contractor-refs.js";
 import type { RateLimiter } from "../auth/rate-limiter.js";
 import type { Config } from "../config.js";
 import type { Metrics } from "../metrics.js";
@@ -11,6 +12,7 @@ import type { SafeFetcher } from "../net/safe-fetch.js";
 import type { ProbeService } from "../probe/probe.js";
 import type { Store, WriteTx } from "../storage/store.js";
 import type { ContractorPool } from "./contractor-pool.js";
+import type { EventFeed } from "./event-feed.js";
 
 export interface Services {
   config: Config;
@@ -23,6 +25,10 @@ export interface Services {
   /** The SSRF-safe fetcher every outbound request goes through (probe, webhooks). */
   fetcher: SafeFetcher;
   probe: ProbeService;
+  /** The accounts' handles of contractors (contractor_ref). */
+  refs: ContractorRefs;
+  /** The live event stream's feed in this process. */
+  events: EventFeed;
   now(): Date;
 }
 
@@ -67,8 +73,14 @@ export interface OperationContext {
 }
 
 /** key: a caller's (account) key; public: none. Contractor and dispatcher keys are refused on both kinds of
- * caller operation that need a key; their own operations come with the lifecycle. */
-export type Access = "key" | "contractor" | "dispatcher" | "public";
+ * caller operation that need a key; their own operations come with the lifecycle. any_key: a key of any
+ * kind, the operation answering each kind within its own scope (the event stream). */
+export type Access = "key" | "contractor" | "dispatcher" | "any_key" | "public";
+/** What a call does to the service's state: `read` changes nothing (a retry is harmless); `write` adds or
+ * moves things forward (a quote, an order, an acceptance, a report); `destructive` takes something away or
+ * replaces it for good (a cancellation, a reassignment, a pool exclusion, a rotated secret). MCP's tool
+ * annotations are derived from it. */
+export type Effect = "read" | "write" | "destructive";
 /** key: the key's bucket; client_ip: the public per-IP bucket; probe_ip: the probe's own, stricter per-IP bucket. */
 export type LimitScope = "key" | "client_ip" | "probe_ip" | "none";
 
@@ -76,6 +88,11 @@ export interface HttpBinding {
   method: "GET" | "POST";
   path: string;
   input: "body" | "query" | "params";
+}
+
+/** Where a streaming operation writes its events (the REST transport's Server-Sent Events). */
+export interface StreamSink {
+  send(id: string, event: string, data: unknown): void;
 }
 
 export interface Operation<I extends z.ZodType = z.ZodType, O extends z.ZodType = z.ZodType> {
@@ -86,6 +103,9 @@ export interface Operation<I extends z.ZodType = z.ZodType, O extends z.ZodType 
   summary: string;
   description: string;
   access: Access;
+  effect: Effect;
+  /** The call itself reaches hosts outside this service that its input names (the readiness probe). */
+  openWorld?: true;
   limit: LimitScope;
   http: HttpBinding;
   /** Problem statuses this operation answers beyond those its access, limit and binding imply (e.g. 409,
@@ -100,6 +120,18 @@ export interface Operation<I extends z.ZodType = z.ZodType, O extends z.ZodType 
   /** A valid input, shown in OpenAPI, llms-full.txt, MCP and the agent card (a test parses it). */
   example: z.input<I>;
   handler(ctx: OperationContext, input: z.output<I>): Promise<z.input<O>>;
+  /**
+   * Also served as a stream: REST answers a request that accepts text/event-stream with Server-Sent
+   * Events, handing `sink` what this writes until the client goes (the function it resolves to stops
+   * it); `handler` answers the others with one page. MCP tools and A2A skills cannot hold a stream open,
+   * so an operation with a stream is neither (REST only).
+   */
+  stream?(ctx: OperationContext, input: z.output<I>, sink: StreamSink): Promise<() => void>;
+}
+
+/** Whether agents (MCP tools, A2A skills) serve this operation: not a stream's. */
+export function servedToAgents(op: { stream?: unknown }): boolean {
+  return op.stream === undefined;
 }
 
 /** The caller of a keyed operation; the gate guarantees it is set before a keyed handler runs. */

@@ -15,6 +15,7 @@ export const orderCancelOperation = defineOperation({
     "Cancels one of your orders before the contractor is on site (409 invalid_transition after that, " +
     "naming the current status). A pending offer is withdrawn and the contractor's capacity given back.",
   access: "key",
+  effect: "destructive",
   limit: "key",
   http: { method: "POST", path: "/api/dispatch/v1/orders/cancel", input: "body" },
   problems: [404, 409],
@@ -36,7 +37,7 @@ export const orderCancelOperation = defineOperation({
       "caller",
       `key:${principal.keyId}`,
     );
-    const view = orderSummaryView(cancelled, ctx.baseUrl);
+    const view = orderSummaryView(cancelled, ctx);
     return view;
   },
 });
@@ -49,6 +50,7 @@ export const nteDecisionOperation = defineOperation({
     "Decides a contractor's request to raise the NTE of your order (the request_id is in the order's " +
     "nte_requests). An approval makes the requested amount the NTE in force.",
   access: "key",
+  effect: "write",
   limit: "key",
   http: { method: "POST", path: "/api/dispatch/v1/orders/nte-decision", input: "body" },
   problems: [404, 409],
@@ -81,7 +83,7 @@ export const nteDecisionOperation = defineOperation({
       seal: _seal,
       seals: _seals,
       ...view
-    } = orderView(decided, ctx.baseUrl, [], await store.orders.nteRequests(order.id));
+    } = orderView(decided, ctx, [], await store.orders.nteRequests(order.id));
     return view;
   },
 });

@@ -7,6 +7,7 @@
 // contractor index (matching reads it); the store's count stays the authority.
 
 import { type AuditEntry, sealRecord } from "../audit/record.js";
+import type { ContractorRefs } from "../auth/contractor-refs.js";
 import type { CommandContext, ContractorKey, ProgressReport } from "../domain/orders/commands.js";
 import * as orders from "../domain/orders/commands.js";
 import type {
@@ -22,11 +23,12 @@ import type { Role } from "../domain/orders/transitions.js";
 import { ApiError } from "../errors.js";
 import { newSortableId } from "../ids.js";
 import type { WriteTx } from "../storage/store.js";
+import { loggedEvent } from "../webhooks/order-log.js";
 import { outboxEvent, webhookBaseUrl } from "../webhooks/outbox.js";
 import type { Services } from "./operation.js";
 import { orderSummaryView } from "./order-view.js";
 
-export type OrderServices = Pick<Services, "store" | "pool" | "config" | "now">;
+export type OrderServices = Pick<Services, "store" | "pool" | "config" | "refs" | "now">;
 
 /** A committed change, with its sealed audit records (in the change's order). */
 export interface Committed {
@@ -54,8 +56,9 @@ export function refusalError(refusal: Refusal): ApiError {
   });
 }
 
-function seal(change: OrderChange): AuditEntry[] {
+function seal(change: OrderChange, refs: ContractorRefs): AuditEntry[] {
   const order = change.after;
+  const refOf = refs.forAccount(order.account_id);
   return change.audit.map((fact) =>
     sealRecord({
       kind: fact.kind,
@@ -65,6 +68,7 @@ function seal(change: OrderChange): AuditEntry[] {
       orderId: order.id,
       actor: fact.actor,
       data: fact.data,
+      refOf,
     }),
   );
 }
@@ -82,7 +86,7 @@ export async function tryOrderCommand<S>(
 ): Promise<Committed | Refusal | { kind: "lost" }> {
   const now = services.now();
   const baseUrl = webhookBaseUrl(services.config);
-  const view = (order: Order) => orderSummaryView(order, baseUrl);
+  const view = (order: Order) => orderSummaryView(order, { baseUrl, services });
   let outcome: Committed | Refusal | { kind: "lost" } | undefined;
   try {
     outcome = await services.store.write(async (tx) => {
@@ -97,7 +101,11 @@ export async function tryOrderCommand<S>(
       for (;;) {
         const decision = decide(state, ctx);
         if (decision.kind === "refused") return decision;
-        const committed: Committed = { kind: "committed", change: decision, audit: seal(decision) };
+        const committed: Committed = {
+          kind: "committed",
+          change: decision,
+          audit: seal(decision, services.refs),
+        };
         const order = decision.after;
         const outbox = decision.event
           ? await outboxEvent(
@@ -112,6 +120,7 @@ export async function tryOrderCommand<S>(
           change: decision,
           audit: committed.audit,
           outbox,
+          logged: loggedEvent(decision),
           ...(guard ? { guard: () => guard(tx, committed) } : {}),
         });
         if (result.ok) return committed;
@@ -317,6 +326,7 @@ export async function assign(
   contractorId: string,
   reason: string,
   actor: Actor,
+  complianceOverride: string | null = null,
 ): Promise<Order> {
   const done = await runOrderCommand(
     services,
@@ -325,7 +335,11 @@ export async function assign(
       state: await loadOrder(services, tx, orderId),
     }),
     ({ contractor, state }, ctx) =>
-      orders.assignContractor(state, { orderId, livemode, contractorId, contractor, reason, actor }, ctx),
+      orders.assignContractor(
+        state,
+        { orderId, livemode, contractorId, contractor, reason, complianceOverride, actor },
+        ctx,
+      ),
   );
   return done.change.after;
 }

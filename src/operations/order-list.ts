@@ -49,6 +49,7 @@ export const orderListOperation = defineOperation({
     "by status, your reference_id and creation time; page with next_cursor. Read one order " +
     "(dispatchOrderStatus) for its audit trail.",
   access: "key",
+  effect: "read",
   limit: "key",
   http: { method: "GET", path: "/api/dispatch/v1/orders", input: "query" },
   input: orderListInput,
@@ -68,7 +69,7 @@ export const orderListOperation = defineOperation({
     });
     const { page, next_cursor } = pageOf(rows, input.limit, CURSOR_KIND, orderPositionOf);
     return {
-      orders: page.map((row) => orderSummaryView(row, ctx.baseUrl)),
+      orders: page.map((row) => orderSummaryView(row, ctx)),
       next_cursor,
     };
   },

@@ -18,6 +18,7 @@ export const orderStatusOperation = defineOperation({
     "Returns the current state of one of your work orders: its status, the masked contractor handle and " +
     "the job details. Orders of other accounts, and live orders read with a test key, are not found.",
   access: "key",
+  effect: "read",
   limit: "key",
   http: { method: "GET", path: "/api/dispatch/v1/orders/:order_id", input: "params" },
   input: orderStatusInput,
@@ -34,7 +35,7 @@ export const orderStatusOperation = defineOperation({
     if (!row) throw new ApiError("not_found", `No order ${input.order_id} for this API key.`);
     return orderView(
       row,
-      ctx.baseUrl,
+      ctx,
       seals.map((s) => sealRef(ctx.baseUrl, s.seal, s.kind, s.created_at)),
       nteRequests,
     );

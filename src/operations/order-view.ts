@@ -2,7 +2,7 @@
 // dispatchOrder and dispatchOrderStatus.
 
 import { z } from "zod";
-import { contractorRef } from "../domain/contractor.js";
+import type { ContractorRefs } from "../auth/contractor-refs.js";
 import { ORDER_STATUSES, type OrderStatus, TRANSITIONS } from "../domain/orders/transitions.js";
 import type { NteRequestsTable, OrdersTable } from "../storage/schema.js";
 import { type SealRef, sealRefSchema, sealSchema } from "./audit-decisions.js";
@@ -23,7 +23,9 @@ export const orderSchema = z
     contractor_ref: z
       .string()
       .nullable()
-      .describe("Masked handle ctr-<id> of the contractor offered or holding the job; null when none."),
+      .describe(
+        "Your account's handle of the contractor offered or holding the job (cref_...; the same contractor has another handle for every other account); null when none.",
+      ),
     status_url: z.url().describe("Absolute URL of this order's status (GET)."),
     livemode: z.boolean().describe("false for sandbox orders made with a test key."),
     trade: z.string(),
@@ -95,9 +97,15 @@ const STATUS_DETAIL: Record<OrderStatus, string> = {
 
 const num = (v: number | null | undefined) => (v === null || v === undefined ? null : Number(v));
 
+/** What an order's view needs of its request: the base of its URLs and the accounts' contractor handles. */
+export interface ViewContext {
+  baseUrl: string;
+  services: { refs: ContractorRefs };
+}
+
 export function orderView(
   row: OrdersTable,
-  baseUrl: string,
+  at: ViewContext,
   seals: SealRef[],
   nteRequests: NteRequestsTable[] = [],
 ): OrderView {
@@ -106,8 +114,8 @@ export function orderView(
     order_id: row.id,
     status,
     status_detail: STATUS_DETAIL[status],
-    contractor_ref: row.contractor_id ? contractorRef(row.contractor_id) : null,
-    status_url: `${baseUrl}/api/dispatch/v1/orders/${row.id}`,
+    contractor_ref: row.contractor_id ? at.services.refs.of(row.account_id, row.contractor_id) : null,
+    status_url: `${at.baseUrl}/api/dispatch/v1/orders/${row.id}`,
     livemode: row.livemode === 1,
     trade: row.trade,
     urgency: row.urgency,
@@ -150,7 +158,7 @@ export function orderView(
 }
 
 /** The order without its audit trail and NTE requests: what lists and state changes answer. */
-export function orderSummaryView(row: OrdersTable, baseUrl: string) {
-  const { seal: _seal, seals: _seals, nte_requests: _nte, ...summary } = orderView(row, baseUrl, []);
+export function orderSummaryView(row: OrdersTable, at: ViewContext) {
+  const { seal: _seal, seals: _seals, nte_requests: _nte, ...summary } = orderView(row, at, []);
   return summary;
 }

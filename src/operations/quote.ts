@@ -2,7 +2,6 @@
 
 import { z } from "zod";
 import { sealRecord } from "../audit/record.js";
-import { contractorRef } from "../domain/contractor.js";
 import { CURRENCY } from "../domain/pricing.js";
 import { newSortableId } from "../ids.js";
 import { matchDecision, sealSchema } from "./audit-decisions.js";
@@ -42,7 +41,9 @@ export const quoteOutput = z
     contractor_ref: z
       .string()
       .nullable()
-      .describe("Masked handle of the matched contractor (ctr-<id>); null when none is available."),
+      .describe(
+        "Your account's handle of the matched contractor (cref_...; stable for your account, different for every other); null when none is available.",
+      ),
     availability: z
       .enum(["available", "no_contractor_available"])
       .describe("Whether an eligible contractor was found; without one the price is the model's."),
@@ -76,6 +77,7 @@ export const quoteOperation = defineOperation({
     "committing one. Returns the masked contractor handle, the estimated cost in cents, an ETA tier and " +
     "how long the quote stays valid.",
   access: "key",
+  effect: "write",
   limit: "key",
   http: { method: "POST", path: "/api/dispatch/v1/quote", input: "body" },
   input: quoteInput,
@@ -88,11 +90,11 @@ export const quoteOperation = defineOperation({
   },
   async handler(ctx, input) {
     const principal = principalOf(ctx);
-    const job = resolveJob(input);
+    const now = ctx.services.now();
+    const job = resolveJob(input, now);
     const result = matchJob(ctx.services, job, principal.livemode);
     const chosen = result.chosen;
     const price = chosen ? chosen.price : job.modelPrice;
-    const now = ctx.services.now();
     const validFor = QUOTE_VALIDITY_MINUTES[job.urgency];
     const expires = new Date(now.getTime() + validFor * 60_000);
     const breakdown = {
@@ -109,6 +111,7 @@ export const quoteOperation = defineOperation({
       accountId: principal.accountId,
       livemode: principal.livemode,
       actor: `key:${principal.keyId}`,
+      refOf: ctx.services.refs.forAccount(principal.accountId),
       data: {
         quote_id: id,
         input,
@@ -145,7 +148,7 @@ export const quoteOperation = defineOperation({
       trade: job.trade,
       urgency: job.urgency,
       state: job.state,
-      contractor_ref: chosen ? contractorRef(chosen.contractor.id) : null,
+      contractor_ref: chosen ? ctx.services.refs.of(principal.accountId, chosen.contractor.id) : null,
       availability: chosen ? ("available" as const) : ("no_contractor_available" as const),
       estimated_cost_cents: price.total_cents,
       currency: CURRENCY,

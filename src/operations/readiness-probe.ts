@@ -66,6 +66,8 @@ export const probeOperation = defineOperation({
     "snapshot, not an attested grade; the same origin probed again within 10 minutes returns the same " +
     "snapshot, marked cached. Only public hosts on ports 80 and 443 are fetched.",
   access: "public",
+  effect: "read",
+  openWorld: true,
   limit: "probe_ip",
   http: { method: "POST", path: "/api/agentic-commerce/probe", input: "body" },
   input: z.strictObject({

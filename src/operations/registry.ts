@@ -8,7 +8,12 @@ import {
   attestKeysOperation,
   attestVerifyOperation,
 } from "./attest.js";
-import { auditListOperation } from "./audit-list.js";
+import {
+  auditListOperation,
+  contractorAuditListOperation,
+  dispatcherAuditListOperation,
+} from "./audit-list.js";
+import { dispatcherContractorOperation, dispatcherContractorsOperation } from "./contractor-directory.js";
 import {
   contractorAcceptOperation,
   contractorDeclineOperation,
@@ -27,7 +32,8 @@ import {
 } from "./dispatcher.js";
 import { estimateOperation } from "./estimate.js";
 import { evalsOperation } from "./evals.js";
-import type { AnyOperation } from "./operation.js";
+import { eventsOperation } from "./event-stream.js";
+import { type AnyOperation, servedToAgents } from "./operation.js";
 import { nteDecisionOperation, orderCancelOperation } from "./order-actions.js";
 import { orderListOperation } from "./order-list.js";
 import { orderStatusOperation } from "./order-status.js";
@@ -48,6 +54,7 @@ export const OPERATIONS: readonly AnyOperation[] = [
   orderOperation,
   orderStatusOperation,
   orderListOperation,
+  eventsOperation,
   orderCancelOperation,
   nteDecisionOperation,
   webhooksConfigOperation,
@@ -73,8 +80,16 @@ export const OPERATIONS: readonly AnyOperation[] = [
   contractorReportOperation,
   contractorNteRequestOperation,
   contractorInvoiceOperation,
+  contractorAuditListOperation,
   dispatcherOrdersOperation,
   dispatcherAssignOperation,
   dispatcherCancelOperation,
   dispatcherPoolOperation,
+  dispatcherAuditListOperation,
+  dispatcherContractorsOperation,
+  dispatcherContractorOperation,
 ];
+
+/** The operations agents serve (MCP tools, A2A skills): all but the streams, which REST alone can hold
+ * open. */
+export const AGENT_OPERATIONS: readonly AnyOperation[] = OPERATIONS.filter(servedToAgents);

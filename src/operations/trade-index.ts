@@ -145,6 +145,7 @@ export const tradeIndexOperation = defineOperation({
     "Lists the 8 trade verticals with their codes (the values accepted as `trade`) and baseline model rates " +
     "for routine urgency, with the methodology and sources. Takes no arguments.",
   access: "public",
+  effect: "read",
   limit: "none",
   http: { method: "GET", path: "/api/dispatch/index", input: "query" },
   input: z.object({}),

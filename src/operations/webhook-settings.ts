@@ -133,6 +133,7 @@ export const webhooksConfigOperation = defineOperation({
   summary: "Your webhook set-up",
   description: `Your account's webhook endpoints (the default one and the orders' callback_url ones), its signing secrets (ids and validity, never the values), the event types and the retry schedule. ${ABOUT}`,
   access: "key",
+  effect: "read",
   limit: "key",
   http: { method: "GET", path: "/api/dispatch/v1/webhooks", input: "query" },
   input: z.strictObject({}),
@@ -179,6 +180,7 @@ export const webhooksSetEndpointOperation = defineOperation({
     "addresses are refused (422). Setting a URL enables it again if it was disabled. Create a signing " +
     "secret (dispatch.webhooks_rotate_secret) too: deliveries wait for one.",
   access: "key",
+  effect: "destructive",
   limit: "key",
   http: { method: "POST", path: "/api/dispatch/v1/webhooks/endpoint", input: "body" },
   input: z.strictObject({
@@ -214,6 +216,7 @@ export const webhooksRotateSecretOperation = defineOperation({
     "shown this once, store it. The previous secret keeps signing for overlap_hours (default 24, 0 " +
     "to stop at once), so deliveries carry both signatures until your receivers have the new one.",
   access: "key",
+  effect: "destructive",
   limit: "key",
   http: { method: "POST", path: "/api/dispatch/v1/webhooks/secret", input: "body" },
   input: z.strictObject({
@@ -266,6 +269,7 @@ export const webhooksDeliveriesOperation = defineOperation({
     "error, outcome, next retry). Filter by endpoint, status or order; page with next_cursor. Kept " +
     "WEBHOOK_RETENTION_DAYS (30 by default).",
   access: "key",
+  effect: "read",
   limit: "key",
   http: { method: "GET", path: "/api/dispatch/v1/webhooks/deliveries", input: "query" },
   input: z.strictObject({
@@ -336,6 +340,7 @@ export const webhooksRedeliverOperation = defineOperation({
     "status; a pending one is already on its way and is left alone). 409 endpoint_disabled while its " +
     "endpoint is disabled: enable it first (dispatch.webhooks_enable_endpoint).",
   access: "key",
+  effect: "write",
   limit: "key",
   http: { method: "POST", path: "/api/dispatch/v1/webhooks/redeliver", input: "body" },
   problems: [404, 409],
@@ -369,6 +374,7 @@ export const webhooksEnableEndpointOperation = defineOperation({
     "Enables an endpoint that was disabled (it answered 410 Gone). New events reach it again; " +
     "deliveries cancelled while it was disabled can be sent with dispatch.webhooks_redeliver.",
   access: "key",
+  effect: "write",
   limit: "key",
   http: { method: "POST", path: "/api/dispatch/v1/webhooks/endpoint/enable", input: "body" },
   problems: [404],

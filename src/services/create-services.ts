@@ -5,6 +5,7 @@ import type { FastifyBaseLogger } from "fastify";
 import { AuditLog } from "../audit/audit-log.js";
 import { type CheckpointSigner, loadSigningKey } from "../audit/signing.js";
 import { ApiKeyService } from "../auth/api-key-service.js";
+import { ContractorRefs } from "../auth/contractor-refs.js";
 import { MemoryRateLimiter, type RateLimiter } from "../auth/rate-limiter.js";
 import { RedisRateLimiter } from "../auth/redis-rate-limiter.js";
 import { systemClock } from "../clock.js";
@@ -12,6 +13,7 @@ import type { Config } from "../config.js";
 import { Metrics } from "../metrics.js";
 import { type FetcherOptions, SafeFetcher } from "../net/safe-fetch.js";
 import { ContractorPool } from "../operations/contractor-pool.js";
+import { EventFeed } from "../operations/event-feed.js";
 import type { Services } from "../operations/operation.js";
 import { PROBE_CACHE_TTL_MS, ProbeService } from "../probe/probe.js";
 import { openPostgresStore } from "../storage/postgres.js";
@@ -109,6 +111,14 @@ export function createServices(
       cacheTtlMs: PROBE_CACHE_TTL_MS,
       ...(options.now ? { now: options.now } : {}),
     }),
+    refs: new ContractorRefs(
+      config.CONTRACTOR_REF_SECRET
+        ? Buffer.from(config.CONTRACTOR_REF_SECRET, "utf8")
+        : signer.deriveSecret("field-dispatch contractor_ref v1"),
+    ),
+    events: new EventFeed(store.orderEvents, (err) =>
+      options.logger?.error({ err }, "event stream: reading the order event log failed"),
+    ),
     now,
   };
 }

@@ -48,10 +48,6 @@ const MAX_STEPS = 40;
 const CALLER_CANCELLABLE = (status: string) =>
   allowedActions(status as OrderStatus, "caller").includes("cancel");
 
-function contractorIdOf(ref: string | null | undefined): string | null {
-  return ref ? `ctr_${ref.replace(/^ctr-/, "")}` : null;
-}
-
 /** One order's life, played by its caller, the contractors offered it, and the dispatch team. */
 export class OrderPlay {
   private status = "none";
@@ -158,12 +154,21 @@ export class OrderPlay {
     this.id = order.order_id;
     world.orderIds.push(order.order_id);
     this.status = order.status;
-    this.contractor = contractorIdOf(order.contractor_ref);
+    this.contractor = await this.contractorOffered();
     this.estimate = order.estimated_cost_cents;
     this.nte = order.nte_cents ?? null;
     world.counters.ordersCreated++;
     if (order.status === "needs_dispatcher") world.counters.unmatchedAtCreation++;
     return true;
+  }
+
+  /**
+   * The contractor the order is with. A caller only sees its handle (contractor_ref), which cannot be turned
+   * back into an id; the simulator plays every contractor, so it reads the order's row.
+   */
+  private async contractorOffered(): Promise<string | null> {
+    const row = await this.world.services.store.orders.byId(this.id);
+    return row?.contractor_id ?? null;
   }
 
   /** The caller reads its order (after a decline or an expiry, to see where the job went). */
@@ -172,7 +177,7 @@ export class OrderPlay {
     const view = await world.call(orderStatusOperation, world.callerKey, { order_id: this.id });
     if (this.unexpected(view)) return;
     this.status = view.value.status;
-    this.contractor = contractorIdOf(view.value.contractor_ref);
+    this.contractor = await this.contractorOffered();
   }
 
   /** The contractor offered the job sees the offer, then accepts, declines, or never answers. */

@@ -2,6 +2,9 @@
 // sandbox jobs on, one step every SANDBOX_STEP_MS, so an integrator with a test key sees an order's whole
 // life in seconds. They act through the order's commands (operations/order-commands.ts) as
 // `system:sandbox`, like any contractor would. Markers in an order's description force an outcome.
+// A contractor with a key of its own (unrevoked, `keys create --contractor`) is not played: its integrator
+// plays it. The store's queries leave it out at each round, so every process agrees as soon as the key is
+// issued or revoked.
 
 import type { ProgressReport } from "../domain/orders/commands.js";
 import { nteInForce } from "../domain/orders/policy.js";

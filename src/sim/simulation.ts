@@ -105,9 +105,10 @@ export async function otherAccountsWithLiveOrders(store: Store, account: string)
   return found;
 }
 
-/** The generated pool as a pool file in the import format (JSON), for the `contractors import` path. */
-export function generatedPoolFile(): string {
-  const rows = generateSandboxPool(SIMULATED_POOL_SEED).map((c) => ({
+/** The generated pool as a pool file in the import format (JSON), for the `contractors import` path; its
+ * verification dates relative to `now` (a few already expired, as in the sandbox). */
+export function generatedPoolFile(now: Date): string {
+  const rows = generateSandboxPool(now, SIMULATED_POOL_SEED).map((c) => ({
     external_ref: externalRefOf(c.id),
     name: c.name.replace(/^Sandbox /, "Simulated "),
     email: c.email.replace("sandbox+", "simulated+"),
@@ -123,6 +124,8 @@ export function generatedPoolFile(): string {
     rating: c.rating,
     response_minutes: c.responseMinutes,
     active: true,
+    insurance_verified_until: c.insuranceVerifiedUntil,
+    license_verified_until: c.licenseVerifiedUntil,
   }));
   return JSON.stringify(rows);
 }
@@ -136,13 +139,13 @@ function externalRefOf(generatedId: string): string {
  * audit record), except that each contractor keeps its generated id (the import draws random ones): the
  * same seed then replays the same run on any fresh store, since ids break ties in matching and ordering.
  */
-async function importGeneratedPool(store: Store): Promise<number> {
-  const file = generatedPoolFile();
+async function importGeneratedPool(store: Store, now: Date): Promise<number> {
+  const file = generatedPoolFile(now);
   const parsed = parseContractorFile(file, "json");
   if (parsed.errors.length > 0) {
     throw new Error(`the generated pool does not parse: ${parsed.errors.slice(0, 3).join("; ")}`);
   }
-  const ids = new Map(generateSandboxPool(SIMULATED_POOL_SEED).map((c) => [externalRefOf(c.id), c.id]));
+  const ids = new Map(generateSandboxPool(now, SIMULATED_POOL_SEED).map((c) => [externalRefOf(c.id), c.id]));
   const rows = parsed.contractors.map((c) => ({ ...c, id: ids.get(c.externalRef ?? "") ?? c.id }));
   const digest = createHash("sha256").update(file).digest("hex");
   const { inserted } = await store.contractors.upsertLive(rows, (counts) =>
@@ -191,7 +194,8 @@ export async function runSimulation(
   let live = (await store.contractors.load()).filter((c) => c.pool === "live");
   let imported = 0;
   if (live.length === 0) {
-    imported = await importGeneratedPool(store);
+    // Dated from the first simulated day, so the run sees what a pool imported then would.
+    imported = await importGeneratedPool(store, new Date(options.end.getTime() - options.days * DAY_MS));
     progress(
       `the live pool was empty: imported ${imported} generated contractors (external_ref sim-...) through the ` +
         "contractor import path; they match real live orders too, so keep this store for demos",

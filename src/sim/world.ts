@@ -4,6 +4,7 @@
 
 import type { z } from "zod";
 import type { Actor } from "../audit/record.js";
+import { compliantThrough, dayOf } from "../domain/compliance.js";
 import type { Contractor } from "../domain/contractor.js";
 import type { Rng } from "../domain/random.js";
 import { newId } from "../ids.js";
@@ -155,12 +156,16 @@ export class World {
 
   /**
    * The contractor a dispatcher picks by hand: one of the best-rated five in the trade and state with
-   * capacity left, not yet tried on this order (emergency-capable for emergencies, when there is one).
+   * capacity left, insurance and license valid today (a dispatcher does not override compliance in the
+   * simulation), not yet tried on this order (emergency-capable for emergencies, when there is one).
    */
   pickContractor(plan: OrderPlan, exclude: ReadonlySet<string>, rng: Rng): string | null {
     const index = this.services.pool.index;
+    const today = dayOf(this.services.now());
     const bucket = this.byBucket.get(`${plan.trade}|${plan.state}`) ?? [];
-    const free = bucket.filter((c) => !exclude.has(c.id) && index.jobsOf(c.id) < c.maxActiveJobs);
+    const free = bucket.filter(
+      (c) => !exclude.has(c.id) && index.jobsOf(c.id) < c.maxActiveJobs && compliantThrough(c) >= today,
+    );
     const capable = plan.urgency === "emergency" ? free.filter((c) => c.emergencyCapable) : free;
     const choices = (capable.length > 0 ? capable : free).slice(0, 5);
     const x = rng();

@@ -20,8 +20,12 @@ export interface AuditLookup {
   leaf: { leaf_index: number; leaf_hash: string } | undefined;
 }
 
+/** For AuditQuery.accountId: the records of every account (and of none) in the mode. */
+export const ALL_ACCOUNTS: unique symbol = Symbol("all accounts");
+
 export interface AuditQuery {
-  accountId: string;
+  /** The account whose records to list, or ALL_ACCOUNTS (the dispatch team's and a contractor's views). */
+  accountId: string | typeof ALL_ACCOUNTS;
   livemode: boolean;
   orderId?: string | undefined;
   kind?: string | undefined;
@@ -76,6 +80,7 @@ interface LeafRow {
   actor: string | null;
   created_at: string | null;
   record: string | null;
+  disclosures: string | null;
 }
 
 function toLeafWithRecord(r: LeafRow): LeafWithRecord {
@@ -96,6 +101,7 @@ function toLeafWithRecord(r: LeafRow): LeafWithRecord {
             actor: r.actor as string,
             created_at: r.created_at as string,
             record: r.record as string,
+            disclosures: r.disclosures,
           },
   };
 }
@@ -320,6 +326,7 @@ export class AuditStore implements AuditPersistence {
         "r.actor",
         "r.created_at",
         "r.record",
+        "r.disclosures",
       ]);
   }
 
@@ -327,8 +334,8 @@ export class AuditStore implements AuditPersistence {
     let query = this.db
       .selectFrom("audit_records")
       .selectAll()
-      .where("account_id", "=", q.accountId)
       .where("livemode", "=", q.livemode ? 1 : 0);
+    if (q.accountId !== ALL_ACCOUNTS) query = query.where("account_id", "=", q.accountId);
     if (q.orderId !== undefined) query = query.where("order_id", "=", q.orderId);
     if (q.kind !== undefined) query = query.where("kind", "=", q.kind);
     if (q.since !== undefined) query = query.where("created_at", ">=", q.since);

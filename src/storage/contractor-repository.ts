@@ -1,18 +1,84 @@
 // The contractor pools: seeding and importing (with their records), flags, loading for the matcher, and
 // the jobs each contractor holds.
 
-import { type Insertable, type Kysely, type Selectable, sql } from "kysely";
+import { type Insertable, type Kysely, type Selectable, type SelectQueryBuilder, sql } from "kysely";
 import type { AuditEntry } from "../audit/record.js";
 import type { Clock } from "../clock.js";
 import type { Contractor } from "../domain/contractor.js";
 import type { TradeCode } from "../domain/trades.js";
 import type { StateCode } from "../domain/us-regions.js";
 import type { AuditStore } from "./audit-store.js";
+import type { Dialect } from "./dialect.js";
 import type { ContractorsTable, Database } from "./schema.js";
-import type { CapacityDrift, ContractorRepository, NewContractor, WriteTx } from "./store.js";
+import type {
+  CapacityDrift,
+  ContractorFilter,
+  ContractorListing,
+  ContractorRecord,
+  ContractorRepository,
+  HeldOrder,
+  NewContractor,
+  WriteTx,
+} from "./store.js";
 import { trxOf } from "./write-tx.js";
 
 const CHUNK = 500;
+
+/** The columns the dispatch team reads: everything but contact details. */
+const LISTING_COLUMNS = [
+  "id",
+  "pool",
+  "name",
+  "trades",
+  "states",
+  "home_zip",
+  "lat",
+  "lon",
+  "service_radius_miles",
+  "hourly_rate_cents",
+  "emergency_capable",
+  "max_active_jobs",
+  "active_jobs",
+  "rating",
+  "response_minutes",
+  "active",
+  "excluded",
+  "insurance_verified_until",
+  "license_verified_until",
+  "created_at",
+  "updated_at",
+] as const satisfies ReadonlyArray<keyof ContractorsTable>;
+
+/** A LIKE pattern matching `text` anywhere, its wildcards escaped with `!`. */
+function containing(text: string): string {
+  return `%${text.toLowerCase().replace(/[!%_]/g, (c) => `!${c}`)}%`;
+}
+
+/** The directory's filters on a query of contractors. Trades and states are JSON arrays of codes, so
+ * `"code"` (quotes included) occurs in the text only for a code in the array. */
+function filtered<O>(
+  query: SelectQueryBuilder<Database, "contractors", O>,
+  f: ContractorFilter,
+): SelectQueryBuilder<Database, "contractors", O> {
+  let q = query.where("pool", "=", f.pool);
+  if (f.trade !== undefined) q = q.where("trades", "like", `%"${f.trade}"%`);
+  if (f.state !== undefined) q = q.where("states", "like", `%"${f.state}"%`);
+  if (f.standing === "active") q = q.where("active", "=", 1).where("excluded", "=", 0);
+  if (f.standing === "inactive") q = q.where("active", "=", 0).where("excluded", "=", 0);
+  if (f.standing === "excluded") q = q.where("excluded", "=", 1);
+  if (f.name !== undefined) q = q.where(sql<boolean>`lower(name) LIKE ${containing(f.name)} ESCAPE '!'`);
+  const box = f.box;
+  if (box) {
+    q = q
+      .where("lat", ">=", box.minLat)
+      .where("lat", "<=", box.maxLat)
+      .where("lon", ">=", box.minLon)
+      .where("lon", "<=", box.maxLon);
+  }
+  return q;
+}
+
+const count = (v: unknown) => (v === null || v === undefined ? 0 : Number(v));
 
 function toContractor(row: Selectable<ContractorsTable>): Contractor {
   return {
@@ -30,6 +96,8 @@ function toContractor(row: Selectable<ContractorsTable>): Contractor {
     responseMinutes: row.response_minutes,
     active: row.active === 1,
     excluded: row.excluded === 1,
+    insuranceVerifiedUntil: row.insurance_verified_until ?? null,
+    licenseVerifiedUntil: row.license_verified_until ?? null,
   };
 }
 
@@ -66,6 +134,7 @@ export class KyselyContractorRepository implements ContractorRepository {
     private readonly db: Kysely<Database>,
     private readonly audit: AuditStore,
     private readonly clock: Clock,
+    private readonly dialect: Dialect,
   ) {}
 
   async count(pool: "sandbox" | "live"): Promise<number> {
@@ -124,12 +193,80 @@ export class KyselyContractorRepository implements ContractorRepository {
   async standing(id: string, tx?: WriteTx) {
     const row = await trxOf(tx, this.db)
       .selectFrom("contractors")
-      .select(["pool", "active", "excluded"])
+      .select(["pool", "active", "excluded", "insurance_verified_until", "license_verified_until"])
       .where("id", "=", id)
       .executeTakeFirst();
     return row
-      ? { pool: row.pool, active: Number(row.active) === 1, excluded: Number(row.excluded) === 1 }
+      ? {
+          pool: row.pool,
+          active: Number(row.active) === 1,
+          excluded: Number(row.excluded) === 1,
+          insuranceVerifiedUntil: row.insurance_verified_until ?? null,
+          licenseVerifiedUntil: row.license_verified_until ?? null,
+        }
       : undefined;
+  }
+
+  async ranToday(job: string, day: string, livemode: boolean): Promise<boolean> {
+    const row = await this.db
+      .selectFrom("daily_runs")
+      .select("job")
+      .where("job", "=", job)
+      .where("day", "=", day)
+      .where("livemode", "=", livemode ? 1 : 0)
+      .executeTakeFirst();
+    return row !== undefined;
+  }
+
+  async recordDaily(job: string, day: string, livemode: boolean, audit: AuditEntry): Promise<boolean> {
+    return this.db.transaction().execute(async (trx) => {
+      const claimed = await trx
+        .insertInto("daily_runs")
+        .values({ job, day, livemode: livemode ? 1 : 0, created_at: this.clock().toISOString() })
+        .onConflict((oc) => oc.columns(["job", "day", "livemode"]).doNothing())
+        .returning("job")
+        .executeTakeFirst();
+      if (!claimed) return false;
+      await this.audit.writeEntries(trx, [audit]);
+      return true;
+    });
+  }
+
+  async backfillSandboxVerification(
+    dates: ReadonlyArray<{ id: string; insuranceVerifiedUntil: string; licenseVerifiedUntil: string }>,
+    audit: (changed: number) => AuditEntry,
+  ): Promise<number> {
+    const now = this.clock().toISOString();
+    const missing = await this.db
+      .selectFrom("contractors")
+      .select("id")
+      .where("pool", "=", "sandbox")
+      .where("insurance_verified_until", "is", null)
+      .where("license_verified_until", "is", null)
+      .execute();
+    if (missing.length === 0) return 0;
+    const ids = new Set(missing.map((r) => r.id));
+    return this.db.transaction().execute(async (trx) => {
+      let changed = 0;
+      for (const d of dates) {
+        if (!ids.has(d.id)) continue;
+        const result = await trx
+          .updateTable("contractors")
+          .set({
+            insurance_verified_until: d.insuranceVerifiedUntil,
+            license_verified_until: d.licenseVerifiedUntil,
+            updated_at: now,
+          })
+          .where("id", "=", d.id)
+          .where("pool", "=", "sandbox")
+          .where("insurance_verified_until", "is", null)
+          .where("license_verified_until", "is", null)
+          .executeTakeFirst();
+        changed += Number(result.numUpdatedRows);
+      }
+      if (changed > 0) await this.audit.writeEntries(trx, [audit(changed)]);
+      return changed;
+    });
   }
 
   async setFlags(id: string, flags: { active?: boolean; excluded?: boolean }, audit: AuditEntry) {
@@ -218,5 +355,94 @@ export class KyselyContractorRepository implements ContractorRepository {
     return [...byContractor.values()].filter(
       (e) => e.counter !== e.open || e.ledger !== e.open || e.unheld.length > 0 || e.stale.length > 0,
     );
+  }
+
+  directory(
+    filter: ContractorFilter,
+    page: { after?: { name: string; id: string }; limit: number },
+  ): Promise<ContractorListing[]> {
+    // Byte order on both stores (SQLite compares text that way by default): contractors_pool_name_idx.
+    const name = this.dialect === "postgres" ? sql<string>`name COLLATE "C"` : sql<string>`name`;
+    let q = filtered(this.db.selectFrom("contractors").select(LISTING_COLUMNS), filter);
+    const after = page.after;
+    if (after) {
+      q = q.where(sql<boolean>`(${name} > ${after.name} OR (${name} = ${after.name} AND id > ${after.id}))`);
+    }
+    return q.orderBy(name).orderBy("id").limit(page.limit).execute();
+  }
+
+  locations(filter: ContractorFilter) {
+    return filtered(this.db.selectFrom("contractors").select(["id", "lat", "lon"]), filter)
+      .orderBy("id")
+      .execute();
+  }
+
+  listings(ids: string[]): Promise<ContractorListing[]> {
+    if (ids.length === 0) return Promise.resolve([]);
+    return this.db.selectFrom("contractors").select(LISTING_COLUMNS).where("id", "in", ids).execute();
+  }
+
+  async records(ids: string[]): Promise<Map<string, ContractorRecord>> {
+    const out = new Map<string, ContractorRecord>();
+    if (ids.length === 0) return out;
+    const list = sql.join(ids);
+    // Minutes from the ETA to the arrival; ISO 8601 UTC text of one width compares in time order.
+    const minutesLate =
+      this.dialect === "postgres"
+        ? sql`date_part('epoch', on_site_at::timestamptz - eta_at::timestamptz) / 60.0`
+        : sql`(julianday(on_site_at) - julianday(eta_at)) * 1440.0`;
+    const rows = await sql<Record<string, unknown>>`
+      SELECT c.id,
+        o.received, o.accepted, o.declined, o.expired, o.pending,
+        j.open_jobs, j.completed, j.cannot_complete, j.arrivals, j.late, j.minutes_late
+      FROM contractors c
+      LEFT JOIN (
+        SELECT contractor_id, count(*) AS received,
+          sum(CASE WHEN status = 'accepted' THEN 1 ELSE 0 END) AS accepted,
+          sum(CASE WHEN status = 'declined' THEN 1 ELSE 0 END) AS declined,
+          sum(CASE WHEN status = 'expired' THEN 1 ELSE 0 END) AS expired,
+          sum(CASE WHEN status = 'pending' THEN 1 ELSE 0 END) AS pending
+        FROM offers WHERE contractor_id IN (${list}) GROUP BY contractor_id
+      ) o ON o.contractor_id = c.id
+      LEFT JOIN (
+        SELECT contractor_id,
+          sum(CASE WHEN status IN ('accepted', 'en_route', 'on_site') THEN 1 ELSE 0 END) AS open_jobs,
+          sum(CASE WHEN status IN ('completed', 'invoiced') THEN 1 ELSE 0 END) AS completed,
+          sum(CASE WHEN status = 'cannot_complete' THEN 1 ELSE 0 END) AS cannot_complete,
+          sum(CASE WHEN on_site_at IS NOT NULL AND eta_at IS NOT NULL THEN 1 ELSE 0 END) AS arrivals,
+          sum(CASE WHEN on_site_at > eta_at THEN 1 ELSE 0 END) AS late,
+          sum(CASE WHEN on_site_at > eta_at THEN ${minutesLate} ELSE 0 END) AS minutes_late
+        FROM orders WHERE contractor_id IN (${list}) GROUP BY contractor_id
+      ) j ON j.contractor_id = c.id
+      WHERE c.id IN (${list})`.execute(this.db);
+    for (const r of rows.rows) {
+      out.set(String(r.id), {
+        offersReceived: count(r.received),
+        offersAccepted: count(r.accepted),
+        offersDeclined: count(r.declined),
+        offersExpired: count(r.expired),
+        offersPending: count(r.pending),
+        openJobs: count(r.open_jobs),
+        jobsCompleted: count(r.completed),
+        jobsCannotComplete: count(r.cannot_complete),
+        arrivals: count(r.arrivals),
+        lateArrivals: count(r.late),
+        minutesLate: count(r.minutes_late),
+      });
+    }
+    return out;
+  }
+
+  heldOrders(id: string, limit: number): Promise<HeldOrder[]> {
+    // orders_contractor_idx (contractor_id, status).
+    return this.db
+      .selectFrom("orders")
+      .select(["id as order_id", "status", "trade", "urgency", "state", "updated_at"])
+      .where("contractor_id", "=", id)
+      .where("status", "in", ["offered", "accepted", "en_route", "on_site"])
+      .orderBy("updated_at", "desc")
+      .orderBy("id", "desc")
+      .limit(limit)
+      .execute();
   }
 }

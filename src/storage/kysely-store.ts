@@ -12,6 +12,7 @@ import { GroupCommitter } from "./group-commit.js";
 import { KyselyIdempotencyRepository } from "./idempotency-repository.js";
 import { KyselyKeyRepository } from "./key-repository.js";
 import { migrationProvider } from "./migrations/all-migrations.js";
+import { OrderEventStore, type RemoteListener } from "./order-event-store.js";
 import { KyselyOrderRepository } from "./order-repository.js";
 import type { Database } from "./schema.js";
 import type { Store, WriteTx } from "./store.js";
@@ -27,6 +28,7 @@ export class KyselyStore implements Store {
   readonly audit: AuditStore;
   readonly evals: EvalsStore;
   readonly webhooks: WebhookStore;
+  readonly orderEvents: OrderEventStore;
   readonly keys: KyselyKeyRepository;
   readonly contractors: KyselyContractorRepository;
   readonly orders: KyselyOrderRepository;
@@ -53,6 +55,8 @@ export class KyselyStore implements Store {
       serializeWrites?: boolean;
       /** The time the store stamps rows it writes on its own (accounts, contractors). */
       clock: Clock;
+      /** Hears other processes' commits of order events (PostgreSQL's LISTEN). */
+      listen?: RemoteListener;
     },
   ) {
     this.schema = options.schema;
@@ -62,21 +66,28 @@ export class KyselyStore implements Store {
     this.audit = new AuditStore(db, dialect, options.clock);
     this.evals = new EvalsStore(db, dialect);
     this.webhooks = new WebhookStore(db, dialect);
+    this.orderEvents = new OrderEventStore(db, dialect, options.listen ?? null);
     this.keys = new KyselyKeyRepository(db, this.audit, options.clock);
-    this.contractors = new KyselyContractorRepository(db, this.audit, options.clock);
+    this.contractors = new KyselyContractorRepository(db, this.audit, options.clock, dialect);
     this.orders = new KyselyOrderRepository(db, dialect);
     this.idempotency = new KyselyIdempotencyRepository(db);
     this.committer = new GroupCommitter<WriteTx>(
-      (work) =>
-        this.db.transaction().execute(async (trx) => {
+      async (work) => {
+        let wroteEvents = false;
+        const result = await this.db.transaction().execute(async (trx) => {
           if (options.serializeWrites) {
+            // Also what makes order_events' ids increase in commit order across processes (0015).
             await sql`select pg_advisory_xact_lock(hashtext(current_schema()))`.execute(trx);
           }
           const tx = writeTx(trx, inserts, this, options.clock);
           const result = await work(tx);
           await tx.flush();
+          wroteEvents = tx.wroteEvents();
           return result;
-        }),
+        });
+        if (wroteEvents) this.orderEvents.committed();
+        return result;
+      },
       options.maxBatch ?? 256,
       options.commitLanes ?? 1,
       isRetryableConflict,
@@ -114,6 +125,7 @@ export class KyselyStore implements Store {
   async close(): Promise<void> {
     await this.committer.flushDeferred();
     await this.committer.flushed();
+    await this.orderEvents.close();
     await this.db.destroy();
   }
 

@@ -2,11 +2,23 @@
 // account and mode page by page, and the queues the sweeper, the sandbox and contractors read. Orders
 // change only through the one writer (order-writer.ts).
 
-import type { Kysely } from "kysely";
+import { type Kysely, sql } from "kysely";
 import type { Dialect } from "./dialect.js";
 import type { Database, NteRequestsTable, OfferStatus, OffersTable, OrdersTable } from "./schema.js";
 import type { OrderQuery, OrderRepository, WriteTx } from "./store.js";
 import { trxOf } from "./write-tx.js";
+
+/** An unrevoked key of the contractor in `column`: a contractor with one plays its own part in the
+ * sandbox, so the simulator leaves it alone. Read from the store at each round, so every process agrees
+ * as soon as the key is issued (served by api_keys_contractor_idx, migration 0013). */
+function keyOfContractor(db: Kysely<Database>, column: "offers.contractor_id" | "orders.contractor_id") {
+  return db
+    .selectFrom("api_keys")
+    .select("api_keys.id")
+    .where("api_keys.contractor_id", "=", sql.ref<string>(column))
+    .where("api_keys.kind", "=", "contractor")
+    .where("api_keys.revoked_at", "is", null);
+}
 
 export class KyselyOrderRepository implements OrderRepository {
   constructor(
@@ -68,6 +80,7 @@ export class KyselyOrderRepository implements OrderRepository {
       .where("status", "=", "pending")
       .where("livemode", "=", 0)
       .where("offered_at", "<=", cutoff)
+      .where(({ not, exists }) => not(exists(keyOfContractor(this.db, "offers.contractor_id"))))
       .orderBy("offered_at")
       .limit(limit)
       .execute();
@@ -80,6 +93,7 @@ export class KyselyOrderRepository implements OrderRepository {
       .where("livemode", "=", 0)
       .where("status", "in", statuses)
       .where("updated_at", "<=", cutoff)
+      .where(({ not, exists }) => not(exists(keyOfContractor(this.db, "orders.contractor_id"))))
       .orderBy("updated_at")
       .limit(limit)
       .execute();

@@ -22,6 +22,7 @@
 import type { Kysely, Transaction } from "kysely";
 import type { AuditEntry } from "../audit/record.js";
 import type { Offer, OrderChange, Order as OrderRow } from "../domain/orders/order.js";
+import type { NewOrderEvent } from "./order-event-store.js";
 import type { CapacityHoldsTable, Database, WebhookEventsTable } from "./schema.js";
 
 /** An OrderChange with what the writer stores besides it: sealed records, the outbox row. */
@@ -30,6 +31,8 @@ export interface CommittableChange {
   audit: readonly AuditEntry[];
   /** The webhook event, when the change has one and it has a recipient. */
   outbox: WebhookEventsTable | null;
+  /** The change's row of the order event log (every change has one: the live event stream's). */
+  logged?: NewOrderEvent | null;
   /** Run once the capacity is secured and before anything else is written: false writes nothing. */
   guard?: () => Promise<boolean>;
 }
@@ -57,6 +60,7 @@ export interface WriterTx {
     holds: CapacityHoldsTable[];
     audit: AuditEntry[];
     events: WebhookEventsTable[];
+    orderEvents: NewOrderEvent[];
   };
 }
 
@@ -232,5 +236,6 @@ export async function commitOrderChange(w: WriterTx, c: CommittableChange): Prom
   }
   w.buffered.audit.push(...c.audit);
   if (c.outbox) w.buffered.events.push(c.outbox);
+  if (c.logged) w.buffered.orderEvents.push(c.logged);
   return { ok: true };
 }

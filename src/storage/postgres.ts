@@ -5,6 +5,7 @@ import { Kysely, PostgresDialect } from "kysely";
 import pg from "pg";
 import { type Clock, systemClock } from "../clock.js";
 import { KyselyStore } from "./kysely-store.js";
+import { EVENTS_CHANNEL, type RemoteListener } from "./order-event-store.js";
 import type { Database } from "./schema.js";
 
 const INT8_OID = 20;
@@ -47,8 +48,57 @@ export function openPostgresStore(url: string, options: PostgresOptions): Kysely
     commitLanes: 1,
     serializeWrites: true,
     clock: options.clock ?? systemClock,
+    listen: listenForEvents(url, options),
   });
   return Object.assign(store, {
     pool: () => ({ total: pool.totalCount, idle: pool.idleCount, waiting: pool.waitingCount }),
   });
+}
+
+const RELISTEN_DELAY_MS = 1_000;
+
+/**
+ * LISTENs for order events committed by any process on this schema, on a connection of its own (a pooled
+ * one cannot hold a LISTEN). A lost connection is opened again after a second, and `onCommit` is called
+ * then too: events committed while nobody listened are read from the log like any others.
+ */
+function listenForEvents(url: string, options: PostgresOptions): RemoteListener {
+  return async (onCommit) => {
+    let stopped = false;
+    let client: pg.Client | null = null;
+    let retry: ReturnType<typeof setTimeout> | null = null;
+    const connect = async (): Promise<void> => {
+      const c = new pg.Client({
+        connectionString: url,
+        application_name: `${options.applicationName ?? "field-dispatch"} events`,
+        ...(options.schema ? { options: `-c search_path=${options.schema}` } : {}),
+      });
+      const again = () => {
+        if (stopped || retry !== null) return;
+        client = null;
+        c.end().catch(() => {});
+        retry = setTimeout(() => {
+          retry = null;
+          connect().then(onCommit, again);
+        }, RELISTEN_DELAY_MS);
+        retry.unref();
+      };
+      c.on("error", again);
+      c.on("end", again);
+      await c.connect();
+      const schema = (await c.query<{ s: string }>("select current_schema() as s")).rows[0]?.s;
+      c.on("notification", (msg) => {
+        if (msg.channel === EVENTS_CHANNEL && msg.payload === schema) onCommit();
+      });
+      await c.query(`LISTEN ${EVENTS_CHANNEL}`);
+      client = c;
+      if (stopped) await c.end();
+    };
+    await connect();
+    return async () => {
+      stopped = true;
+      if (retry !== null) clearTimeout(retry);
+      await (client as pg.Client | null)?.end().catch(() => {});
+    };
+  };
 }

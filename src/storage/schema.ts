@@ -112,6 +112,8 @@ export interface AuditRecordsTable {
   created_at: string;
   /** The sealed record: canonical JSON (RFC 8785), exactly the bytes its leaf hash covers. */
   record: string;
+  /** Version 2: JSON list of the record's disclosures, each with who may see it (audit/redaction.ts). */
+  disclosures: string | null;
 }
 
 /** An audit record as read back. */
@@ -180,6 +182,21 @@ export interface WebhookEndpointsTable {
   updated_at: string;
 }
 
+/** One change of an order, as the live event stream resumes from it (migration 0015). */
+export interface OrderEventsTable {
+  /** Increases in commit order: the stream's event id. */
+  id: Generated<number>;
+  type: string;
+  order_id: string;
+  account_id: string;
+  livemode: number;
+  contractor_id: string | null;
+  previous_contractor_id: string | null;
+  created_at: string;
+  /** JSON: { order, details, offer } (webhooks/order-events.ts). */
+  payload: string;
+}
+
 export interface WebhookEventsTable {
   /** The Standard Webhooks message id (msg_...): the webhook-id header, stable across retries. */
   id: string;
@@ -228,6 +245,14 @@ export interface WebhookAttemptsTable {
   next_attempt_at: string | null;
 }
 
+/** One row per once-a-day job run: which job, which UTC day (YYYY-MM-DD), which mode. */
+export interface DailyRunsTable {
+  job: string;
+  day: string;
+  livemode: number;
+  created_at: string;
+}
+
 export interface Database {
   accounts: AccountsTable;
   api_keys: ApiKeysTable;
@@ -247,6 +272,8 @@ export interface Database {
   webhook_secrets: WebhookSecretsTable;
   webhook_endpoints: WebhookEndpointsTable;
   webhook_events: WebhookEventsTable;
+  order_events: OrderEventsTable;
   webhook_deliveries: WebhookDeliveriesTable;
   webhook_attempts: WebhookAttemptsTable;
+  daily_runs: DailyRunsTable;
 }

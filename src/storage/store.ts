@@ -3,14 +3,20 @@
 // each read taking an optional write handle to read inside a command's transaction. One Kysely
 // implementation (kysely-store.ts) serves SQLite and PostgreSQL.
 
+import type { Selectable } from "kysely";
 import type { AuditEntry } from "../audit/record.js";
-import type { Contractor } from "../domain/contractor.js";
+import type { Contractor, Pool } from "../domain/contractor.js";
+import type { ContractorStanding } from "../domain/contractor-directory.js";
+import type { TradeCode } from "../domain/trades.js";
+import type { StateCode } from "../domain/us-regions.js";
 import type { AuditPersistence } from "./audit-store.js";
 import type { EvalsPersistence } from "./evals-store.js";
+import type { OrderEventLog } from "./order-event-store.js";
 import type { CommitOutcome, CommittableChange } from "./order-writer.js";
 import type {
   AccountsTable,
   ApiKeysTable,
+  ContractorsTable,
   IdempotencyKeysTable,
   NteRequestsTable,
   OfferStatus,
@@ -27,9 +33,6 @@ export interface NewContractor extends Contractor {
   phone: string | null;
   homeZip: string | null;
   externalRef: string | null;
-  /** Until when the contractor's insurance and license are verified (YYYY-MM-DD); absent: not verified. */
-  insuranceVerifiedUntil?: string | null;
-  licenseVerifiedUntil?: string | null;
 }
 
 export interface OrderQuery {
@@ -88,6 +91,50 @@ export interface KeyRepository {
   ): Promise<"revoked" | "already_revoked" | "not_found">;
 }
 
+/** The dispatch team's filters of one pool. */
+export interface ContractorFilter {
+  pool: Pool;
+  trade?: TradeCode;
+  state?: StateCode;
+  standing?: ContractorStanding;
+  /** A case-insensitive substring of the name. */
+  name?: string;
+  /** Only contractors whose base lies in this box (and so has coordinates). */
+  box?: { minLat: number; maxLat: number; minLon: number; maxLon: number };
+}
+
+/** A contractor as the dispatch team reads it: its row without contact details. */
+export type ContractorListing = Omit<Selectable<ContractorsTable>, "email" | "phone" | "external_ref">;
+
+/** A contractor's measured record and current load, aggregated from its offers and orders. */
+export interface ContractorRecord {
+  offersReceived: number;
+  offersAccepted: number;
+  offersDeclined: number;
+  offersExpired: number;
+  offersPending: number;
+  /** Orders it holds now: accepted, en_route or on_site. */
+  openJobs: number;
+  /** Orders it holds that ended completed or invoiced, and cannot_complete. */
+  jobsCompleted: number;
+  jobsCannotComplete: number;
+  /** Orders it holds with both an ETA (en route) and an arrival (on site); those arriving after the
+   * ETA; and the minutes after the ETA summed over the late ones. */
+  arrivals: number;
+  lateArrivals: number;
+  minutesLate: number;
+}
+
+/** An order a contractor holds now (its pending offer, or its job). */
+export interface HeldOrder {
+  order_id: string;
+  status: string;
+  trade: string;
+  urgency: string;
+  state: string;
+  updated_at: string;
+}
+
 /** The contractor pools. */
 export interface ContractorRepository {
   count(pool: "sandbox" | "live"): Promise<number>;
@@ -103,7 +150,27 @@ export interface ContractorRepository {
   standing(
     id: string,
     tx?: WriteTx,
-  ): Promise<{ pool: string; active: boolean; excluded: boolean } | undefined>;
+  ): Promise<
+    | {
+        pool: string;
+        active: boolean;
+        excluded: boolean;
+        insuranceVerifiedUntil: string | null;
+        licenseVerifiedUntil: string | null;
+      }
+    | undefined
+  >;
+  /** Whether the once-a-day `job` already ran for this UTC day and mode. */
+  ranToday(job: string, day: string, livemode: boolean): Promise<boolean>;
+  /** Records the day's run of `job` with its audit record, in one transaction; false (and nothing
+   * written) when another run, in this process or another, recorded the day first. */
+  recordDaily(job: string, day: string, livemode: boolean, audit: AuditEntry): Promise<boolean>;
+  /** Sandbox contractors seeded before they had verification dates get theirs (only rows without either
+   * date change), with the audit record, in one transaction; returns how many changed. */
+  backfillSandboxVerification(
+    dates: ReadonlyArray<{ id: string; insuranceVerifiedUntil: string; licenseVerifiedUntil: string }>,
+    audit: (changed: number) => AuditEntry,
+  ): Promise<number>;
   /** Sets a contractor's active or excluded flag, with its audit record, in one transaction. */
   setFlags(id: string, flags: { active?: boolean; excluded?: boolean }, audit: AuditEntry): Promise<boolean>;
   /** Changes whenever a contractor is added or updated: lets a running server skip needless reloads. */
@@ -114,6 +181,21 @@ export interface ContractorRepository {
   withCapacity(ids: string[]): Promise<Set<string>>;
   /** Contractors whose capacity counter, ledger rows and open offers and jobs disagree (none: no drift). */
   capacityDrift(): Promise<CapacityDrift[]>;
+  /** A page of the filtered pool in name order (byte order, then id), after `after`. */
+  directory(
+    filter: ContractorFilter,
+    page: { after?: { name: string; id: string }; limit: number },
+  ): Promise<ContractorListing[]>;
+  /** Every contractor of the filtered pool with its base coordinates (null when unknown), by id: what a
+   * page ordered by distance is chosen from. */
+  locations(filter: ContractorFilter): Promise<Array<{ id: string; lat: number | null; lon: number | null }>>;
+  /** These contractors (those that exist), in no particular order. */
+  listings(ids: string[]): Promise<ContractorListing[]>;
+  /** The measured record of each of these contractors, in one query (every id gets one, zeros for a
+   * contractor with no history). */
+  records(ids: string[]): Promise<Map<string, ContractorRecord>>;
+  /** The orders a contractor holds now (offered to it, accepted, en route, on site), newest first. */
+  heldOrders(id: string, limit: number): Promise<HeldOrder[]>;
 }
 
 /** One contractor's capacity as `pool check` recomputes it. */
@@ -148,9 +230,11 @@ export interface OrderRepository {
   list(q: OrderQuery): Promise<OrdersTable[]>;
   /** Pending offers whose deadline has passed (oldest deadline first). */
   dueOffers(now: string, limit: number): Promise<OffersTable[]>;
-  /** Pending sandbox offers made before `cutoff`: the simulated contractors answer them. */
+  /** Pending sandbox offers made before `cutoff` to contractors without a key of their own (unrevoked):
+   * the simulated contractors answer them. */
   sandboxOffers(cutoff: string, limit: number): Promise<OffersTable[]>;
-  /** Sandbox orders in one of `statuses` unchanged since `cutoff`: the simulated contractors move them on. */
+  /** Sandbox orders in one of `statuses` unchanged since `cutoff`, held by contractors without a key of
+   * their own (unrevoked): the simulated contractors move them on. */
   sandboxOrdersIn(statuses: string[], cutoff: string, limit: number): Promise<OrdersTable[]>;
   /** A contractor's offers of one mode in `status`, newest first. */
   offersOfContractor(
@@ -215,4 +299,6 @@ export interface Store {
   readonly evals: EvalsPersistence;
   /** Webhooks: secrets, endpoints, deliveries and their attempts. */
   readonly webhooks: WebhookPersistence;
+  /** Every change of every order, for the live event stream (order-event-store.ts). */
+  readonly orderEvents: OrderEventLog;
 }

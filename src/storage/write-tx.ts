@@ -5,6 +5,7 @@ import { CompiledQuery, type Kysely, type Transaction } from "kysely";
 import type { Clock } from "../clock.js";
 import type { AuditStore } from "./audit-store.js";
 import type { Dialect } from "./dialect.js";
+import type { OrderEventStore } from "./order-event-store.js";
 import { commitOrderChange, giveBackUnit, takeUnit, type WriterTx } from "./order-writer.js";
 import { PreparedInsert } from "./prepared-insert.js";
 import type { Database, QuotesTable } from "./schema.js";
@@ -55,11 +56,18 @@ function withId(compiled: CompiledQuery): (id: string) => CompiledQuery {
 export function writeTx(
   trx: Transaction<Database>,
   inserts: Inserts,
-  stores: { audit: AuditStore; webhooks: WebhookStore },
+  stores: { audit: AuditStore; webhooks: WebhookStore; orderEvents: OrderEventStore },
   clock: Clock,
-): WriteTx & { flush(): Promise<void> } {
+): WriteTx & { flush(): Promise<void>; wroteEvents(): boolean } {
   const quotes: QuotesTable[] = [];
-  const buffered: WriterTx["buffered"] = { orders: [], offers: [], holds: [], audit: [], events: [] };
+  const buffered: WriterTx["buffered"] = {
+    orders: [],
+    offers: [],
+    holds: [],
+    audit: [],
+    events: [],
+    orderEvents: [],
+  };
   const writer: WriterTx = {
     trx,
     buffered,
@@ -76,7 +84,7 @@ export function writeTx(
   };
   // Whether an account has a default webhook endpoint, asked once per account and mode per transaction.
   const defaults = new Map<string, Promise<boolean>>();
-  const tx: WriteTx & { flush(): Promise<void> } = {
+  const tx: WriteTx & { flush(): Promise<void>; wroteEvents(): boolean } = {
     commitOrderChange(change) {
       return commitOrderChange(writer, change);
     },
@@ -122,6 +130,11 @@ export function writeTx(
       await inserts.holds.run(trx, buffered.holds);
       await stores.webhooks.writeEvents(trx, buffered.events);
       await stores.audit.writeEntries(trx, buffered.audit);
+      // Last: on PostgreSQL it NOTIFYs the other processes, which PostgreSQL delivers at COMMIT.
+      await stores.orderEvents.write(trx, buffered.orderEvents);
+    },
+    wroteEvents() {
+      return buffered.orderEvents.length > 0;
     },
   };
   transactions.set(tx, trx);

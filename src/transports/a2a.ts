@@ -3,9 +3,16 @@
 // header or else by the method's name. A message whose data part is { "skill": "<name>", "input": {...} }
 // runs that operation (agent-call.ts) and is answered with a data part holding its result; anything else
 // gets a text part saying what went wrong. Skills that need a key use the caller's x-api-key, else the
-// server's MCP_API_KEY. An idempotent skill takes an idempotency_key beside its input fields (in `input`);
-// a replayed answer carries metadata { idempotent_replayed: true }. The agent card is generated from the
-// operation registry.
+// server's MCP_API_KEY, else the sandbox key (test mode only). An idempotent skill takes an idempotency_key
+// beside its input fields (in `input`); a replayed answer carries metadata { idempotent_replayed: true }.
+//
+// The agent card is generated from the operation registry. It is one public document for every caller, so
+// it lists every skill and marks the key each one needs: tags `public`, or `needs-key` with `account-key`,
+// `contractor-key` or `dispatcher-key`; skills only a contractor's or the dispatch team's own key opens
+// also carry a security requirement naming that role (the server never applies its own key to them).
+//
+// A body is checked before the SDK sees it (json-rpc.ts): not JSON is -32700, not a JSON-RPC request
+// (or a batch, which A2A does not have) -32600; the SDK answers -32602 for params that do not fit.
 
 import { randomUUID } from "node:crypto";
 import {
@@ -34,7 +41,7 @@ import {
 import type { FastifyBaseLogger, FastifyInstance, FastifyRequest } from "fastify";
 import type { Problem } from "../errors.js";
 import type { AnyOperation, Services } from "../operations/operation.js";
-import { OPERATIONS } from "../operations/registry.js";
+import { AGENT_OPERATIONS } from "../operations/registry.js";
 import {
   type AgentCaller,
   accessText,
@@ -43,6 +50,15 @@ import {
   operationByName,
 } from "./agent-call.js";
 import { A2A_PROTOCOL_VERSION, API_VERSION, SERVICE_NAME, SUMMARY } from "./discovery/documents.js";
+import {
+  envelopeProblem,
+  idOf,
+  JSON_RPC_ERROR,
+  type JsonRpcErrorResponse,
+  jsonRpcErrorHandler,
+  passHeaders,
+  rpcError,
+} from "./json-rpc.js";
 
 const CALLER = "field-dispatch.caller";
 const LOGGER = "field-dispatch.log";
@@ -60,6 +76,12 @@ function inputDescription(op: AnyOperation): string {
       `${name}${schema.required?.includes(name) ? "" : "?"}${p.description ? ` (${p.description})` : ""}`,
   );
   return fields.length ? `Input fields: ${fields.join("; ")}.` : "Input: {} (no fields).";
+}
+
+/** The card's tags for the key a skill needs: `public`, or `needs-key` and the key's kind. */
+function accessTags(op: AnyOperation): string[] {
+  if (op.access === "public") return ["public"];
+  return ["needs-key", `${op.access === "key" ? "account" : op.access}-key`];
 }
 
 /** The agent card, for the JSON-RPC endpoint at `base`/api/a2a, generated from the registry. */
@@ -83,7 +105,7 @@ export function agentCard(base: string): AgentCard {
             location: "header",
             name: "x-api-key",
             description:
-              "Optional: skills that need a key run under the server's own unless the caller sends its own.",
+              "Optional for skills tagged account-key: they run under the server's own key (MCP_API_KEY, else its sandbox key, test mode only) unless the caller sends its own. Skills tagged contractor-key or dispatcher-key need that kind of key from the caller.",
           },
         },
       },
@@ -91,15 +113,18 @@ export function agentCard(base: string): AgentCard {
     securityRequirements: [],
     defaultInputModes: ["application/json"],
     defaultOutputModes: ["application/json", "text/plain"],
-    skills: OPERATIONS.map((op) => ({
+    skills: AGENT_OPERATIONS.map((op) => ({
       id: op.name,
       name: op.summary,
       description: `${op.description} ${accessText(op)} ${inputDescription(op)}`,
-      tags: [op.access === "public" ? "public" : "needs-key", op.name.split(".")[0] ?? "dispatch"],
+      tags: [...accessTags(op), op.name.split(".")[0] ?? "dispatch"],
       examples: [JSON.stringify({ skill: op.name, input: op.example })],
       inputModes: ["application/json"],
       outputModes: ["application/json", "text/plain"],
-      securityRequirements: [],
+      securityRequirements:
+        op.access === "contractor" || op.access === "dispatcher"
+          ? [{ schemes: { apiKey: { list: [op.access] } } }]
+          : [],
     })),
     signatures: [],
     documentationUrl: `${base}/llms-full.txt`,
@@ -162,7 +187,7 @@ class OperationExecutor implements AgentExecutor {
     const data = ctx.userMessage.parts.find((p) => p.content?.$case === "data");
     const value =
       data?.content?.$case === "data" ? (data.content.value as Record<string, unknown>) : undefined;
-    const skills = OPERATIONS.map((o) => o.name).join(", ");
+    const skills = AGENT_OPERATIONS.map((o) => o.name).join(", ");
     if (!value || typeof value.skill !== "string") {
       reply([
         part.text(
@@ -210,42 +235,68 @@ export function registerA2a(
   const v1 = new JsonRpcTransportHandler(requestHandler);
   const legacy = new LegacyJsonRpcTransportHandler(requestHandler);
 
-  app.post("/api/a2a", { schema: { hide: true }, config: { operation: "a2a" } }, async (request, reply) => {
-    const body = request.body as { method?: unknown; id?: unknown } | undefined;
-    const header = request.headers[A2A_VERSION_HEADER.toLowerCase()];
-    const version = Array.isArray(header) ? header[0] : header;
-    const useLegacy = version ? version.startsWith("0.3") : isLegacyJsonRpcMethod(String(body?.method ?? ""));
-    const context = new ServerCallContext({
-      requestedVersion: useLegacy ? "0.3" : A2A_PROTOCOL_VERSION,
-      state: new Map<string, unknown>([
-        [CALLER, callerOf(request)],
-        [LOGGER, request.log],
-      ]),
-    });
-    const id = body?.id ?? null;
-    try {
-      validateVersion(context.requestedVersion, await requestHandler.getAgentCard(), "JSONRPC");
-    } catch (e) {
-      const error = useLegacy
-        ? LegacyJsonRpcTransportHandler.mapToLegacyJSONRPCError(e)
-        : JsonRpcTransportHandler.mapToJSONRPCError(e);
-      return reply.type("application/json").send({ jsonrpc: "2.0", id, error });
-    }
-    const result = await (useLegacy ? legacy : v1).handle(request.body as Record<string, unknown>, context);
-    if (result && typeof (result as AsyncGenerator)[Symbol.asyncIterator] === "function") {
-      reply.hijack();
-      reply.raw.writeHead(200, SSE_HEADERS);
+  app.post(
+    "/api/a2a",
+    {
+      schema: { hide: true },
+      config: { operation: "a2a" },
+      errorHandler: (error, request, reply) => jsonRpcErrorHandler(error, request, reply),
+    },
+    async (request, reply) => {
+      const invalid = invalidA2aBody(request.body);
+      if (invalid) return reply.code(400).type("application/json").send(invalid);
+      const body = request.body as { method?: unknown; id?: unknown } | undefined;
+      const header = request.headers[A2A_VERSION_HEADER.toLowerCase()];
+      const version = Array.isArray(header) ? header[0] : header;
+      const useLegacy = version
+        ? version.startsWith("0.3")
+        : isLegacyJsonRpcMethod(String(body?.method ?? ""));
+      const context = new ServerCallContext({
+        requestedVersion: useLegacy ? "0.3" : A2A_PROTOCOL_VERSION,
+        state: new Map<string, unknown>([
+          [CALLER, callerOf(request)],
+          [LOGGER, request.log],
+        ]),
+      });
+      const id = body?.id ?? null;
       try {
-        for await (const event of result as AsyncGenerator<unknown>) reply.raw.write(formatSSEEvent(event));
+        validateVersion(context.requestedVersion, await requestHandler.getAgentCard(), "JSONRPC");
       } catch (e) {
-        reply.raw.write(
-          formatSSEErrorEvent({ jsonrpc: "2.0", id, error: JsonRpcTransportHandler.mapToJSONRPCError(e) }),
-        );
-      } finally {
-        reply.raw.end();
+        const error = useLegacy
+          ? LegacyJsonRpcTransportHandler.mapToLegacyJSONRPCError(e)
+          : JsonRpcTransportHandler.mapToJSONRPCError(e);
+        return reply.type("application/json").send({ jsonrpc: "2.0", id, error });
       }
-      return reply;
-    }
-    return reply.type("application/json").send(JSON.stringify(result));
-  });
+      const result = await (useLegacy ? legacy : v1).handle(request.body as Record<string, unknown>, context);
+      if (result && typeof (result as AsyncGenerator)[Symbol.asyncIterator] === "function") {
+        passHeaders(reply);
+        reply.hijack();
+        reply.raw.writeHead(200, SSE_HEADERS);
+        try {
+          for await (const event of result as AsyncGenerator<unknown>) reply.raw.write(formatSSEEvent(event));
+        } catch (e) {
+          reply.raw.write(
+            formatSSEErrorEvent({ jsonrpc: "2.0", id, error: JsonRpcTransportHandler.mapToJSONRPCError(e) }),
+          );
+        } finally {
+          reply.raw.end();
+        }
+        return reply;
+      }
+      return reply.type("application/json").send(JSON.stringify(result));
+    },
+  );
+}
+
+/** The -32600 to answer instead of handing the body to the SDK (which answers these -32602), or null. */
+export function invalidA2aBody(body: unknown): JsonRpcErrorResponse | null {
+  if (Array.isArray(body)) {
+    return rpcError(
+      null,
+      JSON_RPC_ERROR.invalidRequest,
+      "Invalid Request: batches are not supported; send one request.",
+    );
+  }
+  const problem = envelopeProblem(body, { allowNullId: true, responses: false });
+  return problem ? rpcError(idOf(body), JSON_RPC_ERROR.invalidRequest, `Invalid Request: ${problem}.`) : null;
 }

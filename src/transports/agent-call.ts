@@ -6,25 +6,49 @@
 
 import { z } from "zod";
 import type { RateDecision } from "../auth/rate-limiter.js";
+import type { StoredSandboxKey } from "../auth/sandbox-key.js";
+import type { Config } from "../config.js";
 import { ApiError, type Problem, toProblem } from "../errors.js";
 import { asApiError } from "../operations/failures.js";
-import { admit, execute } from "../operations/gate.js";
+import { type Admission, admit, execute } from "../operations/gate.js";
 import {
   IDEMPOTENCY_KEY_ARGUMENT,
   idempotencyKeyArgument,
   REPLAYED_HEADER,
 } from "../operations/idempotency.js";
 import type {
+  Access,
   AnyOperation,
   OperationContext,
   SentIdempotencyKey,
   Services,
 } from "../operations/operation.js";
-import { OPERATIONS } from "../operations/registry.js";
+import { AGENT_OPERATIONS } from "../operations/registry.js";
+
+/**
+ * The key an agent's call runs under, and where it comes from: the caller's own x-api-key, else the
+ * server's MCP_API_KEY, else the first-start sandbox key (held by its stored hash, never a live key),
+ * else none.
+ */
+export type AgentKey =
+  | { source: "caller" | "server"; apiKey: string }
+  | { source: "sandbox"; key: StoredSandboxKey }
+  | { source: "none" };
+
+/** The agent transports' key policy, in one place (see AgentKey). */
+export function agentKeyFor(
+  sent: string | undefined,
+  config: Pick<Config, "MCP_API_KEY" | "MCP_USE_SANDBOX_KEY">,
+  sandboxKey: StoredSandboxKey | null,
+): AgentKey {
+  if (sent !== undefined) return { source: "caller", apiKey: sent };
+  if (config.MCP_API_KEY !== undefined) return { source: "server", apiKey: config.MCP_API_KEY };
+  if (config.MCP_USE_SANDBOX_KEY && sandboxKey) return { source: "sandbox", key: sandboxKey };
+  return { source: "none" };
+}
 
 export interface AgentCaller {
-  /** The key the call runs under: the caller's own, else the server-side MCP_API_KEY, else none. */
-  apiKey: string | undefined;
+  key: AgentKey;
   clientIp: string;
   baseUrl: string;
   requestId: string;
@@ -39,7 +63,7 @@ export type Invocation = { ok: true; result: unknown; replayed: boolean } | { ok
 
 /** The operation an agent names, by its dotted name or the underscore alias some clients need. */
 export function operationByName(name: string): AnyOperation | undefined {
-  return OPERATIONS.find((op) => op.name === name || underscoreName(op.name) === name);
+  return AGENT_OPERATIONS.find((op) => op.name === name || underscoreName(op.name) === name);
 }
 
 /** `dispatch.quote` -> `dispatch_quote`: for MCP clients that refuse dots in tool names. */
@@ -80,13 +104,7 @@ export async function invokeOperation(
 ): Promise<Invocation> {
   try {
     await agentLimit(services, caller.clientIp);
-    if (op.access !== "public" && caller.apiKey === undefined) {
-      throw new ApiError(
-        "dispatch_not_configured",
-        `${op.name} needs an API key: this server has no MCP_API_KEY configured to act for its agents, and the call carried no x-api-key of its own.`,
-      );
-    }
-    const admission = await admit(op, services, { apiKey: caller.apiKey, clientIp: caller.clientIp });
+    const admission = await admitAgent(op, services, caller);
     const { input, idempotencyKey } = splitArguments(op, args);
     let replayed = false;
     const ctx: OperationContext = {
@@ -110,6 +128,67 @@ export async function invokeOperation(
     if (expected) return { ok: false, problem: toProblem(expected, caller.requestId) };
     throw error; // a bug: the transport logs it and answers an internal error
   }
+}
+
+/** The gate, under the caller's agent key (AgentKey). */
+async function admitAgent(op: AnyOperation, services: Services, caller: AgentCaller): Promise<Admission> {
+  const { key } = caller;
+  if (op.access === "public") return admit(op, services, { apiKey: undefined, clientIp: caller.clientIp });
+  if (key.source === "none") {
+    throw new ApiError(
+      "dispatch_not_configured",
+      `${op.name} needs an API key: this server has no MCP_API_KEY configured to act for its agents (nor a sandbox key it may use), and the call carried no x-api-key of its own.`,
+    );
+  }
+  if (key.source !== "sandbox") {
+    return admit(op, services, { apiKey: key.apiKey, clientIp: caller.clientIp });
+  }
+  let admission: Admission;
+  try {
+    admission = await admit(op, services, {
+      apiKey: undefined,
+      storedKeyHash: key.key.hash,
+      clientIp: caller.clientIp,
+    });
+  } catch (error) {
+    // The caller sent no key: a revoked sandbox key is the server's set-up, not the caller's mistake.
+    if (error instanceof ApiError && (error.code === "api_key_revoked" || error.code === "invalid_api_key")) {
+      throw new ApiError(
+        "dispatch_not_configured",
+        `${op.name} needs an API key: the sandbox key this server used for its agents has been revoked and no MCP_API_KEY is configured; send your own x-api-key.`,
+      );
+    }
+    throw error;
+  }
+  // Never reached (sandboxKeyOf only returns test keys, and a key's mode never changes); kept so that no
+  // change elsewhere can make an agent without a key act live.
+  if (admission.principal?.livemode) throw new Error("the implicit agent key is a live key");
+  return admission;
+}
+
+/**
+ * The kind of key operations the caller's agent key opens besides the public ones ("key", "contractor" or
+ * "dispatcher"), or null when it opens none (no key, a key that does not authenticate, dispatch disabled).
+ */
+export async function keyedAccessOf(services: Services, caller: AgentCaller): Promise<Access | null> {
+  const { key } = caller;
+  if (key.source === "none" || !services.config.DISPATCH_ENABLED) return null;
+  try {
+    const principal = await (key.source === "sandbox"
+      ? services.keys.authenticateHash(key.key.hash)
+      : services.keys.authenticate(key.apiKey));
+    if (key.source === "sandbox" && principal.livemode) return null;
+    return principal.kind === "account" ? "key" : principal.kind;
+  } catch (error) {
+    if (asApiError(error)) return null;
+    throw error;
+  }
+}
+
+/** The operations a caller may use: the public ones and those its key's kind opens. */
+export async function operationsFor(services: Services, caller: AgentCaller): Promise<AnyOperation[]> {
+  const access = await keyedAccessOf(services, caller);
+  return AGENT_OPERATIONS.filter((op) => op.access === "public" || op.access === access);
 }
 
 async function agentLimit(services: Services, clientIp: string): Promise<void> {
@@ -169,6 +248,6 @@ export function accessText(op: AnyOperation): string {
     return "Needs an API key: the dispatch team's key (x-api-key), issued by the operator.";
   }
   return op.access === "key"
-    ? "Needs an API key: the server applies its own (MCP_API_KEY) on the caller's behalf, or the caller sends x-api-key."
+    ? "Needs an API key: the server applies its own on the caller's behalf (MCP_API_KEY, else its sandbox key, test mode only), or the caller sends x-api-key."
     : "Public: no key needed.";
 }

@@ -1,9 +1,14 @@
 // MCP at POST /api/mcp (and /api/mcp/compat): the official SDK's Streamable HTTP transport, stateless
 // (a fresh server and transport per request) with JSON responses. Every operation of the registry is a
-// tool: its name, description, input and output schemas come from the operation; a call runs it through
-// the same gate and validation as REST (agent-call.ts). Tools that need a key run under the server's
-// MCP_API_KEY on the caller's behalf (or the caller's own x-api-key). Failures are isError results whose
-// text is the problem document REST would answer.
+// tool: its name, description, input and output schemas and annotations come from the operation; a call
+// runs it through the same gate and validation as REST (agent-call.ts). Tools that need a key run under
+// the caller's own x-api-key, else the server's MCP_API_KEY, else the sandbox key (test mode only).
+// tools/list shows the tools that key may use: the public ones and those of its kind. Failures are
+// isError results whose text is the problem document REST would answer.
+//
+// A body is checked before the SDK sees it (json-rpc.ts): not JSON is -32700, not a JSON-RPC request
+// -32600, params that do not fit the method (a tools/call without a string name, or with arguments that
+// are not an object) -32602, each with a message naming the member at fault.
 //
 // An idempotent operation's tool takes an idempotency_key argument (in its inputSchema); a replayed result
 // carries `_meta["field-dispatch/idempotent-replayed"]: true`.
@@ -17,15 +22,19 @@ import {
   CallToolRequestSchema,
   type CallToolResult,
   ErrorCode,
+  InitializeRequestSchema,
+  JSONRPCMessageSchema,
   ListToolsRequestSchema,
   McpError,
+  PingRequestSchema,
   type Tool,
 } from "@modelcontextprotocol/sdk/types.js";
 import { AjvJsonSchemaValidator } from "@modelcontextprotocol/sdk/validation/ajv";
 import type { FastifyBaseLogger, FastifyInstance, FastifyRequest } from "fastify";
+import type { z } from "zod";
 import { ApiError, toProblem } from "../errors.js";
 import type { AnyOperation, Services } from "../operations/operation.js";
-import { OPERATIONS } from "../operations/registry.js";
+import { AGENT_OPERATIONS } from "../operations/registry.js";
 import {
   type AgentCaller,
   accessText,
@@ -33,16 +42,27 @@ import {
   invokeOperation,
   objectJsonSchema,
   operationByName,
+  operationsFor,
   underscoreName,
 } from "./agent-call.js";
 import { API_VERSION, SERVICE_NAME } from "./discovery/documents.js";
+import {
+  envelopeProblem,
+  idOf,
+  issuesText,
+  JSON_RPC_ERROR,
+  type JsonRpcErrorResponse,
+  jsonRpcErrorHandler,
+  passHeaders,
+  rpcError,
+} from "./json-rpc.js";
 
 export type ToolNaming = "dotted" | "underscore";
 
 /** `_meta` member of a tool result that is the stored answer to an earlier call with the same idempotency_key. */
 export const REPLAYED_META = "field-dispatch/idempotent-replayed";
 
-const toolLists = new Map<ToolNaming, Tool[]>();
+const tools = new Map<ToolNaming, Map<AnyOperation, Tool>>();
 
 // The SDK builds an Ajv instance per Server unless given one (for elicitation results, which these tools
 // never request): one for the process, or it costs a quarter of every call's CPU.
@@ -55,23 +75,93 @@ function toolFor(op: AnyOperation, naming: ToolNaming): Tool {
     description: `${op.description}\n\n${accessText(op)}`,
     inputSchema: agentInputSchema(op) as Tool["inputSchema"],
     outputSchema: objectJsonSchema(op.output, "output") as Tool["outputSchema"],
+    // From the operation's declared effect: a read changes nothing, so it is also idempotent; a write is
+    // idempotent when it honours an idempotency key.
     annotations: {
       title: op.summary,
-      readOnlyHint: op.http.method === "GET",
-      destructiveHint: false,
-      idempotentHint: op.http.method === "GET",
+      readOnlyHint: op.effect === "read",
+      destructiveHint: op.effect === "destructive",
+      idempotentHint: op.effect === "read" || op.idempotent === true,
+      openWorldHint: op.openWorld === true,
     },
   };
 }
 
-/** The tools, generated once from the registry. */
-export function mcpTools(naming: ToolNaming = "dotted"): Tool[] {
-  let tools = toolLists.get(naming);
-  if (!tools) {
-    tools = OPERATIONS.map((op) => toolFor(op, naming));
-    toolLists.set(naming, tools);
+/** The tools of `operations` (every one by default), each generated once from the registry. */
+export function mcpTools(
+  naming: ToolNaming = "dotted",
+  operations: readonly AnyOperation[] = AGENT_OPERATIONS,
+): Tool[] {
+  const cache = tools.get(naming) ?? new Map(AGENT_OPERATIONS.map((op) => [op, toolFor(op, naming)]));
+  tools.set(naming, cache);
+  return operations.map((op) => cache.get(op) ?? toolFor(op, naming));
+}
+
+// The SDK's own schemas of the requests this server answers: a request that fails one is answered -32602
+// here, with a readable message, instead of the SDK's -32603 carrying zod's raw issue list.
+const REQUEST_SCHEMAS: Record<string, z.ZodType> = {
+  initialize: InitializeRequestSchema,
+  ping: PingRequestSchema,
+  "tools/list": ListToolsRequestSchema,
+  "tools/call": CallToolRequestSchema,
+};
+
+const PARAMS_HINT: Record<string, string> = {
+  "tools/call": ' Send params { "name": "<tool name from tools/list>", "arguments": { ... } }.',
+};
+
+/**
+ * The JSON-RPC error to answer instead of handing the body to the SDK, with its HTTP status (400 when
+ * there is no request to answer, as the SDK's transport does; 200 for a request's own error), or null.
+ * A batch with one bad member is answered with that one error.
+ */
+export function invalidMcpBody(body: unknown): { status: number; body: JsonRpcErrorResponse } | null {
+  const batch = Array.isArray(body);
+  const messages: unknown[] = batch ? body : [body];
+  if (messages.length === 0) {
+    return {
+      status: 400,
+      body: rpcError(null, JSON_RPC_ERROR.invalidRequest, "Invalid Request: the batch is empty."),
+    };
   }
-  return tools;
+  for (const [i, message] of messages.entries()) {
+    const where = batch ? `batch member ${i}: ` : "";
+    const id = batch ? null : idOf(message, false);
+    const problem =
+      envelopeProblem(message, { allowNullId: false, responses: true }) ?? sdkEnvelopeProblem(message);
+    if (problem) {
+      return {
+        status: 400,
+        body: rpcError(id, JSON_RPC_ERROR.invalidRequest, `Invalid Request: ${where}${problem}.`),
+      };
+    }
+    const method = (message as { method?: string }).method;
+    const schema = method === undefined ? undefined : REQUEST_SCHEMAS[method];
+    const parsed = schema?.safeParse(message);
+    if (parsed && !parsed.success) {
+      return {
+        status: 200,
+        body: rpcError(
+          idOf(message, false),
+          JSON_RPC_ERROR.invalidParams,
+          `Invalid params for ${method}: ${where}${issuesText(parsed.error)}.${PARAMS_HINT[method as string] ?? ""}`,
+        ),
+      };
+    }
+  }
+  return null;
+}
+
+/** What the SDK's own message schema (strict: no unknown members) finds wrong that envelopeProblem does not. */
+function sdkEnvelopeProblem(message: unknown): string | null {
+  const parsed = JSONRPCMessageSchema.safeParse(message);
+  if (parsed.success) return null;
+  const members = Object.keys(message as object).filter(
+    (k) => !["jsonrpc", "id", "method", "params", "result", "error"].includes(k),
+  );
+  return members.length > 0
+    ? `unknown member${members.length > 1 ? "s" : ""} ${members.map((m) => `"${m}"`).join(", ")}`
+    : "not a JSON-RPC 2.0 request, notification or response";
 }
 
 function mcpServer(services: Services, caller: AgentCaller, naming: ToolNaming, log: FastifyBaseLogger) {
@@ -83,16 +173,20 @@ function mcpServer(services: Services, caller: AgentCaller, naming: ToolNaming, 
       instructions:
         "Quote and order field-service jobs (plumbing, electrical, HVAC, ...), read orders, estimates, the trade " +
         "index and public evals, run the agentic-commerce readiness probe and verify audit records. Tools that " +
-        "need an API key run under this server's key on your behalf.",
+        "need an API key run under your x-api-key, else under this server's own key on your behalf (its " +
+        "sandbox key, test mode only, unless it is configured with another); tools/list shows the ones your " +
+        "key may call.",
     },
   );
-  server.setRequestHandler(ListToolsRequestSchema, async () => ({ tools: mcpTools(naming) }));
+  server.setRequestHandler(ListToolsRequestSchema, async () => ({
+    tools: mcpTools(naming, await operationsFor(services, caller)),
+  }));
   server.setRequestHandler(CallToolRequestSchema, async (request): Promise<CallToolResult> => {
     const op = operationByName(request.params.name);
     if (!op) {
       throw new McpError(
         ErrorCode.InvalidParams,
-        `Unknown tool ${request.params.name}; tools/list names them all.`,
+        `Unknown tool ${request.params.name}; tools/list names the tools your key may call.`,
       );
     }
     try {
@@ -132,21 +226,32 @@ export function registerMcp(
     ["/api/mcp/compat", "underscore"],
   ];
   for (const [path, naming] of routes) {
-    app.post(path, { schema: { hide: true }, config: { operation: "mcp" } }, async (request, reply) => {
-      const caller = callerOf(request);
-      const server = mcpServer(services, caller, naming, request.log);
-      const transport = new StreamableHTTPServerTransport({
-        sessionIdGenerator: undefined,
-        enableJsonResponse: true,
-      });
-      reply.raw.on("close", () => {
-        void transport.close();
-        void server.close();
-      });
-      reply.hijack();
-      await server.connect(transport);
-      await transport.handleRequest(request.raw, reply.raw, request.body);
-    });
+    app.post(
+      path,
+      {
+        schema: { hide: true },
+        config: { operation: "mcp" },
+        errorHandler: (error, request, reply) => jsonRpcErrorHandler(error, request, reply),
+      },
+      async (request, reply) => {
+        const invalid = invalidMcpBody(request.body);
+        if (invalid) return reply.code(invalid.status).type("application/json").send(invalid.body);
+        const caller = callerOf(request);
+        const server = mcpServer(services, caller, naming, request.log);
+        const transport = new StreamableHTTPServerTransport({
+          sessionIdGenerator: undefined,
+          enableJsonResponse: true,
+        });
+        reply.raw.on("close", () => {
+          void transport.close();
+          void server.close();
+        });
+        passHeaders(reply);
+        reply.hijack();
+        await server.connect(transport);
+        await transport.handleRequest(request.raw, reply.raw, request.body);
+      },
+    );
     // Stateless: no server-sent event stream to open (GET) and no session to end (DELETE).
     for (const method of ["GET", "DELETE"] as const) {
       app.route({

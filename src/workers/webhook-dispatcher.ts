@@ -78,6 +78,8 @@ export class WebhookDispatcher {
       this.lastPurge = now.getTime();
       const before = new Date(now.getTime() - this.options.retentionDays * 86_400_000).toISOString();
       while ((await webhooks.purge(before)) > 0);
+      // The live event stream resumes from the order event log as far back as webhooks are kept.
+      while ((await this.store.orderEvents.purge(before)) > 0);
     }
     return attempts;
   }

@@ -1,12 +1,14 @@
 // A2A through the @a2a-js/sdk client: it resolves the agent card, then runs skills by sending a message
-// with a data part { skill, input } over JSON-RPC; the 0.3 `message/send` form works too.
+// with a data part { skill, input } over JSON-RPC; the 0.3 `message/send` form works too. The card marks
+// the key each skill needs; on a fresh store with no MCP_API_KEY, keyed skills run under the sandbox key;
+// malformed JSON-RPC is answered with the code that names the fault.
 
 import { randomUUID } from "node:crypto";
 import type { AddressInfo } from "node:net";
 import { type Message, Message as MessageCodec, type SendMessageRequest } from "@a2a-js/sdk";
 import { type Client, ClientFactory } from "@a2a-js/sdk/client";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { OPERATIONS } from "../../src/operations/registry.js";
+import { AGENT_OPERATIONS as OPERATIONS } from "../../src/operations/registry.js";
 import { createHarness, type Harness } from "../helpers/harness.js";
 import { exemplary, type Storefront, startStorefront } from "../helpers/storefronts.js";
 
@@ -67,7 +69,13 @@ describe("A2A", () => {
   it("publishes a v1.0 agent card with the JSON-RPC interface and every skill, its input, examples and access", async () => {
     const card = (await (await fetch(`${base}/.well-known/agent-card.json`)).json()) as {
       supportedInterfaces: Array<{ url: string; protocolBinding: string; protocolVersion: string }>;
-      skills: Array<{ id: string; description: string; examples: string[]; tags: string[] }>;
+      skills: Array<{
+        id: string;
+        description: string;
+        examples: string[];
+        tags: string[];
+        securityRequirements?: unknown[];
+      }>;
       capabilities: unknown;
       defaultInputModes: string[];
     };
@@ -86,6 +94,20 @@ describe("A2A", () => {
       );
       expect(skill.description).toMatch(/Input/);
       expect(skill.tags).toContain(op?.access === "public" ? "public" : "needs-key");
+      const kind = {
+        public: null,
+        key: "account-key",
+        contractor: "contractor-key",
+        dispatcher: "dispatcher-key",
+        any_key: "any_key-key",
+      }[op?.access ?? "public"];
+      if (kind) expect(skill.tags).toContain(kind);
+      // Only the skills a caller must bring its own key for say so as a security requirement.
+      expect(skill.securityRequirements ?? []).toEqual(
+        op?.access === "contractor" || op?.access === "dispatcher"
+          ? [{ schemes: { apiKey: { list: [op.access] } } }]
+          : [],
+      );
       const example = JSON.parse(skill.examples[0] ?? "{}");
       expect(example.skill).toBe(skill.id);
       expect(op?.input.safeParse(example.input).success).toBe(true);
@@ -154,6 +176,7 @@ describe("A2A", () => {
       mine,
     );
     await run("contractor.invoice", { order_id: order.order_id, amount_cents: 51_000 }, mine);
+    await run("contractor.audit", { order_id: order.order_id }, mine);
     const theirs = await keyFor(second.order_id);
     await run("contractor.decline_offer", { offer_id: await offerOf(theirs, second.order_id) }, theirs);
     const ops = await h.dispatcherKey("test");
@@ -169,6 +192,10 @@ describe("A2A", () => {
       { contractor_id: held?.contractor_id, action: "include", reason: "checked" },
       ops,
     );
+    const found = await run("dispatcher.contractors", example("dispatcher.contractors"), ops);
+    expect((found.contractors as unknown[]).length).toBeGreaterThan(0);
+    await run("dispatcher.contractor", { contractor_id: held?.contractor_id }, ops);
+    await run("dispatcher.audit", { order_id: order.order_id }, ops);
     const third = await run("dispatch.order", example("dispatch.order"));
     await run("dispatcher.cancel", { order_id: third.order_id, reason: "duplicate" }, ops);
     await run("dispatch.order_cancel", { order_id: second.order_id });
@@ -235,7 +262,7 @@ describe("A2A", () => {
 
 describe("A2A keys", () => {
   it("without a server-side key, runs keyed skills under the caller's own x-api-key, else says why not", async () => {
-    const open = await createHarness();
+    const open = await createHarness({ MCP_USE_SANDBOX_KEY: "false" });
     await open.app.listen({ port: 0, host: "127.0.0.1" });
     const openBase = `http://127.0.0.1:${(open.app.server.address() as AddressInfo).port}`;
     const quote = { skill: "dispatch.quote", input: { trade: "plumbing", location: { state: "TX" } } };
@@ -251,5 +278,87 @@ describe("A2A keys", () => {
     );
     expect(wrong.text).toMatch(/invalid_api_key \(401\)/);
     await open.close();
+  });
+});
+
+describe("A2A on a fresh store, with no MCP_API_KEY", () => {
+  it("runs keyed skills under the first-start sandbox key, in test mode; a caller's own key still wins", async () => {
+    const fresh = await createHarness();
+    await fresh.app.listen({ port: 0, host: "127.0.0.1" });
+    const freshBase = `http://127.0.0.1:${(fresh.app.server.address() as AddressInfo).port}`;
+    const agent = await new ClientFactory().createFromUrl(freshBase);
+    const quote = {
+      skill: "dispatch.quote",
+      input: { trade: "hvac", location: { state: "CA", zip: "94103" } },
+    };
+    const made = answer(await agent.sendMessage(request(quote)));
+    expect(made.text).toBeUndefined();
+    expect(made.data?.livemode).toBe(false);
+    const audit = await fresh.get("/api/audit?kind=quote.issued", { "x-api-key": fresh.sandboxKey });
+    expect(audit.body).toContain(made.data?.quote_id as string);
+    const live = await fresh.key("own-live", "live");
+    const own = answer(await agent.sendMessage(request(quote), { serviceParameters: { "x-api-key": live } }));
+    expect(own.data?.livemode).toBe(true);
+    await fresh.close();
+  });
+});
+
+describe("A2A JSON-RPC errors and headers", () => {
+  const post = (body: string, headers: Record<string, string> = {}) =>
+    fetch(`${base}/api/a2a`, {
+      method: "POST",
+      headers: { "content-type": "application/json", ...headers },
+      body,
+    });
+  const rpc = async (res: Response) =>
+    (await res.json()) as { id: unknown; error?: { code: number; message: string } };
+
+  it("answers -32700 only for a body that is not JSON, and -32600 for a malformed envelope", async () => {
+    const parse = await post("{ not json");
+    expect(parse.status).toBe(400);
+    expect((await rpc(parse)).error?.code).toBe(-32700);
+    const cases: Array<[unknown, RegExp, unknown]> = [
+      [{ jsonrpc: "2.0", id: 1, method: 42, params: {} }, /"method"/, 1],
+      [{ jsonrpc: "1.0", id: 2, method: "SendMessage", params: {} }, /"jsonrpc"/, 2],
+      [{ jsonrpc: "2.0", id: { n: 3 }, method: "SendMessage", params: {} }, /"id"/, null],
+      [{ jsonrpc: "2.0", id: 4, method: "SendMessage", params: "hello" }, /"params"/, 4],
+      [[{ jsonrpc: "2.0", id: 5, method: "SendMessage", params: {} }], /batch/, null],
+    ];
+    for (const [body, message, id] of cases) {
+      const res = await post(JSON.stringify(body));
+      const answer = await rpc(res);
+      expect(answer.error?.code, JSON.stringify(body)).toBe(-32600);
+      expect(answer.error?.message).toMatch(message);
+      expect(answer.id).toEqual(id);
+    }
+    // Params of the wrong shape for a well-formed request stay -32602, with the SDK's message.
+    const params = await rpc(
+      await post(JSON.stringify({ jsonrpc: "2.0", id: 6, method: "SendMessage", params: { message: 5 } })),
+    );
+    expect(params.error?.code).toBe(-32602);
+    expect(params.id).toBe(6);
+  });
+
+  it("carries Request-Id on every answer", async () => {
+    const ok = await post(
+      JSON.stringify({
+        jsonrpc: "2.0",
+        id: 1,
+        method: "SendMessage",
+        params: {
+          message: {
+            messageId: randomUUID(),
+            role: "ROLE_USER",
+            parts: [{ data: { skill: "dispatch.index", input: {} }, mediaType: "application/json" }],
+          },
+        },
+      }),
+      { "request-id": "trace-a2a-1" },
+    );
+    expect(ok.status).toBe(200);
+    expect(ok.headers.get("request-id")).toBe("trace-a2a-1");
+    for (const body of ["{", JSON.stringify({ jsonrpc: "2.0", id: 2, method: 2 })]) {
+      expect((await post(body)).headers.get("request-id")).toMatch(/^req_/);
+    }
   });
 });

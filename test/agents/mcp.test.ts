@@ -1,14 +1,24 @@
 // MCP through the official SDK client (Client + StreamableHTTPClientTransport) against the service
-// listening on 127.0.0.1: every operation is a tool, listed with schemas from the registry, and calling
-// each returns structuredContent that matches its outputSchema, plus the same JSON as text.
+// listening on 127.0.0.1: every operation is a tool, listed with schemas and annotations from the registry
+// to the callers whose key may use it, and calling each returns structuredContent that matches its
+// outputSchema, plus the same JSON as text. On a fresh store with no MCP_API_KEY, keyed tools run under
+// the sandbox key. Malformed JSON-RPC is answered with the code that names the fault.
 
+import { mkdtempSync, rmSync } from "node:fs";
 import type { AddressInfo } from "node:net";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
-import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
+import { type CallToolResult, CallToolResultSchema, McpError } from "@modelcontextprotocol/sdk/types.js";
 import { AjvJsonSchemaValidator } from "@modelcontextprotocol/sdk/validation/ajv";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { OPERATIONS } from "../../src/operations/registry.js";
+import { SANDBOX_ACCOUNT, SANDBOX_KEY_LABEL, sandboxKeyOf } from "../../src/auth/sandbox-key.js";
+import type { Access } from "../../src/operations/operation.js";
+import { AGENT_OPERATIONS as OPERATIONS } from "../../src/operations/registry.js";
+import { buildApp } from "../../src/transports/http/app.js";
+import { mcpTools } from "../../src/transports/mcp.js";
+import { startChildServer } from "../helpers/child-server.js";
 import { createHarness, type Harness } from "../helpers/harness.js";
 import { exemplary, type Storefront, startStorefront } from "../helpers/storefronts.js";
 
@@ -46,15 +56,32 @@ afterAll(async () => {
   await shop.close();
 });
 
+/** The names of the operations a key of this access may use, with the public ones. */
+const namesFor = (access: Access | null) =>
+  OPERATIONS.filter((o) => o.access === "public" || o.access === access)
+    .map((o) => o.name)
+    .sort();
+
+async function listedNames(url: string, headers: Record<string, string> = {}): Promise<string[]> {
+  const client = await connect(url, headers);
+  const { tools } = await client.listTools();
+  await client.close();
+  return tools.map((t) => t.name).sort();
+}
+
 describe("MCP tools", () => {
-  it("lists every operation as a tool, with input and output schemas, under the contract's names", async () => {
+  it("lists every operation as a tool for some kind of key, with input and output schemas", async () => {
     const client = await connect(`${base}/api/mcp`);
     const { tools } = await client.listTools();
-    expect(tools.map((t) => t.name).sort()).toEqual(OPERATIONS.map((o) => o.name).sort());
     for (const name of ["dispatch.quote", "dispatch.order", "dispatch.evals", "dispatch.index"]) {
       expect(tools.some((t) => t.name === name)).toBe(true);
     }
-    for (const tool of tools) {
+    expect(
+      mcpTools()
+        .map((t) => t.name)
+        .sort(),
+    ).toEqual(OPERATIONS.map((o) => o.name).sort());
+    for (const tool of mcpTools()) {
       expect(tool.inputSchema.type).toBe("object");
       expect(tool.outputSchema?.type).toBe("object");
       expect(tool.description?.length ?? 0).toBeGreaterThan(40);
@@ -62,9 +89,75 @@ describe("MCP tools", () => {
     await client.close();
   });
 
+  it("lists the public tools and those of the key in use: an account's, a contractor's or the dispatch team's", async () => {
+    // The server's MCP_API_KEY here is an account's key.
+    expect(await listedNames(`${base}/api/mcp`)).toEqual(namesFor("key"));
+    const contractor = (await h.services.store.contractors.load()).find((c) => c.pool === "sandbox");
+    const crew = await h.services.keys.issue({
+      accountName: "crew-list",
+      mode: "test",
+      actor: "operator:test",
+      kind: "contractor",
+      contractorId: contractor?.id as string,
+    });
+    expect(await listedNames(`${base}/api/mcp`, { "x-api-key": crew.key })).toEqual(namesFor("contractor"));
+    const ops = await h.dispatcherKey("test");
+    expect(await listedNames(`${base}/api/mcp`, { "x-api-key": ops })).toEqual(namesFor("dispatcher"));
+    // A key that does not authenticate opens nothing: the public tools only.
+    expect(await listedNames(`${base}/api/mcp`, { "x-api-key": "fsd_test_nope" })).toEqual(namesFor(null));
+    expect(namesFor(null).every((n) => OPERATIONS.find((o) => o.name === n)?.access === "public")).toBe(true);
+  });
+
+  it("annotates each tool from its operation's effect: reads, writes, destructive changes, idempotency", async () => {
+    const ops = await h.dispatcherKey("test");
+    const client = await connect(`${base}/api/mcp`);
+    const dispatcher = await connect(`${base}/api/mcp`, { "x-api-key": ops });
+    const tools = [...(await client.listTools()).tools, ...(await dispatcher.listTools()).tools];
+    const hints = (name: string) => tools.find((t) => t.name === name)?.annotations;
+    for (const cancel of [
+      "dispatch.order_cancel",
+      "dispatcher.cancel",
+      "dispatcher.pool",
+      "dispatcher.assign",
+    ]) {
+      expect(hints(cancel), cancel).toMatchObject({ readOnlyHint: false, destructiveHint: true });
+    }
+    for (const read of [
+      "dispatch.order_status",
+      "dispatch.evals",
+      "dispatch.estimate",
+      "dispatcher.orders",
+    ]) {
+      expect(hints(read), read).toMatchObject({
+        readOnlyHint: true,
+        destructiveHint: false,
+        idempotentHint: true,
+      });
+    }
+    // dispatch.order replays under an idempotency_key; a quote is a new record each time.
+    expect(hints("dispatch.order")).toMatchObject({
+      readOnlyHint: false,
+      destructiveHint: false,
+      idempotentHint: true,
+    });
+    expect(hints("dispatch.quote")).toMatchObject({
+      readOnlyHint: false,
+      destructiveHint: false,
+      idempotentHint: false,
+    });
+    // Only the probe reaches out to hosts its caller names.
+    expect(hints("agentic.readiness_probe")).toMatchObject({ readOnlyHint: true, openWorldHint: true });
+    expect(hints("dispatch.quote")?.openWorldHint).toBe(false);
+    // Every operation REST serves on GET is a read.
+    for (const op of OPERATIONS) if (op.http.method === "GET") expect(op.effect, op.name).toBe("read");
+    await client.close();
+    await dispatcher.close();
+  });
+
   it("calls every tool; each result validates against the tool's outputSchema and repeats it as text", async () => {
     const client = await connect(`${base}/api/mcp`);
-    const { tools } = await client.listTools(); // from here on the client itself checks outputs too
+    await client.listTools(); // from here on the client itself checks outputs too
+    const tools = mcpTools(); // every tool's schema, whichever key's client calls it
     const validator = new AjvJsonSchemaValidator();
     const called = new Set<string>();
     const call = async (name: string, args: Record<string, unknown>, as: Client = client) => {
@@ -128,6 +221,8 @@ describe("MCP tools", () => {
       first,
     );
     await call("contractor.invoice", { order_id: order.order_id, amount_cents: 52_000 }, first);
+    const mine = await call("contractor.audit", { order_id: order.order_id }, first);
+    expect((mine.records as unknown[]).length).toBeGreaterThan(1);
     const other = await contractorClient(second.order_id as string);
     const theirs = (await call("contractor.offers", {}, other)).offers as Array<{
       offer_id: string;
@@ -154,6 +249,10 @@ describe("MCP tools", () => {
       { contractor_id: held?.contractor_id, action: "include", reason: "checked" },
       ops,
     );
+    const found = await call("dispatcher.contractors", example("dispatcher.contractors"), ops);
+    expect((found.contractors as unknown[]).length).toBeGreaterThan(0);
+    await call("dispatcher.contractor", { contractor_id: held?.contractor_id }, ops);
+    await call("dispatcher.audit", { order_id: order.order_id }, ops);
     const third = await call("dispatch.order", example("dispatch.order"));
     await call("dispatcher.cancel", { order_id: third.order_id, reason: "duplicate" }, ops);
     await call("dispatch.order_cancel", { order_id: second.order_id, reason: "no longer needed" });
@@ -251,12 +350,17 @@ describe("MCP without a server-side key, and its per-IP limit", () => {
   let open: Harness;
   let openBase: string;
   beforeAll(async () => {
-    open = await createHarness({ AGENT_RATE_LIMIT_PER_MINUTE: "1", AGENT_RATE_LIMIT_BURST: "3" });
+    open = await createHarness({
+      AGENT_RATE_LIMIT_PER_MINUTE: "1",
+      AGENT_RATE_LIMIT_BURST: "3",
+      MCP_USE_SANDBOX_KEY: "false",
+    });
     openBase = await listen(open);
   });
   afterAll(() => open.close());
 
   it("answers keyed tools with dispatch_not_configured, serves public ones, then limits the client", async () => {
+    expect(await listedNames(`${openBase}/api/mcp`)).toEqual(namesFor(null));
     const client = await connect(`${openBase}/api/mcp`);
     const keyed = (await client.callTool({
       name: "dispatch.quote",
@@ -271,5 +375,205 @@ describe("MCP without a server-side key, and its per-IP limit", () => {
     expect(limited.isError).toBe(true);
     expect(JSON.parse(text(limited))).toMatchObject({ code: "rate_limited", status: 429 });
     await client.close();
+  });
+});
+
+describe("MCP on a fresh store, with no MCP_API_KEY", () => {
+  const quote = { trade: "plumbing", location: { state: "TX", zip: "78701" }, urgency: "urgent" };
+
+  it("runs keyed tools under the first-start sandbox key: test mode, the sandbox account", async () => {
+    const fresh = await createHarness();
+    const url = `${await listen(fresh)}/api/mcp`;
+    expect(fresh.config.MCP_API_KEY).toBeUndefined();
+    expect(await listedNames(url)).toEqual(namesFor("key"));
+    const client = await connect(url);
+    const result = (await client.callTool({ name: "dispatch.quote", arguments: quote })) as CallToolResult;
+    expect(result.isError, text(result)).toBeFalsy();
+    const made = result.structuredContent as { quote_id: string; livemode: boolean };
+    expect(made.livemode).toBe(false);
+    // The quote is the sandbox account's: its own key (printed at first start) finds its record.
+    const audit = await fresh.get("/api/audit?kind=quote.issued", { "x-api-key": fresh.sandboxKey });
+    expect(audit.body).toContain(made.quote_id);
+    await client.close();
+
+    // A caller's own key still wins: a live key of another account quotes live.
+    const live = await fresh.key("own-live", "live");
+    const own = await connect(url, { "x-api-key": live });
+    const mine = (await own.callTool({ name: "dispatch.quote", arguments: quote })) as CallToolResult;
+    expect(mine.isError, text(mine)).toBeFalsy();
+    expect((mine.structuredContent as { livemode: boolean }).livemode).toBe(true);
+    await own.close();
+
+    // Revoked, the sandbox key is no longer used, and a restart does not find it again.
+    const stored = await sandboxKeyOf(fresh.services.store);
+    await fresh.services.keys.revoke(stored?.id as string, "operator:test");
+    const after = await connect(url);
+    const refused = (await after.callTool({ name: "dispatch.quote", arguments: quote })) as CallToolResult;
+    expect(JSON.parse(text(refused)).code).toBe("dispatch_not_configured");
+    expect(await listedNames(url)).toEqual(namesFor(null));
+    await after.close();
+    expect(await sandboxKeyOf(fresh.services.store)).toBeNull();
+    await fresh.close();
+  });
+
+  it("says so at every start with a curl call that works, the first start and after a restart", async () => {
+    const dir = mkdtempSync(join(tmpdir(), "fd-mcp-start-"));
+    // The printed call, run as curl would: its URL and body from the output, the headers it names.
+    const printedCall = async (out: string) => {
+      const url = /curl -s (http:\/\/\S+\/api\/mcp) /.exec(out)?.[1];
+      const body = /-d '(\{"jsonrpc".*\})'/.exec(out)?.[1];
+      expect(url && body, out).toBeTruthy();
+      const res = await fetch(url as string, {
+        method: "POST",
+        headers: { "content-type": "application/json", accept: "application/json, text/event-stream" },
+        body,
+      });
+      const answer = (await res.json()) as { result: CallToolResult };
+      expect(answer.result.isError, JSON.stringify(answer)).toBeFalsy();
+      return answer.result.structuredContent as { quote_id: string; livemode: boolean };
+    };
+    try {
+      const first = await startChildServer({ DATA_DIR: dir });
+      try {
+        await first.waitFor(/Set MCP_API_KEY/, 30_000);
+        const out = first.output();
+        expect(out).toMatch(/Your sandbox API key \(shown once/);
+        expect(out).toMatch(/run in sandbox mode\nunder the sandbox key fsd_test_\.\.\.\w{4}/);
+        expect((await printedCall(out)).livemode).toBe(false);
+      } finally {
+        await first.kill();
+      }
+      // A restart prints no key (it has no plaintext to print) yet still finds and uses it.
+      const again = await startChildServer({ DATA_DIR: dir });
+      try {
+        await again.waitFor(/Set MCP_API_KEY/, 30_000);
+        expect(again.output()).not.toMatch(/fsd_test_[0-9A-Za-z]{36}/);
+        expect((await printedCall(again.output())).quote_id).toMatch(/^qte_/);
+      } finally {
+        await again.kill();
+      }
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  }, 120_000);
+
+  it("never takes a live key for the sandbox key, even one of the sandbox account with its label", async () => {
+    const fresh = await createHarness();
+    const stored = await sandboxKeyOf(fresh.services.store);
+    expect(stored).not.toBeNull();
+    await fresh.services.keys.revoke(stored?.id as string, "operator:test");
+    await fresh.services.keys.issue({
+      accountName: SANDBOX_ACCOUNT,
+      mode: "live",
+      label: SANDBOX_KEY_LABEL,
+      actor: "operator:test",
+    });
+    expect(await sandboxKeyOf(fresh.services.store)).toBeNull();
+    // The app, built again on this store as a restart would, serves keyed tools under no key at all.
+    const restarted = await buildApp(fresh.services);
+    await restarted.listen({ port: 0, host: "127.0.0.1" });
+    const url = `http://127.0.0.1:${(restarted.server.address() as AddressInfo).port}/api/mcp`;
+    expect(await listedNames(url)).toEqual(namesFor(null));
+    const client = await connect(url);
+    const refused = (await client.callTool({ name: "dispatch.quote", arguments: quote })) as CallToolResult;
+    expect(JSON.parse(text(refused)).code).toBe("dispatch_not_configured");
+    await client.close();
+    await restarted.close();
+    await fresh.close();
+  });
+});
+
+describe("MCP JSON-RPC errors and headers", () => {
+  const post = (body: string, headers: Record<string, string> = {}) =>
+    fetch(`${base}/api/mcp`, {
+      method: "POST",
+      headers: {
+        "content-type": "application/json",
+        accept: "application/json, text/event-stream",
+        ...headers,
+      },
+      body,
+    });
+  const rpc = async (res: Response) =>
+    (await res.json()) as { id: unknown; error?: { code: number; message: string }; result?: unknown };
+
+  it("answers -32700 only for a body that is not JSON", async () => {
+    const res = await post('{"jsonrpc": "2.0", "id": 1, "method": "tools/list"');
+    expect(res.status).toBe(400);
+    expect((await rpc(res)).error?.code).toBe(-32700);
+  });
+
+  it("answers -32600 for an envelope with members of the wrong type, naming the member", async () => {
+    const cases: Array<[unknown, RegExp, unknown]> = [
+      [{ jsonrpc: "2.0", id: 1, method: 42 }, /"method"/, 1],
+      [{ jsonrpc: "1.0", id: 2, method: "tools/list" }, /"jsonrpc"/, 2],
+      [{ jsonrpc: "2.0", id: { n: 3 }, method: "tools/list" }, /"id"/, null],
+      [{ jsonrpc: "2.0", id: 4, method: "tools/list", params: "all" }, /"params"/, 4],
+      [{ jsonrpc: "2.0", id: 5, method: "tools/list", extra: true }, /"extra"/, 5],
+      [[], /empty/, null],
+      ["tools/list", /object/, null],
+    ];
+    for (const [body, message, id] of cases) {
+      const res = await post(JSON.stringify(body));
+      const answer = await rpc(res);
+      expect(res.status, JSON.stringify(body)).toBe(400);
+      expect(answer.error?.code, JSON.stringify(body)).toBe(-32600);
+      expect(answer.error?.message).toMatch(message);
+      expect(answer.id).toEqual(id);
+    }
+  });
+
+  it("answers -32602 with a readable message for tools/call params of the wrong type", async () => {
+    const bad = async (params: unknown) => {
+      const res = await post(JSON.stringify({ jsonrpc: "2.0", id: 9, method: "tools/call", params }));
+      const answer = await rpc(res);
+      expect(answer.id).toBe(9);
+      expect(answer.error?.code, JSON.stringify(params)).toBe(-32602);
+      expect(answer.error?.message).not.toMatch(/invalid_type|"path"/); // no raw issue dump
+      return answer.error?.message;
+    };
+    expect(await bad({ name: 7, arguments: {} })).toMatch(/params\.name: expected string/);
+    expect(await bad({ name: "dispatch.index", arguments: [1, 2] })).toMatch(
+      /params\.arguments: expected record/,
+    );
+    expect(await bad({ name: "dispatch.index", arguments: "none" })).toMatch(/params\.arguments/);
+    expect(await bad({ arguments: {} })).toMatch(/params\.name/);
+    // The official client sees the same code as an McpError.
+    const client = await connect(`${base}/api/mcp`);
+    const error = await client
+      .request(
+        { method: "tools/call", params: { name: "dispatch.index", arguments: [1] } } as never,
+        CallToolResultSchema,
+      )
+      .catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(McpError);
+    expect((error as McpError).code).toBe(-32602);
+    await client.close();
+  });
+
+  it("carries Request-Id on every answer: a tool result, a JSON-RPC error, a parse error", async () => {
+    const listed = await post(JSON.stringify({ jsonrpc: "2.0", id: 1, method: "tools/list" }), {
+      "request-id": "trace-mcp-1",
+    });
+    expect(listed.status).toBe(200);
+    expect(listed.headers.get("request-id")).toBe("trace-mcp-1");
+    const called = await post(
+      JSON.stringify({
+        jsonrpc: "2.0",
+        id: 2,
+        method: "tools/call",
+        params: { name: "dispatch.index", arguments: {} },
+      }),
+    );
+    expect(called.headers.get("request-id")).toMatch(/^req_/);
+    const compat = await fetch(`${base}/api/mcp/compat`, {
+      method: "POST",
+      headers: { "content-type": "application/json", accept: "application/json, text/event-stream" },
+      body: JSON.stringify({ jsonrpc: "2.0", id: 3, method: "tools/list" }),
+    });
+    expect(compat.headers.get("request-id")).toMatch(/^req_/);
+    for (const body of ["{", JSON.stringify({ jsonrpc: "2.0", id: 4, method: 4 })]) {
+      expect((await post(body)).headers.get("request-id")).toMatch(/^req_/);
+    }
   });
 });

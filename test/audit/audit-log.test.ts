@@ -16,12 +16,15 @@ import { AUDIT_LOG_TABLES, auditTriggerNames } from "../../src/storage/migration
 import type { Database } from "../../src/storage/schema.js";
 import { createHarness, type Harness } from "../helpers/harness.js";
 import { rfcLeafHash, rfcVerifyConsistency, rfcVerifyInclusion } from "../helpers/rfc9162.js";
+import { testClock } from "../helpers/test-clock.js";
 
 const OPEN_LIMITS = { PUBLIC_RATE_LIMIT_PER_MINUTE: "1000000", PUBLIC_RATE_LIMIT_BURST: "1000000" };
 const QUOTE = { trade: "plumbing", location: { state: "TX", zip: "78701" }, urgency: "urgent" };
 
-/** Waits until the service has looked for changes made by other connections (see EXTERNAL_CHANGE_CHECK_MS). */
-const settle = () => new Promise((r) => setTimeout(r, EXTERNAL_CHANGE_CHECK_MS + 20));
+/** The tampering tests' services clock: settle() moves it past EXTERNAL_CHANGE_CHECK_MS, so the service
+ * looks again for changes made by other connections on its next verification. */
+const clock = testClock();
+const settle = () => clock.advance(EXTERNAL_CHANGE_CHECK_MS);
 
 function dbOf(h: Harness): Kysely<Database> {
   return (h.services.store as KyselyStore).db;
@@ -310,7 +313,7 @@ describe("audit log", () => {
 
 describe("audit log tampering", () => {
   it("reports a record whose stored bytes were changed as a mismatch, and every other as verified", async () => {
-    const h = await createHarness(OPEN_LIMITS);
+    const h = await createHarness(OPEN_LIMITS, {}, { now: clock.now });
     const seals = await writeRecords(h, 1_000);
     await h.services.audit.sequence(true);
     // Every record verified once first: what the service proved and kept must not hide a later change.
@@ -338,7 +341,7 @@ describe("audit log tampering", () => {
         String.fromCharCode(row.record.charCodeAt(at) ^ 1) +
         row.record.slice(at + 1);
       await db.updateTable("audit_records").set({ record: flipped }).where("seal", "=", target).execute();
-      await settle();
+      settle();
 
       const statuses: Array<readonly [string, { status: string }]> = [];
       for (let i = 0; i < seals.length; i += 50) {
@@ -355,7 +358,7 @@ describe("audit log tampering", () => {
         else expect(v.status, seal).toBe("verified");
       }
       await db.updateTable("audit_records").set({ record: row.record }).where("seal", "=", target).execute();
-      await settle();
+      settle();
       expect((await h.get(`/api/attest/verify/${target}`)).json().status).toBe("verified");
     }
 
@@ -366,7 +369,7 @@ describe("audit log tampering", () => {
       .set({ account_id: "acct_other" })
       .where("seal", "=", moved)
       .execute();
-    await settle();
+    settle();
     expect((await h.get(`/api/attest/verify/${moved}`)).json().reason).toBe("record_altered");
 
     // A forged leaf no longer leads to the signed root.
@@ -376,7 +379,7 @@ describe("audit log tampering", () => {
       .set({ leaf_hash: "00".repeat(32) })
       .where("seal", "=", leafSeal)
       .execute();
-    await settle();
+    settle();
     expect((await h.get(`/api/attest/verify/${leafSeal}`)).json()).toMatchObject({
       status: "mismatch",
       reason: "proof_invalid",

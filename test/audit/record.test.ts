@@ -3,8 +3,11 @@
 
 import canonicalize from "canonicalize";
 import fc from "fast-check";
-import { describe, expect, it } from "vitest";
+import { describe, expect, it, vi } from "vitest";
+import { applyDisclosures, encodeDisclosure } from "../../src/audit/disclosure.js";
+import { leafHash } from "../../src/audit/merkle.js";
 import { newSeal, rowMatchesLeaf, SEAL_PATTERN, sealRecord } from "../../src/audit/record.js";
+import { disclosuresFor, openRecord, type Reader } from "../../src/audit/redaction.js";
 import { canonicalJson } from "../../src/canonical-json.js";
 
 describe("audit records", () => {
@@ -38,12 +41,20 @@ describe("audit records", () => {
     expect(canonicalJson(parsed)).toBe('{"__proto__":{"a":[{"x":1,"y":2}],"z":1},"a":null,"b":1}');
   });
 
-  it("makes well-formed seals that sort by creation time", async () => {
-    const first = newSeal();
-    await new Promise((r) => setTimeout(r, 5));
-    const second = newSeal();
-    expect(first).toMatch(SEAL_PATTERN);
-    expect(second > first).toBe(true);
+  it("makes well-formed seals that sort by creation time", () => {
+    // The seal's time prefix is the creation time in milliseconds: a millisecond later sorts after.
+    vi.useFakeTimers({ toFake: ["Date"] });
+    try {
+      vi.setSystemTime(Date.UTC(2026, 10, 1, 12, 0, 0, 0));
+      const first = newSeal();
+      vi.setSystemTime(Date.UTC(2026, 10, 1, 12, 0, 0, 1));
+      const second = newSeal();
+      expect(first).toMatch(SEAL_PATTERN);
+      expect(second).toMatch(SEAL_PATTERN);
+      expect(second > first).toBe(true);
+    } finally {
+      vi.useRealTimers();
+    }
   });
 
   it("matches its leaf only while the row is unchanged", () => {
@@ -62,5 +73,97 @@ describe("audit records", () => {
     expect(rowMatchesLeaf({ ...row, account_id: "acct_2" }, leaf_hash)).toBe(false);
     expect(rowMatchesLeaf({ ...row, livemode: 0 }, leaf_hash)).toBe(false);
     expect(rowMatchesLeaf({ ...row, kind: "order.created" }, leaf_hash)).toBe(false);
+  });
+});
+
+describe("record format v2: private parts as disclosures", () => {
+  const refOf = (id: string) => `cref_${id.slice(4).padEnd(22, "x")}`;
+  const input = {
+    kind: "order.matched" as const,
+    at: "2026-11-24T00:00:00.000Z",
+    accountId: "acct_1",
+    livemode: true,
+    orderId: "ord_1",
+    actor: "contractor:ctr_b" as const,
+    refOf,
+    data: {
+      candidates: [{ contractor_id: "ctr_a", price_cents: 100 }],
+      chosen: "ctr_a",
+      matching_time_ms: 1,
+    },
+  };
+
+  it("seals only digests of the private parts, and each role's disclosures check against them", () => {
+    const entry = sealRecord(input);
+    expect(entry.record).not.toContain("ctr_a");
+    expect(entry.record).not.toContain("ctr_b");
+    expect(entry.record).not.toContain("candidates");
+    expect(entry.actor).toBe("contractor");
+    expect(rowMatchesLeaf({ ...entry }, entry.leaf_hash)).toBe(true);
+    const sealed = JSON.parse(entry.record);
+    expect(sealed.v).toBe(2);
+    expect(sealed.data.matching_time_ms).toBe(1);
+    const open = (reader: Reader) => {
+      const checked = applyDisclosures(sealed.data, disclosuresFor(entry.disclosures, reader));
+      if (!checked.ok) throw new Error(checked.reason);
+      return checked.claims;
+    };
+    expect(open({ role: "caller" })).toEqual({
+      matching_time_ms: 1,
+      chosen_ref: refOf("ctr_a"),
+      actor_ref: refOf("ctr_b"),
+    });
+    expect(open({ role: "contractor", contractorId: "ctr_a" })).toEqual({
+      matching_time_ms: 1,
+      chosen: "ctr_a",
+    });
+    expect(open({ role: "contractor", contractorId: "ctr_b" })).toEqual({
+      matching_time_ms: 1,
+      actor_id: "ctr_b",
+    });
+    expect(open({ role: "dispatcher" })).toMatchObject(input.data);
+    expect(openRecord(entry)).toEqual({
+      actor: "contractor:ctr_b",
+      data: { ...input.data, chosen_ref: refOf("ctr_a"), actor_id: "ctr_b", actor_ref: refOf("ctr_b") },
+    });
+  });
+
+  it("refuses a disclosure the record does not commit to, or one given twice", () => {
+    const entry = sealRecord(input);
+    const data = JSON.parse(entry.record).data;
+    const forged = encodeDisclosure(["AAAAAAAAAAAAAAAAAAAAAA", "chosen", "ctr_z"]);
+    expect(applyDisclosures(data, [forged]).ok).toBe(false);
+    const mine = disclosuresFor(entry.disclosures, { role: "caller" });
+    expect(applyDisclosures(data, [...mine, mine[0] as string]).ok).toBe(false);
+  });
+
+  it("still verifies version 1 records, sealed with everything in the clear", () => {
+    const record = {
+      account_id: "acct_1",
+      actor: "contractor:ctr_b",
+      at: "2025-01-01T00:00:00.000Z",
+      data: { chosen: "ctr_a" },
+      kind: "order.matched",
+      livemode: true,
+      order_id: "ord_1",
+      seal: newSeal(),
+      v: 1,
+    };
+    const text = canonicalize(record) as string;
+    const row = {
+      seal: record.seal,
+      kind: record.kind,
+      account_id: record.account_id,
+      livemode: 1,
+      order_id: record.order_id,
+      actor: record.actor,
+      created_at: record.at,
+      record: text,
+      disclosures: null,
+    };
+    const leaf = leafHash(Buffer.from(text, "utf8")).toString("hex");
+    expect(rowMatchesLeaf(row, leaf)).toBe(true);
+    expect(rowMatchesLeaf({ ...row, actor: "contractor" }, leaf)).toBe(false);
+    expect(openRecord(row)).toEqual({ actor: "contractor:ctr_b", data: { chosen: "ctr_a" } });
   });
 });

@@ -9,6 +9,7 @@ import { fileURLToPath } from "node:url";
 import { promisify } from "node:util";
 import Database from "better-sqlite3";
 import { afterAll, describe, expect, it } from "vitest";
+import { openRecord } from "../../src/audit/redaction.js";
 import { formatReport, parseSimulateArgs } from "../../src/cli/simulate.js";
 import { loadConfig } from "../../src/config.js";
 import {
@@ -75,7 +76,7 @@ async function cli(
     const { stdout, stderr } = await exec(
       process.execPath,
       ["--import", "tsx", "src/cli/index.ts", "simulate", ...args],
-      { cwd: ROOT, env: { ...process.env, DATA_DIR: dir } },
+      { cwd: ROOT, env: { ...process.env, ENV_FILE: "", DATA_DIR: dir } },
     );
     return { code: 0, stdout, stderr };
   } catch (error) {
@@ -148,9 +149,15 @@ describe("simulate", () => {
       const contractorsWithKeys = new Set([...keys.values()].map((k) => k.contractor_id));
       const records = db
         .prepare(
-          "select r.kind, r.actor, r.created_at from audit_records r join orders o on o.id = r.order_id join accounts a on a.id = o.account_id where a.name = 'simulation'",
+          "select r.kind, r.actor, r.record, r.disclosures, r.created_at from audit_records r join orders o on o.id = r.order_id join accounts a on a.id = o.account_id where a.name = 'simulation'",
         )
-        .all() as Array<{ kind: string; actor: string; created_at: string }>;
+        .all() as Array<{
+        kind: string;
+        actor: string;
+        record: string;
+        disclosures: string | null;
+        created_at: string;
+      }>;
       const actorKind = (actor: string): string => {
         const [type, id = ""] = actor.split(/:(.*)/s);
         if (type === "key") return `caller:${keys.get(id)?.kind}`;
@@ -161,7 +168,7 @@ describe("simulate", () => {
       const byKind = new Map<string, Set<string>>();
       for (const r of records) {
         const set = byKind.get(r.kind) ?? new Set();
-        set.add(actorKind(r.actor));
+        set.add(actorKind(openRecord(r).actor));
         byKind.set(r.kind, set);
         expect(Date.parse(r.created_at)).toBeLessThan(END.getTime());
       }

@@ -1,8 +1,8 @@
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import { candidateSet, jobsOfList } from "../../src/domain/candidate-set.js";
+import { complianceIssues, dayOfDate } from "../../src/domain/compliance.js";
 import type { Contractor } from "../../src/domain/contractor.js";
-import { contractorRef } from "../../src/domain/contractor.js";
 import { ContractorIndex } from "../../src/domain/contractor-index.js";
 import { distanceMiles } from "../../src/domain/geo.js";
 import {
@@ -20,6 +20,8 @@ import { TRADE_CODES, TRADES, type TradeCode } from "../../src/domain/trades.js"
 import { STATE_CODES, type StateCode } from "../../src/domain/us-regions.js";
 
 const AUSTIN = { lat: 30.27, lon: -97.74 };
+/** The job's day in these tests. */
+const TODAY = dayOfDate("2026-06-01");
 
 function contractor(overrides: Partial<Contractor> = {}): Contractor {
   return {
@@ -37,6 +39,8 @@ function contractor(overrides: Partial<Contractor> = {}): Contractor {
     responseMinutes: 60,
     active: true,
     excluded: false,
+    insuranceVerifiedUntil: "2027-01-01",
+    licenseVerifiedUntil: "2027-01-01",
     ...overrides,
   };
 }
@@ -53,6 +57,7 @@ function request(overrides: Partial<MatchRequest> = {}): MatchRequest {
     nteCents: null,
     laborHours: TRADES[trade].typicalJobHours,
     modelPrice: modelJobPrice(trade, state, urgency),
+    today: TODAY,
     ...overrides,
   };
 }
@@ -97,6 +102,35 @@ describe("matching hard filters", () => {
     const c = contractor({ emergencyCapable: false });
     expect(hardFilter(c, request({ urgency: "emergency" }), 0).reason).toBe("emergency");
     expect(hardFilter(c, request({ urgency: "urgent" }), 0).reason).toBeNull();
+  });
+
+  it("rejects a contractor whose insurance or license expired before the job's day, or was never verified", () => {
+    expect(hardFilter(contractor({ insuranceVerifiedUntil: "2026-05-31" }), request(), 0).reason).toBe(
+      "compliance",
+    );
+    expect(hardFilter(contractor({ licenseVerifiedUntil: "2026-05-31" }), request(), 0).reason).toBe(
+      "compliance",
+    );
+    expect(hardFilter(contractor({ licenseVerifiedUntil: null }), request(), 0).reason).toBe("compliance");
+    // Valid through its date: on that very day it may still be offered work.
+    const lastDay = contractor({ insuranceVerifiedUntil: "2026-06-01", licenseVerifiedUntil: "2026-06-01" });
+    expect(hardFilter(lastDay, request(), 0).reason).toBeNull();
+    expect(hardFilter(lastDay, request({ today: TODAY + 1 }), 0).reason).toBe("compliance");
+  });
+
+  it("never offers an expired contractor, however good, and counts it under compliance", () => {
+    const expired = contractor({
+      id: "ctr_best",
+      rating: 5,
+      hourlyRateCents: 5000,
+      licenseVerifiedUntil: "2026-05-31",
+    });
+    const unverified = contractor({ id: "ctr_none", rating: 5, insuranceVerifiedUntil: null });
+    const valid = contractor({ id: "ctr_ok", rating: 3.8 });
+    const result = run(request(), [expired, unverified, valid]);
+    expect(result.ranked.map((r) => r.contractor.id)).toEqual(["ctr_ok"]);
+    expect(result.rejected.compliance).toBe(2);
+    expect(result.eligible).toBe(1);
   });
 
   it("statewide contractors (no radius) cover the whole state", () => {
@@ -153,10 +187,6 @@ describe("matching score", () => {
     expect(etaTier(3000, "routine")).toBe("within_3_days");
     expect(etaTier(10, "scheduled")).toBe("scheduled");
   });
-
-  it("masks contractor ids as ctr-<id>", () => {
-    expect(contractorRef("ctr_abc123")).toBe("ctr-abc123");
-  });
 });
 
 const contractorArb: fc.Arbitrary<Contractor> = fc.record({
@@ -174,6 +204,9 @@ const contractorArb: fc.Arbitrary<Contractor> = fc.record({
   responseMinutes: fc.integer({ min: 0, max: 5000 }),
   active: fc.boolean(),
   excluded: fc.boolean(),
+  // Around the job's day (2026-06-01): expired the day before, valid through it, later, or never verified.
+  insuranceVerifiedUntil: fc.constantFrom("2026-05-31", "2026-06-01", "2027-01-01", "2027-01-01", null),
+  licenseVerifiedUntil: fc.constantFrom("2026-05-31", "2026-06-01", "2027-01-01", "2027-01-01", null),
 });
 
 const requestArb = fc
@@ -207,6 +240,7 @@ describe("matching properties", () => {
             if (!c.active || c.excluded) return false;
             if (!c.trades.includes(req.trade) || !c.states.includes(req.state)) return false;
             if (load(c.id) >= c.maxActiveJobs) return false;
+            if (complianceIssues(c, req.today).length > 0) return false;
             if (req.urgency === "emergency" && !c.emergencyCapable) return false;
             if (req.point && c.lat !== null && c.lon !== null && c.serviceRadiusMiles !== null) {
               if (distanceMiles(req.point, { lat: c.lat, lon: c.lon }) > c.serviceRadiusMiles) return false;
@@ -256,10 +290,10 @@ describe("matching properties", () => {
 });
 
 describe("sandbox pool", () => {
-  const pool = generateSandboxPool();
+  const pool = generateSandboxPool(new Date("2026-06-01T12:00:00Z"));
 
   it("is deterministic", () => {
-    const again = generateSandboxPool();
+    const again = generateSandboxPool(new Date("2026-06-01T12:00:00Z"));
     expect(again.map((c) => c.id)).toEqual(pool.map((c) => c.id));
     expect(again[100]).toEqual(pool[100]);
   });
@@ -274,6 +308,17 @@ describe("sandbox pool", () => {
     expect(index.candidates("sandbox", "plumbing", "CA").length).toBeGreaterThan(
       index.candidates("sandbox", "plumbing", "WY").length * 5,
     );
+  });
+
+  it("has realistic verification dates: a few (about 5%) already expired, none unverified", () => {
+    const today = dayOfDate("2026-06-01");
+    const expired = pool.filter((c) => complianceIssues(c, today).length > 0);
+    expect(pool.every((c) => c.insuranceVerifiedUntil !== null && c.licenseVerifiedUntil !== null)).toBe(
+      true,
+    );
+    expect(expired.length / pool.length).toBeGreaterThan(0.02);
+    expect(expired.length / pool.length).toBeLessThan(0.08);
+    expect(expired.every((c) => complianceIssues(c, today).every((i) => i.state === "expired"))).toBe(true);
   });
 
   it("can match an emergency anywhere", () => {

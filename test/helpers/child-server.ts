@@ -12,6 +12,9 @@ export interface ChildServer {
   baseUrl: string;
   /** Everything the process printed on stdout so far. */
   output(): string;
+  /** Resolves once the process has exited and its stdout and stderr are read to the end: after it,
+   * output() is everything the process ever printed. */
+  closed: Promise<void>;
   /** Waits until stdout matches `pattern` and returns the match. */
   waitFor(pattern: RegExp, timeoutMs?: number): Promise<RegExpExecArray>;
   kill(signal?: NodeJS.Signals): Promise<void>;
@@ -25,10 +28,13 @@ export async function startChildServer(
   const proc = spawn(process.execPath, ["--import", "tsx", "src/main.ts", ...args], {
     cwd: ROOT,
     // VALIDATE_RESPONSES: a response that does not match its operation's output schema answers 500.
+    // ENV_FILE empty: a developer's .env in the checkout never reaches a test server.
     env: {
       ...process.env,
+      ENV_FILE: "",
       PORT: "0",
       HOST: "127.0.0.1",
+      METRICS_PORT: "0",
       LOG_LEVEL: "info",
       VALIDATE_RESPONSES: "true",
       ...env,
@@ -37,6 +43,7 @@ export async function startChildServer(
   });
   let out = "";
   let err = "";
+  const closed = new Promise<void>((resolve) => proc.once("close", () => resolve()));
   proc.stdout?.on("data", (chunk: Buffer) => {
     out += chunk.toString();
   });
@@ -66,6 +73,7 @@ export async function startChildServer(
     proc,
     baseUrl,
     output: () => out,
+    closed,
     async waitFor(pattern, waitMs = 10_000) {
       const deadline = Date.now() + waitMs;
       for (;;) {

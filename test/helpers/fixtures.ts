@@ -25,6 +25,9 @@ export function liveContractor(overrides: Partial<NewContractor> = {}): NewContr
     responseMinutes: 45,
     active: true,
     excluded: false,
+    // Verified far ahead, so a test's fake clock never makes it lapse unless the test says so.
+    insuranceVerifiedUntil: "2099-12-31",
+    licenseVerifiedUntil: "2099-12-31",
     ...overrides,
   };
 }

@@ -8,6 +8,7 @@ import { Writable } from "node:stream";
 import type { FastifyInstance, LightMyRequestResponse } from "fastify";
 import { afterAll } from "vitest";
 import { bootstrap } from "../../src/bootstrap.js";
+import type { Clock } from "../../src/clock.js";
 import { type Config, loadConfig } from "../../src/config.js";
 import type { Services } from "../../src/operations/operation.js";
 import { createServices } from "../../src/services/create-services.js";
@@ -25,6 +26,8 @@ export interface Harness {
     mode: "test" | "live",
     limits?: { ratePerMinute?: number; burst?: number },
   ): Promise<string>;
+  /** The handle (contractor_ref) the account of `apiKey` sees for `contractorId`. */
+  refOf(apiKey: string, contractorId: string): Promise<string>;
   /** Issues a dispatch-team key (account "ops") in `mode`. */
   dispatcherKey(mode: "test" | "live"): Promise<string>;
   post(url: string, body: unknown, headers?: Record<string, string>): Promise<LightMyRequestResponse>;
@@ -65,6 +68,8 @@ afterAll(async () => {
 export async function createHarness(
   env: Record<string, string> = {},
   appOptions: AppOptions = {},
+  /** The services' clock (default: the wall clock); tests move time with one of their own. */
+  options: { now?: Clock } = {},
 ): Promise<Harness> {
   const dir = mkdtempSync(join(tmpdir(), "fd-test-"));
   // TEST_LIMITER=redis: the shared limiter on TEST_REDIS_URL, with keys of this harness's own.
@@ -88,7 +93,7 @@ export async function createHarness(
   });
   const opened = await openTestStore(dir);
   const store = opened.store;
-  const services = createServices(config, store);
+  const services = createServices(config, store, options.now ? { now: options.now } : {});
   const boot = await bootstrap(store, services.keys);
   await services.pool.load();
   const app = await buildApp(services, { logDestination: mismatchLog(), ...appOptions });
@@ -108,6 +113,10 @@ export async function createHarness(
         actor: "operator:test",
       });
       return issued.key;
+    },
+    async refOf(apiKey, contractorId) {
+      const principal = await services.keys.authenticate(apiKey);
+      return services.refs.of(principal.accountId, contractorId);
     },
     async dispatcherKey(mode) {
       const issued = await services.keys.issue({

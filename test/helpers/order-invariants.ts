@@ -9,6 +9,7 @@
 // - An order with a callback_url has one outbox event per status change and per NTE request or decision.
 
 import { sql } from "kysely";
+import { openRecord } from "../../src/audit/redaction.js";
 import type { KyselyStore } from "../../src/storage/kysely-store.js";
 import type { Store } from "../../src/storage/store.js";
 
@@ -102,14 +103,14 @@ export async function orderAnomalies(store: Store): Promise<string[]> {
     .execute();
   const records = await db
     .selectFrom("audit_records")
-    .select(["order_id", "kind", "record"])
+    .select(["order_id", "kind", "record", "disclosures", "actor"])
     .where("order_id", "is not", null)
     .orderBy("seq")
     .execute();
   const byOrder = new Map<string, Array<{ kind: string; data: Record<string, unknown> }>>();
   for (const row of records) {
     const list = byOrder.get(row.order_id as string) ?? [];
-    list.push({ kind: row.kind, data: (JSON.parse(row.record) as { data: Record<string, unknown> }).data });
+    list.push({ kind: row.kind, data: openRecord(row).data });
     byOrder.set(row.order_id as string, list);
   }
   const offers = await db.selectFrom("offers").select(["order_id", "contractor_id", "status"]).execute();

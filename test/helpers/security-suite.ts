@@ -1,12 +1,32 @@
-// The shared security suite, applied to every keyed operation: no key, malformed key, bad checksum,
-// unknown key, revoked key, disabled dispatch, the rate limit and its headers.
+// The shared security suite, generated from the registry: every keyed operation (access key, contractor or
+// dispatcher) gets the same tests, so an operation added later is covered without an edit here. Each is
+// called the way its REST route takes it (method, path, body or query), with its own `example` as input:
+// no key, malformed key, bad checksum, unknown key, revoked key, a key of the wrong kind, dispatch
+// disabled, the rate limit (and that a bad key never spends it), and the scoping of its resources (another
+// account's or contractor's key, the other mode's key). For the scoping tests the example's ids (ord_...,
+// ofr_..., nte_..., ctr_..., whe_..., whd_...) are replaced by real resources of a small world built for
+// the operation (buildWorld); an operation whose example names an id the world cannot provide fails the
+// coverage test, unless it is exempted below with its reason.
 
 import type { LightMyRequestResponse } from "fastify";
-import { describe, expect, it } from "vitest";
+import { afterAll, describe, expect, it } from "vitest";
 import { generateApiKey } from "../../src/auth/api-key.js";
+import type { IdPrefix } from "../../src/ids.js";
+import {
+  contractorAcceptOperation,
+  contractorNteRequestOperation,
+} from "../../src/operations/contractor-work.js";
+import { orderOperation } from "../../src/operations/create-order.js";
+import { dispatcherAssignOperation, dispatcherCancelOperation } from "../../src/operations/dispatcher.js";
+import type { AnyOperation } from "../../src/operations/operation.js";
+import { OPERATIONS } from "../../src/operations/registry.js";
+import {
+  webhooksDeliveriesOperation,
+  webhooksRotateSecretOperation,
+  webhooksSetEndpointOperation,
+} from "../../src/operations/webhook-settings.js";
+import { liveContractor, testRecord } from "./fixtures.js";
 import { createHarness, type Harness } from "./harness.js";
-
-export type KeyedCall = (h: Harness, headers: Record<string, string>) => Promise<LightMyRequestResponse>;
 
 export function expectProblem(res: LightMyRequestResponse, status: number, code: string) {
   expect(res.statusCode, res.body).toBe(status);
@@ -21,85 +41,601 @@ export function expectProblem(res: LightMyRequestResponse, status: number, code:
   return body;
 }
 
-export function runSecuritySuite(name: string, call: KeyedCall) {
-  describe(`${name}: shared security suite`, () => {
-    let h: Harness;
+/**
+ * Keyed operations whose resources the suite cannot scope-test from their example and the world (each
+ * still gets the key, kind, disabled and limit tests). Every entry says why; an entry for an operation
+ * that is drivable, or no longer keyed, fails the coverage test, so the list cannot go stale.
+ */
+export const SCOPE_EXEMPT: Readonly<Record<string, string>> = {};
 
-    it("answers 401 missing_api_key without a key", async () => {
-      h ??= await createHarness();
-      expectProblem(await call(h, {}), 401, "missing_api_key");
+type KeyKind = "account" | "contractor" | "dispatcher";
+type Mode = "test" | "live";
+// biome-ignore lint/suspicious/noExplicitAny: examples and JSON bodies of every operation.
+type Json = any;
+
+/** The kind of key each access level is driven with; `any_key` takes every kind (driven as an account's). */
+const KIND_OF: Record<Exclude<AnyOperation["access"], "public">, KeyKind> = {
+  key: "account",
+  contractor: "contractor",
+  dispatcher: "dispatcher",
+  any_key: "account",
+};
+
+/** The kinds of key `op` refuses with 403 key_kind_not_allowed. */
+function refusedKinds(op: AnyOperation, kind: KeyKind): KeyKind[] {
+  if (op.access === "any_key") return [];
+  return (["account", "contractor", "dispatcher"] as const).filter((k) => k !== kind);
+}
+
+/** Every id prefix of src/ids.ts (the type check below fails when one is added there and not here). */
+const ID_PREFIXES = [
+  "acct",
+  "key",
+  "ord",
+  "qte",
+  "ofr",
+  "nte",
+  "ctr",
+  "req",
+  "hold",
+  "msg",
+  "whe",
+  "whd",
+  "wha",
+  "whs",
+] as const satisfies readonly IdPrefix[];
+const everyPrefixListed: Exclude<IdPrefix, (typeof ID_PREFIXES)[number]> extends never ? true : false = true;
+void everyPrefixListed;
+
+/** The ids the world provides, by prefix. */
+const RESOLVED = ["ord", "ofr", "nte", "ctr", "whe", "whd"] as const;
+type Resolved = (typeof RESOLVED)[number];
+
+const ID_VALUE = new RegExp(`^(${ID_PREFIXES.join("|")})_[0-9A-Za-z]+$`);
+const ID_IN_TEXT = new RegExp(`\\b(?:${ID_PREFIXES.join("|")})_[0-9A-Za-z]{10,}\\b`, "g");
+
+/** The id prefixes an example refers to, at any depth. */
+function referencedPrefixes(value: unknown, out = new Set<string>()): Set<string> {
+  if (typeof value === "string") {
+    const m = ID_VALUE.exec(value);
+    if (m?.[1]) out.add(m[1]);
+  } else if (Array.isArray(value)) {
+    for (const v of value) referencedPrefixes(v, out);
+  } else if (value && typeof value === "object") {
+    for (const v of Object.values(value)) referencedPrefixes(v, out);
+  }
+  return out;
+}
+
+/** The example with each id replaced by the world's resource of that prefix. */
+function resolve(value: unknown, ids: Record<Resolved, string>): unknown {
+  if (typeof value === "string") {
+    const prefix = ID_VALUE.exec(value)?.[1];
+    return prefix && prefix in ids ? ids[prefix as Resolved] : value;
+  }
+  if (Array.isArray(value)) return value.map((v) => resolve(v, ids));
+  if (value && typeof value === "object") {
+    return Object.fromEntries(Object.entries(value).map(([k, v]) => [k, resolve(v, ids)]));
+  }
+  return value;
+}
+
+const pathParams = (op: AnyOperation) =>
+  [...op.http.path.matchAll(/:([A-Za-z_]+)/g)].map((m) => m[1] as string);
+
+/** Why the suite cannot scope-test `op` from its example, or null when it can. */
+function undrivable(op: AnyOperation): string | null {
+  const unknown = [...referencedPrefixes(op.example)].filter(
+    (p) => !(RESOLVED as readonly string[]).includes(p),
+  );
+  if (unknown.length > 0)
+    return `its example names ${unknown.map((p) => `${p}_`).join(", ")} ids the world has none of`;
+  const example = op.example as Record<string, unknown>;
+  const missing = pathParams(op).filter((p) => typeof example?.[p] !== "string");
+  if (missing.length > 0) return `its example has no value for path parameter(s) ${missing.join(", ")}`;
+  if (op.limit !== "key") return `it is limited by ${op.limit}, not by key`;
+  return null;
+}
+
+/** What the operation does with a resource of the example: reads a list (a view), acts on or reads one
+ * named resource (a target), or creates something of the caller's own (self). */
+function shapeOf(op: AnyOperation): "view" | "target" | "self" {
+  if (op.http.method === "GET" && op.http.input !== "params") return "view";
+  return referencedPrefixes(op.example).size > 0 || op.http.input === "params" ? "target" : "self";
+}
+
+/** Percent-encodes `text` as UTF-8; a lone surrogate (which UTF-8 cannot hold) as the three bytes a
+ * careless client would send for it (WTF-8), where encodeURIComponent would throw. */
+function percentEncode(text: string): string {
+  let out = "";
+  for (const ch of text) {
+    const unit = ch.charCodeAt(0);
+    if (ch.length === 1 && unit >= 0xd800 && unit <= 0xdfff) {
+      out += [0xe0 | (unit >> 12), 0x80 | ((unit >> 6) & 0x3f), 0x80 | (unit & 0x3f)]
+        .map((b) => `%${b.toString(16).toUpperCase()}`)
+        .join("");
+    } else {
+      out += encodeURIComponent(ch);
+    }
+  }
+  return out;
+}
+
+/** Calls `op` over REST with `input` as its route takes it (path parameters, query string or JSON body). */
+export function callOperation(
+  h: Harness,
+  op: AnyOperation,
+  input: unknown,
+  headers: Record<string, string>,
+): Promise<LightMyRequestResponse> {
+  const values = (input ?? {}) as Record<string, unknown>;
+  let url = op.http.path.replace(/:([A-Za-z_]+)/g, (_, name: string) => percentEncode(String(values[name])));
+  if (op.http.input === "query") {
+    const query = Object.entries(values)
+      .filter(([, v]) => v !== undefined)
+      .map(([k, v]) => `${percentEncode(k)}=${percentEncode(String(v))}`)
+      .join("&");
+    if (query) url += `?${query}`;
+  }
+  // As an API client asks for JSON: a streaming operation (the event stream) then answers one page.
+  const asked = { accept: "application/json", ...headers };
+  if (op.http.method === "GET") return h.get(url, asked);
+  return h.post(url, op.http.input === "body" ? values : {}, asked);
+}
+
+/** The ids of this service's resources in a response body. */
+function idsIn(body: string): Set<string> {
+  // Account ids are left out: an account is the same in both modes (its test and live keys share it), so a
+  // live view may name an account that also has test-mode resources.
+  return new Set((body.match(ID_IN_TEXT) ?? []).filter((id) => !id.startsWith("acct_")));
+}
+
+async function issue(
+  h: Harness,
+  kind: KeyKind,
+  mode: Mode,
+  options: { account?: string; contractorId?: string; ratePerMinute?: number; burst?: number } = {},
+) {
+  return h.services.keys.issue({
+    accountName: options.account ?? `${kind}-${Math.random().toString(36).slice(2, 10)}`,
+    mode,
+    actor: "operator:test",
+    kind,
+    contractorId: kind === "contractor" ? (options.contractorId ?? null) : null,
+    ratePerMinute: options.ratePerMinute ?? null,
+    burst: options.burst ?? null,
+  });
+}
+
+let contractorSeq = 0;
+/** A fresh contractor of `pool` (nothing in the store holds it yet). */
+async function freshContractor(h: Harness, pool: "sandbox" | "live"): Promise<string> {
+  const id = `ctr_sec${pool === "live" ? "L" : "S"}${++contractorSeq}${Math.random().toString(36).slice(2, 8)}`;
+  await h.services.store.contractors.insert([liveContractor({ id, pool })], testRecord());
+  return id;
+}
+
+async function ok(res: Promise<LightMyRequestResponse>, what: string): Promise<Json> {
+  const r = await res;
+  expect(r.statusCode, `${what}: ${r.body}`).toBe(200);
+  return r.json();
+}
+
+/** One mode's resources of every kind, the keys that own them, and keys of another tenant and mode. */
+export interface World {
+  /** The resource each id prefix of an example stands for. */
+  ids: Record<Resolved, string>;
+  /** The test-mode key of each kind that owns (or, for the dispatch team, may act on) the resources. */
+  owner: Record<KeyKind, string>;
+  /** A key of the same kind and mode for another tenant: another account, another contractor, another
+   * dispatch-team account. */
+  other: Record<KeyKind, string>;
+  /** A key of the same kind in the other (live) mode: the owner account's own live key, a live contractor's,
+   * a live dispatcher's. */
+  otherMode: Record<KeyKind, string>;
+  /** Every id of the world, none of which another tenant's answers may contain. */
+  owned: string[];
+  /** The world's orders, cancelled when its operation's tests are done (giving the contractors back). */
+  orders: string[];
+}
+
+/**
+ * Builds the world through the operations themselves, from their examples: an account with a default
+ * webhook endpoint and a signing secret; two of its orders (the order operation's example), the second
+ * offered to contractor C (its pending offer is ofr_), the first accepted by C (by accepting its offer, or
+ * assigned by a dispatcher) with an NTE increase C asked for pending (ord_, nte_); their webhook deliveries
+ * fanned out (whd_); a fresh sandbox contractor D (ctr_).
+ */
+export async function buildWorld(h: Harness): Promise<World> {
+  const tag = Math.random().toString(36).slice(2, 10);
+  const account = `owner-${tag}`;
+  const caller = await h.key(account, "test");
+  const dispatcher = (await issue(h, "dispatcher", "test", { account: `ops-${tag}` })).key;
+  const run = (op: AnyOperation, key: string, input: unknown) =>
+    ok(callOperation(h, op, input, { "x-api-key": key }), op.id);
+  const endpoint = await run(webhooksSetEndpointOperation, caller, webhooksSetEndpointOperation.example);
+  await run(webhooksRotateSecretOperation, caller, webhooksRotateSecretOperation.example);
+  const job = { ...orderOperation.example, reference_id: `sec-${tag}` };
+  const second = (await run(orderOperation, caller, job)).order_id as string;
+  const first = (await run(orderOperation, caller, job)).order_id as string;
+  const { store } = h.services;
+  const holder = async (id: string) => (await store.orders.byIds([id]))[0]?.contractor_id ?? null;
+  const pendingOffer = async (id: string) =>
+    (await store.orders.offersOf(id)).find((o) => o.status === "pending")?.id ?? null;
+  const c = await holder(second);
+  const offer = await pendingOffer(second);
+  if (!c || !offer) throw new Error(`the world's second order was not offered: ${second}`);
+  const contractor = (await issue(h, "contractor", "test", { contractorId: c })).key;
+  const firstOffer = await pendingOffer(first);
+  if ((await holder(first)) === c && firstOffer) {
+    await run(contractorAcceptOperation, contractor, { offer_id: firstOffer });
+  } else {
+    await run(dispatcherAssignOperation, dispatcher, {
+      order_id: first,
+      contractor_id: c,
+      reason: "the security suite's world",
     });
+  }
+  const nte = await run(contractorNteRequestOperation, contractor, {
+    order_id: first,
+    requested_nte_cents: Number(job.nte_cents ?? 0) + 10_000,
+    reason: "more pipe than expected",
+  });
+  await store.webhooks.fanOut(100, h.services.now().toISOString());
+  const listed = await run(webhooksDeliveriesOperation, caller, { order_id: first });
+  const delivery = listed.deliveries[0]?.delivery_id as string | undefined;
+  if (!delivery) throw new Error("the world's orders made no webhook delivery");
+  const d = await freshContractor(h, "sandbox");
+  const c2 = await freshContractor(h, "sandbox");
+  const live = await freshContractor(h, "live");
+  await h.services.pool.load();
+  const ids: Record<Resolved, string> = {
+    ord: first,
+    ofr: offer,
+    nte: nte.request_id,
+    ctr: d,
+    whe: endpoint.endpoint.endpoint_id,
+    whd: delivery,
+  };
+  return {
+    ids,
+    owner: { account: caller, contractor, dispatcher },
+    other: {
+      account: await h.key(`other-${tag}`, "test"),
+      contractor: (await issue(h, "contractor", "test", { contractorId: c2 })).key,
+      dispatcher: (await issue(h, "dispatcher", "test", { account: `ops2-${tag}` })).key,
+    },
+    otherMode: {
+      account: await h.key(account, "live"),
+      contractor: (await issue(h, "contractor", "live", { contractorId: live })).key,
+      dispatcher: (await issue(h, "dispatcher", "live", { account: `ops-${tag}` })).key,
+    },
+    owned: [...Object.values(ids), second, c],
+    orders: [first, second],
+  };
+}
 
-    it("answers 401 invalid_api_key for a malformed key", async () => {
-      h ??= await createHarness();
-      expectProblem(await call(h, { "x-api-key": "fsd_live_nope" }), 401, "invalid_api_key");
-    });
+/** The example reduced to its resource references (a view's filters dropped, so the owner's resources are
+ * in the owner's view), when the operation accepts that; else the whole example. */
+function viewInput(op: AnyOperation, input: Record<string, unknown>): Record<string, unknown> {
+  const example = (op.example ?? {}) as Record<string, unknown>;
+  const reduced = Object.fromEntries(
+    Object.entries(input).filter(
+      ([k]) => referencedPrefixes(example[k]).size > 0 || pathParams(op).includes(k),
+    ),
+  );
+  return op.input.safeParse(reduced).success ? reduced : input;
+}
 
-    it("answers 401 for a key whose checksum is wrong, before any lookup", async () => {
-      h ??= await createHarness();
-      const key = await h.key("acme", "test");
-      const tampered = key.slice(0, 12) + (key[12] === "x" ? "y" : "x") + key.slice(13);
-      const keys = h.services.store.keys;
-      const original = keys.findByHash.bind(keys);
-      let lookups = 0;
-      keys.findByHash = (hash: string) => {
-        lookups++;
-        return original(hash);
-      };
-      try {
-        const body = expectProblem(await call(h, { "x-api-key": tampered }), 401, "invalid_api_key");
-        expect(body.detail).toMatch(/checksum/);
-        expect(lookups).toBe(0);
-      } finally {
-        keys.findByHash = original;
-      }
-    });
+/** The keyed operations of the registry, in its order. */
+export function keyedOperations(): AnyOperation[] {
+  return OPERATIONS.filter((op) => op.access !== "public");
+}
 
-    it("answers 401 for a well-formed key that was never issued", async () => {
-      h ??= await createHarness();
-      expectProblem(await call(h, { "x-api-key": generateApiKey("live") }), 401, "invalid_api_key");
-    });
+export function runSecuritySuite() {
+  const operations = keyedOperations();
+  let shared: Harness | undefined;
+  let disabled: Harness | undefined;
+  const base = async () => {
+    shared ??= await createHarness();
+    return shared;
+  };
+  let worldHarness: Harness | undefined;
+  const worlds = async () => {
+    worldHarness ??= await createHarness();
+    return worldHarness;
+  };
+  const off = async () => {
+    disabled ??= await createHarness({ DISPATCH_ENABLED: "false" });
+    return disabled;
+  };
+  const someSandboxContractor = async (h: Harness) =>
+    (await h.services.store.contractors.load()).find((c) => c.pool === "sandbox")?.id as string;
+  /** A test-mode key of `kind` with its own bucket. */
+  const keyOf = async (h: Harness, kind: KeyKind, limits: { ratePerMinute?: number; burst?: number } = {}) =>
+    (
+      await issue(h, kind, "test", {
+        ...limits,
+        ...(kind === "contractor" ? { contractorId: await someSandboxContractor(h) } : {}),
+      })
+    ).key;
 
-    it("answers 401 api_key_revoked for a revoked key", async () => {
-      h ??= await createHarness();
-      const issued = await h.services.keys.issue({
-        accountName: "revokee",
-        mode: "test",
-        actor: "operator:test",
-      });
-      await h.services.keys.revoke(issued.id, "operator:test");
-      expectProblem(await call(h, { "x-api-key": issued.key }), 401, "api_key_revoked");
-    });
-
-    it("answers 503 dispatch_not_configured when dispatch is disabled, before checking the key", async () => {
-      const off = await createHarness({ DISPATCH_ENABLED: "false" });
-      expectProblem(await call(off, {}), 503, "dispatch_not_configured");
-      expectProblem(await call(off, { "x-api-key": off.sandboxKey }), 503, "dispatch_not_configured");
-      await off.close();
-    });
-
-    it("admits the burst, then answers 429 with Retry-After and rate-limit fields", async () => {
-      h ??= await createHarness();
-      const key = await h.key(`burst-${name}`, "test", { ratePerMinute: 60, burst: 5 });
-      for (let i = 0; i < 5; i++) {
-        const ok = await call(h, { "x-api-key": key });
-        expect(ok.statusCode, ok.body).not.toBe(429);
-        expect(ok.headers["ratelimit-policy"]).toBe('"per-key";q=60;w=60;fsd-burst=5');
-        expect(ok.headers.ratelimit).toMatch(new RegExp(`^"per-key";r=${4 - i};t=\\d+$`));
-        expect(ok.headers["x-ratelimit-limit"]).toBe("5");
-        expect(ok.headers["x-ratelimit-remaining"]).toBe(String(4 - i));
-      }
-      const limited = await call(h, { "x-api-key": key });
-      const body = expectProblem(limited, 429, "rate_limited");
-      expect(Number(limited.headers["retry-after"])).toBeGreaterThanOrEqual(1);
-      expect(body.retry_after_seconds).toBe(Number(limited.headers["retry-after"]));
-      expect(limited.headers.ratelimit).toMatch(/^"per-key";r=0;t=\d+$/);
-      expect(limited.headers["x-ratelimit-remaining"]).toBe("0");
-    });
-
-    it("checks the key before the limit (a bad key never spends the limit)", async () => {
-      h ??= await createHarness();
-      expectProblem(await call(h, { "x-api-key": "garbage" }), 401, "invalid_api_key");
+  describe("shared security suite: coverage", () => {
+    it("covers every keyed operation of the registry, scope tests included unless exempted with a reason", () => {
+      const keyed = operations.map((op) => op.id);
+      expect(keyed.length).toBeGreaterThan(0);
+      const failing = keyedOperations()
+        .map((op) => [op.id, undrivable(op)] as const)
+        .filter(([id, why]) => why !== null && !(id in SCOPE_EXEMPT))
+        .map(([id, why]) => `${id}: ${why}`);
+      expect(failing, "operations the suite cannot drive (teach buildWorld, or exempt them)").toEqual([]);
+      const stale = Object.keys(SCOPE_EXEMPT).filter(
+        (id) =>
+          !keyed.includes(id) || undrivable(OPERATIONS.find((op) => op.id === id) as AnyOperation) === null,
+      );
+      expect(stale, "exemptions for operations that are drivable or not keyed").toEqual([]);
     });
   });
+
+  for (const op of operations) {
+    const kind = KIND_OF[op.access as keyof typeof KIND_OF];
+    if (!kind) throw new Error(`${op.id} is public: the security suite is for keyed operations`);
+    const call = (h: Harness, headers: Record<string, string>, input: unknown = op.example) =>
+      callOperation(h, op, input, headers);
+
+    describe(`${op.id} (${op.http.method} ${op.http.path}): shared security suite`, () => {
+      it("answers 401 missing_api_key without a key", async () => {
+        expectProblem(await call(await base(), {}), 401, "missing_api_key");
+      });
+
+      it("answers 401 invalid_api_key for a malformed key", async () => {
+        const h = await base();
+        expectProblem(await call(h, { "x-api-key": "fsd_live_nope" }), 401, "invalid_api_key");
+        expectProblem(await call(h, { "x-api-key": "garbage" }), 401, "invalid_api_key");
+      });
+
+      it("answers 401 for a key whose checksum is wrong, before any lookup", async () => {
+        const h = await base();
+        const key = await keyOf(h, kind);
+        const tampered = key.slice(0, 12) + (key[12] === "x" ? "y" : "x") + key.slice(13);
+        const keys = h.services.store.keys;
+        const original = keys.findByHash.bind(keys);
+        let lookups = 0;
+        keys.findByHash = (hash: string) => {
+          lookups++;
+          return original(hash);
+        };
+        try {
+          const body = expectProblem(await call(h, { "x-api-key": tampered }), 401, "invalid_api_key");
+          expect(body.detail).toMatch(/checksum/);
+          expect(lookups).toBe(0);
+        } finally {
+          keys.findByHash = original;
+        }
+      });
+
+      it("answers 401 for a well-formed key that was never issued", async () => {
+        const h = await base();
+        expectProblem(await call(h, { "x-api-key": generateApiKey("test") }), 401, "invalid_api_key");
+        expectProblem(await call(h, { "x-api-key": generateApiKey("live") }), 401, "invalid_api_key");
+      });
+
+      it("answers 401 api_key_revoked for a revoked key", async () => {
+        const h = await base();
+        const issued = await issue(h, kind, "test", {
+          ...(kind === "contractor" ? { contractorId: await someSandboxContractor(h) } : {}),
+        });
+        await h.services.keys.revoke(issued.id, "operator:test");
+        expectProblem(await call(h, { "x-api-key": issued.key }), 401, "api_key_revoked");
+      });
+
+      it.skipIf(refusedKinds(op, kind).length === 0)(
+        `answers 403 key_kind_not_allowed for a key of another kind than ${kind}`,
+        async () => {
+          const h = await base();
+          const others = refusedKinds(op, kind);
+          for (const other of others) {
+            const body = expectProblem(
+              await call(h, { "x-api-key": await keyOf(h, other) }),
+              403,
+              "key_kind_not_allowed",
+            );
+            expect(body.detail, other).toMatch(new RegExp(`this is an? ${other} key`));
+          }
+        },
+      );
+
+      it("answers 503 dispatch_not_configured when dispatch is disabled, before checking the key", async () => {
+        const h = await off();
+        expectProblem(await call(h, {}), 503, "dispatch_not_configured");
+        expectProblem(await call(h, { "x-api-key": await keyOf(h, kind) }), 503, "dispatch_not_configured");
+      });
+
+      // One token a minute: the bucket does not refill while the test runs, whatever the machine's speed.
+      const LIMITS = { ratePerMinute: 1, burst: 5 };
+
+      it("admits the burst, then answers 429 with Retry-After and rate-limit fields", async () => {
+        const h = await base();
+        const key = await keyOf(h, kind, LIMITS);
+        for (let i = 0; i < LIMITS.burst; i++) {
+          const res = await call(h, { "x-api-key": key });
+          expect(res.statusCode, res.body).not.toBe(429);
+          expect(res.statusCode, res.body).toBeLessThan(500);
+          expect(res.headers["ratelimit-policy"]).toBe(
+            `"per-key";q=${LIMITS.ratePerMinute};w=60;fsd-burst=${LIMITS.burst}`,
+          );
+          expect(res.headers.ratelimit).toMatch(new RegExp(`^"per-key";r=${LIMITS.burst - 1 - i};t=\\d+$`));
+          expect(res.headers["x-ratelimit-limit"]).toBe(String(LIMITS.burst));
+          expect(res.headers["x-ratelimit-remaining"]).toBe(String(LIMITS.burst - 1 - i));
+        }
+        const limited = await call(h, { "x-api-key": key });
+        const body = expectProblem(limited, 429, "rate_limited");
+        expect(Number(limited.headers["retry-after"])).toBeGreaterThanOrEqual(1);
+        expect(body.retry_after_seconds).toBe(Number(limited.headers["retry-after"]));
+        expect(limited.headers.ratelimit).toMatch(/^"per-key";r=0;t=\d+$/);
+        expect(limited.headers["x-ratelimit-remaining"]).toBe("0");
+      });
+
+      it("checks the key before the limit: a bad key never spends the limit", async () => {
+        const h = await base();
+        const key = await keyOf(h, kind, LIMITS);
+        const remaining = async () => {
+          const res = await call(h, { "x-api-key": key });
+          expect(res.statusCode, res.body).not.toBe(429);
+          return Number(res.headers["x-ratelimit-remaining"]);
+        };
+        const before = await remaining();
+        expect(before).toBe(LIMITS.burst - 1);
+
+        const revoked = await issue(h, kind, "test", {
+          ...LIMITS,
+          ...(kind === "contractor" ? { contractorId: await someSandboxContractor(h) } : {}),
+        });
+        await h.services.keys.revoke(revoked.id, "operator:test");
+        const wrongKinds = await Promise.all(
+          refusedKinds(op, kind).map(async (k) => [k, await keyOf(h, k, LIMITS)] as const),
+        );
+        const bad: Array<Record<string, string>> = [
+          {},
+          { "x-api-key": "garbage" },
+          { "x-api-key": key.slice(0, 12) + (key[12] === "x" ? "y" : "x") + key.slice(13) },
+          { "x-api-key": generateApiKey("test") },
+          { "x-api-key": revoked.key },
+          ...wrongKinds.map(([, k]) => ({ "x-api-key": k })),
+        ];
+        const limiter = h.services.limiter;
+        const consume = limiter.consume.bind(limiter);
+        const spent: string[] = [];
+        limiter.consume = (bucket, policy) => {
+          spent.push(bucket);
+          return consume(bucket, policy);
+        };
+        try {
+          for (const headers of bad) {
+            const res = await call(h, headers);
+            expect([401, 403], res.body).toContain(res.statusCode);
+            expect(res.headers["x-ratelimit-remaining"]).toBeUndefined();
+          }
+        } finally {
+          limiter.consume = consume;
+        }
+        expect(spent, "limiter buckets spent by bad keys").toEqual([]);
+        // The good key's bucket is where it was: one token further for the one call below, no more.
+        expect(await remaining()).toBe(before - 1);
+        // A key refused for its kind kept its own bucket whole: its first call of its own kind's operation
+        // spends its first token.
+        for (const [k, wrong] of wrongKinds) {
+          const own = keyedOperations().find((o) => KIND_OF[o.access as keyof typeof KIND_OF] === k);
+          if (own?.limit !== "key") continue;
+          const res = await callOperation(h, own, own.example, { "x-api-key": wrong });
+          expect(res.headers["x-ratelimit-remaining"], `${k} key on ${own.id}`).toBe(
+            String(LIMITS.burst - 1),
+          );
+        }
+      });
+
+      const why = undrivable(op) ?? SCOPE_EXEMPT[op.id];
+      if (why) return; // the coverage test names it
+      describe("scope of its resources", () => {
+        // A world of its own for each operation (the owner's control may change it), in one harness.
+        let world: World | undefined;
+        const setup = async () => {
+          const h = await worlds();
+          world ??= await buildWorld(h);
+          return { h, world, input: resolve(op.example, world.ids) as Record<string, unknown> };
+        };
+        afterAll(async () => {
+          if (!world || !worldHarness) return;
+          for (const order_id of world.orders) {
+            const res = await callOperation(
+              worldHarness,
+              dispatcherCancelOperation,
+              { order_id, reason: "the security suite is done with this world" },
+              { "x-api-key": world.owner.dispatcher },
+            );
+            expect([200, 409], res.body).toContain(res.statusCode);
+          }
+        });
+        const shape = shapeOf(op);
+        const as = (key: string) => ({ "x-api-key": key });
+
+        /** What the owner's view holds: the ids another tenant's view must not. */
+        const ownerView = async () => {
+          const { h, world, input } = await setup();
+          const res = await call(h, as(world.owner[kind]), viewInput(op, input));
+          expect(res.statusCode, res.body).toBe(200);
+          const ids = idsIn(res.body);
+          expect(ids.size, `the owner's view of ${op.id} shows none of its resources`).toBeGreaterThan(0);
+          return ids;
+        };
+
+        /** A tenant outside the resources' scope: 404 for a target, its own view otherwise. */
+        const expectOutside = async (key: string) => {
+          const { h, world, input } = await setup();
+          if (shape === "target") {
+            expectProblem(await call(h, as(key), input), 404, "not_found");
+          } else if (shape === "view") {
+            const owners = await ownerView();
+            const res = await call(h, as(key), viewInput(op, input));
+            expect(res.statusCode, res.body).toBe(200);
+            const leaked = [...idsIn(res.body)].filter((id) => owners.has(id) || world.owned.includes(id));
+            expect(leaked, "resources of another tenant or mode").toEqual([]);
+          } else {
+            const res = await call(h, as(key), input);
+            expect(res.statusCode, res.body).toBe(200);
+            const leaked = [...idsIn(res.body)].filter((id) => world.owned.includes(id));
+            expect(leaked, "resources of another tenant or mode").toEqual([]);
+          }
+        };
+
+        if (kind !== "dispatcher") {
+          it(
+            shape === "target"
+              ? `answers 404 to another ${kind}'s key for the owner's resource`
+              : `gives another ${kind}'s key its own view, none of the owner's resources`,
+            async () => {
+              const { world } = await setup();
+              await expectOutside(world.other[kind]);
+            },
+          );
+        }
+
+        it(
+          shape === "target"
+            ? "answers 404 to a live key for a test-mode resource"
+            : "gives a live key the live view, none of the test-mode resources",
+          async () => {
+            const { world } = await setup();
+            await expectOutside(world.otherMode[kind]);
+          },
+        );
+
+        it("reaches the resource with the owner's key (the control: the resource exists and is in scope)", async () => {
+          const { h, world, input } = await setup();
+          if (shape === "view") {
+            await ownerView();
+            return;
+          }
+          const res = await call(h, as(world.owner[kind]), input);
+          // 409: found and in scope, in a state this operation cannot move on from (one world serves all).
+          expect([200, 409], res.body).toContain(res.statusCode);
+        });
+
+        if (kind === "dispatcher") {
+          it("reaches every account's resources with another dispatch-team key: its scope is the mode", async () => {
+            const { h, world, input } = await setup();
+            if (shape === "view") {
+              const owners = await ownerView();
+              const res = await call(h, as(world.other.dispatcher), viewInput(op, input));
+              expect(res.statusCode, res.body).toBe(200);
+              expect([...idsIn(res.body)].filter((id) => owners.has(id)).length).toBeGreaterThan(0);
+              return;
+            }
+            const res = await call(h, as(world.other.dispatcher), input);
+            expect([200, 409], res.body).toContain(res.statusCode);
+          });
+        }
+      });
+    });
+  }
 }

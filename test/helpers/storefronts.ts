@@ -12,6 +12,8 @@ export interface Storefront {
   port: number;
   /** Requests received, by path. */
   hits: Map<string, number>;
+  /** Requests received and not yet answered or abandoned by the client. */
+  readonly open: number;
   connections: number;
   close(): Promise<void>;
 }
@@ -232,17 +234,20 @@ export async function startStorefront(routes: Routes): Promise<Storefront> {
   const hits = new Map<string, number>();
   const sockets = new Set<Socket>();
   let connections = 0;
+  let open = 0;
   let origin = "";
   const server: Server = createServer((req: IncomingMessage, res: ServerResponse) => {
     const path = (req.url ?? "/").split("?")[0] ?? "/";
     hits.set(path, (hits.get(path) ?? 0) + 1);
     stats.inFlight++;
+    open++;
     stats.peakInFlight = Math.max(stats.peakInFlight, stats.inFlight);
     let done = false;
     const finish = () => {
       if (done) return;
       done = true;
       stats.inFlight--;
+      open--;
     };
     res.on("close", finish);
     // Links point back at the host the client asked for (a test may reach the fixture by a public name).
@@ -275,6 +280,9 @@ export async function startStorefront(routes: Routes): Promise<Storefront> {
     origin,
     port,
     hits,
+    get open() {
+      return open;
+    },
     get connections() {
       return connections;
     },

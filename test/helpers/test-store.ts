@@ -5,6 +5,7 @@ import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import pg from "pg";
+import type { Clock } from "../../src/clock.js";
 import { openPostgresStore } from "../../src/storage/postgres.js";
 import { openSqliteStore } from "../../src/storage/sqlite.js";
 import type { Store } from "../../src/storage/store.js";
@@ -53,11 +54,16 @@ export async function admin<T>(url: string, fn: (client: pg.Client) => Promise<T
   }
 }
 
-export async function openPostgresTestStore(poolSize = 4): Promise<TestStore> {
+export async function openPostgresTestStore(poolSize = 4, clock?: Clock): Promise<TestStore> {
   const url = postgresUrl();
   const schema = `${runSchemaPrefix()}${Math.random().toString(36).slice(2, 10)}`;
   await admin(url, (c) => c.query(`CREATE SCHEMA ${schema}`));
-  const store = openPostgresStore(url, { poolSize, schema, applicationName: schema });
+  const store = openPostgresStore(url, {
+    poolSize,
+    schema,
+    applicationName: schema,
+    ...(clock ? { clock } : {}),
+  });
   return {
     store,
     kind: "postgres",

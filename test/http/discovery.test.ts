@@ -121,6 +121,13 @@ describe("discovery documents", () => {
     const tools = mcpTools().map((t) => t.name);
     for (const op of OPERATIONS) {
       expect(openapi, op.id).toContain(`"operationId":"${op.id}"`);
+      expect(full, op.name).toContain(`## ${op.name}\n`);
+      // A stream (REST only) is no agent's tool or skill.
+      if (op.stream) {
+        expect(tools, op.name).not.toContain(op.name);
+        expect(card.skills.map((s) => s.id)).not.toContain(op.name);
+        continue;
+      }
       expect(tools, op.name).toContain(op.name);
       expect(
         mcpCard.tools.map((t) => t.name),

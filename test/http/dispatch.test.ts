@@ -34,7 +34,7 @@ describe("POST /api/dispatch/v1/quote", () => {
     const body = quoteOutput.parse(res.json());
     expect(body.quote_id).toMatch(/^qte_/);
     expect(body.livemode).toBe(false);
-    expect(body.contractor_ref).toMatch(/^ctr-[0-9a-f]{12}$/);
+    expect(body.contractor_ref).toMatch(/^cref_[0-9A-Za-z]{22}$/);
     expect(body.availability).toBe("available");
     expect(body.currency).toBe("USD");
     expect(body.valid_for_minutes).toBe(60);
@@ -143,7 +143,7 @@ describe("POST /api/dispatch/v1/order and GET its status_url", () => {
     const order = orderSchema.parse(res.json());
     expect(order.order_id).toMatch(/^ord_/);
     expect(order.status).toBe("offered");
-    expect(order.contractor_ref).toMatch(/^ctr-/);
+    expect(order.contractor_ref).toMatch(/^cref_[0-9A-Za-z]{22}$/);
     expect(order.livemode).toBe(true);
     expect(order.reference_id).toBe("PO-1");
     expect(order.location.address).toBe("1 Market St");
@@ -246,7 +246,7 @@ describe("pool changes and store failures", () => {
     );
     expect(await fresh.services.pool.refresh()).toBe(true);
     expect((await fresh.post(QUOTE_PATH, job, { "x-api-key": key })).json().contractor_ref).toBe(
-      "ctr-roofer1",
+      await fresh.refOf(key, "ctr_roofer1"),
     );
     await fresh.close();
   });
@@ -384,8 +384,9 @@ describe("capacity under concurrency", () => {
       Array.from({ length: 20 }, () => fresh.post(ORDER_PATH, body, { "x-api-key": key })),
     );
     const refs = results.map((r) => r.json().contractor_ref);
-    expect(refs.filter((r) => r === "ctr-cap1")).toHaveLength(3);
-    expect(refs.filter((r) => r === "ctr-cap2")).toHaveLength(2);
+    const [cap1, cap2] = [await fresh.refOf(key, "ctr_cap1"), await fresh.refOf(key, "ctr_cap2")];
+    expect(refs.filter((r) => r === cap1)).toHaveLength(3);
+    expect(refs.filter((r) => r === cap2)).toHaveLength(2);
     expect(refs.filter((r) => r === null)).toHaveLength(15);
     // A restart counts the same jobs from the store.
     await fresh.services.pool.load();
@@ -408,7 +409,7 @@ describe("capacity under concurrency", () => {
     expect((await fresh.post(ORDER_PATH, validOrder(), { "x-api-key": key })).statusCode).toBe(503);
     fresh.services.store.write = write;
     expect((await fresh.post(ORDER_PATH, validOrder(), { "x-api-key": key })).json().contractor_ref).toBe(
-      "ctr-one",
+      await fresh.refOf(key, "ctr_one"),
     );
     await fresh.close();
   });

@@ -179,11 +179,13 @@ beforeAll(async () => {
   vi.setSystemTime(T0 - 90 * D);
   h = await createHarness({ VENDOR_NAME: "Acme Field Services", VENDOR_INSURANCE: "GL $2M, policy 123" });
   const rated = (rating: number) => liveContractor({ id: `ctr_ev${rating * 10}`, rating, maxActiveJobs: 10 });
-  // Verified through a date after T0 on both counts; a license verified until before T0; nothing.
+  // Verified through a date after T0 on both counts; a license verified until the day before T0; both
+  // verified until the day before T0.
   const pool = [
     { ...rated(4.9), insuranceVerifiedUntil: "2031-01-01", licenseVerifiedUntil: "2030-12-31" },
     { ...rated(4.7), insuranceVerifiedUntil: "2031-01-01", licenseVerifiedUntil: "2030-06-14" },
-    rated(4.5),
+    // Valid through the day before T0 (so it takes work in the history before), run out at T0.
+    { ...rated(4.5), insuranceVerifiedUntil: "2030-06-14", licenseVerifiedUntil: "2030-06-14" },
   ];
   // Neither counts among the active live contractors.
   const idle = [
@@ -515,11 +517,12 @@ describe("evals from the orders of a window", () => {
     expect(vendor_trust.published).toEqual(["vendor", "insurance"]);
     expect(vendor_trust.not_published).toEqual(["contact_email", "license", "bond", "sla"]);
     // Three active live contractors (one inactive and one excluded are not); one verified on both counts
-    // today (another's license verification ran out the day before T0).
+    // today, so the only one compliance lets take work today (another's license verification ran out the
+    // day before T0, the third's both did).
     expect(contractor_verification).toEqual({
       status: "measured",
       active_live_contractors: 3,
-      with_verification_dates: 2,
+      with_verification_dates: 3,
       verified_insurance_and_license: ratio(0.3333, 3),
     });
 
@@ -713,7 +716,10 @@ describe("every case in one history: rolling_90d", () => {
 
   it("reports contractor verification as not measured when no active contractor has a date", async () => {
     const bare = await createHarness();
-    await bare.services.store.contractors.insert([liveContractor({ id: "ctr_bare" })], testRecord());
+    await bare.services.store.contractors.insert(
+      [liveContractor({ id: "ctr_bare", insuranceVerifiedUntil: null, licenseVerifiedUntil: null })],
+      testRecord(),
+    );
     const res = await bare.get("/api/dispatch/analytics/evals");
     expect(res.statusCode, res.body).toBe(200);
     expect(evalsOutput.parse(res.json()).trust_signals.contractor_verification).toEqual({

@@ -422,12 +422,13 @@ describe("the dispatcher's side", () => {
     expect(await holder(h, created.order_id)).toBe(y);
     expect(Object.fromEntries(await h.services.store.contractors.activeJobCounts())).toEqual({ [y]: 1 });
     expect([h.services.pool.index.jobsOf(x), h.services.pool.index.jobsOf(y)]).toEqual([0, 1]);
+    // The dispatch team reads the records in full: the contractors' ids are its disclosures.
     const audit = (
-      await h.get(`/api/audit?order_id=${created.order_id}&kind=order.assigned`, { "x-api-key": caller })
+      await h.get(`/api/dispatcher/v1/audit?order_id=${created.order_id}&kind=order.assigned`, {
+        "x-api-key": await h.dispatcherKey("live"),
+      })
     ).json();
-    expect(
-      audit.records.map((r: { record: { data: { reason: string; action: string } } }) => r.record.data),
-    ).toEqual([
+    expect(audit.records.map((r: { disclosed: Record<string, unknown> }) => r.disclosed)).toEqual([
       expect.objectContaining({ action: "assign", reason: "customer asked for them", to_contractor: x }),
       expect.objectContaining({
         action: "reassign",

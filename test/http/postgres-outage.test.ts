@@ -2,7 +2,7 @@
 // and leaves no partial order; the service recovers by itself. Runs only on the PostgreSQL project.
 
 import pg from "pg";
-import { describe, expect, it } from "vitest";
+import { describe, expect, it, vi } from "vitest";
 import type { KyselyStore } from "../../src/storage/kysely-store.js";
 import type { Store } from "../../src/storage/store.js";
 import { createHarness, ORDER_PATH, validOrder } from "../helpers/harness.js";
@@ -25,6 +25,21 @@ async function terminateBackends(applicationName: string): Promise<number> {
       [applicationName],
     );
     return rowCount ?? 0;
+  } finally {
+    await client.end();
+  }
+}
+
+/** Backends of the test store's connections still alive. */
+async function backends(applicationName: string): Promise<number> {
+  const client = new pg.Client({ connectionString: postgresUrl() });
+  await client.connect();
+  try {
+    const { rows } = await client.query(
+      "SELECT count(*)::int AS n FROM pg_stat_activity WHERE application_name = $1 AND pid <> pg_backend_pid()",
+      [applicationName],
+    );
+    return rows[0].n as number;
   } finally {
     await client.end();
   }
@@ -76,7 +91,9 @@ describe.skipIf(testStoreKind() !== "postgres")("PostgreSQL connection loss", ()
     const schema = schemaOf(h.services.store);
     await h.post(ORDER_PATH, validOrder(), { "x-api-key": h.sandboxKey });
     await terminateBackends(schema);
-    await new Promise((r) => setTimeout(r, 50));
+    // The killed backends are gone (the server has closed their sockets): the pool's idle connections are
+    // dead before the next request, whether or not the pool has noticed yet.
+    await vi.waitFor(async () => expect(await backends(schema)).toBe(0), { timeout: 10_000, interval: 20 });
     const res = await h.post(ORDER_PATH, validOrder(), { "x-api-key": h.sandboxKey });
     expect([200, 503]).toContain(res.statusCode);
     const again = await h.post(ORDER_PATH, validOrder(), { "x-api-key": h.sandboxKey });

@@ -1,5 +1,5 @@
-// HTTP protocol behaviour: problem documents for malformed, oversized and non-JSON bodies, unknown paths
-// and methods, Request-Id, health and readiness, the OpenAPI document.
+// HTTP protocol behaviour: problem documents for malformed, oversized and non-JSON bodies, undecodable
+// paths, unknown paths and methods, Request-Id, health and readiness, the OpenAPI document.
 
 import { beforeAll, describe, expect, it } from "vitest";
 import { WEBHOOK_EVENT_TYPES } from "../../src/webhooks/events.js";
@@ -54,6 +54,17 @@ describe("HTTP protocol", () => {
     expect(res.headers.allow).toBe("POST");
   });
 
+  it("answers 400 invalid_request to a path the router cannot decode or with an over-long parameter", async () => {
+    const key = { "x-api-key": h.sandboxKey };
+    // %FF is no UTF-8; %ED%A0%80 is the bytes of a lone surrogate, which UTF-8 cannot hold.
+    for (const id of ["%FF", "%ED%A0%80"]) {
+      const body = expectProblem(await h.get(`/api/dispatch/v1/orders/${id}`, key), 400, "invalid_request");
+      expect(body.detail).toMatch(/percent-encoded/);
+    }
+    const long = await h.get(`/api/dispatch/v1/orders/ord_${"x".repeat(200)}`, key);
+    expect(expectProblem(long, 400, "invalid_request").detail).toMatch(/too long/);
+  });
+
   it("puts a Request-Id on every response and echoes a sane incoming one", async () => {
     for (const res of [
       await h.get("/healthz"),
@@ -106,6 +117,7 @@ describe("HTTP protocol", () => {
         "dispatchOrder",
         "dispatchOrderStatus",
         "dispatchOrderList",
+        "dispatchEvents",
         "dispatchOrderCancel",
         "dispatchNteDecision",
         "webhooksConfig",
@@ -125,6 +137,8 @@ describe("HTTP protocol", () => {
         "dispatcherAssign",
         "dispatcherCancel",
         "dispatcherPool",
+        "dispatcherContractors",
+        "dispatcherContractor",
         "dispatchQuote",
         "attestVerify",
         "attestCheckpoint",
@@ -132,6 +146,8 @@ describe("HTTP protocol", () => {
         "attestConsistency",
         "attestKeys",
         "auditList",
+        "contractorAuditList",
+        "dispatcherAuditList",
         "agenticCommerceProbe",
       ].sort(),
     );

@@ -18,6 +18,7 @@ const probe = defineOperation({
   summary: "test",
   description: "test",
   access: "public",
+  effect: "read",
   limit: "none",
   http: { method: "GET", path: "/test", input: "query" },
   input: z.object({}),

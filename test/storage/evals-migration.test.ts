@@ -119,11 +119,15 @@ function traces(accountId: string) {
       actor: "operator:test",
       data: from ? { action: "assign", from_status: from } : { offer_id: "x" },
     });
-    const { leaf_hash: _, ...row } = entry;
+    const { leaf_hash: _, disclosures: _d, ...row } = entry;
     return row;
   };
   // What order.matched recorded before 0012: the time from the request to the in-memory pick.
-  const { leaf_hash: _, ...matched } = sealRecord({
+  const {
+    leaf_hash: _,
+    disclosures: _d,
+    ...matched
+  } = sealRecord({
     kind: "order.matched",
     at: at(0),
     accountId,

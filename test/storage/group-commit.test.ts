@@ -1,4 +1,4 @@
-import { describe, expect, it } from "vitest";
+import { describe, expect, it, vi } from "vitest";
 import { GroupCommitter } from "../../src/storage/group-commit.js";
 
 /** A fake transaction runner that records how many transactions overlap. */
@@ -10,7 +10,7 @@ function recorder(delayMs: number) {
     stats.transactions++;
     stats.maxOpen = Math.max(stats.maxOpen, open);
     try {
-      await new Promise((r) => setTimeout(r, delayMs));
+      if (delayMs > 0) await new Promise((r) => setTimeout(r, delayMs));
       return await work(null);
     } finally {
       open--;
@@ -54,35 +54,57 @@ describe("group commit", () => {
     expect(stats.transactions).toBe(4);
   });
 
+  // Deferred writes wait on a timer: these tests move a fake clock instead of sleeping (batches still start
+  // on the real setImmediate).
   it("commits a deferred write with the next batch, without a transaction of its own", async () => {
-    const { run, stats } = recorder(1);
-    const c = new GroupCommitter<null>(run);
-    let deferredDone = false;
-    const deferred = c
-      .defer(async () => "later", 60_000)
-      .then((v) => {
-        deferredDone = true;
-        return v;
-      });
-    await new Promise((r) => setTimeout(r, 20));
-    expect(stats.transactions).toBe(0);
-    expect(deferredDone).toBe(false);
-    expect(c.depth).toBe(0);
-    expect(await c.submit(async () => "now")).toBe("now");
-    expect(await deferred).toBe("later");
-    expect(stats.transactions).toBe(1);
+    vi.useFakeTimers({ toFake: ["setTimeout", "clearTimeout"] });
+    try {
+      const { run, stats } = recorder(0);
+      const c = new GroupCommitter<null>(run);
+      let deferredDone = false;
+      const deferred = c
+        .defer(async () => "later", 60_000)
+        .then((v) => {
+          deferredDone = true;
+          return v;
+        });
+      // All of its delay but the last millisecond: nothing commits it on its own before then.
+      await vi.advanceTimersByTimeAsync(59_999);
+      expect(stats.transactions).toBe(0);
+      expect(deferredDone).toBe(false);
+      expect(c.depth).toBe(0);
+      expect(await c.submit(async () => "now")).toBe("now");
+      expect(await deferred).toBe("later");
+      expect(stats.transactions).toBe(1);
+    } finally {
+      vi.useRealTimers();
+    }
   });
 
   it("commits a deferred write alone once its delay has passed, or at once when flushed", async () => {
-    const { run, stats } = recorder(1);
-    const c = new GroupCommitter<null>(run);
-    const t0 = Date.now();
-    expect(await c.defer(async () => 1, 30)).toBe(1);
-    expect(Date.now() - t0).toBeGreaterThanOrEqual(25);
-    expect(stats.transactions).toBe(1);
-    const flushed = c.defer(async () => 2, 60_000);
-    await c.flushDeferred();
-    expect(await flushed).toBe(2);
-    expect(stats.transactions).toBe(2);
+    vi.useFakeTimers({ toFake: ["setTimeout", "clearTimeout"] });
+    try {
+      const { run, stats } = recorder(0);
+      const c = new GroupCommitter<null>(run);
+      let committed = false;
+      const first = c
+        .defer(async () => 1, 30)
+        .then((v) => {
+          committed = true;
+          return v;
+        });
+      await vi.advanceTimersByTimeAsync(29);
+      expect(committed).toBe(false);
+      expect(stats.transactions).toBe(0);
+      await vi.advanceTimersByTimeAsync(1);
+      expect(await first).toBe(1);
+      expect(stats.transactions).toBe(1);
+      const flushed = c.defer(async () => 2, 60_000);
+      await c.flushDeferred();
+      expect(await flushed).toBe(2);
+      expect(stats.transactions).toBe(2);
+    } finally {
+      vi.useRealTimers();
+    }
   });
 });

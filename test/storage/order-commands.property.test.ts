@@ -9,6 +9,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import fc from "fast-check";
 import { afterAll, describe, expect, it } from "vitest";
+import { ContractorRefs } from "../../src/auth/contractor-refs.js";
 import { loadConfig } from "../../src/config.js";
 import { createOrder } from "../../src/domain/orders/commands.js";
 import type { Order } from "../../src/domain/orders/order.js";
@@ -53,6 +54,7 @@ async function world(kind: "sqlite" | "postgres") {
     store,
     pool,
     config: loadConfig({ DATA_DIR: "/nonexistent", SANDBOX_SIMULATION: "false" }),
+    refs: new ContractorRefs(Buffer.alloc(32, 7)),
     now: () => new Date(clock.ms),
   };
   const close = async () => {

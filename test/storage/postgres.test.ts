@@ -12,8 +12,8 @@ afterAll(async () => {
 });
 
 describe.skipIf(!url)("on TEST_DATABASE_URL", () => {
-  runStoreContract("postgres", async () => {
-    const t = await openPostgresTestStore();
+  runStoreContract("postgres", async (clock) => {
+    const t = await openPostgresTestStore(4, clock);
     opened.push(t);
     return t.store;
   });

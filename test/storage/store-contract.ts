@@ -6,11 +6,13 @@ import { sql } from "kysely";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { AuditLog } from "../../src/audit/audit-log.js";
 import { CheckpointSigner } from "../../src/audit/signing.js";
+import type { Clock } from "../../src/clock.js";
 import type { KyselyStore } from "../../src/storage/kysely-store.js";
 import { AUDIT_LOG_TABLES } from "../../src/storage/migrations/0003-audit-log.js";
 import type { OrdersTable } from "../../src/storage/schema.js";
 import type { Store } from "../../src/storage/store.js";
 import { liveContractor, testRecord } from "../helpers/fixtures.js";
+import { testClock } from "../helpers/test-clock.js";
 
 export function order(overrides: Partial<OrdersTable> = {}): OrdersTable {
   const now = new Date().toISOString();
@@ -69,13 +71,15 @@ const COLUMN_OF: Record<(typeof AUDIT_LOG_TABLES)[number], string> = {
   audit_checkpoints: "root_hash",
 };
 
-export function runStoreContract(name: string, open: () => Promise<Store>) {
+/** Runs the contract on the store `open` makes, which stamps the rows it writes on its own with `clock`. */
+export function runStoreContract(name: string, open: (clock: Clock) => Promise<Store>) {
   describe(`store contract: ${name}`, () => {
     let store: Store;
     let accountId: string;
+    const clock = testClock();
 
     beforeAll(async () => {
-      store = await open();
+      store = await open(clock.now);
       await store.migrate();
       accountId = (await store.keys.ensureAccount("contract")).id;
     });
@@ -152,7 +156,7 @@ export function runStoreContract(name: string, open: () => Promise<Store>) {
       await store.contractors.upsertLive([c], () => testRecord());
       const afterInsert = await store.contractors.version();
       expect(afterInsert).not.toBe(before);
-      await new Promise((r) => setTimeout(r, 5));
+      clock.advance(1); // the update is stamped a millisecond after the insert, whatever the machine's speed
       await store.contractors.upsertLive([{ ...c, rating: 3 }], () => testRecord());
       expect(await store.contractors.version()).not.toBe(afterInsert);
     });

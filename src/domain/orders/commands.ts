@@ -8,6 +8,7 @@
 // has none left (another order took it meanwhile), the command is decided again with that contractor in
 // `unavailable`, so the cascade moves down the ranking as if it had never been free.
 
+import { complianceIssues, dayOf, describeIssues } from "../compliance.js";
 import type {
   Actor,
   AuditFact,
@@ -421,6 +422,7 @@ export function reportProgress(
   const patch: Partial<Order> = { status, updated_at: iso };
   if (report.status === "en_route")
     patch.eta_at = new Date(ctx.now.getTime() + report.eta_minutes * 60_000).toISOString();
+  if (report.status === "on_site") patch.on_site_at = iso;
   if (report.status === "completed") {
     patch.final_cost_cents = report.final_cost_cents;
     patch.completed_at = iso;
@@ -577,12 +579,18 @@ export interface ContractorStanding {
   pool: string;
   active: boolean;
   excluded: boolean;
+  /** Its verifications (YYYY-MM-DD, valid through that day; null: not verified): compliance.ts. */
+  insuranceVerifiedUntil: string | null;
+  licenseVerifiedUntil: string | null;
 }
 
 /**
  * A dispatcher gives the job to a contractor by hand (an override): from offered, needs_dispatcher or
  * cannot_complete (assign), or from accepted or en_route (reassign). The new contractor's capacity is
- * taken, the previous holder's given back, and a pending offer withdrawn.
+ * taken, the previous holder's given back, and a pending offer withdrawn. A contractor whose insurance or
+ * license is expired or unverified on the day (ctx.now) is refused (contractor_not_compliant, naming each
+ * document and since when) unless the dispatcher states a compliance override reason: the assignment
+ * then proceeds and its audit record carries the override, its reason and the documents at fault.
  */
 export function assignContractor(
   state: OrderState | null,
@@ -592,6 +600,8 @@ export function assignContractor(
     contractorId: string;
     contractor: ContractorStanding | undefined;
     reason: string;
+    /** Why the dispatcher assigns a contractor that is not compliant; null: no override. */
+    complianceOverride: string | null;
     actor: Actor;
   },
   ctx: CommandContext,
@@ -610,6 +620,14 @@ export function assignContractor(
   const order = state?.order;
   if (!state || !order || order.livemode !== (cmd.livemode ? 1 : 0)) {
     return refuse("not_found", `No order ${cmd.orderId}.`);
+  }
+  const issues = complianceIssues(contractor, dayOf(ctx.now));
+  if (issues.length > 0 && cmd.complianceOverride === null) {
+    return refuse(
+      "contractor_not_compliant",
+      `Contractor ${contractorId} may not be given work: ${describeIssues(issues)}. State a compliance_override_reason to assign it anyway.`,
+      { extra: { compliance: issues } },
+    );
   }
   const action = order.status === "accepted" || order.status === "en_route" ? "reassign" : "assign";
   const status = nextStatus(order.status, action, "dispatcher");
@@ -639,6 +657,7 @@ export function assignContractor(
       accepted_at: at,
       first_accepted_at: order.first_accepted_at ?? at,
       eta_at: null,
+      on_site_at: null,
       status_reason: null,
       updated_at: at,
     },
@@ -659,6 +678,7 @@ export function assignContractor(
             from_contractor: order.contractor_id,
             to_contractor: contractorId,
             reason: cmd.reason,
+            ...(issues.length > 0 ? { compliance_override: { reason: cmd.complianceOverride, issues } } : {}),
           },
         },
       ],

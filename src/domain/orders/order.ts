@@ -36,6 +36,10 @@ export interface Order {
   accepted_at: string | null;
   /** When the contractor on its way expects to arrive. */
   eta_at: string | null;
+  /** When the contractor holding the job reported itself on site (migration 0013; cleared with eta_at
+   * by an assignment, so both are the current contractor's). Absent from an insert: the column
+   * defaults to null. */
+  on_site_at?: string | null;
   completed_at: string | null;
   final_cost_cents: number | null;
   /** Why the order was cancelled or could not be completed. */

@@ -15,6 +15,10 @@ import { migration0009 } from "./0009-contractor-verification.js";
 import { migration0010 } from "./0010-order-version.js";
 import { migration0011 } from "./0011-capacity-holds.js";
 import { migration0012 } from "./0012-evals-figures.js";
+import { migration0013 } from "./0013-contractor-directory.js";
+import { migration0014 } from "./0014-audit-disclosures.js";
+import { migration0015 } from "./0015-daily-runs.js";
+import { migration0016 } from "./0016-order-events.js";
 
 const MIGRATIONS: Record<Dialect, Record<string, Migration>> = {
   sqlite: {
@@ -30,6 +34,10 @@ const MIGRATIONS: Record<Dialect, Record<string, Migration>> = {
     "0010-order-version": migration0010,
     "0011-capacity-holds": migration0011,
     "0012-evals-figures": migration0012("sqlite"),
+    "0013-contractor-directory": migration0013("sqlite"),
+    "0014-audit-disclosures": migration0014,
+    "0015-daily-runs": migration0015,
+    "0016-order-events": migration0016("sqlite"),
   },
   postgres: {
     "0001-initial": migration0001,
@@ -44,6 +52,10 @@ const MIGRATIONS: Record<Dialect, Record<string, Migration>> = {
     "0010-order-version": migration0010,
     "0011-capacity-holds": migration0011,
     "0012-evals-figures": migration0012("postgres"),
+    "0013-contractor-directory": migration0013("postgres"),
+    "0014-audit-disclosures": migration0014,
+    "0015-daily-runs": migration0015,
+    "0016-order-events": migration0016("postgres"),
   },
 };
 

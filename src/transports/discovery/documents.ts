@@ -87,7 +87,7 @@ function fieldLines(op: AnyOperation): string[] {
 export function llmsTxt(base: string): string {
   const ops = OPERATIONS.map(
     (op) =>
-      `- [${op.name}](${base}${restPath(op)}): ${op.summary}. \`${op.http.method} ${restPath(op)}\`, ${op.access === "public" ? "public" : op.access === "key" ? "needs a key" : `needs a ${op.access} key`}.`,
+      `- [${op.name}](${base}${restPath(op)}): ${op.summary}. \`${op.http.method} ${restPath(op)}\`, ${op.access === "public" ? "public" : op.access === "key" ? "needs a key" : op.access === "any_key" ? "needs a key of any kind" : `needs a ${op.access} key`}.`,
   );
   return [
     `# ${SERVICE_NAME}`,
@@ -259,7 +259,7 @@ export function mcpServerCard(base: string, tools: Array<{ name: string; descrip
     ],
     authentication: {
       description:
-        "None for the MCP client: tools that need an API key run under the server's own (MCP_API_KEY) on the caller's behalf.",
+        "None for the MCP client: tools that need an API key run under the server's own on the caller's behalf (MCP_API_KEY, else its sandbox key, test mode only), or under the caller's x-api-key. tools/list shows the tools the key in use may call.",
     },
     tools: tools.map((t) => ({ name: t.name, description: t.description })),
   };

@@ -12,11 +12,12 @@ import { jsonSchemaTransform, jsonSchemaTransformObject } from "fastify-type-pro
 import type { DestinationStream } from "pino";
 import { z } from "zod";
 import type { Principal } from "../../auth/api-key-service.js";
+import { sandboxKeyOf } from "../../auth/sandbox-key.js";
 import { trustProxySetting } from "../../config.js";
 import { ApiError, ERROR_CODE_LIST, ERROR_CODES, type ErrorCode } from "../../errors.js";
 import { newId } from "../../ids.js";
 import { createLogger } from "../../logger.js";
-import { type Admission, admit, execute } from "../../operations/gate.js";
+import { type Admission, admit, execute, parseInput } from "../../operations/gate.js";
 import { checkReadiness } from "../../operations/health.js";
 import { IDEMPOTENCY_KEY_HEADER } from "../../operations/idempotency.js";
 import type { AnyOperation, Services } from "../../operations/operation.js";
@@ -24,9 +25,12 @@ import { OPERATIONS } from "../../operations/registry.js";
 import { problemSchema } from "../../operations/schemas.js";
 import { openApiWebhooks } from "../../webhooks/openapi.js";
 import { agentCardJson, registerA2a } from "../a2a.js";
+import { type AgentCaller, agentKeyFor } from "../agent-call.js";
 import { mcpServerCard } from "../discovery/documents.js";
 import { registerDiscovery } from "../discovery/routes.js";
 import { mcpTools, registerMcp } from "../mcp.js";
+import { eventStreams, wantsStream } from "./event-stream.js";
+import { readJsonBody } from "./json-body.js";
 import { handleError, sendProblem } from "./problem-reply.js";
 
 declare module "fastify" {
@@ -98,7 +102,13 @@ function routeSchema(op: AnyOperation) {
     operationId: op.id,
     summary: op.summary,
     description: op.description,
-    tags: [op.access === "public" ? "public" : op.access === "key" ? "dispatch" : op.access],
+    tags: [
+      op.access === "public"
+        ? "public"
+        : op.access === "key" || op.access === "any_key"
+          ? "dispatch"
+          : op.access,
+    ],
     ...(op.access !== "public" ? { security: [{ "x-api-key": [] }] } : {}),
     ...input,
     ...headers,
@@ -164,6 +174,21 @@ export async function buildApp(services: Services, options: AppOptions = {}): Pr
       return typeof incoming === "string" && REQUEST_ID_PATTERN.test(incoming) ? incoming : newId("req");
     },
     loggerInstance: logger,
+    // The router refuses a path it cannot decode (bad percent-encoding, a lone surrogate's bytes) or with an
+    // over-long parameter before any hook runs; answer that with a problem too, not Fastify's own JSON.
+    frameworkErrors: (error, request, reply) => {
+      reply.header("Request-Id", request.id);
+      sendProblem(
+        request,
+        reply,
+        new ApiError(
+          "invalid_request",
+          error.code === "FST_ERR_MAX_PARAM_LENGTH"
+            ? "A path parameter of this URL is too long."
+            : "The URL's path is not valid percent-encoded UTF-8.",
+        ),
+      );
+    },
   });
 
   // Validation and serialisation happen in the operations layer (shared with every transport); the
@@ -171,6 +196,17 @@ export async function buildApp(services: Services, options: AppOptions = {}): Pr
   app.setValidatorCompiler(() => (data) => ({ value: data }));
   app.setSerializerCompiler(() => (data) => JSON.stringify(data));
   app.removeContentTypeParser("text/plain");
+  // Every JSON body (REST, MCP, A2A): UTF-8, decoded from gzip/deflate/br, parsed as I-JSON (json-body.ts).
+  app.removeContentTypeParser("application/json");
+  app.addContentTypeParser("application/json", { parseAs: "buffer" }, (request, body, done) => {
+    try {
+      const value = readJsonBody(request.headers, body as Buffer, BODY_LIMIT);
+      if (value instanceof Promise) value.then((v) => done(null, v), done);
+      else done(null, value);
+    } catch (error) {
+      done(error as Error);
+    }
+  });
 
   app.decorateRequest("principal", null);
   app.decorateRequest("rateHeaders", null);
@@ -241,7 +277,9 @@ export async function buildApp(services: Services, options: AppOptions = {}): Pr
         version: "1.0.0",
         description:
           "Dispatch field-service jobs: quotes, work orders auto-matched to contractors, public evals, a trade " +
-          "index and estimates. Errors are RFC 9457 problem documents with a machine-readable `code`.",
+          "index and estimates. Errors are RFC 9457 problem documents with a machine-readable `code`. " +
+          "Request bodies are I-JSON (RFC 7493) in UTF-8, unencoded or gzip, deflate or br encoded; " +
+          "no string of any input may hold a C0 control character other than tab, line feed and carriage return.",
       },
       components: {
         securitySchemes: { "x-api-key": { type: "apiKey", in: "header", name: "x-api-key" } },
@@ -253,6 +291,7 @@ export async function buildApp(services: Services, options: AppOptions = {}): Pr
     transformObject: jsonSchemaTransformObject,
   });
 
+  const streams = eventStreams(app, services);
   for (const op of OPERATIONS) {
     app.route({
       method: op.http.method,
@@ -288,23 +327,28 @@ export async function buildApp(services: Services, options: AppOptions = {}): Pr
               ? request.params
               : request.query;
         const idem = firstHeader(request.headers[IDEMPOTENCY_HEADER]);
-        const result = await execute(
-          op,
-          {
-            services,
-            requestId: request.id,
-            principal: request.principal,
-            baseUrl: baseUrlOf(services, request),
-            receivedAt: request.receivedAt,
-            receivedHr: request.receivedHr,
-            idempotencyKey: idem === undefined ? undefined : { value: idem, in: "header" },
-            rawInput: raw,
-            setHeader: (name, value) => {
-              reply.header(name, value);
-            },
+        const ctx = {
+          services,
+          requestId: request.id,
+          principal: request.principal,
+          baseUrl: baseUrlOf(services, request),
+          receivedAt: request.receivedAt,
+          receivedHr: request.receivedHr,
+          idempotencyKey: idem === undefined ? undefined : ({ value: idem, in: "header" } as const),
+          rawInput: raw,
+          setHeader: (name: string, value: string) => {
+            reply.header(name, value);
           },
-          raw,
-        );
+        };
+        if (op.stream) {
+          // SSE's reconnection names the last event it saw in Last-Event-ID: it wins over `after`.
+          const lastEventId = firstHeader(request.headers["last-event-id"]);
+          const input = lastEventId === undefined ? raw : { ...(raw as object), after: lastEventId };
+          if (wantsStream(request)) return streams.open(op, ctx, parseInput(op, input), reply);
+          const page = await execute(op, ctx, input);
+          return reply.type("application/json").send(serialize(page));
+        }
+        const result = await execute(op, ctx, raw);
         return reply.type("application/json").send(serialize(result));
       },
     });
@@ -321,9 +365,11 @@ export async function buildApp(services: Services, options: AppOptions = {}): Pr
       new ApiError("service_unavailable", "The store is not reachable.", { extra: { checks } }),
     );
   });
-  // The agent transports' key policy, in one place: the caller's own x-api-key, else the server's.
-  const callerOf = (request: FastifyRequest) => ({
-    apiKey: firstHeader(request.headers["x-api-key"]) ?? config.MCP_API_KEY,
+  // The agent transports' key policy (agentKeyFor): the caller's own x-api-key, else the server's
+  // MCP_API_KEY, else the sandbox account's first-start key, found once here by its stored hash.
+  const sandboxKey = await sandboxKeyOf(services.store);
+  const callerOf = (request: FastifyRequest): AgentCaller => ({
+    key: agentKeyFor(firstHeader(request.headers["x-api-key"]), config, sandboxKey),
     clientIp: request.ip,
     baseUrl: baseUrlOf(services, request),
     requestId: request.id,
@@ -353,25 +399,6 @@ export async function buildApp(services: Services, options: AppOptions = {}): Pr
     agentCard: agentCardJson,
     mcpCard: (base) => mcpServerCard(base, mcpTools()),
   });
-  app.get(
-    "/metrics",
-    { schema: { hide: true }, config: { operation: "metrics" } },
-    async (request, reply) => {
-      let text: string;
-      try {
-        text = await metrics.scrape();
-      } catch (err) {
-        request.log.warn({ err, request_id: request.id }, "metrics collection failed");
-        return sendProblem(
-          request,
-          reply,
-          new ApiError("service_unavailable", "Metrics could not be collected from every worker; retry."),
-        );
-      }
-      reply.type(metrics.registry.contentType);
-      return text;
-    },
-  );
   app.get("/problems/:code", { schema: { hide: true } }, async (request, reply) => {
     const { code } = request.params as { code: string };
     if (!(ERROR_CODE_LIST as string[]).includes(code)) {

@@ -9,6 +9,7 @@ import {
   acceptOffer,
   assignContractor,
   type CommandContext,
+  type ContractorStanding,
   cancelOrder,
   createOrder,
   decideNte,
@@ -112,7 +113,13 @@ function stateIn(status: OrderStatus): OrderState {
   };
 }
 
-const STANDING = { pool: "live", active: true, excluded: false };
+const STANDING = {
+  pool: "live",
+  active: true,
+  excluded: false,
+  insuranceVerifiedUntil: "2099-12-31",
+  licenseVerifiedUntil: "2099-12-31",
+};
 
 /** Each command that moves an order's status by a table action, run on `state` by `role`. */
 const COMMANDS: Array<{ action: Action; role: Role; run(state: OrderState): Decision }> = [
@@ -185,6 +192,7 @@ const COMMANDS: Array<{ action: Action; role: Role; run(state: OrderState): Deci
           contractorId: "ctr_z",
           contractor: STANDING,
           reason: "r",
+          complianceOverride: null,
           actor: "operator:k",
         },
         ctx(),
@@ -420,6 +428,7 @@ describe("what each change carries", () => {
           contractorId: "ctr_z",
           contractor: standing,
           reason: "r",
+          complianceOverride: null,
           actor: "operator:k",
         },
         ctx(unavailable),
@@ -436,6 +445,55 @@ describe("what each change carries", () => {
       capacity: { take: ["ctr_z"], release: [] },
       after: { override_count: 1 },
     });
+  });
+
+  it("refuses a contractor whose insurance or license is not valid today unless the dispatcher overrides, audited", () => {
+    const run = (standing: ContractorStanding, override: string | null) =>
+      assignContractor(
+        stateIn("needs_dispatcher"),
+        {
+          orderId: "ord_1",
+          livemode: true,
+          contractorId: "ctr_z",
+          contractor: standing,
+          reason: "only one nearby",
+          complianceOverride: override,
+          actor: "operator:k",
+        },
+        ctx(),
+      );
+    // NOW is 2026-11-23: a license valid through the 22nd expired on the 23rd; through the 23rd still holds.
+    const lapsed = { ...STANDING, licenseVerifiedUntil: "2026-11-22", insuranceVerifiedUntil: null };
+    expect(run(lapsed, null)).toMatchObject({
+      kind: "refused",
+      code: "contractor_not_compliant",
+      message: expect.stringContaining(
+        "license expired (verified until 2026-11-22, expired since 2026-11-23)",
+      ),
+      extra: {
+        compliance: [
+          { document: "insurance", state: "not_verified", verified_until: null },
+          { document: "license", state: "expired", verified_until: "2026-11-22" },
+        ],
+      },
+    });
+    expect(run({ ...STANDING, licenseVerifiedUntil: "2026-11-23" }, null)).toMatchObject({ kind: "change" });
+    const overridden = run(lapsed, "renewal in the mail, customer insists");
+    if (overridden.kind !== "change") throw new Error("refused");
+    expect(overridden.audit[0]).toMatchObject({
+      kind: "order.assigned",
+      data: {
+        reason: "only one nearby",
+        compliance_override: {
+          reason: "renewal in the mail, customer insists",
+          issues: [{ document: "insurance" }, { document: "license", verified_until: "2026-11-22" }],
+        },
+      },
+    });
+    // A compliant contractor's record carries no override, even when one was stated.
+    const plain = run(STANDING, "not needed");
+    if (plain.kind !== "change") throw new Error("refused");
+    expect(plain.audit[0]?.data).not.toHaveProperty("compliance_override");
   });
 
   it("asks for, decides and invoices within the NTE in force", () => {
@@ -620,6 +678,7 @@ describe("what the evals read, as the commands record it", () => {
         contractorId: to,
         contractor: STANDING,
         reason: "r",
+        complianceOverride: null,
         actor: "operator:k",
       },
       ctx(),

@@ -1,0 +1,140 @@
+// What of a decision is private in its audit record, and who is shown it: the one home of that rule.
+//
+// Three roles read records. The caller (the account the record belongs to) sees its own job, prices and
+// statuses, and its handle (contractor_ref) of each contractor; the dispatch team sees everything; a
+// contractor sees its own id where a record names it. Concretely, in any record's data:
+// - `candidates` (the ranked contractors with their prices and scores): the dispatch team only;
+// - a contractor named in `chosen`, `contractor_id`, `from_contractor` or `to_contractor`: its id is
+//   shown to the dispatch team and to that contractor, and the account's handle of it (`chosen_ref`,
+//   `contractor_ref`, `from_contractor_ref`, `to_contractor_ref`) to the caller;
+// - a contractor acting (actor `contractor:<id>`) is sealed as actor `contractor`, with `actor_id` for
+//   the dispatch team and that contractor and `actor_ref` for the caller.
+// Everything else stays in the clear. Records without an account (the pool's, the keys') get no handles.
+
+import { applyDisclosures, type DisclosureArray, disclosureDigest, newSalts, SD_ALG } from "./disclosure.js";
+
+/** Who a disclosure is shown to besides the dispatch team, which is shown every disclosure. */
+export type Audience = "caller" | `contractor:${string}`;
+
+/** An account's handle of a contractor id. */
+export type RefOf = (contractorId: string) => string;
+
+// Disclosures are stored beside their record as text, one per line: the audiences it is for, comma
+// separated (none: the dispatch team only), a tab, and the disclosure's JSON exactly as encoded (JSON text
+// never holds a raw newline or tab). It is kept as JSON rather than base64url (a third smaller, and the
+// candidates make most of a quote's row); a reader is given base64url(utf8(json)), whose digest the record
+// holds.
+
+/** Who reads a record: the caller, the dispatch team, or one contractor. */
+export type Reader =
+  | { role: "caller" }
+  | { role: "dispatcher" }
+  | { role: "contractor"; contractorId: string };
+
+const TEAM_ONLY = new Set(["candidates"]);
+const CONTRACTOR_FIELDS: Record<string, string> = {
+  chosen: "chosen_ref",
+  contractor_id: "contractor_ref",
+  from_contractor: "from_contractor_ref",
+  to_contractor: "to_contractor_ref",
+};
+const CONTRACTOR_ACTOR = "contractor:";
+
+interface Claim {
+  name: string;
+  value: unknown;
+  to: Audience[];
+}
+
+export interface Redacted {
+  actor: string;
+  data: Record<string, unknown>;
+  /** The disclosures as stored (one per line, see above); null when nothing is private. */
+  disclosures: string | null;
+}
+
+/** Splits a record's data into what is sealed in the clear and the disclosures, committed by digest. */
+export function redact(actor: string, data: Record<string, unknown>, refOf: RefOf | null): Redacted {
+  let claims: Claim[] | null = null;
+  let plain: Record<string, unknown> | null = null;
+  const add = (claim: Claim) => {
+    claims ??= [];
+    claims.push(claim);
+  };
+  for (const name in data) {
+    const value = data[name];
+    if (TEAM_ONLY.has(name)) add({ name, value, to: [] });
+    else if (typeof value === "string" && Object.hasOwn(CONTRACTOR_FIELDS, name)) {
+      add({ name, value, to: [`contractor:${value}`] });
+      if (refOf) add({ name: CONTRACTOR_FIELDS[name] as string, value: refOf(value), to: ["caller"] });
+    } else continue;
+    plain ??= { ...data };
+    delete plain[name];
+  }
+  let sealedActor = actor;
+  if (actor.startsWith(CONTRACTOR_ACTOR)) {
+    const id = actor.slice(CONTRACTOR_ACTOR.length);
+    sealedActor = "contractor";
+    add({ name: "actor_id", value: id, to: [`contractor:${id}`] });
+    if (refOf) add({ name: "actor_ref", value: refOf(id), to: ["caller"] });
+  }
+  if (claims === null) return { actor, data, disclosures: null };
+  const list = claims as Claim[];
+  const salts = newSalts(list.length);
+  let stored = "";
+  const digests: string[] = [];
+  for (let i = 0; i < list.length; i++) {
+    const claim = list[i] as Claim;
+    const json = JSON.stringify([salts[i], claim.name, claim.value] as DisclosureArray);
+    stored += `${i === 0 ? "" : "\n"}${claim.to.join(",")}\t${json}`;
+    digests.push(disclosureDigest(encodeJson(json)));
+  }
+  digests.sort();
+  return {
+    actor: sealedActor,
+    data: { _sd: digests, _sd_alg: SD_ALG, ...(plain ?? data) },
+    disclosures: stored,
+  };
+}
+
+/** The encoded disclosures of a record that `reader` may see. */
+export function disclosuresFor(stored: string | null, reader: Reader): string[] {
+  if (stored === null) return [];
+  const audience =
+    reader.role === "caller"
+      ? "caller"
+      : reader.role === "contractor"
+        ? `contractor:${reader.contractorId}`
+        : null;
+  const out: string[] = [];
+  for (const line of stored.split("\n")) {
+    const tab = line.indexOf("\t");
+    if (audience === null || line.slice(0, tab).split(",").includes(audience))
+      out.push(encodeJson(line.slice(tab + 1)));
+  }
+  return out;
+}
+
+/** base64url(UTF-8 of a disclosure's JSON): its encoded form. */
+function encodeJson(json: string): string {
+  return Buffer.from(json, "utf8").toString("base64url");
+}
+
+/**
+ * A stored record read with every disclosure applied, as the dispatch team reads it: its data in full,
+ * and the actor as it was before sealing (`contractor:<id>` for a contractor). Throws if a disclosure
+ * does not match the record.
+ */
+export function openRecord(row: { record: string; disclosures: string | null; actor: string }): {
+  actor: string;
+  data: Record<string, unknown>;
+} {
+  const sealed = JSON.parse(row.record) as { data: Record<string, unknown> };
+  const checked = applyDisclosures(sealed.data, disclosuresFor(row.disclosures, { role: "dispatcher" }));
+  if (!checked.ok) throw new Error(checked.reason);
+  const actor =
+    row.actor === "contractor" && typeof checked.claims.actor_id === "string"
+      ? `${CONTRACTOR_ACTOR}${checked.claims.actor_id}`
+      : row.actor;
+  return { actor, data: checked.claims };
+}

@@ -1,0 +1,52 @@
+// Contractor handles. An account never sees a contractor's id: it sees `contractor_ref`, the handle of
+// that contractor for that account, `cref_` + 22 base62 characters of HMAC-SHA256(secret, account id ||
+// 0x00 || contractor id). The same contractor has the same handle for one account every time, different
+// handles for different accounts (two accounts cannot tell that they were sent the same contractor), and
+// nobody without the secret can turn a handle back into an id or compute one. The dispatch team sees ids.
+//
+// The secret is CONTRACTOR_REF_SECRET when set, else derived from the audit signing key, so hosts that
+// share the key share the handles. Changing either changes every handle (handles already sealed in audit
+// records keep verifying; they no longer match the ones answered).
+
+import { createHmac } from "node:crypto";
+
+export const CONTRACTOR_REF_PATTERN = /^cref_[0-9A-Za-z]{22}$/;
+const BASE62 = "0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz";
+/** Handles computed are kept (a map, emptied when full): a busy order path asks for the same few. */
+const CACHE_LIMIT = 50_000;
+
+/** base62 of the first 16 bytes, 22 characters (62^22 > 2^128). */
+function base62Of(bytes: Buffer): string {
+  let n = BigInt(`0x${bytes.subarray(0, 16).toString("hex")}`);
+  let out = "";
+  for (let i = 0; i < 22; i++) {
+    out = BASE62[Number(n % 62n)] + out;
+    n /= 62n;
+  }
+  return out;
+}
+
+export class ContractorRefs {
+  private readonly cache = new Map<string, string>();
+
+  constructor(private readonly secret: Buffer) {
+    if (secret.length < 32) throw new Error("the contractor_ref secret must be at least 32 bytes");
+  }
+
+  /** The handle of `contractorId` as account `accountId` sees it. */
+  of(accountId: string, contractorId: string): string {
+    const key = `${accountId}\u0000${contractorId}`;
+    let ref = this.cache.get(key);
+    if (ref === undefined) {
+      ref = `cref_${base62Of(createHmac("sha256", this.secret).update(key, "utf8").digest())}`;
+      if (this.cache.size >= CACHE_LIMIT) this.cache.clear();
+      this.cache.set(key, ref);
+    }
+    return ref;
+  }
+
+  /** The handle maker for one account, or none (records without an account show no handles). */
+  forAccount(accountId: string | null): ((contractorId: string) => string) | null {
+    return accountId === null ? null : (contractorId) => this.of(accountId, contractorId);
+  }
+}

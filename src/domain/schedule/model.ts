@@ -1,0 +1,72 @@
+// The vehicle routing problem with time windows (VRPTW) that the scheduler solves: vehicles with a
+// shift, jobs with a window and a service time, and a travel-time matrix filled by the caller (Euclidean
+// for the Solomon benchmark, a routing engine or great-circle distances in the service).
+
+/** Travel times between locations, row-major: `times[from * size + to]`. Also the objective's cost. */
+export interface TravelMatrix {
+  readonly size: number;
+  readonly times: Float64Array;
+}
+
+export interface Vehicle {
+  readonly id: string;
+  /** Location index where the shift starts (a depot or the contractor's own base). */
+  readonly start: number;
+  /** Location index where the shift ends. */
+  readonly end: number;
+  /** Earliest departure from `start`. */
+  readonly shiftStart: number;
+  /** Latest arrival at `end`. */
+  readonly shiftEnd: number;
+  /** Maximum total demand carried; unlimited when absent. */
+  readonly capacity?: number;
+}
+
+export interface Job {
+  readonly id: string;
+  readonly location: number;
+  /** Service may not start before `ready` (the vehicle waits) nor after `due`. */
+  readonly ready: number;
+  readonly due: number;
+  readonly service: number;
+  readonly demand: number;
+  /** Index of the vehicle this job must stay on (the dispatcher's incremental mode). */
+  readonly pinnedTo?: number;
+}
+
+export interface Problem {
+  readonly vehicles: readonly Vehicle[];
+  readonly jobs: readonly Job[];
+  readonly travel: TravelMatrix;
+}
+
+/** One vehicle's route: indexes into `problem.jobs`, in visiting order. */
+export interface Route {
+  readonly vehicle: number;
+  readonly jobs: readonly number[];
+}
+
+export interface Solution {
+  /** One route per vehicle that visits at least one job. */
+  readonly routes: readonly Route[];
+  /** Jobs no vehicle could take within the constraints. */
+  readonly unassigned: readonly number[];
+  /** Total travel cost of the routes. */
+  readonly distance: number;
+}
+
+/** A matrix from a cost function over `size` locations. */
+export function matrixOf(size: number, cost: (from: number, to: number) => number): TravelMatrix {
+  const times = new Float64Array(size * size);
+  for (let a = 0; a < size; a++) for (let b = 0; b < size; b++) times[a * size + b] = cost(a, b);
+  return { size, times };
+}
+
+/** A matrix of Euclidean distances between points (the Solomon convention: unrounded, speed 1). */
+export function euclideanMatrix(points: ReadonlyArray<readonly [number, number]>): TravelMatrix {
+  return matrixOf(points.length, (a, b) => {
+    const p = points[a] as readonly [number, number];
+    const q = points[b] as readonly [number, number];
+    return Math.hypot(p[0] - q[0], p[1] - q[1]);
+  });
+}

@@ -1,0 +1,124 @@
+// The order event log's persistence (migration 0015): rows written by the write transaction of the change
+// they report (write-tx.ts), read after an id by the live event stream, purged after the webhook
+// retention, and a signal after every commit that wrote some. The signal is in-process for this process's
+// own commits; on PostgreSQL it also comes from every other process through LISTEN/NOTIFY (the write
+// transaction NOTIFYs, which PostgreSQL delivers at COMMIT): the store is the one thing every process
+// shares, so no other service is needed, and a notification never arrives before its rows are visible.
+
+import type { Insertable, Kysely, Selectable, Transaction } from "kysely";
+import { sql } from "kysely";
+import type { Dialect } from "./dialect.js";
+import { PreparedInsert } from "./prepared-insert.js";
+import type { Database, OrderEventsTable } from "./schema.js";
+
+export type NewOrderEvent = Insertable<OrderEventsTable> & Omit<OrderEventsTable, "id">;
+export type StoredOrderEvent = Selectable<OrderEventsTable>;
+
+/** The events one caller may see: its mode, and its account's orders or its contractor's work (neither:
+ * every order of the mode, the dispatch team's). */
+export interface EventScope {
+  livemode: boolean;
+  accountId?: string;
+  contractorId?: string;
+}
+
+/** The NOTIFY channel; the payload is the schema the store works in, so stores sharing a database (the
+ * tests' schemas) wake only their own streams. */
+export const EVENTS_CHANNEL = "field_dispatch_order_events";
+
+/** Starts listening for other processes' commits; resolves to a function that stops. */
+export type RemoteListener = (onCommit: () => void) => Promise<() => Promise<void>>;
+
+export interface OrderEventLog {
+  /** The newest event's id (0 when there is none). */
+  latestId(): Promise<number>;
+  /** Up to `limit` events after `afterId`, oldest first, within `scope` when given. */
+  after(afterId: number, limit: number, scope?: EventScope): Promise<StoredOrderEvent[]>;
+  /** Deletes up to `limit` events created before `before`; returns how many. */
+  purge(before: string, limit?: number): Promise<number>;
+  /** Calls `listener` after each commit that wrote events (this process's, and on PostgreSQL every
+   * process's); returns a function that stops. */
+  onCommitted(listener: () => void): () => void;
+}
+
+export class OrderEventStore implements OrderEventLog {
+  private readonly insert: PreparedInsert<"order_events">;
+  private readonly listeners = new Set<() => void>();
+  private remote: Promise<() => Promise<void>> | null = null;
+
+  constructor(
+    private readonly db: Kysely<Database>,
+    private readonly dialect: Dialect,
+    private readonly listen: RemoteListener | null,
+  ) {
+    this.insert = new PreparedInsert("order_events", dialect);
+  }
+
+  /** Writes events in the transaction of the changes they report, the last statement before COMMIT. */
+  async write(trx: Transaction<Database>, rows: NewOrderEvent[]): Promise<void> {
+    if (rows.length === 0) return;
+    await this.insert.run(trx, rows);
+    if (this.dialect === "postgres") {
+      await sql`select pg_notify(${EVENTS_CHANNEL}, current_schema())`.execute(trx);
+    }
+  }
+
+  /** Called by the store once a transaction that wrote events committed. */
+  committed(): void {
+    for (const listener of this.listeners) listener();
+  }
+
+  onCommitted(listener: () => void): () => void {
+    this.listeners.add(listener);
+    if (this.listen && this.remote === null) {
+      this.remote = this.listen(() => this.committed());
+      this.remote.catch(() => {
+        this.remote = null;
+      });
+    }
+    return () => {
+      this.listeners.delete(listener);
+    };
+  }
+
+  async latestId(): Promise<number> {
+    const row = await this.db
+      .selectFrom("order_events")
+      .select((eb) => eb.fn.max("id").as("id"))
+      .executeTakeFirst();
+    return Number(row?.id ?? 0);
+  }
+
+  after(afterId: number, limit: number, scope?: EventScope): Promise<StoredOrderEvent[]> {
+    let q = this.db.selectFrom("order_events").selectAll().where("id", ">", afterId);
+    if (scope) {
+      q = q.where("livemode", "=", scope.livemode ? 1 : 0);
+      if (scope.accountId !== undefined) q = q.where("account_id", "=", scope.accountId);
+      const contractor = scope.contractorId;
+      if (contractor !== undefined) {
+        q = q.where((eb) =>
+          eb.or([eb("contractor_id", "=", contractor), eb("previous_contractor_id", "=", contractor)]),
+        );
+      }
+    }
+    return q.orderBy("id").limit(limit).execute();
+  }
+
+  async purge(before: string, limit = 1000): Promise<number> {
+    const old = this.db
+      .selectFrom("order_events")
+      .select("id")
+      .where("created_at", "<", before)
+      .orderBy("id")
+      .limit(limit);
+    const result = await this.db.deleteFrom("order_events").where("id", "in", old).executeTakeFirst();
+    return Number(result.numDeletedRows);
+  }
+
+  async close(): Promise<void> {
+    this.listeners.clear();
+    const remote = this.remote;
+    this.remote = null;
+    if (remote) await (await remote.catch(() => async () => {}))();
+  }
+}

@@ -1,0 +1,106 @@
+// Server-Sent Events for the operations that stream (operation.ts `stream`): the reply is taken over from
+// Fastify (hijack, its headers copied first so Request-Id and the rate-limit fields stay), each event
+// written as `id:`, `event:` and `data:` lines, a comment line every EVENTS_HEARTBEAT_MS, and everything
+// stopped when the client goes or the server closes. A key holds EVENTS_MAX_STREAMS_PER_KEY streams at
+// most in each process (429 beyond). A client too slow to take its events is cut off (it resumes with
+// Last-Event-ID) rather than have this process buffer them without end.
+
+import type { FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
+import { ApiError } from "../../errors.js";
+import type { AnyOperation, OperationContext, Services } from "../../operations/operation.js";
+
+/** Bytes a stream may have waiting to be sent before it is cut off. */
+const MAX_BUFFERED_BYTES = 1024 * 1024;
+
+/** Whether the request asks for a stream: anything but a request that accepts JSON and not a stream. */
+export function wantsStream(request: FastifyRequest): boolean {
+  const accept = request.headers.accept ?? "";
+  return accept.includes("text/event-stream") || !accept.includes("application/json");
+}
+
+export interface EventStreams {
+  open(op: AnyOperation, ctx: OperationContext, input: unknown, reply: FastifyReply): Promise<void>;
+}
+
+export function eventStreams(app: FastifyInstance, services: Services): EventStreams {
+  const perKey = new Map<string, number>();
+  const open = new Set<() => void>();
+  // Streams never end on their own: end them before the server waits for its connections to close.
+  app.addHook("preClose", (done) => {
+    for (const end of [...open]) end();
+    done();
+  });
+  const { EVENTS_HEARTBEAT_MS: heartbeatMs, EVENTS_MAX_STREAMS_PER_KEY: maxStreams } = services.config;
+
+  return {
+    async open(op, ctx, input, reply) {
+      const stream = op.stream;
+      if (!stream) throw new Error(`${op.id} does not stream`);
+      const keyId = ctx.principal?.keyId ?? "public";
+      const held = perKey.get(keyId) ?? 0;
+      if (held >= maxStreams) {
+        throw new ApiError(
+          "rate_limited",
+          `This key holds ${held} event streams already, the most it may; close one first.`,
+          { extra: { retry_after_seconds: 1 } },
+        );
+      }
+      perKey.set(keyId, held + 1);
+      const raw = reply.raw;
+      // Events handed over before the headers go out (a resumed stream's backlog) wait here.
+      let pending: string[] | null = [];
+      let ended = false;
+      const write = (text: string) => {
+        if (ended) return;
+        if (pending) pending.push(text);
+        else if (raw.writableLength > MAX_BUFFERED_BYTES) end();
+        else raw.write(text);
+      };
+      let stop: () => void = () => {};
+      let heartbeat: ReturnType<typeof setInterval> | null = null;
+      const end = () => {
+        if (ended) return;
+        ended = true;
+        stop();
+        if (heartbeat) clearInterval(heartbeat);
+        open.delete(end);
+        const left = (perKey.get(keyId) ?? 1) - 1;
+        if (left > 0) perKey.set(keyId, left);
+        else perKey.delete(keyId);
+        if (!raw.writableEnded) raw.end();
+      };
+      try {
+        stop = await stream(ctx, input, {
+          send(id, event, data) {
+            write(`id: ${id}\nevent: ${event}\ndata: ${JSON.stringify(data)}\n\n`);
+          },
+        });
+      } catch (error) {
+        ended = true;
+        const left = (perKey.get(keyId) ?? 1) - 1;
+        if (left > 0) perKey.set(keyId, left);
+        else perKey.delete(keyId);
+        throw error;
+      }
+      open.add(end);
+      reply.header("content-type", "text/event-stream; charset=utf-8");
+      reply.header("cache-control", "no-store");
+      reply.header("x-accel-buffering", "no"); // proxies that buffer (nginx) pass events at once
+      for (const [name, value] of Object.entries(reply.getHeaders())) {
+        if (value !== undefined) raw.setHeader(name, value);
+      }
+      reply.hijack();
+      raw.on("close", end);
+      // The connection's idle timeout must not cut a quiet stream: the heartbeat keeps it open.
+      reply.request.raw.socket?.setTimeout(0);
+      raw.writeHead(200);
+      raw.write(`: events for ${ctx.requestId}\nretry: 2000\n\n`);
+      const backlog = pending;
+      pending = null;
+      for (const text of backlog) write(text);
+      heartbeat = setInterval(() => write(":\n\n"), heartbeatMs);
+      heartbeat.unref();
+      if (raw.destroyed) end();
+    },
+  };
+}

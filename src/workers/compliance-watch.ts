@@ -1,0 +1,68 @@
+// The daily compliance list (pool.compliance_expiring): once per UTC day and mode, the active contractors
+// that may not be offered work today or whose insurance or license runs out within 45 days, recorded in
+// the audit log for the dispatch team (GET /api/dispatcher/v1/audit?kind=pool.compliance_expiring). Every
+// process checks each COMPLIANCE_WATCH_MS; the store's daily_runs row, written with the record, lets one
+// run a day record it. Webhooks go to an account's endpoints about its own orders, so a pool-level list
+// has no recipient there: the audit record is the event.
+
+import { sealRecord } from "../audit/record.js";
+import { complianceWatchList, dateOfDay, dayOf } from "../domain/compliance.js";
+import type { Services } from "../operations/operation.js";
+import { Periodic } from "./periodic.js";
+
+export const COMPLIANCE_WATCH_MS = 15 * 60_000;
+export const COMPLIANCE_JOB = "pool.compliance_expiring";
+
+export class ComplianceWatch {
+  private readonly periodic = new Periodic(
+    () => this.tick(),
+    (err) => this.logger?.error({ err }, "compliance list failed"),
+  );
+
+  constructor(
+    private readonly services: Pick<Services, "store" | "now">,
+    private readonly logger?: { error(obj: object, msg: string): void },
+  ) {}
+
+  /** Records today's list for each mode not yet recorded today; returns the modes this run recorded. */
+  async tick(): Promise<Array<"live" | "sandbox">> {
+    const now = this.services.now();
+    const today = dayOf(now);
+    const day = dateOfDay(today);
+    const repo = this.services.store.contractors;
+    const recorded: Array<"live" | "sandbox"> = [];
+    let all: Awaited<ReturnType<typeof repo.load>> | null = null;
+    for (const pool of ["live", "sandbox"] as const) {
+      const livemode = pool === "live";
+      if (await repo.ranToday(COMPLIANCE_JOB, day, livemode)) continue;
+      all ??= await repo.load();
+      const members = all.filter((c) => c.pool === pool);
+      const list = complianceWatchList(members, today);
+      const record = sealRecord({
+        kind: "pool.compliance_expiring",
+        at: now.toISOString(),
+        accountId: null,
+        livemode,
+        actor: "system:compliance",
+        data: {
+          pool,
+          day,
+          active_contractors: members.filter((c) => c.active && !c.excluded).length,
+          not_compliant: list.filter((e) => e.status === "not_compliant").length,
+          expiring: list.filter((e) => e.status === "expiring").length,
+          contractors: list,
+        },
+      });
+      if (await repo.recordDaily(COMPLIANCE_JOB, day, livemode, record)) recorded.push(pool);
+    }
+    return recorded;
+  }
+
+  start(intervalMs = COMPLIANCE_WATCH_MS): void {
+    this.periodic.start(intervalMs);
+  }
+
+  stop(): Promise<void> {
+    return this.periodic.stop();
+  }
+}

@@ -1,0 +1,264 @@
+import { describe, expect, it } from "vitest";
+import { rngOf } from "../../../src/domain/random.js";
+import { checkSolution } from "../../../src/domain/schedule/check.js";
+import { euclideanMatrix, type Job, type Problem, type Vehicle } from "../../../src/domain/schedule/model.js";
+import { parseSolomon } from "../../../src/domain/schedule/solomon.js";
+import { solve } from "../../../src/domain/schedule/solver.js";
+
+/** A random small instance: a depot at location 0, `n` jobs, `v` identical vehicles. */
+function randomInstance(seed: number, n: number, v: number, capacity: number): Problem {
+  const rng = rngOf(seed);
+  const points: Array<[number, number]> = [[50, 50]];
+  for (let i = 0; i < n; i++) points.push([Math.round(rng() * 100), Math.round(rng() * 100)]);
+  const travel = euclideanMatrix(points);
+  const jobs: Job[] = Array.from({ length: n }, (_, i) => {
+    const out = travel.times[i + 1] as number; // depot to the job
+    const ready = Math.round(out + rng() * 150);
+    return {
+      id: `job_${i}`,
+      location: i + 1,
+      ready,
+      due: ready + 20 + Math.round(rng() * 120),
+      service: 10,
+      demand: 1 + Math.floor(rng() * 4),
+    };
+  });
+  const vehicles: Vehicle[] = Array.from({ length: v }, (_, k) => ({
+    id: `veh_${k}`,
+    start: 0,
+    end: 0,
+    shiftStart: 0,
+    shiftEnd: 600,
+    capacity,
+  }));
+  return { vehicles, jobs, travel };
+}
+
+/** Cost of one route, or Infinity when infeasible (the brute force's own simulation). */
+function routeCost(p: Problem, vehicle: Vehicle, jobs: readonly number[]): number {
+  if (jobs.length === 0) return 0;
+  const t = (a: number, b: number) => p.travel.times[a * p.travel.size + b] as number;
+  let time = vehicle.shiftStart;
+  let at = vehicle.start;
+  let cost = 0;
+  let load = 0;
+  for (const j of jobs) {
+    const job = p.jobs[j] as Job;
+    cost += t(at, job.location);
+    time = Math.max(time + t(at, job.location), job.ready);
+    if (time > job.due) return Number.POSITIVE_INFINITY;
+    time += job.service;
+    load += job.demand;
+    at = job.location;
+  }
+  if (load > (vehicle.capacity ?? Number.POSITIVE_INFINITY)) return Number.POSITIVE_INFINITY;
+  if (time + t(at, vehicle.end) > vehicle.shiftEnd) return Number.POSITIVE_INFINITY;
+  return cost + t(at, vehicle.end);
+}
+
+/** The optimum over all ways to deal the jobs into ordered routes of identical vehicles. */
+function bruteForce(p: Problem): number {
+  const n = p.jobs.length;
+  const vehicle = p.vehicles[0] as Vehicle;
+  let best = Number.POSITIVE_INFINITY;
+  // assign each job a route and a rank: enumerate sequences with separators (-1) between routes
+  const used = new Array<boolean>(n).fill(false);
+  const routes: number[][] = [[]];
+  const visit = (placed: number, partial: number) => {
+    if (partial >= best) return;
+    const current = routes[routes.length - 1] as number[];
+    if (placed === n) {
+      const total = partial + routeCost(p, vehicle, current);
+      if (total < best) best = total;
+      return;
+    }
+    for (let j = 0; j < n; j++) {
+      if (used[j]) continue;
+      used[j] = true;
+      current.push(j);
+      if (routeCost(p, vehicle, current) < Number.POSITIVE_INFINITY) visit(placed + 1, partial);
+      current.pop();
+      used[j] = false;
+    }
+    if (current.length > 0 && routes.length < p.vehicles.length) {
+      const closed = routeCost(p, vehicle, current);
+      routes.push([]);
+      visit(placed, partial + closed);
+      routes.pop();
+    }
+  };
+  visit(0, 0);
+  return best;
+}
+
+describe("solver on small instances with a known optimum", () => {
+  for (const seed of [1, 2, 3, 4, 5, 6]) {
+    it(`finds the brute-force optimum (instance ${seed}: 7 jobs, 3 vehicles of capacity 8)`, () => {
+      const problem = randomInstance(seed, 7, 3, 8);
+      const optimum = bruteForce(problem);
+      expect(optimum).toBeLessThan(Number.POSITIVE_INFINITY);
+      const solution = solve(problem, { seed: 7, iterations: 300 });
+      const check = checkSolution(problem, solution.routes, solution.unassigned);
+      expect(check.violations).toEqual([]);
+      expect(solution.unassigned).toEqual([]);
+      expect(solution.distance).toBeCloseTo(check.distance, 9);
+      expect(solution.distance).toBeCloseTo(optimum, 6);
+    });
+  }
+
+  it("visits a line of jobs in window order even when that is longer than the shortest tour", () => {
+    // jobs at x = 10, 20, 30 but the windows force 30 first, then 10, then 20
+    const travel = euclideanMatrix([
+      [0, 0],
+      [10, 0],
+      [20, 0],
+      [30, 0],
+    ]);
+    const job = (i: number, ready: number, due: number): Job => ({
+      id: `job_${i}`,
+      location: i + 1,
+      ready,
+      due,
+      service: 0,
+      demand: 0,
+    });
+    const problem: Problem = {
+      travel,
+      jobs: [job(0, 50, 55), job(1, 60, 65), job(2, 30, 35)],
+      vehicles: [{ id: "veh_0", start: 0, end: 0, shiftStart: 0, shiftEnd: 1000 }],
+    };
+    const solution = solve(problem, { iterations: 50 });
+    expect(solution.routes).toEqual([{ vehicle: 0, jobs: [2, 0, 1] }]);
+    expect(solution.distance).toBeCloseTo(30 + 20 + 10 + 20, 9);
+  });
+
+  it("leaves a job no vehicle can reach in time unassigned instead of breaking a window", () => {
+    const travel = euclideanMatrix([
+      [0, 0],
+      [100, 0],
+      [5, 0],
+    ]);
+    const problem: Problem = {
+      travel,
+      jobs: [
+        { id: "far", location: 1, ready: 0, due: 50, service: 0, demand: 0 },
+        { id: "near", location: 2, ready: 0, due: 50, service: 0, demand: 0 },
+      ],
+      vehicles: [{ id: "veh_0", start: 0, end: 0, shiftStart: 0, shiftEnd: 1000 }],
+    };
+    const solution = solve(problem, { iterations: 20 });
+    expect(solution.unassigned).toEqual([0]);
+    expect(checkSolution(problem, solution.routes, solution.unassigned).feasible).toBe(true);
+  });
+});
+
+describe("determinism and time box", () => {
+  it("gives the same solution for the same seed and budget", () => {
+    const problem = randomInstance(11, 30, 6, 15);
+    const a = solve(problem, { seed: 5, iterations: 400 });
+    const b = solve(problem, { seed: 5, iterations: 400 });
+    expect(a).toEqual(b);
+    expect(checkSolution(problem, a.routes, a.unassigned).feasible).toBe(true);
+  });
+
+  it("stops when the caller's clock reaches the deadline", () => {
+    const problem = randomInstance(12, 30, 6, 15);
+    let ticks = 0;
+    const solution = solve(problem, { now: () => ticks++, deadline: 10 });
+    expect(ticks).toBeLessThan(20);
+    expect(checkSolution(problem, solution.routes, solution.unassigned).feasible).toBe(true);
+  });
+});
+
+describe("pinned jobs and vehicles with their own base", () => {
+  it("keeps a pinned job on its vehicle although another vehicle is nearer", () => {
+    // vehicle 0 is based at (0,0), vehicle 1 at (100,0); job 0 sits beside vehicle 0's base but is pinned to vehicle 1
+    const travel = euclideanMatrix([
+      [0, 0],
+      [100, 0],
+      [2, 0],
+      [98, 0],
+      [4, 0],
+    ]);
+    const job = (i: number, location: number, pinnedTo?: number): Job => ({
+      id: `job_${i}`,
+      location,
+      ready: 0,
+      due: 1000,
+      service: 1,
+      demand: 1,
+      ...(pinnedTo === undefined ? {} : { pinnedTo }),
+    });
+    const problem: Problem = {
+      travel,
+      jobs: [job(0, 2, 1), job(1, 3), job(2, 4)],
+      vehicles: [
+        { id: "veh_0", start: 0, end: 0, shiftStart: 0, shiftEnd: 1000 },
+        { id: "veh_1", start: 1, end: 1, shiftStart: 0, shiftEnd: 1000 },
+      ],
+    };
+    for (const seed of [1, 2, 3]) {
+      const solution = solve(problem, { seed, iterations: 200 });
+      const check = checkSolution(problem, solution.routes, solution.unassigned);
+      expect(check.violations).toEqual([]);
+      const onVehicle1 = solution.routes.find((r) => r.vehicle === 1)?.jobs ?? [];
+      expect(onVehicle1).toContain(0);
+      // vehicle 1 must drive to (2,0) anyway and passes (4,0) on the way: it takes all three
+      expect(solution.routes.map((r) => r.vehicle)).toEqual([1]);
+      expect(solution.distance).toBeCloseTo(196, 9);
+    }
+  });
+
+  it("keeps every pinned job on its vehicle in a larger random instance", () => {
+    const base = randomInstance(21, 25, 5, 20);
+    const problem: Problem = {
+      ...base,
+      jobs: base.jobs.map((j, i) => (i % 5 === 0 ? { ...j, pinnedTo: i % 3 } : j)),
+    };
+    const solution = solve(problem, { seed: 3, iterations: 300 });
+    expect(checkSolution(problem, solution.routes, solution.unassigned).violations).toEqual([]);
+    for (const route of solution.routes) {
+      for (const j of route.jobs) {
+        const pin = problem.jobs[j]?.pinnedTo;
+        if (pin !== undefined) expect(route.vehicle).toBe(pin);
+      }
+    }
+  });
+});
+
+describe("Solomon instance format", () => {
+  it("reads the fleet, the depot's horizon and the customers from a CRLF file", () => {
+    const text = [
+      "T101",
+      "",
+      "VEHICLE",
+      "NUMBER     CAPACITY",
+      "  2         10",
+      "",
+      "CUSTOMER",
+      "CUST NO.  XCOORD.   YCOORD.    DEMAND   READY TIME  DUE DATE   SERVICE   TIME",
+      " ",
+      "    0      0         0          0          0       100          0   ",
+      "    1      3         4          5         10        20         5   ",
+      "    2      0         10         6          0        50         5   ",
+      "",
+    ].join("\r\n");
+    const { name, problem, customerOf } = parseSolomon(text);
+    expect(name).toBe("T101");
+    expect(problem.vehicles).toHaveLength(2);
+    expect(problem.vehicles[0]).toMatchObject({
+      start: 0,
+      end: 0,
+      shiftStart: 0,
+      shiftEnd: 100,
+      capacity: 10,
+    });
+    expect(problem.jobs[0]).toMatchObject({ location: 1, demand: 5, ready: 10, due: 20, service: 5 });
+    expect(customerOf).toEqual([1, 2]);
+    expect(problem.travel.times[1]).toBe(5);
+    // capacity 10 forbids carrying both (5 + 6): two routes
+    const solution = solve(problem, { iterations: 50 });
+    expect(solution.routes).toHaveLength(2);
+    expect(checkSolution(problem, solution.routes).feasible).toBe(true);
+  });
+});

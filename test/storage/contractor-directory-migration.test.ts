@@ -1,0 +1,98 @@
+// Migration 0013 fills orders.on_site_at from the audit log: the latest report to on_site since the
+// order's last acceptance or assignment (the arrival of the contractor holding it), for orders past
+// their arrival. On SQLite, and on PostgreSQL with TEST_DATABASE_URL.
+
+import { type Kysely, Migrator } from "kysely";
+import { afterAll, describe, expect, it } from "vitest";
+import { sealRecord } from "../../src/audit/record.js";
+import type { KyselyStore } from "../../src/storage/kysely-store.js";
+import { migrationProvider } from "../../src/storage/migrations/all-migrations.js";
+import { openPostgresTestStore, openTestStore, type TestStore } from "../helpers/test-store.js";
+import { order } from "./store-contract.js";
+
+const opened: TestStore[] = [];
+afterAll(async () => {
+  for (const t of opened) {
+    await t.store.close();
+    await t.cleanup();
+  }
+});
+
+async function migrate(store: KyselyStore, to?: string): Promise<void> {
+  const migrator = new Migrator({
+    db: store.db,
+    provider: migrationProvider(store.dialect),
+    ...(store.schema ? { migrationTableSchema: store.schema } : {}),
+  });
+  const { error } = await (to ? migrator.migrateTo(to) : migrator.migrateToLatest());
+  if (error) throw error;
+}
+
+const T0 = Date.parse("2030-02-01T12:00:00.000Z");
+const at = (minutes: number) => new Date(T0 + minutes * 60_000).toISOString();
+
+function suite(open: () => Promise<TestStore>) {
+  it("takes the arrival of the contractor holding the order, and none from before its assignment", async () => {
+    const t = await open();
+    opened.push(t);
+    const store = t.store as KyselyStore;
+    await migrate(store, "0012-evals-figures");
+    const account = (await store.keys.ensureAccount("migration")).id;
+    const raw = store.db as unknown as Kysely<Record<string, Record<string, unknown>>>;
+    const row = (id: string, status: string, acceptedAt: number, etaAt: number | null) => {
+      const { on_site_at: _, ...o } = order({
+        id,
+        account_id: account,
+        status,
+        accepted_at: at(acceptedAt),
+        eta_at: etaAt === null ? null : at(etaAt),
+      });
+      return o;
+    };
+    await raw
+      .insertInto("orders")
+      .values([
+        row("ord_arrived", "completed", 0, 30),
+        // Re-dispatched after its first contractor arrived and failed; the second is on its way.
+        row("ord_redispatched", "cannot_complete", 100, 130),
+        row("ord_on_way", "en_route", 0, 30),
+      ])
+      .execute();
+    const onSite = (orderId: string, minutes: number) => {
+      const {
+        leaf_hash: _,
+        disclosures: _d,
+        ...entry
+      } = sealRecord({
+        kind: "order.status_changed",
+        at: at(minutes),
+        accountId: account,
+        livemode: true,
+        orderId,
+        actor: "operator:test",
+        data: { from: "en_route", status: "on_site", to: "on_site" },
+      });
+      return entry;
+    };
+    await raw
+      .insertInto("audit_records")
+      .values([onSite("ord_arrived", 40), onSite("ord_redispatched", 50)])
+      .execute();
+
+    await migrate(store);
+    const rows = await store.orders.byIds(["ord_arrived", "ord_redispatched", "ord_on_way"]);
+    expect(Object.fromEntries(rows.map((r) => [r.id, r.on_site_at]))).toEqual({
+      ord_arrived: at(40),
+      ord_redispatched: null,
+      ord_on_way: null,
+    });
+  });
+}
+
+describe("on SQLite", () => {
+  suite(() => openTestStore());
+});
+
+describe.skipIf(!process.env.TEST_DATABASE_URL)("on PostgreSQL", () => {
+  suite(() => openPostgresTestStore());
+});
