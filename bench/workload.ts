@@ -7,14 +7,12 @@
 import { execFileSync } from "node:child_process";
 import { writeFileSync } from "node:fs";
 import { join } from "node:path";
+import { pathToFileURL } from "node:url";
 import { Pool } from "undici";
-import { ApiKeyService } from "../src/auth/api-key-service.js";
 import { ContractorRefs } from "../src/auth/contractor-refs.js";
-import { loadConfig } from "../src/config.js";
 import type { Contractor } from "../src/domain/contractor.js";
 import { estimateRange } from "../src/domain/pricing.js";
 import { rngOf, seedOf } from "../src/domain/random.js";
-import { openStore } from "../src/services/create-services.js";
 import { DESCRIPTIONS, MIX, pick, uniform } from "../src/sim/behaviour.js";
 import { Demand } from "../src/sim/demand.js";
 import { generatedPoolFile } from "../src/sim/simulation.js";
@@ -53,15 +51,28 @@ export function benchEnv(dataDir: string): Record<string, string> {
   };
 }
 
-/** Imports the generated live pool into the store under `env.DATA_DIR` and issues the keys the load uses. */
-export async function prepareStore(env: Record<string, string>): Promise<Prepared> {
+/**
+ * Imports the generated live pool into the store under `env.DATA_DIR` and issues the keys the load uses.
+ * `dist` is the build whose CLI, store and key service do it (another build's, for bench/ab.ts, so that
+ * its store has its own schema); by default this one.
+ */
+export async function prepareStore(env: Record<string, string>, dist: string = DIST): Promise<Prepared> {
   const dataDir = env.DATA_DIR as string;
   const poolFile = join(dataDir, "generated-pool.json");
   writeFileSync(poolFile, generatedPoolFile(new Date()));
-  execFileSync(process.execPath, [join(DIST, "src/cli/index.js"), "contractors", "import", poolFile], {
+  execFileSync(process.execPath, [join(dist, "src/cli/index.js"), "contractors", "import", poolFile], {
     env: { ...process.env, ...env },
     stdio: ["ignore", "ignore", "inherit"],
   });
+  const load = async <T>(path: string): Promise<T> =>
+    (await import(pathToFileURL(join(dist, path)).href)) as T;
+  const { openStore } = await load<typeof import("../src/services/create-services.js")>(
+    "src/services/create-services.js",
+  );
+  const { loadConfig } = await load<typeof import("../src/config.js")>("src/config.js");
+  const { ApiKeyService } = await load<typeof import("../src/auth/api-key-service.js")>(
+    "src/auth/api-key-service.js",
+  );
   const store = openStore(loadConfig({ ...process.env, ...env }));
   try {
     await store.migrate();

@@ -1,0 +1,117 @@
+// A/B benchmark of one load between two builds of the service, alternating in one run, for a change on a
+// hot path: "before" is a copy of `dist/` taken before the change (`cp -r dist /tmp/dist-before`), "after"
+// is this build. Each build serves its own store, prepared alike (the benchmark's live pool, keys and
+// demand) by its own CLI and key service, so "before" may be an older release (its dist built with
+// `npx tsc -b tsconfig.build.json` in a worktree of it).
+//
+//   npm run build && node dist/bench/ab.js /tmp/dist-before            quote, 6 rounds of 5 s
+//   BENCH_AB_LOAD=estimate BENCH_ROUNDS=8 node dist/bench/ab.js DIR     estimate; more rounds
+//   BENCH_AB_PROFILE=/tmp/prof node dist/bench/ab.js DIR                also a CPU profile of each server
+//
+// It prints each round's server CPU per request and the medians, with after / before.
+
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join, resolve } from "node:path";
+import {
+  auditSealed,
+  closeReaders,
+  DIST,
+  drive,
+  type Figures,
+  type Load,
+  median,
+  row,
+  type Server,
+  start,
+  stop,
+  us,
+  WARMUP_SECONDS,
+} from "./lib.js";
+import { benchEnv, demandJobs, prepareStore } from "./workload.js";
+
+const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 6);
+const ROUND_SECONDS = Number(process.env.BENCH_SECONDS ?? 5);
+const LOAD = process.env.BENCH_AB_LOAD ?? "quote";
+const PROFILE_DIR = process.env.BENCH_AB_PROFILE;
+
+async function main(): Promise<void> {
+  const beforeDist = process.argv[2];
+  if (!beforeDist) {
+    process.stderr.write("usage: node dist/bench/ab.js <dist directory of the build to compare with>\n");
+    process.exitCode = 2;
+    return;
+  }
+  if (LOAD !== "quote" && LOAD !== "estimate")
+    throw new Error(`BENCH_AB_LOAD: quote or estimate, not ${LOAD}`);
+  const builds = [
+    { name: "before", dist: resolve(beforeDist) },
+    { name: "after", dist: DIST },
+  ];
+  const dirs: string[] = [];
+  const servers: { name: string; server: Server; load: Load; storeFile: string }[] = [];
+  try {
+    for (const build of builds) {
+      const dataDir = mkdtempSync(join(tmpdir(), `fd-ab-${build.name}-`));
+      dirs.push(dataDir);
+      const env = benchEnv(dataDir);
+      const prepared = await prepareStore(env, build.dist);
+      const jobs = demandJobs(prepared.byBucket, 20_000);
+      if (PROFILE_DIR)
+        process.env.BENCH_SERVER_NODE_ARGS = `--cpu-prof --cpu-prof-dir=${join(PROFILE_DIR, build.name)}`;
+      // No metrics listener: two servers would race for its port, and nothing here reads it.
+      const server = await start(join(build.dist, "src/main.js"), { ...env, METRICS_PORT: "off" }, "/readyz");
+      delete process.env.BENCH_SERVER_NODE_ARGS;
+      const storeFile = join(dataDir, "field-dispatch.sqlite");
+      servers.push({
+        name: build.name,
+        server,
+        storeFile,
+        load: {
+          name: LOAD,
+          method: "POST",
+          path: `/api/dispatch/v1/${LOAD}`,
+          headers: LOAD === "quote" ? { "x-api-key": prepared.callerKey } : {},
+          bodies: jobs.map((j) => j.quote),
+          settle: () => auditSealed(storeFile),
+        },
+      });
+    }
+    for (const s of servers) await drive(s.server, s.load, WARMUP_SECONDS);
+    const figures = new Map<string, Figures[]>(servers.map((s) => [s.name, []]));
+    const widths = [7, 8, 9, 8, 8, 12];
+    process.stdout.write(
+      `${LOAD}: ${ROUNDS} rounds of ${ROUND_SECONDS} s per build, alternating (the first build of each round ` +
+        "alternates too)\n",
+    );
+    process.stdout.write(`${row(["round", "build", "req/s", "p50 ms", "p99 ms", "cpu us/req"], widths)}\n`);
+    for (let round = 0; round < ROUNDS; round++) {
+      const order = round % 2 === 0 ? servers : [...servers].reverse();
+      for (const s of order) {
+        const f = await drive(s.server, s.load, ROUND_SECONDS);
+        figures.get(s.name)?.push(f);
+        const errors = f.non2xx || f.errors ? ` non-2xx ${f.non2xx}, errors ${f.errors}` : "";
+        process.stdout.write(
+          `${row([round + 1, s.name, f.rps.toFixed(0), f.p50.toFixed(1), f.p99.toFixed(1), us(f.cpuUsPerRequest) + errors], widths)}\n`,
+        );
+      }
+    }
+    const cpu = (name: string) =>
+      median((figures.get(name) ?? []).map((f) => f.cpuUsPerRequest ?? Number.NaN));
+    const rps = (name: string) => median((figures.get(name) ?? []).map((f) => f.rps));
+    process.stdout.write(
+      `\nmedians: before ${us(cpu("before"))} us/req (${rps("before").toFixed(0)} req/s), after ` +
+        `${us(cpu("after"))} us/req (${rps("after").toFixed(0)} req/s); after / before: ` +
+        `${(cpu("after") / cpu("before")).toFixed(3)} in CPU per request\n`,
+    );
+  } finally {
+    for (const s of servers) await stop(s.server);
+    closeReaders();
+    for (const d of dirs) rmSync(d, { recursive: true, force: true });
+  }
+}
+
+main().catch((err) => {
+  process.stderr.write(`${err instanceof Error ? (err.stack ?? err.message) : String(err)}\n`);
+  process.exitCode = 1;
+});
