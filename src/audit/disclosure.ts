@@ -8,7 +8,7 @@
 // disclosure it was given by finding the disclosure's digest in `_sd`. Without a disclosure a digest
 // reveals nothing (the salt is random), and a disclosure cannot be forged for a digest that is there.
 
-import { createHash, randomFillSync } from "node:crypto";
+import { hash, randomFillSync } from "node:crypto";
 
 export const SD_ALG = "sha-256";
 
@@ -20,9 +20,13 @@ export function encodeDisclosure(d: DisclosureArray): string {
   return Buffer.from(JSON.stringify(d), "utf8").toString("base64url");
 }
 
-/** The digest the record commits to: base64url(SHA-256 over the disclosure's ASCII). */
+/**
+ * The digest the record commits to: base64url(SHA-256 over the disclosure's ASCII). The one-shot
+ * `crypto.hash` (UTF-8 of the text, the same bytes for base64url) costs about half of a `createHash`
+ * object for a quote's candidates (1.9 against 3.2 µs for 1.7 KB here).
+ */
 export function disclosureDigest(encoded: string): string {
-  return createHash("sha256").update(encoded, "latin1").digest("base64url");
+  return hash("sha256", encoded, "base64url");
 }
 
 /** CSPRNG bytes fetched 4 KiB at a time: one call per 256 salts instead of one per record. */

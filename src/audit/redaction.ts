@@ -43,7 +43,8 @@ const CONTRACTOR_ACTOR = "contractor:";
 interface Claim {
   name: string;
   value: unknown;
-  to: Audience[];
+  /** The audiences, as stored: comma separated, empty for the dispatch team only. */
+  to: string;
 }
 
 export interface Redacted {
@@ -53,48 +54,53 @@ export interface Redacted {
   disclosures: string | null;
 }
 
+/** Whether a member of a record's data is private (becomes disclosures), by the rule above. */
+function isPrivate(name: string, value: unknown): boolean {
+  return TEAM_ONLY.has(name) || (typeof value === "string" && Object.hasOwn(CONTRACTOR_FIELDS, name));
+}
+
 /** Splits a record's data into what is sealed in the clear and the disclosures, committed by digest. */
 export function redact(actor: string, data: Record<string, unknown>, refOf: RefOf | null): Redacted {
+  // Built without copying and deleting from `data`: a deleted member turns an object into a slow
+  // dictionary, which the sealer then reads (this is on every quote's and order's path).
   let claims: Claim[] | null = null;
-  let plain: Record<string, unknown> | null = null;
-  const add = (claim: Claim) => {
-    claims ??= [];
-    claims.push(claim);
-  };
   for (const name in data) {
     const value = data[name];
-    if (TEAM_ONLY.has(name)) add({ name, value, to: [] });
-    else if (typeof value === "string" && Object.hasOwn(CONTRACTOR_FIELDS, name)) {
-      add({ name, value, to: [`contractor:${value}`] });
-      if (refOf) add({ name: CONTRACTOR_FIELDS[name] as string, value: refOf(value), to: ["caller"] });
-    } else continue;
-    plain ??= { ...data };
-    delete plain[name];
+    if (!isPrivate(name, value)) continue;
+    claims ??= [];
+    if (TEAM_ONLY.has(name)) {
+      claims.push({ name, value, to: "" });
+      continue;
+    }
+    claims.push({ name, value, to: `contractor:${value as string}` });
+    if (refOf)
+      claims.push({ name: CONTRACTOR_FIELDS[name] as string, value: refOf(value as string), to: "caller" });
   }
   let sealedActor = actor;
   if (actor.startsWith(CONTRACTOR_ACTOR)) {
     const id = actor.slice(CONTRACTOR_ACTOR.length);
     sealedActor = "contractor";
-    add({ name: "actor_id", value: id, to: [`contractor:${id}`] });
-    if (refOf) add({ name: "actor_ref", value: refOf(id), to: ["caller"] });
+    claims ??= [];
+    claims.push({ name: "actor_id", value: id, to: `contractor:${id}` });
+    if (refOf) claims.push({ name: "actor_ref", value: refOf(id), to: "caller" });
   }
   if (claims === null) return { actor, data, disclosures: null };
-  const list = claims as Claim[];
-  const salts = newSalts(list.length);
-  let stored = "";
+  const salts = newSalts(claims.length);
+  const lines: string[] = [];
   const digests: string[] = [];
-  for (let i = 0; i < list.length; i++) {
-    const claim = list[i] as Claim;
+  for (let i = 0; i < claims.length; i++) {
+    const claim = claims[i] as Claim;
     const json = JSON.stringify([salts[i], claim.name, claim.value] as DisclosureArray);
-    stored += `${i === 0 ? "" : "\n"}${claim.to.join(",")}\t${json}`;
+    lines.push(`${claim.to}\t${json}`);
     digests.push(disclosureDigest(encodeJson(json)));
   }
   digests.sort();
-  return {
-    actor: sealedActor,
-    data: { _sd: digests, _sd_alg: SD_ALG, ...(plain ?? data) },
-    disclosures: stored,
-  };
+  const sealed: Record<string, unknown> = { _sd: digests, _sd_alg: SD_ALG };
+  for (const name in data) {
+    const value = data[name];
+    if (!isPrivate(name, value)) sealed[name] = value;
+  }
+  return { actor: sealedActor, data: sealed, disclosures: lines.join("\n") };
 }
 
 /** The encoded disclosures of a record that `reader` may see. */

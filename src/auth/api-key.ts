@@ -2,7 +2,7 @@
 // by a 6-character base62 CRC32 of everything before it, so a mistyped key is rejected before any lookup.
 // Only the SHA-256 of a key is stored.
 
-import { createHash, randomFillSync, timingSafeEqual } from "node:crypto";
+import { hash, randomFillSync, timingSafeEqual } from "node:crypto";
 import { crc32 } from "node:zlib";
 
 export const KEY_PREFIX = "fsd";
@@ -67,7 +67,7 @@ export function parseApiKey(key: string): ParsedKey {
 }
 
 export function hashApiKey(key: string): string {
-  return createHash("sha256").update(key).digest("hex");
+  return hash("sha256", key, "hex");
 }
 
 /** Constant-time comparison of two hex digests of equal length. */

@@ -27,7 +27,10 @@ function base62Of(bytes: Buffer): string {
 }
 
 export class ContractorRefs {
-  private readonly cache = new Map<string, string>();
+  /** By account, then contractor: two lookups of strings the caller already holds (their hashes are
+   * cached), where one key joining both would be a new string to hash on every call. */
+  private readonly cache = new Map<string, Map<string, string>>();
+  private cached = 0;
 
   constructor(private readonly secret: Buffer) {
     if (secret.length < 32) throw new Error("the contractor_ref secret must be at least 32 bytes");
@@ -35,13 +38,21 @@ export class ContractorRefs {
 
   /** The handle of `contractorId` as account `accountId` sees it. */
   of(accountId: string, contractorId: string): string {
-    const key = `${accountId}\u0000${contractorId}`;
-    let ref = this.cache.get(key);
-    if (ref === undefined) {
-      ref = `cref_${base62Of(createHmac("sha256", this.secret).update(key, "utf8").digest())}`;
-      if (this.cache.size >= CACHE_LIMIT) this.cache.clear();
-      this.cache.set(key, ref);
+    let forAccount = this.cache.get(accountId);
+    const hit = forAccount?.get(contractorId);
+    if (hit !== undefined) return hit;
+    const ref = `cref_${base62Of(createHmac("sha256", this.secret).update(`${accountId}\u0000${contractorId}`, "utf8").digest())}`;
+    if (this.cached >= CACHE_LIMIT) {
+      this.cache.clear();
+      this.cached = 0;
+      forAccount = undefined;
     }
+    if (forAccount === undefined) {
+      forAccount = new Map();
+      this.cache.set(accountId, forAccount);
+    }
+    forAccount.set(contractorId, ref);
+    this.cached++;
     return ref;
   }
 
