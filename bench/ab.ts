@@ -6,6 +6,7 @@
 //
 //   npm run build && node dist/bench/ab.js /tmp/dist-before            quote, 6 rounds of 5 s
 //   BENCH_AB_LOAD=estimate BENCH_ROUNDS=8 node dist/bench/ab.js DIR     estimate; more rounds
+//   BENCH_AB_LOAD=verify node dist/bench/ab.js DIR                      GET /api/attest/verify/{seal} of a quote
 //   BENCH_AB_PROFILE=/tmp/prof node dist/bench/ab.js DIR                also a CPU profile of each server
 //
 // It prints each round's server CPU per request and the medians, with after / before.
@@ -42,8 +43,8 @@ async function main(): Promise<void> {
     process.exitCode = 2;
     return;
   }
-  if (LOAD !== "quote" && LOAD !== "estimate")
-    throw new Error(`BENCH_AB_LOAD: quote or estimate, not ${LOAD}`);
+  if (LOAD !== "quote" && LOAD !== "estimate" && LOAD !== "verify")
+    throw new Error(`BENCH_AB_LOAD: quote, estimate or verify, not ${LOAD}`);
   const builds = [
     { name: "before", dist: resolve(beforeDist) },
     { name: "after", dist: DIST },
@@ -63,19 +64,29 @@ async function main(): Promise<void> {
       const server = await start(join(build.dist, "src/main.js"), { ...env, METRICS_PORT: "off" }, "/readyz");
       delete process.env.BENCH_SERVER_NODE_ARGS;
       const storeFile = join(dataDir, "field-dispatch.sqlite");
-      servers.push({
-        name: build.name,
-        server,
-        storeFile,
-        load: {
-          name: LOAD,
+      const quoteLoad: Load = {
+        name: "quote",
+        method: "POST",
+        path: "/api/dispatch/v1/quote",
+        headers: { "x-api-key": prepared.callerKey },
+        bodies: jobs.map((j) => j.quote),
+        settle: () => auditSealed(storeFile),
+      };
+      let load: Load = quoteLoad;
+      if (LOAD === "estimate")
+        load = { ...quoteLoad, name: "estimate", path: "/api/dispatch/v1/estimate", headers: {} };
+      if (LOAD === "verify") {
+        // The proof of a real quote's record, once the sequencer has placed it in the tree.
+        const res = await fetch(`${server.url}/api/dispatch/v1/quote`, {
           method: "POST",
-          path: `/api/dispatch/v1/${LOAD}`,
-          headers: LOAD === "quote" ? { "x-api-key": prepared.callerKey } : {},
-          bodies: jobs.map((j) => j.quote),
-          settle: () => auditSealed(storeFile),
-        },
-      });
+          headers: { "content-type": "application/json", "x-api-key": prepared.callerKey },
+          body: jobs[0]?.quote,
+        });
+        const { seal } = (await res.json()) as { seal: string };
+        await auditSealed(storeFile);
+        load = { name: "verify", method: "GET", path: `/api/attest/verify/${seal}` };
+      }
+      servers.push({ name: build.name, server, storeFile, load });
     }
     for (const s of servers) await drive(s.server, s.load, WARMUP_SECONDS);
     const figures = new Map<string, Figures[]>(servers.map((s) => [s.name, []]));
