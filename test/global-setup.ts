@@ -21,7 +21,8 @@ async function dropSchemas(filter: (name: string) => boolean): Promise<void> {
 }
 
 function startedAt(schema: string): number | null {
-  const run = schema.slice(TEST_SCHEMA_PREFIX.length).split("_")[0] ?? "";
+  // The run's id is its start time in base 36 (8 characters until 2059), then 4 random characters.
+  const run = (schema.slice(TEST_SCHEMA_PREFIX.length).split("_")[0] ?? "").slice(0, 8);
   const ms = Number.parseInt(run, 36);
   return /^[0-9a-z]+$/.test(run) && Number.isFinite(ms) && ms > 1_600_000_000_000 ? ms : null;
 }

@@ -133,7 +133,7 @@ async function postgresTarget(): Promise<Target> {
     async close() {
       await Promise.all(servers.map((s) => s.kill()));
       await store.close();
-      await admin(postgresUrl(), (c) => c.query(`DROP SCHEMA IF EXISTS ${schema} CASCADE`));
+      // The schema is dropped by the global teardown, after every worker is done (test-store.ts).
     },
   };
 }

@@ -17,6 +17,10 @@ import { KyselyOrderRepository } from "./order-repository.js";
 import type { Database } from "./schema.js";
 import type { Store, WriteTx } from "./store.js";
 import { isRetryableConflict } from "./store-errors.js";
+
+/** A PostgreSQL advisory lock id held while migrating (any schema of the database): one at a time. */
+const MIGRATION_LOCK = 0x66736d67; // "fsmg"
+
 import { WebhookStore } from "./webhook-store.js";
 import { prepareInserts, writeTx } from "./write-tx.js";
 
@@ -99,15 +103,29 @@ export class KyselyStore implements Store {
   }
 
   async migrate(): Promise<void> {
+    if (this.dialect !== "postgres") return this.runMigrations(this.db, undefined);
     // On PostgreSQL the migration tables live in the schema the store works in (its search_path):
     // Kysely otherwise finds another schema's migration tables in the same database and skips its own.
     const schema =
-      this.dialect === "postgres"
-        ? (this.schema ??
-          (await sql<{ s: string }>`select current_schema() as s`.execute(this.db)).rows[0]?.s)
-        : undefined;
+      this.schema ?? (await sql<{ s: string }>`select current_schema() as s`.execute(this.db)).rows[0]?.s;
+    // Kysely creates its migration tables (after introspecting every table of the database) before it
+    // takes its own lock, so two processes migrating at once (workers starting together, or stores in
+    // other schemas of the same database) can both try to create them, or introspect a schema being
+    // changed, and fail. One session-level advisory lock, held on one connection around the whole
+    // migration, makes them take turns.
+    await this.db.connection().execute(async (conn) => {
+      await sql`select pg_advisory_lock(${MIGRATION_LOCK})`.execute(conn);
+      try {
+        await this.runMigrations(conn, schema);
+      } finally {
+        await sql`select pg_advisory_unlock(${MIGRATION_LOCK})`.execute(conn);
+      }
+    });
+  }
+
+  private async runMigrations(db: Kysely<Database>, schema: string | undefined): Promise<void> {
     const migrator = new Migrator({
-      db: this.db,
+      db,
       provider: migrationProvider(this.dialect),
       ...(schema ? { migrationTableSchema: schema } : {}),
     });
