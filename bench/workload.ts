@@ -175,7 +175,12 @@ export function placedOf(
   if (status !== "offered") return { status, placed: null };
   const orderId = /"order_id":"([^"]+)"/.exec(body)?.[1];
   const ref = /"contractor_ref":"([^"]+)"/.exec(body)?.[1];
-  const contractorId = ref === undefined ? undefined : contractorOfRef.get(ref);
+  // Builds before per-account handles (issue 16) answered `ctr-<hex>` for `ctr_<hex>`: so that bench/ab.ts
+  // and a "before" run can measure them, that form is read back too.
+  const contractorId =
+    ref === undefined
+      ? undefined
+      : (contractorOfRef.get(ref) ?? (ref.startsWith("ctr-") ? `ctr_${ref.slice(4)}` : undefined));
   return { status, placed: orderId && contractorId ? { orderId, contractorId } : null };
 }
 
