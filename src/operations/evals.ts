@@ -11,8 +11,8 @@ import { dispatchLatenciesStored } from "./dispatch-latency.js";
 import { defineOperation, type Services } from "./operation.js";
 
 export const EVAL_PERIODS = { rolling_7d: 7, rolling_30d: 30, rolling_90d: 90 } as const;
-type Period = keyof typeof EVAL_PERIODS;
-const PERIOD_NAMES = Object.keys(EVAL_PERIODS) as Period[];
+export type Period = keyof typeof EVAL_PERIODS;
+export const PERIOD_NAMES = Object.keys(EVAL_PERIODS) as Period[];
 
 export const PUBLISHED_TARGETS = {
   quote_turnaround_hours: 2,
@@ -36,7 +36,7 @@ const VENDOR_FIELDS = {
 type VendorField = keyof typeof VENDOR_FIELDS;
 const VENDOR_FIELD_NAMES = Object.keys(VENDOR_FIELDS) as [VendorField, ...VendorField[]];
 
-const metric = z.object({
+export const metric = z.object({
   value: z.number().nullable().describe("Null when the sample is empty (or the figure is not recorded)."),
   sample_size: z
     .number()
@@ -341,7 +341,7 @@ function cached(services: Services, period: Period): Promise<Computed> {
 
 const round = (v: number | null, decimals: number) =>
   v === null || !Number.isFinite(v) ? null : Math.round(v * 10 ** decimals) / 10 ** decimals;
-const ratio = (num: number, den: number) => ({
+export const ratio = (num: number, den: number) => ({
   value: den === 0 ? null : round(num / den, 4),
   sample_size: den,
   unit: "ratio",
@@ -352,7 +352,7 @@ const meanPpm = (ppm: number, n: number) => ({
   sample_size: n,
   unit: "ratio",
 });
-const ms = (v: number | null, n: number) => ({ value: round(v, 3), sample_size: n, unit: "ms" });
+export const ms = (v: number | null, n: number) => ({ value: round(v, 3), sample_size: n, unit: "ms" });
 const FINISHED: readonly OrderStatus[] = ["completed", "invoiced"];
 
 function report(c: Computed, period: Period, services: Services, baseUrl: string): Report {

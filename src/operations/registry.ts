@@ -32,6 +32,7 @@ import {
 } from "./dispatcher.js";
 import { estimateOperation } from "./estimate.js";
 import { evalsOperation } from "./evals.js";
+import { evalsSeriesOperation } from "./evals-series.js";
 import { eventsOperation } from "./event-stream.js";
 import { type AnyOperation, servedToAgents } from "./operation.js";
 import { nteDecisionOperation, orderCancelOperation } from "./order-actions.js";
@@ -66,6 +67,7 @@ export const OPERATIONS: readonly AnyOperation[] = [
   estimateOperation,
   tradeIndexOperation,
   evalsOperation,
+  evalsSeriesOperation,
   probeOperation,
   attestVerifyOperation,
   attestCheckpointOperation,

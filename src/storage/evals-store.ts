@@ -51,6 +51,13 @@ export interface ActiveContractors {
 export interface EvalsPersistence {
   /** The figures of the orders in one mode received in [since, until). */
   figures(livemode: boolean, since: string, until: string): Promise<EvalsFigures>;
+  /** The figures of each UTC day in [first, last] (see EvalsStore.daily). */
+  daily(
+    livemode: boolean,
+    first: string,
+    last: string,
+    metrics: readonly LatencyMetric[],
+  ): Promise<Map<string, EvalsFigures>>;
   /**
    * Live contractors that are active and not excluded (those that can be given work): how many, how many
    * have insurance and license both verified through `today`, and how many have any verification date.
@@ -189,6 +196,79 @@ export class EvalsStore implements EvalsPersistence {
       latency[metric] = { n, p50: await at(0.5), p95: await at(0.95) };
     }
     return { byStatus, latency };
+  }
+
+  /**
+   * The figures of each UTC day from `first` to `last` (YYYY-MM-DD, both included) of one mode: the orders
+   * received that day, whole days, read from the rollup in two statements (sums per day and status, and
+   * the latency histograms per day), with the nearest-rank p50 and p95 of `metrics` per day from the
+   * latency index. A day without orders is absent.
+   */
+  async daily(
+    livemode: boolean,
+    first: string,
+    last: string,
+    metrics: readonly LatencyMetric[],
+  ): Promise<Map<string, EvalsFigures>> {
+    const out = new Map<string, EvalsFigures>();
+    const dayStart = (day: string) => `${day}T00:00:00.000Z`;
+    const nextDay = (day: string) => iso(Date.parse(dayStart(day)) + DAY_MS).slice(0, 10);
+    if (!this.rollup) {
+      // Without the rollup (the tests' reference), each day is read from the orders themselves.
+      for (let day = first; day <= last; day = nextDay(day)) {
+        const f = await this.figures(livemode, dayStart(day), dayStart(nextDay(day)));
+        if (f.byStatus.size > 0) out.set(day, f);
+      }
+      return out;
+    }
+    const mode = livemode ? 1 : 0;
+    if (this.dialect === "postgres" && this.compact) await sql`SELECT fsd_evals_compact()`.execute(this.db);
+    const dailySource = this.source("evals_daily", `livemode, day, status, ${EVALS_SUMS.join(", ")}`);
+    const sums = await sql<SumsRow & { day: string }>`
+      SELECT day, status, ${sql.raw(EVALS_SUMS.map((s) => `sum(${s}) AS ${s}`).join(", "))}
+      FROM ${dailySource} WHERE livemode = ${mode} AND day >= ${first} AND day <= ${last}
+      GROUP BY day, status`.execute(this.db);
+    const emptyLatency = () =>
+      Object.fromEntries(LATENCY_METRICS.map((m) => [m, { n: 0, p50: null, p95: null }])) as Record<
+        LatencyMetric,
+        LatencyFigure
+      >;
+    for (const row of sums.rows) {
+      const sumsOf = zeroSums();
+      for (const f of EVALS_SUMS) sumsOf[f] = Number(row[f] ?? 0);
+      if (sumsOf.orders === 0) continue; // a status whose orders all moved on
+      const day = out.get(row.day) ?? { byStatus: new Map(), latency: emptyLatency() };
+      day.byStatus.set(row.status, sumsOf);
+      out.set(row.day, day);
+    }
+    if (metrics.length === 0 || out.size === 0) return out;
+    const latencySource = this.source("evals_latency_daily", "livemode, metric, day, bucket, n");
+    const histogram = await sql<HistogramRow & { day: string }>`
+      SELECT day, metric, bucket, sum(n) AS n FROM ${latencySource}
+      WHERE livemode = ${mode} AND day >= ${first} AND day <= ${last}
+        AND metric IN (${sql.join(metrics.map((m) => sql.lit(m)))})
+      GROUP BY day, metric, bucket`.execute(this.db);
+    const buckets = new Map<string, Array<[number, number]>>(); // day|metric -> [bucket, n]
+    for (const row of histogram.rows) {
+      const n = Number(row.n);
+      if (n <= 0) continue;
+      const key = `${row.day}|${row.metric}`;
+      const list = buckets.get(key) ?? [];
+      list.push([Number(row.bucket), n]);
+      buckets.set(key, list);
+    }
+    for (const [key, list] of buckets) {
+      const [day, metric] = key.split("|") as [string, LatencyMetric];
+      const figures = out.get(day);
+      if (!figures) continue;
+      list.sort((a, b) => a[0] - b[0]);
+      const n = list.reduce((sum, [, count]) => sum + count, 0);
+      const since = dayStart(day);
+      const until = dayStart(nextDay(day));
+      const at = (q: number) => this.nearestRank(metric, list, n, q, mode, since, until);
+      figures.latency[metric] = { n, p50: await at(0.5), p95: await at(0.95) };
+    }
+    return out;
   }
 
   /** The value of rank ceil(q * n) (1-based) in ascending order, located by the histogram. */

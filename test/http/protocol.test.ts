@@ -113,6 +113,7 @@ describe("HTTP protocol", () => {
       [
         "dispatchEstimate",
         "dispatchEvals",
+        "dispatchEvalsSeries",
         "dispatchIndex",
         "dispatchOrder",
         "dispatchOrderStatus",
