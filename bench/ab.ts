@@ -7,6 +7,9 @@
 //   npm run build && node dist/bench/ab.js /tmp/dist-before            quote, 6 rounds of 5 s
 //   BENCH_AB_LOAD=estimate BENCH_ROUNDS=8 node dist/bench/ab.js DIR     estimate; more rounds
 //   BENCH_AB_LOAD=verify node dist/bench/ab.js DIR                      GET /api/attest/verify/{seal} of a quote
+//   BENCH_AB_LOAD=order node dist/bench/ab.js DIR                       the matched order, in bursts of 15 % of
+//                                                                         the pool's capacity, each released by
+//                                                                         the caller's cancel, not measured
 //   BENCH_AB_PROFILE=/tmp/prof node dist/bench/ab.js DIR                also a CPU profile of each server
 //
 // It prints each round's server CPU per request and the medians, with after / before.
@@ -19,9 +22,12 @@ import {
   closeReaders,
   DIST,
   drive,
+  driveRun,
   type Figures,
+  figuresOf,
   type Load,
   median,
+  type Run,
   row,
   type Server,
   start,
@@ -29,7 +35,7 @@ import {
   us,
   WARMUP_SECONDS,
 } from "./lib.js";
-import { benchEnv, demandJobs, prepareStore } from "./workload.js";
+import { benchEnv, demandJobs, type Placed, placedOf, prepareStore, Releaser } from "./workload.js";
 
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 6);
 const ROUND_SECONDS = Number(process.env.BENCH_SECONDS ?? 5);
@@ -43,14 +49,22 @@ async function main(): Promise<void> {
     process.exitCode = 2;
     return;
   }
-  if (LOAD !== "quote" && LOAD !== "estimate" && LOAD !== "verify")
-    throw new Error(`BENCH_AB_LOAD: quote, estimate or verify, not ${LOAD}`);
+  if (LOAD !== "quote" && LOAD !== "estimate" && LOAD !== "verify" && LOAD !== "order")
+    throw new Error(`BENCH_AB_LOAD: quote, estimate, verify or order, not ${LOAD}`);
   const builds = [
     { name: "before", dist: resolve(beforeDist) },
     { name: "after", dist: DIST },
   ];
   const dirs: string[] = [];
-  const servers: { name: string; server: Server; load: Load; storeFile: string }[] = [];
+  const servers: Array<{
+    name: string;
+    server: Server;
+    load: Load;
+    storeFile: string;
+    /** For orders: gives back the capacity the last burst took, and says how many were matched. */
+    release?: () => Promise<{ orders: number; offered: number }>;
+    burst?: number;
+  }> = [];
   try {
     for (const build of builds) {
       const dataDir = mkdtempSync(join(tmpdir(), `fd-ab-${build.name}-`));
@@ -86,9 +100,62 @@ async function main(): Promise<void> {
         await auditSealed(storeFile);
         load = { name: "verify", method: "GET", path: `/api/attest/verify/${seal}` };
       }
+      if (LOAD === "order") {
+        const releaser = new Releaser(server.url, prepared.contractorKeys);
+        let placed: Placed[] = [];
+        let orders = 0;
+        load = {
+          ...quoteLoad,
+          name: "order",
+          path: "/api/dispatch/v1/order",
+          bodies: jobs.map((j) => j.order),
+          onResponse: (status, body) => {
+            orders++;
+            const p =
+              status === 200 || status === 201 ? placedOf(body, prepared.contractorOfRef).placed : null;
+            if (p) placed.push(p);
+          },
+        };
+        const release = async () => {
+          const done = { orders, offered: placed.length };
+          const taken = placed;
+          placed = [];
+          orders = 0;
+          await releaser.cancel(taken, prepared.callerKey);
+          await auditSealed(storeFile);
+          return done;
+        };
+        servers.push({
+          name: build.name,
+          server,
+          storeFile,
+          load,
+          release,
+          burst: Math.floor(prepared.capacity * 0.15),
+        });
+        continue;
+      }
       servers.push({ name: build.name, server, storeFile, load });
     }
-    for (const s of servers) await drive(s.server, s.load, WARMUP_SECONDS);
+    const matched = new Map<string, { orders: number; offered: number }>();
+    /** One measurement: for orders, bursts until `seconds` are measured, each released unmeasured. */
+    const measure = async (s: (typeof servers)[number], seconds: number): Promise<Figures> => {
+      if (!s.release) return drive(s.server, s.load, seconds);
+      const runs: Run[] = [];
+      let spent = 0;
+      do {
+        const run = await driveRun(s.server, { ...s.load, maxRequests: s.burst ?? 100 }, seconds - spent);
+        runs.push(run);
+        spent += run.seconds;
+        const r = await s.release();
+        const m = matched.get(s.name) ?? { orders: 0, offered: 0 };
+        matched.set(s.name, { orders: m.orders + r.orders, offered: m.offered + r.offered });
+        if (run.requests === 0) break;
+      } while (seconds - spent >= 1);
+      return figuresOf(runs);
+    };
+    for (const s of servers) await measure(s, WARMUP_SECONDS);
+    matched.clear();
     const figures = new Map<string, Figures[]>(servers.map((s) => [s.name, []]));
     const widths = [7, 8, 9, 8, 8, 12];
     process.stdout.write(
@@ -99,7 +166,7 @@ async function main(): Promise<void> {
     for (let round = 0; round < ROUNDS; round++) {
       const order = round % 2 === 0 ? servers : [...servers].reverse();
       for (const s of order) {
-        const f = await drive(s.server, s.load, ROUND_SECONDS);
+        const f = await measure(s, ROUND_SECONDS);
         figures.get(s.name)?.push(f);
         const errors = f.non2xx || f.errors ? ` non-2xx ${f.non2xx}, errors ${f.errors}` : "";
         process.stdout.write(
@@ -107,6 +174,10 @@ async function main(): Promise<void> {
         );
       }
     }
+    for (const [name, m] of matched)
+      process.stdout.write(
+        `${name}: ${m.offered} of ${m.orders} orders offered to a contractor (${((100 * m.offered) / Math.max(1, m.orders)).toFixed(1)} %)\n`,
+      );
     const cpu = (name: string) =>
       median((figures.get(name) ?? []).map((f) => f.cpuUsPerRequest ?? Number.NaN));
     const rps = (name: string) => median((figures.get(name) ?? []).map((f) => f.rps));
