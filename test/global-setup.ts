@@ -2,6 +2,7 @@
 // runs that started more than two hours ago (interrupted ones). Another run in progress on the same
 // database keeps its schemas.
 
+import { MIGRATION_LOCK } from "../src/storage/kysely-store.js";
 import { admin, runSchemaPrefix, TEST_SCHEMA_PREFIX } from "./helpers/test-store.js";
 
 const STALE_AFTER_MS = 2 * 60 * 60 * 1000;
@@ -14,8 +15,16 @@ async function dropSchemas(filter: (name: string) => boolean): Promise<void> {
       "SELECT nspname FROM pg_namespace WHERE nspname LIKE $1",
       [`${TEST_SCHEMA_PREFIX}%`],
     );
-    for (const { nspname } of rows.filter((r) => filter(r.nspname))) {
-      await c.query(`DROP SCHEMA IF EXISTS "${nspname}" CASCADE`);
+    const doomed = rows.filter((r) => filter(r.nspname));
+    if (doomed.length === 0) return;
+    // Under the migrations' lock: Kysely's migrator introspects every table of the database, and fails
+    // ("schema ... does not exist") if a schema is dropped under it, in this run or another run on the
+    // same database.
+    await c.query("SELECT pg_advisory_lock($1)", [MIGRATION_LOCK]);
+    try {
+      for (const { nspname } of doomed) await c.query(`DROP SCHEMA IF EXISTS "${nspname}" CASCADE`);
+    } finally {
+      await c.query("SELECT pg_advisory_unlock($1)", [MIGRATION_LOCK]);
     }
   });
 }

@@ -19,7 +19,7 @@ import type { Store, WriteTx } from "./store.js";
 import { isRetryableConflict } from "./store-errors.js";
 
 /** A PostgreSQL advisory lock id held while migrating (any schema of the database): one at a time. */
-const MIGRATION_LOCK = 0x66736d67; // "fsmg"
+export const MIGRATION_LOCK = 0x66736d67; // "fsmg"
 
 import { WebhookStore } from "./webhook-store.js";
 import { prepareInserts, writeTx } from "./write-tx.js";
@@ -112,7 +112,7 @@ export class KyselyStore implements Store {
     // takes its own lock, so two processes migrating at once (workers starting together, or stores in
     // other schemas of the same database) can both try to create them, or introspect a schema being
     // changed, and fail. One session-level advisory lock, held on one connection around the whole
-    // migration, makes them take turns.
+    // migration, makes them take turns (the tests drop their schemas under it too).
     await this.db.connection().execute(async (conn) => {
       await sql`select pg_advisory_lock(${MIGRATION_LOCK})`.execute(conn);
       try {
