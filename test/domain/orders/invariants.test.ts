@@ -171,6 +171,7 @@ function play(w: World, s: OrderStep): void {
               ranking: JSON.stringify(ranking),
               callback_url: null,
               received_at: w.now.toISOString(),
+              created_at: w.now.toISOString(),
             } as Order,
             candidates: ranking.map((id) => ({
               contractorId: id,
@@ -183,6 +184,7 @@ function play(w: World, s: OrderStep): void {
             actor: "key:k",
             createdData: {},
             decisionData: {},
+            time: { timeZone: "America/Chicago", window: null },
           },
           ctx,
         ),
