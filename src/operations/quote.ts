@@ -111,6 +111,9 @@ export const quoteOperation = defineOperation({
       model_hourly_rate_cents: job.modelPrice.hourly_rate_cents,
       model_total_cents: job.modelPrice.total_cents,
     };
+    const serviceTime = serviceTimeView(
+      servicePromise({ urgency: job.urgency, trade: job.trade, ...time }, now),
+    );
     const id = newSortableId("qte");
     const nowIso = now.toISOString();
     const record = sealRecord({
@@ -126,6 +129,7 @@ export const quoteOperation = defineOperation({
         model_price: job.modelPrice,
         price_breakdown: breakdown,
         chosen: chosen?.contractor.id ?? null,
+        service_time: serviceTime,
         ...matchDecision(result),
       },
     });
@@ -164,7 +168,7 @@ export const quoteOperation = defineOperation({
       eta_minutes: chosen?.etaMinutes ?? null,
       within_nte: job.nteCents === null ? null : price.total_cents <= job.nteCents,
       valid_for_minutes: validFor,
-      ...serviceTimeView(servicePromise({ urgency: job.urgency, trade: job.trade, ...time }, now)),
+      ...serviceTime,
       expires_at: expires.toISOString(),
       created_at: now.toISOString(),
       price_breakdown: breakdown,

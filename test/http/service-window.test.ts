@@ -159,6 +159,16 @@ describe("the time promised", () => {
     const created = Date.parse(body.created_at);
     expect(Date.parse(body.respond_by) - created).toBe(15 * 60_000);
     expect(Date.parse(body.arrive_by) - created).toBe(2 * HOUR);
+    const audit = await h.get("/api/audit?kind=quote.issued&limit=100", { "x-api-key": key });
+    const issued = (audit.json().records as Array<{ record: { data: Record<string, unknown> } }>).find(
+      (r) => r.record.data.quote_id === body.quote_id,
+    );
+    expect(issued?.record.data.service_time).toEqual({
+      time_zone: "America/Denver",
+      arrival_window: null,
+      respond_by: body.respond_by,
+      arrive_by: body.arrive_by,
+    });
   });
 
   it("books scheduled work without a window into the earliest: the next working day, 08:00 local", async () => {
@@ -273,6 +283,18 @@ describe("the time promised", () => {
     expect(order.arrival_window).toBeNull();
     expect(Date.parse(order.respond_by) - Date.parse(order.created_at)).toBe(15 * 60_000);
     expect(Date.parse(order.arrive_by) - Date.parse(order.created_at)).toBe(2 * HOUR);
+    // The promise is sealed with the match's decision.
+    const audit = await h.get(`/api/audit?order_id=${order.order_id}`, { "x-api-key": key });
+    expect(audit.statusCode, audit.body).toBe(200);
+    const decision = (
+      audit.json().records as Array<{ kind: string; record: { data: Record<string, unknown> } }>
+    ).find((r) => r.kind === "order.matched" || r.kind === "order.unmatched");
+    expect(decision?.record.data.service_time).toEqual({
+      time_zone: "America/Los_Angeles",
+      arrival_window: null,
+      respond_by: order.respond_by,
+      arrive_by: order.arrive_by,
+    });
   });
 });
 

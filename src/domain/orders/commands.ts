@@ -235,6 +235,16 @@ export function createOrder(cmd: CreateOrder, ctx: CommandContext): OrderChange 
           estimated_cost_cents: order.estimated_cost_cents,
           model_price_cents: cmd.modelPriceCents,
           matching_time_ms: order.matching_time_ms,
+          // The time promised, sealed with the decision.
+          service_time: {
+            time_zone: order.time_zone,
+            arrival_window:
+              order.window_start === null
+                ? null
+                : { start: order.window_start, end: order.window_end, source: order.window_source },
+            respond_by: order.respond_by,
+            arrive_by: order.arrive_by,
+          },
           ...cmd.decisionData,
         },
       },
