@@ -330,3 +330,58 @@ describe("over MCP", () => {
     });
   });
 });
+
+describe("over A2A", () => {
+  it("runs dispatch.quote with a window under the caller's key and answers the promise", async () => {
+    const w = window(4 * DAY, 4);
+    const res = await h.post(
+      "/api/a2a",
+      {
+        jsonrpc: "2.0",
+        id: 2,
+        method: "message/send",
+        params: {
+          message: {
+            kind: "message",
+            messageId: "m-window",
+            role: "user",
+            parts: [
+              {
+                kind: "data",
+                data: {
+                  skill: "dispatch.quote",
+                  input: validQuote({ urgency: "scheduled", service_window: w }),
+                },
+              },
+            ],
+          },
+        },
+      },
+      { "x-api-key": key },
+    );
+    expect(res.statusCode, res.body).toBe(200);
+    const part = res.json().result.parts[0] as { kind: string; data: Record<string, unknown> };
+    expect(part.kind).toBe("data");
+    expect(part.data).toMatchObject({
+      time_zone: "America/Chicago",
+      arrival_window: { start: iso(w.start), end: iso(w.end), source: "requested" },
+    });
+  });
+});
+
+describe("the OpenAPI document", () => {
+  it("describes the window on every request and the promise on every answer", async () => {
+    const doc = (await h.get("/openapi.json")).json() as {
+      components: { schemas: Record<string, { properties: Record<string, unknown>; required?: string[] }> };
+    };
+    const schemas = doc.components.schemas;
+    for (const request of ["QuoteRequest", "EstimateRequest", "OrderRequest"]) {
+      expect(schemas[request]?.properties.service_window, request).toBeDefined();
+    }
+    for (const answer of ["QuoteResult", "Estimate", "Order", "OrderSummary"]) {
+      for (const field of ["time_zone", "arrival_window", "respond_by", "arrive_by"]) {
+        expect(schemas[answer]?.required, `${answer}.${field}`).toContain(field);
+      }
+    }
+  });
+});
