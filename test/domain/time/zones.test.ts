@@ -1,12 +1,33 @@
 import { describe, expect, it } from "vitest";
+import { lookupZip, zipsOfState } from "../../../src/domain/geo.js";
 import { isTimeZone, offsetMinutes } from "../../../src/domain/time/local-time.js";
-import { allTimeZones, STATE_TIME_ZONES, timeZoneOf } from "../../../src/domain/time/zones.js";
+import {
+  allTimeZones,
+  STATE_TIME_ZONES,
+  timeZoneOf,
+  ZIP3_TIME_ZONES,
+  ZIP5_TIME_ZONES,
+} from "../../../src/domain/time/zones.js";
 import { STATE_CODES } from "../../../src/domain/us-regions.js";
 
 describe("timeZoneOf", () => {
   it("names a zone ICU knows for every state, DC and territory, and every ZIP entry", () => {
     for (const state of STATE_CODES) expect(STATE_TIME_ZONES[state], state).toBeDefined();
     for (const zone of allTimeZones()) expect(isTimeZone(zone), zone).toBe(true);
+  });
+
+  it("lists only ZIPs of their own state (the ZIP data the service has agrees, where it knows them)", () => {
+    for (const [state, byPrefix] of Object.entries(ZIP3_TIME_ZONES)) {
+      const prefixes = new Set(zipsOfState(state).map((z) => z.zip.slice(0, 3)));
+      for (const prefix of Object.keys(byPrefix ?? {}))
+        expect(prefixes.has(prefix), `${state} ${prefix}`).toBe(true);
+    }
+    for (const [state, byZip] of Object.entries(ZIP5_TIME_ZONES)) {
+      for (const zip of Object.keys(byZip ?? {})) {
+        const known = lookupZip(zip);
+        if (known) expect(known.state, zip).toBe(state);
+      }
+    }
   });
 
   it("gives the state's zone without a ZIP, and for a ZIP in the state's main zone", () => {
