@@ -10,6 +10,13 @@ import { currencySchema, etaTierSchema, serviceTimeShape, timeZoneSchema } from 
 
 export { ORDER_STATUSES };
 
+/** The order's time promised, as every view of an order shows it (null zone: made before it was kept). */
+export const orderServiceTimeShape = serviceTimeShape(
+  timeZoneSchema
+    .nullable()
+    .describe("The job's local time zone (IANA); null for orders made before it was kept."),
+);
+
 export const orderSchema = z
   .object({
     order_id: z.string().describe("Order identifier, ord_..."),
@@ -44,11 +51,7 @@ export const orderSchema = z
     estimated_cost_cents: z.number().int(),
     final_cost_cents: z.number().int().nullable().describe("The contractor's final cost, once completed."),
     eta_at: z.iso.datetime().nullable().describe("When the contractor on its way expects to arrive."),
-    ...serviceTimeShape(
-      timeZoneSchema
-        .nullable()
-        .describe("The job's local time zone (IANA); null for orders made before it was kept."),
-    ),
+    ...orderServiceTimeShape,
     status_reason: z.string().nullable().describe("Why the order was cancelled or could not be completed."),
     nte_approved_cents: z
       .number()
@@ -103,7 +106,7 @@ const STATUS_DETAIL: Record<OrderStatus, string> = {
 const num = (v: number | null | undefined) => (v === null || v === undefined ? null : Number(v));
 
 /** The order's stated time; rows (and event payloads) from before migration 0018 have none. */
-function serviceTimeOf(row: OrdersTable) {
+export function serviceTimeOf(row: OrdersTable) {
   const windowed = row.window_start && row.window_end;
   return {
     time_zone: row.time_zone ?? null,

@@ -8,6 +8,7 @@ import { localDateTime } from "../../src/domain/time/local-time.js";
 import { earliestWindow } from "../../src/domain/time/service-window.js";
 import { createFetcher } from "../../src/services/create-services.js";
 import { WebhookDispatcher } from "../../src/workers/webhook-dispatcher.js";
+import { liveContractor, testRecord } from "../helpers/fixtures.js";
 import {
   createHarness,
   ESTIMATE_PATH,
@@ -294,6 +295,39 @@ describe("the time promised", () => {
       arrival_window: null,
       respond_by: order.respond_by,
       arrive_by: order.arrive_by,
+    });
+  });
+});
+
+describe("the contractor's view", () => {
+  it("shows the contractor offered the job when to be there", async () => {
+    const contractor = liveContractor();
+    await h.services.store.contractors.insert([contractor], testRecord());
+    await h.services.pool.load();
+    const caller = await h.key("windows", "live");
+    const crew = await h.services.keys.issue({
+      accountName: "crew",
+      mode: "live",
+      actor: "operator:test",
+      kind: "contractor",
+      contractorId: contractor.id,
+    });
+    const w = window(5 * DAY, 3);
+    const res = await h.post(ORDER_PATH, validOrder({ urgency: "scheduled", service_window: w }), {
+      "x-api-key": caller,
+    });
+    expect(res.statusCode, res.body).toBe(200);
+    expect(res.json().status).toBe("offered");
+    const offers = await h.get("/api/contractor/v1/offers", { "x-api-key": crew.key });
+    expect(offers.statusCode, offers.body).toBe(200);
+    const offer = (offers.json().offers as Array<{ order_id: string }>).find(
+      (o) => o.order_id === res.json().order_id,
+    );
+    expect(offer).toMatchObject({
+      time_zone: "America/Los_Angeles",
+      arrival_window: { start: iso(w.start), end: iso(w.end), source: "requested" },
+      respond_by: null,
+      arrive_by: null,
     });
   });
 });
