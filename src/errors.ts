@@ -35,6 +35,8 @@ export const ERROR_CODE_LIST = Object.keys(ERROR_CODES) as ErrorCode[];
 export interface FieldError {
   field: string;
   message: string;
+  /** A machine-readable reason, for rules that have one (an appointment window's, for instance). */
+  code?: string;
 }
 
 /** An expected failure of an operation, rendered as an RFC 9457 problem by every transport. */

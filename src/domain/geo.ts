@@ -33,6 +33,15 @@ export function lookupCity(city: string, state: string): Point | undefined {
   return { lat: lat / matches.length, lon: lon / matches.length };
 }
 
+/** The lowest ZIP of a city in a state (a stable one of its ZIPs), or undefined for an unknown city. */
+export function firstZipOfCity(city: string, state: string): string | undefined {
+  let first: string | undefined;
+  for (const z of zipcodes.lookupByName(city, state)) {
+    if (z.country === "US" && (first === undefined || z.zip < first)) first = z.zip;
+  }
+  return first;
+}
+
 /** All US ZIP centroids of a state, sorted by ZIP (deterministic input for the sandbox generator). */
 export function zipsOfState(state: string): ZipCentroid[] {
   return zipcodes

@@ -19,16 +19,18 @@ import { compliantThrough } from "./compliance.js";
 import type { Contractor } from "./contractor.js";
 import { distanceMiles, type Point } from "./geo.js";
 import { type JobPrice, priceJob, type Urgency } from "./pricing.js";
+import { SERVICE_LEVELS } from "./time/service-levels.js";
 import type { TradeCode } from "./trades.js";
 import type { StateCode } from "./us-regions.js";
 
 export const SCORE_WEIGHTS = { fit: 0.3, eta: 0.25, quality: 0.2, price: 0.15, load: 0.1 } as const;
 
-/** Arrival targets per urgency, minutes. */
+/** Arrival targets per urgency, minutes: the published service levels' (time/service-levels.ts); for
+ * scheduled work, booked days ahead, a week. */
 export const ETA_TARGET_MINUTES: Readonly<Record<Urgency, number>> = {
-  emergency: 120,
-  urgent: 480,
-  routine: 2880,
+  emergency: SERVICE_LEVELS.emergency.arriveMinutes ?? 120,
+  urgent: SERVICE_LEVELS.urgent.arriveMinutes ?? 480,
+  routine: SERVICE_LEVELS.routine.arriveMinutes ?? 2880,
   scheduled: 10080,
 };
 

@@ -9,7 +9,7 @@ import { ApiError } from "../errors.js";
 import type { OffersTable, OrdersTable } from "../storage/schema.js";
 import { defineOperation, type OperationContext, principalOf } from "./operation.js";
 import { acceptOffer, declineOffer, invoice, reportProgress, requestNte } from "./order-commands.js";
-import { ORDER_STATUSES } from "./order-view.js";
+import { ORDER_STATUSES, orderServiceTimeShape, serviceTimeOf } from "./order-view.js";
 
 /** The contractor a key speaks for, in the key's mode: a test key sees sandbox work, a live key live work. */
 export function contractorOf(ctx: OperationContext): ContractorKey {
@@ -27,6 +27,8 @@ const jobBase = {
   location: z.object({ state: z.string(), zip: z.string().nullable(), city: z.string().nullable() }),
   nte_cents: z.number().int().nullable().describe("Not-to-exceed amount the caller set, if any."),
   estimated_cost_cents: z.number().int(),
+  // When to be there: the window, or the urgency's respond_by and arrive_by.
+  ...orderServiceTimeShape,
 };
 
 export const contractorOfferSchema = z
@@ -64,6 +66,7 @@ function job(order: OrdersTable) {
     location: { state: order.state, zip: order.zip, city: order.city },
     nte_cents: order.nte_cents === null ? null : Number(order.nte_cents),
     estimated_cost_cents: Number(order.estimated_cost_cents),
+    ...serviceTimeOf(order),
   };
 }
 

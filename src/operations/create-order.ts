@@ -8,11 +8,17 @@ import type { OrdersTable } from "../storage/schema.js";
 import { checkWebhookUrl } from "../webhooks/targets.js";
 import { matchDecision, sealRef } from "./audit-decisions.js";
 import { recordDispatchLatency } from "./dispatch-latency.js";
-import { cascadeCandidates, matchJob, resolveJob } from "./job.js";
+import { cascadeCandidates, matchJob, resolveJob, resolveJobTime } from "./job.js";
 import { defineOperation, principalOf } from "./operation.js";
 import { tryOrderCommand } from "./order-commands.js";
 import { type OrderView, orderSchema, orderView } from "./order-view.js";
-import { nteSchema, orderLocationSchema, tradeSchema, urgencySchema } from "./schemas.js";
+import {
+  nteSchema,
+  orderLocationSchema,
+  serviceWindowSchema,
+  tradeSchema,
+  urgencySchema,
+} from "./schemas.js";
 
 export const orderInput = z
   .strictObject({
@@ -30,6 +36,7 @@ export const orderInput = z
       .max(2048, { error: "callback_url must be at most 2048 characters" })
       .optional(),
     reference_id: z.string().max(255, { error: "reference_id must be at most 255 characters" }).optional(),
+    service_window: serviceWindowSchema.optional(),
   })
   .meta({ id: "OrderRequest" });
 
@@ -39,7 +46,8 @@ export const orderOperation = defineOperation({
   summary: "Create a work order",
   description:
     "Creates a durable work order and automatically matches the best eligible contractor from the active " +
-    "pool. Returns the order id, the masked contractor handle and a status URL. Send an idempotency key to " +
+    "pool. Returns the order id, the masked contractor handle, a status URL, the job's time zone and the time " +
+    "promised (arrival window, or respond_by and arrive_by). Send an idempotency key to " +
     "retry safely. When no contractor is eligible the order is still created with status " +
     "needs_dispatcher.",
   access: "key",
@@ -63,7 +71,9 @@ export const orderOperation = defineOperation({
     const { services } = ctx;
     if (input.callback_url !== undefined)
       checkWebhookUrl(input.callback_url, "callback_url", principal.livemode, services.config);
-    const job = resolveJob(input, services.now());
+    const requestedAt = services.now();
+    const job = resolveJob(input, requestedAt);
+    const time = resolveJobTime(input, requestedAt);
     const matchStartHr = process.hrtime.bigint();
     const result = matchJob(services, job, principal.livemode);
     const matchedHr = process.hrtime.bigint();
@@ -121,6 +131,13 @@ export const orderOperation = defineOperation({
       accepted_offer_attempt: null,
       manual_dispatch_count: 0,
       redispatch_count: 0,
+      // The command states the time promised.
+      time_zone: null,
+      window_start: null,
+      window_end: null,
+      window_source: null,
+      respond_by: null,
+      arrive_by: null,
     };
     const command: CreateOrder = {
       draft,
@@ -139,6 +156,7 @@ export const orderOperation = defineOperation({
         reference_id: draft.reference_id,
       },
       decisionData: matchDecision(result),
+      time,
     };
     let view: OrderView | undefined;
     const outcome = await tryOrderCommand(

@@ -3,13 +3,17 @@
 
 import { z } from "zod";
 import { CURRENCY, estimateRange } from "../domain/pricing.js";
+import { servicePromise } from "../domain/time/service-window.js";
 import { REGIONS } from "../domain/us-regions.js";
-import { resolveJob } from "./job.js";
+import { resolveJob, resolveJobTime, serviceTimeView } from "./job.js";
 import { defineOperation } from "./operation.js";
 import {
   currencySchema,
   jobPriceSchema,
   quoteLocationSchema,
+  serviceTimeShape,
+  serviceWindowSchema,
+  timeZoneSchema,
   tradeSchema,
   urgencySchema,
 } from "./schemas.js";
@@ -19,6 +23,7 @@ export const estimateInput = z
     trade: tradeSchema,
     location: quoteLocationSchema,
     urgency: urgencySchema,
+    service_window: serviceWindowSchema.optional(),
   })
   .meta({ id: "EstimateRequest" });
 
@@ -34,6 +39,7 @@ export const estimateOutput = z
     regional_factor: z.number(),
     regional_factor_source: z.string(),
     typical: jobPriceSchema.describe("How the typical figure is built."),
+    ...serviceTimeShape(timeZoneSchema),
     estimated: z.literal(true).describe("Always true: a model estimate, not a quote."),
     methodology_url: z.string().describe("Where the rate model is documented (the trade index)."),
   })
@@ -54,7 +60,9 @@ export const estimateOperation = defineOperation({
   output: estimateOutput,
   example: { trade: "hvac", location: { state: "CA", zip: "94103" }, urgency: "routine" },
   async handler(ctx, input) {
-    const job = resolveJob(input, ctx.services.now());
+    const now = ctx.services.now();
+    const job = resolveJob(input, now);
+    const time = resolveJobTime(input, now);
     const range = estimateRange(job.trade, job.state, job.urgency);
     const region = REGIONS[job.state];
     return {
@@ -68,6 +76,7 @@ export const estimateOperation = defineOperation({
       regional_factor: region.regionalFactor,
       regional_factor_source: region.factorSource,
       typical: range.typical,
+      ...serviceTimeView(servicePromise({ urgency: job.urgency, trade: job.trade, ...time }, now)),
       estimated: true as const,
       methodology_url: "/api/dispatch/index",
     };

@@ -2,10 +2,12 @@
 // against the caller's pool (sandbox for test keys, live for live keys).
 
 import { dayOf } from "../domain/compliance.js";
-import { lookupCity, lookupZip, type Point } from "../domain/geo.js";
+import { firstZipOfCity, lookupCity, lookupZip, type Point } from "../domain/geo.js";
 import { type MatchRequest, type MatchResult, match, type RankedCandidate } from "../domain/matching.js";
 import { MAX_OFFERS } from "../domain/orders/policy.js";
 import { modelJobPrice, type Urgency } from "../domain/pricing.js";
+import { type ServicePromise, type TimeWindow, windowIssues } from "../domain/time/service-window.js";
+import { timeZoneOf } from "../domain/time/zones.js";
 import { TRADES, type TradeCode } from "../domain/trades.js";
 import type { StateCode } from "../domain/us-regions.js";
 import { validationError } from "../errors.js";
@@ -45,6 +47,57 @@ export function resolveJob(input: JobInput, now: Date): ResolvedJob {
     laborHours: TRADES[input.trade].typicalJobHours,
     modelPrice: modelJobPrice(input.trade, state, input.urgency),
     today: dayOf(now),
+  };
+}
+
+/** A job's time as a request gives it: its zone and the caller's window, if any. */
+export interface JobTime {
+  timeZone: string;
+  window: TimeWindow | null;
+}
+
+/**
+ * The job's time zone (its ZIP, else the lowest ZIP of its city, else its state) and the caller's
+ * service window, checked against the window rules on `now`: a broken rule is a 422 on the field, with
+ * the rule's code.
+ */
+export function resolveJobTime(
+  input: JobInput & { service_window?: { start: string; end: string } | undefined },
+  now: Date,
+): JobTime {
+  const state = input.location.state as StateCode;
+  const zip =
+    input.location.zip ?? (input.location.city ? firstZipOfCity(input.location.city, state) : undefined);
+  const timeZone = timeZoneOf(state, zip);
+  if (input.service_window === undefined) return { timeZone, window: null };
+  const window = { start: new Date(input.service_window.start), end: new Date(input.service_window.end) };
+  const unreadable = (["start", "end"] as const).filter((k) => Number.isNaN(window[k].getTime()));
+  if (unreadable.length > 0) {
+    throw validationError(
+      unreadable.map((k) => ({
+        field: `service_window.${k}`,
+        message: `service_window.${k} is not a date-time that exists`,
+      })),
+    );
+  }
+  const issues = windowIssues(window, { urgency: input.urgency, trade: input.trade, now });
+  if (issues.length > 0) throw validationError(issues);
+  return { timeZone, window };
+}
+
+/** A promise as answers state it (UTC times, the zone named). */
+export function serviceTimeView(p: ServicePromise) {
+  return {
+    time_zone: p.timeZone,
+    arrival_window: p.arrivalWindow
+      ? {
+          start: p.arrivalWindow.start.toISOString(),
+          end: p.arrivalWindow.end.toISOString(),
+          source: p.arrivalWindow.source,
+        }
+      : null,
+    respond_by: p.respondBy?.toISOString() ?? null,
+    arrive_by: p.arriveBy?.toISOString() ?? null,
   };
 }
 

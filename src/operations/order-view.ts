@@ -6,9 +6,16 @@ import type { ContractorRefs } from "../auth/contractor-refs.js";
 import { ORDER_STATUSES, type OrderStatus, TRANSITIONS } from "../domain/orders/transitions.js";
 import type { NteRequestsTable, OrdersTable } from "../storage/schema.js";
 import { type SealRef, sealRefSchema, sealSchema } from "./audit-decisions.js";
-import { currencySchema, etaTierSchema } from "./schemas.js";
+import { currencySchema, etaTierSchema, serviceTimeShape, timeZoneSchema } from "./schemas.js";
 
 export { ORDER_STATUSES };
+
+/** The order's time promised, as every view of an order shows it (null zone: made before it was kept). */
+export const orderServiceTimeShape = serviceTimeShape(
+  timeZoneSchema
+    .nullable()
+    .describe("The job's local time zone (IANA); null for orders made before it was kept."),
+);
 
 export const orderSchema = z
   .object({
@@ -44,6 +51,7 @@ export const orderSchema = z
     estimated_cost_cents: z.number().int(),
     final_cost_cents: z.number().int().nullable().describe("The contractor's final cost, once completed."),
     eta_at: z.iso.datetime().nullable().describe("When the contractor on its way expects to arrive."),
+    ...orderServiceTimeShape,
     status_reason: z.string().nullable().describe("Why the order was cancelled or could not be completed."),
     nte_approved_cents: z
       .number()
@@ -97,6 +105,23 @@ const STATUS_DETAIL: Record<OrderStatus, string> = {
 
 const num = (v: number | null | undefined) => (v === null || v === undefined ? null : Number(v));
 
+/** The order's stated time; rows (and event payloads) from before migration 0018 have none. */
+export function serviceTimeOf(row: OrdersTable) {
+  const windowed = row.window_start && row.window_end;
+  return {
+    time_zone: row.time_zone ?? null,
+    arrival_window: windowed
+      ? {
+          start: row.window_start as string,
+          end: row.window_end as string,
+          source: row.window_source === "earliest" ? ("earliest" as const) : ("requested" as const),
+        }
+      : null,
+    respond_by: row.respond_by ?? null,
+    arrive_by: row.arrive_by ?? null,
+  };
+}
+
 /** What an order's view needs of its request: the base of its URLs and the accounts' contractor handles. */
 export interface ViewContext {
   baseUrl: string;
@@ -136,6 +161,7 @@ export function orderView(
         ? null
         : Number(row.final_cost_cents),
     eta_at: row.eta_at ?? null,
+    ...serviceTimeOf(row),
     status_reason: row.status_reason ?? null,
     nte_approved_cents: num(row.nte_approved_cents),
     invoice_cents: num(row.invoice_cents),

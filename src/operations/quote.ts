@@ -3,9 +3,10 @@
 import { z } from "zod";
 import { sealRecord } from "../audit/record.js";
 import { CURRENCY } from "../domain/pricing.js";
+import { servicePromise } from "../domain/time/service-window.js";
 import { newSortableId } from "../ids.js";
 import { matchDecision, sealSchema } from "./audit-decisions.js";
-import { matchJob, resolveJob } from "./job.js";
+import { matchJob, resolveJob, resolveJobTime, serviceTimeView } from "./job.js";
 import { defineOperation, principalOf } from "./operation.js";
 import {
   currencySchema,
@@ -13,6 +14,9 @@ import {
   jobPriceSchema,
   nteSchema,
   quoteLocationSchema,
+  serviceTimeShape,
+  serviceWindowSchema,
+  timeZoneSchema,
   tradeSchema,
   urgencySchema,
 } from "./schemas.js";
@@ -27,6 +31,7 @@ export const quoteInput = z
     urgency: urgencySchema,
     nte_cents: nteSchema.optional(),
     description: z.string().max(2000, { error: "description must be at most 2000 characters" }).optional(),
+    service_window: serviceWindowSchema.optional(),
   })
   .meta({ id: "QuoteRequest" });
 
@@ -56,6 +61,7 @@ export const quoteOutput = z
       .nullable()
       .describe("Whether the estimate is within nte_cents (null without one)."),
     valid_for_minutes: z.number().int(),
+    ...serviceTimeShape(timeZoneSchema),
     expires_at: z.iso.datetime(),
     created_at: z.iso.datetime(),
     price_breakdown: jobPriceSchema.extend({
@@ -75,7 +81,8 @@ export const quoteOperation = defineOperation({
   description:
     "Prices a field-service job and matches the best available contractor from the active pool without " +
     "committing one. Returns the masked contractor handle, the estimated cost in cents, an ETA tier and " +
-    "how long the quote stays valid.",
+    "how long the quote stays valid, with the job's time zone and the time promised: the arrival window " +
+    "for windowed work, respond_by and arrive_by for as-soon-as-possible work.",
   access: "key",
   effect: "write",
   limit: "key",
@@ -92,6 +99,7 @@ export const quoteOperation = defineOperation({
     const principal = principalOf(ctx);
     const now = ctx.services.now();
     const job = resolveJob(input, now);
+    const time = resolveJobTime(input, now);
     const result = matchJob(ctx.services, job, principal.livemode);
     const chosen = result.chosen;
     const price = chosen ? chosen.price : job.modelPrice;
@@ -103,6 +111,9 @@ export const quoteOperation = defineOperation({
       model_hourly_rate_cents: job.modelPrice.hourly_rate_cents,
       model_total_cents: job.modelPrice.total_cents,
     };
+    const serviceTime = serviceTimeView(
+      servicePromise({ urgency: job.urgency, trade: job.trade, ...time }, now),
+    );
     const id = newSortableId("qte");
     const nowIso = now.toISOString();
     const record = sealRecord({
@@ -118,6 +129,7 @@ export const quoteOperation = defineOperation({
         model_price: job.modelPrice,
         price_breakdown: breakdown,
         chosen: chosen?.contractor.id ?? null,
+        service_time: serviceTime,
         ...matchDecision(result),
       },
     });
@@ -156,6 +168,7 @@ export const quoteOperation = defineOperation({
       eta_minutes: chosen?.etaMinutes ?? null,
       within_nte: job.nteCents === null ? null : price.total_cents <= job.nteCents,
       valid_for_minutes: validFor,
+      ...serviceTime,
       expires_at: expires.toISOString(),
       created_at: now.toISOString(),
       price_breakdown: breakdown,

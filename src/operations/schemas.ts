@@ -112,7 +112,75 @@ export const problemSchema = z
     code: z.string(),
     request_id: z.string(),
     instance: z.string().optional(),
-    errors: z.array(z.object({ field: z.string(), message: z.string() })).optional(),
+    errors: z
+      .array(
+        z.object({
+          field: z.string(),
+          message: z.string(),
+          code: z
+            .string()
+            .optional()
+            .describe("A machine-readable reason, where the rule has one (e.g. window_in_past)."),
+        }),
+      )
+      .optional(),
   })
   .loose()
   .meta({ id: "Problem", description: "RFC 9457 problem details" });
+
+const rfc3339 = (field: string) =>
+  z.iso
+    .datetime({
+      offset: true,
+      error: `${field} must be an RFC 3339 date-time with a UTC offset, e.g. 2026-11-03T09:00:00-05:00`,
+    })
+    .describe("RFC 3339 date-time with a UTC offset (Z or +hh:mm).");
+
+export const serviceWindowSchema = z
+  .strictObject({
+    start: rfc3339("service_window.start"),
+    end: rfc3339("service_window.end"),
+  })
+  .describe(
+    "When the contractor may arrive, for routine or scheduled work (refused for emergency and urgent: " +
+      "they are as soon as possible). It must not start in the past, must lie within the next 90 days and " +
+      "be at least the trade's typical job length (the trade index lists it). Scheduled work without a " +
+      "window gets the earliest one: the next working day 08:00-12:00 in the job's time zone.",
+  );
+
+const utc = () => z.iso.datetime().describe("UTC (RFC 3339).");
+
+/** What an answer promises about a job's time: its zone, and a window or the as-soon-as-possible clocks. */
+export function serviceTimeShape<Zone extends z.ZodType>(zone: Zone) {
+  return {
+    time_zone: zone,
+    arrival_window: z
+      .object({
+        start: utc(),
+        end: utc(),
+        source: z
+          .enum(["requested", "earliest"])
+          .describe("requested: the service_window you gave; earliest: the earliest the service books."),
+      })
+      .nullable()
+      .describe(
+        "For windowed work (routine with a service_window, or scheduled): when the contractor arrives.",
+      ),
+    respond_by: utc()
+      .nullable()
+      .describe(
+        "For as-soon-as-possible work: a contractor committed by then (the urgency's service level).",
+      ),
+    arrive_by: utc()
+      .nullable()
+      .describe(
+        "For as-soon-as-possible work: the contractor on site by then (the urgency's service level).",
+      ),
+  };
+}
+
+export const timeZoneSchema = z
+  .string()
+  .describe(
+    "The job's local time zone (IANA name), from its ZIP where its state spans zones, else its state.",
+  );

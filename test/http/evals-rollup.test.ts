@@ -110,6 +110,12 @@ function row(i: number, run: number, o: OrderSpec): OrdersTable {
     accepted_offer_attempt: acceptedAttempt,
     manual_dispatch_count: dispatches,
     redispatch_count: redispatches,
+    time_zone: null,
+    window_start: null,
+    window_end: null,
+    window_source: null,
+    respond_by: null,
+    arrive_by: null,
   };
 }
 

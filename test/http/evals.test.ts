@@ -834,6 +834,12 @@ describe("nearest rank", () => {
         accepted_offer_attempt: null,
         manual_dispatch_count: 0,
         redispatch_count: 0,
+        time_zone: null,
+        window_start: null,
+        window_end: null,
+        window_source: null,
+        respond_by: null,
+        arrive_by: null,
       };
     });
     await store.write(async (tx) => {

@@ -54,9 +54,19 @@ const ADDED = [
   "redispatch_count",
 ] as const;
 
+/** Columns of later migrations (0018's order time), which 0010's table does not have either. */
+const LATER = [
+  "time_zone",
+  "window_start",
+  "window_end",
+  "window_source",
+  "respond_by",
+  "arrive_by",
+] as const;
+
 function as0010(row: OrdersTable): Record<string, unknown> {
   const copy: Record<string, unknown> = { ...row };
-  for (const column of ADDED) delete copy[column];
+  for (const column of [...ADDED, ...LATER]) delete copy[column];
   return copy;
 }
 

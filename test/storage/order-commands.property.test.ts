@@ -120,6 +120,12 @@ async function play(w: World, s: OrderStep, orders: string[]): Promise<void> {
       accepted_offer_attempt: null,
       manual_dispatch_count: 0,
       redispatch_count: 0,
+      time_zone: null,
+      window_start: null,
+      window_end: null,
+      window_source: null,
+      respond_by: null,
+      arrive_by: null,
     } satisfies Order;
     await commands.tryOrderCommand(
       services,
@@ -139,6 +145,7 @@ async function play(w: World, s: OrderStep, orders: string[]): Promise<void> {
             actor: "key:prop",
             createdData: {},
             decisionData: {},
+            time: { timeZone: "America/Chicago", window: null },
           },
           ctx,
         ),

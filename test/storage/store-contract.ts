@@ -59,6 +59,12 @@ export function order(overrides: Partial<OrdersTable> = {}): OrdersTable {
     accepted_offer_attempt: null,
     manual_dispatch_count: 0,
     redispatch_count: 0,
+    time_zone: null,
+    window_start: null,
+    window_end: null,
+    window_source: null,
+    respond_by: null,
+    arrive_by: null,
     ...overrides,
   };
 }

@@ -9,6 +9,9 @@
 // `unavailable`, so the cascade moves down the ranking as if it had never been free.
 
 import { complianceIssues, dayOf, describeIssues } from "../compliance.js";
+import type { Urgency } from "../pricing.js";
+import { servicePromise, type TimeWindow } from "../time/service-window.js";
+import type { TradeCode } from "../trades.js";
 import type {
   Actor,
   AuditFact,
@@ -159,6 +162,8 @@ export interface CreateOrder {
   createdData: Record<string, unknown>;
   /** The match's evidence for the order.matched / order.unmatched record (candidates and scores). */
   decisionData: Record<string, unknown>;
+  /** The job's time zone and the caller's service window (already checked against the window rules). */
+  time: { timeZone: string; window: TimeWindow | null };
 }
 
 /** A new order: offered to the best-ranked candidate with capacity, or handed to a dispatcher. */
@@ -173,6 +178,17 @@ export function createOrder(cmd: CreateOrder, ctx: CommandContext): OrderChange 
   );
   const chosen = offer ? (cmd.candidates.find((c) => c.contractorId === offer.contractor_id) ?? null) : null;
   const status = nextStatus("received", chosen ? "offer" : "no_candidate", "system") as OrderStatus;
+  // The time promised, from the order's creation (created_at, the same however often the command is
+  // decided again): its window, or its urgency's service level.
+  const promise = servicePromise(
+    {
+      urgency: cmd.draft.urgency as Urgency,
+      trade: cmd.draft.trade as TradeCode,
+      timeZone: cmd.time.timeZone,
+      window: cmd.time.window,
+    },
+    new Date(cmd.draft.created_at),
+  );
   const order: Order = {
     ...cmd.draft,
     status,
@@ -190,6 +206,12 @@ export function createOrder(cmd: CreateOrder, ctx: CommandContext): OrderChange 
     accepted_offer_attempt: null,
     manual_dispatch_count: 0,
     redispatch_count: 0,
+    time_zone: promise.timeZone,
+    window_start: promise.arrivalWindow?.start.toISOString() ?? null,
+    window_end: promise.arrivalWindow?.end.toISOString() ?? null,
+    window_source: promise.arrivalWindow?.source ?? null,
+    respond_by: promise.respondBy?.toISOString() ?? null,
+    arrive_by: promise.arriveBy?.toISOString() ?? null,
     // No version (nor override_count): the columns' defaults (0) stand for a new order.
   };
   return {
@@ -213,6 +235,16 @@ export function createOrder(cmd: CreateOrder, ctx: CommandContext): OrderChange 
           estimated_cost_cents: order.estimated_cost_cents,
           model_price_cents: cmd.modelPriceCents,
           matching_time_ms: order.matching_time_ms,
+          // The time promised, sealed with the decision.
+          service_time: {
+            time_zone: order.time_zone,
+            arrival_window:
+              order.window_start === null
+                ? null
+                : { start: order.window_start, end: order.window_end, source: order.window_source },
+            respond_by: order.respond_by,
+            arrive_by: order.arrive_by,
+          },
           ...cmd.decisionData,
         },
       },

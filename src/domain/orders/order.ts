@@ -67,6 +67,16 @@ export interface Order {
   manual_dispatch_count: number;
   /** Assignments by a dispatcher after the contractor could not complete the job (from cannot_complete). */
   redispatch_count: number;
+  /** The job's local time zone, IANA (migration 0018; null for orders created before it). */
+  time_zone: string | null;
+  /** The arrival window of windowed work (routine with a window, or scheduled), UTC, and whether the
+   * caller asked for it ("requested") or the service gave the earliest ("earliest"). */
+  window_start: string | null;
+  window_end: string | null;
+  window_source: string | null;
+  /** For as-soon-as-possible work, the urgency's service level: a contractor committed by, on site by. */
+  respond_by: string | null;
+  arrive_by: string | null;
   /** Bumped by every change of the order, its offers or its NTE requests (migration 0010): a write that
    * read an older version matches no row. */
   version?: number;

@@ -83,6 +83,12 @@ function order(status: OrderStatus, overrides: Partial<Order> = {}): Order {
     accepted_offer_attempt: null,
     manual_dispatch_count: 0,
     redispatch_count: 0,
+    time_zone: null,
+    window_start: null,
+    window_end: null,
+    window_source: null,
+    respond_by: null,
+    arrive_by: null,
     version: 7,
     ...overrides,
   };
@@ -300,6 +306,7 @@ describe("what each change carries", () => {
         actor: "key:k",
         createdData: { input: {} },
         decisionData: { candidates: candidates.length },
+        time: { timeZone: "America/Chicago", window: null },
       },
       ctx(unavailable),
     );
@@ -666,6 +673,7 @@ describe("what the evals read, as the commands record it", () => {
         actor: "key:k",
         createdData: {},
         decisionData: {},
+        time: { timeZone: "America/Chicago", window: null },
       },
       ctx(unavailable),
     );

@@ -97,8 +97,25 @@ class World {
   }
 }
 
+/** The time promised at creation (migration 0018's columns): no later command moves it. */
+const PROMISE = [
+  "time_zone",
+  "window_start",
+  "window_end",
+  "window_source",
+  "respond_by",
+  "arrive_by",
+] as const;
+
 function checkChange(change: OrderChange): void {
   expect(change.audit.length).toBeGreaterThan(0);
+  const promise = (o: Order) => PROMISE.map((k) => o[k]);
+  if (change.before) expect(promise(change.after)).toEqual(promise(change.before));
+  else {
+    // A new order states its promise: as-soon-as-possible work its clocks, windowed work its window.
+    expect(change.after.time_zone).not.toBeNull();
+    expect(change.after.respond_by === null).toBe(change.after.window_start !== null);
+  }
   const from = change.before?.status ?? "received";
   if (change.after.status !== from) {
     expect(change.event?.type).toBe(`order.${change.after.status}`);
@@ -171,6 +188,7 @@ function play(w: World, s: OrderStep): void {
               ranking: JSON.stringify(ranking),
               callback_url: null,
               received_at: w.now.toISOString(),
+              created_at: w.now.toISOString(),
             } as Order,
             candidates: ranking.map((id) => ({
               contractorId: id,
@@ -183,6 +201,7 @@ function play(w: World, s: OrderStep): void {
             actor: "key:k",
             createdData: {},
             decisionData: {},
+            time: { timeZone: "America/Chicago", window: null },
           },
           ctx,
         ),
