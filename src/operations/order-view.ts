@@ -105,7 +105,7 @@ const STATUS_DETAIL: Record<OrderStatus, string> = {
 
 const num = (v: number | null | undefined) => (v === null || v === undefined ? null : Number(v));
 
-/** The order's stated time; rows (and event payloads) from before migration 0018 have none. */
+/** The order's stated time; rows (and event payloads) from before migration 0017 have none. */
 export function serviceTimeOf(row: OrdersTable) {
   const windowed = row.window_start && row.window_end;
   return {

@@ -54,7 +54,7 @@ const ADDED = [
   "redispatch_count",
 ] as const;
 
-/** Columns of later migrations (0018's order time), which 0010's table does not have either. */
+/** Columns of later migrations (0017's order time), which 0010's table does not have either. */
 const LATER = [
   "time_zone",
   "window_start",

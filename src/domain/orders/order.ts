@@ -67,7 +67,7 @@ export interface Order {
   manual_dispatch_count: number;
   /** Assignments by a dispatcher after the contractor could not complete the job (from cannot_complete). */
   redispatch_count: number;
-  /** The job's local time zone, IANA (migration 0018; null for orders created before it). */
+  /** The job's local time zone, IANA (migration 0017; null for orders created before it). */
   time_zone: string | null;
   /** The arrival window of windowed work (routine with a window, or scheduled), UTC, and whether the
    * caller asked for it ("requested") or the service gave the earliest ("earliest"). */

@@ -97,7 +97,7 @@ class World {
   }
 }
 
-/** The time promised at creation (migration 0018's columns): no later command moves it. */
+/** The time promised at creation (migration 0017's columns): no later command moves it. */
 const PROMISE = [
   "time_zone",
   "window_start",

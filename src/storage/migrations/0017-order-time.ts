@@ -5,7 +5,7 @@
 
 import type { Kysely, Migration } from "kysely";
 
-export const migration0018: Migration = {
+export const migration0017: Migration = {
   async up(db: Kysely<unknown>) {
     for (const column of [
       "time_zone",
