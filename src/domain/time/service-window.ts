@@ -105,8 +105,26 @@ export function windowIssues(window: TimeWindow, ctx: WindowContext): WindowIssu
   return issues;
 }
 
+/**
+ * Earliest windows already worked out, by zone, trade and minute: the answer changes only with the local
+ * date, never within a minute (US zones' offsets are whole minutes), and working it out asks ICU for
+ * local times several times (about 40 µs, on every scheduled quote and order without a window).
+ */
+const earliestCache = new Map<string, TimeWindow>();
+const EARLIEST_CACHE_LIMIT = 4096;
+
 /** The earliest window the service books scheduled work into (see the module's comment). */
 export function earliestWindow(now: Date, timeZone: string, trade: TradeCode): TimeWindow {
+  const key = `${timeZone}|${trade}|${Math.floor(now.getTime() / 60_000)}`;
+  const cached = earliestCache.get(key);
+  if (cached !== undefined) return { start: cached.start, end: cached.end };
+  const window = computeEarliestWindow(now, timeZone, trade);
+  if (earliestCache.size >= EARLIEST_CACHE_LIMIT) earliestCache.clear();
+  earliestCache.set(key, window);
+  return { start: window.start, end: window.end };
+}
+
+function computeEarliestWindow(now: Date, timeZone: string, trade: TradeCode): TimeWindow {
   let day = nextLocalDay(localDateTime(now, timeZone));
   while (day.weekday === 0 || day.weekday === 6) day = nextLocalDay(day);
   const hours = Math.max(EARLIEST_WINDOW.minHours, Math.ceil(TRADES[trade].typicalJobHours));
