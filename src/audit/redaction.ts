@@ -95,8 +95,17 @@ export function redact(actor: string, data: Record<string, unknown>, refOf: RefO
     digests.push(disclosureDigest(encodeJson(json)));
   }
   digests.sort();
+  // Members in sorted order ("_sd" and "_sd_alg" sort before the lower-case names records use), so that
+  // the sealer's canonical JSON takes the object as it is instead of copying it sorted.
+  let names = Object.keys(data);
+  for (let i = 1; i < names.length; i++) {
+    if ((names[i - 1] as string) >= (names[i] as string)) {
+      names = names.sort();
+      break;
+    }
+  }
   const sealed: Record<string, unknown> = { _sd: digests, _sd_alg: SD_ALG };
-  for (const name in data) {
+  for (const name of names) {
     const value = data[name];
     if (!isPrivate(name, value)) sealed[name] = value;
   }

@@ -146,7 +146,8 @@ export function scoreCandidate(
   const priceScore =
     withinNte === false ? 0 : clamp01(1.5 - price.total_cents / Math.max(1, req.modelPrice.total_cents));
   const load = clamp01(1 - activeJobs / Math.max(1, c.maxActiveJobs));
-  const components = { fit, eta, quality, price: priceScore, load };
+  // Keys in sorted order: the audit record lists them so, and its sealer then takes them as they are.
+  const components = { eta, fit, load, price: priceScore, quality };
   const raw =
     SCORE_WEIGHTS.fit * fit +
     SCORE_WEIGHTS.eta * eta +

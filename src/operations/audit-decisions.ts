@@ -30,11 +30,18 @@ export function matchDecision(result: MatchResult) {
   };
 }
 
+/** The values rounded, keys in sorted order (the matcher already lists them so: then no sort is needed). */
 function roundedSorted(values: object): Record<string, number> {
-  const out: Record<string, number> = {};
-  for (const [key, value] of Object.entries(values).sort(([a], [b]) => (a < b ? -1 : 1))) {
-    out[key] = round6(value as number);
+  const source = values as Record<string, number>;
+  let keys = Object.keys(source);
+  for (let i = 1; i < keys.length; i++) {
+    if ((keys[i - 1] as string) >= (keys[i] as string)) {
+      keys = keys.sort();
+      break;
+    }
   }
+  const out: Record<string, number> = {};
+  for (const key of keys) out[key] = round6(source[key] as number);
   return out;
 }
 
