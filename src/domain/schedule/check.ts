@@ -12,7 +12,8 @@ export type Violation =
   | { kind: "late-service"; vehicle: number; job: number; start: number; due: number }
   | { kind: "over-capacity"; vehicle: number; load: number; capacity: number }
   | { kind: "late-return"; vehicle: number; arrival: number; shiftEnd: number }
-  | { kind: "wrong-vehicle"; vehicle: number; job: number; pinnedTo: number };
+  | { kind: "wrong-vehicle"; vehicle: number; job: number; pinnedTo: number }
+  | { kind: "vehicle-not-allowed"; vehicle: number; job: number };
 
 export interface CheckResult {
   readonly feasible: boolean;
@@ -24,7 +25,7 @@ export interface CheckResult {
 /**
  * Checks that every job is visited exactly once (unless listed in `unassigned`), that service starts by
  * each job's due time (waiting until ready is allowed), that loads fit, that each vehicle is back by
- * its shift end and that pinned jobs ride their vehicle.
+ * its shift end, that pinned jobs ride their vehicle and that restricted jobs ride one they allow.
  */
 export function checkSolution(
   problem: Problem,
@@ -67,6 +68,9 @@ export function checkSolution(
           job: index,
           pinnedTo: job.pinnedTo,
         });
+      }
+      if (job.vehicles !== undefined && !job.vehicles.includes(route.vehicle)) {
+        violations.push({ kind: "vehicle-not-allowed", vehicle: route.vehicle, job: index });
       }
       load += job.demand;
       time = start + job.service;

@@ -32,6 +32,8 @@ export interface Job {
   readonly demand: number;
   /** Index of the vehicle this job must stay on (the dispatcher's incremental mode). */
   readonly pinnedTo?: number;
+  /** The vehicles that may serve the job (a contractor with its trade, say); any vehicle when absent. */
+  readonly vehicles?: readonly number[];
 }
 
 export interface Problem {

@@ -34,6 +34,7 @@ interface RouteState {
   readonly cumLoad: number[];
   readonly load: number;
   readonly cost: number;
+  /** Jobs on the route that may not ride any vehicle (pinned, or restricted to some vehicles). */
   readonly pinned: number;
 }
 
@@ -55,6 +56,8 @@ class Search {
   private readonly svc: Float64Array;
   private readonly demand: Float64Array;
   private readonly pinnedTo: Int32Array;
+  /** Per job, the vehicles allowed (1) as a byte per vehicle; null for a job any vehicle may serve. */
+  private readonly allowed: Array<Uint8Array | null>;
   private readonly cap: Float64Array;
   private readonly penalty: number;
   /** For each job, the other jobs by increasing travel time. */
@@ -81,6 +84,12 @@ class Search {
     this.svc = Float64Array.from(jobs, (j) => j.service);
     this.demand = Float64Array.from(jobs, (j) => j.demand);
     this.pinnedTo = Int32Array.from(jobs, (j) => j.pinnedTo ?? -1);
+    this.allowed = jobs.map((j) => {
+      if (j.vehicles === undefined) return null;
+      const set = new Uint8Array(vehicles.length);
+      for (const v of j.vehicles) if (v >= 0 && v < vehicles.length) set[v] = 1;
+      return set;
+    });
     this.cap = Float64Array.from(vehicles, (v) => v.capacity ?? Number.POSITIVE_INFINITY);
     let longest = 0;
     for (const t of this.T) if (Number.isFinite(t) && t > longest) longest = t;
@@ -99,6 +108,14 @@ class Search {
 
   private t(a: number, b: number): number {
     return this.T[a * this.size + b] as number;
+  }
+
+  /** Whether vehicle v may serve job j (its pin, and the vehicles it is restricted to). */
+  private canServe(j: number, v: number): boolean {
+    const pin = this.pinnedTo[j] as number;
+    if (pin >= 0 && pin !== v) return false;
+    const allowed = this.allowed[j];
+    return allowed === null || allowed === undefined || allowed[v] === 1;
   }
 
   /** The schedule arrays of `jobs` on vehicle `v`. */
@@ -124,7 +141,7 @@ class Search {
       service[i] = this.svc[j] as number;
       dueAt[i] = this.due[j] as number;
       cumLoad[i] = (cumLoad[i - 1] as number) + (this.demand[j] as number);
-      if ((this.pinnedTo[j] as number) >= 0) pinned++;
+      if ((this.pinnedTo[j] as number) >= 0 || this.allowed[j] !== null) pinned++;
     }
     loc[k + 1] = vehicle.end;
     dueAt[k + 1] = vehicle.shiftEnd;
@@ -189,11 +206,13 @@ class Search {
     const first = Math.max(pin, 0);
     const last = pin >= 0 ? pin : this.routes.length - 1;
     let triedEmpty = false;
+    const restricted = this.allowed[j] !== null;
     for (let v = first; v <= last; v++) {
+      if (restricted && this.allowed[j]?.[v] !== 1) continue;
       const r = this.routes[v] as RouteState;
       if (r.load + demand > (this.cap[v] as number)) continue;
       const k = r.jobs.length;
-      if (k === 0 && pin < 0) {
+      if (k === 0 && pin < 0 && !restricted) {
         // identical empty vehicles give identical insertions: try the first of each start/end pair only
         if (triedEmpty && this.sameAsEarlierEmpty(v)) continue;
         triedEmpty = true;
@@ -345,7 +364,7 @@ class Search {
       const gain = ra.jobs.length === 1 ? ra.cost : this.t(prev, lj) + this.t(lj, next) - bridge;
       const pin = this.pinnedTo[j] as number;
       for (let b = 0; b < this.routes.length; b++) {
-        if (b === a || (pin >= 0 && b !== pin)) continue;
+        if (b === a || (pin >= 0 && b !== pin) || !this.canServe(j, b)) continue;
         const rb = this.routes[b] as RouteState;
         if (rb.load + (this.demand[j] as number) > (this.cap[b] as number)) continue;
         const kb = rb.jobs.length;
@@ -384,6 +403,7 @@ class Search {
         const pj = this.pinnedTo[j] as number;
         const pu = this.pinnedTo[u] as number;
         if ((pj >= 0 && pj !== b) || (pu >= 0 && pu !== a)) continue;
+        if (!this.canServe(j, b) || !this.canServe(u, a)) continue;
         const ra = this.routes[a] as RouteState;
         const rb = this.routes[b] as RouteState;
         const i = (this.posOf[j] as number) + 1;

@@ -226,6 +226,33 @@ describe("pinned jobs and vehicles with their own base", () => {
   });
 });
 
+describe("jobs restricted to some vehicles (a contractor with the job's trade)", () => {
+  it("serves each restricted job on a vehicle it allows, leaving it unassigned when none can", () => {
+    const base = randomInstance(33, 30, 6, 20);
+    // Every job allows two of the six vehicles (two "trades"); job 29 allows none that exists.
+    const problem: Problem = {
+      ...base,
+      jobs: base.jobs.map((j, i) => ({ ...j, vehicles: i === 29 ? [17] : [i % 3, (i % 3) + 3] })),
+    };
+    for (const seed of [1, 2, 3]) {
+      const solution = solve(problem, { seed, iterations: 400 });
+      expect(checkSolution(problem, solution.routes, solution.unassigned).violations).toEqual([]);
+      for (const route of solution.routes)
+        for (const j of route.jobs) expect(problem.jobs[j]?.vehicles).toContain(route.vehicle);
+      expect(solution.unassigned).toContain(29);
+      // The rest fit: 29 jobs of demand at most 4 on vehicles of capacity 20 with 600 minutes each.
+      expect(solution.unassigned.length).toBeLessThan(6);
+    }
+  });
+
+  it("is caught by the independent check when a route breaks a restriction", () => {
+    const base = randomInstance(34, 4, 2, 20);
+    const problem: Problem = { ...base, jobs: base.jobs.map((j) => ({ ...j, vehicles: [1] })) };
+    const check = checkSolution(problem, [{ vehicle: 0, jobs: [0] }], [1, 2, 3]);
+    expect(check.violations).toContainEqual({ kind: "vehicle-not-allowed", vehicle: 0, job: 0 });
+  });
+});
+
 describe("Solomon instance format", () => {
   it("reads the fleet, the depot's horizon and the customers from a CRLF file", () => {
     const text = [
