@@ -17,6 +17,8 @@ export const ERROR_CODES = {
   contractor_not_compliant: { status: 409, title: "Contractor insurance or license not valid" },
   nte_exceeded: { status: 409, title: "Over the NTE in force" },
   endpoint_disabled: { status: 409, title: "Webhook endpoint disabled" },
+  proposal_stale: { status: 409, title: "Proposal out of date" },
+  proposal_applied: { status: 409, title: "Proposal already applied" },
   idempotency_request_in_progress: { status: 409, title: "Request with this Idempotency-Key is in progress" },
   payload_too_large: { status: 413, title: "Request body too large" },
   unsupported_media_type: { status: 415, title: "Unsupported media type" },

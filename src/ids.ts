@@ -11,6 +11,7 @@ export type IdPrefix =
   | "acct"
   | "key"
   | "ord"
+  | "prp"
   | "qte"
   | "ofr"
   | "nte"

@@ -24,6 +24,8 @@ export const AUDIT_KINDS = {
   "order.invoiced": "The contractor invoiced the job, within the NTE in force: the amount.",
   "order.assigned":
     "A dispatcher assigned a contractor by hand (from offered, needs_dispatcher or cannot_complete) or reassigned the job (from accepted or en_route): the status it was made from, from whom to whom, and why.",
+  "schedule.applied":
+    "A dispatcher applied a day optimiser's proposal: its id and SHA-256 hash, the day, and each assignment it made (or that was refused, with the reason); each assignment also has its own order.assigned record.",
   "pool.changed": "A dispatcher activated, deactivated, excluded or re-included a contractor, and why.",
   "pool.compliance_expiring":
     "The day's compliance list of a pool (one per UTC day and mode): the contractors whose insurance or license has expired, is not verified, or expires within 45 days, with their dates.",

@@ -40,6 +40,7 @@ import { orderListOperation } from "./order-list.js";
 import { orderStatusOperation } from "./order-status.js";
 import { quoteOperation } from "./quote.js";
 import { probeOperation } from "./readiness-probe.js";
+import { scheduleApplyOperation, scheduleOptimizeOperation } from "./schedule.js";
 import { tradeIndexOperation } from "./trade-index.js";
 import {
   webhooksConfigOperation,
@@ -90,6 +91,8 @@ export const OPERATIONS: readonly AnyOperation[] = [
   dispatcherAuditListOperation,
   dispatcherContractorsOperation,
   dispatcherContractorOperation,
+  scheduleOptimizeOperation,
+  scheduleApplyOperation,
 ];
 
 /** The operations agents serve (MCP tools, A2A skills): all but the streams, which REST alone can hold

@@ -14,6 +14,7 @@ import { KyselyKeyRepository } from "./key-repository.js";
 import { migrationProvider } from "./migrations/all-migrations.js";
 import { OrderEventStore, type RemoteListener } from "./order-event-store.js";
 import { KyselyOrderRepository } from "./order-repository.js";
+import { ScheduleStore } from "./schedule-store.js";
 import type { Database } from "./schema.js";
 import type { Store, WriteTx } from "./store.js";
 import { isRetryableConflict } from "./store-errors.js";
@@ -37,6 +38,7 @@ export class KyselyStore implements Store {
   readonly contractors: KyselyContractorRepository;
   readonly orders: KyselyOrderRepository;
   readonly idempotency: KyselyIdempotencyRepository;
+  readonly schedules: ScheduleStore;
   /** PostgreSQL schema the store works in, when not the default (the migration tables live there too). */
   readonly schema: string | undefined;
   readonly singleWriter: boolean;
@@ -75,6 +77,7 @@ export class KyselyStore implements Store {
     this.contractors = new KyselyContractorRepository(db, this.audit, options.clock, dialect);
     this.orders = new KyselyOrderRepository(db, dialect);
     this.idempotency = new KyselyIdempotencyRepository(db);
+    this.schedules = new ScheduleStore(db);
     this.committer = new GroupCommitter<WriteTx>(
       async (work) => {
         let wroteEvents = false;

@@ -276,4 +276,16 @@ export interface Database {
   webhook_deliveries: WebhookDeliveriesTable;
   webhook_attempts: WebhookAttemptsTable;
   daily_runs: DailyRunsTable;
+  schedule_proposals: ScheduleProposalsTable;
+}
+
+export interface ScheduleProposalsTable {
+  id: string;
+  livemode: number;
+  created_at: string;
+  expires_at: string;
+  hash: string;
+  body: string;
+  basis: string;
+  applied_at: string | null;
 }

@@ -23,6 +23,7 @@ import type {
   OffersTable,
   OrdersTable,
   QuotesTable,
+  ScheduleProposalsTable,
   WebhookEventsTable,
 } from "./schema.js";
 import type { WebhookPersistence } from "./webhook-store.js";
@@ -301,4 +302,15 @@ export interface Store {
   readonly webhooks: WebhookPersistence;
   /** Every change of every order, for the live event stream (order-event-store.ts). */
   readonly orderEvents: OrderEventLog;
+  /** The day optimiser's proposals (schedule-store.ts). */
+  readonly schedules: ScheduleProposals;
+}
+
+/** The day optimiser's proposals. */
+export interface ScheduleProposals {
+  insert(row: ScheduleProposalsTable): Promise<void>;
+  byId(id: string): Promise<ScheduleProposalsTable | undefined>;
+  /** Marks a proposal applied unless it already was: true for the one caller that claims it. */
+  claim(id: string, at: string): Promise<boolean>;
+  purge(cutoff: string): Promise<number>;
 }

@@ -196,6 +196,9 @@ describe("A2A", () => {
     expect((found.contractors as unknown[]).length).toBeGreaterThan(0);
     await run("dispatcher.contractor", { contractor_id: held?.contractor_id }, ops);
     await run("dispatcher.audit", { order_id: order.order_id }, ops);
+    const today = new Date().toISOString().slice(0, 10);
+    const proposal = await run("dispatch.schedule_optimize", { date: today, time_limit_ms: 100 }, ops);
+    await run("dispatch.schedule_apply", { proposal_id: proposal.proposal_id }, ops);
     const third = await run("dispatch.order", example("dispatch.order"));
     await run("dispatcher.cancel", { order_id: third.order_id, reason: "duplicate" }, ops);
     await run("dispatch.order_cancel", { order_id: second.order_id });

@@ -253,6 +253,9 @@ describe("MCP tools", () => {
     expect((found.contractors as unknown[]).length).toBeGreaterThan(0);
     await call("dispatcher.contractor", { contractor_id: held?.contractor_id }, ops);
     await call("dispatcher.audit", { order_id: order.order_id }, ops);
+    const today = new Date().toISOString().slice(0, 10);
+    const proposal = await call("dispatch.schedule_optimize", { date: today, time_limit_ms: 100 }, ops);
+    await call("dispatch.schedule_apply", { proposal_id: proposal.proposal_id }, ops);
     const third = await call("dispatch.order", example("dispatch.order"));
     await call("dispatcher.cancel", { order_id: third.order_id, reason: "duplicate" }, ops);
     await call("dispatch.order_cancel", { order_id: second.order_id, reason: "no longer needed" });

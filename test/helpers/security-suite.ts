@@ -20,6 +20,7 @@ import { orderOperation } from "../../src/operations/create-order.js";
 import { dispatcherAssignOperation, dispatcherCancelOperation } from "../../src/operations/dispatcher.js";
 import type { AnyOperation } from "../../src/operations/operation.js";
 import { OPERATIONS } from "../../src/operations/registry.js";
+import { scheduleOptimizeOperation } from "../../src/operations/schedule.js";
 import {
   webhooksDeliveriesOperation,
   webhooksRotateSecretOperation,
@@ -83,12 +84,13 @@ const ID_PREFIXES = [
   "whd",
   "wha",
   "whs",
+  "prp",
 ] as const satisfies readonly IdPrefix[];
 const everyPrefixListed: Exclude<IdPrefix, (typeof ID_PREFIXES)[number]> extends never ? true : false = true;
 void everyPrefixListed;
 
 /** The ids the world provides, by prefix. */
-const RESOLVED = ["ord", "ofr", "nte", "ctr", "whe", "whd"] as const;
+const RESOLVED = ["ord", "ofr", "nte", "ctr", "whe", "whd", "prp"] as const;
 type Resolved = (typeof RESOLVED)[number];
 
 const ID_VALUE = new RegExp(`^(${ID_PREFIXES.join("|")})_[0-9A-Za-z]+$`);
@@ -289,6 +291,10 @@ export async function buildWorld(h: Harness): Promise<World> {
   const c2 = await freshContractor(h, "sandbox");
   const live = await freshContractor(h, "live");
   await h.services.pool.load();
+  const proposal = await run(scheduleOptimizeOperation, dispatcher, {
+    date: new Date().toISOString().slice(0, 10),
+    time_limit_ms: 50,
+  });
   const ids: Record<Resolved, string> = {
     ord: first,
     ofr: offer,
@@ -296,6 +302,7 @@ export async function buildWorld(h: Harness): Promise<World> {
     ctr: d,
     whe: endpoint.endpoint.endpoint_id,
     whd: delivery,
+    prp: proposal.proposal_id,
   };
   return {
     ids,

@@ -140,6 +140,8 @@ describe("HTTP protocol", () => {
         "dispatcherPool",
         "dispatcherContractors",
         "dispatcherContractor",
+        "dispatcherScheduleOptimize",
+        "dispatcherScheduleApply",
         "dispatchQuote",
         "attestVerify",
         "attestCheckpoint",

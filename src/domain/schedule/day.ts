@@ -1,0 +1,203 @@
+// A dispatch day as a routing problem, and its solution as a plan: the jobs of the day (each with the time
+// it may be served in, its trade, its place and how long it takes) and the contractors (each with its
+// base, trades, states, reach, the hours it works that day and how many jobs it takes at most) become
+// the solver's vehicles and jobs; its routes come back as each contractor's stops with their times.
+//
+// Travel: great-circle distance times ROAD_FACTOR, at AVERAGE_MPH (a documented estimate; a routing
+// engine can replace `travelMinutes` later). A job may ride a contractor that has its trade, covers its
+// state and reaches it (service radius); a job pinned to its contractor (already on the way, kept in
+// incremental mode, or named by the dispatcher) rides only that one. Pure.
+
+import { distanceMiles, type Point } from "../geo.js";
+import type { Job, Problem, Vehicle } from "./model.js";
+import { matrixOf } from "./model.js";
+import { solve } from "./solver.js";
+
+/** Roads are longer than the great circle: a common planning factor for US road networks. */
+export const ROAD_FACTOR = 1.3;
+/** Average speed across a service area, city and highway mixed. */
+export const AVERAGE_MPH = 30;
+
+export function travelMinutes(a: Point, b: Point): number {
+  return ((distanceMiles(a, b) * ROAD_FACTOR) / AVERAGE_MPH) * 60;
+}
+
+export interface DayJob {
+  readonly orderId: string;
+  readonly trade: string;
+  readonly state: string;
+  readonly point: Point;
+  /** Service may start from `ready` and no later than `due`. */
+  readonly ready: Date;
+  readonly due: Date;
+  readonly serviceMinutes: number;
+  /** The contractor holding or offered the job now (today's plan), if any. */
+  readonly contractorId: string | null;
+  /** Stays with `contractorId`. */
+  readonly pinned: boolean;
+}
+
+export interface DayContractor {
+  readonly id: string;
+  readonly trades: readonly string[];
+  readonly states: readonly string[];
+  readonly base: Point;
+  readonly radiusMiles: number | null;
+  readonly shiftStart: Date;
+  readonly shiftEnd: Date;
+  /** Jobs it takes at most in the day. */
+  readonly capacity: number;
+}
+
+export interface PlannedStop {
+  readonly orderId: string;
+  readonly arriveAt: Date;
+  readonly startAt: Date;
+  readonly endAt: Date;
+  readonly travelMinutes: number;
+}
+
+export interface PlannedRoute {
+  readonly contractorId: string;
+  readonly stops: readonly PlannedStop[];
+  /** Driving, base to base. */
+  readonly travelMinutes: number;
+  /** Waiting for a job's window to open. */
+  readonly idleMinutes: number;
+}
+
+export type UnplannedReason = "no_contractor" | "contractor_unavailable" | "no_feasible_slot";
+
+export interface DayPlan {
+  readonly routes: readonly PlannedRoute[];
+  readonly unassigned: ReadonlyArray<{ orderId: string; reason: UnplannedReason }>;
+  readonly travelMinutes: number;
+}
+
+export interface PlanOptions {
+  readonly seed?: number;
+  /** Stop searching when `now()` reaches `deadline` (ms). */
+  readonly now?: () => number;
+  readonly deadline?: number;
+  readonly iterations?: number;
+}
+
+const MINUTE = 60_000;
+
+/** Whether `c` may serve `job` (trade, state, reach); pins aside. */
+export function canServe(c: DayContractor, job: DayJob): boolean {
+  if (!c.trades.includes(job.trade) || !c.states.includes(job.state)) return false;
+  return c.radiusMiles === null || distanceMiles(c.base, job.point) <= c.radiusMiles;
+}
+
+/** Plans the day: each contractor's route and the jobs left out, with the reason. */
+export function planDay(
+  jobs: readonly DayJob[],
+  contractors: readonly DayContractor[],
+  options: PlanOptions = {},
+): DayPlan {
+  const unassigned: Array<{ orderId: string; reason: UnplannedReason }> = [];
+  const vehicleOf = new Map(contractors.map((c, i) => [c.id, i]));
+  const origin = Math.min(
+    ...jobs.map((j) => j.ready.getTime()),
+    ...contractors.map((c) => c.shiftStart.getTime()),
+  );
+  const minutes = (d: Date) => (d.getTime() - origin) / MINUTE;
+  // Locations: each contractor's base, then each job's place.
+  const points: Point[] = contractors.map((c) => c.base);
+  const problemJobs: Job[] = [];
+  const jobOf: DayJob[] = [];
+  for (const job of jobs) {
+    let allowed: number[];
+    if (job.pinned) {
+      const v = job.contractorId === null ? undefined : vehicleOf.get(job.contractorId);
+      if (v === undefined) {
+        unassigned.push({ orderId: job.orderId, reason: "contractor_unavailable" });
+        continue;
+      }
+      allowed = [v];
+    } else {
+      allowed = contractors.flatMap((c, v) => (canServe(c, job) ? [v] : []));
+      if (allowed.length === 0) {
+        unassigned.push({ orderId: job.orderId, reason: "no_contractor" });
+        continue;
+      }
+    }
+    problemJobs.push({
+      id: job.orderId,
+      location: points.length,
+      ready: minutes(job.ready),
+      due: minutes(job.due),
+      service: job.serviceMinutes,
+      demand: 1,
+      vehicles: allowed,
+      ...(job.pinned ? { pinnedTo: allowed[0] as number } : {}),
+    });
+    points.push(job.point);
+    jobOf.push(job);
+  }
+  const vehicles: Vehicle[] = contractors.map((c, v) => ({
+    id: c.id,
+    start: v,
+    end: v,
+    shiftStart: minutes(c.shiftStart),
+    shiftEnd: minutes(c.shiftEnd),
+    capacity: c.capacity,
+  }));
+  const travel = matrixOf(points.length, (a, b) =>
+    a === b ? 0 : travelMinutes(points[a] as Point, points[b] as Point),
+  );
+  const problem: Problem = { vehicles, jobs: problemJobs, travel };
+  const solution =
+    problemJobs.length === 0
+      ? { routes: [], unassigned: [], distance: 0 }
+      : solve(problem, {
+          seed: options.seed ?? 1,
+          ...(options.iterations === undefined ? {} : { iterations: options.iterations }),
+          ...(options.now && options.deadline !== undefined
+            ? { now: options.now, deadline: options.deadline }
+            : {}),
+        });
+  for (const j of solution.unassigned)
+    unassigned.push({ orderId: (jobOf[j] as DayJob).orderId, reason: "no_feasible_slot" });
+  const at = (m: number) => new Date(origin + m * MINUTE);
+  const routes: PlannedRoute[] = [];
+  let total = 0;
+  for (const route of solution.routes) {
+    const vehicle = vehicles[route.vehicle] as Vehicle;
+    let time = vehicle.shiftStart;
+    let here = vehicle.start;
+    let drive = 0;
+    let idle = 0;
+    const stops: PlannedStop[] = [];
+    for (const j of route.jobs) {
+      const job = problemJobs[j] as Job;
+      const leg = travel.times[here * travel.size + job.location] as number;
+      const arrive = time + leg;
+      const start = Math.max(arrive, job.ready);
+      idle += start - arrive;
+      drive += leg;
+      stops.push({
+        orderId: job.id,
+        arriveAt: at(arrive),
+        startAt: at(start),
+        endAt: at(start + job.service),
+        travelMinutes: round1(leg),
+      });
+      time = start + job.service;
+      here = job.location;
+    }
+    drive += travel.times[here * travel.size + vehicle.end] as number;
+    total += drive;
+    routes.push({
+      contractorId: vehicle.id,
+      stops,
+      travelMinutes: round1(drive),
+      idleMinutes: round1(idle),
+    });
+  }
+  routes.sort((a, b) => (a.contractorId < b.contractorId ? -1 : 1));
+  return { routes, unassigned, travelMinutes: round1(total) };
+}
+
+const round1 = (x: number) => Math.round(x * 10) / 10;

@@ -1,0 +1,184 @@
+// The optimised day: dispatcherScheduleOptimize proposes routes for the sandbox's scheduled jobs of a day
+// (checked stop by stop against the jobs' windows, the contractors' trades and shifts, and the proposal's
+// hash), and dispatcherScheduleApply carries a proposal out as assignments, once, refusing a stale one.
+
+import { createHash } from "node:crypto";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { canonicalJson } from "../../src/canonical-json.js";
+import { zonedInstant } from "../../src/domain/time/local-time.js";
+import { createHarness, type Harness, ORDER_PATH, validOrder } from "../helpers/harness.js";
+
+const OPTIMIZE = "/api/dispatcher/v1/schedule/optimize";
+const APPLY = "/api/dispatcher/v1/schedule/apply";
+
+let h: Harness;
+let caller: string;
+let ops: string;
+let date: string;
+const orderIds: string[] = [];
+
+/** Tomorrow's `hour`:00 in Los Angeles (where the jobs are). */
+function at(hour: number): string {
+  const [year, month, day] = date.split("-").map(Number) as [number, number, number];
+  return zonedInstant("America/Los_Angeles", { year, month, day, hour, minute: 0 }).toISOString();
+}
+
+async function optimize(body: object, key = ops) {
+  return h.post(OPTIMIZE, { date, time_limit_ms: 300, ...body }, { "x-api-key": key });
+}
+
+beforeAll(async () => {
+  h = await createHarness();
+  caller = await h.key("schedule", "test");
+  ops = await h.dispatcherKey("test");
+  date = new Date(Date.now() + 2 * 86_400_000).toISOString().slice(0, 10);
+  const windows: Array<[number, number]> = [
+    [8, 12],
+    [9, 13],
+    [13, 17],
+    [12, 16],
+    [8, 17],
+    [10, 14],
+  ];
+  for (const [i, [from, to]] of windows.entries()) {
+    const res = await h.post(
+      ORDER_PATH,
+      validOrder({
+        trade: i % 2 === 0 ? "plumbing" : "electrical",
+        urgency: "scheduled",
+        service_window: { start: at(from), end: at(to) },
+        reference_id: `sched-${i}`,
+      }),
+      { "x-api-key": caller },
+    );
+    expect(res.statusCode, res.body).toBe(200);
+    orderIds.push(res.json().order_id);
+  }
+});
+
+afterAll(async () => {
+  await h?.close();
+});
+
+describe("POST /api/dispatcher/v1/schedule/optimize", () => {
+  it("routes the day's jobs within their windows, on contractors with their trade, within their shifts", async () => {
+    const res = await optimize({ state: "CA" });
+    expect(res.statusCode, res.body).toBe(200);
+    const p = res.json();
+    expect(p.proposal_id).toMatch(/^prp_/);
+    expect(p).toMatchObject({ date, state: "CA", mode: "incremental", livemode: false });
+    const { proposal_id, hash, ...body } = p;
+    expect(hash).toBe(createHash("sha256").update(canonicalJson(body)).digest("hex"));
+    const stops = p.routes.flatMap((r: { stops: unknown[] }) => r.stops) as Array<{
+      order_id: string;
+      arrive_at: string;
+      start_at: string;
+      end_at: string;
+    }>;
+    // Every order of the day is either on a route or explained.
+    const planned = new Set([
+      ...stops.map((s) => s.order_id),
+      ...p.unassigned.map((u: { order_id: string }) => u.order_id),
+    ]);
+    for (const id of orderIds) expect(planned.has(id), id).toBe(true);
+    expect(p.totals.served).toBe(stops.length);
+    expect(p.totals.jobs).toBe(stops.length + p.unassigned.length);
+    expect(p.totals.lateness_minutes).toBe(0);
+    expect(stops.length).toBeGreaterThan(0);
+    const orders = new Map((await h.services.store.orders.byIds(orderIds)).map((o) => [o.id, o]));
+    const contractors = new Map((await h.services.store.contractors.load()).map((c) => [c.id, c]));
+    for (const route of p.routes) {
+      const c = contractors.get(route.contractor_id);
+      let previousEnd = Date.parse(route.shift_start);
+      for (const s of route.stops) {
+        const o = orders.get(s.order_id);
+        if (!o) continue; // another test's order of the same day
+        expect(c?.trades).toContain(o.trade);
+        expect(c?.states).toContain(o.state);
+        expect(Date.parse(s.start_at)).toBeGreaterThanOrEqual(Date.parse(o.window_start as string));
+        expect(Date.parse(s.start_at)).toBeLessThanOrEqual(Date.parse(o.window_end as string));
+        expect(Date.parse(s.arrive_at)).toBeGreaterThanOrEqual(previousEnd);
+        expect(Date.parse(s.start_at)).toBeGreaterThanOrEqual(Date.parse(s.arrive_at));
+        previousEnd = Date.parse(s.end_at);
+      }
+      expect(previousEnd).toBeLessThanOrEqual(Date.parse(route.shift_end));
+    }
+  });
+
+  it("keeps a pinned job with its contractor", async () => {
+    const [first] = await h.services.store.orders.byIds([orderIds[0] as string]);
+    const p = (await optimize({ state: "CA", pinned: [orderIds[0]], mode: "full" })).json();
+    const route = p.routes.find((r: { stops: Array<{ order_id: string }> }) =>
+      r.stops.some((s) => s.order_id === orderIds[0]),
+    );
+    expect(first?.contractor_id).toBeTruthy(); // offered to a sandbox contractor when created
+    expect(route?.contractor_id).toBe(first?.contractor_id);
+  });
+
+  it("answers 422 on the field for a bad date, mode or time limit, and 403 to a caller's key", async () => {
+    for (const [body, field] of [
+      [{ date: "tomorrow" }, "date"],
+      [{ mode: "fastest" }, "mode"],
+      [{ time_limit_ms: 60_000 }, "time_limit_ms"],
+    ] as const) {
+      const res = await optimize(body);
+      expect(res.statusCode, res.body).toBe(422);
+      expect(res.json().errors[0].field).toBe(field);
+    }
+    expect((await optimize({}, caller)).statusCode).toBe(403);
+  });
+});
+
+describe("POST /api/dispatcher/v1/schedule/apply", () => {
+  it("assigns every moved or new stop, records schedule.applied, and refuses to apply twice", async () => {
+    const p = (await optimize({ state: "CA", mode: "full" })).json();
+    const res = await h.post(APPLY, { proposal_id: p.proposal_id }, { "x-api-key": ops });
+    expect(res.statusCode, res.body).toBe(200);
+    const applied = res.json();
+    expect(applied.hash).toBe(p.hash);
+    const changed = p.routes.flatMap(
+      (r: { contractor_id: string; stops: Array<{ order_id: string; change: string }> }) =>
+        r.stops
+          .filter((s) => s.change !== "kept")
+          .map((s) => ({ order_id: s.order_id, contractor_id: r.contractor_id })),
+    );
+    expect(applied.assignments.map((a: { order_id: string }) => a.order_id).sort()).toEqual(
+      changed.map((c: { order_id: string }) => c.order_id).sort(),
+    );
+    for (const a of applied.assignments.filter((x: { outcome: string }) => x.outcome === "assigned")) {
+      const [o] = await h.services.store.orders.byIds([a.order_id]);
+      expect(o?.contractor_id).toBe(a.contractor_id);
+      expect(o?.status).toBe("accepted");
+    }
+    const verify = await h.get(`/api/attest/verify/${applied.seal}`);
+    expect(verify.statusCode, verify.body).toBe(200);
+    const again = await h.post(APPLY, { proposal_id: p.proposal_id }, { "x-api-key": ops });
+    expect(again.statusCode).toBe(409);
+    expect(again.json().code).toBe("proposal_applied");
+  });
+
+  it("refuses a proposal whose orders changed since, naming them", async () => {
+    const p = (await optimize({ state: "CA", mode: "full" })).json();
+    const planned = p.routes.flatMap((r: { stops: Array<{ order_id: string }> }) =>
+      r.stops.map((s) => s.order_id),
+    );
+    const victim = planned.find((id: string) => orderIds.includes(id)) as string;
+    const cancel = await h.post(
+      "/api/dispatch/v1/orders/cancel",
+      { order_id: victim, reason: "plans changed" },
+      { "x-api-key": caller },
+    );
+    expect(cancel.statusCode, cancel.body).toBe(200);
+    const res = await h.post(APPLY, { proposal_id: p.proposal_id }, { "x-api-key": ops });
+    expect(res.statusCode, res.body).toBe(409);
+    expect(res.json()).toMatchObject({ code: "proposal_stale" });
+    expect(res.json().changed_orders).toContain(victim);
+  });
+
+  it("answers 404 for an unknown proposal and for one of the other mode", async () => {
+    const p = (await optimize({ state: "CA" })).json();
+    const live = await h.dispatcherKey("live");
+    expect((await h.post(APPLY, { proposal_id: p.proposal_id }, { "x-api-key": live })).statusCode).toBe(404);
+    expect((await h.post(APPLY, { proposal_id: "prp_nothing" }, { "x-api-key": ops })).statusCode).toBe(404);
+  });
+});
