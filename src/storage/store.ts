@@ -16,6 +16,7 @@ import type { CommitOutcome, CommittableChange } from "./order-writer.js";
 import type {
   AccountsTable,
   ApiKeysTable,
+  ConsoleSessionsTable,
   ContractorsTable,
   IdempotencyKeysTable,
   NteRequestsTable,
@@ -89,6 +90,22 @@ export interface KeyRepository {
     at: string,
     audit: (key: ApiKeysTable) => AuditEntry,
   ): Promise<"revoked" | "already_revoked" | "not_found">;
+}
+
+/** A console session as read: its row and the stored hash of the key it stands for. */
+export interface StoredConsoleSession extends ConsoleSessionsTable {
+  key_hash: string;
+}
+
+/** The web console's sessions, by the SHA-256 of their cookie. */
+export interface ConsoleSessionRepository {
+  insert(row: ConsoleSessionsTable): Promise<void>;
+  find(idHash: string): Promise<StoredConsoleSession | undefined>;
+  /** Moves the idle expiry on (never back). */
+  extend(idHash: string, expiresAt: string): Promise<void>;
+  delete(idHash: string): Promise<void>;
+  /** Deletes the sessions expired at `now`; how many. */
+  purgeExpired(now: string): Promise<number>;
 }
 
 /** The dispatch team's filters of one pool. */
@@ -290,6 +307,8 @@ export interface Store {
   flushDeferred(): Promise<void>;
 
   readonly keys: KeyRepository;
+  /** The web console's sessions. */
+  readonly consoleSessions: ConsoleSessionRepository;
   readonly contractors: ContractorRepository;
   readonly orders: OrderRepository;
   readonly idempotency: IdempotencyRepository;

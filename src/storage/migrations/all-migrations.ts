@@ -19,6 +19,7 @@ import { migration0013 } from "./0013-contractor-directory.js";
 import { migration0014 } from "./0014-audit-disclosures.js";
 import { migration0015 } from "./0015-daily-runs.js";
 import { migration0016 } from "./0016-order-events.js";
+import { migration0017 } from "./0017-console-sessions.js";
 
 const MIGRATIONS: Record<Dialect, Record<string, Migration>> = {
   sqlite: {
@@ -38,6 +39,7 @@ const MIGRATIONS: Record<Dialect, Record<string, Migration>> = {
     "0014-audit-disclosures": migration0014,
     "0015-daily-runs": migration0015,
     "0016-order-events": migration0016("sqlite"),
+    "0017-console-sessions": migration0017,
   },
   postgres: {
     "0001-initial": migration0001,
@@ -56,6 +58,7 @@ const MIGRATIONS: Record<Dialect, Record<string, Migration>> = {
     "0014-audit-disclosures": migration0014,
     "0015-daily-runs": migration0015,
     "0016-order-events": migration0016("postgres"),
+    "0017-console-sessions": migration0017,
   },
 };
 
