@@ -237,6 +237,8 @@ export interface OrderRepository {
   offerById(id: string, tx?: WriteTx): Promise<OffersTable | undefined>;
   /** An order's offers, first attempt first. */
   offersOf(orderId: string, tx?: WriteTx): Promise<OffersTable[]>;
+  /** The pending offers of these orders (at most one each): the deadlines the dispatch team's board shows. */
+  pendingOffersOf(orderIds: string[]): Promise<OffersTable[]>;
   nteRequestById(id: string, tx?: WriteTx): Promise<NteRequestsTable | undefined>;
   /** An order's NTE requests, oldest first. */
   nteRequests(orderId: string, tx?: WriteTx): Promise<NteRequestsTable[]>;
