@@ -30,6 +30,7 @@ import { mcpServerCard } from "../discovery/documents.js";
 import { registerDiscovery } from "../discovery/routes.js";
 import { mcpTools, registerMcp } from "../mcp.js";
 import { baseUrlOf } from "./base-url.js";
+import { registerConsoleAssets } from "./console-assets.js";
 import { admitSession, registerConsoleSession, sessionCookieOf } from "./console-session.js";
 import { eventStreams, wantsStream } from "./event-stream.js";
 import { readJsonBody } from "./json-body.js";
@@ -353,6 +354,7 @@ export async function buildApp(services: Services, options: AppOptions = {}): Pr
   }
 
   registerConsoleSession(app, services);
+  registerConsoleAssets(app, services);
   app.get("/healthz", { schema: { hide: true } }, async () => ({ status: "ok" }));
   app.get("/readyz", { schema: { hide: true } }, async (request, reply) => {
     const { ready, checks, error } = await checkReadiness(services);
