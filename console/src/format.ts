@@ -27,8 +27,11 @@ export function money(cents: number | null | undefined): string {
   return (cents / 100).toLocaleString("en-US", { style: "currency", currency: "USD" });
 }
 
+const SPECIAL: Record<string, string> = { hvac: "HVAC" };
+
+/** A code as words: "appliance_repair" -> "Appliance repair", "hvac" -> "HVAC". */
 export function titleCase(code: string): string {
-  return code.replace(/_/g, " ").replace(/^\w/, (c) => c.toUpperCase());
+  return SPECIAL[code] ?? code.replace(/_/g, " ").replace(/^\w/, (c) => c.toUpperCase());
 }
 
 export function place(loc: { city: string | null; state: string; zip: string | null }): string {

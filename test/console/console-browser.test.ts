@@ -1,0 +1,255 @@
+// The web console in a real browser: the machine's Chromium (Debian's `chromium`, /usr/bin/chromium, or
+// CHROMIUM_PATH) driven by playwright-core against the service listening on 127.0.0.1, with the console
+// built from console/ by Vite's API into a temporary directory. If Chromium cannot start, this file fails:
+// `.ci/run` installs it when it is missing. Screenshots of every view go to test-artifacts/console/.
+
+import { mkdirSync, mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { fileURLToPath } from "node:url";
+import { type Browser, type BrowserContext, chromium, type Page } from "playwright-core";
+import { build } from "vite";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { liveContractor, testRecord } from "../helpers/fixtures.js";
+import { createHarness, type Harness, ORDER_PATH } from "../helpers/harness.js";
+
+const ROOT = fileURLToPath(new URL("../..", import.meta.url));
+const ARTIFACTS = join(ROOT, "test-artifacts", "console");
+const CHROMIUM = process.env.CHROMIUM_PATH ?? "/usr/bin/chromium";
+const CHROMIUM_ARGS = [
+  "--no-sandbox",
+  "--disable-gpu",
+  "--disable-background-networking",
+  "--disable-component-update",
+  "--no-first-run",
+  "--disable-sync",
+];
+const PLUMBER = "ctr_liveconsoleplumb";
+const HVAC = "ctr_liveconsolehvac";
+
+let h: Harness;
+let browser: Browser;
+let base: string;
+let buildDir: string;
+let accountKey: string;
+let dispatcherKey: string;
+let plumberKey: string;
+/** What went wrong in any page: uncaught errors and Content-Security-Policy refusals fail the test. */
+const pageProblems: string[] = [];
+
+beforeAll(async () => {
+  mkdirSync(ARTIFACTS, { recursive: true });
+  buildDir = mkdtempSync(join(tmpdir(), "fd-console-build-"));
+  await build({
+    configFile: join(ROOT, "console", "vite.config.ts"),
+    logLevel: "error",
+    build: { outDir: buildDir, emptyOutDir: true },
+  });
+  // Launched first: a browser that cannot start fails the file at once, not a test at its first click.
+  // launch() gives every run a fresh temporary profile (user-data-dir) of its own.
+  browser = await chromium.launch({ executablePath: CHROMIUM, headless: true, args: CHROMIUM_ARGS });
+
+  h = await createHarness({ CONSOLE_DIR: buildDir });
+  await h.services.store.contractors.insert(
+    [
+      liveContractor({ id: PLUMBER, name: "Bay Plumbing Co", trades: ["plumbing"], rating: 4.8 }),
+      liveContractor({ id: HVAC, name: "Mission Air & Heat", trades: ["hvac"], rating: 4.5, lat: 37.8 }),
+    ],
+    testRecord(),
+  );
+  await h.services.pool.load();
+  accountKey = await h.key("acme", "live");
+  dispatcherKey = await h.dispatcherKey("live");
+  plumberKey = (
+    await h.services.keys.issue({
+      accountName: "bay-plumbing",
+      mode: "live",
+      actor: "operator:test",
+      kind: "contractor",
+      contractorId: PLUMBER,
+    })
+  ).key;
+  await h.app.listen({ port: 0, host: "127.0.0.1" });
+  const address = h.app.server.address();
+  if (address === null || typeof address === "string") throw new Error("the server has no TCP address");
+  base = `http://127.0.0.1:${address.port}`;
+}, 120_000);
+
+afterAll(async () => {
+  await browser?.close();
+  await h?.close();
+  if (buildDir) rmSync(buildDir, { recursive: true, force: true });
+});
+
+async function open(viewport: {
+  width: number;
+  height: number;
+}): Promise<{ ctx: BrowserContext; page: Page }> {
+  const ctx = await browser.newContext({ viewport });
+  const page = await ctx.newPage();
+  page.on("pageerror", (e) => pageProblems.push(`page error: ${e.message}`));
+  page.on("console", (m) => {
+    if (m.type() === "error" && /Content Security Policy/i.test(m.text())) pageProblems.push(m.text());
+  });
+  return { ctx, page };
+}
+
+async function signIn(page: Page, key: string): Promise<void> {
+  await page.goto(`${base}/console/`);
+  await page.getByLabel("API key").fill(key);
+  await page.getByRole("button", { name: "Sign in", exact: true }).click();
+  await page.getByRole("button", { name: "Sign out", exact: true }).waitFor();
+}
+
+async function placeOrder(body: Record<string, unknown>): Promise<string> {
+  const res = await h.post(ORDER_PATH, body, { "x-api-key": accountKey });
+  expect(res.statusCode, res.body).toBe(200);
+  return res.json().order_id as string;
+}
+
+/** Waits for the order's row or card to show `status` (the DOM changing, never a fixed sleep). */
+function status(page: Page, orderId: string, value: string, scope = "") {
+  return page
+    .locator(`${scope}[data-order-id="${orderId}"][data-status="${value}"]`)
+    .waitFor({ timeout: 15_000 });
+}
+
+const shot = (page: Page, name: string) =>
+  page.screenshot({ path: join(ARTIFACTS, `${name}.png`), fullPage: true });
+
+describe("the console in Chromium", () => {
+  it("signs in with a key kept nowhere in the browser, and signs out", async () => {
+    const { ctx, page } = await open({ width: 1280, height: 800 });
+    await page.goto(`${base}/console/`);
+    await page.getByLabel("API key").waitFor();
+    await shot(page, "sign-in");
+    await page.getByLabel("API key").fill("fsd_live_000000000000000000000000000000000000");
+    await page.getByRole("button", { name: "Sign in", exact: true }).click();
+    await page.getByRole("alert").waitFor();
+    expect(await page.getByRole("alert").textContent()).toMatch(/API key/);
+    await signIn(page, accountKey);
+    // (Expressions run in the page: this file is type-checked without the DOM's types.)
+    const stored = await page.evaluate(
+      "({ local: localStorage.length, session: sessionStorage.length, cookie: document.cookie })",
+    );
+    expect(stored).toEqual({ local: 0, session: 0, cookie: "" }); // the session cookie is HttpOnly
+    await page.getByRole("button", { name: "Sign out", exact: true }).click();
+    await page.getByLabel("API key").waitFor();
+    await page.reload();
+    await page.getByLabel("API key").waitFor(); // signed out for good, not only on screen
+    await ctx.close();
+    expect(pageProblems).toEqual([]);
+  }, 60_000);
+
+  it("the dispatch team assigns a needs_dispatcher order through the picker; the account's list follows without reload", async () => {
+    // Nobody in the pool is a locksmith: the order waits for the dispatch team.
+    const orderId = await placeOrder({
+      trade: "locksmith",
+      location: {
+        state: "CA",
+        zip: "94103",
+        city: "San Francisco",
+        address: "1 Market St",
+        name: "Store 12",
+      },
+      description: "Back door lock jammed, store cannot close",
+      urgency: "urgent",
+      reference_id: "WO-5521",
+    });
+    const owner = await open({ width: 1280, height: 800 });
+    await signIn(owner.page, accountKey);
+    await status(owner.page, orderId, "needs_dispatcher");
+    await owner.page.evaluate("window.notReloaded = true");
+
+    // And one the pool takes: offered to the HVAC contractor, its deadline counting down on the board.
+    const offeredId = await placeOrder({
+      trade: "hvac",
+      location: {
+        state: "CA",
+        zip: "94103",
+        city: "San Francisco",
+        address: "1 Market St",
+        name: "Store 12",
+      },
+      description: "Rooftop unit not cooling",
+    });
+    const desk = await open({ width: 1360, height: 900 });
+    await signIn(desk.page, dispatcherKey);
+    await status(desk.page, offeredId, "offered", ".group-offered ");
+    const countdown = desk.page.locator(`[data-order-id="${offeredId}"] .countdown`);
+    expect(await countdown.textContent()).toMatch(/^\d+:\d\d(:\d\d)?$/);
+    await status(desk.page, orderId, "needs_dispatcher", ".group-tray ");
+    const row = desk.page.locator(`.group-tray [data-order-id="${orderId}"]`);
+    await shot(desk.page, "board");
+    await row.getByRole("button").click();
+    const pick = desk.page.locator(`[data-contractor-id="${PLUMBER}"]`);
+    await pick.getByRole("radio").check();
+    await desk.page
+      .getByLabel("Reason", { exact: true })
+      .fill("Nearest contractor; locksmith work agreed by phone");
+    await shot(desk.page, "board-detail");
+    await desk.page.getByRole("button", { name: "Assign", exact: true }).click();
+    await status(desk.page, orderId, "accepted");
+
+    // The account owner's open page: the stream moved the row, no reload.
+    await status(owner.page, orderId, "accepted");
+    expect(await owner.page.evaluate("window.notReloaded")).toBe(true);
+    await shot(owner.page, "account");
+    const [stored] = await h.services.store.orders.byIds([orderId]);
+    expect(stored?.contractor_id).toBe(PLUMBER);
+
+    // The contractor's phone shows the job it was given.
+    const phone = await open({ width: 375, height: 740 });
+    await signIn(phone.page, plumberKey);
+    await status(phone.page, orderId, "accepted");
+    await Promise.all([owner.ctx.close(), desk.ctx.close(), phone.ctx.close()]);
+    expect(pageProblems).toEqual([]);
+  }, 90_000);
+
+  it("a contractor on a 375 x 740 screen accepts an offer and moves the job to completed", async () => {
+    const phone = await open({ width: 375, height: 740 });
+    await signIn(phone.page, plumberKey);
+    // Placed once the contractor's screen is open: the offer arrives on the stream.
+    const orderId = await placeOrder({
+      trade: "plumbing",
+      location: {
+        state: "CA",
+        zip: "94110",
+        city: "San Francisco",
+        address: "2400 Mission St",
+        name: "Store 7",
+      },
+      description: "Water heater leaking in the back room",
+      urgency: "routine",
+    });
+    const card = phone.page.locator(`[data-order-id="${orderId}"]`);
+    await status(phone.page, orderId, "offered");
+    expect(await card.locator(".countdown").textContent()).toMatch(/^\d+:\d\d(:\d\d)?$/);
+    const accept = card.getByRole("button", { name: "Accept", exact: true });
+    expect(await card.getByRole("button", { name: "Decline", exact: true }).isVisible()).toBe(true);
+    const box = await accept.boundingBox();
+    expect(box?.height ?? 0).toBeGreaterThanOrEqual(44); // a touch target
+    const width = await phone.page.evaluate("document.documentElement.scrollWidth");
+    expect(width).toBeLessThanOrEqual(375); // nothing wider than the phone
+    await shot(phone.page, "contractor-offer");
+    await accept.click();
+
+    await status(phone.page, orderId, "accepted");
+    await card.getByLabel("ETA (minutes)").fill("25");
+    await shot(phone.page, "contractor-job");
+    await card.getByRole("button", { name: "On my way", exact: true }).click();
+    await status(phone.page, orderId, "en_route");
+    await card.getByRole("button", { name: "On site", exact: true }).click();
+    await status(phone.page, orderId, "on_site");
+    await card.getByLabel("Final cost ($)").fill("212.50");
+    await card.getByRole("button", { name: "Completed", exact: true }).click();
+    await status(phone.page, orderId, "completed");
+    await shot(phone.page, "contractor-done");
+
+    const [stored] = await h.services.store.orders.byIds([orderId]);
+    expect(stored?.status).toBe("completed");
+    expect(Number(stored?.final_cost_cents)).toBe(21_250);
+    await phone.ctx.close();
+    expect(pageProblems).toEqual([]);
+  }, 90_000);
+});
