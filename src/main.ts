@@ -48,13 +48,16 @@ const QUOTE_EXAMPLE = {
   urgency: "urgent",
 };
 
-/** What the first start made (the sandbox key, shown once), and on every start which key agents run under. */
+/** The console's address; what the first start made (the sandbox key, shown once); and on every start which
+ * key agents run under. */
 function printWelcome(
   first: BootstrapResult,
   base: string,
   config: Config,
   agentKey: StoredSandboxKey | null,
 ): void {
+  // The web console, served by this process (README, "Console"); signed in with any API key.
+  process.stdout.write(`Console: ${base.replace(/\/+$/, "")}/console/ (sign in with an API key)\n`);
   if (first.seededContractors > 0) {
     process.stdout.write(`Seeded the sandbox pool with ${first.seededContractors} contractors.\n`);
   }
@@ -64,6 +67,9 @@ function printWelcome(
         "",
         "Your sandbox API key (shown once; it matches only the sandbox contractor pool):",
         `  ${first.sandboxKey}`,
+        "",
+        "Open the console and sign in with it to watch your sandbox orders live:",
+        `  ${base.replace(/\/+$/, "")}/console/`,
         "",
         "Try a quote:",
         `  curl -s ${base}/api/dispatch/v1/quote \\`,
