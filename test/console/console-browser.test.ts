@@ -7,6 +7,7 @@ import { mkdirSync, mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
+import axe from "axe-core";
 import { type Browser, type BrowserContext, chromium, type Page } from "playwright-core";
 import { build } from "vite";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -114,6 +115,19 @@ function status(page: Page, orderId: string, value: string, scope = "") {
     .waitFor({ timeout: 15_000 });
 }
 
+/**
+ * An axe-core scan of the page as it is: no serious or critical violation. The engine is evaluated through
+ * the browser's debugging protocol, which the page's Content-Security-Policy does not govern.
+ */
+async function accessible(page: Page, view: string): Promise<void> {
+  await page.evaluate(axe.source);
+  const violations = await page.evaluate(`axe.run(document, { resultTypes: ["violations"] }).then((r) =>
+    r.violations
+      .filter((v) => v.impact === "serious" || v.impact === "critical")
+      .map((v) => ({ id: v.id, impact: v.impact, help: v.help, nodes: v.nodes.slice(0, 5).map((n) => n.target.join(" ")) })))`);
+  expect(violations, `${view}: ${JSON.stringify(violations, null, 2)}`).toEqual([]);
+}
+
 const shot = (page: Page, name: string) =>
   page.screenshot({ path: join(ARTIFACTS, `${name}.png`), fullPage: true });
 
@@ -123,6 +137,7 @@ describe("the console in Chromium", () => {
     await page.goto(`${base}/console/`);
     await page.getByLabel("API key").waitFor();
     await shot(page, "sign-in");
+    await accessible(page, "sign-in");
     await page.getByLabel("API key").fill("fsd_live_000000000000000000000000000000000000");
     await page.getByRole("button", { name: "Sign in", exact: true }).click();
     await page.getByRole("alert").waitFor();
@@ -188,6 +203,7 @@ describe("the console in Chromium", () => {
       .getByLabel("Reason", { exact: true })
       .fill("Nearest contractor; locksmith work agreed by phone");
     await shot(desk.page, "board-detail");
+    await accessible(desk.page, "board with an order open");
     await desk.page.getByRole("button", { name: "Assign", exact: true }).click();
     await status(desk.page, orderId, "accepted");
 
@@ -195,6 +211,7 @@ describe("the console in Chromium", () => {
     await status(owner.page, orderId, "accepted");
     expect(await owner.page.evaluate("window.notReloaded")).toBe(true);
     await shot(owner.page, "account");
+    await accessible(owner.page, "account");
     const [stored] = await h.services.store.orders.byIds([orderId]);
     expect(stored?.contractor_id).toBe(PLUMBER);
 
@@ -232,11 +249,13 @@ describe("the console in Chromium", () => {
     const width = await phone.page.evaluate("document.documentElement.scrollWidth");
     expect(width).toBeLessThanOrEqual(375); // nothing wider than the phone
     await shot(phone.page, "contractor-offer");
+    await accessible(phone.page, "contractor with an offer");
     await accept.click();
 
     await status(phone.page, orderId, "accepted");
     await card.getByLabel("ETA (minutes)").fill("25");
     await shot(phone.page, "contractor-job");
+    await accessible(phone.page, "contractor with a job");
     await card.getByRole("button", { name: "On my way", exact: true }).click();
     await status(phone.page, orderId, "en_route");
     await card.getByRole("button", { name: "On site", exact: true }).click();
