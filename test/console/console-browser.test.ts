@@ -35,6 +35,8 @@ let buildDir: string;
 let accountKey: string;
 let dispatcherKey: string;
 let plumberKey: string;
+/** The order the dispatch team assigned to the plumber in the second test. */
+let assignedId: string | undefined;
 /** What went wrong in any page: uncaught errors and Content-Security-Policy refusals fail the test. */
 const pageProblems: string[] = [];
 
@@ -214,6 +216,7 @@ describe("the console in Chromium", () => {
     await accessible(owner.page, "account");
     const [stored] = await h.services.store.orders.byIds([orderId]);
     expect(stored?.contractor_id).toBe(PLUMBER);
+    assignedId = orderId;
 
     // The contractor's phone shows the job it was given.
     const phone = await open({ width: 375, height: 740 });
@@ -268,6 +271,17 @@ describe("the console in Chromium", () => {
     const [stored] = await h.services.store.orders.byIds([orderId]);
     expect(stored?.status).toBe("completed");
     expect(Number(stored?.final_cost_cents)).toBe(21_250);
+
+    // The job the dispatch team gave it (the test before): it cannot be finished, with a reason.
+    if (assignedId === undefined) throw new Error("the assignment test did not run");
+    const other = phone.page.locator(`[data-order-id="${assignedId}"]`);
+    await other.getByText("Cannot finish this job?").click();
+    await other.getByLabel("What stops you").fill("Needs a locksmith's tools");
+    await other.getByRole("button", { name: "Cannot complete", exact: true }).click();
+    await other.waitFor({ state: "detached" });
+    const [given] = await h.services.store.orders.byIds([assignedId]);
+    expect(given?.status).toBe("cannot_complete");
+    expect(given?.status_reason).toBe("Needs a locksmith's tools");
     await phone.ctx.close();
     expect(pageProblems).toEqual([]);
   }, 90_000);

@@ -196,6 +196,7 @@ function OfferCard({ offer }: { offer: Offer }) {
 function JobCard({ job }: { job: Job }) {
   const [eta, setEta] = useState("30");
   const [cost, setCost] = useState(((job.estimated_cost_cents ?? 0) / 100).toFixed(2));
+  const [reason, setReason] = useState("");
   const [busy, setBusy] = useState(false);
   const [error, setError] = useState<string | null>(null);
   const report = async (body: Record<string, unknown>) => {
@@ -289,6 +290,25 @@ function JobCard({ job }: { job: Job }) {
           </button>
         </div>
       )}
+      <details class="cannot">
+        <summary>Cannot finish this job?</summary>
+        <label for={`cannot-${job.order_id}`}>What stops you</label>
+        <input
+          id={`cannot-${job.order_id}`}
+          maxLength={1000}
+          placeholder="e.g. part not available, no access to the site"
+          value={reason}
+          onInput={(e) => setReason((e.target as HTMLInputElement).value)}
+        />
+        <button
+          type="button"
+          class="btn btn-danger btn-block"
+          disabled={busy || !reason.trim()}
+          onClick={() => void report({ status: "cannot_complete", reason: reason.trim() })}
+        >
+          Cannot complete
+        </button>
+      </details>
     </article>
   );
 }
