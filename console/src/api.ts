@@ -63,12 +63,16 @@ export function post<T>(path: string, body: unknown): Promise<T> {
   return send<T>("POST", path, body);
 }
 
-/** Who is signed in, if anyone (the cookie survives a reload; the key does not need to). */
+/**
+ * Who is signed in, if anyone (the cookie survives a reload; the key does not need to). Signed out only
+ * when the service says the session is not valid: a service out of reach for a moment signs nobody out.
+ */
 export async function loadSession(): Promise<void> {
   try {
     session.value = await send<Session>("GET", "/console/session");
-  } catch {
-    session.value = null;
+  } catch (err) {
+    const refused = err instanceof ApiProblem && err.status === 401;
+    if (refused || session.value === undefined) session.value = null;
   }
 }
 

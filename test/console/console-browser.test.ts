@@ -52,7 +52,9 @@ beforeAll(async () => {
   // launch() gives every run a fresh temporary profile (user-data-dir) of its own.
   browser = await chromium.launch({ executablePath: CHROMIUM, headless: true, args: CHROMIUM_ARGS });
 
-  h = await createHarness({ CONSOLE_DIR: buildDir });
+  // One event stream per key: the test of a refused stream needs the limit low (each other test holds at
+  // most one page per key at a time).
+  h = await createHarness({ CONSOLE_DIR: buildDir, EVENTS_MAX_STREAMS_PER_KEY: "1" });
   await h.services.store.contractors.insert(
     [
       liveContractor({ id: PLUMBER, name: "Bay Plumbing Co", trades: ["plumbing"], rating: 4.8 }),
@@ -225,6 +227,25 @@ describe("the console in Chromium", () => {
     await Promise.all([owner.ctx.close(), desk.ctx.close(), phone.ctx.close()]);
     expect(pageProblems).toEqual([]);
   }, 90_000);
+
+  it("a page whose stream the service refused (too many for the key) goes live once it may", async () => {
+    const first = await open({ width: 1024, height: 700 });
+    await signIn(first.page, accountKey);
+    await first.page.locator(".live-live").waitFor();
+    const second = await open({ width: 1024, height: 700 });
+    await signIn(second.page, accountKey);
+    await second.page.locator(".live-reconnecting").waitFor(); // 429: the key's one stream is taken
+    await first.ctx.close();
+    await second.page.locator(".live-live").waitFor({ timeout: 20_000 }); // retried, and let in
+    const orderId = await placeOrder({
+      trade: "locksmith",
+      location: { state: "CA", zip: "94103", city: "San Francisco" },
+      description: "Padlock on the loading dock gate",
+    });
+    await status(second.page, orderId, "needs_dispatcher");
+    await second.ctx.close();
+    expect(pageProblems).toEqual([]);
+  }, 60_000);
 
   it("a contractor on a 375 x 740 screen accepts an offer and moves the job to completed", async () => {
     const phone = await open({ width: 375, height: 740 });
