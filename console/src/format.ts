@@ -3,10 +3,14 @@
 import { signal } from "@preact/signals";
 import type { OrderStatus } from "./types";
 
-/** The current time, ticking every second while something counts down. */
+/** The current time, ticking every second: read only by what counts down (a row reading it re-renders
+ * every second, so a board of thousands of rows reads `minute` for anything coarser). */
 export const now = signal(Date.now());
+/** The current time, ticking every 30 s: for "5 min ago". */
+export const minute = signal(Date.now());
 setInterval(() => {
   now.value = Date.now();
+  if (now.value - minute.value >= 30_000) minute.value = now.value;
 }, 1000);
 
 export const STATUS_LABEL: Record<OrderStatus, string> = {

@@ -3,7 +3,7 @@
 import { signal } from "@preact/signals";
 import { useEffect } from "preact/hooks";
 import { ApiProblem, allPages } from "../api";
-import { ago, clock, money, now, place, titleCase } from "../format";
+import { ago, clock, minute, money, place, titleCase } from "../format";
 import { subscribe } from "../live";
 import type { Order, OrderStatus, StreamEvent } from "../types";
 import { StatusPill } from "./status";
@@ -58,7 +58,7 @@ export function AccountView() {
   }, []);
   const list = [...orders.value.values()].sort((a, b) => b.created_at.localeCompare(a.created_at));
   const open = list.filter((o) => OPEN.has(o.status)).length;
-  const at = now.value;
+  const at = minute.value;
   return (
     <section class="account" aria-labelledby="orders-title">
       <div class="board-head">

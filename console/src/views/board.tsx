@@ -5,7 +5,7 @@
 import { computed, signal } from "@preact/signals";
 import { useEffect, useState } from "preact/hooks";
 import { ApiProblem, allPages, get, post } from "../api";
-import { ago, clock, money, now, place, STATUS_LABEL, timeLeft, titleCase } from "../format";
+import { ago, clock, minute, money, now, place, STATUS_LABEL, timeLeft, titleCase } from "../format";
 import { subscribe } from "../live";
 import type { Contractor, Order, OrderStatus, StreamEvent } from "../types";
 import { StatusPill } from "./status";
@@ -240,7 +240,9 @@ function Group({ group, list }: { group: (typeof GROUPS)[number]; list: Order[] 
 }
 
 function OrderRow({ order }: { order: Order }) {
-  const at = now.value;
+  // Only a row that counts down reads the clock that ticks every second.
+  const counting = (order.status === "offered" && order.offer_deadline_at) || order.status === "en_route";
+  const at = counting ? now.value : minute.value;
   const left =
     order.status === "offered" && order.offer_deadline_at ? timeLeft(order.offer_deadline_at, at) : null;
   const late = order.status === "en_route" && order.eta_at !== null && Date.parse(order.eta_at) < at;
