@@ -200,6 +200,16 @@ describe("the console in Chromium", () => {
     await status(desk.page, orderId, "needs_dispatcher", ".group-tray ");
     const row = desk.page.locator(`.group-tray [data-order-id="${orderId}"]`);
     await shot(desk.page, "board");
+    // The filters: by text (the reference), then by urgency; the other order leaves the list and returns.
+    const offeredRow = desk.page.locator(`[data-order-id="${offeredId}"]`);
+    await desk.page.getByLabel("Filter orders").fill("wo-5521");
+    await offeredRow.waitFor({ state: "detached" });
+    expect(await desk.page.locator(`[data-order-id="${orderId}"]`).count()).toBe(1);
+    await desk.page.getByLabel("Filter orders").fill("");
+    await desk.page.getByLabel("Urgency", { exact: true }).selectOption("urgent");
+    await offeredRow.waitFor({ state: "detached" });
+    await desk.page.getByLabel("Urgency", { exact: true }).selectOption("");
+    await status(desk.page, offeredId, "offered");
     await row.getByRole("button").click();
     const pick = desk.page.locator(`[data-contractor-id="${PLUMBER}"]`);
     await pick.getByRole("radio").check();

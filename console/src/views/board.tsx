@@ -57,6 +57,8 @@ const selected = signal<string | null>(null);
 const filterText = signal("");
 const filterTrade = signal("");
 const filterStatus = signal("");
+const filterUrgency = signal("");
+const filterState = signal("");
 
 /** Keeps the newer of two versions of an order (a list page and an event may arrive in either order). */
 function upsert(list: Order[]) {
@@ -90,14 +92,22 @@ function onEvent(event: StreamEvent) {
 }
 
 const trades = computed(() => [...new Set([...orders.value.values()].map((o) => o.trade))].sort());
+const states = computed(() => [...new Set([...orders.value.values()].map((o) => o.location.state))].sort());
+const URGENCIES = ["emergency", "urgent", "routine", "scheduled"];
+/** An accepted job nobody set off for within this long is flagged at risk. */
+const NO_MOVEMENT_MS = 60 * 60_000;
 
 const visible = computed(() => {
   const text = filterText.value.trim().toLowerCase();
   const trade = filterTrade.value;
   const status = filterStatus.value;
+  const urgency = filterUrgency.value;
+  const state = filterState.value;
   return [...orders.value.values()].filter((o) => {
     if (trade && o.trade !== trade) return false;
     if (status && o.status !== status) return false;
+    if (urgency && o.urgency !== urgency) return false;
+    if (state && o.location.state !== state) return false;
     if (!text) return true;
     const hay = [
       o.order_id,
@@ -179,6 +189,7 @@ function Filters() {
     <search class="filters">
       <input
         type="search"
+        class="filter-text"
         aria-label="Filter orders"
         placeholder="Search id, description, place, reference…"
         value={filterText.value}
@@ -197,6 +208,34 @@ function Filters() {
         {trades.value.map((t) => (
           <option key={t} value={t}>
             {titleCase(t)}
+          </option>
+        ))}
+      </select>
+      <select
+        aria-label="Urgency"
+        value={filterUrgency.value}
+        onChange={(e) => {
+          filterUrgency.value = (e.target as HTMLSelectElement).value;
+        }}
+      >
+        <option value="">Any urgency</option>
+        {URGENCIES.map((u) => (
+          <option key={u} value={u}>
+            {titleCase(u)}
+          </option>
+        ))}
+      </select>
+      <select
+        aria-label="State"
+        value={filterState.value}
+        onChange={(e) => {
+          filterState.value = (e.target as HTMLSelectElement).value;
+        }}
+      >
+        <option value="">All states</option>
+        {states.value.map((st) => (
+          <option key={st} value={st}>
+            {st}
           </option>
         ))}
       </select>
@@ -246,7 +285,9 @@ function OrderRow({ order }: { order: Order }) {
   const left =
     order.status === "offered" && order.offer_deadline_at ? timeLeft(order.offer_deadline_at, at) : null;
   const late = order.status === "en_route" && order.eta_at !== null && Date.parse(order.eta_at) < at;
-  const risk = (left !== null && left.seconds < 60) || late;
+  const stale = order.status === "accepted" && at - Date.parse(order.updated_at) > NO_MOVEMENT_MS;
+  // At risk: an offer lapsing within a minute, an arrival overdue, or an accepted job not moving.
+  const risk = (left !== null && left.seconds < 60) || late || stale;
   const isSelected = selected.value === order.order_id;
   return (
     <li
