@@ -42,6 +42,8 @@ export interface Order {
   location: Location;
   description: string;
   nte_cents: number | null;
+  /** The NTE raised by the account's approval of a contractor's request; the one in force when set. */
+  nte_approved_cents?: number | null;
   reference_id: string | null;
   estimated_cost_cents: number;
   final_cost_cents: number | null;

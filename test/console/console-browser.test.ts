@@ -316,4 +316,58 @@ describe("the console in Chromium", () => {
     await phone.ctx.close();
     expect(pageProblems).toEqual([]);
   }, 90_000);
+
+  it("the account owner approves a contractor's NTE request as it arrives, and rejects one found on reload", async () => {
+    const orderId = await placeOrder({
+      trade: "plumbing",
+      location: { state: "CA", zip: "94103", city: "San Francisco", address: "1 Market St" },
+      description: "Replace the shut-off valve",
+      nte_cents: 30_000,
+    });
+    const asPlumber = { "x-api-key": plumberKey };
+    const offers = (await h.get("/api/contractor/v1/offers", asPlumber)).json().offers as Array<{
+      offer_id: string;
+      order_id: string;
+    }>;
+    const offer = offers.find((o) => o.order_id === orderId);
+    expect(offer, "the plumber is offered the job").toBeTruthy();
+    expect(
+      (await h.post("/api/contractor/v1/offers/accept", { offer_id: offer?.offer_id }, asPlumber)).statusCode,
+    ).toBe(200);
+    const ask = (cents: number, reason: string) =>
+      h.post(
+        "/api/contractor/v1/jobs/nte-request",
+        { order_id: orderId, requested_nte_cents: cents, reason },
+        asPlumber,
+      );
+
+    const owner = await open({ width: 1280, height: 800 });
+    await signIn(owner.page, accountKey);
+    await status(owner.page, orderId, "accepted");
+    await owner.page.locator(".live-live").waitFor();
+    expect((await ask(42_000, "The valve is seized; the riser must be cut")).statusCode).toBe(200);
+    const row = owner.page.locator(`[data-order-id="${orderId}"]`);
+    const request = row.locator("[data-nte-request-id]");
+    await request.waitFor(); // arrived on the stream
+    expect(await request.textContent()).toContain("$420.00");
+    await shot(owner.page, "account-nte");
+    await accessible(owner.page, "account with an NTE request");
+    await request.getByRole("button", { name: "Approve", exact: true }).click();
+    await request.waitFor({ state: "detached" });
+    const [approved] = await h.services.store.orders.byIds([orderId]);
+    expect(Number(approved?.nte_approved_cents)).toBe(42_000);
+
+    // A second request made while the page is away: found when the page loads, and rejected.
+    await owner.page.goto("about:blank");
+    expect((await ask(60_000, "And the drain line too")).statusCode).toBe(200);
+    await owner.page.goto(`${base}/console/`);
+    await request.waitFor();
+    expect(await request.textContent()).toContain("$600.00");
+    await request.getByRole("button", { name: "Reject", exact: true }).click();
+    await request.waitFor({ state: "detached" });
+    const requests = await h.services.store.orders.nteRequests(orderId);
+    expect(requests.map((r) => r.status)).toEqual(["approved", "rejected"]);
+    await owner.ctx.close();
+    expect(pageProblems).toEqual([]);
+  }, 90_000);
 });

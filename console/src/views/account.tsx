@@ -1,8 +1,9 @@
-// The account's orders, newest first, with their status kept live by the event stream.
+// The account's orders, newest first, with their status kept live by the event stream, and the
+// contractors' requests to raise an order's NTE waiting for the account's decision (Approve / Reject).
 
 import { signal } from "@preact/signals";
-import { useEffect } from "preact/hooks";
-import { ApiProblem, allPages } from "../api";
+import { useEffect, useState } from "preact/hooks";
+import { ApiProblem, allPages, get, post } from "../api";
 import { ago, clock, minute, money, place, titleCase } from "../format";
 import { subscribe } from "../live";
 import type { Order, OrderStatus, StreamEvent } from "../types";
@@ -11,6 +12,24 @@ import { StatusPill } from "./status";
 const orders = signal<Map<string, Order>>(new Map());
 const loading = signal(true);
 const loadError = signal<string | null>(null);
+
+/** A contractor's request to raise an order's NTE, waiting for this account's decision. */
+interface NteAsk {
+  request_id: string;
+  requested_cents: number;
+  reason: string;
+}
+/** The pending request of each order that has one. */
+const asks = signal<Map<string, NteAsk>>(new Map());
+/** Orders a contractor holds with an NTE: the ones that may have a request waiting. */
+const MAY_ASK = new Set<OrderStatus>(["accepted", "en_route", "on_site"]);
+
+function setAsk(orderId: string, ask: NteAsk | null) {
+  const next = new Map(asks.value);
+  if (ask) next.set(orderId, ask);
+  else next.delete(orderId);
+  asks.value = next;
+}
 
 const OPEN = new Set<OrderStatus>([
   "received",
@@ -32,14 +51,39 @@ function upsert(list: Order[]) {
 
 function onEvent(event: StreamEvent) {
   const order = event.data.order as Order | undefined;
-  if (order?.order_id) upsert([order]);
+  if (!order?.order_id) return;
+  upsert([order]);
+  if (event.type === "order.nte_requested") {
+    const ask = event.data.nte_request as NteAsk | undefined;
+    if (ask) setAsk(order.order_id, ask);
+  } else if (
+    event.type === "order.nte_approved" ||
+    event.type === "order.nte_rejected" ||
+    !MAY_ASK.has(order.status)
+  ) {
+    setAsk(order.order_id, null);
+  }
+}
+
+/** The pending requests of the orders that may have one (the list leaves requests out; the order has them). */
+async function loadAsks(list: Order[]) {
+  const candidates = list.filter((o) => o.nte_cents !== null && MAY_ASK.has(o.status));
+  for (const o of candidates) {
+    const full = await get<{ nte_requests: Array<NteAsk & { status: string }> }>(
+      `/api/dispatch/v1/orders/${o.order_id}`,
+    );
+    const pending = full.nte_requests.find((r) => r.status === "pending");
+    if (pending) setAsk(o.order_id, pending);
+  }
 }
 
 async function load() {
   loading.value = true;
   loadError.value = null;
   try {
-    upsert(await allPages<Order, "orders">("/api/dispatch/v1/orders", "orders", { limit: 100 }, 3));
+    const list = await allPages<Order, "orders">("/api/dispatch/v1/orders", "orders", { limit: 100 }, 3);
+    upsert(list);
+    await loadAsks(list);
   } catch (err) {
     loadError.value = err instanceof ApiProblem ? err.message : "Your orders could not be loaded.";
   } finally {
@@ -54,6 +98,7 @@ export function AccountView() {
     return () => {
       stop();
       orders.value = new Map();
+      asks.value = new Map();
     };
   }, []);
   const list = [...orders.value.values()].sort((a, b) => b.created_at.localeCompare(a.created_at));
@@ -115,10 +160,58 @@ export function AccountView() {
                   <span class="row-id">{o.order_id}</span>
                 </span>
               </div>
+              {asks.value.get(o.order_id) && (
+                <NteDecision order={o} ask={asks.value.get(o.order_id) as NteAsk} />
+              )}
             </li>
           ))}
         </ul>
       )}
     </section>
+  );
+}
+
+function NteDecision({ order, ask }: { order: Order; ask: NteAsk }) {
+  const [busy, setBusy] = useState(false);
+  const [error, setError] = useState<string | null>(null);
+  const inForce = order.nte_approved_cents ?? order.nte_cents;
+  const decide = async (decision: "approve" | "reject") => {
+    setBusy(true);
+    setError(null);
+    try {
+      const decided = await post<Order>("/api/dispatch/v1/orders/nte-decision", {
+        order_id: order.order_id,
+        request_id: ask.request_id,
+        decision,
+      });
+      upsert([decided]);
+      setAsk(order.order_id, null);
+    } catch (err) {
+      setError(err instanceof ApiProblem ? err.message : "The decision did not go through; try again.");
+      setBusy(false);
+    }
+  };
+  return (
+    <div class="nte-ask" data-nte-request-id={ask.request_id}>
+      <p>
+        <strong>NTE increase requested:</strong> {money(ask.requested_cents)}{" "}
+        <span class="muted">(now {money(inForce)})</span>
+        <br />
+        <span class="nte-reason">{ask.reason}</span>
+      </p>
+      {error && (
+        <p class="error" role="alert">
+          {error}
+        </p>
+      )}
+      <div class="nte-actions">
+        <button type="button" class="btn btn-quiet" disabled={busy} onClick={() => void decide("reject")}>
+          Reject
+        </button>
+        <button type="button" class="btn btn-primary" disabled={busy} onClick={() => void decide("approve")}>
+          Approve
+        </button>
+      </div>
+    </div>
   );
 }
