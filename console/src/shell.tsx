@@ -1,12 +1,13 @@
 // The signed-in frame: the header (who, which mode, whether live) and the view of the key's kind.
 
-import { useEffect } from "preact/hooks";
+import { useEffect, useState } from "preact/hooks";
 import { signOut } from "./api";
 import { liveState } from "./live";
 import type { Session } from "./types";
 import { AccountView } from "./views/account";
 import { Board } from "./views/board";
 import { ContractorView } from "./views/contractor";
+import { Pool } from "./views/pool";
 
 const ROLE: Record<Session["kind"], string> = {
   dispatcher: "Dispatch team",
@@ -44,7 +45,7 @@ export function Shell({ session }: { session: Session }) {
       </header>
       <main class="content">
         {session.kind === "dispatcher" ? (
-          <Board />
+          <DispatchTeam />
         ) : session.kind === "contractor" ? (
           <ContractorView />
         ) : (
@@ -52,5 +53,36 @@ export function Shell({ session }: { session: Session }) {
         )}
       </main>
     </div>
+  );
+}
+
+/** The dispatch team's two views: the board (kept open, and live, while the pool is shown) and the pool. */
+function DispatchTeam() {
+  const [tab, setTab] = useState<"board" | "pool">("board");
+  return (
+    <>
+      <nav class="tabs" aria-label="Dispatch team views">
+        <button
+          type="button"
+          class={`tab ${tab === "board" ? "tab-on" : ""}`}
+          aria-pressed={tab === "board"}
+          onClick={() => setTab("board")}
+        >
+          Board
+        </button>
+        <button
+          type="button"
+          class={`tab ${tab === "pool" ? "tab-on" : ""}`}
+          aria-pressed={tab === "pool"}
+          onClick={() => setTab("pool")}
+        >
+          Pool
+        </button>
+      </nav>
+      <div hidden={tab !== "board"}>
+        <Board />
+      </div>
+      {tab === "pool" && <Pool />}
+    </>
   );
 }

@@ -370,4 +370,30 @@ describe("the console in Chromium", () => {
     await owner.ctx.close();
     expect(pageProblems).toEqual([]);
   }, 90_000);
+
+  it("the dispatch team deactivates and reactivates a contractor of the pool, with a reason", async () => {
+    const desk = await open({ width: 1360, height: 900 });
+    await signIn(desk.page, dispatcherKey);
+    await desk.page.getByRole("button", { name: "Pool", exact: true }).click();
+    await desk.page.getByLabel("Find contractors by name").fill("mission");
+    const row = desk.page.locator(`[data-contractor-id="${HVAC}"]`);
+    await desk.page.locator(`[data-contractor-id="${HVAC}"][data-standing="active"]`).waitFor();
+    expect(await desk.page.locator(`[data-contractor-id="${PLUMBER}"]`).count()).toBe(0); // filtered by name
+    await row.getByRole("button").first().click();
+    await row.getByLabel("Reason", { exact: true }).fill("On holiday this week");
+    await shot(desk.page, "pool");
+    await accessible(desk.page, "pool with a contractor open");
+    await row.getByRole("button", { name: "Deactivate", exact: true }).click();
+    await desk.page.locator(`[data-contractor-id="${HVAC}"][data-standing="inactive"]`).waitFor();
+    expect((await h.services.store.contractors.standing(HVAC))?.active).toBe(false);
+    await row.getByLabel("Reason", { exact: true }).fill("Back from holiday");
+    await row.getByRole("button", { name: "Activate", exact: true }).click();
+    await desk.page.locator(`[data-contractor-id="${HVAC}"][data-standing="active"]`).waitFor();
+    expect((await h.services.store.contractors.standing(HVAC))?.active).toBe(true);
+    // The board stayed open (and live) behind the pool.
+    await desk.page.getByRole("button", { name: "Board", exact: true }).click();
+    await desk.page.locator(".group-tray").waitFor();
+    await desk.ctx.close();
+    expect(pageProblems).toEqual([]);
+  }, 90_000);
 });
