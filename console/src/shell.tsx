@@ -8,6 +8,7 @@ import { AccountView } from "./views/account";
 import { Board } from "./views/board";
 import { ContractorView } from "./views/contractor";
 import { Pool } from "./views/pool";
+import { Webhooks } from "./views/webhooks";
 
 const ROLE: Record<Session["kind"], string> = {
   dispatcher: "Dispatch team",
@@ -49,7 +50,7 @@ export function Shell({ session }: { session: Session }) {
         ) : session.kind === "contractor" ? (
           <ContractorView />
         ) : (
-          <AccountView />
+          <AccountArea />
         )}
       </main>
     </div>
@@ -83,6 +84,37 @@ function DispatchTeam() {
         <Board />
       </div>
       {tab === "pool" && <Pool />}
+    </>
+  );
+}
+
+/** The account's two views: its orders (kept open, and live, while webhooks are shown) and its webhooks. */
+function AccountArea() {
+  const [tab, setTab] = useState<"orders" | "webhooks">("orders");
+  return (
+    <>
+      <nav class="tabs" aria-label="Account views">
+        <button
+          type="button"
+          class={`tab ${tab === "orders" ? "tab-on" : ""}`}
+          aria-pressed={tab === "orders"}
+          onClick={() => setTab("orders")}
+        >
+          Orders
+        </button>
+        <button
+          type="button"
+          class={`tab ${tab === "webhooks" ? "tab-on" : ""}`}
+          aria-pressed={tab === "webhooks"}
+          onClick={() => setTab("webhooks")}
+        >
+          Webhooks
+        </button>
+      </nav>
+      <div hidden={tab !== "orders"}>
+        <AccountView />
+      </div>
+      {tab === "webhooks" && <Webhooks />}
     </>
   );
 }

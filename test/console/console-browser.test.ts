@@ -11,8 +11,11 @@ import axe from "axe-core";
 import { type Browser, type BrowserContext, chromium, type Page } from "playwright-core";
 import { build } from "vite";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { createFetcher } from "../../src/services/create-services.js";
+import { WebhookDispatcher } from "../../src/workers/webhook-dispatcher.js";
 import { liveContractor, testRecord } from "../helpers/fixtures.js";
 import { createHarness, type Harness, ORDER_PATH } from "../helpers/harness.js";
+import { startReceiver, type WebhookReceiver } from "../helpers/webhook-receiver.js";
 
 const ROOT = fileURLToPath(new URL("../..", import.meta.url));
 const ARTIFACTS = join(ROOT, "test-artifacts", "console");
@@ -29,6 +32,8 @@ const PLUMBER = "ctr_liveconsoleplumb";
 const HVAC = "ctr_liveconsolehvac";
 
 let h: Harness;
+let receiver: WebhookReceiver;
+let webhooks: WebhookDispatcher;
 let browser: Browser;
 let base: string;
 let buildDir: string;
@@ -54,7 +59,21 @@ beforeAll(async () => {
 
   // One event stream per key: the test of a refused stream needs the limit low (each other test holds at
   // most one page per key at a time).
-  h = await createHarness({ CONSOLE_DIR: buildDir, EVENTS_MAX_STREAMS_PER_KEY: "1" });
+  receiver = await startReceiver();
+  h = await createHarness({
+    CONSOLE_DIR: buildDir,
+    EVENTS_MAX_STREAMS_PER_KEY: "1",
+    // The webhook test's receiver listens on 127.0.0.1.
+    PROBE_ALLOW_PRIVATE_NETWORKS: "true",
+    PROBE_ALLOWED_PORTS: String(receiver.port),
+  });
+  webhooks = new WebhookDispatcher(h.services.store, {
+    fetcher: createFetcher(h.config, { timeoutMs: 3000, maxRedirects: 0 }),
+    ownsFetcher: true,
+    concurrency: 1,
+    timeoutMs: 3000,
+    retentionDays: 30,
+  });
   await h.services.store.contractors.insert(
     [
       liveContractor({ id: PLUMBER, name: "Bay Plumbing Co", trades: ["plumbing"], rating: 4.8 }),
@@ -82,7 +101,9 @@ beforeAll(async () => {
 
 afterAll(async () => {
   await browser?.close();
+  await webhooks?.close();
   await h?.close();
+  await receiver?.close();
   if (buildDir) rmSync(buildDir, { recursive: true, force: true });
 });
 
@@ -394,6 +415,67 @@ describe("the console in Chromium", () => {
     await desk.page.getByRole("button", { name: "Board", exact: true }).click();
     await desk.page.locator(".group-tray").waitFor();
     await desk.ctx.close();
+    expect(pageProblems).toEqual([]);
+  }, 90_000);
+
+  it("the account owner sets its webhook endpoint, rotates the secret (shown once) and redelivers a failed delivery", async () => {
+    // The sandbox key: a test key may name an http endpoint (the receiver on 127.0.0.1).
+    const key = h.sandboxKey;
+    const owner = await open({ width: 1280, height: 800 });
+    await signIn(owner.page, key);
+    const webhooksTab = () => owner.page.getByRole("button", { name: "Webhooks", exact: true }).click();
+    await webhooksTab();
+    await owner.page.getByLabel("Endpoint URL").fill(receiver.url("/hooks"));
+    await owner.page.getByRole("button", { name: "Save endpoint", exact: true }).click();
+    await owner.page.getByText("Enabled.").waitFor();
+    await owner.page.getByRole("button", { name: "Rotate secret", exact: true }).click();
+    const secret = (await owner.page.locator(".shown-once .secret").textContent()) ?? "";
+    expect(secret).toMatch(/^whsec_/);
+    await shot(owner.page, "account-webhooks");
+    await accessible(owner.page, "webhooks with a new secret shown");
+    await owner.page.getByRole("button", { name: "Done", exact: true }).click();
+    await owner.page.locator(".shown-once").waitFor({ state: "detached" });
+
+    // The receiver answers 410 Gone: the delivery fails and the endpoint is disabled.
+    receiver.script({ status: 410 });
+    const res = await h.post(
+      ORDER_PATH,
+      { trade: "plumbing", location: { state: "TX", zip: "78701" }, description: "Leak under the sink" },
+      { "x-api-key": key },
+    );
+    const orderId = res.json().order_id as string;
+    await webhooks.tick();
+    await owner.page.reload();
+    await webhooksTab();
+    const delivery = owner.page.locator("[data-delivery-id]").filter({ hasText: orderId });
+    await owner.page
+      .locator(`[data-delivery-id][data-status="failed"]`)
+      .filter({ hasText: orderId })
+      .waitFor();
+    // Shown once: after a reload the secret's id is listed, never the secret.
+    expect(await owner.page.locator(".secret-list li").count()).toBe(1);
+    expect(await owner.page.content()).not.toContain(secret);
+
+    // Enable the endpoint again and redeliver: the receiver now takes it.
+    receiver.script({ status: 200 });
+    await owner.page.getByRole("button", { name: "Enable", exact: true }).click();
+    await owner.page.getByText("Enabled.").waitFor();
+    await delivery.getByRole("button", { name: "Redeliver", exact: true }).click();
+    await owner.page
+      .locator(`[data-delivery-id][data-status="pending"]`)
+      .filter({ hasText: orderId })
+      .waitFor();
+    await webhooks.tick();
+    await owner.page.getByRole("button", { name: "Orders", exact: true }).click();
+    await webhooksTab(); // the tab reads the log afresh
+    await owner.page
+      .locator(`[data-delivery-id][data-status="succeeded"]`)
+      .filter({ hasText: orderId })
+      .waitFor();
+    const last = receiver.received[receiver.received.length - 1];
+    expect(last?.headers["webhook-signature"]).toMatch(/^v1,/);
+    expect(last?.body).toContain(orderId);
+    await owner.ctx.close();
     expect(pageProblems).toEqual([]);
   }, 90_000);
 });
