@@ -241,6 +241,13 @@ describe("the console in Chromium", () => {
     await accessible(desk.page, "board with an order open");
     await desk.page.getByRole("button", { name: "Assign", exact: true }).click();
     await status(desk.page, orderId, "accepted");
+    // The order's detail reads its audit trail again: the assignment is on the timeline, with its reason.
+    const assigned = desk.page.locator('.timeline li[data-kind="order.assigned"]');
+    await assigned.waitFor();
+    expect(await assigned.textContent()).toContain("locksmith work agreed by phone");
+    await desk.page
+      .getByRole("region", { name: "Timeline" })
+      .screenshot({ path: join(ARTIFACTS, "board-timeline.png") });
 
     // The account owner's open page: the stream moved the row, no reload.
     await status(owner.page, orderId, "accepted");

@@ -392,6 +392,7 @@ function Detail({ order }: { order: Order }) {
         </p>
       )}
       {ASSIGNABLE.has(order.status) && <AssignPanel order={order} onDone={setMessage} />}
+      <Timeline orderId={order.order_id} version={order.updated_at} />
       {CANCELLABLE.has(order.status) && <CancelPanel order={order} onDone={setMessage} />}
     </aside>
   );
@@ -578,5 +579,76 @@ function CancelPanel({ order, onDone }: { order: Order; onDone: (m: string) => v
         Cancel order
       </button>
     </form>
+  );
+}
+
+interface AuditRecord {
+  seal: string;
+  kind: string;
+  at: string;
+  actor: string;
+  disclosed: Record<string, unknown>;
+}
+
+/** The fields of a record worth a line on the timeline, when it has them. */
+const TIMELINE_FIELDS = [
+  "reason",
+  "to_contractor",
+  "from_contractor",
+  "contractor_id",
+  "previous_status",
+  "eta_minutes",
+  "final_cost_cents",
+  "requested_cents",
+];
+
+/** The order's audit records (dispatcher.audit), oldest first, read again whenever the order changes. */
+function Timeline({ orderId, version }: { orderId: string; version: string }) {
+  const [records, setRecords] = useState<AuditRecord[] | null>(null);
+  useEffect(() => {
+    let stale = false;
+    get<{ records: AuditRecord[] }>("/api/dispatcher/v1/audit", { order_id: orderId, limit: 200 })
+      .then((page) => {
+        if (!stale) setRecords(page.records);
+      })
+      .catch(() => {
+        if (!stale) setRecords([]);
+      });
+    return () => {
+      stale = true;
+    };
+  }, [orderId, version]);
+  return (
+    <section class="panel" aria-label="Timeline">
+      <h3>Timeline</h3>
+      {records === null ? (
+        <p class="muted">Loading…</p>
+      ) : records.length === 0 ? (
+        <p class="muted">No records.</p>
+      ) : (
+        <ol class="timeline">
+          {records.map((r) => (
+            <li key={r.seal} class="tl-item" data-kind={r.kind}>
+              <span class="tl-when">{clock(r.at)}</span>
+              <span class="tl-what">
+                <strong>{r.kind.replace(/^order\./, "").replace(/_/g, " ")}</strong>
+                <span class="tl-actor">{r.actor}</span>
+                {TIMELINE_FIELDS.filter((f) => {
+                  const v = r.disclosed[f];
+                  return typeof v === "string" || typeof v === "number";
+                }).map((f) => (
+                  <span key={f} class="tl-field">
+                    {f.replace(/_/g, " ")}: {String(r.disclosed[f])}
+                  </span>
+                ))}
+                <span class="row-id" title="The record's seal: GET /api/attest/verify/{seal} proves it">
+                  {r.seal.slice(0, 24)}…
+                </span>
+              </span>
+            </li>
+          ))}
+        </ol>
+      )}
+    </section>
   );
 }
