@@ -8,10 +8,14 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import axe from "axe-core";
+import SQLite from "better-sqlite3";
+import { Kysely, SqliteDialect, sql } from "kysely";
 import { type Browser, type BrowserContext, chromium, type Page } from "playwright-core";
 import { build } from "vite";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createFetcher } from "../../src/services/create-services.js";
+import { auditTriggerNames } from "../../src/storage/migrations/0003-audit-log.js";
+import type { Database } from "../../src/storage/schema.js";
 import { WebhookDispatcher } from "../../src/workers/webhook-dispatcher.js";
 import { liveContractor, testRecord } from "../helpers/fixtures.js";
 import { createHarness, type Harness, ORDER_PATH } from "../helpers/harness.js";
@@ -485,4 +489,57 @@ describe("the console in Chromium", () => {
     await owner.ctx.close();
     expect(pageProblems).toEqual([]);
   }, 90_000);
+
+  // The embedded store only: the record is altered through a connection of the test's own.
+  it.skipIf(process.env.TEST_STORE === "postgres")(
+    "Verify checks a record in the browser: verified, and a record altered in the store shows a mismatch",
+    async () => {
+      const orderId = await placeOrder({
+        trade: "locksmith",
+        location: { state: "CA", zip: "94103", city: "San Francisco" },
+        description: "Safe will not open",
+      });
+      // Alter the order's creation record in the store, as the tamper test does: its text no longer hashes
+      // to the leaf the log holds and the checkpoint signs.
+      // (A connection of its own, as an outsider's; the append-only triggers dropped first.)
+      const outsider = new Kysely<Database>({
+        dialect: new SqliteDialect({ database: new SQLite(join(h.config.DATA_DIR, "test.sqlite")) }),
+      });
+      try {
+        for (const t of auditTriggerNames("sqlite"))
+          await sql.raw(`DROP TRIGGER ${t.name}`).execute(outsider);
+        const row = await outsider
+          .selectFrom("audit_records")
+          .select(["seal", "record"])
+          .where("order_id", "=", orderId)
+          .where("kind", "=", "order.created")
+          .executeTakeFirstOrThrow();
+        const altered = { ...(JSON.parse(row.record) as Record<string, unknown>), tampered: true };
+        await outsider
+          .updateTable("audit_records")
+          .set({ record: JSON.stringify(altered) })
+          .where("seal", "=", row.seal)
+          .execute();
+      } finally {
+        await outsider.destroy();
+      }
+
+      const desk = await open({ width: 1360, height: 900 });
+      await signIn(desk.page, dispatcherKey);
+      await desk.page.locator(`[data-order-id="${orderId}"]`).getByRole("button").first().click();
+      const created = desk.page.locator('.tl-item[data-kind="order.created"]');
+      const unmatched = desk.page.locator('.tl-item[data-kind="order.unmatched"]');
+      await unmatched.getByRole("button", { name: "Verify", exact: true }).click();
+      await unmatched.getByText("verified", { exact: true }).waitFor();
+      await created.getByRole("button", { name: "Verify", exact: true }).click();
+      await created.locator(".mismatch").waitFor();
+      expect(await created.locator(".mismatch").textContent()).toContain("does not hash to its leaf");
+      await desk.page
+        .getByRole("region", { name: "Timeline" })
+        .screenshot({ path: join(ARTIFACTS, "board-verify.png") });
+      await desk.ctx.close();
+      expect(pageProblems).toEqual([]);
+    },
+    90_000,
+  );
 });

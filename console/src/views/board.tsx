@@ -8,6 +8,7 @@ import { ApiProblem, allPages, get, post } from "../api";
 import { ago, clock, minute, money, now, place, STATUS_LABEL, timeLeft, titleCase } from "../format";
 import { subscribe } from "../live";
 import type { Contractor, Order, OrderStatus, StreamEvent } from "../types";
+import { type VerifyResult, verifyRecord } from "../verify";
 import { StatusPill } from "./status";
 
 const ORDERS = "/api/dispatcher/v1/orders";
@@ -587,6 +588,7 @@ interface AuditRecord {
   kind: string;
   at: string;
   actor: string;
+  record: unknown;
   disclosed: Record<string, unknown>;
 }
 
@@ -644,11 +646,42 @@ function Timeline({ orderId, version }: { orderId: string; version: string }) {
                 <span class="row-id" title="The record's seal: GET /api/attest/verify/{seal} proves it">
                   {r.seal.slice(0, 24)}…
                 </span>
+                <VerifyButton record={r} />
               </span>
             </li>
           ))}
         </ol>
       )}
     </section>
+  );
+}
+
+/** Verify: the record checked in this browser against the signed log (verify.ts). */
+function VerifyButton({ record }: { record: AuditRecord }) {
+  const [result, setResult] = useState<VerifyResult | "checking" | null>(null);
+  const check = async () => {
+    setResult("checking");
+    try {
+      setResult(await verifyRecord(record.seal, record.record));
+    } catch (err) {
+      setResult({ ok: false, reason: err instanceof Error ? err.message : "the check failed" });
+    }
+  };
+  return (
+    <span class="verify">
+      <button
+        type="button"
+        class="btn btn-quiet btn-small"
+        disabled={result === "checking"}
+        onClick={() => void check()}
+      >
+        Verify
+      </button>
+      {result !== null && result !== "checking" && (
+        <span class={result.ok ? "verified" : "mismatch"} role="status">
+          {result.ok ? "verified" : `mismatch: ${result.reason}`}
+        </span>
+      )}
+    </span>
   );
 }
