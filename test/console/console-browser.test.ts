@@ -542,4 +542,24 @@ describe("the console in Chromium", () => {
     },
     90_000,
   );
+
+  it("the public evals page shows the live orders' figures to anyone, without a key", async () => {
+    const { ctx, page } = await open({ width: 1280, height: 800 });
+    await page.goto(`${base}/console/`);
+    await page.getByRole("link", { name: "Public evals" }).click();
+    const received = page.locator('[data-figure="orders_received"] .figure-value');
+    await received.waitFor();
+    // The orders the tests before placed are live: they count.
+    expect(Number(await received.textContent())).toBeGreaterThan(0);
+    expect(await page.locator(".estimated").textContent()).toMatch(/^Estimated: /);
+    const tray = page.locator('.bar-row[data-status="needs_dispatcher"] .bar-n');
+    expect(Number(await tray.textContent())).toBeGreaterThan(0);
+    await page.getByRole("button", { name: "7 days", exact: true }).click();
+    await page.locator('button[aria-pressed="true"]', { hasText: "7 days" }).waitFor();
+    await received.waitFor();
+    await shot(page, "evals");
+    await accessible(page, "evals");
+    await ctx.close();
+    expect(pageProblems).toEqual([]);
+  }, 60_000);
 });

@@ -55,6 +55,9 @@ export function SignIn() {
           Sign in
         </button>
         <p class="fine">The key is exchanged once for a session cookie and is not stored in this browser.</p>
+        <p class="signin-links">
+          <a href="#evals">Public evals</a>: how dispatch performs, no key needed.
+        </p>
       </form>
     </div>
   );
