@@ -258,6 +258,12 @@ describe("the console in Chromium", () => {
     expect(await owner.page.evaluate("window.notReloaded")).toBe(true);
     await shot(owner.page, "account");
     await accessible(owner.page, "account");
+    // The account's own records of the order, verified in its browser too.
+    const ownerRow = owner.page.locator(`[data-order-id="${orderId}"]`);
+    await ownerRow.getByRole("button", { name: "Timeline", exact: true }).click();
+    const made = ownerRow.locator('.tl-item[data-kind="order.created"]');
+    await made.getByRole("button", { name: "Verify", exact: true }).click();
+    await made.getByText("verified", { exact: true }).waitFor();
     const [stored] = await h.services.store.orders.byIds([orderId]);
     expect(stored?.contractor_id).toBe(PLUMBER);
     assignedId = orderId;

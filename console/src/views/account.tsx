@@ -8,10 +8,13 @@ import { ago, clock, minute, money, place, titleCase } from "../format";
 import { subscribe } from "../live";
 import type { Order, OrderStatus, StreamEvent } from "../types";
 import { StatusPill } from "./status";
+import { Timeline } from "./timeline";
 
 const orders = signal<Map<string, Order>>(new Map());
 const loading = signal(true);
 const loadError = signal<string | null>(null);
+/** The order whose timeline is open. */
+const expanded = signal<string | null>(null);
 
 /** A contractor's request to raise an order's NTE, waiting for this account's decision. */
 interface NteAsk {
@@ -158,8 +161,23 @@ export function AccountView() {
                     <span class="muted">{ago(o.updated_at, at)}</span>
                   )}
                   <span class="row-id">{o.order_id}</span>
+                  <button
+                    type="button"
+                    class="btn btn-quiet btn-small"
+                    aria-expanded={expanded.value === o.order_id}
+                    onClick={() => {
+                      expanded.value = expanded.value === o.order_id ? null : o.order_id;
+                    }}
+                  >
+                    Timeline
+                  </button>
                 </span>
               </div>
+              {expanded.value === o.order_id && (
+                <div class="account-timeline">
+                  <Timeline path="/api/audit" orderId={o.order_id} version={o.updated_at} />
+                </div>
+              )}
               {asks.value.get(o.order_id) && (
                 <NteDecision order={o} ask={asks.value.get(o.order_id) as NteAsk} />
               )}
