@@ -42,10 +42,10 @@ export function place(loc: { city: string | null; state: string; zip: string | n
   return [loc.city, loc.state].filter(Boolean).join(", ") + (loc.zip ? ` ${loc.zip}` : "");
 }
 
-/** "2 min ago", "3 h ago", ... */
+/** "just now", "2 min ago", "3 h ago", ... (read with the 30-second clock: finer would be false precision). */
 export function ago(iso: string, at: number): string {
   const s = Math.max(0, Math.round((at - Date.parse(iso)) / 1000));
-  if (s < 60) return `${s} s ago`;
+  if (s < 60) return "just now";
   if (s < 3600) return `${Math.floor(s / 60)} min ago`;
   if (s < 86_400) return `${Math.floor(s / 3600)} h ago`;
   return `${Math.floor(s / 86_400)} d ago`;
