@@ -81,3 +81,22 @@ export async function bootstrap(
   }
   return { seededContractors, sandboxKey };
 }
+
+/** The account of the dispatch-team key the first server start prints, so the console's board can be tried. */
+export const SANDBOX_DISPATCH_ACCOUNT = "sandbox-dispatch";
+
+/**
+ * A sandbox (test-mode) dispatch-team key, for the first start of a server (main.ts) to print once beside
+ * the sandbox key: it opens the console's board on the sandbox's orders. Test mode only: it never sees or
+ * moves a live order. Revoke it with `keys revoke` like any key.
+ */
+export async function issueSandboxDispatchKey(keys: ApiKeyService): Promise<string> {
+  const issued = await keys.issue({
+    accountName: SANDBOX_DISPATCH_ACCOUNT,
+    mode: "test",
+    kind: "dispatcher",
+    label: "first-start sandbox dispatch-team key",
+    actor: "system:bootstrap",
+  });
+  return issued.key;
+}

@@ -131,6 +131,11 @@ export const configSchema = z.object({
   EVENTS_HEARTBEAT_MS: positiveInt.max(300_000).default(15_000),
   /** Event streams one key may hold open at once in each process (429 beyond). */
   EVENTS_MAX_STREAMS_PER_KEY: positiveInt.max(1000).default(5),
+  /** Where the built web console is (`npm run build` writes it to dist/console under the package). */
+  CONSOLE_DIR: z.string().min(1).optional(),
+  /** A web console session (the cookie POST /console/session gives for an API key) ends after this many
+   * minutes without a request; each request moves the expiry on. The key's revocation ends it sooner. */
+  CONSOLE_SESSION_IDLE_MINUTES: positiveInt.max(7 * 24 * 60).default(30),
   /** Simulated contractors play sandbox (test-key) orders through their whole lifecycle, with 20 s offer
    * deadlines. Off: sandbox orders wait for contractor keys' answers with live deadlines (a load test of
    * order creation, say). */

@@ -11,7 +11,7 @@ import type { FastifyBaseLogger } from "fastify";
 import { loadSigningKey } from "./audit/signing.js";
 import { ApiKeyService } from "./auth/api-key-service.js";
 import { type StoredSandboxKey, sandboxKeyOf } from "./auth/sandbox-key.js";
-import { type BootstrapResult, bootstrap } from "./bootstrap.js";
+import { type BootstrapResult, bootstrap, issueSandboxDispatchKey } from "./bootstrap.js";
 import { clusterMetricsSource, offerWorkerMetrics } from "./cluster-metrics.js";
 import { type Config, loadConfig, loadEnvFile } from "./config.js";
 import { createLogger } from "./logger.js";
@@ -48,13 +48,17 @@ const QUOTE_EXAMPLE = {
   urgency: "urgent",
 };
 
-/** What the first start made (the sandbox key, shown once), and on every start which key agents run under. */
+/** The console's address; what the first start made (the sandbox key, shown once); and on every start which
+ * key agents run under. */
 function printWelcome(
   first: BootstrapResult,
   base: string,
   config: Config,
   agentKey: StoredSandboxKey | null,
+  dispatchKey: string | null,
 ): void {
+  // The web console, served by this process (README, "Console"); signed in with any API key.
+  process.stdout.write(`Console: ${base.replace(/\/+$/, "")}/console/ (sign in with an API key)\n`);
   if (first.seededContractors > 0) {
     process.stdout.write(`Seeded the sandbox pool with ${first.seededContractors} contractors.\n`);
   }
@@ -65,6 +69,16 @@ function printWelcome(
         "Your sandbox API key (shown once; it matches only the sandbox contractor pool):",
         `  ${first.sandboxKey}`,
         "",
+        "Open the console and sign in with it to watch your sandbox orders live:",
+        `  ${base.replace(/\/+$/, "")}/console/`,
+        "",
+        ...(dispatchKey
+          ? [
+              "A sandbox dispatch-team key (shown once): sign in with it for the board of every sandbox order:",
+              `  ${dispatchKey}`,
+              "",
+            ]
+          : []),
         "Try a quote:",
         `  curl -s ${base}/api/dispatch/v1/quote \\`,
         "    -H 'content-type: application/json' \\",
@@ -124,6 +138,7 @@ async function serve(config: Config, prepare: boolean): Promise<void> {
   const services = createServices(config, store, { logger });
   if (cluster.isWorker) offerWorkerMetrics(services.metrics.registry);
   const first = prepare ? await bootstrap(store, services.keys) : null;
+  const dispatchKey = first?.sandboxKey ? await issueSandboxDispatchKey(services.keys) : null;
   const agentKey = first ? await sandboxKeyOf(store) : null;
   await services.pool.load();
 
@@ -156,7 +171,7 @@ async function serve(config: Config, prepare: boolean): Promise<void> {
       );
   // A worker whose primary is gone stops too (draining first) instead of serving unsupervised.
   if (cluster.isWorker) process.once("disconnect", () => process.kill(process.pid, "SIGTERM"));
-  if (first) printWelcome(first, config.PUBLIC_BASE_URL ?? address, config, agentKey);
+  if (first) printWelcome(first, config.PUBLIC_BASE_URL ?? address, config, agentKey, dispatchKey);
 
   closeWithGrace({ delay: config.SHUTDOWN_GRACE_MS }, async ({ err, signal }) => {
     if (err) app.log.error({ err }, "shutting down after an error");
@@ -188,7 +203,9 @@ async function supervise(config: Config, workers: number): Promise<void> {
   }
   const logger = createLogger(config);
   const store = openStore(config);
-  const first = await bootstrap(store, new ApiKeyService(store, 0));
+  const keys = new ApiKeyService(store, 0);
+  const first = await bootstrap(store, keys);
+  const dispatchKey = first.sandboxKey ? await issueSandboxDispatchKey(keys) : null;
   const agentKey = await sandboxKeyOf(store);
   await store.close();
   loadSigningKey(config.AUDIT_SIGNING_KEY, config.DATA_DIR); // created once here, before workers read it
@@ -202,7 +219,13 @@ async function supervise(config: Config, workers: number): Promise<void> {
     announced = true;
     const host = address.address?.includes(":") ? `[${address.address}]` : (address.address ?? config.HOST);
     process.stdout.write(`Server listening at http://${host}:${address.port} with ${workers} workers\n`);
-    printWelcome(first, config.PUBLIC_BASE_URL ?? `http://${host}:${address.port}`, config, agentKey);
+    printWelcome(
+      first,
+      config.PUBLIC_BASE_URL ?? `http://${host}:${address.port}`,
+      config,
+      agentKey,
+      dispatchKey,
+    );
   });
   cluster.on("exit", (worker, code, signal) => {
     if (stopping) return;

@@ -6,9 +6,10 @@
 import { z } from "zod";
 import { sealRecord } from "../audit/record.js";
 import { ApiError } from "../errors.js";
+import type { OrdersTable } from "../storage/schema.js";
 import { defineOperation, principalOf } from "./operation.js";
 import { assign, cancelOrder } from "./order-commands.js";
-import { ORDER_STATUSES, orderSchema, orderSummaryView } from "./order-view.js";
+import { ORDER_STATUSES, orderSchema, orderSummaryView, type ViewContext } from "./order-view.js";
 import { cursorSchema, orderPosition, orderPositionOf, pageLimitSchema, pageOf } from "./pagination.js";
 import { contractorIdSchema } from "./schemas.js";
 
@@ -22,8 +23,23 @@ const dispatcherOrderSchema = orderSchema
       .string()
       .nullable()
       .describe("The contractor offered or holding the job (contractor_ref is the account's handle of it)."),
+    offer_deadline_at: z.iso
+      .datetime()
+      .nullable()
+      .describe("While the order is offered: when the pending offer lapses and the job moves on; else null."),
   })
   .meta({ id: "DispatcherOrder" });
+
+/** An order as the dispatch team sees it; `offerDeadline`: its pending offer's, while it is offered. */
+export function dispatcherOrderView(row: OrdersTable, at: ViewContext, offerDeadline: string | null = null) {
+  const view = orderSummaryView(row, at);
+  return {
+    ...view,
+    account_id: row.account_id,
+    contractor_id: row.contractor_id,
+    offer_deadline_at: row.status === "offered" ? offerDeadline : null,
+  };
+}
 
 const reasonSchema = z.string().min(1).max(1000).describe("Why: recorded in the audit log with the change.");
 
@@ -58,11 +74,12 @@ export const dispatcherOrdersOperation = defineOperation({
       limit: input.limit + 1,
     });
     const { page, next_cursor } = pageOf(rows, input.limit, CURSOR_KIND, orderPositionOf);
+    const offered = page.filter((row) => row.status === "offered").map((row) => row.id);
+    const deadlines = new Map(
+      (await ctx.services.store.orders.pendingOffersOf(offered)).map((o) => [o.order_id, o.deadline_at]),
+    );
     return {
-      orders: page.map((row) => {
-        const view = orderSummaryView(row, ctx);
-        return { ...view, account_id: row.account_id, contractor_id: row.contractor_id };
-      }),
+      orders: page.map((row) => dispatcherOrderView(row, ctx, deadlines.get(row.id) ?? null)),
       next_cursor,
     };
   },
@@ -117,8 +134,7 @@ export const dispatcherAssignOperation = defineOperation({
       `operator:${principal.keyId}`,
       input.compliance_override_reason ?? null,
     );
-    const view = orderSummaryView(order, ctx);
-    return { ...view, account_id: order.account_id, contractor_id: order.contractor_id };
+    return dispatcherOrderView(order, ctx);
   },
 });
 
@@ -148,8 +164,7 @@ export const dispatcherCancelOperation = defineOperation({
       "dispatcher",
       `operator:${principal.keyId}`,
     );
-    const view = orderSummaryView(cancelled, ctx);
-    return { ...view, account_id: cancelled.account_id, contractor_id: cancelled.contractor_id };
+    return dispatcherOrderView(cancelled, ctx);
   },
 });
 

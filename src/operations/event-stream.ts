@@ -13,6 +13,7 @@ import type { OrdersTable } from "../storage/schema.js";
 import { WEBHOOK_EVENT_TYPES } from "../webhooks/events.js";
 import type { LoggedPayload } from "../webhooks/order-log.js";
 import { jobView, offerView } from "./contractor-work.js";
+import { dispatcherOrderView } from "./dispatcher.js";
 import { defineOperation, principalOf } from "./operation.js";
 import { orderSummaryView, type ViewContext } from "./order-view.js";
 
@@ -62,14 +63,11 @@ export function eventView(row: StoredOrderEvent, principal: Principal, at: ViewC
   }
   if (principal.kind === "dispatcher") {
     // No contractor_ref: an account's handle beside the contractor's id would link the two.
-    const view = { ...orderSummaryView(order, at), contractor_ref: null };
-    return {
-      ...envelope,
-      data: {
-        order: { ...view, account_id: order.account_id, contractor_id: order.contractor_id },
-        ...payload.details,
-      },
+    const view = {
+      ...dispatcherOrderView(order, at, payload.offer?.deadline_at ?? null),
+      contractor_ref: null,
     };
+    return { ...envelope, data: { order: view, ...payload.details } };
   }
   // A contractor: of a job taken away from it, only that it is no longer its own.
   const held = order.contractor_id === principal.contractorId;

@@ -4,6 +4,7 @@
 import type { z } from "zod";
 import type { AuditLog } from "../audit/audit-log.js";
 import type { ApiKeyService, Principal } from "../auth/api-key-service.js";
+import type { ConsoleSessions } from "../auth/console-sessions.js";
 import type { ContractorRefs } from "../auth/contractor-refs.js";
 import type { RateLimiter } from "../auth/rate-limiter.js";
 import type { Config } from "../config.js";
@@ -19,6 +20,8 @@ export interface Services {
   store: Store;
   pool: ContractorPool;
   keys: ApiKeyService;
+  /** The web console's sessions (cookies standing for API keys). */
+  sessions: ConsoleSessions;
   limiter: RateLimiter;
   metrics: Metrics;
   audit: AuditLog;

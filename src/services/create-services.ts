@@ -5,6 +5,7 @@ import type { FastifyBaseLogger } from "fastify";
 import { AuditLog } from "../audit/audit-log.js";
 import { type CheckpointSigner, loadSigningKey } from "../audit/signing.js";
 import { ApiKeyService } from "../auth/api-key-service.js";
+import { ConsoleSessions } from "../auth/console-sessions.js";
 import { ContractorRefs } from "../auth/contractor-refs.js";
 import { MemoryRateLimiter, type RateLimiter } from "../auth/rate-limiter.js";
 import { RedisRateLimiter } from "../auth/redis-rate-limiter.js";
@@ -96,13 +97,15 @@ export function createServices(
   metrics.watchAudit(store.audit);
   const fetcher = options.fetcher ?? createFetcher(config);
   const pool = new ContractorPool(store);
+  const keys = new ApiKeyService(store, config.API_KEY_CACHE_TTL_MS, now);
   return {
     audit,
     metrics,
     config,
     store,
     pool,
-    keys: new ApiKeyService(store, config.API_KEY_CACHE_TTL_MS, now),
+    keys,
+    sessions: new ConsoleSessions(store, keys, config.CONSOLE_SESSION_IDLE_MINUTES * 60_000, now),
     limiter: options.limiter ?? createLimiter(config, options.logger, metrics),
     fetcher,
     probe: new ProbeService(fetcher, {

@@ -5,6 +5,7 @@
 import { type Kysely, Migrator, sql } from "kysely";
 import type { Clock } from "../clock.js";
 import { AuditStore } from "./audit-store.js";
+import { KyselyConsoleSessionStore } from "./console-session-store.js";
 import { KyselyContractorRepository } from "./contractor-repository.js";
 import type { Dialect } from "./dialect.js";
 import { EvalsStore } from "./evals-store.js";
@@ -35,6 +36,7 @@ export class KyselyStore implements Store {
   readonly webhooks: WebhookStore;
   readonly orderEvents: OrderEventStore;
   readonly keys: KyselyKeyRepository;
+  readonly consoleSessions: KyselyConsoleSessionStore;
   readonly contractors: KyselyContractorRepository;
   readonly orders: KyselyOrderRepository;
   readonly idempotency: KyselyIdempotencyRepository;
@@ -74,6 +76,7 @@ export class KyselyStore implements Store {
     this.webhooks = new WebhookStore(db, dialect);
     this.orderEvents = new OrderEventStore(db, dialect, options.listen ?? null);
     this.keys = new KyselyKeyRepository(db, this.audit, options.clock);
+    this.consoleSessions = new KyselyConsoleSessionStore(db);
     this.contractors = new KyselyContractorRepository(db, this.audit, options.clock, dialect);
     this.orders = new KyselyOrderRepository(db, dialect);
     this.idempotency = new KyselyIdempotencyRepository(db);

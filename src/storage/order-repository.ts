@@ -48,6 +48,16 @@ export class KyselyOrderRepository implements OrderRepository {
       .execute();
   }
 
+  pendingOffersOf(orderIds: string[]): Promise<OffersTable[]> {
+    if (orderIds.length === 0) return Promise.resolve([]);
+    return this.db
+      .selectFrom("offers")
+      .selectAll()
+      .where("order_id", "in", orderIds)
+      .where("status", "=", "pending")
+      .execute();
+  }
+
   nteRequestById(id: string, tx?: WriteTx): Promise<NteRequestsTable | undefined> {
     return trxOf(tx, this.db).selectFrom("nte_requests").selectAll().where("id", "=", id).executeTakeFirst();
   }

@@ -29,6 +29,17 @@ export interface ApiKeysTable {
 
 export type KeyKind = "account" | "contractor" | "dispatcher";
 
+/** A web console session (migration 0018): the SHA-256 of its cookie, never the cookie itself. */
+export interface ConsoleSessionsTable {
+  id_hash: string;
+  /** The API key it was exchanged for: its checks (revocation included) are the session's. */
+  key_id: string;
+  csrf_token: string;
+  created_at: string;
+  /** Idle expiry, moved on as the session is used. */
+  expires_at: string;
+}
+
 export interface ContractorsTable {
   id: string;
   pool: "sandbox" | "live";
@@ -256,6 +267,7 @@ export interface DailyRunsTable {
 export interface Database {
   accounts: AccountsTable;
   api_keys: ApiKeysTable;
+  console_sessions: ConsoleSessionsTable;
   offers: OffersTable;
   capacity_holds: CapacityHoldsTable;
   nte_requests: NteRequestsTable;

@@ -16,6 +16,7 @@ import type { CommitOutcome, CommittableChange } from "./order-writer.js";
 import type {
   AccountsTable,
   ApiKeysTable,
+  ConsoleSessionsTable,
   ContractorsTable,
   IdempotencyKeysTable,
   NteRequestsTable,
@@ -90,6 +91,22 @@ export interface KeyRepository {
     at: string,
     audit: (key: ApiKeysTable) => AuditEntry,
   ): Promise<"revoked" | "already_revoked" | "not_found">;
+}
+
+/** A console session as read: its row and the stored hash of the key it stands for. */
+export interface StoredConsoleSession extends ConsoleSessionsTable {
+  key_hash: string;
+}
+
+/** The web console's sessions, by the SHA-256 of their cookie. */
+export interface ConsoleSessionRepository {
+  insert(row: ConsoleSessionsTable): Promise<void>;
+  find(idHash: string): Promise<StoredConsoleSession | undefined>;
+  /** Moves the idle expiry on (never back). */
+  extend(idHash: string, expiresAt: string): Promise<void>;
+  delete(idHash: string): Promise<void>;
+  /** Deletes the sessions expired at `now`; how many. */
+  purgeExpired(now: string): Promise<number>;
 }
 
 /** The dispatch team's filters of one pool. */
@@ -221,6 +238,8 @@ export interface OrderRepository {
   offerById(id: string, tx?: WriteTx): Promise<OffersTable | undefined>;
   /** An order's offers, first attempt first. */
   offersOf(orderId: string, tx?: WriteTx): Promise<OffersTable[]>;
+  /** The pending offers of these orders (at most one each): the deadlines the dispatch team's board shows. */
+  pendingOffersOf(orderIds: string[]): Promise<OffersTable[]>;
   nteRequestById(id: string, tx?: WriteTx): Promise<NteRequestsTable | undefined>;
   /** An order's NTE requests, oldest first. */
   nteRequests(orderId: string, tx?: WriteTx): Promise<NteRequestsTable[]>;
@@ -291,6 +310,8 @@ export interface Store {
   flushDeferred(): Promise<void>;
 
   readonly keys: KeyRepository;
+  /** The web console's sessions. */
+  readonly consoleSessions: ConsoleSessionRepository;
   readonly contractors: ContractorRepository;
   readonly orders: OrderRepository;
   readonly idempotency: IdempotencyRepository;

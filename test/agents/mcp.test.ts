@@ -441,6 +441,22 @@ describe("MCP on a fresh store, with no MCP_API_KEY", () => {
         await first.waitFor(/Set MCP_API_KEY/, 30_000);
         const out = first.output();
         expect(out).toMatch(/Your sandbox API key \(shown once/);
+        // The console's address is printed beside the key, and answers (its page, or how to build it).
+        const consoleUrl = /Console: (http:\/\/127\.0\.0\.1:\d+\/console\/) /.exec(out)?.[1];
+        expect(consoleUrl, out).toBeTruthy();
+        const page = await fetch(consoleUrl as string);
+        expect([200, 503]).toContain(page.status);
+        expect(page.headers.get("content-type")).toBe("text/html; charset=utf-8");
+        // And a sandbox dispatch-team key to try the board with: test mode, the dispatcher's kind.
+        const dispatchKey = /sandbox dispatch-team key.*\n {2}(fsd_test_\w{36})/.exec(out)?.[1];
+        expect(dispatchKey, out).toBeTruthy();
+        const session = await fetch(new URL("/console/session", consoleUrl as string), {
+          method: "POST",
+          headers: { "content-type": "application/json" },
+          body: JSON.stringify({ api_key: dispatchKey }),
+        });
+        expect(session.status).toBe(200);
+        expect(await session.json()).toMatchObject({ kind: "dispatcher", livemode: false });
         expect(out).toMatch(/run in sandbox mode\nunder the sandbox key fsd_test_\.\.\.\w{4}/);
         expect((await printedCall(out)).livemode).toBe(false);
       } finally {

@@ -392,6 +392,18 @@ describe("the dispatcher's side", () => {
     const { h, ids, caller, keys } = await setup();
     const dispatcher = await h.dispatcherKey("live");
     const created = await order(h, caller);
+    // While offered, the board sees when the pending offer lapses (the offer's own deadline).
+    const firstOffer = await pendingOffer(
+      h,
+      keys.get((await holder(h, created.order_id)) as string) as string,
+      created.order_id,
+    );
+    const offered = (
+      await h.get("/api/dispatcher/v1/orders?status=offered", { "x-api-key": dispatcher })
+    ).json();
+    expect(offered.orders).toEqual([
+      expect.objectContaining({ order_id: created.order_id, offer_deadline_at: firstOffer?.deadline_at }),
+    ]);
     // Exhaust the cascade: the order lands in the dispatcher's queue.
     for (let i = 0; i < MAX_OFFERS; i++) {
       const current = (await holder(h, created.order_id)) as string;
@@ -403,6 +415,7 @@ describe("the dispatcher's side", () => {
     ).json();
     expect(queue.orders.map((o: { order_id: string }) => o.order_id)).toContain(created.order_id);
     expect(queue.orders[0].account_id).toMatch(/^acct_/);
+    expect(queue.orders[0].offer_deadline_at).toBeNull();
 
     const [x, y] = ids as [string, string];
     const assigned = await h.post(

@@ -20,6 +20,7 @@ import { migration0014 } from "./0014-audit-disclosures.js";
 import { migration0015 } from "./0015-daily-runs.js";
 import { migration0016 } from "./0016-order-events.js";
 import { migration0017 } from "./0017-order-time.js";
+import { migration0018 } from "./0018-console-sessions.js";
 import { migration0021 } from "./0021-schedule-proposals.js";
 
 const MIGRATIONS: Record<Dialect, Record<string, Migration>> = {
@@ -41,6 +42,7 @@ const MIGRATIONS: Record<Dialect, Record<string, Migration>> = {
     "0015-daily-runs": migration0015,
     "0016-order-events": migration0016("sqlite"),
     "0017-order-time": migration0017,
+    "0018-console-sessions": migration0018,
     "0021-schedule-proposals": migration0021,
   },
   postgres: {
@@ -61,6 +63,7 @@ const MIGRATIONS: Record<Dialect, Record<string, Migration>> = {
     "0015-daily-runs": migration0015,
     "0016-order-events": migration0016("postgres"),
     "0017-order-time": migration0017,
+    "0018-console-sessions": migration0018,
     "0021-schedule-proposals": migration0021,
   },
 };

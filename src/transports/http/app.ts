@@ -29,6 +29,9 @@ import { type AgentCaller, agentKeyFor } from "../agent-call.js";
 import { mcpServerCard } from "../discovery/documents.js";
 import { registerDiscovery } from "../discovery/routes.js";
 import { mcpTools, registerMcp } from "../mcp.js";
+import { baseUrlOf } from "./base-url.js";
+import { registerConsoleAssets } from "./console-assets.js";
+import { admitSession, registerConsoleSession, sessionCookieOf } from "./console-session.js";
 import { eventStreams, wantsStream } from "./event-stream.js";
 import { readJsonBody } from "./json-body.js";
 import { handleError, sendProblem } from "./problem-reply.js";
@@ -44,7 +47,6 @@ declare module "fastify" {
 
 const BODY_LIMIT = 1024 * 1024;
 const REQUEST_ID_PATTERN = /^[A-Za-z0-9._:-]{1,128}$/;
-const HOST_PATTERN = /^[A-Za-z0-9.-]+(:\d{1,5})?$|^\[[0-9A-Fa-f:.]+\](:\d{1,5})?$/;
 
 const firstHeader = (value: string | string[] | undefined) => (Array.isArray(value) ? value[0] : value);
 
@@ -58,15 +60,6 @@ function ownOriginsOf(config: Services["config"]): string[] {
     ? [new URL(config.PUBLIC_BASE_URL).origin]
     : [`http://localhost:${config.PORT}`, `http://127.0.0.1:${config.PORT}`, `http://[::1]:${config.PORT}`];
   return [...own, ...config.MCP_ALLOWED_ORIGINS];
-}
-
-export function baseUrlOf(services: Services, request: FastifyRequest): string {
-  const configured = services.config.PUBLIC_BASE_URL;
-  if (configured) return configured.replace(/\/+$/, "");
-  const host = HOST_PATTERN.test(request.host)
-    ? request.host
-    : `${services.config.HOST}:${services.config.PORT}`;
-  return `${request.protocol}://${host}`;
 }
 
 function problemResponses(op: AnyOperation): Record<number, z.ZodType> {
@@ -306,6 +299,12 @@ export async function buildApp(services: Services, options: AppOptions = {}): Pr
           request.rateHeaders = admission.headers;
           done();
         };
+        // The console's session cookie stands in for a key only when no key is sent (console-session.ts).
+        const cookie = apiKey === undefined && op.access !== "public" ? sessionCookieOf(request) : undefined;
+        if (cookie !== undefined) {
+          admitSession(op, services, request, cookie).then(admitted, done);
+          return;
+        }
         try {
           const admission = admit(op, services, {
             apiKey: firstHeader(apiKey),
@@ -354,6 +353,8 @@ export async function buildApp(services: Services, options: AppOptions = {}): Pr
     });
   }
 
+  registerConsoleSession(app, services);
+  registerConsoleAssets(app, services);
   app.get("/healthz", { schema: { hide: true } }, async () => ({ status: "ok" }));
   app.get("/readyz", { schema: { hide: true } }, async (request, reply) => {
     const { ready, checks, error } = await checkReadiness(services);

@@ -1,0 +1,67 @@
+// Display helpers: money, times, countdowns, status labels.
+
+import { signal } from "@preact/signals";
+import type { OrderStatus } from "./types";
+
+/** The current time, ticking every second: read only by what counts down (a row reading it re-renders
+ * every second, so a board of thousands of rows reads `minute` for anything coarser). */
+export const now = signal(Date.now());
+/** The current time, ticking every 30 s: for "5 min ago". */
+export const minute = signal(Date.now());
+setInterval(() => {
+  now.value = Date.now();
+  if (now.value - minute.value >= 30_000) minute.value = now.value;
+}, 1000);
+
+export const STATUS_LABEL: Record<OrderStatus, string> = {
+  received: "Received",
+  offered: "Offered",
+  accepted: "Accepted",
+  en_route: "En route",
+  on_site: "On site",
+  completed: "Completed",
+  invoiced: "Invoiced",
+  needs_dispatcher: "Needs dispatcher",
+  cancelled: "Cancelled",
+  cannot_complete: "Cannot complete",
+};
+
+export function money(cents: number | null | undefined): string {
+  if (cents === null || cents === undefined) return "—";
+  return (cents / 100).toLocaleString("en-US", { style: "currency", currency: "USD" });
+}
+
+const SPECIAL: Record<string, string> = { hvac: "HVAC" };
+
+/** A code as words: "appliance_repair" -> "Appliance repair", "hvac" -> "HVAC". */
+export function titleCase(code: string): string {
+  return SPECIAL[code] ?? code.replace(/_/g, " ").replace(/^\w/, (c) => c.toUpperCase());
+}
+
+export function place(loc: { city: string | null; state: string; zip: string | null }): string {
+  return [loc.city, loc.state].filter(Boolean).join(", ") + (loc.zip ? ` ${loc.zip}` : "");
+}
+
+/** "just now", "2 min ago", "3 h ago", ... (read with the 30-second clock: finer would be false precision). */
+export function ago(iso: string, at: number): string {
+  const s = Math.max(0, Math.round((at - Date.parse(iso)) / 1000));
+  if (s < 60) return "just now";
+  if (s < 3600) return `${Math.floor(s / 60)} min ago`;
+  if (s < 86_400) return `${Math.floor(s / 3600)} h ago`;
+  return `${Math.floor(s / 86_400)} d ago`;
+}
+
+/** Time left until `iso` as m:ss (or h:mm:ss), "expired" once passed. */
+export function timeLeft(iso: string, at: number): { text: string; seconds: number } {
+  const s = Math.round((Date.parse(iso) - at) / 1000);
+  if (s <= 0) return { text: "expired", seconds: 0 };
+  const h = Math.floor(s / 3600);
+  const m = Math.floor((s % 3600) / 60);
+  const sec = String(s % 60).padStart(2, "0");
+  return { text: h > 0 ? `${h}:${String(m).padStart(2, "0")}:${sec}` : `${m}:${sec}`, seconds: s };
+}
+
+export function clock(iso: string | null): string {
+  if (!iso) return "—";
+  return new Date(iso).toLocaleTimeString("en-US", { hour: "numeric", minute: "2-digit" });
+}

@@ -1,0 +1,102 @@
+// The shapes the console reads from the API (the operations' output schemas, as far as it uses them).
+
+export type KeyKind = "account" | "contractor" | "dispatcher";
+
+export interface Session {
+  kind: KeyKind;
+  livemode: boolean;
+  account_id: string;
+  contractor_id: string | null;
+  csrf_token: string;
+  expires_at: string;
+}
+
+export type OrderStatus =
+  | "received"
+  | "offered"
+  | "accepted"
+  | "en_route"
+  | "on_site"
+  | "completed"
+  | "invoiced"
+  | "needs_dispatcher"
+  | "cancelled"
+  | "cannot_complete";
+
+export interface Location {
+  state: string;
+  zip: string | null;
+  city: string | null;
+  address?: string | null;
+  name?: string | null;
+}
+
+/** An order as an account (dispatch.order_list) or the dispatch team (dispatcher.orders) reads it. */
+export interface Order {
+  order_id: string;
+  status: OrderStatus;
+  status_detail: string;
+  contractor_ref: string | null;
+  trade: string;
+  urgency: string;
+  location: Location;
+  description: string;
+  nte_cents: number | null;
+  /** The NTE raised by the account's approval of a contractor's request; the one in force when set. */
+  nte_approved_cents?: number | null;
+  reference_id: string | null;
+  estimated_cost_cents: number;
+  final_cost_cents: number | null;
+  eta_at: string | null;
+  status_reason: string | null;
+  created_at: string;
+  updated_at: string;
+  /** The dispatch team's view only. */
+  account_id?: string;
+  contractor_id?: string | null;
+  offer_deadline_at?: string | null;
+}
+
+interface JobBase {
+  order_id: string;
+  trade: string;
+  urgency: string;
+  description: string;
+  location: Location;
+  nte_cents: number | null;
+  estimated_cost_cents: number;
+}
+
+export interface Offer extends JobBase {
+  offer_id: string;
+  attempt: number;
+  offered_at: string;
+  deadline_at: string;
+}
+
+export interface Job extends JobBase {
+  status: OrderStatus;
+  address: string | null;
+  location_name: string | null;
+  accepted_at: string | null;
+  eta_at: string | null;
+}
+
+export interface Contractor {
+  contractor_id: string;
+  name: string;
+  trades: string[];
+  states: string[];
+  distance_miles: number | null;
+  status: "active" | "inactive" | "excluded";
+  rating: number;
+  capacity: { max_active_jobs: number; in_use: number; free: number; open_jobs: number };
+}
+
+export interface StreamEvent {
+  id: string;
+  type: string;
+  created_at: string;
+  livemode: boolean;
+  data: Record<string, unknown>;
+}

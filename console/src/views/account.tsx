@@ -1,0 +1,235 @@
+// The account's orders, newest first, with their status kept live by the event stream, and the
+// contractors' requests to raise an order's NTE waiting for the account's decision (Approve / Reject).
+
+import { signal } from "@preact/signals";
+import { useEffect, useState } from "preact/hooks";
+import { ApiProblem, allPages, get, post } from "../api";
+import { ago, clock, minute, money, place, titleCase } from "../format";
+import { subscribe } from "../live";
+import type { Order, OrderStatus, StreamEvent } from "../types";
+import { StatusPill } from "./status";
+import { Timeline } from "./timeline";
+
+const orders = signal<Map<string, Order>>(new Map());
+const loading = signal(true);
+const loadError = signal<string | null>(null);
+/** The order whose timeline is open. */
+const expanded = signal<string | null>(null);
+
+/** A contractor's request to raise an order's NTE, waiting for this account's decision. */
+interface NteAsk {
+  request_id: string;
+  requested_cents: number;
+  reason: string;
+}
+/** The pending request of each order that has one. */
+const asks = signal<Map<string, NteAsk>>(new Map());
+/** Orders a contractor holds with an NTE: the ones that may have a request waiting. */
+const MAY_ASK = new Set<OrderStatus>(["accepted", "en_route", "on_site"]);
+
+function setAsk(orderId: string, ask: NteAsk | null) {
+  const next = new Map(asks.value);
+  if (ask) next.set(orderId, ask);
+  else next.delete(orderId);
+  asks.value = next;
+}
+
+const OPEN = new Set<OrderStatus>([
+  "received",
+  "offered",
+  "accepted",
+  "en_route",
+  "on_site",
+  "needs_dispatcher",
+]);
+
+function upsert(list: Order[]) {
+  const next = new Map(orders.value);
+  for (const o of list) {
+    const held = next.get(o.order_id);
+    if (!held || held.updated_at <= o.updated_at) next.set(o.order_id, o);
+  }
+  orders.value = next;
+}
+
+function onEvent(event: StreamEvent) {
+  const order = event.data.order as Order | undefined;
+  if (!order?.order_id) return;
+  upsert([order]);
+  if (event.type === "order.nte_requested") {
+    const ask = event.data.nte_request as NteAsk | undefined;
+    if (ask) setAsk(order.order_id, ask);
+  } else if (
+    event.type === "order.nte_approved" ||
+    event.type === "order.nte_rejected" ||
+    !MAY_ASK.has(order.status)
+  ) {
+    setAsk(order.order_id, null);
+  }
+}
+
+/** The pending requests of the orders that may have one (the list leaves requests out; the order has them). */
+async function loadAsks(list: Order[]) {
+  const candidates = list.filter((o) => o.nte_cents !== null && MAY_ASK.has(o.status));
+  for (const o of candidates) {
+    const full = await get<{ nte_requests: Array<NteAsk & { status: string }> }>(
+      `/api/dispatch/v1/orders/${o.order_id}`,
+    );
+    const pending = full.nte_requests.find((r) => r.status === "pending");
+    if (pending) setAsk(o.order_id, pending);
+  }
+}
+
+async function load() {
+  loading.value = true;
+  loadError.value = null;
+  try {
+    const list = await allPages<Order, "orders">("/api/dispatch/v1/orders", "orders", { limit: 100 }, 3);
+    upsert(list);
+    await loadAsks(list);
+  } catch (err) {
+    loadError.value = err instanceof ApiProblem ? err.message : "Your orders could not be loaded.";
+  } finally {
+    loading.value = false;
+  }
+}
+
+export function AccountView() {
+  useEffect(() => {
+    const stop = subscribe(onEvent);
+    void load();
+    return () => {
+      stop();
+      orders.value = new Map();
+      asks.value = new Map();
+    };
+  }, []);
+  const list = [...orders.value.values()].sort((a, b) => b.created_at.localeCompare(a.created_at));
+  const open = list.filter((o) => OPEN.has(o.status)).length;
+  const at = minute.value;
+  return (
+    <section class="account" aria-labelledby="orders-title">
+      <div class="board-head">
+        <h1 id="orders-title">My orders</h1>
+        <div class="stats">
+          <span class="stat">
+            <strong>{open}</strong> open
+          </span>
+          <span class="stat">
+            <strong>{list.length}</strong> in all
+          </span>
+        </div>
+      </div>
+      {loadError.value && (
+        <p class="error" role="alert">
+          {loadError.value}
+        </p>
+      )}
+      {list.length === 0 ? (
+        <p class="empty">
+          {loading.value ? "Loading…" : "No orders yet. Orders you place through the API show here, live."}
+        </p>
+      ) : (
+        <ul class="rows account-rows">
+          {list.map((o) => (
+            <li
+              key={o.order_id}
+              class={`row st-row-${o.status}`}
+              data-order-id={o.order_id}
+              data-status={o.status}
+            >
+              <div class="row-open static">
+                <StatusPill status={o.status} />
+                <span class="row-main">
+                  <span class="row-title">
+                    {titleCase(o.trade)}
+                    <span class="row-place">{place(o.location)}</span>
+                    {o.reference_id && <span class="ref">{o.reference_id}</span>}
+                  </span>
+                  <span class="row-desc">{o.description}</span>
+                  <span class="row-detail">{o.status_detail}</span>
+                </span>
+                <span class="row-side">
+                  <span class="money">
+                    {o.final_cost_cents !== null
+                      ? money(o.final_cost_cents)
+                      : `est. ${money(o.estimated_cost_cents)}`}
+                  </span>
+                  {o.status === "en_route" && o.eta_at ? (
+                    <span class="eta">ETA {clock(o.eta_at)}</span>
+                  ) : (
+                    <span class="muted">{ago(o.updated_at, at)}</span>
+                  )}
+                  <span class="row-id">{o.order_id}</span>
+                  <button
+                    type="button"
+                    class="btn btn-quiet btn-small"
+                    aria-expanded={expanded.value === o.order_id}
+                    onClick={() => {
+                      expanded.value = expanded.value === o.order_id ? null : o.order_id;
+                    }}
+                  >
+                    Timeline
+                  </button>
+                </span>
+              </div>
+              {expanded.value === o.order_id && (
+                <div class="account-timeline">
+                  <Timeline path="/api/audit" orderId={o.order_id} version={o.updated_at} />
+                </div>
+              )}
+              {asks.value.get(o.order_id) && (
+                <NteDecision order={o} ask={asks.value.get(o.order_id) as NteAsk} />
+              )}
+            </li>
+          ))}
+        </ul>
+      )}
+    </section>
+  );
+}
+
+function NteDecision({ order, ask }: { order: Order; ask: NteAsk }) {
+  const [busy, setBusy] = useState(false);
+  const [error, setError] = useState<string | null>(null);
+  const inForce = order.nte_approved_cents ?? order.nte_cents;
+  const decide = async (decision: "approve" | "reject") => {
+    setBusy(true);
+    setError(null);
+    try {
+      const decided = await post<Order>("/api/dispatch/v1/orders/nte-decision", {
+        order_id: order.order_id,
+        request_id: ask.request_id,
+        decision,
+      });
+      upsert([decided]);
+      setAsk(order.order_id, null);
+    } catch (err) {
+      setError(err instanceof ApiProblem ? err.message : "The decision did not go through; try again.");
+      setBusy(false);
+    }
+  };
+  return (
+    <div class="nte-ask" data-nte-request-id={ask.request_id}>
+      <p>
+        <strong>NTE increase requested:</strong> {money(ask.requested_cents)}{" "}
+        <span class="muted">(now {money(inForce)})</span>
+        <br />
+        <span class="nte-reason">{ask.reason}</span>
+      </p>
+      {error && (
+        <p class="error" role="alert">
+          {error}
+        </p>
+      )}
+      <div class="nte-actions">
+        <button type="button" class="btn btn-quiet" disabled={busy} onClick={() => void decide("reject")}>
+          Reject
+        </button>
+        <button type="button" class="btn btn-primary" disabled={busy} onClick={() => void decide("approve")}>
+          Approve
+        </button>
+      </div>
+    </div>
+  );
+}

@@ -1,0 +1,584 @@
+// The dispatch team's board: every order of the key's mode, live. The tray of orders that need a human
+// first, then the offers with their deadlines counting down, then the jobs under way by status; an order's
+// detail with the actions its status allows (assign through a contractor picker, cancel).
+
+import { computed, signal } from "@preact/signals";
+import { useEffect, useState } from "preact/hooks";
+import { ApiProblem, allPages, get, post } from "../api";
+import { ago, clock, minute, money, now, place, STATUS_LABEL, timeLeft, titleCase } from "../format";
+import { subscribe } from "../live";
+import type { Contractor, Order, OrderStatus, StreamEvent } from "../types";
+import { StatusPill } from "./status";
+import { Timeline } from "./timeline";
+
+const ORDERS = "/api/dispatcher/v1/orders";
+const OPEN: OrderStatus[] = [
+  "needs_dispatcher",
+  "cannot_complete",
+  "offered",
+  "accepted",
+  "en_route",
+  "on_site",
+];
+const ASSIGNABLE = new Set<OrderStatus>([
+  "offered",
+  "needs_dispatcher",
+  "cannot_complete",
+  "accepted",
+  "en_route",
+]);
+const CANCELLABLE = new Set<OrderStatus>([
+  "received",
+  "offered",
+  "needs_dispatcher",
+  "cannot_complete",
+  "accepted",
+  "en_route",
+  "on_site",
+]);
+
+const GROUPS: Array<{ id: string; title: string; statuses: OrderStatus[]; hint: string }> = [
+  {
+    id: "tray",
+    title: "Needs a dispatcher",
+    statuses: ["needs_dispatcher", "cannot_complete", "received"],
+    hint: "No contractor took these: assign one by hand.",
+  },
+  { id: "offered", title: "Offered", statuses: ["offered"], hint: "Waiting for the contractor's answer." },
+  { id: "accepted", title: "Accepted", statuses: ["accepted"], hint: "" },
+  { id: "en_route", title: "En route", statuses: ["en_route"], hint: "" },
+  { id: "on_site", title: "On site", statuses: ["on_site"], hint: "" },
+  { id: "closed", title: "Recently closed", statuses: ["completed", "invoiced", "cancelled"], hint: "" },
+];
+
+const orders = signal<Map<string, Order>>(new Map());
+const loading = signal(true);
+const loadError = signal<string | null>(null);
+const selected = signal<string | null>(null);
+const filterText = signal("");
+const filterTrade = signal("");
+const filterStatus = signal("");
+const filterUrgency = signal("");
+const filterState = signal("");
+
+/** Keeps the newer of two versions of an order (a list page and an event may arrive in either order). */
+function upsert(list: Order[]) {
+  const next = new Map(orders.value);
+  for (const o of list) {
+    const held = next.get(o.order_id);
+    if (!held || held.updated_at <= o.updated_at) next.set(o.order_id, { ...held, ...o });
+  }
+  orders.value = next;
+}
+
+async function load() {
+  loading.value = true;
+  loadError.value = null;
+  try {
+    const pages = await Promise.all([
+      ...OPEN.map((status) => allPages<Order, "orders">(ORDERS, "orders", { status, limit: 200 })),
+      get<{ orders: Order[] }>(ORDERS, { limit: 50 }).then((p) => p.orders),
+    ]);
+    upsert(pages.flat());
+  } catch (err) {
+    loadError.value = err instanceof ApiProblem ? err.message : "The orders could not be loaded.";
+  } finally {
+    loading.value = false;
+  }
+}
+
+function onEvent(event: StreamEvent) {
+  const order = event.data.order as Order | undefined;
+  if (order?.order_id) upsert([order]);
+}
+
+const trades = computed(() => [...new Set([...orders.value.values()].map((o) => o.trade))].sort());
+const states = computed(() => [...new Set([...orders.value.values()].map((o) => o.location.state))].sort());
+const URGENCIES = ["emergency", "urgent", "routine", "scheduled"];
+/** An accepted job nobody set off for within this long is flagged at risk. */
+const NO_MOVEMENT_MS = 60 * 60_000;
+
+const visible = computed(() => {
+  const text = filterText.value.trim().toLowerCase();
+  const trade = filterTrade.value;
+  const status = filterStatus.value;
+  const urgency = filterUrgency.value;
+  const state = filterState.value;
+  return [...orders.value.values()].filter((o) => {
+    if (trade && o.trade !== trade) return false;
+    if (status && o.status !== status) return false;
+    if (urgency && o.urgency !== urgency) return false;
+    if (state && o.location.state !== state) return false;
+    if (!text) return true;
+    const hay = [
+      o.order_id,
+      o.description,
+      o.reference_id,
+      o.location.city,
+      o.location.state,
+      o.location.zip,
+      o.location.name,
+      o.location.address,
+      o.trade,
+    ]
+      .filter(Boolean)
+      .join(" ")
+      .toLowerCase();
+    return hay.includes(text);
+  });
+});
+
+function groupOrders(group: (typeof GROUPS)[number], list: Order[]): Order[] {
+  const inGroup = list.filter((o) => group.statuses.includes(o.status));
+  if (group.id === "offered") {
+    return inGroup.sort((a, b) => (a.offer_deadline_at ?? "~").localeCompare(b.offer_deadline_at ?? "~"));
+  }
+  const sorted = inGroup.sort((a, b) => b.updated_at.localeCompare(a.updated_at));
+  return group.id === "closed" ? sorted.slice(0, 30) : sorted;
+}
+
+export function Board() {
+  useEffect(() => {
+    const stop = subscribe(onEvent);
+    void load();
+    return () => {
+      stop();
+      orders.value = new Map();
+      selected.value = null;
+    };
+  }, []);
+  const list = visible.value;
+  const counts = Object.fromEntries(GROUPS.map((g) => [g.id, groupOrders(g, list).length]));
+  const current = selected.value ? orders.value.get(selected.value) : undefined;
+  return (
+    <div class={`board ${current ? "with-detail" : ""}`}>
+      <section class="board-main" aria-label="Orders">
+        <div class="board-head">
+          <h1>Dispatch board</h1>
+          <div class="stats">
+            <span class="stat stat-alert">
+              <strong>{counts.tray}</strong> need a dispatcher
+            </span>
+            <span class="stat">
+              <strong>{counts.offered}</strong> offered
+            </span>
+            <span class="stat">
+              <strong>{(counts.accepted ?? 0) + (counts.en_route ?? 0) + (counts.on_site ?? 0)}</strong> under
+              way
+            </span>
+          </div>
+        </div>
+        <Filters />
+        {loadError.value && (
+          <p class="error" role="alert">
+            {loadError.value}
+          </p>
+        )}
+        {loading.value && orders.value.size === 0 ? (
+          <p class="muted">Loading orders…</p>
+        ) : (
+          GROUPS.map((g) => <Group key={g.id} group={g} list={groupOrders(g, list)} />)
+        )}
+      </section>
+      {current && <Detail order={current} />}
+    </div>
+  );
+}
+
+function Filters() {
+  return (
+    <search class="filters">
+      <input
+        type="search"
+        class="filter-text"
+        aria-label="Filter orders"
+        placeholder="Search id, description, place, reference…"
+        value={filterText.value}
+        onInput={(e) => {
+          filterText.value = (e.target as HTMLInputElement).value;
+        }}
+      />
+      <select
+        aria-label="Trade"
+        value={filterTrade.value}
+        onChange={(e) => {
+          filterTrade.value = (e.target as HTMLSelectElement).value;
+        }}
+      >
+        <option value="">All trades</option>
+        {trades.value.map((t) => (
+          <option key={t} value={t}>
+            {titleCase(t)}
+          </option>
+        ))}
+      </select>
+      <select
+        aria-label="Urgency"
+        value={filterUrgency.value}
+        onChange={(e) => {
+          filterUrgency.value = (e.target as HTMLSelectElement).value;
+        }}
+      >
+        <option value="">Any urgency</option>
+        {URGENCIES.map((u) => (
+          <option key={u} value={u}>
+            {titleCase(u)}
+          </option>
+        ))}
+      </select>
+      <select
+        aria-label="State"
+        value={filterState.value}
+        onChange={(e) => {
+          filterState.value = (e.target as HTMLSelectElement).value;
+        }}
+      >
+        <option value="">All states</option>
+        {states.value.map((st) => (
+          <option key={st} value={st}>
+            {st}
+          </option>
+        ))}
+      </select>
+      <select
+        aria-label="Status"
+        value={filterStatus.value}
+        onChange={(e) => {
+          filterStatus.value = (e.target as HTMLSelectElement).value;
+        }}
+      >
+        <option value="">All statuses</option>
+        {(Object.keys(STATUS_LABEL) as OrderStatus[]).map((s) => (
+          <option key={s} value={s}>
+            {STATUS_LABEL[s]}
+          </option>
+        ))}
+      </select>
+    </search>
+  );
+}
+
+function Group({ group, list }: { group: (typeof GROUPS)[number]; list: Order[] }) {
+  if (list.length === 0 && group.id !== "tray") return null;
+  return (
+    <section class={`group group-${group.id}`} aria-labelledby={`group-${group.id}`}>
+      <h2 id={`group-${group.id}`}>
+        {group.title} <span class="count">{list.length}</span>
+      </h2>
+      {group.hint && <p class="hint">{group.hint}</p>}
+      {list.length === 0 ? (
+        <p class="empty">Nothing waiting. New orders nobody takes appear here at once.</p>
+      ) : (
+        <ul class="rows">
+          {list.map((o) => (
+            <OrderRow key={o.order_id} order={o} />
+          ))}
+        </ul>
+      )}
+    </section>
+  );
+}
+
+function OrderRow({ order }: { order: Order }) {
+  // Only a row that counts down reads the clock that ticks every second.
+  const counting = (order.status === "offered" && order.offer_deadline_at) || order.status === "en_route";
+  const at = counting ? now.value : minute.value;
+  const left =
+    order.status === "offered" && order.offer_deadline_at ? timeLeft(order.offer_deadline_at, at) : null;
+  const late = order.status === "en_route" && order.eta_at !== null && Date.parse(order.eta_at) < at;
+  const stale = order.status === "accepted" && at - Date.parse(order.updated_at) > NO_MOVEMENT_MS;
+  // At risk: an offer lapsing within a minute, an arrival overdue, or an accepted job not moving.
+  const risk = (left !== null && left.seconds < 60) || late || stale;
+  const isSelected = selected.value === order.order_id;
+  return (
+    <li
+      class={`row st-row-${order.status} ${risk ? "at-risk" : ""} ${isSelected ? "selected" : ""}`}
+      data-order-id={order.order_id}
+      data-status={order.status}
+    >
+      <button
+        type="button"
+        class="row-open"
+        aria-expanded={isSelected}
+        onClick={() => {
+          selected.value = isSelected ? null : order.order_id;
+        }}
+      >
+        <StatusPill status={order.status} />
+        <span class="row-main">
+          <span class="row-title">
+            {titleCase(order.trade)}
+            {order.urgency !== "routine" && <span class={`urgency u-${order.urgency}`}>{order.urgency}</span>}
+            <span class="row-place">{place(order.location)}</span>
+          </span>
+          <span class="row-desc">{order.description}</span>
+        </span>
+        <span class="row-side">
+          {left ? (
+            <span class={`countdown ${left.seconds < 60 ? "urgent" : ""}`} title="Time left to accept">
+              {left.text}
+            </span>
+          ) : order.status === "en_route" ? (
+            <span class={`eta ${late ? "urgent" : ""}`}>ETA {clock(order.eta_at)}</span>
+          ) : (
+            <span class="muted">{ago(order.updated_at, at)}</span>
+          )}
+          <span class="row-id">{order.order_id}</span>
+        </span>
+      </button>
+    </li>
+  );
+}
+
+function Detail({ order }: { order: Order }) {
+  const [message, setMessage] = useState<string | null>(null);
+  useEffect(() => setMessage(null), [order.order_id]);
+  return (
+    <aside class="detail card" aria-label={`Order ${order.order_id}`}>
+      <div class="detail-head">
+        <div>
+          <StatusPill status={order.status} />
+          <h2>
+            {titleCase(order.trade)} · {place(order.location)}
+          </h2>
+          <p class="row-id">{order.order_id}</p>
+        </div>
+        <button
+          type="button"
+          class="btn btn-quiet"
+          aria-label="Close detail"
+          onClick={() => {
+            selected.value = null;
+          }}
+        >
+          ✕
+        </button>
+      </div>
+      <p class="detail-desc">{order.description}</p>
+      <dl class="facts">
+        <dt>Status</dt>
+        <dd>{order.status_detail}</dd>
+        <dt>Urgency</dt>
+        <dd>{titleCase(order.urgency)}</dd>
+        <dt>Site</dt>
+        <dd>{[order.location.name, order.location.address].filter(Boolean).join(", ") || "—"}</dd>
+        <dt>Estimate</dt>
+        <dd>{money(order.estimated_cost_cents)}</dd>
+        <dt>NTE</dt>
+        <dd>{money(order.nte_cents)}</dd>
+        {order.final_cost_cents !== null && (
+          <>
+            <dt>Final cost</dt>
+            <dd>{money(order.final_cost_cents)}</dd>
+          </>
+        )}
+        <dt>Contractor</dt>
+        <dd>{order.contractor_id ?? "—"}</dd>
+        <dt>Account</dt>
+        <dd>{order.account_id ?? "—"}</dd>
+        <dt>Reference</dt>
+        <dd>{order.reference_id ?? "—"}</dd>
+        <dt>Created</dt>
+        <dd>{new Date(order.created_at).toLocaleString("en-US")}</dd>
+        {order.status_reason && (
+          <>
+            <dt>Reason</dt>
+            <dd>{order.status_reason}</dd>
+          </>
+        )}
+      </dl>
+      {message && (
+        <p class="notice" role="status">
+          {message}
+        </p>
+      )}
+      {ASSIGNABLE.has(order.status) && <AssignPanel order={order} onDone={setMessage} />}
+      <Timeline path="/api/dispatcher/v1/audit" orderId={order.order_id} version={order.updated_at} />
+      {CANCELLABLE.has(order.status) && <CancelPanel order={order} onDone={setMessage} />}
+    </aside>
+  );
+}
+
+function AssignPanel({ order, onDone }: { order: Order; onDone: (m: string) => void }) {
+  const [name, setName] = useState("");
+  const [found, setFound] = useState<Contractor[] | null>(null);
+  const [anyTrade, setAnyTrade] = useState(false);
+  const [picked, setPicked] = useState<string | null>(null);
+  const [reason, setReason] = useState("");
+  const [error, setError] = useState<string | null>(null);
+  const [busy, setBusy] = useState(false);
+
+  useEffect(() => {
+    let stale = false;
+    const timer = setTimeout(async () => {
+      const base = {
+        state: order.location.state,
+        zip: order.location.zip ?? undefined,
+        status: "active",
+        name: name.trim() || undefined,
+        limit: 20,
+      };
+      try {
+        let list = (
+          await get<{ contractors: Contractor[] }>("/api/dispatcher/v1/contractors", {
+            ...base,
+            trade: order.trade,
+          })
+        ).contractors;
+        let widened = false;
+        // Nobody of the trade where the job is: show every active contractor there, and say so.
+        if (list.length === 0) {
+          list = (await get<{ contractors: Contractor[] }>("/api/dispatcher/v1/contractors", base))
+            .contractors;
+          widened = list.length > 0;
+        }
+        if (!stale) {
+          setFound(list);
+          setAnyTrade(widened);
+        }
+      } catch (err) {
+        if (!stale) setError(err instanceof ApiProblem ? err.message : "The contractor search failed.");
+      }
+    }, 200);
+    return () => {
+      stale = true;
+      clearTimeout(timer);
+    };
+  }, [order.order_id, name]);
+
+  const submit = async (e: Event) => {
+    e.preventDefault();
+    if (!picked) return;
+    setBusy(true);
+    setError(null);
+    try {
+      const updated = await post<Order>("/api/dispatcher/v1/orders/assign", {
+        order_id: order.order_id,
+        contractor_id: picked,
+        reason: reason.trim(),
+      });
+      upsert([updated]);
+      setReason("");
+      setPicked(null);
+      onDone(`Assigned to ${picked}.`);
+    } catch (err) {
+      setError(err instanceof ApiProblem ? err.message : "The assignment failed.");
+    } finally {
+      setBusy(false);
+    }
+  };
+
+  return (
+    <form class="panel" onSubmit={submit} aria-label="Assign a contractor">
+      <h3>{order.contractor_id && order.status !== "offered" ? "Reassign" : "Assign a contractor"}</h3>
+      <input
+        type="search"
+        aria-label="Find a contractor by name"
+        placeholder="Find a contractor by name…"
+        value={name}
+        onInput={(e) => setName((e.target as HTMLInputElement).value)}
+      />
+      {anyTrade && (
+        <p class="hint">No active {titleCase(order.trade)} contractor here: showing every trade.</p>
+      )}
+      {found === null ? (
+        <p class="muted">Searching…</p>
+      ) : found.length === 0 ? (
+        <p class="muted">No active contractor in {order.location.state} matches.</p>
+      ) : (
+        <ul class="picker" aria-label="Contractors">
+          {found.map((c) => (
+            <li
+              key={c.contractor_id}
+              data-contractor-id={c.contractor_id}
+              class={picked === c.contractor_id ? "picked" : ""}
+            >
+              <label>
+                <input
+                  type="radio"
+                  name="contractor"
+                  value={c.contractor_id}
+                  checked={picked === c.contractor_id}
+                  onChange={() => setPicked(c.contractor_id)}
+                />
+                <span class="pick-main">
+                  <span class="pick-name">{c.name}</span>
+                  <span class="pick-meta">
+                    {c.trades.map(titleCase).join(", ")} · ★ {c.rating.toFixed(1)}
+                    {c.distance_miles !== null && ` · ${c.distance_miles} mi`}
+                  </span>
+                </span>
+                <span class={`cap ${c.capacity.free === 0 ? "cap-full" : ""}`}>
+                  {c.capacity.free}/{c.capacity.max_active_jobs} free
+                </span>
+              </label>
+            </li>
+          ))}
+        </ul>
+      )}
+      <label for={`assign-reason-${order.order_id}`}>Reason</label>
+      <input
+        id={`assign-reason-${order.order_id}`}
+        required
+        maxLength={1000}
+        placeholder="Why this contractor (kept in the audit log)"
+        value={reason}
+        onInput={(e) => setReason((e.target as HTMLInputElement).value)}
+      />
+      {error && (
+        <p class="error" role="alert">
+          {error}
+        </p>
+      )}
+      <button type="submit" class="btn btn-primary" disabled={busy || !picked || !reason.trim()}>
+        Assign
+      </button>
+    </form>
+  );
+}
+
+function CancelPanel({ order, onDone }: { order: Order; onDone: (m: string) => void }) {
+  const [reason, setReason] = useState("");
+  const [error, setError] = useState<string | null>(null);
+  const [busy, setBusy] = useState(false);
+  const submit = async (e: Event) => {
+    e.preventDefault();
+    setBusy(true);
+    setError(null);
+    try {
+      const updated = await post<Order>("/api/dispatcher/v1/orders/cancel", {
+        order_id: order.order_id,
+        reason: reason.trim(),
+      });
+      upsert([updated]);
+      setReason("");
+      onDone("The order is cancelled.");
+    } catch (err) {
+      setError(err instanceof ApiProblem ? err.message : "The cancellation failed.");
+    } finally {
+      setBusy(false);
+    }
+  };
+  return (
+    <form class="panel panel-danger" onSubmit={submit} aria-label="Cancel the order">
+      <h3>Cancel</h3>
+      <label for={`cancel-reason-${order.order_id}`}>Cancellation reason</label>
+      <input
+        id={`cancel-reason-${order.order_id}`}
+        required
+        maxLength={1000}
+        placeholder="Why (kept in the audit log)"
+        value={reason}
+        onInput={(e) => setReason((e.target as HTMLInputElement).value)}
+      />
+      {error && (
+        <p class="error" role="alert">
+          {error}
+        </p>
+      )}
+      <button type="submit" class="btn btn-danger" disabled={busy || !reason.trim()}>
+        Cancel order
+      </button>
+    </form>
+  );
+}

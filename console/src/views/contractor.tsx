@@ -1,0 +1,314 @@
+// The contractor's screen, made for a phone: the offers waiting for an answer with the time left, and the
+// jobs held with their next step as one big button (On my way with an ETA, On site, Completed with the
+// final cost). Live: an offer made, taken back or expired, a job assigned or taken away, shows at once.
+
+import { signal } from "@preact/signals";
+import { useEffect, useState } from "preact/hooks";
+import { ApiProblem, get, post } from "../api";
+import { clock, money, now, place, timeLeft, titleCase } from "../format";
+import { subscribe } from "../live";
+import type { Job, Offer, StreamEvent } from "../types";
+import { StatusPill } from "./status";
+
+const offers = signal<Map<string, Offer>>(new Map());
+const jobs = signal<Map<string, Job>>(new Map());
+/** Jobs finished in this session, newest first: the last step's confirmation. */
+const done = signal<Job[]>([]);
+const loadError = signal<string | null>(null);
+const loading = signal(true);
+
+const ACTIVE = new Set(["accepted", "en_route", "on_site"]);
+
+function setJob(job: Job) {
+  const nextJobs = new Map(jobs.value);
+  const nextOffers = new Map(offers.value);
+  nextOffers.delete(job.order_id);
+  if (ACTIVE.has(job.status)) nextJobs.set(job.order_id, job);
+  else {
+    nextJobs.delete(job.order_id);
+    if (job.status === "completed" || job.status === "invoiced") {
+      done.value = [job, ...done.value.filter((j) => j.order_id !== job.order_id)].slice(0, 10);
+    }
+  }
+  jobs.value = nextJobs;
+  offers.value = nextOffers;
+}
+
+function drop(orderId: string) {
+  const nextJobs = new Map(jobs.value);
+  const nextOffers = new Map(offers.value);
+  nextJobs.delete(orderId);
+  nextOffers.delete(orderId);
+  jobs.value = nextJobs;
+  offers.value = nextOffers;
+}
+
+function onEvent(event: StreamEvent) {
+  const data = event.data as { order_id: string; held: boolean; offer: Offer | null; job: Job | null };
+  if (!data.held) return drop(data.order_id);
+  if (data.offer) {
+    const next = new Map(offers.value);
+    next.set(data.order_id, data.offer);
+    offers.value = next;
+    return;
+  }
+  if (data.job) setJob(data.job);
+}
+
+async function load() {
+  loading.value = true;
+  loadError.value = null;
+  try {
+    const [o, j] = await Promise.all([
+      get<{ offers: Offer[] }>("/api/contractor/v1/offers"),
+      get<{ jobs: Job[] }>("/api/contractor/v1/jobs"),
+    ]);
+    offers.value = new Map(o.offers.map((x) => [x.order_id, x]));
+    jobs.value = new Map(j.jobs.map((x) => [x.order_id, x]));
+  } catch (err) {
+    loadError.value = err instanceof ApiProblem ? err.message : "Your work could not be loaded.";
+  } finally {
+    loading.value = false;
+  }
+}
+
+export function ContractorView() {
+  useEffect(() => {
+    const stop = subscribe(onEvent);
+    void load();
+    return () => {
+      stop();
+      offers.value = new Map();
+      jobs.value = new Map();
+      done.value = [];
+    };
+  }, []);
+  const offerList = [...offers.value.values()].sort((a, b) => a.deadline_at.localeCompare(b.deadline_at));
+  const jobList = [...jobs.value.values()];
+  return (
+    <div class="phone">
+      {loadError.value && (
+        <p class="error" role="alert">
+          {loadError.value}
+        </p>
+      )}
+      <section aria-labelledby="offers-title">
+        <h1 id="offers-title">
+          Offers <span class="count">{offerList.length}</span>
+        </h1>
+        {offerList.length === 0 ? (
+          <p class="empty">
+            {loading.value ? "Loading…" : "No offers right now. New ones appear here at once."}
+          </p>
+        ) : (
+          offerList.map((o) => <OfferCard key={o.offer_id} offer={o} />)
+        )}
+      </section>
+      <section aria-labelledby="jobs-title">
+        <h1 id="jobs-title">
+          My jobs <span class="count">{jobList.length}</span>
+        </h1>
+        {jobList.length === 0 ? (
+          <p class="empty">{loading.value ? "Loading…" : "No job in hand."}</p>
+        ) : (
+          jobList.map((j) => <JobCard key={j.order_id} job={j} />)
+        )}
+      </section>
+      {done.value.length > 0 && (
+        <section aria-labelledby="done-title">
+          <h2 id="done-title">Done today</h2>
+          {done.value.map((j) => (
+            <article key={j.order_id} class="card job done" data-order-id={j.order_id} data-status={j.status}>
+              <div class="card-head">
+                <StatusPill status={j.status} />
+                <span class="job-title">{titleCase(j.trade)}</span>
+              </div>
+              <p class="muted">{place(j.location)}</p>
+            </article>
+          ))}
+        </section>
+      )}
+    </div>
+  );
+}
+
+function OfferCard({ offer }: { offer: Offer }) {
+  const [busy, setBusy] = useState(false);
+  const [error, setError] = useState<string | null>(null);
+  const left = timeLeft(offer.deadline_at, now.value);
+  const act = async (action: "accept" | "decline") => {
+    setBusy(true);
+    setError(null);
+    try {
+      if (action === "accept") {
+        setJob(await post<Job>("/api/contractor/v1/offers/accept", { offer_id: offer.offer_id }));
+      } else {
+        await post("/api/contractor/v1/offers/decline", { offer_id: offer.offer_id });
+        drop(offer.order_id);
+      }
+    } catch (err) {
+      setError(err instanceof ApiProblem ? err.message : "That did not go through; try again.");
+      setBusy(false);
+    }
+  };
+  return (
+    <article class="card offer" data-order-id={offer.order_id} data-status="offered">
+      <div class="card-head">
+        <span class="job-title">{titleCase(offer.trade)}</span>
+        {offer.urgency !== "routine" && <span class={`urgency u-${offer.urgency}`}>{offer.urgency}</span>}
+        <span class={`countdown big ${left.seconds < 60 ? "urgent" : ""}`} title="Time left to answer">
+          {left.text}
+        </span>
+      </div>
+      <p class="place">{place(offer.location)}</p>
+      <p>{offer.description}</p>
+      <p class="muted">
+        Estimate {money(offer.estimated_cost_cents)}
+        {offer.nte_cents !== null && ` · NTE ${money(offer.nte_cents)}`}
+      </p>
+      {error && (
+        <p class="error" role="alert">
+          {error}
+        </p>
+      )}
+      <div class="actions two">
+        <button
+          type="button"
+          class="btn btn-quiet btn-big"
+          disabled={busy}
+          onClick={() => void act("decline")}
+        >
+          Decline
+        </button>
+        <button
+          type="button"
+          class="btn btn-primary btn-big"
+          disabled={busy}
+          onClick={() => void act("accept")}
+        >
+          Accept
+        </button>
+      </div>
+    </article>
+  );
+}
+
+function JobCard({ job }: { job: Job }) {
+  const [eta, setEta] = useState("30");
+  const [cost, setCost] = useState(((job.estimated_cost_cents ?? 0) / 100).toFixed(2));
+  const [reason, setReason] = useState("");
+  const [busy, setBusy] = useState(false);
+  const [error, setError] = useState<string | null>(null);
+  const report = async (body: Record<string, unknown>) => {
+    setBusy(true);
+    setError(null);
+    try {
+      setJob(await post<Job>("/api/contractor/v1/jobs/status", { order_id: job.order_id, ...body }));
+    } catch (err) {
+      setError(err instanceof ApiProblem ? err.message : "That did not go through; try again.");
+    } finally {
+      setBusy(false);
+    }
+  };
+  const etaId = `eta-${job.order_id}`;
+  const costId = `cost-${job.order_id}`;
+  return (
+    <article class="card job" data-order-id={job.order_id} data-status={job.status}>
+      <div class="card-head">
+        <StatusPill status={job.status} />
+        <span class="job-title">{titleCase(job.trade)}</span>
+      </div>
+      <p class="place">
+        {[job.location_name, job.address].filter(Boolean).join(", ")}
+        <br />
+        {place(job.location)}
+      </p>
+      <p>{job.description}</p>
+      {job.eta_at && job.status === "en_route" && (
+        <p class="muted">You said you would arrive at {clock(job.eta_at)}.</p>
+      )}
+      {error && (
+        <p class="error" role="alert">
+          {error}
+        </p>
+      )}
+      {job.status === "accepted" && (
+        <div class="step">
+          <label for={etaId}>ETA (minutes)</label>
+          <input
+            id={etaId}
+            type="number"
+            inputMode="numeric"
+            min={1}
+            max={1440}
+            value={eta}
+            onInput={(e) => setEta((e.target as HTMLInputElement).value)}
+          />
+          <button
+            type="button"
+            class="btn btn-primary btn-big btn-block"
+            disabled={busy || !(Number(eta) >= 1)}
+            onClick={() => void report({ status: "en_route", eta_minutes: Math.round(Number(eta)) })}
+          >
+            On my way
+          </button>
+        </div>
+      )}
+      {job.status === "en_route" && (
+        <div class="step">
+          <button
+            type="button"
+            class="btn btn-primary btn-big btn-block"
+            disabled={busy}
+            onClick={() => void report({ status: "on_site" })}
+          >
+            On site
+          </button>
+        </div>
+      )}
+      {job.status === "on_site" && (
+        <div class="step">
+          <label for={costId}>Final cost ($)</label>
+          <input
+            id={costId}
+            type="number"
+            inputMode="decimal"
+            min={0}
+            step="0.01"
+            value={cost}
+            onInput={(e) => setCost((e.target as HTMLInputElement).value)}
+          />
+          <button
+            type="button"
+            class="btn btn-success btn-big btn-block"
+            disabled={busy || !(Number(cost) >= 0) || cost === ""}
+            onClick={() =>
+              void report({ status: "completed", final_cost_cents: Math.round(Number(cost) * 100) })
+            }
+          >
+            Completed
+          </button>
+        </div>
+      )}
+      <details class="cannot">
+        <summary>Cannot finish this job?</summary>
+        <label for={`cannot-${job.order_id}`}>What stops you</label>
+        <input
+          id={`cannot-${job.order_id}`}
+          maxLength={1000}
+          placeholder="e.g. part not available, no access to the site"
+          value={reason}
+          onInput={(e) => setReason((e.target as HTMLInputElement).value)}
+        />
+        <button
+          type="button"
+          class="btn btn-danger btn-block"
+          disabled={busy || !reason.trim()}
+          onClick={() => void report({ status: "cannot_complete", reason: reason.trim() })}
+        >
+          Cannot complete
+        </button>
+      </details>
+    </article>
+  );
+}

@@ -1,0 +1,571 @@
+// The web console in a real browser: the machine's Chromium (Debian's `chromium`, /usr/bin/chromium, or
+// CHROMIUM_PATH) driven by playwright-core against the service listening on 127.0.0.1, with the console
+// built from console/ by Vite's API into a temporary directory. If Chromium cannot start, this file fails:
+// `.ci/run` installs it when it is missing. Screenshots of every view go to test-artifacts/console/.
+
+import { mkdirSync, mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { fileURLToPath } from "node:url";
+import axe from "axe-core";
+import SQLite from "better-sqlite3";
+import { Kysely, SqliteDialect, sql } from "kysely";
+import { type Browser, type BrowserContext, chromium, type Page } from "playwright-core";
+import { build } from "vite";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { createFetcher } from "../../src/services/create-services.js";
+import { auditTriggerNames } from "../../src/storage/migrations/0003-audit-log.js";
+import type { Database } from "../../src/storage/schema.js";
+import { WebhookDispatcher } from "../../src/workers/webhook-dispatcher.js";
+import { liveContractor, testRecord } from "../helpers/fixtures.js";
+import { createHarness, type Harness, ORDER_PATH } from "../helpers/harness.js";
+import { startReceiver, type WebhookReceiver } from "../helpers/webhook-receiver.js";
+
+const ROOT = fileURLToPath(new URL("../..", import.meta.url));
+const ARTIFACTS = join(ROOT, "test-artifacts", "console");
+const CHROMIUM = process.env.CHROMIUM_PATH ?? "/usr/bin/chromium";
+const CHROMIUM_ARGS = [
+  "--no-sandbox",
+  "--disable-gpu",
+  "--disable-background-networking",
+  "--disable-component-update",
+  "--no-first-run",
+  "--disable-sync",
+];
+const PLUMBER = "ctr_liveconsoleplumb";
+const HVAC = "ctr_liveconsolehvac";
+
+let h: Harness;
+let receiver: WebhookReceiver;
+let webhooks: WebhookDispatcher;
+let browser: Browser;
+let base: string;
+let buildDir: string;
+let accountKey: string;
+let dispatcherKey: string;
+let plumberKey: string;
+/** The order the dispatch team assigned to the plumber in the second test. */
+let assignedId: string | undefined;
+/** What went wrong in any page: uncaught errors and Content-Security-Policy refusals fail the test. */
+const pageProblems: string[] = [];
+
+beforeAll(async () => {
+  mkdirSync(ARTIFACTS, { recursive: true });
+  buildDir = mkdtempSync(join(tmpdir(), "fd-console-build-"));
+  await build({
+    configFile: join(ROOT, "console", "vite.config.ts"),
+    logLevel: "error",
+    build: { outDir: buildDir, emptyOutDir: true },
+  });
+  // Launched first: a browser that cannot start fails the file at once, not a test at its first click.
+  // launch() gives every run a fresh temporary profile (user-data-dir) of its own.
+  browser = await chromium.launch({ executablePath: CHROMIUM, headless: true, args: CHROMIUM_ARGS });
+
+  // One event stream per key: the test of a refused stream needs the limit low (each other test holds at
+  // most one page per key at a time).
+  receiver = await startReceiver();
+  h = await createHarness({
+    CONSOLE_DIR: buildDir,
+    EVENTS_MAX_STREAMS_PER_KEY: "1",
+    // The webhook test's receiver listens on 127.0.0.1.
+    PROBE_ALLOW_PRIVATE_NETWORKS: "true",
+    PROBE_ALLOWED_PORTS: String(receiver.port),
+  });
+  webhooks = new WebhookDispatcher(h.services.store, {
+    fetcher: createFetcher(h.config, { timeoutMs: 3000, maxRedirects: 0 }),
+    ownsFetcher: true,
+    concurrency: 1,
+    timeoutMs: 3000,
+    retentionDays: 30,
+  });
+  await h.services.store.contractors.insert(
+    [
+      liveContractor({ id: PLUMBER, name: "Bay Plumbing Co", trades: ["plumbing"], rating: 4.8 }),
+      liveContractor({ id: HVAC, name: "Mission Air & Heat", trades: ["hvac"], rating: 4.5, lat: 37.8 }),
+    ],
+    testRecord(),
+  );
+  await h.services.pool.load();
+  accountKey = await h.key("acme", "live");
+  dispatcherKey = await h.dispatcherKey("live");
+  plumberKey = (
+    await h.services.keys.issue({
+      accountName: "bay-plumbing",
+      mode: "live",
+      actor: "operator:test",
+      kind: "contractor",
+      contractorId: PLUMBER,
+    })
+  ).key;
+  await h.app.listen({ port: 0, host: "127.0.0.1" });
+  const address = h.app.server.address();
+  if (address === null || typeof address === "string") throw new Error("the server has no TCP address");
+  base = `http://127.0.0.1:${address.port}`;
+}, 120_000);
+
+afterAll(async () => {
+  await browser?.close();
+  await webhooks?.close();
+  await h?.close();
+  await receiver?.close();
+  if (buildDir) rmSync(buildDir, { recursive: true, force: true });
+});
+
+async function open(viewport: {
+  width: number;
+  height: number;
+}): Promise<{ ctx: BrowserContext; page: Page }> {
+  const ctx = await browser.newContext({ viewport });
+  const page = await ctx.newPage();
+  page.on("pageerror", (e) => pageProblems.push(`page error: ${e.message}`));
+  page.on("console", (m) => {
+    if (m.type() === "error" && /Content Security Policy/i.test(m.text())) pageProblems.push(m.text());
+  });
+  return { ctx, page };
+}
+
+async function signIn(page: Page, key: string): Promise<void> {
+  await page.goto(`${base}/console/`);
+  await page.getByLabel("API key").fill(key);
+  await page.getByRole("button", { name: "Sign in", exact: true }).click();
+  await page.getByRole("button", { name: "Sign out", exact: true }).waitFor();
+}
+
+async function placeOrder(body: Record<string, unknown>): Promise<string> {
+  const res = await h.post(ORDER_PATH, body, { "x-api-key": accountKey });
+  expect(res.statusCode, res.body).toBe(200);
+  return res.json().order_id as string;
+}
+
+/** Waits for the order's row or card to show `status` (the DOM changing, never a fixed sleep). */
+function status(page: Page, orderId: string, value: string, scope = "") {
+  return page
+    .locator(`${scope}[data-order-id="${orderId}"][data-status="${value}"]`)
+    .waitFor({ timeout: 15_000 });
+}
+
+/**
+ * An axe-core scan of the page as it is: no serious or critical violation. The engine is evaluated through
+ * the browser's debugging protocol, which the page's Content-Security-Policy does not govern.
+ */
+async function accessible(page: Page, view: string): Promise<void> {
+  await page.evaluate(axe.source);
+  const violations = await page.evaluate(`axe.run(document, { resultTypes: ["violations"] }).then((r) =>
+    r.violations
+      .filter((v) => v.impact === "serious" || v.impact === "critical")
+      .map((v) => ({ id: v.id, impact: v.impact, help: v.help, nodes: v.nodes.slice(0, 5).map((n) => n.target.join(" ")) })))`);
+  expect(violations, `${view}: ${JSON.stringify(violations, null, 2)}`).toEqual([]);
+}
+
+const shot = (page: Page, name: string) =>
+  page.screenshot({ path: join(ARTIFACTS, `${name}.png`), fullPage: true });
+
+describe("the console in Chromium", () => {
+  it("signs in with a key kept nowhere in the browser, and signs out", async () => {
+    const { ctx, page } = await open({ width: 1280, height: 800 });
+    await page.goto(`${base}/console/`);
+    await page.getByLabel("API key").waitFor();
+    await shot(page, "sign-in");
+    await accessible(page, "sign-in");
+    await page.getByLabel("API key").fill("fsd_live_000000000000000000000000000000000000");
+    await page.getByRole("button", { name: "Sign in", exact: true }).click();
+    await page.getByRole("alert").waitFor();
+    expect(await page.getByRole("alert").textContent()).toMatch(/API key/);
+    await signIn(page, accountKey);
+    // (Expressions run in the page: this file is type-checked without the DOM's types.)
+    const stored = await page.evaluate(
+      "({ local: localStorage.length, session: sessionStorage.length, cookie: document.cookie })",
+    );
+    expect(stored).toEqual({ local: 0, session: 0, cookie: "" }); // the session cookie is HttpOnly
+    await page.getByRole("button", { name: "Sign out", exact: true }).click();
+    await page.getByLabel("API key").waitFor();
+    await page.reload();
+    await page.getByLabel("API key").waitFor(); // signed out for good, not only on screen
+    await ctx.close();
+    expect(pageProblems).toEqual([]);
+  }, 60_000);
+
+  it("the dispatch team assigns a needs_dispatcher order through the picker; the account's list follows without reload", async () => {
+    // Nobody in the pool is a locksmith: the order waits for the dispatch team.
+    const orderId = await placeOrder({
+      trade: "locksmith",
+      location: {
+        state: "CA",
+        zip: "94103",
+        city: "San Francisco",
+        address: "1 Market St",
+        name: "Store 12",
+      },
+      description: "Back door lock jammed, store cannot close",
+      urgency: "urgent",
+      reference_id: "WO-5521",
+    });
+    const owner = await open({ width: 1280, height: 800 });
+    await signIn(owner.page, accountKey);
+    await status(owner.page, orderId, "needs_dispatcher");
+    await owner.page.evaluate("window.notReloaded = true");
+
+    // And one the pool takes: offered to the HVAC contractor, its deadline counting down on the board.
+    const offeredId = await placeOrder({
+      trade: "hvac",
+      location: {
+        state: "CA",
+        zip: "94103",
+        city: "San Francisco",
+        address: "1 Market St",
+        name: "Store 12",
+      },
+      description: "Rooftop unit not cooling",
+    });
+    const desk = await open({ width: 1360, height: 900 });
+    await signIn(desk.page, dispatcherKey);
+    await status(desk.page, offeredId, "offered", ".group-offered ");
+    const countdown = desk.page.locator(`[data-order-id="${offeredId}"] .countdown`);
+    expect(await countdown.textContent()).toMatch(/^\d+:\d\d(:\d\d)?$/);
+    await status(desk.page, orderId, "needs_dispatcher", ".group-tray ");
+    const row = desk.page.locator(`.group-tray [data-order-id="${orderId}"]`);
+    await shot(desk.page, "board");
+    // The filters: by text (the reference), then by urgency; the other order leaves the list and returns.
+    const offeredRow = desk.page.locator(`[data-order-id="${offeredId}"]`);
+    await desk.page.getByLabel("Filter orders").fill("wo-5521");
+    await offeredRow.waitFor({ state: "detached" });
+    expect(await desk.page.locator(`[data-order-id="${orderId}"]`).count()).toBe(1);
+    await desk.page.getByLabel("Filter orders").fill("");
+    await desk.page.getByLabel("Urgency", { exact: true }).selectOption("urgent");
+    await offeredRow.waitFor({ state: "detached" });
+    await desk.page.getByLabel("Urgency", { exact: true }).selectOption("");
+    await status(desk.page, offeredId, "offered");
+    await row.getByRole("button").click();
+    const pick = desk.page.locator(`[data-contractor-id="${PLUMBER}"]`);
+    await pick.getByRole("radio").check();
+    await desk.page
+      .getByLabel("Reason", { exact: true })
+      .fill("Nearest contractor; locksmith work agreed by phone");
+    await shot(desk.page, "board-detail");
+    await accessible(desk.page, "board with an order open");
+    await desk.page.getByRole("button", { name: "Assign", exact: true }).click();
+    await status(desk.page, orderId, "accepted");
+    // The order's detail reads its audit trail again: the assignment is on the timeline, with its reason.
+    const assigned = desk.page.locator('.timeline li[data-kind="order.assigned"]');
+    await assigned.waitFor();
+    expect(await assigned.textContent()).toContain("locksmith work agreed by phone");
+    await desk.page
+      .getByRole("region", { name: "Timeline" })
+      .screenshot({ path: join(ARTIFACTS, "board-timeline.png") });
+
+    // The account owner's open page: the stream moved the row, no reload.
+    await status(owner.page, orderId, "accepted");
+    expect(await owner.page.evaluate("window.notReloaded")).toBe(true);
+    await shot(owner.page, "account");
+    await accessible(owner.page, "account");
+    // The account's own records of the order, verified in its browser too.
+    const ownerRow = owner.page.locator(`[data-order-id="${orderId}"]`);
+    await ownerRow.getByRole("button", { name: "Timeline", exact: true }).click();
+    const made = ownerRow.locator('.tl-item[data-kind="order.created"]');
+    await made.getByRole("button", { name: "Verify", exact: true }).click();
+    await made.getByText("verified", { exact: true }).waitFor();
+    const [stored] = await h.services.store.orders.byIds([orderId]);
+    expect(stored?.contractor_id).toBe(PLUMBER);
+    assignedId = orderId;
+
+    // The contractor's phone shows the job it was given.
+    const phone = await open({ width: 375, height: 740 });
+    await signIn(phone.page, plumberKey);
+    await status(phone.page, orderId, "accepted");
+    await Promise.all([owner.ctx.close(), desk.ctx.close(), phone.ctx.close()]);
+    expect(pageProblems).toEqual([]);
+  }, 90_000);
+
+  it("a page whose stream the service refused (too many for the key) goes live once it may", async () => {
+    const first = await open({ width: 1024, height: 700 });
+    await signIn(first.page, accountKey);
+    await first.page.locator(".live-live").waitFor();
+    const second = await open({ width: 1024, height: 700 });
+    await signIn(second.page, accountKey);
+    await second.page.locator(".live-reconnecting").waitFor(); // 429: the key's one stream is taken
+    await first.ctx.close();
+    await second.page.locator(".live-live").waitFor({ timeout: 20_000 }); // retried, and let in
+    const orderId = await placeOrder({
+      trade: "locksmith",
+      location: { state: "CA", zip: "94103", city: "San Francisco" },
+      description: "Padlock on the loading dock gate",
+    });
+    await status(second.page, orderId, "needs_dispatcher");
+    await second.ctx.close();
+    expect(pageProblems).toEqual([]);
+  }, 60_000);
+
+  it("a contractor on a 375 x 740 screen accepts an offer and moves the job to completed", async () => {
+    const phone = await open({ width: 375, height: 740 });
+    await signIn(phone.page, plumberKey);
+    // Placed once the contractor's screen is open: the offer arrives on the stream.
+    const orderId = await placeOrder({
+      trade: "plumbing",
+      location: {
+        state: "CA",
+        zip: "94110",
+        city: "San Francisco",
+        address: "2400 Mission St",
+        name: "Store 7",
+      },
+      description: "Water heater leaking in the back room",
+      urgency: "routine",
+    });
+    const card = phone.page.locator(`[data-order-id="${orderId}"]`);
+    await status(phone.page, orderId, "offered");
+    expect(await card.locator(".countdown").textContent()).toMatch(/^\d+:\d\d(:\d\d)?$/);
+    const accept = card.getByRole("button", { name: "Accept", exact: true });
+    expect(await card.getByRole("button", { name: "Decline", exact: true }).isVisible()).toBe(true);
+    const box = await accept.boundingBox();
+    expect(box?.height ?? 0).toBeGreaterThanOrEqual(44); // a touch target
+    const width = await phone.page.evaluate("document.documentElement.scrollWidth");
+    expect(width).toBeLessThanOrEqual(375); // nothing wider than the phone
+    await shot(phone.page, "contractor-offer");
+    await accessible(phone.page, "contractor with an offer");
+    await accept.click();
+
+    await status(phone.page, orderId, "accepted");
+    await card.getByLabel("ETA (minutes)").fill("25");
+    await shot(phone.page, "contractor-job");
+    await accessible(phone.page, "contractor with a job");
+    await card.getByRole("button", { name: "On my way", exact: true }).click();
+    await status(phone.page, orderId, "en_route");
+    await card.getByRole("button", { name: "On site", exact: true }).click();
+    await status(phone.page, orderId, "on_site");
+    await card.getByLabel("Final cost ($)").fill("212.50");
+    await card.getByRole("button", { name: "Completed", exact: true }).click();
+    await status(phone.page, orderId, "completed");
+    await shot(phone.page, "contractor-done");
+
+    const [stored] = await h.services.store.orders.byIds([orderId]);
+    expect(stored?.status).toBe("completed");
+    expect(Number(stored?.final_cost_cents)).toBe(21_250);
+
+    // The job the dispatch team gave it (the test before): it cannot be finished, with a reason.
+    if (assignedId === undefined) throw new Error("the assignment test did not run");
+    const other = phone.page.locator(`[data-order-id="${assignedId}"]`);
+    await other.getByText("Cannot finish this job?").click();
+    await other.getByLabel("What stops you").fill("Needs a locksmith's tools");
+    await other.getByRole("button", { name: "Cannot complete", exact: true }).click();
+    await other.waitFor({ state: "detached" });
+    const [given] = await h.services.store.orders.byIds([assignedId]);
+    expect(given?.status).toBe("cannot_complete");
+    expect(given?.status_reason).toBe("Needs a locksmith's tools");
+    await phone.ctx.close();
+    expect(pageProblems).toEqual([]);
+  }, 90_000);
+
+  it("the account owner approves a contractor's NTE request as it arrives, and rejects one found on reload", async () => {
+    const orderId = await placeOrder({
+      trade: "plumbing",
+      location: { state: "CA", zip: "94103", city: "San Francisco", address: "1 Market St" },
+      description: "Replace the shut-off valve",
+      nte_cents: 30_000,
+    });
+    const asPlumber = { "x-api-key": plumberKey };
+    const offers = (await h.get("/api/contractor/v1/offers", asPlumber)).json().offers as Array<{
+      offer_id: string;
+      order_id: string;
+    }>;
+    const offer = offers.find((o) => o.order_id === orderId);
+    expect(offer, "the plumber is offered the job").toBeTruthy();
+    expect(
+      (await h.post("/api/contractor/v1/offers/accept", { offer_id: offer?.offer_id }, asPlumber)).statusCode,
+    ).toBe(200);
+    const ask = (cents: number, reason: string) =>
+      h.post(
+        "/api/contractor/v1/jobs/nte-request",
+        { order_id: orderId, requested_nte_cents: cents, reason },
+        asPlumber,
+      );
+
+    const owner = await open({ width: 1280, height: 800 });
+    await signIn(owner.page, accountKey);
+    await status(owner.page, orderId, "accepted");
+    await owner.page.locator(".live-live").waitFor();
+    expect((await ask(42_000, "The valve is seized; the riser must be cut")).statusCode).toBe(200);
+    const row = owner.page.locator(`[data-order-id="${orderId}"]`);
+    const request = row.locator("[data-nte-request-id]");
+    await request.waitFor(); // arrived on the stream
+    expect(await request.textContent()).toContain("$420.00");
+    await shot(owner.page, "account-nte");
+    await accessible(owner.page, "account with an NTE request");
+    await request.getByRole("button", { name: "Approve", exact: true }).click();
+    await request.waitFor({ state: "detached" });
+    const [approved] = await h.services.store.orders.byIds([orderId]);
+    expect(Number(approved?.nte_approved_cents)).toBe(42_000);
+
+    // A second request made while the page is away: found when the page loads, and rejected.
+    await owner.page.goto("about:blank");
+    expect((await ask(60_000, "And the drain line too")).statusCode).toBe(200);
+    await owner.page.goto(`${base}/console/`);
+    await request.waitFor();
+    expect(await request.textContent()).toContain("$600.00");
+    await request.getByRole("button", { name: "Reject", exact: true }).click();
+    await request.waitFor({ state: "detached" });
+    const requests = await h.services.store.orders.nteRequests(orderId);
+    expect(requests.map((r) => r.status)).toEqual(["approved", "rejected"]);
+    await owner.ctx.close();
+    expect(pageProblems).toEqual([]);
+  }, 90_000);
+
+  it("the dispatch team deactivates and reactivates a contractor of the pool, with a reason", async () => {
+    const desk = await open({ width: 1360, height: 900 });
+    await signIn(desk.page, dispatcherKey);
+    await desk.page.getByRole("button", { name: "Pool", exact: true }).click();
+    await desk.page.getByLabel("Find contractors by name").fill("mission");
+    const row = desk.page.locator(`[data-contractor-id="${HVAC}"]`);
+    await desk.page.locator(`[data-contractor-id="${HVAC}"][data-standing="active"]`).waitFor();
+    expect(await desk.page.locator(`[data-contractor-id="${PLUMBER}"]`).count()).toBe(0); // filtered by name
+    await row.getByRole("button").first().click();
+    await row.getByLabel("Reason", { exact: true }).fill("On holiday this week");
+    await shot(desk.page, "pool");
+    await accessible(desk.page, "pool with a contractor open");
+    await row.getByRole("button", { name: "Deactivate", exact: true }).click();
+    await desk.page.locator(`[data-contractor-id="${HVAC}"][data-standing="inactive"]`).waitFor();
+    expect((await h.services.store.contractors.standing(HVAC))?.active).toBe(false);
+    await row.getByLabel("Reason", { exact: true }).fill("Back from holiday");
+    await row.getByRole("button", { name: "Activate", exact: true }).click();
+    await desk.page.locator(`[data-contractor-id="${HVAC}"][data-standing="active"]`).waitFor();
+    expect((await h.services.store.contractors.standing(HVAC))?.active).toBe(true);
+    // The board stayed open (and live) behind the pool.
+    await desk.page.getByRole("button", { name: "Board", exact: true }).click();
+    await desk.page.locator(".group-tray").waitFor();
+    await desk.ctx.close();
+    expect(pageProblems).toEqual([]);
+  }, 90_000);
+
+  it("the account owner sets its webhook endpoint, rotates the secret (shown once) and redelivers a failed delivery", async () => {
+    // The sandbox key: a test key may name an http endpoint (the receiver on 127.0.0.1).
+    const key = h.sandboxKey;
+    const owner = await open({ width: 1280, height: 800 });
+    await signIn(owner.page, key);
+    const webhooksTab = () => owner.page.getByRole("button", { name: "Webhooks", exact: true }).click();
+    await webhooksTab();
+    await owner.page.getByLabel("Endpoint URL").fill(receiver.url("/hooks"));
+    await owner.page.getByRole("button", { name: "Save endpoint", exact: true }).click();
+    await owner.page.getByText("Enabled.").waitFor();
+    await owner.page.getByRole("button", { name: "Rotate secret", exact: true }).click();
+    const secret = (await owner.page.locator(".shown-once .secret").textContent()) ?? "";
+    expect(secret).toMatch(/^whsec_/);
+    await shot(owner.page, "account-webhooks");
+    await accessible(owner.page, "webhooks with a new secret shown");
+    await owner.page.getByRole("button", { name: "Done", exact: true }).click();
+    await owner.page.locator(".shown-once").waitFor({ state: "detached" });
+
+    // The receiver answers 410 Gone: the delivery fails and the endpoint is disabled.
+    receiver.script({ status: 410 });
+    const res = await h.post(
+      ORDER_PATH,
+      { trade: "plumbing", location: { state: "TX", zip: "78701" }, description: "Leak under the sink" },
+      { "x-api-key": key },
+    );
+    const orderId = res.json().order_id as string;
+    await webhooks.tick();
+    await owner.page.reload();
+    await webhooksTab();
+    const delivery = owner.page.locator("[data-delivery-id]").filter({ hasText: orderId });
+    await owner.page
+      .locator(`[data-delivery-id][data-status="failed"]`)
+      .filter({ hasText: orderId })
+      .waitFor();
+    // Shown once: after a reload the secret's id is listed, never the secret.
+    expect(await owner.page.locator(".secret-list li").count()).toBe(1);
+    expect(await owner.page.content()).not.toContain(secret);
+
+    // Enable the endpoint again and redeliver: the receiver now takes it.
+    receiver.script({ status: 200 });
+    await owner.page.getByRole("button", { name: "Enable", exact: true }).click();
+    await owner.page.getByText("Enabled.").waitFor();
+    await delivery.getByRole("button", { name: "Redeliver", exact: true }).click();
+    await owner.page
+      .locator(`[data-delivery-id][data-status="pending"]`)
+      .filter({ hasText: orderId })
+      .waitFor();
+    await webhooks.tick();
+    await owner.page.getByRole("button", { name: "Orders", exact: true }).click();
+    await webhooksTab(); // the tab reads the log afresh
+    await owner.page
+      .locator(`[data-delivery-id][data-status="succeeded"]`)
+      .filter({ hasText: orderId })
+      .waitFor();
+    const last = receiver.received[receiver.received.length - 1];
+    expect(last?.headers["webhook-signature"]).toMatch(/^v1,/);
+    expect(last?.body).toContain(orderId);
+    await owner.ctx.close();
+    expect(pageProblems).toEqual([]);
+  }, 90_000);
+
+  // The embedded store only: the record is altered through a connection of the test's own.
+  it.skipIf(process.env.TEST_STORE === "postgres")(
+    "Verify checks a record in the browser: verified, and a record altered in the store shows a mismatch",
+    async () => {
+      const orderId = await placeOrder({
+        trade: "locksmith",
+        location: { state: "CA", zip: "94103", city: "San Francisco" },
+        description: "Safe will not open",
+      });
+      // Alter the order's creation record in the store, as the tamper test does: its text no longer hashes
+      // to the leaf the log holds and the checkpoint signs.
+      // (A connection of its own, as an outsider's; the append-only triggers dropped first.)
+      const outsider = new Kysely<Database>({
+        dialect: new SqliteDialect({ database: new SQLite(join(h.config.DATA_DIR, "test.sqlite")) }),
+      });
+      try {
+        for (const t of auditTriggerNames("sqlite"))
+          await sql.raw(`DROP TRIGGER ${t.name}`).execute(outsider);
+        const row = await outsider
+          .selectFrom("audit_records")
+          .select(["seal", "record"])
+          .where("order_id", "=", orderId)
+          .where("kind", "=", "order.created")
+          .executeTakeFirstOrThrow();
+        const altered = { ...(JSON.parse(row.record) as Record<string, unknown>), tampered: true };
+        await outsider
+          .updateTable("audit_records")
+          .set({ record: JSON.stringify(altered) })
+          .where("seal", "=", row.seal)
+          .execute();
+      } finally {
+        await outsider.destroy();
+      }
+
+      const desk = await open({ width: 1360, height: 900 });
+      await signIn(desk.page, dispatcherKey);
+      await desk.page.locator(`[data-order-id="${orderId}"]`).getByRole("button").first().click();
+      const created = desk.page.locator('.tl-item[data-kind="order.created"]');
+      const unmatched = desk.page.locator('.tl-item[data-kind="order.unmatched"]');
+      await unmatched.getByRole("button", { name: "Verify", exact: true }).click();
+      await unmatched.getByText("verified", { exact: true }).waitFor();
+      await created.getByRole("button", { name: "Verify", exact: true }).click();
+      await created.locator(".mismatch").waitFor();
+      expect(await created.locator(".mismatch").textContent()).toContain("does not hash to its leaf");
+      await desk.page
+        .getByRole("region", { name: "Timeline" })
+        .screenshot({ path: join(ARTIFACTS, "board-verify.png") });
+      await desk.ctx.close();
+      expect(pageProblems).toEqual([]);
+    },
+    90_000,
+  );
+
+  it("the public evals page shows the live orders' figures to anyone, without a key", async () => {
+    const { ctx, page } = await open({ width: 1280, height: 800 });
+    await page.goto(`${base}/console/`);
+    await page.getByRole("link", { name: "Public evals" }).click();
+    const received = page.locator('[data-figure="orders_received"] .figure-value');
+    await received.waitFor();
+    // The orders the tests before placed are live: they count.
+    expect(Number(await received.textContent())).toBeGreaterThan(0);
+    expect(await page.locator(".estimated").textContent()).toMatch(/^Estimated: /);
+    const tray = page.locator('.bar-row[data-status="needs_dispatcher"] .bar-n');
+    expect(Number(await tray.textContent())).toBeGreaterThan(0);
+    await page.getByRole("button", { name: "7 days", exact: true }).click();
+    await page.locator('button[aria-pressed="true"]', { hasText: "7 days" }).waitFor();
+    await received.waitFor();
+    await shot(page, "evals");
+    await accessible(page, "evals");
+    await ctx.close();
+    expect(pageProblems).toEqual([]);
+  }, 60_000);
+});
