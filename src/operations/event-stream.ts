@@ -82,6 +82,8 @@ export function eventView(row: StoredOrderEvent, principal: Principal, at: ViewC
       held,
       offer: offered && payload.offer ? offerView(payload.offer, order) : null,
       job: held && !offered ? jobView(order) : null,
+      // A service-level event tells the contractor holding the job which clock and how late.
+      ...(held && payload.details.sla ? { sla: payload.details.sla } : {}),
     },
   };
 }
