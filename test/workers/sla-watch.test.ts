@@ -192,6 +192,24 @@ describe("the service-level watch", () => {
       time_used_minutes: 10,
       status: "en_route",
     });
+    // The contractor's stream tells it too, for the job it holds; the dispatch team's as well.
+    for (const [who, headers] of [
+      ["contractor", crew],
+      ["dispatcher", { "x-api-key": await h.dispatcherKey("test") }],
+    ] as const) {
+      const page = await h.get("/api/events?limit=500", { ...headers, accept: "application/json" });
+      expect(page.statusCode, page.body).toBe(200);
+      const event = (
+        page.json().events as Array<{
+          type: string;
+          data: { order_id?: string; order?: { order_id: string }; held?: boolean; sla?: unknown };
+        }>
+      ).find(
+        (e) => e.type === "order.sla_at_risk" && (e.data.order_id ?? e.data.order?.order_id) === orderId,
+      );
+      expect(event?.data.sla, who).toMatchObject({ clock: "arrive", reason: "eta_after_deadline" });
+      if (who === "contractor") expect(event?.data.held).toBe(true);
+    }
     // The watch finds nothing more to say until the deadline passes, then the breach, once.
     const watch = new SlaWatch(h.services);
     await watch.tick();
