@@ -3,7 +3,7 @@
 // change only through the one writer (order-writer.ts).
 
 import { type Kysely, sql } from "kysely";
-import { CLOSED_STATUSES } from "../domain/orders/sla-clocks.js";
+import { OPEN_ORDERS_SQL } from "../domain/orders/sla-clocks.js";
 import type { Dialect } from "./dialect.js";
 import type { Database, NteRequestsTable, OfferStatus, OffersTable, OrdersTable } from "./schema.js";
 import type { OrderQuery, OrderRepository, WriteTx } from "./store.js";
@@ -67,7 +67,7 @@ export class KyselyOrderRepository implements OrderRepository {
     let query = this.db
       .selectFrom("orders")
       .selectAll()
-      .where("status", "not in", [...CLOSED_STATUSES])
+      .where(sql<boolean>`${sql.raw(OPEN_ORDERS_SQL)}`)
       .where((eb) =>
         eb.or([
           eb.and([eb("respond_by", "is not", null), eb("sla_respond_breached_at", "is", null)]),

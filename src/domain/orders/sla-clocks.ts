@@ -34,6 +34,10 @@ export type SlaClockName = (typeof SLA_CLOCKS)[number];
 /** Statuses in which no clock fires: the order's story is over. */
 export const CLOSED_STATUSES: readonly string[] = ["completed", "invoiced", "cancelled", "cannot_complete"];
 
+/** The SQL predicate of an order not closed (the SLA watch's scan and its partial index, migration 0020):
+ * literal text, identical in both. */
+export const OPEN_ORDERS_SQL = `status not in (${CLOSED_STATUSES.map((s) => `'${s}'`).join(", ")})`;
+
 /** The order columns a clock's firings are stored in (migration 0020). */
 export const SLA_COLUMNS = {
   respond: { at_risk: "sla_respond_at_risk_at", breached: "sla_respond_breached_at" },
