@@ -377,6 +377,8 @@ export async function assign(
         ctx,
       ),
   );
+  // An assignment after respond_by is the first acceptance come late: the respond clock's breach.
+  await fireSlaClocksAfter(services, done.change.after);
   return done.change.after;
 }
 

@@ -222,6 +222,26 @@ describe("the service-level watch", () => {
     expect(after[1]?.disclosed).toMatchObject({ clock: "arrive", reason: "deadline_passed" });
   });
 
+  it("breaches the respond clock at once when a dispatcher assigns the job after respond_by", async () => {
+    const { orderId, contractorId, receivedAt } = await emergencyOrder();
+    moveTo(receivedAt, 20); // no watch ran: the deadline passed unseen
+    const assigned = await h.post(
+      "/api/dispatcher/v1/orders/assign",
+      { order_id: orderId, contractor_id: contractorId, reason: "called the contractor" },
+      { "x-api-key": await h.dispatcherKey("test") },
+    );
+    expect(assigned.statusCode, assigned.body).toBe(200);
+    const records = await auditKinds(orderId);
+    expect(records.map((r) => r.kind)).toEqual(["order.sla_breached"]);
+    expect(records[0]?.disclosed).toMatchObject({
+      clock: "respond",
+      reason: "done_late",
+      time_used_minutes: 20,
+      status: "accepted",
+    });
+    expect(await new SlaWatch(h.services).tick()).toBe(0);
+  });
+
   it("fires nothing on a cancelled order", async () => {
     const { orderId, receivedAt } = await emergencyOrder();
     const cancelled = await h.post(
