@@ -124,6 +124,9 @@ export const configSchema = z.object({
   WEBHOOK_CONCURRENCY: positiveInt.max(256).default(8),
   /** How often each process looks for webhook events to deliver; 0: this process delivers none. */
   WEBHOOK_INTERVAL_MS: z.coerce.number().int().min(0).default(1000),
+  /** How often each process looks for service-level clocks due to fire (order.sla_at_risk,
+   * order.sla_breached); 0: this process watches none. */
+  SLA_WATCH_INTERVAL_MS: z.coerce.number().int().min(0).default(30_000),
   /** Days webhook events, deliveries and attempts are kept once no delivery is pending. */
   WEBHOOK_RETENTION_DAYS: positiveInt.max(3650).default(30),
   /** How often an open event stream (GET /api/events) sends a comment line, so that proxies and

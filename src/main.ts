@@ -26,6 +26,7 @@ import {
 } from "./transports/http/metrics-server.js";
 import { ComplianceWatch } from "./workers/compliance-watch.js";
 import { OfferSweeper } from "./workers/offer-sweeper.js";
+import { SlaWatch } from "./workers/sla-watch.js";
 
 const IDEMPOTENCY_PURGE_MS = 60 * 60 * 1000;
 const RESPAWN_DELAY_MS = 1000;
@@ -149,6 +150,8 @@ async function serve(config: Config, prepare: boolean): Promise<void> {
   sweeper.start(); // offer deadlines
   const compliance = new ComplianceWatch(services, logger);
   compliance.start(); // the daily pool.compliance_expiring list, once a day across processes
+  const slaWatch = new SlaWatch(services, logger);
+  slaWatch.start(config.SLA_WATCH_INTERVAL_MS); // order.sla_at_risk / order.sla_breached, once per clock
   const sandbox = config.SANDBOX_SIMULATION ? new SandboxPlayer(services, logger) : null;
   sandbox?.start(); // the sandbox's simulated contractors
   const webhooks = createWebhookDispatcher(config, store, { logger, metrics: services.metrics });
@@ -182,6 +185,7 @@ async function serve(config: Config, prepare: boolean): Promise<void> {
     await stopMetrics();
     await sweeper.stop();
     await compliance.stop();
+    await slaWatch.stop();
     await sandbox?.stop();
     await webhooks.close();
     await services.audit.stop();

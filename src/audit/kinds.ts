@@ -24,6 +24,10 @@ export const AUDIT_KINDS = {
   "order.invoiced": "The contractor invoiced the job, within the NTE in force: the amount.",
   "order.assigned":
     "A dispatcher assigned a contractor by hand (from offered, needs_dispatcher or cannot_complete) or reassigned the job (from accepted or en_route): the status it was made from, from whom to whom, and why.",
+  "order.sla_at_risk":
+    "A service-level clock of the order is at risk (80 % of its time used with its step not done, or the contractor's ETA after its deadline): the clock (respond or arrive), why, its start and deadline, the time allowed and used, the ETA, and the order's status.",
+  "order.sla_breached":
+    "A service-level clock of the order passed its deadline with its step not done (or done late): the clock, its start and deadline, the time allowed and used, the ETA, and the order's status.",
   "schedule.applied":
     "A dispatcher applied a day optimiser's proposal: its id and SHA-256 hash, the day, and each assignment it made (or that was refused, with the reason); each assignment also has its own order.assigned record.",
   "pool.changed": "A dispatcher activated, deactivated, excluded or re-included a contractor, and why.",

@@ -4,7 +4,14 @@
 // easy to misread). Self-reported: `estimated` is always true.
 
 import { z } from "zod";
+import {
+  ON_TIME_EARLY_MS,
+  ON_TIME_LATE_MS,
+  type SlaFigures,
+  slaFigures,
+} from "../domain/orders/sla-figures.js";
 import { ORDER_STATUSES, type OrderStatus } from "../domain/orders/transitions.js";
+import { URGENCIES } from "../domain/pricing.js";
 import type { ActiveContractors, EvalsFigures, StatusSums } from "../storage/evals-store.js";
 import { checkpointSchema } from "./attest.js";
 import { dispatchLatenciesStored } from "./dispatch-latency.js";
@@ -156,6 +163,31 @@ export const evalsOutput = z
         })
         .describe("What became of the automatic offers: the cascade behind auto_match_rate."),
     }),
+    service_levels: z
+      .object({
+        on_time_arrival_rate: metric.describe(
+          "Orders on site on time / orders that reached on_site with a promise (Field Nation's rule): windowed " +
+            "work on site from 30 minutes before to 15 minutes after the window's start, as-soon-as-possible " +
+            "work by arrive_by.",
+        ),
+        on_time_arrivals: count.describe("Orders on site on time: on_time_arrival_rate's numerator."),
+        sla_attainment: z
+          .object(
+            Object.fromEntries(
+              URGENCIES.map((u) => [
+                u,
+                metric.describe(
+                  `${u} orders whose every service-level clock was met / ${u} orders whose clocks all have an outcome.`,
+                ),
+              ]),
+            ) as Record<(typeof URGENCIES)[number], typeof metric>,
+          )
+          .describe(
+            "Per urgency, the share of orders whose deadlines were met: respond_by (a contractor committed) and " +
+              "arrive_by or the window's end (on site).",
+          ),
+      })
+      .describe("The promised times kept: on-time arrival and service-level attainment."),
     trust_signals: z.object({
       human_override_rate: metric.describe(
         "Orders where a dispatcher replaced the contractor the order was offered to or held by (an " +
@@ -271,6 +303,16 @@ const METHODOLOGY = [
     "whose contractor a dispatcher replaced (assigned over a pending offer, or reassigned) / orders " +
     "dispatched; redispatch_rate = orders re-dispatched after cannot_complete / orders dispatched. overrides, " +
     "human_dispatches and redispatches count the assignments, manual_assignments all of them.",
+  "Service levels: on_time_arrival_rate = orders on site on time / orders that reached on_site (on_site_at " +
+    "stored) with a promise, Field Nation's rule: windowed work on site from 30 minutes before to 15 minutes " +
+    "after the window's start, as-soon-as-possible work on site by arrive_by. sla_attainment, per urgency, = " +
+    "orders whose every clock was met / orders whose clocks all have an outcome: the respond clock is met by " +
+    "a first acceptance by respond_by, the arrive clock by on_site_at by arrive_by or the window's end; a " +
+    "clock is missed when its step came late, or did not come and its breach was recorded or its deadline " +
+    "passed while the order is open; an order cancelled before a deadline it had not met yet, or still " +
+    "running, has no outcome and is left out. Unlike the figures above (rolled up by triggers as orders " +
+    "change), these are computed by a live query over the window's orders with a promise: an open order's " +
+    "outcome changes when a deadline passes, with no write for a trigger to see.",
   "Trust signals: audit_log is the whole log (every account and mode: it is one tree); " +
     "contractor_verification counts live contractors that are active and not excluded, and is not_measured " +
     "when none of them has a verification date.",
@@ -292,6 +334,7 @@ interface Computed {
     checkpoint: Report["trust_signals"]["audit_log"]["latest_checkpoint"];
   };
   contractors: ActiveContractors;
+  serviceLevels: SlaFigures;
 }
 
 const caches = new WeakMap<Services, Map<Period, { at: number; computed: Promise<Computed> }>>();
@@ -304,11 +347,12 @@ async function compute(services: Services, period: Period): Promise<Computed> {
   // The dispatch latencies of orders this process has answered are stored after their commit: wait for
   // those writes, so that an order answered before this report counts in it.
   await dispatchLatenciesStored(services);
-  const [figures, checkpoint, pending, contractors] = await Promise.all([
+  const [figures, checkpoint, pending, contractors, slaRows] = await Promise.all([
     services.store.evals.figures(true, start.toISOString(), until),
     services.audit.checkpoint(),
     services.store.audit.pendingAuditCount(),
     services.store.evals.activeLiveContractors(at.toISOString().slice(0, 10)),
+    services.store.evals.serviceLevelRows(true, start.toISOString(), until),
   ]);
   const sequenced = checkpoint.checkpoint?.tree_size ?? 0;
   return {
@@ -317,6 +361,7 @@ async function compute(services: Services, period: Period): Promise<Computed> {
     figures,
     audit: { records: sequenced + pending, sequenced, checkpoint: checkpoint.checkpoint },
     contractors,
+    serviceLevels: slaFigures(slaRows, at),
   };
 }
 
@@ -389,6 +434,7 @@ function report(c: Computed, period: Period, services: Services, baseUrl: string
   const { active, verified, dated } = c.contractors;
   const verification = active === 0 ? "no_contractors" : dated === 0 ? "not_measured" : "measured";
   const computedAt = c.at.toISOString();
+  const sl = c.serviceLevels;
   const vendor = (published: boolean) =>
     VENDOR_FIELD_NAMES.filter((f) => (services.config[VENDOR_FIELDS[f]] !== undefined) === published);
 
@@ -547,6 +593,28 @@ function report(c: Computed, period: Period, services: Services, baseUrl: string
       "sum(offers_made) / count(offers_made > 0)",
       offered,
     ),
+    "service_levels.on_time_arrival_rate": p(
+      `${ORDERS_SOURCE} with a promise (live query): on_site_at, window_start, arrive_by`,
+      `count(on_site_at between window_start - ${ON_TIME_EARLY_MS / 60_000} min and window_start + ${ON_TIME_LATE_MS / 60_000} min, or on_site_at <= arrive_by without a window) / count(on_site_at is not null and (window_start or arrive_by is not null))`,
+      sl.onTime.arrived,
+      "on_site_at is the arrival of the contractor holding the job (a reassignment clears it); orders received before it was stored (migration 0013) or without a promise (migration 0017) are not in the sample.",
+    ),
+    "service_levels.on_time_arrivals": p(
+      `${ORDERS_SOURCE} with a promise (live query): on_site_at, window_start, arrive_by`,
+      "on_time_arrival_rate's numerator",
+      sl.onTime.arrived,
+    ),
+    ...Object.fromEntries(
+      URGENCIES.map((u) => [
+        `service_levels.sla_attainment.${u}`,
+        p(
+          `${ORDERS_SOURCE} with a promise (live query): respond_by, first_accepted_at, arrive_by, window_end, on_site_at, sla_*_breached_at, status`,
+          `count(urgency = ${u} and every clock met) / count(urgency = ${u} and every clock has an outcome); respond met: first_accepted_at <= respond_by; arrive met: on_site_at <= coalesce(arrive_by, window_end)`,
+          sl.attainment[u].decided,
+          "Orders with a clock still running, or cancelled before a deadline they had not yet met, are not in the sample; a deadline that passed while the order is open counts as missed before the watch records the breach.",
+        ),
+      ]),
+    ),
     "trust_signals.human_override_rate": p(
       `${ORDERS_SOURCE}: override_count - manual_dispatch_count - redispatch_count (order.assigned from offered, accepted or en_route)`,
       "count(orders with such an assignment) / orders_dispatched",
@@ -646,6 +714,16 @@ function report(c: Computed, period: Period, services: Services, baseUrl: string
         },
       },
     },
+    service_levels: {
+      on_time_arrival_rate: ratio(sl.onTime.onTime, sl.onTime.arrived),
+      on_time_arrivals: sl.onTime.onTime,
+      sla_attainment: {
+        emergency: ratio(sl.attainment.emergency.met, sl.attainment.emergency.decided),
+        urgent: ratio(sl.attainment.urgent.met, sl.attainment.urgent.decided),
+        routine: ratio(sl.attainment.routine.met, sl.attainment.routine.decided),
+        scheduled: ratio(sl.attainment.scheduled.met, sl.attainment.scheduled.decided),
+      },
+    },
     trust_signals: {
       human_override_rate: ratio(sum("overridden"), dispatched),
       human_dispatch_rate: ratio(sum("human_dispatched"), received),
@@ -691,7 +769,8 @@ export const evalsOperation = defineOperation({
     "Public operational figures of the live orders received in a rolling window (rolling_7d, rolling_30d, " +
     "rolling_90d): goal fulfillment (completion rate over every outcome and after acceptance, NTE against the " +
     "reported cost), operations (counts by status, dispatch latency p50/p95 to the first offer committed, " +
-    "time to first acceptance, the offer funnel) and trust signals (human dispatch, override and re-dispatch " +
+    "time to first acceptance, the offer funnel), service levels (on-time arrival rate, SLA attainment per " +
+    "urgency) and trust signals (human dispatch, override and re-dispatch " +
     "rates, audit log size and latest signed checkpoint, vendor-trust posture, contractor verification), with " +
     "methodology and per-field provenance. Figures are estimated: true (self-reported).",
   access: "public",

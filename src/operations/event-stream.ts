@@ -31,7 +31,8 @@ export const streamEventSchema = z
         "As the webhook's data for an account's key (order, previous_status, ...); the dispatch team's " +
           "order carries account_id and contractor_id instead of a contractor_ref; a contractor's key " +
           "gets order_id, previous_status, held (whether the job is offered to you or yours after the " +
-          "event), and the offer or the job as contractorOffers and contractorJobs show them, or null.",
+          "event), and the offer or the job as contractorOffers and contractorJobs show them, or null; and, " +
+          "for a service-level event (order.sla_at_risk, order.sla_breached) on a job it holds, sla.",
       ),
   })
   .meta({ id: "StreamEvent" });
@@ -80,6 +81,8 @@ export function eventView(row: StoredOrderEvent, principal: Principal, at: ViewC
       held,
       offer: offered && payload.offer ? offerView(payload.offer, order) : null,
       job: held && !offered ? jobView(order) : null,
+      // A service-level event tells the contractor holding the job which clock and how late.
+      ...(held && payload.details.sla ? { sla: payload.details.sla } : {}),
     },
   };
 }

@@ -19,6 +19,7 @@ import type {
   OrderState,
   Refusal,
 } from "../domain/orders/order.js";
+import { dueFirings, fireSlaClock } from "../domain/orders/sla-clocks.js";
 import type { Role } from "../domain/orders/transitions.js";
 import { ApiError } from "../errors.js";
 import { newSortableId } from "../ids.js";
@@ -209,6 +210,8 @@ export async function acceptOffer(
     (tx) => loadByOffer(services, tx, offerId),
     (state, ctx) => orders.acceptOffer(state, { offerId, contractor, actor }, ctx),
   );
+  // An acceptance after respond_by breaches the respond clock.
+  await fireSlaClocksAfter(services, done.change.after);
   return done.change.after;
 }
 
@@ -260,7 +263,40 @@ export async function reportProgress(
     (tx) => loadOrder(services, tx, orderId),
     (state, ctx) => orders.reportProgress(state, { orderId, contractor, report, actor }, ctx),
   );
+  // An ETA after the deadline puts the arrive clock at risk at once; an arrival after it breaches it.
+  await fireSlaClocksAfter(services, done.change.after);
   return done.change.after;
+}
+
+/**
+ * Fires the order's service-level clocks that are due now, one change (and one event) each; returns how
+ * many this call fired. Another process firing the same clock first leaves this one nothing due.
+ */
+export async function fireSlaClocks(services: OrderServices, orderId: string): Promise<number> {
+  let fired = 0;
+  // At most a risk and a breach per clock: the bound only guards against a rule that never settles.
+  for (let i = 0; i < 4; i++) {
+    const outcome = await tryOrderCommand(
+      services,
+      (tx) => loadOrder(services, tx, orderId),
+      (state, ctx) => fireSlaClock(state, { actor: "system:sla" }, ctx),
+    );
+    if (outcome.kind !== "committed") break;
+    fired++;
+  }
+  return fired;
+}
+
+/** The clocks evaluated right after a change that may make one due. The change is committed already:
+ * a failure here must not fail it, and the SLA watch's next round evaluates the same clocks. */
+async function fireSlaClocksAfter(services: OrderServices, order: Order): Promise<void> {
+  // Judged on the committed order first, so that a change with nothing due costs no second write.
+  if (dueFirings(order, services.now()).length === 0) return;
+  try {
+    await fireSlaClocks(services, order.id);
+  } catch {
+    // Left to the SLA watch (workers/sla-watch.ts), which retries every SLA_WATCH_INTERVAL_MS.
+  }
 }
 
 /** The contractor on an active job asks for a higher NTE. */
@@ -341,6 +377,8 @@ export async function assign(
         ctx,
       ),
   );
+  // An assignment after respond_by is the first acceptance come late: the respond clock's breach.
+  await fireSlaClocksAfter(services, done.change.after);
   return done.change.after;
 }
 

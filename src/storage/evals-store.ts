@@ -9,6 +9,7 @@
 // come before it; the latency index, read in order within that bucket, gives the exact value.
 
 import { type Kysely, sql } from "kysely";
+import type { SlaFigureRow } from "../domain/orders/sla-figures.js";
 import type { Dialect } from "./dialect.js";
 import {
   bucketRange,
@@ -63,6 +64,11 @@ export interface EvalsPersistence {
    * have insurance and license both verified through `today`, and how many have any verification date.
    */
   activeLiveContractors(today: string): Promise<ActiveContractors>;
+  /**
+   * The service-level columns of the orders in one mode received in [since, until) that have a promise
+   * (respond_by, arrive_by or a window): read live, not rolled up (domain/orders/sla-figures.ts says why).
+   */
+  serviceLevelRows(livemode: boolean, since: string, until: string): Promise<SlaFigureRow[]>;
 }
 
 const DAY_MS = 86_400_000;
@@ -373,5 +379,37 @@ export class EvalsStore implements EvalsPersistence {
       .where("excluded", "=", 0)
       .executeTakeFirstOrThrow();
     return { active: Number(row.n), verified: Number(row.verified ?? 0), dated: Number(row.dated ?? 0) };
+  }
+
+  serviceLevelRows(livemode: boolean, since: string, until: string): Promise<SlaFigureRow[]> {
+    return this.db
+      .selectFrom("orders")
+      .select([
+        "urgency",
+        "status",
+        "received_at",
+        "respond_by",
+        "arrive_by",
+        "window_start",
+        "window_end",
+        "first_accepted_at",
+        "eta_at",
+        "on_site_at",
+        "sla_respond_at_risk_at",
+        "sla_respond_breached_at",
+        "sla_arrive_at_risk_at",
+        "sla_arrive_breached_at",
+      ])
+      .where("livemode", "=", livemode ? 1 : 0)
+      .where("received_at", ">=", since)
+      .where("received_at", "<", until)
+      .where((eb) =>
+        eb.or([
+          eb("respond_by", "is not", null),
+          eb("arrive_by", "is not", null),
+          eb("window_end", "is not", null),
+        ]),
+      )
+      .execute();
   }
 }

@@ -3,6 +3,7 @@
 // change only through the one writer (order-writer.ts).
 
 import { type Kysely, sql } from "kysely";
+import { OPEN_ORDERS_SQL } from "../domain/orders/sla-clocks.js";
 import type { Dialect } from "./dialect.js";
 import type { Database, NteRequestsTable, OfferStatus, OffersTable, OrdersTable } from "./schema.js";
 import type { OrderQuery, OrderRepository, WriteTx } from "./store.js";
@@ -70,6 +71,24 @@ export class KyselyOrderRepository implements OrderRepository {
       .where("account_id", "=", accountId)
       .where("livemode", "=", livemode ? 1 : 0)
       .executeTakeFirst();
+  }
+
+  slaWatched(after: string | null, limit: number): Promise<OrdersTable[]> {
+    let query = this.db
+      .selectFrom("orders")
+      .selectAll()
+      .where(sql<boolean>`${sql.raw(OPEN_ORDERS_SQL)}`)
+      .where((eb) =>
+        eb.or([
+          eb.and([eb("respond_by", "is not", null), eb("sla_respond_breached_at", "is", null)]),
+          eb.and([
+            eb.or([eb("arrive_by", "is not", null), eb("window_end", "is not", null)]),
+            eb("sla_arrive_breached_at", "is", null),
+          ]),
+        ]),
+      );
+    if (after !== null) query = query.where("id", ">", after);
+    return query.orderBy("id").limit(limit).execute();
   }
 
   dueOffers(now: string, limit: number): Promise<OffersTable[]> {

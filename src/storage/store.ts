@@ -248,6 +248,10 @@ export interface OrderRepository {
   byIds(ids: string[]): Promise<OrdersTable[]>;
   /** An account's orders in one mode (every account's without accountId), newest first, after `before`. */
   list(q: OrderQuery): Promise<OrdersTable[]>;
+  /** Orders whose service-level clocks may still fire (domain/orders/sla-clocks.ts): not closed, with a
+   * respond clock or an arrive clock not yet breached, in id order after `after`. The clocks' rules
+   * decide which are due. */
+  slaWatched(after: string | null, limit: number): Promise<OrdersTable[]>;
   /** Pending offers whose deadline has passed (oldest deadline first). */
   dueOffers(now: string, limit: number): Promise<OffersTable[]>;
   /** Pending sandbox offers made before `cutoff` to contractors without a key of their own (unrevoked):

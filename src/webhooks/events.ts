@@ -19,9 +19,12 @@ export const WEBHOOK_EVENT_TYPES = [
   "order.nte_requested",
   "order.nte_approved",
   "order.nte_rejected",
+  "order.sla_at_risk",
+  "order.sla_breached",
 ] as const satisfies readonly OrderEventType[];
 
-/** The order's events (domain/orders): one type per status a change leads to, and the NTE ones. */
+/** The order's events (domain/orders): one type per status a change leads to, the NTE ones, and the
+ * service-level clocks'. */
 export type WebhookEventType = OrderEventType;
 
 export const WEBHOOK_EVENT_DESCRIPTIONS: Record<WebhookEventType, string> = {
@@ -40,6 +43,13 @@ export const WEBHOOK_EVENT_DESCRIPTIONS: Record<WebhookEventType, string> = {
     "The contractor asks for a higher NTE (data.nte_request): approve or reject it with dispatchNteDecision.",
   "order.nte_approved": "The NTE increase was approved: data.order.nte_approved_cents is in force.",
   "order.nte_rejected": "The NTE increase was rejected.",
+  "order.sla_at_risk":
+    "A service-level clock is at risk (data.sla: which clock, why, its deadline and the time used): 80 % of " +
+    "its time has passed with no acceptance (respond) or nobody on site (arrive), or the contractor's ETA " +
+    "is after the deadline. Once per clock and order; the status does not change.",
+  "order.sla_breached":
+    "A service-level clock passed its deadline with its step not done, or the step was done late " +
+    "(data.sla). Once per clock and order; the status does not change.",
 };
 
 export function statusEventType(status: OrderStatus): WebhookEventType {

@@ -25,6 +25,7 @@ const HEADERS = [
 
 function envelope(type: WebhookEventType): Record<string, unknown> {
   const nte = type.startsWith("order.nte_");
+  const sla = type.startsWith("order.sla_");
   return {
     type: "object",
     required: ["id", "type", "created_at", "livemode", "data"],
@@ -35,12 +36,17 @@ function envelope(type: WebhookEventType): Record<string, unknown> {
       livemode: { type: "boolean" },
       data: {
         type: "object",
-        required: nte ? ["order", "previous_status", "nte_request"] : ["order", "previous_status"],
+        required: nte
+          ? ["order", "previous_status", "nte_request"]
+          : sla
+            ? ["order", "previous_status", "sla"]
+            : ["order", "previous_status"],
         properties: {
           order: { $ref: "#/components/schemas/OrderSummary" },
           previous_status: {
             type: ["string", "null"],
-            description: "The status before the change (null for NTE events, which change none).",
+            description:
+              "The status before the change (null for NTE and service-level events, which change none).",
           },
           action: {
             type: "string",
@@ -60,11 +66,36 @@ function envelope(type: WebhookEventType): Record<string, unknown> {
                 },
               }
             : {}),
+          ...(sla ? { sla: SLA_SCHEMA } : {}),
         },
       },
     },
   };
 }
+
+/** data.sla of the service-level events (domain/orders/sla-clocks.ts firingFacts). */
+const SLA_SCHEMA = {
+  type: "object",
+  required: ["clock", "reason", "started_at", "deadline", "time_allowed_minutes", "time_used_minutes"],
+  properties: {
+    clock: {
+      type: "string",
+      enum: ["respond", "arrive"],
+      description:
+        "respond: a contractor committed by respond_by; arrive: on site by arrive_by or the window's end.",
+    },
+    reason: {
+      type: "string",
+      enum: ["time_used", "eta_after_deadline", "deadline_passed", "done_late"],
+    },
+    started_at: { type: "string", format: "date-time", description: "The request, or the window's start." },
+    deadline: { type: "string", format: "date-time" },
+    time_allowed_minutes: { type: "number" },
+    time_used_minutes: { type: "number" },
+    time_used_percent: { type: ["number", "null"] },
+    eta_at: { type: ["string", "null"], format: "date-time", description: "The contractor's reported ETA." },
+  },
+};
 
 /** The OpenAPI `webhooks` object. */
 export function openApiWebhooks(): Record<string, unknown> {

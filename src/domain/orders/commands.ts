@@ -87,7 +87,7 @@ export function statusEvent(status: OrderStatus): OrderEventType {
 }
 
 /** A change of an existing order: `patch` applied, the version bumped; the rest filled in by `parts`. */
-function changeOf(
+export function changeOf(
   order: Order,
   patch: Partial<Order>,
   parts: Partial<Omit<OrderChange, "kind" | "before" | "after" | "patch">> = {},

@@ -77,6 +77,13 @@ export interface Order {
   /** For as-soon-as-possible work, the urgency's service level: a contractor committed by, on site by. */
   respond_by: string | null;
   arrive_by: string | null;
+  /** When each service-level clock fired its at-risk and breached event (migration 0020; domain/orders/
+   * sla-clocks.ts): set once by the change that fires it. Absent from an insert: the columns default to
+   * null. */
+  sla_respond_at_risk_at?: string | null;
+  sla_respond_breached_at?: string | null;
+  sla_arrive_at_risk_at?: string | null;
+  sla_arrive_breached_at?: string | null;
   /** Bumped by every change of the order, its offers or its NTE requests (migration 0010): a write that
    * read an older version matches no row. */
   version?: number;
@@ -139,7 +146,9 @@ export type OrderAuditKind =
   | "order.nte_requested"
   | "order.nte_decided"
   | "order.invoiced"
-  | "order.assigned";
+  | "order.assigned"
+  | "order.sla_at_risk"
+  | "order.sla_breached";
 
 /** One audit record a change writes (sealed by the writer's caller, in the change's transaction). */
 export interface AuditFact {
@@ -149,12 +158,15 @@ export interface AuditFact {
   data: Record<string, unknown>;
 }
 
-/** The webhook events of an order's changes: `order.<status>` for a new status, and the NTE ones. */
+/** The webhook events of an order's changes: `order.<status>` for a new status, the NTE ones, and the
+ * service-level clocks' (sla-clocks.ts). */
 export type OrderEventType =
   | `order.${Exclude<OrderStatus, "received">}`
   | "order.nte_requested"
   | "order.nte_approved"
-  | "order.nte_rejected";
+  | "order.nte_rejected"
+  | "order.sla_at_risk"
+  | "order.sla_breached";
 
 /** The webhook event a change reports, about the order as it is after the change. */
 export interface OrderEvent {
