@@ -17,6 +17,7 @@ import type {
   AccountsTable,
   ApiKeysTable,
   ContractorsTable,
+  ContractorTimeOffTable,
   IdempotencyKeysTable,
   NteRequestsTable,
   OfferStatus,
@@ -33,6 +34,8 @@ export interface NewContractor extends Contractor {
   phone: string | null;
   homeZip: string | null;
   externalRef: string | null;
+  /** Working hours, canonical text (domain/time/calendar.ts formatHours); null or absent: any time. */
+  hours?: string | null;
 }
 
 export interface OrderQuery {
@@ -145,7 +148,14 @@ export interface ContractorRepository {
     rows: NewContractor[],
     audit: (counts: { inserted: number; updated: number }) => AuditEntry,
   ): Promise<{ inserted: number; updated: number }>;
+  /** Every contractor, with its calendar (hours and the time off not yet over). */
   load(): Promise<Contractor[]>;
+  /** A contractor's time off that ends after `after` (UTC ISO text), by start. */
+  timeOff(contractorId: string, after: string): Promise<ContractorTimeOffTable[]>;
+  /** Adds a period of time off and records `audit` in the same transaction (the pool's version moves). */
+  addTimeOff(row: ContractorTimeOffTable, audit: AuditEntry): Promise<void>;
+  /** Removes a contractor's period of time off; false when it has none by that id. */
+  removeTimeOff(contractorId: string, id: string, audit: AuditEntry): Promise<boolean>;
   /** A contractor's pool, active and excluded flags, or undefined if there is no such contractor. */
   standing(
     id: string,

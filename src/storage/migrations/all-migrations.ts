@@ -20,6 +20,7 @@ import { migration0014 } from "./0014-audit-disclosures.js";
 import { migration0015 } from "./0015-daily-runs.js";
 import { migration0016 } from "./0016-order-events.js";
 import { migration0017 } from "./0017-order-time.js";
+import { migration0019 } from "./0019-contractor-calendars.js";
 
 const MIGRATIONS: Record<Dialect, Record<string, Migration>> = {
   sqlite: {
@@ -40,6 +41,7 @@ const MIGRATIONS: Record<Dialect, Record<string, Migration>> = {
     "0015-daily-runs": migration0015,
     "0016-order-events": migration0016("sqlite"),
     "0017-order-time": migration0017,
+    "0019-contractor-calendars": migration0019,
   },
   postgres: {
     "0001-initial": migration0001,
@@ -59,6 +61,7 @@ const MIGRATIONS: Record<Dialect, Record<string, Migration>> = {
     "0015-daily-runs": migration0015,
     "0016-order-events": migration0016("postgres"),
     "0017-order-time": migration0017,
+    "0019-contractor-calendars": migration0019,
   },
 };
 
