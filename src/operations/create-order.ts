@@ -8,7 +8,7 @@ import type { OrdersTable } from "../storage/schema.js";
 import { checkWebhookUrl } from "../webhooks/targets.js";
 import { matchDecision, sealRef } from "./audit-decisions.js";
 import { recordDispatchLatency } from "./dispatch-latency.js";
-import { cascadeCandidates, matchJob, resolveJob, resolveJobTime } from "./job.js";
+import { cascadeCandidates, matchJob, resolveJob, resolveJobTime, timedJob } from "./job.js";
 import { defineOperation, principalOf } from "./operation.js";
 import { tryOrderCommand } from "./order-commands.js";
 import { type OrderView, orderSchema, orderView } from "./order-view.js";
@@ -72,8 +72,8 @@ export const orderOperation = defineOperation({
     if (input.callback_url !== undefined)
       checkWebhookUrl(input.callback_url, "callback_url", principal.livemode, services.config);
     const requestedAt = services.now();
-    const job = resolveJob(input, requestedAt);
     const time = resolveJobTime(input, requestedAt);
+    const { job } = timedJob(resolveJob(input, requestedAt), time, requestedAt);
     const matchStartHr = process.hrtime.bigint();
     const result = matchJob(services, job, principal.livemode);
     const matchedHr = process.hrtime.bigint();
