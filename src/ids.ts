@@ -21,7 +21,8 @@ export type IdPrefix =
   | "whe"
   | "whd"
   | "wha"
-  | "whs";
+  | "whs"
+  | "off";
 
 export function newId(prefix: IdPrefix, length = 20): string {
   return `${prefix}_${randomBase62(length)}`;

@@ -25,6 +25,10 @@ export const AUDIT_KINDS = {
   "order.assigned":
     "A dispatcher assigned a contractor by hand (from offered, needs_dispatcher or cannot_complete) or reassigned the job (from accepted or en_route): the status it was made from, from whom to whom, and why.",
   "pool.changed": "A dispatcher activated, deactivated, excluded or re-included a contractor, and why.",
+  "pool.time_off_added":
+    "A contractor (or a dispatcher for it) added a period of time off to its calendar: the period [start, end) and why.",
+  "pool.time_off_removed":
+    "A contractor's period of time off was removed, by it or by a dispatcher, and why.",
   "pool.compliance_expiring":
     "The day's compliance list of a pool (one per UTC day and mode): the contractors whose insurance or license has expired, is not verified, or expires within 45 days, with their dates.",
   "key.issued":

@@ -40,6 +40,14 @@ import { orderListOperation } from "./order-list.js";
 import { orderStatusOperation } from "./order-status.js";
 import { quoteOperation } from "./quote.js";
 import { probeOperation } from "./readiness-probe.js";
+import {
+  contractorTimeOffAddOperation,
+  contractorTimeOffOperation,
+  contractorTimeOffRemoveOperation,
+  dispatcherTimeOffAddOperation,
+  dispatcherTimeOffOperation,
+  dispatcherTimeOffRemoveOperation,
+} from "./time-off.js";
 import { tradeIndexOperation } from "./trade-index.js";
 import {
   webhooksConfigOperation,
@@ -83,6 +91,9 @@ export const OPERATIONS: readonly AnyOperation[] = [
   contractorNteRequestOperation,
   contractorInvoiceOperation,
   contractorAuditListOperation,
+  contractorTimeOffOperation,
+  contractorTimeOffAddOperation,
+  contractorTimeOffRemoveOperation,
   dispatcherOrdersOperation,
   dispatcherAssignOperation,
   dispatcherCancelOperation,
@@ -90,6 +101,9 @@ export const OPERATIONS: readonly AnyOperation[] = [
   dispatcherAuditListOperation,
   dispatcherContractorsOperation,
   dispatcherContractorOperation,
+  dispatcherTimeOffOperation,
+  dispatcherTimeOffAddOperation,
+  dispatcherTimeOffRemoveOperation,
 ];
 
 /** The operations agents serve (MCP tools, A2A skills): all but the streams, which REST alone can hold

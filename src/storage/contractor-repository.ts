@@ -302,6 +302,7 @@ export class KyselyContractorRepository implements ContractorRepository {
       .selectFrom("contractor_time_off")
       .select(["contractor_id", "start_at", "end_at"])
       .where("end_at", ">", this.clock().toISOString())
+      .where("removed_at", "is", null)
       .execute();
     const byContractor = new Map<string, Array<{ start: number; end: number }>>();
     for (const o of off) {
@@ -321,9 +322,14 @@ export class KyselyContractorRepository implements ContractorRepository {
       .selectAll()
       .where("contractor_id", "=", contractorId)
       .where("end_at", ">", after)
+      .where("removed_at", "is", null)
       .orderBy("start_at")
       .orderBy("id")
       .execute();
+  }
+
+  timeOffById(id: string): Promise<ContractorTimeOffTable | undefined> {
+    return this.db.selectFrom("contractor_time_off").selectAll().where("id", "=", id).executeTakeFirst();
   }
 
   async addTimeOff(row: ContractorTimeOffTable, audit: AuditEntry): Promise<void> {
@@ -341,12 +347,21 @@ export class KyselyContractorRepository implements ContractorRepository {
 
   async removeTimeOff(contractorId: string, id: string, audit: AuditEntry): Promise<boolean> {
     return this.db.transaction().execute(async (trx) => {
-      const result = await trx
-        .deleteFrom("contractor_time_off")
+      const row = await trx
+        .selectFrom("contractor_time_off")
+        .select("removed_at")
         .where("id", "=", id)
         .where("contractor_id", "=", contractorId)
         .executeTakeFirst();
-      if (Number(result.numDeletedRows) === 0) return false;
+      if (!row) return false;
+      const result = await trx
+        .updateTable("contractor_time_off")
+        .set({ removed_at: this.clock().toISOString() })
+        .where("id", "=", id)
+        .where("removed_at", "is", null)
+        .executeTakeFirst();
+      // Removed before (by this request's twin, or earlier): the same answer, nothing recorded twice.
+      if (Number(result.numUpdatedRows) === 0) return true;
       await trx
         .updateTable("contractors")
         .set({ updated_at: this.clock().toISOString() })

@@ -70,6 +70,8 @@ export interface ContractorTimeOffTable {
   /** `contractor:<id>` or `operator:<key id>`. */
   created_by: string;
   created_at: string;
+  /** When it was removed; null while in force. */
+  removed_at: string | null;
 }
 
 export interface QuotesTable {

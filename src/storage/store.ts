@@ -152,9 +152,12 @@ export interface ContractorRepository {
   load(): Promise<Contractor[]>;
   /** A contractor's time off that ends after `after` (UTC ISO text), by start. */
   timeOff(contractorId: string, after: string): Promise<ContractorTimeOffTable[]>;
+  /** One period of time off by its id. */
+  timeOffById(id: string): Promise<ContractorTimeOffTable | undefined>;
   /** Adds a period of time off and records `audit` in the same transaction (the pool's version moves). */
   addTimeOff(row: ContractorTimeOffTable, audit: AuditEntry): Promise<void>;
-  /** Removes a contractor's period of time off; false when it has none by that id. */
+  /** Removes a contractor's period of time off (true again when already removed); false when it has
+   * none by that id. */
   removeTimeOff(contractorId: string, id: string, audit: AuditEntry): Promise<boolean>;
   /** A contractor's pool, active and excluded flags, or undefined if there is no such contractor. */
   standing(

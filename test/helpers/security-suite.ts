@@ -21,6 +21,10 @@ import { dispatcherAssignOperation, dispatcherCancelOperation } from "../../src/
 import type { AnyOperation } from "../../src/operations/operation.js";
 import { OPERATIONS } from "../../src/operations/registry.js";
 import {
+  contractorTimeOffAddOperation,
+  dispatcherTimeOffAddOperation,
+} from "../../src/operations/time-off.js";
+import {
   webhooksDeliveriesOperation,
   webhooksRotateSecretOperation,
   webhooksSetEndpointOperation,
@@ -83,12 +87,13 @@ const ID_PREFIXES = [
   "whd",
   "wha",
   "whs",
+  "off",
 ] as const satisfies readonly IdPrefix[];
 const everyPrefixListed: Exclude<IdPrefix, (typeof ID_PREFIXES)[number]> extends never ? true : false = true;
 void everyPrefixListed;
 
 /** The ids the world provides, by prefix. */
-const RESOLVED = ["ord", "ofr", "nte", "ctr", "whe", "whd"] as const;
+const RESOLVED = ["ord", "ofr", "nte", "ctr", "whe", "whd", "off"] as const;
 type Resolved = (typeof RESOLVED)[number];
 
 const ID_VALUE = new RegExp(`^(${ID_PREFIXES.join("|")})_[0-9A-Za-z]+$`);
@@ -289,6 +294,12 @@ export async function buildWorld(h: Harness): Promise<World> {
   const c2 = await freshContractor(h, "sandbox");
   const live = await freshContractor(h, "live");
   await h.services.pool.load();
+  // A period of time off of C (set by C) and one of D (set by the dispatch team).
+  const off = await run(contractorTimeOffAddOperation, contractor, contractorTimeOffAddOperation.example);
+  const offD = await run(dispatcherTimeOffAddOperation, dispatcher, {
+    ...dispatcherTimeOffAddOperation.example,
+    contractor_id: d,
+  });
   const ids: Record<Resolved, string> = {
     ord: first,
     ofr: offer,
@@ -296,6 +307,7 @@ export async function buildWorld(h: Harness): Promise<World> {
     ctr: d,
     whe: endpoint.endpoint.endpoint_id,
     whd: delivery,
+    off: off.time_off_id,
   };
   return {
     ids,
@@ -310,7 +322,7 @@ export async function buildWorld(h: Harness): Promise<World> {
       contractor: (await issue(h, "contractor", "live", { contractorId: live })).key,
       dispatcher: (await issue(h, "dispatcher", "live", { account: `ops-${tag}` })).key,
     },
-    owned: [...Object.values(ids), second, c],
+    owned: [...Object.values(ids), second, c, offD.time_off_id],
     orders: [first, second],
   };
 }

@@ -149,6 +149,12 @@ describe("HTTP protocol", () => {
         "auditList",
         "contractorAuditList",
         "dispatcherAuditList",
+        "contractorTimeOff",
+        "contractorTimeOffAdd",
+        "contractorTimeOffRemove",
+        "dispatcherTimeOff",
+        "dispatcherTimeOffAdd",
+        "dispatcherTimeOffRemove",
         "agenticCommerceProbe",
       ].sort(),
     );

@@ -1,6 +1,7 @@
 // Contractor calendars (domain/time/calendar.ts): each contractor's working hours per weekday in its own
 // time zone, as the canonical text (null: any time, the default for pools imported before), and its time
-// off, [start, end) periods in UTC text, set by the contractor or the dispatch team (who is recorded).
+// off, [start, end) periods in UTC text, set by the contractor or the dispatch team (who is recorded),
+// kept when removed (removed_at) so that a removal is answered the same when repeated.
 
 import type { Kysely, Migration } from "kysely";
 
@@ -16,6 +17,7 @@ export const migration0019: Migration = {
       .addColumn("reason", "text")
       .addColumn("created_by", "text", (c) => c.notNull())
       .addColumn("created_at", "text", (c) => c.notNull())
+      .addColumn("removed_at", "text")
       .execute();
     await db.schema
       .createIndex("contractor_time_off_contractor_idx")
