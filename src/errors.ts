@@ -16,6 +16,7 @@ export const ERROR_CODES = {
   contractor_unavailable: { status: 409, title: "Contractor unavailable" },
   contractor_not_compliant: { status: 409, title: "Contractor insurance or license not valid" },
   nte_exceeded: { status: 409, title: "Over the NTE in force" },
+  window_unavailable: { status: 409, title: "Service window no longer available" },
   endpoint_disabled: { status: 409, title: "Webhook endpoint disabled" },
   idempotency_request_in_progress: { status: 409, title: "Request with this Idempotency-Key is in progress" },
   payload_too_large: { status: 413, title: "Request body too large" },

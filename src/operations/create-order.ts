@@ -3,10 +3,12 @@
 
 import { z } from "zod";
 import { type CreateOrder, createOrder } from "../domain/orders/commands.js";
+import { ApiError } from "../errors.js";
 import { newSortableId } from "../ids.js";
 import type { OrdersTable } from "../storage/schema.js";
 import { checkWebhookUrl } from "../webhooks/targets.js";
 import { matchDecision, sealRef } from "./audit-decisions.js";
+import { nextFreeWindows, windowView } from "./availability.js";
 import { recordDispatchLatency } from "./dispatch-latency.js";
 import { cascadeCandidates, matchJob, resolveJob, resolveJobTime, timedJob } from "./job.js";
 import { defineOperation, principalOf } from "./operation.js";
@@ -49,7 +51,8 @@ export const orderOperation = defineOperation({
     "pool. Returns the order id, the masked contractor handle, a status URL, the job's time zone and the time " +
     "promised (arrival window, or respond_by and arrive_by). Send an idempotency key to " +
     "retry safely. When no contractor is eligible the order is still created with status " +
-    "needs_dispatcher.",
+    "needs_dispatcher, except for an order naming a service_window: that answers 409 window_unavailable " +
+    "with the next free windows (`alternatives`, as dispatch.availability gives them) and creates nothing.",
   access: "key",
   effect: "write",
   limit: "key",
@@ -78,6 +81,29 @@ export const orderOperation = defineOperation({
     const result = matchJob(services, job, principal.livemode);
     const matchedHr = process.hrtime.bigint();
     const candidates = await cascadeCandidates(services, job, principal.livemode, result);
+    if (time.window !== null && candidates.length === 0) {
+      // The caller named a window no contractor can take any more (it filled since availability, or was
+      // never free): say so, with the next free ones, rather than queue the order for a dispatcher.
+      const next = nextFreeWindows(
+        services,
+        job,
+        time.timeZone,
+        time.window,
+        principal.livemode,
+        requestedAt,
+      );
+      throw new ApiError(
+        "window_unavailable",
+        "No eligible contractor can take the job in service_window any more: name one of `alternatives` " +
+          "(POST /api/dispatch/v1/availability lists more).",
+        {
+          errors: [
+            { field: "service_window", code: "window_unavailable", message: "window no longer available" },
+          ],
+          extra: { time_zone: time.timeZone, alternatives: next.map(windowView) },
+        },
+      );
+    }
     // Count the best candidate as busy in this process now, in the same tick as the match, so that
     // concurrent orders of this process look further down; the store's capacity decides at commit.
     const tentative = result.chosen?.contractor.id ?? null;

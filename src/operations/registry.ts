@@ -13,6 +13,7 @@ import {
   contractorAuditListOperation,
   dispatcherAuditListOperation,
 } from "./audit-list.js";
+import { availabilityOperation } from "./availability.js";
 import { dispatcherContractorOperation, dispatcherContractorsOperation } from "./contractor-directory.js";
 import {
   contractorAcceptOperation,
@@ -60,6 +61,7 @@ import {
 
 export const OPERATIONS: readonly AnyOperation[] = [
   quoteOperation,
+  availabilityOperation,
   orderOperation,
   orderStatusOperation,
   orderListOperation,

@@ -149,6 +149,7 @@ describe("HTTP protocol", () => {
         "auditList",
         "contractorAuditList",
         "dispatcherAuditList",
+        "dispatchAvailability",
         "contractorTimeOff",
         "contractorTimeOffAdd",
         "contractorTimeOffRemove",
