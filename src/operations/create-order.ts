@@ -81,18 +81,12 @@ export const orderOperation = defineOperation({
     const result = matchJob(services, job, principal.livemode);
     const matchedHr = process.hrtime.bigint();
     const candidates = await cascadeCandidates(services, job, principal.livemode, result);
-    if (time.window !== null && candidates.length === 0) {
-      // The caller named a window no contractor can take any more (it filled since availability, or was
-      // never free): say so, with the next free ones, rather than queue the order for a dispatcher.
-      const next = nextFreeWindows(
-        services,
-        job,
-        time.timeZone,
-        time.window,
-        principal.livemode,
-        requestedAt,
-      );
-      throw new ApiError(
+    // The caller named a window no contractor can take any more (it filled since availability, or was
+    // never free): say so with the next free ones, rather than queue the order for a dispatcher.
+    const windowUnavailable = () => {
+      const window = time.window as NonNullable<typeof time.window>;
+      const next = nextFreeWindows(services, job, time.timeZone, window, principal.livemode, services.now());
+      return new ApiError(
         "window_unavailable",
         "No eligible contractor can take the job in service_window any more: name one of `alternatives` " +
           "(POST /api/dispatch/v1/availability lists more).",
@@ -103,7 +97,8 @@ export const orderOperation = defineOperation({
           extra: { time_zone: time.timeZone, alternatives: next.map(windowView) },
         },
       );
-    }
+    };
+    if (time.window !== null && candidates.length === 0) throw windowUnavailable();
     // Count the best candidate as busy in this process now, in the same tick as the match, so that
     // concurrent orders of this process look further down; the store's capacity decides at commit.
     const tentative = result.chosen?.contractor.id ?? null;
@@ -188,7 +183,11 @@ export const orderOperation = defineOperation({
     const outcome = await tryOrderCommand(
       services,
       async () => null,
-      (_none, commandCtx) => createOrder(command, commandCtx),
+      (_none, commandCtx) =>
+        // Every candidate's capacity went to concurrent orders before this one committed.
+        time.window !== null && command.candidates.every((c) => commandCtx.unavailable.has(c.contractorId))
+          ? { kind: "refused", code: "window_unavailable", message: "window filled" }
+          : createOrder(command, commandCtx),
       {
         tentative,
         guard: async (tx, { change, audit }) => {
@@ -204,6 +203,7 @@ export const orderOperation = defineOperation({
     );
     // Only a lost idempotency claim writes nothing: the gate answers with the winner's response.
     if (outcome.kind === "lost") return null as never;
+    if (outcome.kind === "refused" && outcome.code === "window_unavailable") throw windowUnavailable();
     if (outcome.kind === "refused" || view === undefined) throw new Error("order creation was refused");
     // The runner returns once the group commit is durable: the first offer, if any, is committed now.
     if (outcome.change.offers.create.length > 0) {

@@ -141,4 +141,21 @@ describe("booking a window", () => {
     const third = await h.post(ORDER_PATH, order({ start, end }), { "x-api-key": caller });
     expect(third.statusCode, third.body).toBe(200);
   });
+
+  it("gives the last place in a window to one of two concurrent orders; the other gets 409 with alternatives", async () => {
+    const { h, ids, caller } = await setup();
+    const wednesdayMorning = pdt("2030-06-05", 8, 12);
+    const [a, b] = await Promise.all([
+      h.post(ORDER_PATH, order(wednesdayMorning), { "x-api-key": caller }),
+      h.post(ORDER_PATH, order(wednesdayMorning), { "x-api-key": caller }),
+    ]);
+    const codes = [a.statusCode, b.statusCode].sort();
+    expect(codes, `${a.body}\n${b.body}`).toEqual([200, 409]);
+    const won = a.statusCode === 200 ? a : b;
+    const lost = a.statusCode === 200 ? b : a;
+    const [row] = await h.services.store.orders.byIds([won.json().order_id]);
+    expect(row?.contractor_id).toBe(ids.morning);
+    expect(lost.json().code).toBe("window_unavailable");
+    expect(lost.json().alternatives.length).toBeGreaterThan(0);
+  });
 });
