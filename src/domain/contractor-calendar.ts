@@ -2,7 +2,7 @@
 // (time/zones.ts; the state of the ZIP, else its first covered state), and its time off.
 
 import { lookupZip } from "./geo.js";
-import { type Calendar, parseHours } from "./time/calendar.js";
+import { type Calendar, parseHours, type WeeklyHours } from "./time/calendar.js";
 import { timeZoneOf } from "./time/zones.js";
 import type { StateCode } from "./us-regions.js";
 
@@ -11,6 +11,20 @@ export function contractorTimeZone(homeZip: string | null, states: readonly Stat
   const zipState = homeZip ? lookupZip(homeZip)?.state : undefined;
   const state = (zipState as StateCode | undefined) ?? states[0];
   return state === undefined ? "UTC" : timeZoneOf(state, homeZip);
+}
+
+const parsedHours = new Map<string, WeeklyHours | null>();
+
+/** Parsed hours, one shared array per text: contractors on the same schedule share it, and the matcher
+ * computes each schedule's stretches once per request (time/calendar.ts ZoneOffsets). */
+function weeklyOf(text: string): WeeklyHours | null {
+  let weekly = parsedHours.get(text);
+  if (weekly === undefined) {
+    const parsed = parseHours(text);
+    weekly = "hours" in parsed ? parsed.hours : null;
+    if (parsedHours.size < 100_000) parsedHours.set(text, weekly);
+  }
+  return weekly;
 }
 
 /**
@@ -23,8 +37,7 @@ export function contractorCalendar(
   states: readonly StateCode[],
   timeOff: ReadonlyArray<{ start: number; end: number }>,
 ): Calendar | undefined {
-  const parsed = hours ? parseHours(hours) : { hours: null };
-  const weekly = "hours" in parsed ? parsed.hours : null;
+  const weekly = hours ? weeklyOf(hours) : null;
   if (weekly === null && timeOff.length === 0) return undefined;
   // Sorted and merged, as earliestStart reads them.
   const sorted = [...timeOff].filter((p) => p.end > p.start).sort((a, b) => a.start - b.start);

@@ -204,11 +204,34 @@ function offsetSegments(zone: string, from: number, until: number): OffsetSegmen
  */
 export class ZoneOffsets {
   private readonly cache = new Map<string, OffsetSegment[]>();
+  /** Working stretches over the whole range, per weekly hours (by identity) and zone: contractors share
+   * a few schedules, so a bucket's scan computes each once. */
+  private readonly stretches = new WeakMap<WeeklyHours, Map<string, number[]>>();
 
   constructor(
-    private readonly from: number,
-    private readonly until: number,
+    readonly from: number,
+    readonly until: number,
   ) {}
+
+  /** Whether [from, until) lies inside the range the caches cover. */
+  covers(from: number, until: number): boolean {
+    return from >= this.from && until <= this.until;
+  }
+
+  /** The working stretches of `cal`'s hours over the whole range (cached). */
+  rangeStretches(cal: Calendar & { weekly: WeeklyHours }): number[] {
+    let byZone = this.stretches.get(cal.weekly);
+    if (byZone === undefined) {
+      byZone = new Map();
+      this.stretches.set(cal.weekly, byZone);
+    }
+    let list = byZone.get(cal.timeZone);
+    if (list === undefined) {
+      list = workingStretches(cal, this.from, this.until, this);
+      byZone.set(cal.timeZone, list);
+    }
+    return list;
+  }
 
   segments(zone: string, from: number, until: number): OffsetSegment[] {
     if (from < this.from || until > this.until) return offsetSegments(zone, from, until);
@@ -275,13 +298,33 @@ export function earliestStart(
 ): number | null {
   if (latestStart < from) return null;
   const until = latestStart + durationMs;
-  const stretches =
-    anyHours || cal.weekly === null ? [from, until] : workingStretches(cal, from, until, zones);
+  let stretches: number[];
+  let i = 0;
+  if (anyHours || cal.weekly === null) {
+    stretches = [from, until];
+  } else if (zones.covers(from, until)) {
+    stretches = zones.rangeStretches(cal as Calendar & { weekly: WeeklyHours });
+    // The first stretch that ends after `from` (binary search over the sorted ends).
+    let lo = 0;
+    let hi = stretches.length / 2;
+    while (lo < hi) {
+      const mid = (lo + hi) >>> 1;
+      if ((stretches[2 * mid + 1] as number) <= from) lo = mid + 1;
+      else hi = mid;
+    }
+    i = 2 * lo;
+  } else {
+    stretches = workingStretches(cal, from, until, zones);
+  }
   const off = cal.timeOff;
   let k = 0;
-  for (let i = 0; i < stretches.length; i += 2) {
-    let s = stretches[i] as number;
-    const e = stretches[i + 1] as number;
+  for (; i < stretches.length; i += 2) {
+    let s = Math.max(stretches[i] as number, from);
+    const e = Math.min(stretches[i + 1] as number, until);
+    if (s >= e) {
+      if (s >= until) return null;
+      continue;
+    }
     if (s > latestStart) return null;
     // Time off sorted by start: skip those that ended before s, then carve.
     while (k < off.length && (off[k + 1] as number) <= s) k += 2;
