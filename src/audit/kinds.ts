@@ -35,7 +35,7 @@ export const AUDIT_KINDS = {
     "An API key was issued: its id, account, mode, label and rate-limit overrides (never the key).",
   "key.revoked": "An API key was revoked.",
   "pool.seeded":
-    "The sandbox contractor pool was generated: how many contractors and a digest of the pool; or, once, a pool seeded before verification dates got them (verification_dates_backfilled: how many).",
+    "The sandbox contractor pool was generated: how many contractors and a digest of the pool; or, once, a pool seeded before verification dates got them (verification_dates_backfilled: how many), or before working hours (working_hours_backfilled: how many).",
   "pool.imported":
     "Live contractors were imported: how many were added and updated, and a digest of the file.",
 } as const;

@@ -316,6 +316,37 @@ export class KyselyContractorRepository implements ContractorRepository {
     return rows.map((row) => toContractor(row, byContractor.get(row.id)));
   }
 
+  async backfillSandboxHours(
+    hours: ReadonlyArray<{ id: string; hours: string }>,
+    audit: (changed: number) => AuditEntry,
+  ): Promise<number> {
+    const missing = await this.db
+      .selectFrom("contractors")
+      .select("id")
+      .where("pool", "=", "sandbox")
+      .where("hours", "is", null)
+      .execute();
+    const ids = new Set(missing.map((r) => r.id));
+    const todo = hours.filter((h) => ids.has(h.id));
+    if (todo.length === 0) return 0;
+    const now = this.clock().toISOString();
+    return this.db.transaction().execute(async (trx) => {
+      let changed = 0;
+      for (const h of todo) {
+        const result = await trx
+          .updateTable("contractors")
+          .set({ hours: h.hours, updated_at: now })
+          .where("id", "=", h.id)
+          .where("pool", "=", "sandbox")
+          .where("hours", "is", null)
+          .executeTakeFirst();
+        changed += Number(result.numUpdatedRows);
+      }
+      if (changed > 0) await this.audit.writeEntries(trx, [audit(changed)]);
+      return changed;
+    });
+  }
+
   timeOff(contractorId: string, after: string): Promise<ContractorTimeOffTable[]> {
     return this.db
       .selectFrom("contractor_time_off")

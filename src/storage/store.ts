@@ -150,6 +150,12 @@ export interface ContractorRepository {
   ): Promise<{ inserted: number; updated: number }>;
   /** Every contractor, with its calendar (hours and the time off not yet over). */
   load(): Promise<Contractor[]>;
+  /** Gives sandbox contractors without hours the hours listed (from the generator), recording
+   * `audit(changed)` when any changed; returns how many. */
+  backfillSandboxHours(
+    hours: ReadonlyArray<{ id: string; hours: string }>,
+    audit: (changed: number) => AuditEntry,
+  ): Promise<number>;
   /** A contractor's time off that ends after `after` (UTC ISO text), by start. */
   timeOff(contractorId: string, after: string): Promise<ContractorTimeOffTable[]>;
   /** One period of time off by its id. */
