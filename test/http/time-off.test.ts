@@ -153,8 +153,11 @@ describe("time off", () => {
 describe("matching with calendars", () => {
   it("passes over a contractor off its working hours, and counts it under calendar", async () => {
     // The best works Saturdays only; it is Monday.
-    const { h, ids, caller } = await setup("sat 08:00-17:00");
+    const { h, ids, caller, dispatcher } = await setup("sat 08:00-17:00");
     expect(await chosen(h, caller)).toBe(ids.next);
+    // The dispatch team sees its hours (canonical) and the zone they are read in.
+    const seen = await h.get(`/api/dispatcher/v1/contractors/${ids.best}`, { "x-api-key": dispatcher });
+    expect(seen.json()).toMatchObject({ hours: "sat 08:00-17:00", time_zone: "America/Los_Angeles" });
     const quote = await h.post(QUOTE_PATH, JOB, { "x-api-key": caller });
     expect(quote.statusCode, quote.body).toBe(200);
     const records = await h.get("/api/audit?kind=quote.issued", { "x-api-key": caller });
