@@ -41,6 +41,27 @@ async function backfillSandboxVerification(store: Store, clock: Clock): Promise<
   );
 }
 
+/**
+ * A sandbox pool seeded before contractors had working hours is available any time: its contractors get
+ * the hours the generator gives them (the anchors keep none; rows with hours are left alone). Cheap once
+ * done: one query finds nothing to change.
+ */
+async function backfillSandboxHours(store: Store, clock: Clock): Promise<void> {
+  const hours = generateSandboxPool(clock())
+    .filter((c) => c.hours !== "")
+    .map((c) => ({ id: c.id, hours: c.hours }));
+  await store.contractors.backfillSandboxHours(hours, (changed) =>
+    sealRecord({
+      kind: "pool.seeded",
+      at: clock().toISOString(),
+      accountId: null,
+      livemode: false,
+      actor: "system:bootstrap",
+      data: { pool: "sandbox", working_hours_backfilled: changed },
+    }),
+  );
+}
+
 export async function bootstrap(
   store: Store,
   keys: ApiKeyService,
@@ -68,6 +89,7 @@ export async function bootstrap(
     seededContractors = pool.length;
   } else {
     await backfillSandboxVerification(store, clock);
+    await backfillSandboxHours(store, clock);
   }
   let sandboxKey: string | null = null;
   if (!(await store.keys.findAccountByName(SANDBOX_ACCOUNT))) {

@@ -18,6 +18,7 @@ export const ERROR_CODES = {
   contractor_unavailable: { status: 409, title: "Contractor unavailable" },
   contractor_not_compliant: { status: 409, title: "Contractor insurance or license not valid" },
   nte_exceeded: { status: 409, title: "Over the NTE in force" },
+  window_unavailable: { status: 409, title: "Service window no longer available" },
   endpoint_disabled: { status: 409, title: "Webhook endpoint disabled" },
   proposal_stale: { status: 409, title: "Proposal out of date" },
   proposal_applied: { status: 409, title: "Proposal already applied" },

@@ -22,7 +22,8 @@ export type IdPrefix =
   | "whe"
   | "whd"
   | "wha"
-  | "whs";
+  | "whs"
+  | "off";
 
 export function newId(prefix: IdPrefix, length = 20): string {
   return `${prefix}_${randomBase62(length)}`;

@@ -31,13 +31,17 @@ export const AUDIT_KINDS = {
   "schedule.applied":
     "A dispatcher applied a day optimiser's proposal: its id and SHA-256 hash, the day, and each assignment it made (or that was refused, with the reason); each assignment also has its own order.assigned record.",
   "pool.changed": "A dispatcher activated, deactivated, excluded or re-included a contractor, and why.",
+  "pool.time_off_added":
+    "A contractor (or a dispatcher for it) added a period of time off to its calendar: the period [start, end) and why.",
+  "pool.time_off_removed":
+    "A contractor's period of time off was removed, by it or by a dispatcher, and why.",
   "pool.compliance_expiring":
     "The day's compliance list of a pool (one per UTC day and mode): the contractors whose insurance or license has expired, is not verified, or expires within 45 days, with their dates.",
   "key.issued":
     "An API key was issued: its id, account, mode, label and rate-limit overrides (never the key).",
   "key.revoked": "An API key was revoked.",
   "pool.seeded":
-    "The sandbox contractor pool was generated: how many contractors and a digest of the pool; or, once, a pool seeded before verification dates got them (verification_dates_backfilled: how many).",
+    "The sandbox contractor pool was generated: how many contractors and a digest of the pool; or, once, a pool seeded before verification dates got them (verification_dates_backfilled: how many), or before working hours (working_hours_backfilled: how many).",
   "pool.imported":
     "Live contractors were imported: how many were added and updated, and a digest of the file.",
 } as const;

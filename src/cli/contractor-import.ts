@@ -17,10 +17,14 @@
 //   response_minutes    optional  typical minutes to set off after accepting (default 240)
 //   active              optional  true/false (default true)
 //   insurance_verified_until, license_verified_until  optional  YYYY-MM-DD: verified until then
+//   hours               optional  working hours per weekday, local time of its base ZIP's zone, e.g.
+//                                 "mon-fri 08:00-17:00; sat 09:00-13:00" (domain/time/calendar.ts);
+//                                 blank = available any time
 
 import { parse as parseCsv } from "csv-parse/sync";
 import { z } from "zod";
 import { lookupZip } from "../domain/geo.js";
+import { formatHours, parseHours } from "../domain/time/calendar.js";
 import { TRADE_CODES, type TradeCode } from "../domain/trades.js";
 import { isStateCode, type StateCode } from "../domain/us-regions.js";
 import { newId } from "../ids.js";
@@ -94,6 +98,21 @@ const rowSchema = z.object({
   active: flag,
   insurance_verified_until: verifiedUntil,
   license_verified_until: verifiedUntil,
+  hours: z.preprocess(
+    blankToUndefined,
+    z
+      .string()
+      .max(1000)
+      .transform((text, ctx) => {
+        const parsed = parseHours(text);
+        if ("error" in parsed) {
+          ctx.addIssue({ code: "custom", message: parsed.error });
+          return z.NEVER;
+        }
+        return formatHours(parsed.hours);
+      })
+      .optional(),
+  ),
 });
 
 export interface ImportParseResult {
@@ -157,6 +176,7 @@ export function parseContractorFile(content: string, format: "csv" | "json"): Im
       excluded: false,
       insuranceVerifiedUntil: r.insurance_verified_until ?? null,
       licenseVerifiedUntil: r.license_verified_until ?? null,
+      hours: r.hours || null,
     });
   });
   return { contractors, errors };

@@ -1,6 +1,7 @@
 // What the dispatch domain knows of a contractor. Name and contact stay in storage; callers only ever see
 // a handle of their own (auth/contractor-refs.ts).
 
+import type { Calendar } from "./time/calendar.js";
 import type { TradeCode } from "./trades.js";
 import type { StateCode } from "./us-regions.js";
 
@@ -31,6 +32,8 @@ export interface Contractor {
    * not verified. Both must hold on the job's day for it to be offered work (compliance.ts). */
   readonly insuranceVerifiedUntil: string | null;
   readonly licenseVerifiedUntil: string | null;
+  /** Working hours in its own zone and time off (time/calendar.ts); absent: any time, never off. */
+  readonly calendar?: Calendar;
 }
 
 /** A contractor's id: `ctr_` and 1-40 letters or digits (generated ids have 12). */

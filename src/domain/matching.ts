@@ -4,11 +4,24 @@
 // state and, when both the job and the contractor have coordinates and the contractor has a radius, the
 // job is within that radius); compliant (insurance and license both verified through the job's day, a
 // date equal to that day included: compliance.ts); has capacity (active jobs < max); emergency-capable
-// when urgency=emergency.
+// when urgency=emergency; fits its calendar (time/calendar.ts) when the request states its time:
+//   windowed work (a caller's window, or the earliest window of scheduled work): a stretch of the
+//     trade's typical hours inside the window, inside its working hours and outside its time off, no
+//     earlier than it can travel there;
+//   as-soon-as-possible work: it can start the job (the typical hours, inside working hours, outside time
+//     off) by arrive_by; emergency work ignores working hours (an emergency-capable contractor is on call
+//     around the clock) but not time off.
+// A contractor without hours is available any time.
+//
+// ETA (minutes from the request to on site): the earliest start its calendar allows, no earlier than its
+// response time plus travel from its base (great-circle distance at TRAVEL_MPH; UNKNOWN_TRAVEL_MINUTES
+// without a location) for as-soon-as-possible work, or than the window's start plus travel for windowed
+// work; without a stated time, response time plus travel.
 //
 // Score = 0.30 fit + 0.25 eta + 0.20 quality + 0.15 price + 0.10 load, each component in [0, 1]:
 //   fit     = 1 - distance / reach (reach = radius, or 150 mi for statewide); 0.5 when distance unknown
-//   eta     = min(1, target minutes for the urgency / estimated arrival minutes)
+//   eta     = min(1, target minutes for the urgency / lead minutes), lead = the ETA for as-soon-as-
+//             possible work, minutes from the window's start to the arrival for windowed work
 //   quality = rating / 5
 //   price   = clamp(1.5 - contractor job cost / model job cost, 0, 1); 0 when over the job's NTE
 //   load    = 1 - active jobs / max active jobs
@@ -19,6 +32,7 @@ import { compliantThrough } from "./compliance.js";
 import type { Contractor } from "./contractor.js";
 import { distanceMiles, type Point } from "./geo.js";
 import { type JobPrice, priceJob, type Urgency } from "./pricing.js";
+import { ALWAYS, type Calendar, earliestStart, ZoneOffsets } from "./time/calendar.js";
 import { SERVICE_LEVELS } from "./time/service-levels.js";
 import type { TradeCode } from "./trades.js";
 import type { StateCode } from "./us-regions.js";
@@ -38,6 +52,9 @@ export const ETA_TARGET_MINUTES: Readonly<Record<Urgency, number>> = {
 export const TRAVEL_MPH = 35;
 /** Travel time assumed when the job's exact location is unknown. */
 export const UNKNOWN_TRAVEL_MINUTES = 45;
+/** How far past arrive_by an as-soon-as-possible arrival is still looked for (a contractor able to start
+ * by arrive_by but busy until later reports that later ETA). */
+export const ASAP_HORIZON_MINUTES = 7 * 1440;
 /** Reach used for the fit score of a statewide contractor. */
 export const STATEWIDE_REACH_MILES = 150;
 
@@ -63,6 +80,76 @@ export interface MatchRequest {
   modelPrice: JobPrice;
   /** The job's day (days since the epoch, UTC: compliance.ts dayOf(now)): compliance is judged on it. */
   today: number;
+  /** The job's time, for the calendar filter and the ETA; absent: calendars are not consulted. */
+  time?: MatchTime | undefined;
+}
+
+/** When a job is wanted (instants in ms since the epoch). */
+export interface MatchTime {
+  /** The request's instant. */
+  now: number;
+  /** Windowed work: the arrival window. */
+  window: { start: number; end: number } | null;
+  /** As-soon-as-possible work: on site by. */
+  arriveBy: number | null;
+  /** The job's length in minutes (the trade's typical hours). */
+  durationMinutes: number;
+}
+
+/** When a contractor can be on site: its ETA and the lead the eta score compares, minutes. */
+export interface Arrival {
+  eta: number;
+  lead: number;
+}
+
+const MINUTE_MS = 60_000;
+
+/** The offset cache for one request's range of time. */
+export function zoneOffsetsFor(req: MatchRequest): ZoneOffsets {
+  const t = req.time;
+  if (t === undefined) return new ZoneOffsets(0, 0);
+  const last = Math.max(t.window?.end ?? 0, t.arriveBy ?? 0, t.now);
+  return new ZoneOffsets(t.now - 86_400_000, last + (ASAP_HORIZON_MINUTES + 2880) * MINUTE_MS);
+}
+
+/** When the contractor can be on site (see the module's comment); null when the job does not fit its calendar. */
+export function arrivalOf(
+  calendar: Calendar | undefined,
+  req: MatchRequest,
+  responseMinutes: number,
+  travelMinutes: number,
+  zones: ZoneOffsets,
+): Arrival | null {
+  const base = Math.round(responseMinutes + travelMinutes);
+  const t = req.time;
+  if (t === undefined) return { eta: base, lead: base };
+  const cal = calendar ?? ALWAYS;
+  const duration = t.durationMinutes * MINUTE_MS;
+  const anyHours = req.urgency === "emergency";
+  if (t.window !== null) {
+    const from = Math.max(t.window.start, t.now + Math.round(travelMinutes) * MINUTE_MS);
+    const at = earliestStart(cal, from, t.window.end - duration, duration, zones, anyHours);
+    if (at === null) return null;
+    return {
+      eta: Math.round((at - t.now) / MINUTE_MS),
+      lead: Math.round((at - Math.max(t.now, t.window.start)) / MINUTE_MS),
+    };
+  }
+  const ready = t.now + base * MINUTE_MS;
+  if ((cal.weekly === null || anyHours) && cal.timeOff.length === 0) return { eta: base, lead: base };
+  const deadline = t.arriveBy ?? ready;
+  const at = earliestStart(
+    cal,
+    ready,
+    Math.max(deadline, ready) + ASAP_HORIZON_MINUTES * MINUTE_MS,
+    duration,
+    zones,
+    anyHours,
+  );
+  if (at === null) return null;
+  if (at > deadline && earliestStart(cal, t.now, deadline, duration, zones, anyHours) === null) return null;
+  const eta = Math.round((at - t.now) / MINUTE_MS);
+  return { eta, lead: eta };
 }
 
 export interface ScoreComponents {
@@ -91,7 +178,8 @@ export type RejectReason =
   | "coverage"
   | "compliance"
   | "capacity"
-  | "emergency";
+  | "emergency"
+  | "calendar";
 
 export interface MatchResult {
   /** Best candidate, or null when none passes the hard filters. */
@@ -103,12 +191,14 @@ export interface MatchResult {
   rejected: Record<RejectReason, number>;
 }
 
-/** Returns why a contractor fails the hard filters, or null when it passes; also returns its distance. */
+/** Returns why a contractor fails the hard filters, or null when it passes; also returns its distance
+ * and, when it passes, its arrival. */
 export function hardFilter(
   c: Contractor,
   req: MatchRequest,
   activeJobs: number,
-): { reason: RejectReason | null; distance: number | null } {
+  zones: ZoneOffsets = zoneOffsetsFor(req),
+): { reason: RejectReason | null; distance: number | null; arrival?: Arrival } {
   if (!c.active) return { reason: "inactive", distance: null };
   if (c.excluded) return { reason: "excluded", distance: null };
   if (!c.trades.includes(req.trade)) return { reason: "trade", distance: null };
@@ -122,7 +212,13 @@ export function hardFilter(
   if (compliantThrough(c) < req.today) return { reason: "compliance", distance };
   if (activeJobs >= c.maxActiveJobs) return { reason: "capacity", distance };
   if (req.urgency === "emergency" && !c.emergencyCapable) return { reason: "emergency", distance };
-  return { reason: null, distance };
+  const arrival = arrivalOf(c.calendar, req, c.responseMinutes, travelMinutesOf(distance), zones);
+  if (arrival === null) return { reason: "calendar", distance };
+  return { reason: null, distance, arrival };
+}
+
+function travelMinutesOf(distance: number | null): number {
+  return distance === null ? UNKNOWN_TRAVEL_MINUTES : (distance / TRAVEL_MPH) * 60;
 }
 
 function clamp01(x: number): number {
@@ -134,12 +230,15 @@ export function scoreCandidate(
   req: MatchRequest,
   activeJobs: number,
   distance: number | null,
+  arrival?: Arrival,
 ): RankedCandidate {
   const reach = c.serviceRadiusMiles ?? STATEWIDE_REACH_MILES;
   const fit = distance === null ? 0.5 : clamp01(1 - distance / reach);
-  const travel = distance === null ? UNKNOWN_TRAVEL_MINUTES : (distance / TRAVEL_MPH) * 60;
-  const etaMinutes = Math.round(c.responseMinutes + travel);
-  const eta = clamp01(ETA_TARGET_MINUTES[req.urgency] / Math.max(1, etaMinutes));
+  const base = Math.round(c.responseMinutes + travelMinutesOf(distance));
+  const at =
+    arrival ?? arrivalOf(c.calendar, req, c.responseMinutes, travelMinutesOf(distance), zoneOffsetsFor(req));
+  const etaMinutes = at?.eta ?? base;
+  const eta = clamp01(ETA_TARGET_MINUTES[req.urgency] / Math.max(1, at?.lead ?? base));
   const quality = clamp01(c.rating / 5);
   const price = priceJob(c.hourlyRateCents, req.laborHours, req.urgency);
   const withinNte = req.nteCents === null ? null : price.total_cents <= req.nteCents;
@@ -191,7 +290,9 @@ export function match(req: MatchRequest, set: CandidateSet, jobs: ArrayLike<numb
     compliance: 0,
     capacity: 0,
     emergency: 0,
+    calendar: 0,
   };
+  const zones = zoneOffsetsFor(req);
   const top: RankedCandidate[] = [];
   let eligible = 0;
   const checkTradeState = set.only === null || set.only.trade !== req.trade || set.only.state !== req.state;
@@ -253,6 +354,18 @@ export function match(req: MatchRequest, set: CandidateSet, jobs: ArrayLike<numb
       rejected.emergency++;
       continue;
     }
+    const travel = distance === null ? UNKNOWN_TRAVEL_MINUTES : (distance / TRAVEL_MPH) * 60;
+    const arrival = arrivalOf(
+      (set.contractors[i] as Contractor).calendar,
+      req,
+      responseMinutes[i] as number,
+      travel,
+      zones,
+    );
+    if (arrival === null) {
+      rejected.calendar++;
+      continue;
+    }
     eligible++;
     const last = top.length < limit ? undefined : top[top.length - 1];
     if (last) {
@@ -260,8 +373,7 @@ export function match(req: MatchRequest, set: CandidateSet, jobs: ArrayLike<numb
       const r = radius[i] as number;
       const reach = Number.isNaN(r) ? STATEWIDE_REACH_MILES : r;
       const fit = distance === null ? 0.5 : clamp01(1 - distance / reach);
-      const travel = distance === null ? UNKNOWN_TRAVEL_MINUTES : (distance / TRAVEL_MPH) * 60;
-      const eta = clamp01(etaTarget / Math.max(1, Math.round((responseMinutes[i] as number) + travel)));
+      const eta = clamp01(etaTarget / Math.max(1, arrival.lead));
       const bound =
         SCORE_WEIGHTS.fit * fit +
         SCORE_WEIGHTS.eta * eta +
@@ -270,7 +382,7 @@ export function match(req: MatchRequest, set: CandidateSet, jobs: ArrayLike<numb
         SCORE_WEIGHTS.load * clamp01(1 - active / Math.max(1, max));
       if (Math.round(bound * 1e6) / 1e6 + 1e-6 < last.score) continue;
     }
-    const ranked = scoreCandidate(set.contractors[i] as Contractor, req, active, distance);
+    const ranked = scoreCandidate(set.contractors[i] as Contractor, req, active, distance, arrival);
     if (!last) {
       top.push(ranked);
       top.sort(compareCandidates);

@@ -7,6 +7,11 @@
 // warning window, and a deterministic ~5% have one document already expired, so the sandbox shows the
 // compliance rule at work. The anchor of each (state, trade) is verified ten years ahead, so a sandbox
 // seeded today keeps matching every request for years.
+//
+// Working hours (time/calendar.ts) are realistic and varied: weekday days of different lengths, some
+// with Saturday mornings or whole weekends, a few long seven-day schedules, drawn from a stream of their
+// own (deterministic from the seed). The anchor of each (state, trade) keeps no hours (on call any time),
+// for the same reason it works statewide.
 
 import { createHash } from "node:crypto";
 import { dateOfDay, dayOf } from "./compliance.js";
@@ -27,7 +32,31 @@ export const SANDBOX_EXPIRED_SHARE = 0.05;
 /** Share of them whose verification runs out within the 45-day warning window (still valid). */
 export const SANDBOX_EXPIRING_SHARE = 0.06;
 
+/** The working-hours templates sandbox contractors are drawn from, with their weights. */
+export const SANDBOX_HOURS: ReadonlyArray<readonly [string, number]> = [
+  ["mon-fri 08:00-17:00", 30],
+  ["mon-fri 07:00-16:00", 15],
+  ["mon-fri 08:00-17:00; sat 09:00-13:00", 15],
+  ["mon-thu 07:00-17:30", 8],
+  ["tue-sat 08:00-17:00", 8],
+  ["mon-sat 07:00-18:00", 10],
+  ["mon-fri 09:00-18:00; sat-sun 10:00-15:00", 7],
+  ["mon-sun 06:00-22:00", 7],
+];
+
+function sandboxHours(rand: () => number): string {
+  const total = SANDBOX_HOURS.reduce((sum, [, w]) => sum + w, 0);
+  let u = rand() * total;
+  for (const [hours, w] of SANDBOX_HOURS) {
+    u -= w;
+    if (u < 0) return hours;
+  }
+  return SANDBOX_HOURS[0]?.[0] ?? "";
+}
+
 export interface SandboxContractor extends Contractor {
+  /** Working hours, canonical text; "" for the anchors (any time). */
+  readonly hours: string;
   readonly name: string;
   readonly email: string;
   readonly phone: string;
@@ -75,6 +104,7 @@ export function generateSandboxPool(now: Date, seed = SANDBOX_SEED): SandboxCont
       const rand = rngOf(seedOf(seed, state, trade));
       // A stream of its own, so the dates leave every other generated field as it was before them.
       const verificationRand = rngOf(seedOf(seed, state, trade, "verification"));
+      const hoursRand = rngOf(seedOf(seed, state, trade, "hours"));
       const count =
         SANDBOX_MIN_PER_TRADE + Math.round((SANDBOX_POPULATION_WEIGHTED * share) / TRADE_CODES.length);
       const modelRate = regionalHourlyRateCents(trade, state);
@@ -106,6 +136,7 @@ export function generateSandboxPool(now: Date, seed = SANDBOX_SEED): SandboxCont
           active: true,
           excluded: false,
           ...verificationDates(verificationRand, anchor, today),
+          hours: anchor ? "" : sandboxHours(hoursRand),
         });
       }
     }

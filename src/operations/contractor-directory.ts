@@ -4,6 +4,7 @@
 
 import { z } from "zod";
 import type { Pool } from "../domain/contractor.js";
+import { contractorTimeZone } from "../domain/contractor-calendar.js";
 import {
   CONTRACTOR_STANDINGS,
   EXPIRING_WITHIN_DAYS,
@@ -90,6 +91,16 @@ const contractorSchema = z
     trades: z.array(z.enum(TRADE_CODES)),
     states: z.array(z.string()).describe("The states, DC or territories it works in."),
     base_zip: z.string().nullable().describe("The ZIP of its base, when known."),
+    hours: z
+      .string()
+      .nullable()
+      .describe(
+        "Its working hours per weekday, e.g. `mon-fri 08:00-17:00; sat 09:00-13:00`, in time_zone; null: " +
+          "any time. Its time off: GET /api/dispatcher/v1/contractors/{contractor_id}/time-off.",
+      ),
+    time_zone: z
+      .string()
+      .describe("The IANA zone its hours are read in (its base ZIP's, else its first state's)."),
     service_radius_miles: z
       .number()
       .nullable()
@@ -267,6 +278,8 @@ function contractorView(
     trades: JSON.parse(c.trades),
     states: JSON.parse(c.states),
     base_zip: c.home_zip,
+    hours: c.hours || null,
+    time_zone: contractorTimeZone(c.home_zip, JSON.parse(c.states)),
     service_radius_miles: c.service_radius_miles === null ? null : Number(c.service_radius_miles),
     distance_miles: distance === null ? null : Math.round(distance * 10) / 10,
     status: standingOf(Number(c.active) === 1, Number(c.excluded) === 1),

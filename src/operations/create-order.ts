@@ -3,12 +3,14 @@
 
 import { z } from "zod";
 import { type CreateOrder, createOrder } from "../domain/orders/commands.js";
+import { ApiError } from "../errors.js";
 import { newSortableId } from "../ids.js";
 import type { OrdersTable } from "../storage/schema.js";
 import { checkWebhookUrl } from "../webhooks/targets.js";
 import { matchDecision, sealRef } from "./audit-decisions.js";
+import { nextFreeWindows, windowView } from "./availability.js";
 import { recordDispatchLatency } from "./dispatch-latency.js";
-import { cascadeCandidates, matchJob, resolveJob, resolveJobTime } from "./job.js";
+import { cascadeCandidates, matchJob, resolveJob, resolveJobTime, timedJob } from "./job.js";
 import { defineOperation, principalOf } from "./operation.js";
 import { tryOrderCommand } from "./order-commands.js";
 import { type OrderView, orderSchema, orderView } from "./order-view.js";
@@ -49,7 +51,8 @@ export const orderOperation = defineOperation({
     "pool. Returns the order id, the masked contractor handle, a status URL, the job's time zone and the time " +
     "promised (arrival window, or respond_by and arrive_by). Send an idempotency key to " +
     "retry safely. When no contractor is eligible the order is still created with status " +
-    "needs_dispatcher.",
+    "needs_dispatcher, except for an order naming a service_window: that answers 409 window_unavailable " +
+    "with the next free windows (`alternatives`, as dispatch.availability gives them) and creates nothing.",
   access: "key",
   effect: "write",
   limit: "key",
@@ -72,12 +75,30 @@ export const orderOperation = defineOperation({
     if (input.callback_url !== undefined)
       checkWebhookUrl(input.callback_url, "callback_url", principal.livemode, services.config);
     const requestedAt = services.now();
-    const job = resolveJob(input, requestedAt);
     const time = resolveJobTime(input, requestedAt);
+    const { job } = timedJob(resolveJob(input, requestedAt), time, requestedAt);
     const matchStartHr = process.hrtime.bigint();
     const result = matchJob(services, job, principal.livemode);
     const matchedHr = process.hrtime.bigint();
     const candidates = await cascadeCandidates(services, job, principal.livemode, result);
+    // The caller named a window no contractor can take any more (it filled since availability, or was
+    // never free): say so with the next free ones, rather than queue the order for a dispatcher.
+    const windowUnavailable = () => {
+      const window = time.window as NonNullable<typeof time.window>;
+      const next = nextFreeWindows(services, job, time.timeZone, window, principal.livemode, services.now());
+      return new ApiError(
+        "window_unavailable",
+        "No eligible contractor can take the job in service_window any more: name one of `alternatives` " +
+          "(POST /api/dispatch/v1/availability lists more).",
+        {
+          errors: [
+            { field: "service_window", code: "window_unavailable", message: "window no longer available" },
+          ],
+          extra: { time_zone: time.timeZone, alternatives: next.map(windowView) },
+        },
+      );
+    };
+    if (time.window !== null && candidates.length === 0) throw windowUnavailable();
     // Count the best candidate as busy in this process now, in the same tick as the match, so that
     // concurrent orders of this process look further down; the store's capacity decides at commit.
     const tentative = result.chosen?.contractor.id ?? null;
@@ -162,7 +183,11 @@ export const orderOperation = defineOperation({
     const outcome = await tryOrderCommand(
       services,
       async () => null,
-      (_none, commandCtx) => createOrder(command, commandCtx),
+      (_none, commandCtx) =>
+        // Every candidate's capacity went to concurrent orders before this one committed.
+        time.window !== null && command.candidates.every((c) => commandCtx.unavailable.has(c.contractorId))
+          ? { kind: "refused", code: "window_unavailable", message: "window filled" }
+          : createOrder(command, commandCtx),
       {
         tentative,
         guard: async (tx, { change, audit }) => {
@@ -178,6 +203,7 @@ export const orderOperation = defineOperation({
     );
     // Only a lost idempotency claim writes nothing: the gate answers with the winner's response.
     if (outcome.kind === "lost") return null as never;
+    if (outcome.kind === "refused" && outcome.code === "window_unavailable") throw windowUnavailable();
     if (outcome.kind === "refused" || view === undefined) throw new Error("order creation was refused");
     // The runner returns once the group commit is durable: the first offer, if any, is committed now.
     if (outcome.change.offers.create.length > 0) {

@@ -3,10 +3,21 @@
 
 import { dayOf } from "../domain/compliance.js";
 import { firstZipOfCity, lookupCity, lookupZip, type Point } from "../domain/geo.js";
-import { type MatchRequest, type MatchResult, match, type RankedCandidate } from "../domain/matching.js";
+import {
+  type MatchRequest,
+  type MatchResult,
+  type MatchTime,
+  match,
+  type RankedCandidate,
+} from "../domain/matching.js";
 import { MAX_OFFERS } from "../domain/orders/policy.js";
 import { modelJobPrice, type Urgency } from "../domain/pricing.js";
-import { type ServicePromise, type TimeWindow, windowIssues } from "../domain/time/service-window.js";
+import {
+  type ServicePromise,
+  servicePromise,
+  type TimeWindow,
+  windowIssues,
+} from "../domain/time/service-window.js";
 import { timeZoneOf } from "../domain/time/zones.js";
 import { TRADES, type TradeCode } from "../domain/trades.js";
 import type { StateCode } from "../domain/us-regions.js";
@@ -83,6 +94,29 @@ export function resolveJobTime(
   const issues = windowIssues(window, { urgency: input.urgency, trade: input.trade, now });
   if (issues.length > 0) throw validationError(issues);
   return { timeZone, window };
+}
+
+/** The job's time as the matcher reads it (its calendar filter and ETA): the promised window, or the
+ * service level's arrive_by, and the trade's typical hours. */
+export function matchTimeOf(p: ServicePromise, trade: TradeCode, now: Date): MatchTime {
+  return {
+    now: now.getTime(),
+    window: p.arrivalWindow
+      ? { start: p.arrivalWindow.start.getTime(), end: p.arrivalWindow.end.getTime() }
+      : null,
+    arriveBy: p.arriveBy?.getTime() ?? null,
+    durationMinutes: Math.round(TRADES[trade].typicalJobHours * 60),
+  };
+}
+
+/** The job with its time attached, and the promise it was read from. */
+export function timedJob(
+  job: ResolvedJob,
+  time: JobTime,
+  now: Date,
+): { job: ResolvedJob; promise: ServicePromise } {
+  const promise = servicePromise({ urgency: job.urgency, trade: job.trade, ...time }, now);
+  return { job: { ...job, time: matchTimeOf(promise, job.trade, now) }, promise };
 }
 
 /** A promise as answers state it (UTC times, the zone named). */

@@ -3,10 +3,9 @@
 import { z } from "zod";
 import { sealRecord } from "../audit/record.js";
 import { CURRENCY } from "../domain/pricing.js";
-import { servicePromise } from "../domain/time/service-window.js";
 import { newSortableId } from "../ids.js";
 import { matchDecision, sealSchema } from "./audit-decisions.js";
-import { matchJob, resolveJob, resolveJobTime, serviceTimeView } from "./job.js";
+import { matchJob, resolveJob, resolveJobTime, serviceTimeView, timedJob } from "./job.js";
 import { defineOperation, principalOf } from "./operation.js";
 import {
   currencySchema,
@@ -98,8 +97,8 @@ export const quoteOperation = defineOperation({
   async handler(ctx, input) {
     const principal = principalOf(ctx);
     const now = ctx.services.now();
-    const job = resolveJob(input, now);
     const time = resolveJobTime(input, now);
+    const { job, promise } = timedJob(resolveJob(input, now), time, now);
     const result = matchJob(ctx.services, job, principal.livemode);
     const chosen = result.chosen;
     const price = chosen ? chosen.price : job.modelPrice;
@@ -111,9 +110,7 @@ export const quoteOperation = defineOperation({
       model_hourly_rate_cents: job.modelPrice.hourly_rate_cents,
       model_total_cents: job.modelPrice.total_cents,
     };
-    const serviceTime = serviceTimeView(
-      servicePromise({ urgency: job.urgency, trade: job.trade, ...time }, now),
-    );
+    const serviceTime = serviceTimeView(promise);
     const id = newSortableId("qte");
     const nowIso = now.toISOString();
     const record = sealRecord({

@@ -13,6 +13,7 @@ import {
   contractorAuditListOperation,
   dispatcherAuditListOperation,
 } from "./audit-list.js";
+import { availabilityOperation } from "./availability.js";
 import { dispatcherContractorOperation, dispatcherContractorsOperation } from "./contractor-directory.js";
 import {
   contractorAcceptOperation,
@@ -41,6 +42,14 @@ import { orderStatusOperation } from "./order-status.js";
 import { quoteOperation } from "./quote.js";
 import { probeOperation } from "./readiness-probe.js";
 import { scheduleApplyOperation, scheduleOptimizeOperation } from "./schedule.js";
+import {
+  contractorTimeOffAddOperation,
+  contractorTimeOffOperation,
+  contractorTimeOffRemoveOperation,
+  dispatcherTimeOffAddOperation,
+  dispatcherTimeOffOperation,
+  dispatcherTimeOffRemoveOperation,
+} from "./time-off.js";
 import { tradeIndexOperation } from "./trade-index.js";
 import {
   webhooksConfigOperation,
@@ -53,6 +62,7 @@ import {
 
 export const OPERATIONS: readonly AnyOperation[] = [
   quoteOperation,
+  availabilityOperation,
   orderOperation,
   orderStatusOperation,
   orderListOperation,
@@ -84,6 +94,9 @@ export const OPERATIONS: readonly AnyOperation[] = [
   contractorNteRequestOperation,
   contractorInvoiceOperation,
   contractorAuditListOperation,
+  contractorTimeOffOperation,
+  contractorTimeOffAddOperation,
+  contractorTimeOffRemoveOperation,
   dispatcherOrdersOperation,
   dispatcherAssignOperation,
   dispatcherCancelOperation,
@@ -93,6 +106,9 @@ export const OPERATIONS: readonly AnyOperation[] = [
   dispatcherContractorOperation,
   scheduleOptimizeOperation,
   scheduleApplyOperation,
+  dispatcherTimeOffOperation,
+  dispatcherTimeOffAddOperation,
+  dispatcherTimeOffRemoveOperation,
 ];
 
 /** The operations agents serve (MCP tools, A2A skills): all but the streams, which REST alone can hold

@@ -5,11 +5,12 @@ import { type Insertable, type Kysely, type Selectable, type SelectQueryBuilder,
 import type { AuditEntry } from "../audit/record.js";
 import type { Clock } from "../clock.js";
 import type { Contractor } from "../domain/contractor.js";
+import { contractorCalendar } from "../domain/contractor-calendar.js";
 import type { TradeCode } from "../domain/trades.js";
 import type { StateCode } from "../domain/us-regions.js";
 import type { AuditStore } from "./audit-store.js";
 import type { Dialect } from "./dialect.js";
-import type { ContractorsTable, Database } from "./schema.js";
+import type { ContractorsTable, ContractorTimeOffTable, Database } from "./schema.js";
 import type {
   CapacityDrift,
   ContractorFilter,
@@ -45,6 +46,7 @@ const LISTING_COLUMNS = [
   "excluded",
   "insurance_verified_until",
   "license_verified_until",
+  "hours",
   "created_at",
   "updated_at",
 ] as const satisfies ReadonlyArray<keyof ContractorsTable>;
@@ -80,12 +82,18 @@ function filtered<O>(
 
 const count = (v: unknown) => (v === null || v === undefined ? 0 : Number(v));
 
-function toContractor(row: Selectable<ContractorsTable>): Contractor {
+function toContractor(
+  row: Selectable<ContractorsTable>,
+  timeOff: ReadonlyArray<{ start: number; end: number }> = [],
+): Contractor {
+  const states = JSON.parse(row.states) as StateCode[];
+  const calendar = contractorCalendar(row.hours ?? null, row.home_zip, states, timeOff);
   return {
+    ...(calendar ? { calendar } : {}),
     id: row.id,
     pool: row.pool,
     trades: JSON.parse(row.trades) as TradeCode[],
-    states: JSON.parse(row.states) as StateCode[],
+    states,
     lat: row.lat,
     lon: row.lon,
     serviceRadiusMiles: row.service_radius_miles,
@@ -124,6 +132,7 @@ function toRow(c: NewContractor, now: string): Insertable<ContractorsTable> {
     excluded: c.excluded ? 1 : 0,
     insurance_verified_until: c.insuranceVerifiedUntil ?? null,
     license_verified_until: c.licenseVerifiedUntil ?? null,
+    hours: c.hours || null,
     created_at: now,
     updated_at: now,
   };
@@ -288,7 +297,110 @@ export class KyselyContractorRepository implements ContractorRepository {
 
   async load(): Promise<Contractor[]> {
     const rows = await this.db.selectFrom("contractors").selectAll().orderBy("id").execute();
-    return rows.map(toContractor);
+    // Only the time off not yet over matters to matching.
+    const off = await this.db
+      .selectFrom("contractor_time_off")
+      .select(["contractor_id", "start_at", "end_at"])
+      .where("end_at", ">", this.clock().toISOString())
+      .where("removed_at", "is", null)
+      .execute();
+    const byContractor = new Map<string, Array<{ start: number; end: number }>>();
+    for (const o of off) {
+      let list = byContractor.get(o.contractor_id);
+      if (!list) {
+        list = [];
+        byContractor.set(o.contractor_id, list);
+      }
+      list.push({ start: Date.parse(o.start_at), end: Date.parse(o.end_at) });
+    }
+    return rows.map((row) => toContractor(row, byContractor.get(row.id)));
+  }
+
+  async backfillSandboxHours(
+    hours: ReadonlyArray<{ id: string; hours: string }>,
+    audit: (changed: number) => AuditEntry,
+  ): Promise<number> {
+    const missing = await this.db
+      .selectFrom("contractors")
+      .select("id")
+      .where("pool", "=", "sandbox")
+      .where("hours", "is", null)
+      .execute();
+    const ids = new Set(missing.map((r) => r.id));
+    const todo = hours.filter((h) => ids.has(h.id));
+    if (todo.length === 0) return 0;
+    const now = this.clock().toISOString();
+    return this.db.transaction().execute(async (trx) => {
+      let changed = 0;
+      for (const h of todo) {
+        const result = await trx
+          .updateTable("contractors")
+          .set({ hours: h.hours, updated_at: now })
+          .where("id", "=", h.id)
+          .where("pool", "=", "sandbox")
+          .where("hours", "is", null)
+          .executeTakeFirst();
+        changed += Number(result.numUpdatedRows);
+      }
+      if (changed > 0) await this.audit.writeEntries(trx, [audit(changed)]);
+      return changed;
+    });
+  }
+
+  timeOff(contractorId: string, after: string): Promise<ContractorTimeOffTable[]> {
+    return this.db
+      .selectFrom("contractor_time_off")
+      .selectAll()
+      .where("contractor_id", "=", contractorId)
+      .where("end_at", ">", after)
+      .where("removed_at", "is", null)
+      .orderBy("start_at")
+      .orderBy("id")
+      .execute();
+  }
+
+  timeOffById(id: string): Promise<ContractorTimeOffTable | undefined> {
+    return this.db.selectFrom("contractor_time_off").selectAll().where("id", "=", id).executeTakeFirst();
+  }
+
+  async addTimeOff(row: ContractorTimeOffTable, audit: AuditEntry): Promise<void> {
+    await this.db.transaction().execute(async (trx) => {
+      await trx.insertInto("contractor_time_off").values(row).execute();
+      // The pool's version moves, so every process reloads the calendars.
+      await trx
+        .updateTable("contractors")
+        .set({ updated_at: this.clock().toISOString() })
+        .where("id", "=", row.contractor_id)
+        .execute();
+      await this.audit.writeEntries(trx, [audit]);
+    });
+  }
+
+  async removeTimeOff(contractorId: string, id: string, audit: AuditEntry): Promise<boolean> {
+    return this.db.transaction().execute(async (trx) => {
+      const row = await trx
+        .selectFrom("contractor_time_off")
+        .select("removed_at")
+        .where("id", "=", id)
+        .where("contractor_id", "=", contractorId)
+        .executeTakeFirst();
+      if (!row) return false;
+      const result = await trx
+        .updateTable("contractor_time_off")
+        .set({ removed_at: this.clock().toISOString() })
+        .where("id", "=", id)
+        .where("removed_at", "is", null)
+        .executeTakeFirst();
+      // Removed before (by this request's twin, or earlier): the same answer, nothing recorded twice.
+      if (Number(result.numUpdatedRows) === 0) return true;
+      await trx
+        .updateTable("contractors")
+        .set({ updated_at: this.clock().toISOString() })
+        .where("id", "=", contractorId)
+        .execute();
+      await this.audit.writeEntries(trx, [audit]);
+      return true;
+    });
   }
 
   async version(): Promise<string> {

@@ -67,6 +67,22 @@ export interface ContractorsTable {
   /** Until when insurance and license are verified (YYYY-MM-DD; migration 0009); null: not verified. */
   insurance_verified_until?: string | null;
   license_verified_until?: string | null;
+  /** Working hours, canonical text (domain/time/calendar.ts; migration 0019); null: any time. */
+  hours?: string | null;
+}
+
+export interface ContractorTimeOffTable {
+  id: string;
+  contractor_id: string;
+  /** [start_at, end_at), UTC ISO text. */
+  start_at: string;
+  end_at: string;
+  reason: string | null;
+  /** `contractor:<id>` or `operator:<key id>`. */
+  created_by: string;
+  created_at: string;
+  /** When it was removed; null while in force. */
+  removed_at: string | null;
 }
 
 export interface QuotesTable {
@@ -288,6 +304,7 @@ export interface Database {
   webhook_deliveries: WebhookDeliveriesTable;
   webhook_attempts: WebhookAttemptsTable;
   daily_runs: DailyRunsTable;
+  contractor_time_off: ContractorTimeOffTable;
   schedule_proposals: ScheduleProposalsTable;
 }
 

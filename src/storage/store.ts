@@ -18,6 +18,7 @@ import type {
   ApiKeysTable,
   ConsoleSessionsTable,
   ContractorsTable,
+  ContractorTimeOffTable,
   IdempotencyKeysTable,
   NteRequestsTable,
   OfferStatus,
@@ -35,6 +36,8 @@ export interface NewContractor extends Contractor {
   phone: string | null;
   homeZip: string | null;
   externalRef: string | null;
+  /** Working hours, canonical text (domain/time/calendar.ts formatHours); null or absent: any time. */
+  hours?: string | null;
 }
 
 export interface OrderQuery {
@@ -163,7 +166,23 @@ export interface ContractorRepository {
     rows: NewContractor[],
     audit: (counts: { inserted: number; updated: number }) => AuditEntry,
   ): Promise<{ inserted: number; updated: number }>;
+  /** Every contractor, with its calendar (hours and the time off not yet over). */
   load(): Promise<Contractor[]>;
+  /** Gives sandbox contractors without hours the hours listed (from the generator), recording
+   * `audit(changed)` when any changed; returns how many. */
+  backfillSandboxHours(
+    hours: ReadonlyArray<{ id: string; hours: string }>,
+    audit: (changed: number) => AuditEntry,
+  ): Promise<number>;
+  /** A contractor's time off that ends after `after` (UTC ISO text), by start. */
+  timeOff(contractorId: string, after: string): Promise<ContractorTimeOffTable[]>;
+  /** One period of time off by its id. */
+  timeOffById(id: string): Promise<ContractorTimeOffTable | undefined>;
+  /** Adds a period of time off and records `audit` in the same transaction (the pool's version moves). */
+  addTimeOff(row: ContractorTimeOffTable, audit: AuditEntry): Promise<void>;
+  /** Removes a contractor's period of time off (true again when already removed); false when it has
+   * none by that id. */
+  removeTimeOff(contractorId: string, id: string, audit: AuditEntry): Promise<boolean>;
   /** A contractor's pool, active and excluded flags, or undefined if there is no such contractor. */
   standing(
     id: string,

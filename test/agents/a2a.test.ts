@@ -176,6 +176,9 @@ describe("A2A", () => {
       mine,
     );
     await run("contractor.invoice", { order_id: order.order_id, amount_cents: 51_000 }, mine);
+    const off = await run("contractor.time_off_add", example("contractor.time_off_add"), mine);
+    await run("contractor.time_off", {}, mine);
+    await run("contractor.time_off_remove", { time_off_id: off.time_off_id }, mine);
     await run("contractor.audit", { order_id: order.order_id }, mine);
     const theirs = await keyFor(second.order_id);
     await run("contractor.decline_offer", { offer_id: await offerOf(theirs, second.order_id) }, theirs);
@@ -199,6 +202,10 @@ describe("A2A", () => {
     const today = new Date().toISOString().slice(0, 10);
     const proposal = await run("dispatch.schedule_optimize", { date: today, time_limit_ms: 100 }, ops);
     await run("dispatch.schedule_apply", { proposal_id: proposal.proposal_id }, ops);
+    const set = { ...(example("dispatcher.time_off_add") as object), contractor_id: held?.contractor_id };
+    const theirOff = await run("dispatcher.time_off_add", set, ops);
+    await run("dispatcher.time_off", { contractor_id: held?.contractor_id }, ops);
+    await run("dispatcher.time_off_remove", { time_off_id: theirOff.time_off_id, reason: "back" }, ops);
     const third = await run("dispatch.order", example("dispatch.order"));
     await run("dispatcher.cancel", { order_id: third.order_id, reason: "duplicate" }, ops);
     await run("dispatch.order_cancel", { order_id: second.order_id });

@@ -221,6 +221,9 @@ describe("MCP tools", () => {
       first,
     );
     await call("contractor.invoice", { order_id: order.order_id, amount_cents: 52_000 }, first);
+    const off = await call("contractor.time_off_add", example("contractor.time_off_add"), first);
+    await call("contractor.time_off", {}, first);
+    await call("contractor.time_off_remove", { time_off_id: off.time_off_id }, first);
     const mine = await call("contractor.audit", { order_id: order.order_id }, first);
     expect((mine.records as unknown[]).length).toBeGreaterThan(1);
     const other = await contractorClient(second.order_id as string);
@@ -256,6 +259,10 @@ describe("MCP tools", () => {
     const today = new Date().toISOString().slice(0, 10);
     const proposal = await call("dispatch.schedule_optimize", { date: today, time_limit_ms: 100 }, ops);
     await call("dispatch.schedule_apply", { proposal_id: proposal.proposal_id }, ops);
+    const set = { ...example("dispatcher.time_off_add"), contractor_id: held?.contractor_id };
+    const theirOff = await call("dispatcher.time_off_add", set, ops);
+    await call("dispatcher.time_off", { contractor_id: held?.contractor_id }, ops);
+    await call("dispatcher.time_off_remove", { time_off_id: theirOff.time_off_id, reason: "back" }, ops);
     const third = await call("dispatch.order", example("dispatch.order"));
     await call("dispatcher.cancel", { order_id: third.order_id, reason: "duplicate" }, ops);
     await call("dispatch.order_cancel", { order_id: second.order_id, reason: "no longer needed" });

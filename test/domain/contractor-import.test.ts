@@ -31,3 +31,31 @@ describe("contractor pool file: verification", () => {
     ]);
   });
 });
+
+describe("contractor pool file: working hours", () => {
+  const HOURS_HEAD = "external_ref,name,trades,states,zip,hourly_rate_cents,hours";
+
+  it("reads hours in the canonical form, blank meaning any time", () => {
+    const parsed = parseContractorFile(
+      [
+        HOURS_HEAD,
+        'A-1,Alpha,plumbing,TX,78701,10000,"Mon-Fri 08:00-17:00;sat 09:00-13:00"',
+        "A-2,Beta,plumbing,TX,78701,10000,",
+      ].join("\n"),
+      "csv",
+    );
+    expect(parsed.errors).toEqual([]);
+    expect(parsed.contractors.map((c) => c.hours)).toEqual(["mon-fri 08:00-17:00; sat 09:00-13:00", null]);
+  });
+
+  it("refuses unreadable hours, naming the line, the column and the fault", () => {
+    const parsed = parseContractorFile(
+      [HOURS_HEAD, "A-1,Alpha,plumbing,TX,78701,10000,mon-fri 17:00-08:00"].join("\n"),
+      "csv",
+    );
+    expect(parsed.contractors).toEqual([]);
+    expect(parsed.errors).toEqual([
+      'line 2: hours: "17:00-08:00" ends before it starts (no overnight ranges)',
+    ]);
+  });
+});

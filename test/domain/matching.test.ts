@@ -15,7 +15,8 @@ import {
   scoreCandidate,
 } from "../../src/domain/matching.js";
 import { modelJobPrice, URGENCIES, type Urgency } from "../../src/domain/pricing.js";
-import { generateSandboxPool } from "../../src/domain/sandbox-pool.js";
+import { generateSandboxPool, SANDBOX_HOURS } from "../../src/domain/sandbox-pool.js";
+import { type Calendar, parseHours } from "../../src/domain/time/calendar.js";
 import { TRADE_CODES, TRADES, type TradeCode } from "../../src/domain/trades.js";
 import { STATE_CODES, type StateCode } from "../../src/domain/us-regions.js";
 
@@ -225,7 +226,156 @@ const requestArb = fc
   })
   .map((r) => request(r));
 
+const HOUR_MS = 3_600_000;
+/** Monday 2026-06-01 12:00 UTC (07:00 in Austin). */
+const NOW = Date.parse("2026-06-01T12:00:00Z");
+
+function weekly(text: string) {
+  const parsed = parseHours(text);
+  if ("error" in parsed) throw new Error(parsed.error);
+  return parsed.hours;
+}
+
+const calendarArb: fc.Arbitrary<Calendar | undefined> = fc.option(
+  fc.record({
+    timeZone: fc.constantFrom("America/Chicago", "America/Denver", "America/New_York", "America/Phoenix"),
+    weekly: fc.constantFrom(...SANDBOX_HOURS.map(([h]) => weekly(h)), null, weekly("sat-sun 00:00-24:00")),
+    timeOff: fc
+      .array(fc.tuple(fc.integer({ min: -24, max: 24 * 9 }), fc.integer({ min: 1, max: 72 })), {
+        maxLength: 3,
+      })
+      .map((periods) => {
+        const sorted = periods.map(([s, len]) => [NOW + s * HOUR_MS, NOW + (s + len) * HOUR_MS]);
+        sorted.sort((a, b) => (a[0] as number) - (b[0] as number));
+        const merged: number[] = [];
+        for (const [s, e] of sorted as Array<[number, number]>) {
+          const n = merged.length;
+          if (n > 0 && s <= (merged[n - 1] as number)) merged[n - 1] = Math.max(merged[n - 1] as number, e);
+          else merged.push(s, e);
+        }
+        return Float64Array.from(merged);
+      }),
+  }),
+  { nil: undefined },
+);
+
+const timedContractorArb: fc.Arbitrary<Contractor> = fc
+  .tuple(contractorArb, calendarArb)
+  .map(([c, calendar]) => (calendar ? { ...c, calendar } : c));
+
+/** A request with its time: a window (some hours to days ahead) or as soon as possible by arrive_by. */
+const timedRequestArb = fc
+  .tuple(requestArb, fc.boolean(), fc.integer({ min: 0, max: 24 * 6 }), fc.integer({ min: 2, max: 30 }))
+  .map(([req, windowed, startHours, lengthHours]) => {
+    const durationMinutes = Math.round(TRADES[req.trade].typicalJobHours * 60);
+    const asap = req.urgency === "emergency" || req.urgency === "urgent" || !windowed;
+    const arrive = { emergency: 120, urgent: 480, routine: 2880, scheduled: 2880 }[req.urgency];
+    return {
+      ...req,
+      time: {
+        now: NOW,
+        window: asap
+          ? null
+          : { start: NOW + startHours * HOUR_MS, end: NOW + (startHours + lengthHours) * HOUR_MS },
+        arriveBy: asap ? NOW + arrive * 60_000 : null,
+        durationMinutes,
+      },
+    } satisfies MatchRequest;
+  });
+
+describe("matching against calendars", () => {
+  const austin = (hours: string, off: Array<[string, string]> = []) =>
+    contractor({
+      calendar: {
+        timeZone: "America/Chicago",
+        weekly: weekly(hours),
+        timeOff: Float64Array.from(off.flatMap(([s, e]) => [Date.parse(s), Date.parse(e)])),
+      },
+    });
+  const windowed = (start: string, end: string) =>
+    request({
+      urgency: "scheduled",
+      time: {
+        now: NOW,
+        window: { start: Date.parse(start), end: Date.parse(end) },
+        arriveBy: null,
+        durationMinutes: 120,
+      },
+    });
+
+  it("rejects a contractor whose hours miss the window, for the reason calendar", () => {
+    // Saturday 2026-06-06 09:00-13:00 CDT.
+    const req = windowed("2026-06-06T14:00:00Z", "2026-06-06T18:00:00Z");
+    expect(hardFilter(austin("mon-fri 08:00-17:00"), req, 0).reason).toBe("calendar");
+    expect(hardFilter(austin("mon-fri 08:00-17:00; sat 09:00-13:00"), req, 0).reason).toBeNull();
+    const result = run(req, [austin("mon-fri 08:00-17:00")]);
+    expect(result.rejected.calendar).toBe(1);
+    expect(result.chosen).toBeNull();
+  });
+
+  it("rejects a contractor off for the whole window", () => {
+    const req = windowed("2026-06-02T13:00:00Z", "2026-06-02T17:00:00Z");
+    const off = austin("mon-fri 08:00-17:00", [["2026-06-02T00:00:00Z", "2026-06-03T00:00:00Z"]]);
+    expect(hardFilter(off, req, 0).reason).toBe("calendar");
+  });
+
+  it("reports the ETA the calendar allows: the earliest start it can make, not a constant", () => {
+    // Urgent at Monday 07:00 CDT, arrive by 15:00 CDT; the contractor starts at 10:00.
+    const req = request({
+      urgency: "urgent",
+      point: AUSTIN,
+      time: { now: NOW, window: null, arriveBy: NOW + 480 * 60_000, durationMinutes: 120 },
+    });
+    const late = run(req, [austin("mon-fri 10:00-17:00")]).chosen;
+    expect(late?.etaMinutes).toBe(180);
+    expect(late?.etaTier).toBe("same_day");
+    // Working already: its response time plus travel (60 + 0).
+    expect(run(req, [austin("mon-fri 06:00-17:00")]).chosen?.etaMinutes).toBe(60);
+    // Starts only after arrive_by (17:00 CDT): not eligible.
+    expect(hardFilter(austin("mon-fri 17:00-23:00"), req, 0).reason).toBe("calendar");
+  });
+
+  it("takes emergencies around the clock from contractors on call, but not during time off", () => {
+    const req = request({
+      urgency: "emergency",
+      time: { now: NOW, window: null, arriveBy: NOW + 120 * 60_000, durationMinutes: 120 },
+    });
+    expect(hardFilter(austin("sat 08:00-12:00"), req, 0).reason).toBeNull();
+    const away = austin("sat 08:00-12:00", [["2026-06-01T00:00:00Z", "2026-06-02T00:00:00Z"]]);
+    expect(hardFilter(away, req, 0).reason).toBe("calendar");
+  });
+});
+
 describe("matching properties", () => {
+  it("with calendars, the scan filters, counts and ranks exactly as the reference", () => {
+    fc.assert(
+      fc.property(
+        timedRequestArb,
+        fc.uniqueArray(timedContractorArb, { selector: (c) => c.id, maxLength: 30 }),
+        fc.func(fc.integer({ min: 0, max: 12 })),
+        (req, pool, loadFn) => {
+          const load = (id: string) => loadFn(id);
+          const result = run(req, pool, load);
+          const slow = reference(req, pool, load);
+          const reasons = pool.map((c) => hardFilter(c, req, load(c.id)).reason);
+          return (
+            result.eligible === reasons.filter((r) => r === null).length &&
+            result.rejected.calendar === reasons.filter((r) => r === "calendar").length &&
+            result.ranked.length === slow.length &&
+            result.ranked.every(
+              (r, i) =>
+                r.contractor === slow[i]?.contractor &&
+                r.score === slow[i]?.score &&
+                r.etaMinutes === slow[i]?.etaMinutes &&
+                r.etaTier === etaTier(r.etaMinutes, req.urgency),
+            )
+          );
+        },
+      ),
+      { numRuns: 300 },
+    );
+  });
+
   it("a match always satisfies every hard filter", () => {
     fc.assert(
       fc.property(

@@ -22,6 +22,10 @@ import type { AnyOperation } from "../../src/operations/operation.js";
 import { OPERATIONS } from "../../src/operations/registry.js";
 import { scheduleOptimizeOperation } from "../../src/operations/schedule.js";
 import {
+  contractorTimeOffAddOperation,
+  dispatcherTimeOffAddOperation,
+} from "../../src/operations/time-off.js";
+import {
   webhooksDeliveriesOperation,
   webhooksRotateSecretOperation,
   webhooksSetEndpointOperation,
@@ -85,12 +89,13 @@ const ID_PREFIXES = [
   "wha",
   "whs",
   "prp",
+  "off",
 ] as const satisfies readonly IdPrefix[];
 const everyPrefixListed: Exclude<IdPrefix, (typeof ID_PREFIXES)[number]> extends never ? true : false = true;
 void everyPrefixListed;
 
 /** The ids the world provides, by prefix. */
-const RESOLVED = ["ord", "ofr", "nte", "ctr", "whe", "whd", "prp"] as const;
+const RESOLVED = ["ord", "ofr", "nte", "ctr", "whe", "whd", "prp", "off"] as const;
 type Resolved = (typeof RESOLVED)[number];
 
 const ID_VALUE = new RegExp(`^(${ID_PREFIXES.join("|")})_[0-9A-Za-z]+$`);
@@ -295,6 +300,12 @@ export async function buildWorld(h: Harness): Promise<World> {
     date: new Date().toISOString().slice(0, 10),
     time_limit_ms: 50,
   });
+  // A period of time off of C (set by C) and one of D (set by the dispatch team).
+  const off = await run(contractorTimeOffAddOperation, contractor, contractorTimeOffAddOperation.example);
+  const offD = await run(dispatcherTimeOffAddOperation, dispatcher, {
+    ...dispatcherTimeOffAddOperation.example,
+    contractor_id: d,
+  });
   const ids: Record<Resolved, string> = {
     ord: first,
     ofr: offer,
@@ -303,6 +314,7 @@ export async function buildWorld(h: Harness): Promise<World> {
     whe: endpoint.endpoint.endpoint_id,
     whd: delivery,
     prp: proposal.proposal_id,
+    off: off.time_off_id,
   };
   return {
     ids,
@@ -317,7 +329,7 @@ export async function buildWorld(h: Harness): Promise<World> {
       contractor: (await issue(h, "contractor", "live", { contractorId: live })).key,
       dispatcher: (await issue(h, "dispatcher", "live", { account: `ops-${tag}` })).key,
     },
-    owned: [...Object.values(ids), second, c],
+    owned: [...Object.values(ids), second, c, offD.time_off_id],
     orders: [first, second],
   };
 }

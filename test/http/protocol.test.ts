@@ -151,6 +151,13 @@ describe("HTTP protocol", () => {
         "auditList",
         "contractorAuditList",
         "dispatcherAuditList",
+        "dispatchAvailability",
+        "contractorTimeOff",
+        "contractorTimeOffAdd",
+        "contractorTimeOffRemove",
+        "dispatcherTimeOff",
+        "dispatcherTimeOffAdd",
+        "dispatcherTimeOffRemove",
         "agenticCommerceProbe",
       ].sort(),
     );

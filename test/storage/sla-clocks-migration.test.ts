@@ -49,7 +49,8 @@ function suite(open: () => Promise<TestStore>) {
     // No promise stated (made before 0017): the watch has nothing to read of it.
     expect(await store.orders.slaWatched(null, 10)).toEqual([]);
 
-    expect((await migrator(store).migrateDown()).error).toBeUndefined();
+    // Down to the migration before 0020 (later ones are undone with it).
+    expect((await migrator(store).migrateTo("0019-contractor-calendars")).error).toBeUndefined();
     const tables = await store.db.introspection.getTables();
     const columns = tables.find((x) => x.name === "orders")?.columns.map((c) => c.name) ?? [];
     expect(columns).toContain("arrive_by");

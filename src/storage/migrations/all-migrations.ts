@@ -21,6 +21,7 @@ import { migration0015 } from "./0015-daily-runs.js";
 import { migration0016 } from "./0016-order-events.js";
 import { migration0017 } from "./0017-order-time.js";
 import { migration0018 } from "./0018-console-sessions.js";
+import { migration0019 } from "./0019-contractor-calendars.js";
 import { migration0020 } from "./0020-sla-clocks.js";
 import { migration0021 } from "./0021-schedule-proposals.js";
 
@@ -44,6 +45,7 @@ const MIGRATIONS: Record<Dialect, Record<string, Migration>> = {
     "0016-order-events": migration0016("sqlite"),
     "0017-order-time": migration0017,
     "0018-console-sessions": migration0018,
+    "0019-contractor-calendars": migration0019,
     "0020-sla-clocks": migration0020,
     "0021-schedule-proposals": migration0021,
   },
@@ -66,6 +68,7 @@ const MIGRATIONS: Record<Dialect, Record<string, Migration>> = {
     "0016-order-events": migration0016("postgres"),
     "0017-order-time": migration0017,
     "0018-console-sessions": migration0018,
+    "0019-contractor-calendars": migration0019,
     "0020-sla-clocks": migration0020,
     "0021-schedule-proposals": migration0021,
   },

@@ -1,0 +1,108 @@
+// Bookable windows: for a job (trade, place) and a range of local days, the appointment windows an order
+// could name, each with how many eligible contractors could take it (never who), from the same matcher
+// orders use, so a window offered here is a window an order at the same moment can book. Pure.
+//
+// Slots: each local day of the job's zone, from 08:00, windows as long as the earliest window rule's
+// (time/service-window.ts: the longer of 4 hours and the trade's typical hours rounded up to whole
+// hours), back to back while they end by 20:00 (08:00-12:00, 12:00-16:00, 16:00-20:00 for every trade
+// today). A window is offered when it starts after now and at most 90 days ahead, and at least one
+// contractor passes every hard filter for it (calendar, capacity, compliance, coverage, ...).
+
+import type { CandidateSet } from "./candidate-set.js";
+import { type MatchRequest, match } from "./matching.js";
+import { localDateTime, nextLocalDay, zonedInstant } from "./time/local-time.js";
+import { EARLIEST_WINDOW, MAX_WINDOW_DAYS_AHEAD, type TimeWindow } from "./time/service-window.js";
+import { TRADES, type TradeCode } from "./trades.js";
+
+/** How many local days one request may span. */
+export const AVAILABILITY_MAX_DAYS = 14;
+/** The local hour the last window of a day ends by. */
+export const SLOT_DAY_END_HOUR = 20;
+
+const DAY_MS = 86_400_000;
+
+export interface LocalDay {
+  year: number;
+  month: number;
+  day: number;
+}
+
+export interface BookableWindow extends TimeWindow {
+  /** Eligible contractors with capacity now. */
+  contractorsAvailable: number;
+}
+
+/** The window length for a trade, hours. */
+export function slotHours(trade: TradeCode): number {
+  return Math.max(EARLIEST_WINDOW.minHours, Math.ceil(TRADES[trade].typicalJobHours));
+}
+
+/** The slots of `days` local days from `first` in `zone` that start after `now` and at most 90 days ahead. */
+export function slotsOf(
+  zone: string,
+  first: LocalDay,
+  days: number,
+  trade: TradeCode,
+  now: Date,
+): TimeWindow[] {
+  const hours = slotHours(trade);
+  const latest = now.getTime() + MAX_WINDOW_DAYS_AHEAD * DAY_MS;
+  const out: TimeWindow[] = [];
+  let day: LocalDay = first;
+  for (let d = 0; d < days; d++) {
+    for (let h = EARLIEST_WINDOW.startHour; h + hours <= SLOT_DAY_END_HOUR; h += hours) {
+      const start = zonedInstant(zone, { ...day, hour: h, minute: 0 });
+      const end = zonedInstant(zone, { ...day, hour: h + hours, minute: 0 });
+      if (start.getTime() < now.getTime() || end.getTime() > latest) continue;
+      out.push({ start, end });
+    }
+    day = nextLocalDay(day);
+  }
+  return out;
+}
+
+/** The job as matched for one window. */
+function forWindow(job: MatchRequest, window: TimeWindow, now: Date): MatchRequest {
+  return {
+    ...job,
+    time: {
+      now: now.getTime(),
+      window: { start: window.start.getTime(), end: window.end.getTime() },
+      arriveBy: null,
+      durationMinutes: Math.round(TRADES[job.trade].typicalJobHours * 60),
+    },
+  };
+}
+
+/** How many contractors of `set` could take the job in `window` now (`jobs`: their active-job counts). */
+export function contractorsFor(
+  job: MatchRequest,
+  window: TimeWindow,
+  set: CandidateSet,
+  jobs: ArrayLike<number>,
+  now: Date,
+): number {
+  return match(forWindow(job, window, now), set, jobs, 1).eligible;
+}
+
+/** The slots with at least one contractor who could take the job, in time order. */
+export function bookableWindows(
+  job: MatchRequest,
+  slots: readonly TimeWindow[],
+  set: CandidateSet,
+  jobs: ArrayLike<number>,
+  now: Date,
+): BookableWindow[] {
+  const out: BookableWindow[] = [];
+  for (const w of slots) {
+    const n = contractorsFor(job, w, set, jobs, now);
+    if (n > 0) out.push({ ...w, contractorsAvailable: n });
+  }
+  return out;
+}
+
+/** The local day of an instant in a zone. */
+export function localDayOf(instant: Date, zone: string): LocalDay {
+  const l = localDateTime(instant, zone);
+  return { year: l.year, month: l.month, day: l.day };
+}

@@ -1,0 +1,204 @@
+// dispatchAvailability: the appointment windows a job could be booked into over a range of days, each
+// with how many eligible contractors could take it (never who), from the contractors' calendars; and the
+// next free windows a 409 window_unavailable offers when an order's window filled meanwhile.
+
+import { z } from "zod";
+import {
+  AVAILABILITY_MAX_DAYS,
+  type BookableWindow,
+  bookableWindows,
+  type LocalDay,
+  localDayOf,
+  slotHours,
+  slotsOf,
+} from "../domain/availability.js";
+import type { MatchRequest } from "../domain/matching.js";
+import { SERVICE_LEVELS } from "../domain/time/service-levels.js";
+import { MAX_WINDOW_DAYS_AHEAD, type TimeWindow } from "../domain/time/service-window.js";
+import { validationError } from "../errors.js";
+import { resolveJob, resolveJobTime } from "./job.js";
+import { defineOperation, principalOf, type Services } from "./operation.js";
+import { quoteLocationSchema, timeZoneSchema, tradeSchema, urgencySchema } from "./schemas.js";
+
+const DAY_MS = 86_400_000;
+/** How many next free windows a 409 window_unavailable lists. */
+export const ALTERNATIVES = 5;
+
+const localDate = (field: string) =>
+  z.iso
+    .date({ error: `${field} must be a date, YYYY-MM-DD` })
+    .describe("A local date in the job's time zone, YYYY-MM-DD.");
+
+export const availabilityInput = z
+  .strictObject({
+    trade: tradeSchema,
+    location: quoteLocationSchema,
+    start_date: localDate("start_date").describe("First local day (the job's time zone), YYYY-MM-DD."),
+    end_date: localDate("end_date").describe(
+      `Last local day, included, YYYY-MM-DD: at most ${AVAILABILITY_MAX_DAYS} days from start_date.`,
+    ),
+    urgency: urgencySchema.describe(
+      "routine (the default) or scheduled: the urgencies that may name a window (emergency and urgent are " +
+        "as soon as possible).",
+    ),
+  })
+  .meta({ id: "AvailabilityRequest" });
+
+const windowSchema = z
+  .object({
+    start: z.iso.datetime().describe("UTC (RFC 3339)."),
+    end: z.iso.datetime().describe("UTC (RFC 3339)."),
+    contractors_available: z
+      .number()
+      .int()
+      .describe("How many eligible contractors could take the job in this window now (never who)."),
+  })
+  .meta({ id: "BookableWindow" });
+
+export const availabilityOutput = z
+  .object({
+    livemode: z.boolean(),
+    trade: z.string(),
+    urgency: z.string(),
+    state: z.string(),
+    time_zone: timeZoneSchema,
+    start_date: z.string(),
+    end_date: z.string(),
+    window_hours: z.number().int().describe("The length of every window, hours."),
+    windows: z
+      .array(windowSchema)
+      .describe(
+        "The bookable windows in time order (those no contractor could take are left out): name one as " +
+          "an order's service_window.",
+      ),
+  })
+  .meta({ id: "Availability" });
+
+export function windowView(w: BookableWindow) {
+  return {
+    start: w.start.toISOString(),
+    end: w.end.toISOString(),
+    contractors_available: w.contractorsAvailable,
+  };
+}
+
+function dayOfText(text: string): LocalDay {
+  const [year, month, day] = text.split("-").map(Number);
+  return { year: year ?? 0, month: month ?? 0, day: day ?? 0 };
+}
+
+/** Days since the epoch of a local day (as if UTC: day arithmetic only). */
+function dayNumber(d: LocalDay): number {
+  return Math.floor(Date.UTC(d.year, d.month - 1, d.day) / DAY_MS);
+}
+
+/** The bookable windows of `days` local days from `first`, in the caller's pool. */
+export function availableWindows(
+  services: Services,
+  job: MatchRequest,
+  zone: string,
+  first: LocalDay,
+  days: number,
+  livemode: boolean,
+  now: Date,
+): BookableWindow[] {
+  const index = services.pool.index;
+  const set = index.candidates(livemode ? "live" : "sandbox", job.trade, job.state);
+  return bookableWindows(job, slotsOf(zone, first, days, job.trade, now), set, index.jobs, now);
+}
+
+/** The next free windows from a window's local day on (for a 409 window_unavailable). */
+export function nextFreeWindows(
+  services: Services,
+  job: MatchRequest,
+  zone: string,
+  after: TimeWindow,
+  livemode: boolean,
+  now: Date,
+): BookableWindow[] {
+  const from = after.start.getTime() < now.getTime() ? now : after.start;
+  return availableWindows(services, job, zone, localDayOf(from, zone), AVAILABILITY_MAX_DAYS, livemode, now)
+    .filter((w) => w.start.getTime() >= from.getTime())
+    .slice(0, ALTERNATIVES);
+}
+
+export const availabilityOperation = defineOperation({
+  id: "dispatchAvailability",
+  name: "dispatch.availability",
+  summary: "List bookable windows",
+  description:
+    "For a trade, a US location and a range of local days (at most 14), the appointment windows an order " +
+    "could name as its service_window, each with how many eligible contractors could take it now (never " +
+    "who), from their working hours, time off and capacity. Windows are the earliest window's shape: from " +
+    "08:00 local, the longer of 4 hours and the trade's typical hours, back to back until 20:00; given in " +
+    "UTC with the job's time zone named. Past windows and those more than 90 days ahead are left out. 422 " +
+    "on end_date when the range is not ordered or longer than 14 days, on urgency for emergency or urgent " +
+    "work (as soon as possible: no window).",
+  access: "key",
+  effect: "read",
+  limit: "key",
+  http: { method: "POST", path: "/api/dispatch/v1/availability", input: "body" },
+  input: availabilityInput,
+  output: availabilityOutput,
+  example: {
+    trade: "plumbing",
+    location: { state: "TX", zip: "78701" },
+    start_date: "2026-12-07",
+    end_date: "2026-12-11",
+    urgency: "scheduled",
+  },
+  async handler(ctx, input) {
+    const principal = principalOf(ctx);
+    const now = ctx.services.now();
+    const urgency = input.urgency;
+    if (!SERVICE_LEVELS[urgency].windowAllowed) {
+      throw validationError([
+        {
+          field: "urgency",
+          code: "window_not_allowed",
+          message: `${urgency} work is as soon as possible, without a window: use routine or scheduled`,
+        },
+      ]);
+    }
+    const first = dayOfText(input.start_date);
+    const last = dayOfText(input.end_date);
+    const days = dayNumber(last) - dayNumber(first) + 1;
+    if (days < 1) {
+      throw validationError([
+        { field: "end_date", code: "range_not_ordered", message: "end_date must not be before start_date" },
+      ]);
+    }
+    if (days > AVAILABILITY_MAX_DAYS) {
+      throw validationError([
+        {
+          field: "end_date",
+          code: "range_too_long",
+          message: `end_date must be at most ${AVAILABILITY_MAX_DAYS - 1} days after start_date (${AVAILABILITY_MAX_DAYS} days in all)`,
+        },
+      ]);
+    }
+    const job = resolveJob({ ...input, urgency }, now);
+    const { timeZone } = resolveJobTime({ ...input, urgency }, now);
+    if (dayNumber(first) > dayNumber(localDayOf(now, timeZone)) + MAX_WINDOW_DAYS_AHEAD) {
+      throw validationError([
+        {
+          field: "start_date",
+          code: "window_too_far_ahead",
+          message: `start_date must be at most ${MAX_WINDOW_DAYS_AHEAD} days ahead`,
+        },
+      ]);
+    }
+    const windows = availableWindows(ctx.services, job, timeZone, first, days, principal.livemode, now);
+    return {
+      livemode: principal.livemode,
+      trade: job.trade,
+      urgency,
+      state: job.state,
+      time_zone: timeZone,
+      start_date: input.start_date,
+      end_date: input.end_date,
+      window_hours: slotHours(job.trade),
+      windows: windows.map(windowView),
+    };
+  },
+});
