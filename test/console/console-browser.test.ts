@@ -18,11 +18,15 @@ import { auditTriggerNames } from "../../src/storage/migrations/0003-audit-log.j
 import type { Database } from "../../src/storage/schema.js";
 import { WebhookDispatcher } from "../../src/workers/webhook-dispatcher.js";
 import { liveContractor, testRecord } from "../helpers/fixtures.js";
-import { createHarness, type Harness, ORDER_PATH } from "../helpers/harness.js";
+import { createHarness, type Harness, ORDER_PATH, validOrder } from "../helpers/harness.js";
 import { startReceiver, type WebhookReceiver } from "../helpers/webhook-receiver.js";
 
 const ROOT = fileURLToPath(new URL("../..", import.meta.url));
-const ARTIFACTS = join(ROOT, "test-artifacts", "console");
+// UPDATE_SCREENSHOTS=1: the screenshots go to docs/screenshots/ (the README shows them), else to the
+// gitignored test-artifacts/console/.
+const ARTIFACTS = process.env.UPDATE_SCREENSHOTS
+  ? join(ROOT, "docs", "screenshots")
+  : join(ROOT, "test-artifacts", "console");
 const CHROMIUM = process.env.CHROMIUM_PATH ?? "/usr/bin/chromium";
 const CHROMIUM_ARGS = [
   "--no-sandbox",
@@ -563,9 +567,130 @@ describe("the console in Chromium", () => {
     await page.getByRole("button", { name: "7 days", exact: true }).click();
     await page.locator('button[aria-pressed="true"]', { hasText: "7 days" }).waitFor();
     await received.waitFor();
-    await shot(page, "evals");
+    await shot(page, "evals-today");
     await accessible(page, "evals");
     await ctx.close();
     expect(pageProblems).toEqual([]);
   }, 60_000);
+
+  it("the evals page draws its daily charts from a simulated history, live and sandbox", async () => {
+    // A service of its own whose clock the test moves back: a week of orders, received on different days.
+    let offset = 0;
+    const MIN = 60_000;
+    const DAY = 24 * 60 * MIN;
+    const hist = await createHarness(
+      { CONSOLE_DIR: buildDir },
+      {},
+      { now: () => new Date(Date.now() - offset) },
+    );
+    try {
+      const worker = "ctr_liveevalsplumb";
+      await hist.services.store.contractors.insert(
+        [liveContractor({ id: worker, trades: ["plumbing"] })],
+        testRecord(),
+      );
+      await hist.services.pool.load();
+      const caller = { "x-api-key": await hist.key("history", "live") };
+      const asWorker = {
+        "x-api-key": (
+          await hist.services.keys.issue({
+            accountName: "evals-plumbing",
+            mode: "live",
+            actor: "operator:test",
+            kind: "contractor",
+            contractorId: worker,
+          })
+        ).key,
+      };
+      const ok = (res: { statusCode: number; body: string }) => expect(res.statusCode, res.body).toBe(200);
+      // Orders received 5 days ago .. today (none 6 days ago); per order: accepted after a few minutes
+      // (then every other one completed), or left offered, or cancelled.
+      const perDay = [2, 3, 1, 4, 2, 3];
+      const outcome = new Map<number, boolean>(); // days back -> some order reached an outcome
+      const accepted = new Set<number>(); // days back with an acceptance
+      let i = 0;
+      for (const [k, count] of perDay.entries()) {
+        const back = perDay.length - 1 - k;
+        for (let j = 0; j < count; j++, i++) {
+          // Early in the UTC day, so that the acceptance and the work stay on the day received.
+          const at = Date.parse(`${new Date(Date.now() - back * DAY).toISOString().slice(0, 10)}T00:30:00Z`);
+          offset = Date.now() - at - j * 10 * MIN;
+          const res = await hist.post(ORDER_PATH, validOrder({ trade: "plumbing" }), caller);
+          ok(res);
+          const orderId = res.json().order_id as string;
+          if (i % 3 !== 2) {
+            offset -= (2 + (i % 4)) * MIN;
+            const offers = (await hist.get("/api/contractor/v1/offers", asWorker)).json().offers as Array<{
+              offer_id: string;
+              order_id: string;
+            }>;
+            const offer = offers.find((o) => o.order_id === orderId);
+            ok(await hist.post("/api/contractor/v1/offers/accept", { offer_id: offer?.offer_id }, asWorker));
+            accepted.add(back);
+            if (i % 2 === 0) {
+              for (const step of [
+                { status: "en_route", eta_minutes: 20 },
+                { status: "on_site" },
+                { status: "completed", final_cost_cents: 18_000 },
+              ]) {
+                offset -= 20 * MIN;
+                ok(
+                  await hist.post("/api/contractor/v1/jobs/status", { order_id: orderId, ...step }, asWorker),
+                );
+              }
+              outcome.set(back, true);
+            }
+          } else if (i % 2 === 0) {
+            ok(await hist.post("/api/dispatch/v1/orders/cancel", { order_id: orderId }, caller));
+            outcome.set(back, true);
+          }
+        }
+      }
+      // And two sandbox orders today.
+      offset = 0;
+      for (let j = 0; j < 2; j++)
+        ok(await hist.post(ORDER_PATH, validOrder({ trade: "plumbing" }), { "x-api-key": hist.sandboxKey }));
+      await hist.app.listen({ port: 0, host: "127.0.0.1" });
+      const address = hist.app.server.address();
+      if (address === null || typeof address === "string") throw new Error("the server has no TCP address");
+
+      const { ctx, page } = await open({ width: 1280, height: 800 });
+      await page.goto(`http://127.0.0.1:${address.port}/console/#evals`);
+      const bars = page.locator('[data-chart="orders-by-status"] .bar-day');
+      await page.locator('.series[data-mode="live"]').waitFor();
+      expect(await bars.count()).toBe(30);
+      await page.getByRole("button", { name: "7 days", exact: true }).click();
+      await page.locator('button[aria-pressed="true"]', { hasText: "7 days" }).waitFor();
+      await page.waitForFunction(
+        `document.querySelectorAll('[data-chart="orders-by-status"] .bar-day').length === 7`,
+      );
+      expect(await bars.count()).toBe(7);
+      // One bar a day, as tall as the day's orders (the oldest day of the week had none).
+      const totals = await bars.evaluateAll((gs) => gs.map((g) => Number(g.getAttribute("data-total"))));
+      expect(totals).toEqual([0, ...perDay]);
+      expect(await page.locator('[data-chart="orders-by-status"] rect.seg').count()).toBeGreaterThanOrEqual(
+        6,
+      );
+      // A point a day where the figure exists: completion where an order reached an outcome, latencies
+      // where an order was offered or accepted (p50 and p95 each).
+      const points = (chart: string) => page.locator(`[data-chart="${chart}"] .pt`).count();
+      expect(await points("completion-rate")).toBe(outcome.size);
+      expect(await points("dispatch-latency")).toBe(2 * perDay.length);
+      expect(await points("acceptance-latency")).toBe(2 * accepted.size);
+      expect(await points("override-rate")).toBe(perDay.length);
+      expect(await page.locator(".series-note").textContent()).toMatch(/^Estimated: /);
+      await shot(page, "evals");
+      await accessible(page, "evals with daily charts");
+
+      // The sandbox's orders: today only.
+      await page.getByRole("button", { name: "Sandbox orders", exact: true }).click();
+      await page.locator('.series[data-mode="sandbox"]').waitFor();
+      const sandbox = await bars.evaluateAll((gs) => gs.map((g) => Number(g.getAttribute("data-total"))));
+      expect(sandbox).toEqual([0, 0, 0, 0, 0, 0, 2]);
+      await ctx.close();
+      expect(pageProblems).toEqual([]);
+    } finally {
+      await hist.close();
+    }
+  }, 120_000);
 });
