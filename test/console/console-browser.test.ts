@@ -314,6 +314,7 @@ describe("the console in Chromium", () => {
       },
       description: "Water heater leaking in the back room",
       urgency: "routine",
+      nte_cents: 30_000,
     });
     const card = phone.page.locator(`[data-order-id="${orderId}"]`);
     await status(phone.page, orderId, "offered");
@@ -336,6 +337,14 @@ describe("the console in Chromium", () => {
     await status(phone.page, orderId, "en_route");
     await card.getByRole("button", { name: "On site", exact: true }).click();
     await status(phone.page, orderId, "on_site");
+    // On site, the job costs more than the caller's NTE: ask for more.
+    await card.getByText(/^Costs more than the NTE/).click();
+    await card.getByLabel("New NTE ($)").fill("450");
+    await card.getByLabel("What makes it cost more").fill("The tank is corroded through");
+    await card.getByRole("button", { name: "Request NTE increase", exact: true }).click();
+    await card.getByRole("status").filter({ hasText: "Asked for $450.00" }).waitFor();
+    const asked = await h.services.store.orders.nteRequests(orderId);
+    expect(asked.map((r) => [Number(r.requested_cents), r.status])).toEqual([[45_000, "pending"]]);
     await card.getByLabel("Final cost ($)").fill("212.50");
     await card.getByRole("button", { name: "Completed", exact: true }).click();
     await status(phone.page, orderId, "completed");
@@ -344,6 +353,28 @@ describe("the console in Chromium", () => {
     const [stored] = await h.services.store.orders.byIds([orderId]);
     expect(stored?.status).toBe("completed");
     expect(Number(stored?.final_cost_cents)).toBe(21_250);
+    // Then the invoice, within the NTE in force.
+    await card.getByLabel("Invoice total ($)").fill("212.50");
+    await accessible(phone.page, "contractor with a job to invoice");
+    await card.getByRole("button", { name: "Send invoice", exact: true }).click();
+    await status(phone.page, orderId, "invoiced");
+    const [invoiced] = await h.services.store.orders.byIds([orderId]);
+    expect(invoiced?.status).toBe("invoiced");
+
+    // An offer declined, with a reason.
+    const declinedId = await placeOrder({
+      trade: "plumbing",
+      location: { state: "CA", zip: "94110", city: "San Francisco" },
+      description: "Toilet running all night",
+    });
+    const declined = phone.page.locator(`[data-order-id="${declinedId}"]`);
+    await status(phone.page, declinedId, "offered");
+    await declined.getByText("Say why, if you decline").click();
+    await declined.getByLabel("Reason for declining (optional)").fill("Fully booked today");
+    await declined.getByRole("button", { name: "Decline", exact: true }).click();
+    await declined.waitFor({ state: "detached" });
+    const settled = await h.services.store.orders.offersOf(declinedId);
+    expect(settled.find((o) => o.status === "declined")).toMatchObject({ reason: "Fully booked today" });
 
     // The job the dispatch team gave it (the test before): it cannot be finished, with a reason.
     if (assignedId === undefined) throw new Error("the assignment test did not run");
