@@ -22,11 +22,21 @@ import { createHarness, type Harness, ORDER_PATH, validOrder } from "../helpers/
 import { startReceiver, type WebhookReceiver } from "../helpers/webhook-receiver.js";
 
 const ROOT = fileURLToPath(new URL("../..", import.meta.url));
-// UPDATE_SCREENSHOTS=1: the screenshots go to docs/screenshots/ (the README shows them), else to the
-// gitignored test-artifacts/console/.
-const ARTIFACTS = process.env.UPDATE_SCREENSHOTS
-  ? join(ROOT, "docs", "screenshots")
-  : join(ROOT, "test-artifacts", "console");
+const ARTIFACTS = join(ROOT, "test-artifacts", "console");
+// UPDATE_SCREENSHOTS=1: the screenshots of the views the README shows go to docs/screenshots/ instead.
+const README_SHOTS = join(ROOT, "docs", "screenshots");
+const IN_README = new Set([
+  "sign-in",
+  "board",
+  "board-detail",
+  "pool",
+  "contractor-offer",
+  "contractor-job",
+  "account",
+  "account-nte",
+  "account-webhooks",
+  "evals",
+]);
 const CHROMIUM = process.env.CHROMIUM_PATH ?? "/usr/bin/chromium";
 const CHROMIUM_ARGS = [
   "--no-sandbox",
@@ -55,6 +65,7 @@ const pageProblems: string[] = [];
 
 beforeAll(async () => {
   mkdirSync(ARTIFACTS, { recursive: true });
+  if (process.env.UPDATE_SCREENSHOTS) mkdirSync(README_SHOTS, { recursive: true });
   buildDir = mkdtempSync(join(tmpdir(), "fd-console-build-"));
   await build({
     configFile: join(ROOT, "console", "vite.config.ts"),
@@ -161,8 +172,17 @@ async function accessible(page: Page, view: string): Promise<void> {
   expect(violations, `${view}: ${JSON.stringify(violations, null, 2)}`).toEqual([]);
 }
 
-const shot = (page: Page, name: string) =>
-  page.screenshot({ path: join(ARTIFACTS, `${name}.png`), fullPage: true });
+/** The whole page from its top (a field's focus may have scrolled it, and the sticky bar with it). */
+const shot = async (page: Page, name: string) => {
+  await page.evaluate("window.scrollTo(0, 0)");
+  await page.screenshot({
+    path: join(
+      process.env.UPDATE_SCREENSHOTS && IN_README.has(name) ? README_SHOTS : ARTIFACTS,
+      `${name}.png`,
+    ),
+    fullPage: true,
+  });
+};
 
 describe("the console in Chromium", () => {
   it("signs in with a key kept nowhere in the browser, and signs out", async () => {
@@ -221,7 +241,7 @@ describe("the console in Chromium", () => {
       },
       description: "Rooftop unit not cooling",
     });
-    const desk = await open({ width: 1360, height: 900 });
+    const desk = await open({ width: 1280, height: 800 });
     await signIn(desk.page, dispatcherKey);
     await status(desk.page, offeredId, "offered", ".group-offered ");
     const countdown = desk.page.locator(`[data-order-id="${offeredId}"] .countdown`);
@@ -445,7 +465,7 @@ describe("the console in Chromium", () => {
   }, 90_000);
 
   it("the dispatch team deactivates and reactivates a contractor of the pool, with a reason", async () => {
-    const desk = await open({ width: 1360, height: 900 });
+    const desk = await open({ width: 1280, height: 800 });
     await signIn(desk.page, dispatcherKey);
     await desk.page.getByRole("button", { name: "Pool", exact: true }).click();
     await desk.page.getByLabel("Find contractors by name").fill("mission");
@@ -565,7 +585,7 @@ describe("the console in Chromium", () => {
         await outsider.destroy();
       }
 
-      const desk = await open({ width: 1360, height: 900 });
+      const desk = await open({ width: 1280, height: 800 });
       await signIn(desk.page, dispatcherKey);
       await desk.page.locator(`[data-order-id="${orderId}"]`).getByRole("button").first().click();
       const created = desk.page.locator('.tl-item[data-kind="order.created"]');

@@ -366,7 +366,7 @@ function NteRequest({ job }: { job: Job }) {
   const amountId = `nte-${job.order_id}`;
   const reasonId = `nte-why-${job.order_id}`;
   return (
-    <details class="nte-ask">
+    <details class="nte-more">
       <summary>Costs more than the NTE ({money(job.nte_cents)})?</summary>
       {asked !== null ? (
         <p class="ok-note" role="status">
