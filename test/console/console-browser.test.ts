@@ -322,7 +322,9 @@ describe("the console in Chromium", () => {
   it("a contractor on a 375 x 740 screen accepts an offer and moves the job to completed", async () => {
     const phone = await open({ width: 375, height: 740 });
     await signIn(phone.page, plumberKey);
-    // Placed once the contractor's screen is open: the offer arrives on the stream.
+    // Placed once the contractor's screen is open and its stream connected: the offer arrives on the stream
+    // (the key's one stream may still be held for a moment by the previous test's closed page).
+    await phone.page.locator(".live-live").waitFor();
     const orderId = await placeOrder({
       trade: "plumbing",
       location: {
