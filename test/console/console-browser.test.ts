@@ -18,11 +18,25 @@ import { auditTriggerNames } from "../../src/storage/migrations/0003-audit-log.j
 import type { Database } from "../../src/storage/schema.js";
 import { WebhookDispatcher } from "../../src/workers/webhook-dispatcher.js";
 import { liveContractor, testRecord } from "../helpers/fixtures.js";
-import { createHarness, type Harness, ORDER_PATH } from "../helpers/harness.js";
+import { createHarness, type Harness, ORDER_PATH, validOrder } from "../helpers/harness.js";
 import { startReceiver, type WebhookReceiver } from "../helpers/webhook-receiver.js";
 
 const ROOT = fileURLToPath(new URL("../..", import.meta.url));
 const ARTIFACTS = join(ROOT, "test-artifacts", "console");
+// UPDATE_SCREENSHOTS=1: the screenshots of the views the README shows go to docs/screenshots/ instead.
+const README_SHOTS = join(ROOT, "docs", "screenshots");
+const IN_README = new Set([
+  "sign-in",
+  "board",
+  "board-detail",
+  "pool",
+  "contractor-offer",
+  "contractor-job",
+  "account",
+  "account-nte",
+  "account-webhooks",
+  "evals",
+]);
 const CHROMIUM = process.env.CHROMIUM_PATH ?? "/usr/bin/chromium";
 const CHROMIUM_ARGS = [
   "--no-sandbox",
@@ -51,6 +65,7 @@ const pageProblems: string[] = [];
 
 beforeAll(async () => {
   mkdirSync(ARTIFACTS, { recursive: true });
+  if (process.env.UPDATE_SCREENSHOTS) mkdirSync(README_SHOTS, { recursive: true });
   buildDir = mkdtempSync(join(tmpdir(), "fd-console-build-"));
   await build({
     configFile: join(ROOT, "console", "vite.config.ts"),
@@ -157,8 +172,17 @@ async function accessible(page: Page, view: string): Promise<void> {
   expect(violations, `${view}: ${JSON.stringify(violations, null, 2)}`).toEqual([]);
 }
 
-const shot = (page: Page, name: string) =>
-  page.screenshot({ path: join(ARTIFACTS, `${name}.png`), fullPage: true });
+/** The whole page from its top (a field's focus may have scrolled it, and the sticky bar with it). */
+const shot = async (page: Page, name: string) => {
+  await page.evaluate("window.scrollTo(0, 0)");
+  await page.screenshot({
+    path: join(
+      process.env.UPDATE_SCREENSHOTS && IN_README.has(name) ? README_SHOTS : ARTIFACTS,
+      `${name}.png`,
+    ),
+    fullPage: true,
+  });
+};
 
 describe("the console in Chromium", () => {
   it("signs in with a key kept nowhere in the browser, and signs out", async () => {
@@ -217,7 +241,7 @@ describe("the console in Chromium", () => {
       },
       description: "Rooftop unit not cooling",
     });
-    const desk = await open({ width: 1360, height: 900 });
+    const desk = await open({ width: 1280, height: 800 });
     await signIn(desk.page, dispatcherKey);
     await status(desk.page, offeredId, "offered", ".group-offered ");
     const countdown = desk.page.locator(`[data-order-id="${offeredId}"] .countdown`);
@@ -298,7 +322,9 @@ describe("the console in Chromium", () => {
   it("a contractor on a 375 x 740 screen accepts an offer and moves the job to completed", async () => {
     const phone = await open({ width: 375, height: 740 });
     await signIn(phone.page, plumberKey);
-    // Placed once the contractor's screen is open: the offer arrives on the stream.
+    // Placed once the contractor's screen is open and its stream connected: the offer arrives on the stream
+    // (the key's one stream may still be held for a moment by the previous test's closed page).
+    await phone.page.locator(".live-live").waitFor();
     const orderId = await placeOrder({
       trade: "plumbing",
       location: {
@@ -310,6 +336,7 @@ describe("the console in Chromium", () => {
       },
       description: "Water heater leaking in the back room",
       urgency: "routine",
+      nte_cents: 30_000,
     });
     const card = phone.page.locator(`[data-order-id="${orderId}"]`);
     await status(phone.page, orderId, "offered");
@@ -332,6 +359,14 @@ describe("the console in Chromium", () => {
     await status(phone.page, orderId, "en_route");
     await card.getByRole("button", { name: "On site", exact: true }).click();
     await status(phone.page, orderId, "on_site");
+    // On site, the job costs more than the caller's NTE: ask for more.
+    await card.getByText(/^Costs more than the NTE/).click();
+    await card.getByLabel("New NTE ($)").fill("450");
+    await card.getByLabel("What makes it cost more").fill("The tank is corroded through");
+    await card.getByRole("button", { name: "Request NTE increase", exact: true }).click();
+    await card.getByRole("status").filter({ hasText: "Asked for $450.00" }).waitFor();
+    const asked = await h.services.store.orders.nteRequests(orderId);
+    expect(asked.map((r) => [Number(r.requested_cents), r.status])).toEqual([[45_000, "pending"]]);
     await card.getByLabel("Final cost ($)").fill("212.50");
     await card.getByRole("button", { name: "Completed", exact: true }).click();
     await status(phone.page, orderId, "completed");
@@ -340,6 +375,28 @@ describe("the console in Chromium", () => {
     const [stored] = await h.services.store.orders.byIds([orderId]);
     expect(stored?.status).toBe("completed");
     expect(Number(stored?.final_cost_cents)).toBe(21_250);
+    // Then the invoice, within the NTE in force.
+    await card.getByLabel("Invoice total ($)").fill("212.50");
+    await accessible(phone.page, "contractor with a job to invoice");
+    await card.getByRole("button", { name: "Send invoice", exact: true }).click();
+    await status(phone.page, orderId, "invoiced");
+    const [invoiced] = await h.services.store.orders.byIds([orderId]);
+    expect(invoiced?.status).toBe("invoiced");
+
+    // An offer declined, with a reason.
+    const declinedId = await placeOrder({
+      trade: "plumbing",
+      location: { state: "CA", zip: "94110", city: "San Francisco" },
+      description: "Toilet running all night",
+    });
+    const declined = phone.page.locator(`[data-order-id="${declinedId}"]`);
+    await status(phone.page, declinedId, "offered");
+    await declined.getByText("Say why, if you decline").click();
+    await declined.getByLabel("Reason for declining (optional)").fill("Fully booked today");
+    await declined.getByRole("button", { name: "Decline", exact: true }).click();
+    await declined.waitFor({ state: "detached" });
+    const settled = await h.services.store.orders.offersOf(declinedId);
+    expect(settled.find((o) => o.status === "declined")).toMatchObject({ reason: "Fully booked today" });
 
     // The job the dispatch team gave it (the test before): it cannot be finished, with a reason.
     if (assignedId === undefined) throw new Error("the assignment test did not run");
@@ -410,7 +467,7 @@ describe("the console in Chromium", () => {
   }, 90_000);
 
   it("the dispatch team deactivates and reactivates a contractor of the pool, with a reason", async () => {
-    const desk = await open({ width: 1360, height: 900 });
+    const desk = await open({ width: 1280, height: 800 });
     await signIn(desk.page, dispatcherKey);
     await desk.page.getByRole("button", { name: "Pool", exact: true }).click();
     await desk.page.getByLabel("Find contractors by name").fill("mission");
@@ -530,7 +587,7 @@ describe("the console in Chromium", () => {
         await outsider.destroy();
       }
 
-      const desk = await open({ width: 1360, height: 900 });
+      const desk = await open({ width: 1280, height: 800 });
       await signIn(desk.page, dispatcherKey);
       await desk.page.locator(`[data-order-id="${orderId}"]`).getByRole("button").first().click();
       const created = desk.page.locator('.tl-item[data-kind="order.created"]');
@@ -563,9 +620,130 @@ describe("the console in Chromium", () => {
     await page.getByRole("button", { name: "7 days", exact: true }).click();
     await page.locator('button[aria-pressed="true"]', { hasText: "7 days" }).waitFor();
     await received.waitFor();
-    await shot(page, "evals");
+    await shot(page, "evals-today");
     await accessible(page, "evals");
     await ctx.close();
     expect(pageProblems).toEqual([]);
   }, 60_000);
+
+  it("the evals page draws its daily charts from a simulated history, live and sandbox", async () => {
+    // A service of its own whose clock the test moves back: a week of orders, received on different days.
+    let offset = 0;
+    const MIN = 60_000;
+    const DAY = 24 * 60 * MIN;
+    const hist = await createHarness(
+      { CONSOLE_DIR: buildDir },
+      {},
+      { now: () => new Date(Date.now() - offset) },
+    );
+    try {
+      const worker = "ctr_liveevalsplumb";
+      await hist.services.store.contractors.insert(
+        [liveContractor({ id: worker, trades: ["plumbing"] })],
+        testRecord(),
+      );
+      await hist.services.pool.load();
+      const caller = { "x-api-key": await hist.key("history", "live") };
+      const asWorker = {
+        "x-api-key": (
+          await hist.services.keys.issue({
+            accountName: "evals-plumbing",
+            mode: "live",
+            actor: "operator:test",
+            kind: "contractor",
+            contractorId: worker,
+          })
+        ).key,
+      };
+      const ok = (res: { statusCode: number; body: string }) => expect(res.statusCode, res.body).toBe(200);
+      // Orders received 5 days ago .. today (none 6 days ago); per order: accepted after a few minutes
+      // (then every other one completed), or left offered, or cancelled.
+      const perDay = [2, 3, 1, 4, 2, 3];
+      const outcome = new Map<number, boolean>(); // days back -> some order reached an outcome
+      const accepted = new Set<number>(); // days back with an acceptance
+      let i = 0;
+      for (const [k, count] of perDay.entries()) {
+        const back = perDay.length - 1 - k;
+        for (let j = 0; j < count; j++, i++) {
+          // Early in the UTC day, so that the acceptance and the work stay on the day received.
+          const at = Date.parse(`${new Date(Date.now() - back * DAY).toISOString().slice(0, 10)}T00:30:00Z`);
+          offset = Date.now() - at - j * 10 * MIN;
+          const res = await hist.post(ORDER_PATH, validOrder({ trade: "plumbing" }), caller);
+          ok(res);
+          const orderId = res.json().order_id as string;
+          if (i % 3 !== 2) {
+            offset -= (2 + (i % 4)) * MIN;
+            const offers = (await hist.get("/api/contractor/v1/offers", asWorker)).json().offers as Array<{
+              offer_id: string;
+              order_id: string;
+            }>;
+            const offer = offers.find((o) => o.order_id === orderId);
+            ok(await hist.post("/api/contractor/v1/offers/accept", { offer_id: offer?.offer_id }, asWorker));
+            accepted.add(back);
+            if (i % 2 === 0) {
+              for (const step of [
+                { status: "en_route", eta_minutes: 20 },
+                { status: "on_site" },
+                { status: "completed", final_cost_cents: 18_000 },
+              ]) {
+                offset -= 20 * MIN;
+                ok(
+                  await hist.post("/api/contractor/v1/jobs/status", { order_id: orderId, ...step }, asWorker),
+                );
+              }
+              outcome.set(back, true);
+            }
+          } else if (i % 2 === 0) {
+            ok(await hist.post("/api/dispatch/v1/orders/cancel", { order_id: orderId }, caller));
+            outcome.set(back, true);
+          }
+        }
+      }
+      // And two sandbox orders today.
+      offset = 0;
+      for (let j = 0; j < 2; j++)
+        ok(await hist.post(ORDER_PATH, validOrder({ trade: "plumbing" }), { "x-api-key": hist.sandboxKey }));
+      await hist.app.listen({ port: 0, host: "127.0.0.1" });
+      const address = hist.app.server.address();
+      if (address === null || typeof address === "string") throw new Error("the server has no TCP address");
+
+      const { ctx, page } = await open({ width: 1280, height: 800 });
+      await page.goto(`http://127.0.0.1:${address.port}/console/#evals`);
+      const bars = page.locator('[data-chart="orders-by-status"] .bar-day');
+      await page.locator('.series[data-mode="live"]').waitFor();
+      expect(await bars.count()).toBe(30);
+      await page.getByRole("button", { name: "7 days", exact: true }).click();
+      await page.locator('button[aria-pressed="true"]', { hasText: "7 days" }).waitFor();
+      await page.waitForFunction(
+        `document.querySelectorAll('[data-chart="orders-by-status"] .bar-day').length === 7`,
+      );
+      expect(await bars.count()).toBe(7);
+      // One bar a day, as tall as the day's orders (the oldest day of the week had none).
+      const totals = await bars.evaluateAll((gs) => gs.map((g) => Number(g.getAttribute("data-total"))));
+      expect(totals).toEqual([0, ...perDay]);
+      expect(await page.locator('[data-chart="orders-by-status"] rect.seg').count()).toBeGreaterThanOrEqual(
+        6,
+      );
+      // A point a day where the figure exists: completion where an order reached an outcome, latencies
+      // where an order was offered or accepted (p50 and p95 each).
+      const points = (chart: string) => page.locator(`[data-chart="${chart}"] .pt`).count();
+      expect(await points("completion-rate")).toBe(outcome.size);
+      expect(await points("dispatch-latency")).toBe(2 * perDay.length);
+      expect(await points("acceptance-latency")).toBe(2 * accepted.size);
+      expect(await points("override-rate")).toBe(perDay.length);
+      expect(await page.locator(".series-note").textContent()).toMatch(/^Estimated: /);
+      await shot(page, "evals");
+      await accessible(page, "evals with daily charts");
+
+      // The sandbox's orders: today only.
+      await page.getByRole("button", { name: "Sandbox orders", exact: true }).click();
+      await page.locator('.series[data-mode="sandbox"]').waitFor();
+      const sandbox = await bars.evaluateAll((gs) => gs.map((g) => Number(g.getAttribute("data-total"))));
+      expect(sandbox).toEqual([0, 0, 0, 0, 0, 0, 2]);
+      await ctx.close();
+      expect(pageProblems).toEqual([]);
+    } finally {
+      await hist.close();
+    }
+  }, 120_000);
 });

@@ -124,6 +124,7 @@ export function ContractorView() {
                 <span class="job-title">{titleCase(j.trade)}</span>
               </div>
               <p class="muted">{place(j.location)}</p>
+              {j.status === "completed" && <InvoiceForm job={j} />}
             </article>
           ))}
         </section>
@@ -134,6 +135,7 @@ export function ContractorView() {
 
 function OfferCard({ offer }: { offer: Offer }) {
   const [busy, setBusy] = useState(false);
+  const [reason, setReason] = useState("");
   const [error, setError] = useState<string | null>(null);
   const left = timeLeft(offer.deadline_at, now.value);
   const act = async (action: "accept" | "decline") => {
@@ -143,7 +145,11 @@ function OfferCard({ offer }: { offer: Offer }) {
       if (action === "accept") {
         setJob(await post<Job>("/api/contractor/v1/offers/accept", { offer_id: offer.offer_id }));
       } else {
-        await post("/api/contractor/v1/offers/decline", { offer_id: offer.offer_id });
+        const why = reason.trim();
+        await post("/api/contractor/v1/offers/decline", {
+          offer_id: offer.offer_id,
+          ...(why ? { reason: why } : {}),
+        });
         drop(offer.order_id);
       }
     } catch (err) {
@@ -171,6 +177,17 @@ function OfferCard({ offer }: { offer: Offer }) {
           {error}
         </p>
       )}
+      <details class="decline-reason">
+        <summary>Say why, if you decline</summary>
+        <label for={`decline-${offer.offer_id}`}>Reason for declining (optional)</label>
+        <input
+          id={`decline-${offer.offer_id}`}
+          maxLength={500}
+          placeholder="e.g. fully booked today, too far"
+          value={reason}
+          onInput={(e) => setReason((e.target as HTMLInputElement).value)}
+        />
+      </details>
       <div class="actions two">
         <button
           type="button"
@@ -290,6 +307,7 @@ function JobCard({ job }: { job: Job }) {
           </button>
         </div>
       )}
+      {job.nte_cents !== null && <NteRequest job={job} />}
       <details class="cannot">
         <summary>Cannot finish this job?</summary>
         <label for={`cannot-${job.order_id}`}>What stops you</label>
@@ -310,5 +328,134 @@ function JobCard({ job }: { job: Job }) {
         </button>
       </details>
     </article>
+  );
+}
+
+/** Dollars typed in a field as cents (null: not an amount). */
+function cents(dollars: string): number | null {
+  const n = Number(dollars);
+  return dollars.trim() === "" || !Number.isFinite(n) || n < 0 ? null : Math.round(n * 100);
+}
+
+/** Ask the caller for a higher NTE (contractorRequestNte): the caller approves or rejects it. */
+function NteRequest({ job }: { job: Job }) {
+  const [amount, setAmount] = useState((((job.nte_cents ?? 0) * 1.25) / 100).toFixed(2));
+  const [reason, setReason] = useState("");
+  const [busy, setBusy] = useState(false);
+  const [error, setError] = useState<string | null>(null);
+  const [asked, setAsked] = useState<number | null>(null);
+  const wanted = cents(amount);
+  const send = async () => {
+    if (wanted === null) return;
+    setBusy(true);
+    setError(null);
+    try {
+      const r = await post<{ requested_cents: number }>("/api/contractor/v1/jobs/nte-request", {
+        order_id: job.order_id,
+        requested_nte_cents: wanted,
+        reason: reason.trim(),
+      });
+      setAsked(r.requested_cents);
+      setReason("");
+    } catch (err) {
+      setError(err instanceof ApiProblem ? err.message : "That did not go through; try again.");
+    } finally {
+      setBusy(false);
+    }
+  };
+  const amountId = `nte-${job.order_id}`;
+  const reasonId = `nte-why-${job.order_id}`;
+  return (
+    <details class="nte-more">
+      <summary>Costs more than the NTE ({money(job.nte_cents)})?</summary>
+      {asked !== null ? (
+        <p class="ok-note" role="status">
+          Asked for {money(asked)}: the caller approves or rejects it.
+        </p>
+      ) : (
+        <>
+          {error && (
+            <p class="error" role="alert">
+              {error}
+            </p>
+          )}
+          <label for={amountId}>New NTE ($)</label>
+          <input
+            id={amountId}
+            type="number"
+            inputMode="decimal"
+            min={0}
+            step="0.01"
+            value={amount}
+            onInput={(e) => setAmount((e.target as HTMLInputElement).value)}
+          />
+          <label for={reasonId}>What makes it cost more</label>
+          <input
+            id={reasonId}
+            maxLength={1000}
+            placeholder="e.g. corroded supply line to replace"
+            value={reason}
+            onInput={(e) => setReason((e.target as HTMLInputElement).value)}
+          />
+          <button
+            type="button"
+            class="btn btn-primary btn-block"
+            disabled={busy || wanted === null || wanted <= (job.nte_cents ?? 0) || !reason.trim()}
+            onClick={() => void send()}
+          >
+            Request NTE increase
+          </button>
+        </>
+      )}
+    </details>
+  );
+}
+
+/** Invoice a completed job (contractorInvoice): up to the NTE in force, else the service says so. */
+function InvoiceForm({ job }: { job: Job }) {
+  const [amount, setAmount] = useState((job.estimated_cost_cents / 100).toFixed(2));
+  const [busy, setBusy] = useState(false);
+  const [error, setError] = useState<string | null>(null);
+  const total = cents(amount);
+  const send = async () => {
+    if (total === null) return;
+    setBusy(true);
+    setError(null);
+    try {
+      setJob(
+        await post<Job>("/api/contractor/v1/jobs/invoice", { order_id: job.order_id, amount_cents: total }),
+      );
+    } catch (err) {
+      setError(err instanceof ApiProblem ? err.message : "That did not go through; try again.");
+      setBusy(false);
+    }
+  };
+  const id = `invoice-${job.order_id}`;
+  return (
+    <div class="step">
+      {error && (
+        <p class="error" role="alert">
+          {error}
+        </p>
+      )}
+      <label for={id}>Invoice total ($)</label>
+      <input
+        id={id}
+        type="number"
+        inputMode="decimal"
+        min={0}
+        step="0.01"
+        value={amount}
+        onInput={(e) => setAmount((e.target as HTMLInputElement).value)}
+      />
+      <button
+        type="button"
+        class="btn btn-primary btn-big btn-block"
+        disabled={busy || total === null}
+        onClick={() => void send()}
+      >
+        Send invoice
+      </button>
+    </div>
   );
 }

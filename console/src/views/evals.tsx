@@ -5,6 +5,7 @@ import { useEffect, useState } from "preact/hooks";
 import { ApiProblem, get } from "../api";
 import { STATUS_LABEL } from "../format";
 import type { OrderStatus } from "../types";
+import { EvalsSeriesCharts } from "./evals-series";
 
 interface Figure {
   value: number | null;
@@ -149,7 +150,7 @@ export function EvalsPage() {
               })}
             </div>
             <section class="card chart-card" aria-labelledby="by-status">
-              <h2 id="by-status">Orders by status</h2>
+              <h2 id="by-status">Live orders by status, whole period</h2>
               <ul class="bars">
                 {byStatus.map(([status, n]) => (
                   <li key={status} class="bar-row" data-status={status}>
@@ -162,6 +163,7 @@ export function EvalsPage() {
                 ))}
               </ul>
             </section>
+            <EvalsSeriesCharts period={period} />
             {evals.trust_signals.audit_log?.latest_checkpoint && (
               <p class="muted">
                 Audit log: {evals.trust_signals.audit_log.records} records, the latest signed checkpoint
@@ -169,7 +171,7 @@ export function EvalsPage() {
               </p>
             )}
             <details class="methodology-box">
-              <summary>Methodology: how each figure is computed</summary>
+              <summary>Methodology: how each figure above is computed</summary>
               <p class="methodology">{evals.methodology}</p>
             </details>
           </>
