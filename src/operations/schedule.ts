@@ -6,8 +6,9 @@
 // promised time meets the day in the job's own zone: the arrival window, or for as-soon-as-possible work
 // from now to arrive_by (from now to the end of the day when arrive_by has passed). Orders from before
 // time promises (migration 0017) have none and are left out. Contractors: the mode's pool, active, not
-// excluded, compliant on the day, with a base location, working 08:00-18:00 in the zone of their first
-// state (until calendars give working hours), taking at most max_active_jobs jobs in the day.
+// excluded, compliant on the day, with a base location, working from their calendar's first to last
+// working minute that day (08:00-18:00 in their zone without working hours; none with time off that day),
+// taking at most max_active_jobs jobs in the day.
 // Pinned (ride their current contractor): en_route jobs always; accepted ones in incremental mode; any
 // job the dispatcher names in `pinned`. Travel and the solver: domain/schedule/day.ts.
 
@@ -26,6 +27,7 @@ import {
   planDay,
   ROAD_FACTOR,
 } from "../domain/schedule/day.js";
+import { workingStretches, ZoneOffsets } from "../domain/time/calendar.js";
 import { zonedInstant } from "../domain/time/local-time.js";
 import { timeZoneOf } from "../domain/time/zones.js";
 import { TRADES, type TradeCode } from "../domain/trades.js";
@@ -135,7 +137,9 @@ type Proposal = z.infer<typeof proposalSchema>;
 
 const ASSUMPTIONS =
   `Travel: great-circle distance x ${ROAD_FACTOR} at ${AVERAGE_MPH} mph between ZIP centroids. Shifts: ` +
-  `${SHIFT.startHour}:00-${SHIFT.endHour}:00 in each contractor's zone; at most max_active_jobs jobs a day. ` +
+  "each contractor's first to last working minute of the day by its calendar (breaks inside are not " +
+  `modelled), ${SHIFT.startHour}:00-${SHIFT.endHour}:00 in its zone without working hours; a contractor ` +
+  "with time off that day is left out; at most max_active_jobs jobs a day. " +
   "Service: the trade's typical hours. Windows are hard: a job that fits no route is left unassigned.";
 
 function dayBounds(date: string, zone: string, startHour = 0, endHour = 24): { start: Date; end: Date } {
@@ -181,11 +185,39 @@ function intervalOf(order: Order, date: string, now: Date): { ready: Date; due: 
   return ready.getTime() < due.getTime() ? { ready, due } : null;
 }
 
+/**
+ * The contractor's working span on `date`: from its calendar's first working minute that day to its last
+ * (breaks between are not modelled), or 08:00-18:00 in its zone without working hours; null when it does
+ * not work that day or has time off at any moment of the span (never planned into time off).
+ */
+function shiftOf(c: Contractor, date: string): { start: Date; end: Date } | null {
+  const cal = c.calendar;
+  const zone = cal?.weekly ? cal.timeZone : (cal?.timeZone ?? timeZoneOf(c.states[0] as StateCode));
+  let shift: { start: Date; end: Date };
+  if (cal?.weekly) {
+    const day = dayBounds(date, zone);
+    const from = day.start.getTime();
+    const until = day.end.getTime();
+    const stretches = workingStretches(cal, from, until, new ZoneOffsets(from, until));
+    if (stretches.length === 0) return null;
+    shift = {
+      start: new Date(stretches[0] as number),
+      end: new Date(stretches[stretches.length - 1] as number),
+    };
+  } else shift = dayBounds(date, zone, SHIFT.startHour, SHIFT.endHour);
+  const off = cal?.timeOff ?? new Float64Array(0);
+  for (let i = 0; i < off.length; i += 2) {
+    if ((off[i] as number) < shift.end.getTime() && (off[i + 1] as number) > shift.start.getTime())
+      return null;
+  }
+  return shift;
+}
+
 function dayContractor(c: Contractor, date: string): DayContractor | null {
   if (!c.active || c.excluded || c.lat === null || c.lon === null || c.states.length === 0) return null;
   if (complianceIssues(c, dayOfDate(date)).length > 0) return null;
-  const zone = timeZoneOf(c.states[0] as StateCode);
-  const shift = dayBounds(date, zone, SHIFT.startHour, SHIFT.endHour);
+  const shift = shiftOf(c, date);
+  if (shift === null) return null;
   return {
     id: c.id,
     trades: c.trades,

@@ -115,6 +115,30 @@ describe("POST /api/dispatcher/v1/schedule/optimize", () => {
     expect(route?.contractor_id).toBe(first?.contractor_id);
   });
 
+  it("plans within each contractor's working hours, and leaves out one with time off that day", async () => {
+    const p = (await optimize({ state: "CA", mode: "full" })).json();
+    const route = p.routes[0];
+    expect(route).toBeDefined();
+    const contractor = (await h.services.store.contractors.load()).find((c) => c.id === route.contractor_id);
+    // A shift starts at a working minute of the contractor's calendar (08:00 local without hours).
+    if (contractor?.calendar?.weekly) {
+      const { earliestStart, ZoneOffsets } = await import("../../src/domain/time/calendar.js");
+      const start = Date.parse(route.shift_start);
+      const zones = new ZoneOffsets(start - 86_400_000, start + 86_400_000);
+      expect(earliestStart(contractor.calendar, start, start, 60_000, zones)).toBe(start);
+    }
+    const off = await h.post(
+      "/api/dispatcher/v1/time-off",
+      { contractor_id: route.contractor_id, start: at(0), end: at(23), reason: "van in the shop" },
+      { "x-api-key": ops },
+    );
+    expect(off.statusCode, off.body).toBe(200);
+    const again = (await optimize({ state: "CA", mode: "full" })).json();
+    expect(again.routes.map((r: { contractor_id: string }) => r.contractor_id)).not.toContain(
+      route.contractor_id,
+    );
+  });
+
   it("answers 422 on the field for a bad date, mode or time limit, and 403 to a caller's key", async () => {
     for (const [body, field] of [
       [{ date: "tomorrow" }, "date"],

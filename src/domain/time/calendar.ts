@@ -249,7 +249,7 @@ function floorMod(a: number, n: number): number {
 }
 
 /** The working stretches of [from, until) as instant pairs, sorted and merged. */
-function workingStretches(cal: Calendar, from: number, until: number, zones: ZoneOffsets): number[] {
+export function workingStretches(cal: Calendar, from: number, until: number, zones: ZoneOffsets): number[] {
   const weekly = cal.weekly;
   if (weekly === null) return [from, until];
   const out: number[] = [];
