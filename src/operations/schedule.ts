@@ -1,6 +1,6 @@
 // The optimised day (issue "Time"): dispatcherScheduleOptimize proposes each contractor's route for a day
 // (a proposal, not a change), dispatcherScheduleApply carries a proposal out by its id as ordinary
-// assignments, refusing one whose orders changed since.
+// assignments, refusing one whose orders or routed contractors changed since.
 //
 // The day's jobs: the mode's orders not yet on site (needs_dispatcher, offered, accepted, en_route) whose
 // promised time meets the day in the job's own zone: the arrival window, or for as-soon-as-possible work
@@ -78,6 +78,14 @@ export const optimizeInput = z.strictObject({
     .describe("The search's seed: same day, same seed, same budget, same proposal."),
 });
 
+const unplacedReason = z
+  .enum(["no_contractor", "contractor_unavailable", "no_feasible_slot", "no_location"])
+  .describe(
+    "no_contractor: none with its trade covers its place; contractor_unavailable: pinned to a " +
+      "contractor not working that day; no_feasible_slot: no route reaches it in its time; " +
+      "no_location: its ZIP and city are unknown.",
+  );
+
 const stop = z.object({
   order_id: z.string(),
   arrive_at: z.iso.datetime(),
@@ -112,13 +120,7 @@ export const proposalSchema = z
     unassigned: z.array(
       z.object({
         order_id: z.string(),
-        reason: z
-          .enum(["no_contractor", "contractor_unavailable", "no_feasible_slot", "no_location"])
-          .describe(
-            "no_contractor: none with its trade covers its place; contractor_unavailable: pinned to a " +
-              "contractor not working that day; no_feasible_slot: no route reaches it in its time; " +
-              "no_location: its ZIP and city are unknown.",
-          ),
+        reason: unplacedReason,
       }),
     ),
     totals: z.object({
@@ -234,7 +236,11 @@ async function propose(
   services: Services,
   livemode: boolean,
   input: z.infer<typeof optimizeInput>,
-): Promise<{ proposal: Proposal; basis: Record<string, number> }> {
+): Promise<{
+  proposal: Proposal;
+  basis: Record<string, number>;
+  contractorBasis: Record<string, string>;
+}> {
   const now = services.now();
   const orders: Order[] = [];
   for (const status of SCHEDULED_STATUSES) {
@@ -335,7 +341,13 @@ async function propose(
     assumptions: ASSUMPTIONS,
   };
   const hash = createHash("sha256").update(canonicalJson(body)).digest("hex");
-  return { proposal: { proposal_id: newSortableId("prp"), hash, ...body }, basis };
+  // What apply checks of the contractors it routes (their standing, calendar, compliance, time off).
+  const prints = await services.store.contractors.fingerprints(
+    routes.map((r) => r.contractor_id),
+    body.generated_at,
+  );
+  const contractorBasis = Object.fromEntries(prints);
+  return { proposal: { proposal_id: newSortableId("prp"), hash, ...body }, basis, contractorBasis };
 }
 
 export const scheduleOptimizeOperation = defineOperation({
@@ -358,7 +370,7 @@ export const scheduleOptimizeOperation = defineOperation({
   example: { date: "2026-11-24", state: "TX", mode: "incremental" },
   async handler(ctx, input) {
     const livemode = principalOf(ctx).livemode;
-    const { proposal, basis } = await propose(ctx.services, livemode, input);
+    const { proposal, basis, contractorBasis } = await propose(ctx.services, livemode, input);
     const { proposal_id, hash, ...body } = proposal;
     await ctx.services.store.schedules.insert({
       id: proposal_id,
@@ -368,6 +380,7 @@ export const scheduleOptimizeOperation = defineOperation({
       hash,
       body: JSON.stringify(proposal),
       basis: JSON.stringify(basis),
+      contractor_basis: JSON.stringify(contractorBasis),
       applied_at: null,
     });
     await ctx.services.store.schedules.purge(
@@ -391,6 +404,18 @@ const appliedSchema = z
         reason: z.string().optional().describe("Why an assignment was refused (its problem's detail)."),
       }),
     ),
+    unassigned: z
+      .array(
+        z.object({
+          order_id: z.string(),
+          reason: unplacedReason,
+          contractor_id: z.string().nullable().describe("Who holds or is offered it now (unchanged)."),
+        }),
+      )
+      .describe(
+        "The jobs the proposal did not place. Apply leaves them as they are (an offer or a contractor " +
+          "they have stays; apply never takes a job away): place them by hand, or propose again.",
+      ),
   })
   .meta({ id: "ScheduleApplied" });
 
@@ -401,9 +426,10 @@ export const scheduleApplyOperation = defineOperation({
   description:
     "Carries out a proposal of dispatcherScheduleOptimize by its id: each stop whose contractor differs " +
     "from the order's now becomes an assignment (an ordinary dispatcher assignment, audited as " +
-    "order.assigned), and one schedule.applied record holds the proposal's hash. 409 proposal_stale when " +
-    "an order it plans changed since (the problem lists them: propose again), 409 proposal_applied when " +
-    "it was applied already; 404 when unknown, of the other mode, or expired.",
+    "order.assigned), and one schedule.applied record holds the proposal's hash. Jobs it left unassigned " +
+    "stay as they are (listed). 409 proposal_stale when an order it plans or a contractor it routes " +
+    "(standing, hours, time off, compliance) changed since (the problem lists them: propose again), 409 " +
+    "proposal_applied when it was applied already; 404 when unknown, of the other mode, or expired.",
   access: "dispatcher",
   effect: "destructive",
   limit: "key",
@@ -436,23 +462,51 @@ export const scheduleApplyOperation = defineOperation({
     }
     const proposal = JSON.parse(row.body) as Proposal;
     const basis = JSON.parse(row.basis) as Record<string, number>;
-    const ids = Object.keys(basis);
-    const orders = new Map((await services.store.orders.byIds(ids)).map((o) => [o.id, o]));
-    const changed = ids.filter((id) => Number(orders.get(id)?.version ?? -1) !== basis[id]);
-    if (changed.length > 0) {
+    const contractorBasis = JSON.parse(row.contractor_basis ?? "{}") as Record<string, string>;
+    const appliedAt = now.toISOString();
+    // The check and the claim in one write: nothing the proposal relies on can change between them (the
+    // orders and contractors read are locked until COMMIT where the store locks rows; SQLite has one
+    // writer), and a stale proposal is not claimed.
+    const verdict = await services.store.write(async (tx) => {
+      const ids = Object.keys(basis);
+      const orders = await services.store.orders.byIds(ids, tx, true);
+      const versions = new Map(orders.map((o) => [o.id, Number(o.version ?? 0)]));
+      const changedOrders = ids.filter((id) => (versions.get(id) ?? -1) !== basis[id]);
+      const contractorIds = Object.keys(contractorBasis);
+      const prints = await services.store.contractors.fingerprints(contractorIds, proposal.generated_at, tx);
+      const changedContractors = contractorIds.filter((id) => prints.get(id) !== contractorBasis[id]);
+      if (changedOrders.length > 0 || changedContractors.length > 0)
+        return { kind: "stale" as const, changedOrders, changedContractors };
+      if (!(await services.store.schedules.claim(row.id, appliedAt, tx))) return { kind: "taken" as const };
+      return { kind: "claimed" as const, holders: new Map(orders.map((o) => [o.id, o.contractor_id])) };
+    });
+    if (verdict.kind === "stale") {
+      const { changedOrders, changedContractors } = verdict;
       throw new ApiError(
         "proposal_stale",
-        `${changed.length} of the proposal's orders changed since it was made: propose the day again.`,
-        { extra: { changed_orders: changed.slice(0, 100) } },
+        `${changedOrders.length} of the proposal's orders and ${changedContractors.length} of its ` +
+          "contractors changed since it was made: propose the day again.",
+        {
+          extra: {
+            changed_orders: changedOrders.slice(0, 100),
+            changed_contractors: changedContractors.slice(0, 100),
+          },
+        },
       );
     }
-    const appliedAt = now.toISOString();
-    if (!(await services.store.schedules.claim(row.id, appliedAt))) {
+    if (verdict.kind === "taken") {
       throw new ApiError(
         "proposal_applied",
         `Proposal ${row.id} is being applied, or was, by another request.`,
       );
     }
+    // Jobs the proposal could not place stay as they are (apply never takes a job away): listed so the
+    // dispatcher can place them by hand.
+    const leftAsTheyAre = proposal.unassigned.map((u) => ({
+      order_id: u.order_id,
+      reason: u.reason,
+      contractor_id: verdict.holders.get(u.order_id) ?? null,
+    }));
     const reason = input.reason ?? `schedule proposal ${row.id}`;
     const actor = `operator:${principal.keyId}` as const;
     const assignments: z.infer<typeof appliedSchema>["assignments"] = [];
@@ -491,9 +545,17 @@ export const scheduleApplyOperation = defineOperation({
           outcome: a.outcome,
           ...(a.reason === undefined ? {} : { reason: a.reason }),
         })),
+        unassigned: leftAsTheyAre,
       },
     });
     await services.store.write(async (tx) => tx.appendAudit(record));
-    return { proposal_id: row.id, hash: row.hash, applied_at: appliedAt, seal: record.seal, assignments };
+    return {
+      proposal_id: row.id,
+      hash: row.hash,
+      applied_at: appliedAt,
+      seal: record.seal,
+      assignments,
+      unassigned: leftAsTheyAre,
+    };
   },
 });
