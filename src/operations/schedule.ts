@@ -22,6 +22,7 @@ import { lookupCity, lookupZip, type Point } from "../domain/geo.js";
 import type { Order } from "../domain/orders/order.js";
 import {
   AVERAGE_MPH,
+  canServe,
   type DayContractor,
   type DayJob,
   planDay,
@@ -44,6 +45,9 @@ const ORDERS_PER_STATUS = 5000;
 const SHIFT = { startHour: 8, endHour: 18 } as const;
 const PROPOSAL_TTL_MS = 60 * 60_000;
 const MAX_TIME_LIMIT_MS = 2000;
+const MAX_ITERATIONS = 20_000;
+/** About a second for a 500-job, 100-contractor day on a busy 2-core machine (bench/RESULTS.md). */
+const DEFAULT_DAY_ITERATIONS = 1000;
 
 const isoDate = z.iso.date().describe("The day to plan, YYYY-MM-DD (each job's own local date).");
 
@@ -62,20 +66,33 @@ export const optimizeInput = z.strictObject({
     .max(1000)
     .default([])
     .describe("Order ids that stay with the contractor they have now."),
+  iterations: z
+    .number()
+    .int()
+    .min(0)
+    .max(MAX_ITERATIONS)
+    .default(DEFAULT_DAY_ITERATIONS)
+    .describe(
+      `The search's budget: ruin-and-recreate iterations, 0-${MAX_ITERATIONS} (default ` +
+        `${DEFAULT_DAY_ITERATIONS}, about a second on a 500-job day). With the seed it decides the proposal.`,
+    ),
   time_limit_ms: z
     .number()
     .int()
     .min(50)
     .max(MAX_TIME_LIMIT_MS)
-    .default(1000)
-    .describe(`How long the search may run, 50-${MAX_TIME_LIMIT_MS} ms (default 1000).`),
+    .default(MAX_TIME_LIMIT_MS)
+    .describe(
+      `A safety cap on the search, 50-${MAX_TIME_LIMIT_MS} ms (default ${MAX_TIME_LIMIT_MS}): a search it ` +
+        'stops before its budget is spent answers search.stopped "time_limit" (and depends on the load).',
+    ),
   seed: z
     .number()
     .int()
     .min(0)
     .max(2 ** 31 - 1)
     .default(1)
-    .describe("The search's seed: same day, same seed, same budget, same proposal."),
+    .describe("The search's seed: same day, same seed, same budget, same routes."),
 });
 
 const unplacedReason = z
@@ -132,6 +149,20 @@ export const proposalSchema = z
       changes: z.number().int().describe("Stops whose contractor differs from today's plan."),
     }),
     assumptions: z.string(),
+    search: z
+      .object({
+        seed: z.number().int(),
+        iterations: z.number().int().describe("The budget asked for."),
+        iterations_run: z.number().int(),
+        time_limit_ms: z.number().int(),
+        stopped: z
+          .enum(["budget", "time_limit"])
+          .describe(
+            "budget: every iteration ran, so the same day, seed and budget give the same routes; " +
+              "time_limit: the safety cap stopped the search first (raise it or lower the budget).",
+          ),
+      })
+      .describe("What the search used."),
   })
   .meta({ id: "ScheduleProposal" });
 
@@ -232,6 +263,12 @@ function dayContractor(c: Contractor, date: string): DayContractor | null {
   };
 }
 
+/** Whether the contractor could take any of the jobs: the others would only grow the travel matrix
+ * (a sandbox pool has thousands of contractors, a state's day a few of them). */
+function usefulFor(c: DayContractor, jobs: readonly DayJob[]): boolean {
+  return jobs.some((job) => (job.pinned ? job.contractorId === c.id : canServe(c, job)));
+}
+
 async function propose(
   services: Services,
   livemode: boolean,
@@ -282,10 +319,12 @@ async function propose(
   const contractors = (await services.store.contractors.load())
     .filter((c) => c.pool === pool)
     .map((c) => dayContractor(c, input.date))
-    .filter((c): c is DayContractor => c !== null);
+    .filter((c): c is DayContractor => c !== null)
+    .filter((c) => usefulFor(c, jobs));
   const clock = () => performance.now();
   const plan = planDay(jobs, contractors, {
     seed: input.seed,
+    iterations: input.iterations,
     now: clock,
     deadline: clock() + input.time_limit_ms,
   });
@@ -339,6 +378,13 @@ async function propose(
       changes,
     },
     assumptions: ASSUMPTIONS,
+    search: {
+      seed: input.seed,
+      iterations: input.iterations,
+      iterations_run: plan.search.iterations,
+      time_limit_ms: input.time_limit_ms,
+      stopped: plan.search.stopped,
+    },
   };
   const hash = createHash("sha256").update(canonicalJson(body)).digest("hex");
   // What apply checks of the contractors it routes (their standing, calendar, compliance, time off).
@@ -367,7 +413,7 @@ export const scheduleOptimizeOperation = defineOperation({
   http: { method: "POST", path: "/api/dispatcher/v1/schedule/optimize", input: "body" },
   input: optimizeInput,
   output: proposalSchema,
-  example: { date: "2026-11-24", state: "TX", mode: "incremental" },
+  example: { date: "2026-11-24", state: "TX", mode: "incremental", seed: 1, iterations: 1000 },
   async handler(ctx, input) {
     const livemode = principalOf(ctx).livemode;
     const { proposal, basis, contractorBasis } = await propose(ctx.services, livemode, input);

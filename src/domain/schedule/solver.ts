@@ -2,20 +2,25 @@
 // relocate and 2-opt) to polish, and ruin-and-recreate (string removal, greedy insertion with blinks)
 // under simulated-annealing acceptance in between. Time windows are checked in O(1) per inter-route move
 // from each route's earliest service starts (forward) and latest service starts (backward slack).
-// Pure: the caller passes an iteration budget or a clock and a deadline; the same seed and the same
-// budget give the same solution.
+// Pure: the caller passes an iteration budget, and may pass a clock and a deadline as a safety cap; the
+// same seed and the same budget give the same solution unless the cap cut the search short (reported).
 
 import { type Rng, rngOf } from "../random.js";
-import type { Problem, Route, Solution } from "./model.js";
+import type { Problem, Route, SearchStop, Solution } from "./model.js";
+
+/** Ruin-and-recreate iterations when the caller names none. */
+export const DEFAULT_ITERATIONS = 2_000;
 
 export interface SolveOptions {
   /** Seed of the pseudo-random choices (default 1). */
   readonly seed?: number;
-  /** Ruin-and-recreate iterations; the search stops at this count (default 2,000 without a deadline). */
+  /** Ruin-and-recreate iterations: the annealing cools over them and the search stops after them
+   * (default DEFAULT_ITERATIONS). With the seed, they decide the solution. */
   readonly iterations?: number;
   /** The caller's clock in ms, read only to compare with `deadline`. */
   readonly now?: () => number;
-  /** Stop when `now()` reaches this (same unit as `now`). */
+  /** A safety cap, not the budget: stop when `now()` reaches this (same unit as `now`), checked every 16
+   * iterations; the solution then says `stopped: "time_limit"` (and depends on the machine's speed). */
   readonly deadline?: number;
   /** Start and end temperatures, as fractions of the initial solution's mean edge cost. */
   readonly temperature?: { readonly start: number; readonly end: number };
@@ -573,19 +578,18 @@ class Search {
     const t0 = (options.temperature?.start ?? 5) * meanEdge;
     const t1 = (options.temperature?.end ?? 0.05) * meanEdge;
 
-    const useClock = options.now !== undefined && options.deadline !== undefined;
-    const limit = options.iterations ?? (useClock ? Number.POSITIVE_INFINITY : 2_000);
-    const startedAt = useClock ? (options.now as () => number)() : 0;
-    const span = useClock ? Math.max(1, (options.deadline as number) - startedAt) : 0;
-    let progress = 0;
-    for (let it = 0; it < limit; it++) {
-      if (useClock && (it & 15) === 0) {
-        const now = (options.now as () => number)();
-        if (now >= (options.deadline as number)) break;
-        progress = (now - startedAt) / span;
+    // The cooling and the stop follow the iteration budget only, so a seed and a budget give one
+    // solution whatever the machine's speed; the clock is a safety cap, and a run it cuts short says so.
+    const limit = Math.max(0, Math.floor(options.iterations ?? DEFAULT_ITERATIONS));
+    const capped = options.now !== undefined && options.deadline !== undefined;
+    let stopped: SearchStop = "budget";
+    let it = 0;
+    for (; it < limit; it++) {
+      if (capped && (it & 15) === 0 && (options.now as () => number)() >= (options.deadline as number)) {
+        stopped = "time_limit";
+        break;
       }
-      if (Number.isFinite(limit)) progress = Math.max(progress, it / limit);
-      const temperature = t0 * (t1 / t0) ** progress;
+      const temperature = t0 * (t1 / t0) ** (it / limit);
 
       const saved = this.routes.slice();
       const savedUnassigned = this.unassigned;
@@ -620,7 +624,12 @@ class Search {
     });
     let distance = 0;
     for (const r of this.routes) distance += r.cost;
-    return { routes, unassigned: this.unassigned.slice().sort((a, b) => a - b), distance };
+    return {
+      routes,
+      unassigned: this.unassigned.slice().sort((a, b) => a - b),
+      distance,
+      search: { iterations: it, stopped },
+    };
   }
 
   private reindex(): void {

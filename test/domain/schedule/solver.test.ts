@@ -161,11 +161,27 @@ describe("determinism and time box", () => {
     expect(checkSolution(problem, a.routes, a.unassigned).feasible).toBe(true);
   });
 
-  it("stops when the caller's clock reaches the deadline", () => {
+  it("gives the same solution for a seed and budget whatever the clock does under a cap it never hits", () => {
+    // The old time box cooled with the clock's progress: a slow and a fast machine then differed.
+    const problem = randomInstance(13, 30, 6, 15);
+    let slow = 0;
+    let fast = 0;
+    // read every 16 iterations: at most 19 reads, so the slow clock ends at 1140, short of its cap
+    const a = solve(problem, { seed: 3, iterations: 300, now: () => (slow += 60), deadline: 1200 });
+    const b = solve(problem, { seed: 3, iterations: 300, now: () => (fast += 0.001), deadline: 1200 });
+    const c = solve(problem, { seed: 3, iterations: 300 });
+    expect(a.search).toEqual({ iterations: 300, stopped: "budget" });
+    expect(a).toEqual(b);
+    expect(a).toEqual(c);
+  });
+
+  it("stops when the caller's clock reaches the cap, and says so", () => {
     const problem = randomInstance(12, 30, 6, 15);
     let ticks = 0;
-    const solution = solve(problem, { now: () => ticks++, deadline: 10 });
+    const solution = solve(problem, { iterations: 100_000, now: () => ticks++, deadline: 10 });
     expect(ticks).toBeLessThan(20);
+    expect(solution.search?.stopped).toBe("time_limit");
+    expect(solution.search?.iterations).toBeLessThan(100_000);
     expect(checkSolution(problem, solution.routes, solution.unassigned).feasible).toBe(true);
   });
 });
