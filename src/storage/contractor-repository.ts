@@ -279,20 +279,6 @@ export class KyselyContractorRepository implements ContractorRepository {
     return row !== undefined;
   }
 
-  async recordDaily(job: string, day: string, livemode: boolean, audit: AuditEntry): Promise<boolean> {
-    return this.db.transaction().execute(async (trx) => {
-      const claimed = await trx
-        .insertInto("daily_runs")
-        .values({ job, day, livemode: livemode ? 1 : 0, created_at: this.clock().toISOString() })
-        .onConflict((oc) => oc.columns(["job", "day", "livemode"]).doNothing())
-        .returning("job")
-        .executeTakeFirst();
-      if (!claimed) return false;
-      await this.audit.writeEntries(trx, [audit]);
-      return true;
-    });
-  }
-
   async backfillSandboxVerification(
     dates: ReadonlyArray<{ id: string; insuranceVerifiedUntil: string; licenseVerifiedUntil: string }>,
     audit: (changed: number) => AuditEntry,

@@ -78,6 +78,12 @@ export interface WriteTx {
   enqueueWebhook(row: WebhookEventsTable): void;
   /** Whether the account has a default webhook endpoint in this mode, as it is in this transaction. */
   hasDefaultEndpoint(accountId: string, livemode: number): Promise<boolean>;
+  /** Claims the once-a-day `job` for this UTC day and mode (the daily_runs row): true for the one
+   * transaction that claims it, which commits it with its other writes. */
+  claimDaily(job: string, day: string, livemode: boolean): Promise<boolean>;
+  /** Writes a pool-level event to the event log with the transaction: no order and no account, so only
+   * the dispatch team's stream of its mode carries it (operations/event-stream.ts). */
+  appendPoolEvent(event: { type: string; livemode: boolean; createdAt: string; payload: unknown }): void;
 }
 
 /** Accounts and their API keys. */
@@ -205,9 +211,6 @@ export interface ContractorRepository {
   fingerprints(ids: readonly string[], since: string, tx?: WriteTx): Promise<Map<string, string>>;
   /** Whether the once-a-day `job` already ran for this UTC day and mode. */
   ranToday(job: string, day: string, livemode: boolean): Promise<boolean>;
-  /** Records the day's run of `job` with its audit record, in one transaction; false (and nothing
-   * written) when another run, in this process or another, recorded the day first. */
-  recordDaily(job: string, day: string, livemode: boolean, audit: AuditEntry): Promise<boolean>;
   /** Sandbox contractors seeded before they had verification dates get theirs (only rows without either
    * date change), with the audit record, in one transaction; returns how many changed. */
   backfillSandboxVerification(
