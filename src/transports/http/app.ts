@@ -29,6 +29,7 @@ import { type AgentCaller, agentKeyFor } from "../agent-call.js";
 import { mcpServerCard } from "../discovery/documents.js";
 import { registerDiscovery } from "../discovery/routes.js";
 import { mcpTools, registerMcp } from "../mcp.js";
+import { registerApiDocs } from "./api-docs.js";
 import { baseUrlOf } from "./base-url.js";
 import { registerConsoleAssets } from "./console-assets.js";
 import { admitSession, registerConsoleSession, sessionCookieOf } from "./console-session.js";
@@ -274,7 +275,9 @@ export async function buildApp(services: Services, options: AppOptions = {}): Pr
           "Dispatch field-service jobs: quotes, work orders auto-matched to contractors, public evals, a trade " +
           "index and estimates. Errors are RFC 9457 problem documents with a machine-readable `code`. " +
           "Request bodies are I-JSON (RFC 7493) in UTF-8, unencoded or gzip, deflate or br encoded; " +
-          "no string of any input may hold a C0 control character other than tab, line feed and carriage return.",
+          "no string of any input may hold a C0 control character other than tab, line feed and carriage return. " +
+          "Keyed operations take an API key in the `x-api-key` header: a fresh install prints a sandbox key on " +
+          "its first start (see the key scheme, under Authorize in the API reference at /docs).",
       },
       // Relative: the server that serves this document (the API reference's "try it" calls it too).
       servers: [{ url: "/", description: "This server" }],
@@ -287,7 +290,7 @@ export async function buildApp(services: Services, options: AppOptions = {}): Pr
             description:
               "An API key. A fresh install prints its sandbox key (`fsd_test_...`, test mode: the sandbox " +
               "contractor pool only) once, on its first start; lost it? `npm run cli -- keys create --account " +
-              "sandbox --mode test`. Send it in the x-api-key header.",
+              "sandbox --mode test`. To try an operation at /docs: Authorize, paste the key, then Execute.",
           },
         },
       },
@@ -370,6 +373,7 @@ export async function buildApp(services: Services, options: AppOptions = {}): Pr
 
   registerConsoleSession(app, services);
   registerConsoleAssets(app, services);
+  await registerApiDocs(app);
   app.get("/healthz", { schema: { hide: true } }, async () => ({ status: "ok" }));
   app.get("/readyz", { schema: { hide: true } }, async (request, reply) => {
     const { ready, checks, error } = await checkReadiness(services);
