@@ -454,6 +454,10 @@ describe("MCP on a fresh store, with no MCP_API_KEY", () => {
         const page = await fetch(consoleUrl as string);
         expect([200, 503]).toContain(page.status);
         expect(page.headers.get("content-type")).toBe("text/html; charset=utf-8");
+        // So is the API reference's, where the key can be tried.
+        const docsUrl = /API reference: (http:\/\/127\.0\.0\.1:\d+\/docs) /.exec(out)?.[1];
+        expect(docsUrl, out).toBeTruthy();
+        expect((await fetch(docsUrl as string)).status).toBe(200);
         // And a sandbox dispatch-team key to try the board with: test mode, the dispatcher's kind.
         const dispatchKey = /sandbox dispatch-team key.*\n {2}(fsd_test_\w{36})/.exec(out)?.[1];
         expect(dispatchKey, out).toBeTruthy();
