@@ -4,7 +4,7 @@
 // - The caller (an account key): its own account's records, in the key's mode.
 // - The dispatch team (a dispatcher key): every record of its mode, every disclosure.
 // - A contractor (a contractor key): an order's records that name it, and the order's creation (the job
-//   it was offered), each with its own disclosures only.
+//   it was offered, without the caller's contact details), each with its own disclosures only.
 
 import { z } from "zod";
 import { applyDisclosures } from "../audit/disclosure.js";
@@ -183,8 +183,9 @@ export const contractorAuditListOperation = defineOperation({
   description:
     "A contractor's view of an order's audit records: the order's creation (the job) and every record that " +
     "names you (your offer, your answer, your progress, an assignment to or from you), each with your own " +
-    "disclosures. Other contractors, the candidates and their prices stay undisclosed. Empty for an order " +
-    "whose records do not name you.",
+    "disclosures. Other contractors, the candidates and their prices, and the caller's contact details and " +
+    "references (callback URL, reference, idempotency key, the site's address and name) stay undisclosed. " +
+    "Empty for an order whose records do not name you.",
   access: "contractor",
   effect: "read",
   limit: "key",
