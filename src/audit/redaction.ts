@@ -178,6 +178,24 @@ export function redact(actor: string, data: Record<string, unknown>, refOf: RefO
   return { actor: sealedActor, data: sealed, disclosures: lines.join("\n") };
 }
 
+/**
+ * Whether sealed data holds any of the caller's contact details in the clear (a record sealed before they
+ * became disclosures): such a record is not shown to a contractor. Null stands for nothing.
+ */
+export function holdsCallerDetails(data: Record<string, unknown>, fields: Fields = CALLER_ONLY): boolean {
+  for (const name in fields) {
+    const rule = fields[name];
+    const value = data[name];
+    if (
+      rule === true
+        ? value !== undefined && value !== null
+        : isObject(value) && holdsCallerDetails(value, rule)
+    )
+      return true;
+  }
+  return false;
+}
+
 /** The encoded disclosures of a record that `reader` may see. */
 export function disclosuresFor(stored: string | null, reader: Reader): string[] {
   if (stored === null) return [];

@@ -9,7 +9,7 @@
 import { z } from "zod";
 import { applyDisclosures } from "../audit/disclosure.js";
 import { AUDIT_KIND_LIST, type AuditKind } from "../audit/kinds.js";
-import { disclosuresFor, type Reader } from "../audit/redaction.js";
+import { disclosuresFor, holdsCallerDetails, type Reader } from "../audit/redaction.js";
 import { ALL_ACCOUNTS } from "../storage/audit-store.js";
 import type { AuditRecordRow } from "../storage/schema.js";
 import { verifyUrl } from "./audit-decisions.js";
@@ -205,10 +205,13 @@ export const contractorAuditListOperation = defineOperation({
       limit: ORDER_RECORDS_MAX,
     });
     const views = rows.map((r) => auditRecordView(r, reader, ctx.baseUrl));
-    // Like any list filtered by an order, it is empty for an order that is not yours to see.
+    // Like any list filtered by an order, it is empty for an order that is not yours to see. The order's
+    // creation is the job; one sealed before the caller's contact details became disclosures is withheld.
     const named = views.some((v) => v.disclosures.length > 0);
+    const job = (v: (typeof views)[number]) =>
+      v.kind === "order.created" && !holdsCallerDetails(v.record.data);
     return {
-      records: named ? views.filter((v) => v.disclosures.length > 0 || v.kind === "order.created") : [],
+      records: named ? views.filter((v) => v.disclosures.length > 0 || job(v)) : [],
       next_cursor: null,
     };
   },

@@ -7,7 +7,7 @@ import { describe, expect, it, vi } from "vitest";
 import { applyDisclosures, encodeDisclosure } from "../../src/audit/disclosure.js";
 import { leafHash } from "../../src/audit/merkle.js";
 import { newSeal, rowMatchesLeaf, SEAL_PATTERN, sealRecord } from "../../src/audit/record.js";
-import { disclosuresFor, openRecord, type Reader } from "../../src/audit/redaction.js";
+import { disclosuresFor, holdsCallerDetails, openRecord, type Reader } from "../../src/audit/redaction.js";
 import { canonicalJson } from "../../src/canonical-json.js";
 
 describe("audit records", () => {
@@ -170,6 +170,14 @@ describe("record format v2: private parts as disclosures", () => {
     expect(name).toHaveLength(1);
     const moved = { ...sealed, _sd: [...sealed._sd, ...sealed.input.location._sd] };
     expect(applyDisclosures(moved, [name[0] as string, name[0] as string]).ok).toBe(false);
+    // Sealed so, it holds none of them in the clear; sealed before the rule, it did (and is withheld from
+    // contractors).
+    expect(holdsCallerDetails(sealed)).toBe(false);
+    expect(holdsCallerDetails(data)).toBe(true);
+    expect(holdsCallerDetails({ ...data, input: { location: { address: "1 Market St" } } })).toBe(true);
+    expect(
+      holdsCallerDetails({ input: { trade: "plumbing" }, idempotency_key: null, reference_id: null }),
+    ).toBe(false);
     // A quote's input without contact details is sealed as it is.
     const plain = sealRecord({ ...input, actor: "key:key_1", data: { input: { trade: "plumbing" } } });
     expect(JSON.parse(plain.record).data).toEqual({ input: { trade: "plumbing" } });
