@@ -171,6 +171,7 @@ export const orderOperation = defineOperation({
       modelPriceCents: job.modelPrice.total_cents,
       matchingTimeMs: Number(matchedHr - matchStartHr) / 1e6,
       actor,
+      // Sealed with the caller's contact details and bookkeeping as disclosures (audit/redaction.ts).
       createdData: {
         input: ctx.rawInput,
         idempotency_key: ctx.idempotency?.key ?? null,

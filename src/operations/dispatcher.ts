@@ -194,6 +194,8 @@ export const dispatcherPoolOperation = defineOperation({
     "the pool refresh interval. Jobs already held are not affected.",
   access: "dispatcher",
   effect: "destructive",
+  // Activating an active contractor (or excluding an excluded one) leaves its standing as it was.
+  setsState: true,
   limit: "key",
   http: { method: "POST", path: "/api/dispatcher/v1/contractors/status", input: "body" },
   problems: [404],

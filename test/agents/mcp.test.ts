@@ -145,6 +145,15 @@ describe("MCP tools", () => {
       destructiveHint: false,
       idempotentHint: false,
     });
+    // Setting a contractor's standing again leaves it as it is: destructive, and idempotent without a key.
+    expect(hints("dispatcher.pool")).toMatchObject({
+      readOnlyHint: false,
+      destructiveHint: true,
+      idempotentHint: true,
+    });
+    // A cancellation or an assignment done again is not the same call: not idempotent.
+    for (const name of ["dispatch.order_cancel", "dispatcher.assign"])
+      expect(hints(name)?.idempotentHint, name).toBe(false);
     // Only the probe reaches out to hosts its caller names.
     expect(hints("agentic.readiness_probe")).toMatchObject({ readOnlyHint: true, openWorldHint: true });
     expect(hints("dispatch.quote")?.openWorldHint).toBe(false);

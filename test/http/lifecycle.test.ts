@@ -458,6 +458,13 @@ describe("the dispatcher's side", () => {
       { "x-api-key": dispatcher },
     );
     expect(excluded.json()).toMatchObject({ excluded: true });
+    // Excluding it again leaves its standing as it was (why dispatcher.pool's MCP tool is idempotent).
+    const again = await h.post(
+      "/api/dispatcher/v1/contractors/status",
+      { contractor_id: x, action: "exclude", reason: "no-show twice" },
+      { "x-api-key": dispatcher },
+    );
+    expect(again.json()).toEqual(excluded.json());
     for (let i = 0; i < 4; i++) expect(await holder(h, (await order(h, caller)).order_id)).not.toBe(x);
     const refused = await h.post(
       "/api/dispatcher/v1/orders/assign",
