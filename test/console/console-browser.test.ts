@@ -379,6 +379,9 @@ describe("the console in Chromium", () => {
     const [stored] = await h.services.store.orders.byIds([orderId]);
     expect(stored?.status).toBe("completed");
     expect(Number(stored?.final_cost_cents)).toBe(21_250);
+    // The completed job waits for its invoice on the next visit too, not only in the page that completed it.
+    await phone.page.reload();
+    await status(phone.page, orderId, "completed");
     // Then the invoice, within the NTE in force.
     await card.getByLabel("Invoice total ($)").fill("212.50");
     await accessible(phone.page, "contractor with a job to invoice");
