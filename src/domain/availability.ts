@@ -39,6 +39,31 @@ export function slotHours(trade: TradeCode): number {
   return Math.max(EARLIEST_WINDOW.minHours, Math.ceil(TRADES[trade].typicalJobHours));
 }
 
+/**
+ * A local day's slots, by zone, trade and day: working them out asks ICU for local times (tens of µs a
+ * day), and the earliest window of every scheduled order without one reads the same few days.
+ */
+const daySlotsCache = new Map<string, readonly TimeWindow[]>();
+const DAY_SLOTS_CACHE_LIMIT = 4096;
+
+function daySlots(zone: string, day: LocalDay, hours: number): readonly TimeWindow[] {
+  const key = `${zone}|${hours}|${day.year}-${day.month}-${day.day}`;
+  let slots = daySlotsCache.get(key);
+  if (slots === undefined) {
+    const out: TimeWindow[] = [];
+    for (let h = EARLIEST_WINDOW.startHour; h + hours <= SLOT_DAY_END_HOUR; h += hours) {
+      out.push({
+        start: zonedInstant(zone, { ...day, hour: h, minute: 0 }),
+        end: zonedInstant(zone, { ...day, hour: h + hours, minute: 0 }),
+      });
+    }
+    if (daySlotsCache.size >= DAY_SLOTS_CACHE_LIMIT) daySlotsCache.clear();
+    daySlotsCache.set(key, out);
+    slots = out;
+  }
+  return slots;
+}
+
 /** The slots of `days` local days from `first` in `zone` that start after `now` and at most 90 days ahead. */
 export function slotsOf(
   zone: string,
@@ -52,11 +77,9 @@ export function slotsOf(
   const out: TimeWindow[] = [];
   let day: LocalDay = first;
   for (let d = 0; d < days; d++) {
-    for (let h = EARLIEST_WINDOW.startHour; h + hours <= SLOT_DAY_END_HOUR; h += hours) {
-      const start = zonedInstant(zone, { ...day, hour: h, minute: 0 });
-      const end = zonedInstant(zone, { ...day, hour: h + hours, minute: 0 });
-      if (start.getTime() < now.getTime() || end.getTime() > latest) continue;
-      out.push({ start, end });
+    for (const w of daySlots(zone, day, hours)) {
+      if (w.start.getTime() < now.getTime() || w.end.getTime() > latest) continue;
+      out.push({ start: w.start, end: w.end });
     }
     day = nextLocalDay(day);
   }

@@ -134,8 +134,15 @@ export function earliestBookable(
 ): { window: TimeWindow; result: MatchResult } | null {
   const index = services.pool.index;
   const set = index.candidates(livemode ? "live" : "sandbox", job.trade, job.state);
-  const slots = slotsOf(zone, nextLocalDay(localDayOf(now, zone)), AVAILABILITY_MAX_DAYS, job.trade, now);
-  return firstBookable(job, slots, set, index.jobs, now, services.pool.booked());
+  const booked = services.pool.booked();
+  // Day by day: the first day usually has one, and the days after are not worked out.
+  let day = nextLocalDay(localDayOf(now, zone));
+  for (let d = 0; d < AVAILABILITY_MAX_DAYS; d++) {
+    const found = firstBookable(job, slotsOf(zone, day, 1, job.trade, now), set, index.jobs, now, booked);
+    if (found !== null) return found;
+    day = nextLocalDay(day);
+  }
+  return null;
 }
 
 /**

@@ -137,7 +137,9 @@ describe("availability", () => {
     // Sites around Austin: the drive between jobs counts. Counts are loose (up to 8): time binds first.
     const SITES: Point[] = [AUSTIN, { lat: 30.51, lon: -97.68 }, { lat: 30.16, lon: -97.79 }];
     const timedPool = poolArb.map((pool) =>
-      pool.map((c, i) => ({ ...c, maxActiveJobs: c.maxActiveJobs * 4, ...(SITES[i % 3] as Point) })),
+      pool.map(
+        (c, i): Contractor => ({ ...c, maxActiveJobs: c.maxActiveJobs * 4, ...(SITES[i % 3] as Point) }),
+      ),
     );
     fc.assert(
       fc.property(
@@ -170,7 +172,7 @@ describe("availability", () => {
             const result = match(req, set, jobs, 5, booked);
             if (result.chosen === null || result.eligible !== w.contractorsAvailable) return false;
             const c = result.chosen.contractor;
-            const slot = pool.indexOf(c);
+            const slot = pool.findIndex((p) => p.id === c.id);
             // The writer, in the order's transaction, finds the same room for it.
             const placed = arrivalOf(
               c.calendar,
