@@ -75,7 +75,13 @@ export const orderSchema = z
     final_cost_cents: z.number().int().nullable().describe("The contractor's final cost, once completed."),
     eta_at: z.iso.datetime().nullable().describe("When the contractor on its way expects to arrive."),
     ...orderServiceTimeShape,
-    status_reason: z.string().nullable().describe("Why the order was cancelled or could not be completed."),
+    status_reason: z
+      .string()
+      .nullable()
+      .describe(
+        "Why the order was cancelled or could not be completed; for scheduled work without a window that " +
+          "no contractor can take in any window of the next 14 days, why it waits for a dispatcher.",
+      ),
     nte_approved_cents: z
       .number()
       .int()

@@ -279,6 +279,7 @@ async function propose(
     .filter((c): c is DayContractor => c !== null);
   const clock = () => performance.now();
   const plan = planDay(jobs, contractors, {
+    travel: services.pool.travel,
     seed: input.seed,
     now: clock,
     deadline: clock() + input.time_limit_ms,

@@ -24,6 +24,7 @@ import { migration0018 } from "./0018-console-sessions.js";
 import { migration0019 } from "./0019-contractor-calendars.js";
 import { migration0020 } from "./0020-sla-clocks.js";
 import { migration0021 } from "./0021-schedule-proposals.js";
+import { migration0022 } from "./0022-capacity-time.js";
 
 const MIGRATIONS: Record<Dialect, Record<string, Migration>> = {
   sqlite: {
@@ -48,6 +49,7 @@ const MIGRATIONS: Record<Dialect, Record<string, Migration>> = {
     "0019-contractor-calendars": migration0019,
     "0020-sla-clocks": migration0020,
     "0021-schedule-proposals": migration0021,
+    "0022-capacity-time": migration0022,
   },
   postgres: {
     "0001-initial": migration0001,
@@ -71,6 +73,7 @@ const MIGRATIONS: Record<Dialect, Record<string, Migration>> = {
     "0019-contractor-calendars": migration0019,
     "0020-sla-clocks": migration0020,
     "0021-schedule-proposals": migration0021,
+    "0022-capacity-time": migration0022,
   },
 };
 
