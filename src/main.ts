@@ -60,6 +60,8 @@ function printWelcome(
 ): void {
   // The web console, served by this process (README, "Console"); signed in with any API key.
   process.stdout.write(`Console: ${base.replace(/\/+$/, "")}/console/ (sign in with an API key)\n`);
+  // The API reference (api-docs.ts): "try it" with a key pasted under Authorize.
+  process.stdout.write(`API reference: ${base.replace(/\/+$/, "")}/docs (try it with an API key)\n`);
   if (first.seededContractors > 0) {
     process.stdout.write(`Seeded the sandbox pool with ${first.seededContractors} contractors.\n`);
   }

@@ -3,9 +3,10 @@
 import { useEffect, useState } from "preact/hooks";
 import { signOut } from "./api";
 import { liveState } from "./live";
+import type { MapViewProps } from "./map/map-view";
 import type { Session } from "./types";
-import { AccountView } from "./views/account";
-import { Board } from "./views/board";
+import { AccountView, accountOrders, openOrderTimeline } from "./views/account";
+import { Board, boardOrders, openOrder } from "./views/board";
 import { ContractorView } from "./views/contractor";
 import { Pool } from "./views/pool";
 import { Webhooks } from "./views/webhooks";
@@ -57,64 +58,141 @@ export function Shell({ session }: { session: Session }) {
   );
 }
 
-/** The dispatch team's two views: the board (kept open, and live, while the pool is shown) and the pool. */
+type DispatchTab = "board" | "pool" | "map";
+type AccountTab = "orders" | "webhooks" | "map";
+
+function Tabs<T extends string>(props: {
+  label: string;
+  tabs: Array<[T, string]>;
+  tab: T;
+  onTab: (tab: T) => void;
+}) {
+  return (
+    <nav class="tabs" aria-label={props.label}>
+      {props.tabs.map(([id, name]) => (
+        <button
+          key={id}
+          type="button"
+          class={`tab ${props.tab === id ? "tab-on" : ""}`}
+          aria-pressed={props.tab === id}
+          onClick={() => props.onTab(id)}
+        >
+          {name}
+        </button>
+      ))}
+    </nav>
+  );
+}
+
+/** Brings an order's row (not its point on the map) into view once the list is shown again. */
+function scrollToRow(orderId: string) {
+  requestAnimationFrame(() => {
+    document.querySelector(`li[data-order-id="${CSS.escape(orderId)}"]`)?.scrollIntoView({ block: "center" });
+  });
+}
+
+/**
+ * The dispatch team's views: the board (kept open, and live, while another is shown), the pool and the
+ * map (of the board's orders). A point clicked on the map opens its order on the board.
+ */
 function DispatchTeam() {
-  const [tab, setTab] = useState<"board" | "pool">("board");
+  const [tab, setTab] = useState<DispatchTab>("board");
   return (
     <>
-      <nav class="tabs" aria-label="Dispatch team views">
-        <button
-          type="button"
-          class={`tab ${tab === "board" ? "tab-on" : ""}`}
-          aria-pressed={tab === "board"}
-          onClick={() => setTab("board")}
-        >
-          Board
-        </button>
-        <button
-          type="button"
-          class={`tab ${tab === "pool" ? "tab-on" : ""}`}
-          aria-pressed={tab === "pool"}
-          onClick={() => setTab("pool")}
-        >
-          Pool
-        </button>
-      </nav>
+      <Tabs
+        label="Dispatch team views"
+        tabs={[
+          ["board", "Board"],
+          ["pool", "Pool"],
+          ["map", "Map"],
+        ]}
+        tab={tab}
+        onTab={setTab}
+      />
       <div hidden={tab !== "board"}>
         <Board />
       </div>
       {tab === "pool" && <Pool />}
+      {tab === "map" && (
+        <LazyMap
+          title="Map of orders and contractors"
+          orders={boardOrders}
+          withContractors
+          onOpenOrder={(id) => {
+            openOrder(id);
+            setTab("board");
+            scrollToRow(id);
+          }}
+        />
+      )}
     </>
   );
 }
 
-/** The account's two views: its orders (kept open, and live, while webhooks are shown) and its webhooks. */
+/** The account's views: its orders (kept open, and live, while another is shown), its webhooks and the
+ * map of its orders. A point clicked on the map opens the order's timeline in the list. */
 function AccountArea() {
-  const [tab, setTab] = useState<"orders" | "webhooks">("orders");
+  const [tab, setTab] = useState<AccountTab>("orders");
   return (
     <>
-      <nav class="tabs" aria-label="Account views">
-        <button
-          type="button"
-          class={`tab ${tab === "orders" ? "tab-on" : ""}`}
-          aria-pressed={tab === "orders"}
-          onClick={() => setTab("orders")}
-        >
-          Orders
-        </button>
-        <button
-          type="button"
-          class={`tab ${tab === "webhooks" ? "tab-on" : ""}`}
-          aria-pressed={tab === "webhooks"}
-          onClick={() => setTab("webhooks")}
-        >
-          Webhooks
-        </button>
-      </nav>
+      <Tabs
+        label="Account views"
+        tabs={[
+          ["orders", "Orders"],
+          ["webhooks", "Webhooks"],
+          ["map", "Map"],
+        ]}
+        tab={tab}
+        onTab={setTab}
+      />
       <div hidden={tab !== "orders"}>
         <AccountView />
       </div>
       {tab === "webhooks" && <Webhooks />}
+      {tab === "map" && (
+        <LazyMap
+          title="Map of my orders"
+          orders={accountOrders}
+          withContractors={false}
+          onOpenOrder={(id) => {
+            openOrderTimeline(id);
+            setTab("orders");
+            scrollToRow(id);
+          }}
+        />
+      )}
     </>
+  );
+}
+
+type MapViewComponent = (props: MapViewProps) => preact.JSX.Element;
+let mapView: Promise<MapViewComponent> | null = null;
+
+/** The map, its code and its shapes fetched the first time it is shown (a chunk of their own: the board's
+ * JavaScript stays small). */
+function LazyMap(props: MapViewProps) {
+  const [View, setView] = useState<MapViewComponent | null>(null);
+  const [failed, setFailed] = useState(false);
+  useEffect(() => {
+    let live = true;
+    mapView ??= import("./map/map-view").then((m) => m.MapView);
+    mapView.then(
+      (v) => live && setView(() => v),
+      () => {
+        mapView = null;
+        if (live) setFailed(true);
+      },
+    );
+    return () => {
+      live = false;
+    };
+  }, []);
+  if (View) return <View {...props} />;
+  return failed ? (
+    <p class="error" role="alert">
+      The map could not be loaded; reload the page to try again.
+    </p>
+  ) : (
+    <p class="muted">Loading the map…</p>
   );
 }

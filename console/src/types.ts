@@ -51,6 +51,8 @@ export interface Order {
   status_reason: string | null;
   created_at: string;
   updated_at: string;
+  /** Approximate: its ZIP's centroid, else its city's; null when neither is known (lists and events). */
+  coordinates?: { lat: number; lon: number } | null;
   /** The dispatch team's view only. */
   account_id?: string;
   contractor_id?: string | null;

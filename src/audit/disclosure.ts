@@ -49,27 +49,27 @@ export function newSalts(count: number): string[] {
 
 export type DisclosureCheck = { ok: true; claims: Record<string, unknown> } | { ok: false; reason: string };
 
+type Decoded = { name: string; value: unknown };
+
 /**
  * Checks disclosures against the `data` of a sealed record and returns the data as the reader may see
- * it: the plain members, plus each disclosed name and value (without `_sd` and `_sd_alg`). Fails if a
- * disclosure is malformed, its digest is not among the record's, it is given twice, or it would overwrite
- * a plain member.
+ * it: the plain members, plus each disclosed name and value in the object whose `_sd` lists its digest
+ * (the top level, or a nested object such as an order's `input`), without `_sd` and `_sd_alg`. Fails if
+ * a disclosure is malformed, its digest is not among the record's, it is given twice, or it would
+ * overwrite a plain member.
  */
 export function applyDisclosures(
   data: Record<string, unknown>,
   disclosures: readonly string[],
 ): DisclosureCheck {
   const { _sd: sd, _sd_alg: alg, ...claims } = data;
-  if (disclosures.length === 0) return { ok: true, claims };
+  // Version 1 records have no digests: shown as they are.
+  if (alg === undefined && sd === undefined && disclosures.length === 0) return { ok: true, claims };
   if (alg !== SD_ALG || !Array.isArray(sd)) return { ok: false, reason: "the record has no digests" };
-  const digests = new Set(sd as unknown[]);
-  const seen = new Set<string>();
+  const given = new Map<string, Decoded>();
   for (const encoded of disclosures) {
     const digest = disclosureDigest(encoded);
-    if (!digests.has(digest))
-      return { ok: false, reason: `disclosure ${digest} is not committed in the record` };
-    if (seen.has(digest)) return { ok: false, reason: `disclosure ${digest} is given twice` };
-    seen.add(digest);
+    if (given.has(digest)) return { ok: false, reason: `disclosure ${digest} is given twice` };
     let parsed: unknown;
     try {
       parsed = JSON.parse(Buffer.from(encoded, "base64url").toString("utf8"));
@@ -83,10 +83,81 @@ export function applyDisclosures(
       typeof parsed[1] !== "string"
     )
       return { ok: false, reason: `disclosure ${digest} is not [salt, name, value]` };
-    const name = parsed[1];
-    if (name === "_sd" || name === "_sd_alg" || name === "..." || Object.hasOwn(claims, name))
-      return { ok: false, reason: `disclosure ${digest} names ${name}, which the record already has` };
-    claims[name] = parsed[2];
+    given.set(digest, { name: parsed[1], value: parsed[2] });
   }
-  return { ok: true, claims };
+  const used = new Set<string>();
+  const failure: { reason?: string } = {};
+  const applied = applyIn(claims, sd, given, used, failure);
+  if (failure.reason !== undefined) return { ok: false, reason: failure.reason };
+  for (const digest of given.keys())
+    if (!used.has(digest))
+      return { ok: false, reason: `disclosure ${digest} is not committed in the record` };
+  return { ok: true, claims: applied };
+}
+
+/**
+ * `members` with the disclosures whose digests `sd` lists added, and the same done in every object
+ * nested in them (an object's own `_sd` taken out). Returns `members` itself when nothing in it changes.
+ */
+function applyIn(
+  members: Record<string, unknown>,
+  sd: unknown,
+  given: ReadonlyMap<string, Decoded>,
+  used: Set<string>,
+  failure: { reason?: string },
+): Record<string, unknown> {
+  let out = members;
+  for (const name in members) {
+    const value = members[name];
+    const inner = applyValue(value, given, used, failure);
+    if (inner !== value) {
+      if (out === members) out = { ...members };
+      out[name] = inner;
+    }
+  }
+  if (!Array.isArray(sd)) return out;
+  if (out === members) out = { ...members };
+  for (const digest of sd) {
+    const claim = typeof digest === "string" ? given.get(digest) : undefined;
+    if (claim === undefined) continue;
+    const { name } = claim;
+    if (
+      used.has(digest as string) ||
+      name === "_sd" ||
+      name === "_sd_alg" ||
+      name === "..." ||
+      Object.hasOwn(out, name)
+    ) {
+      failure.reason ??= `disclosure ${digest} names ${name}, which the record already has`;
+      continue;
+    }
+    used.add(digest as string);
+    out[name] = applyValue(claim.value, given, used, failure);
+  }
+  return out;
+}
+
+/** A value with `applyIn` done in each object it holds (arrays included). */
+function applyValue(
+  value: unknown,
+  given: ReadonlyMap<string, Decoded>,
+  used: Set<string>,
+  failure: { reason?: string },
+): unknown {
+  if (typeof value !== "object" || value === null) return value;
+  if (Array.isArray(value)) {
+    let out: unknown[] | null = null;
+    for (let i = 0; i < value.length; i++) {
+      const inner = applyValue(value[i], given, used, failure);
+      if (inner !== value[i]) {
+        out ??= value.slice();
+        out[i] = inner;
+      }
+    }
+    return out ?? value;
+  }
+  const object = value as Record<string, unknown>;
+  if (!Object.hasOwn(object, "_sd")) return applyIn(object, undefined, given, used, failure);
+  const { _sd: sd, ...members } = object;
+  return applyIn(members, sd, given, used, failure);
 }

@@ -5,7 +5,7 @@ export const AUDIT_KINDS = {
   "quote.issued":
     "A quote: its inputs, the price breakdown, the candidates considered with their scores and the one chosen.",
   "order.created":
-    "A work order was accepted: its inputs as received (contact details excluded) and its status.",
+    "A work order was accepted: its inputs as received, its idempotency key and reference. The caller's contact details and bookkeeping (callback_url, reference_id, idempotency_key, the location's address and name) are disclosures for the caller and the dispatch team: a contractor reads the job as its offer shows it.",
   "order.matched":
     "A contractor was matched to an order: the ranked candidates with their scores, the one chosen, and how long the in-memory match took (matching_time_ms; records written before migration 0012 carry dispatch_latency_ms instead, the time from the request's arrival to that in-memory pick).",
   "order.unmatched":

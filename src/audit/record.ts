@@ -4,8 +4,8 @@
 // recompute its leaf.
 //
 // Version 2 (every record sealed since) keeps private parts out of the sealed text: contractor ids, the
-// ranked candidates with their prices and scores, and the account's contractor handles are committed as
-// salted digests (disclosure.ts, redaction.ts) and stored beside the record, each with the roles it is
+// ranked candidates with their prices and scores, the account's contractor handles, and the caller's
+// contact details and bookkeeping in an order's creation are committed as salted digests (disclosure.ts, redaction.ts) and stored beside the record, each with the roles it is
 // shown to. Version 1 records (sealed before) hold everything in the clear and verify as they always did.
 
 import { randomBase62 } from "../auth/api-key.js";

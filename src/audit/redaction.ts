@@ -2,14 +2,22 @@
 //
 // Three roles read records. The caller (the account the record belongs to) sees its own job, prices and
 // statuses, and its handle (contractor_ref) of each contractor; the dispatch team sees everything; a
-// contractor sees its own id where a record names it. Concretely, in any record's data:
+// contractor sees its own id where a record names it, and of the caller only what the job needs.
+// Concretely, in any record's data:
 // - `candidates` (the ranked contractors with their prices and scores): the dispatch team only;
 // - a contractor named in `chosen`, `contractor_id`, `from_contractor` or `to_contractor`: its id is
 //   shown to the dispatch team and to that contractor, and the account's handle of it (`chosen_ref`,
 //   `contractor_ref`, `from_contractor_ref`, `to_contractor_ref`) to the caller;
 // - a contractor acting (actor `contractor:<id>`) is sealed as actor `contractor`, with `actor_id` for
-//   the dispatch team and that contractor and `actor_ref` for the caller.
+//   the dispatch team and that contractor and `actor_ref` for the caller;
+// - the caller's contact details and its own bookkeeping (CALLER_ONLY: an order's callback_url,
+//   reference_id and idempotency_key, and the site's address and name): the caller and the dispatch team.
+//   A contractor reads an order's creation as the job it was offered: trade, description, urgency, NTE,
+//   service window, state, city and zip, what its offer shows; the address and the site's name reach the
+//   contractor that accepts the job through its job (contractor.jobs), not through the log.
 // Everything else stays in the clear. Records without an account (the pool's, the keys') get no handles.
+// A member inside a nested object (the order's `input`) is committed in that object's own `_sd`, as
+// SD-JWT does (RFC 9901, section 4.2.4.1), so the rest of the object stays readable to every role.
 
 import { applyDisclosures, type DisclosureArray, disclosureDigest, newSalts, SD_ALG } from "./disclosure.js";
 
@@ -40,11 +48,24 @@ const CONTRACTOR_FIELDS: Record<string, string> = {
 };
 const CONTRACTOR_ACTOR = "contractor:";
 
+/** Members by name: `true` for a member that is private whatever its value, or the rule inside an object. */
+type Fields = { readonly [name: string]: true | Fields };
+
+/** The caller's contact details and bookkeeping, wherever a record holds them (see above). */
+const CALLER_ONLY: Fields = {
+  callback_url: true,
+  idempotency_key: true,
+  reference_id: true,
+  input: { callback_url: true, reference_id: true, location: { address: true, name: true } },
+};
+
 interface Claim {
   name: string;
   value: unknown;
   /** The audiences, as stored: comma separated, empty for the dispatch team only. */
   to: string;
+  /** The `_sd` of the object the claim is committed in (filled once every claim has its salt). */
+  digests: string[];
 }
 
 export interface Redacted {
@@ -54,47 +75,82 @@ export interface Redacted {
   disclosures: string | null;
 }
 
-/** Whether a member of a record's data is private (becomes disclosures), by the rule above. */
+const isObject = (value: unknown): value is Record<string, unknown> =>
+  typeof value === "object" && value !== null && !Array.isArray(value);
+
+/** Whether a member of a record's data is itself private (becomes disclosures), by the rule above. */
 function isPrivate(name: string, value: unknown): boolean {
-  return TEAM_ONLY.has(name) || (typeof value === "string" && Object.hasOwn(CONTRACTOR_FIELDS, name));
+  return (
+    TEAM_ONLY.has(name) ||
+    (typeof value === "string" && Object.hasOwn(CONTRACTOR_FIELDS, name)) ||
+    (CALLER_ONLY[name] === true && value !== undefined)
+  );
+}
+
+/**
+ * An object of a record's data with its caller-only members (by `fields`) taken out as claims for the
+ * caller, committed in its own `_sd`; the object itself when nothing in it is private.
+ */
+function commitNested(
+  obj: Record<string, unknown>,
+  fields: Fields,
+  claims: Claim[],
+): Record<string, unknown> {
+  let digests: string[] | null = null;
+  let changed = false;
+  const kept: Record<string, unknown> = {};
+  for (const name of Object.keys(obj).sort()) {
+    const value = obj[name];
+    const rule = fields[name];
+    if (rule === true && value !== undefined) {
+      digests ??= [];
+      claims.push({ name, value, to: "caller", digests });
+      changed = true;
+    } else if (rule !== undefined && rule !== true && isObject(value)) {
+      const inner = commitNested(value, rule, claims);
+      changed ||= inner !== value;
+      kept[name] = inner;
+    } else kept[name] = value;
+  }
+  if (!changed) return obj;
+  return digests === null ? kept : { _sd: digests, ...kept };
 }
 
 /** Splits a record's data into what is sealed in the clear and the disclosures, committed by digest. */
 export function redact(actor: string, data: Record<string, unknown>, refOf: RefOf | null): Redacted {
   // Built without copying and deleting from `data`: a deleted member turns an object into a slow
   // dictionary, which the sealer then reads (this is on every quote's and order's path).
-  let claims: Claim[] | null = null;
+  const claims: Claim[] = [];
+  const top: string[] = [];
+  let nested: Map<string, Record<string, unknown>> | null = null;
   for (const name in data) {
     const value = data[name];
-    if (!isPrivate(name, value)) continue;
-    claims ??= [];
-    if (TEAM_ONLY.has(name)) {
-      claims.push({ name, value, to: "" });
-      continue;
+    const callerOnly = CALLER_ONLY[name];
+    if (callerOnly !== undefined && callerOnly !== true && isObject(value)) {
+      const committed = commitNested(value, callerOnly, claims);
+      if (committed !== value) {
+        nested ??= new Map();
+        nested.set(name, committed);
+      }
+    } else if (!isPrivate(name, value)) continue;
+    else if (TEAM_ONLY.has(name)) claims.push({ name, value, to: "", digests: top });
+    else if (callerOnly === true) claims.push({ name, value, to: "caller", digests: top });
+    else {
+      claims.push({ name, value, to: `contractor:${value as string}`, digests: top });
+      if (refOf) {
+        const ref = CONTRACTOR_FIELDS[name] as string;
+        claims.push({ name: ref, value: refOf(value as string), to: "caller", digests: top });
+      }
     }
-    claims.push({ name, value, to: `contractor:${value as string}` });
-    if (refOf)
-      claims.push({ name: CONTRACTOR_FIELDS[name] as string, value: refOf(value as string), to: "caller" });
   }
   let sealedActor = actor;
   if (actor.startsWith(CONTRACTOR_ACTOR)) {
     const id = actor.slice(CONTRACTOR_ACTOR.length);
     sealedActor = "contractor";
-    claims ??= [];
-    claims.push({ name: "actor_id", value: id, to: `contractor:${id}` });
-    if (refOf) claims.push({ name: "actor_ref", value: refOf(id), to: "caller" });
+    claims.push({ name: "actor_id", value: id, to: `contractor:${id}`, digests: top });
+    if (refOf) claims.push({ name: "actor_ref", value: refOf(id), to: "caller", digests: top });
   }
-  if (claims === null) return { actor, data, disclosures: null };
-  const salts = newSalts(claims.length);
-  const lines: string[] = [];
-  const digests: string[] = [];
-  for (let i = 0; i < claims.length; i++) {
-    const claim = claims[i] as Claim;
-    const json = JSON.stringify([salts[i], claim.name, claim.value] as DisclosureArray);
-    lines.push(`${claim.to}\t${json}`);
-    digests.push(disclosureDigest(encodeJson(json)));
-  }
-  digests.sort();
+  if (claims.length === 0) return { actor, data, disclosures: null };
   // Members in sorted order ("_sd" and "_sd_alg" sort before the lower-case names records use), so that
   // the sealer's canonical JSON takes the object as it is instead of copying it sorted.
   let names = Object.keys(data);
@@ -104,12 +160,40 @@ export function redact(actor: string, data: Record<string, unknown>, refOf: RefO
       break;
     }
   }
-  const sealed: Record<string, unknown> = { _sd: digests, _sd_alg: SD_ALG };
+  const sealed: Record<string, unknown> = { _sd: top, _sd_alg: SD_ALG };
   for (const name of names) {
     const value = data[name];
-    if (!isPrivate(name, value)) sealed[name] = value;
+    if (!isPrivate(name, value)) sealed[name] = nested?.get(name) ?? value;
   }
+  const salts = newSalts(claims.length);
+  const lines: string[] = [];
+  for (let i = 0; i < claims.length; i++) {
+    const claim = claims[i] as Claim;
+    const json = JSON.stringify([salts[i], claim.name, claim.value] as DisclosureArray);
+    lines.push(`${claim.to}\t${json}`);
+    claim.digests.push(disclosureDigest(encodeJson(json)));
+  }
+  top.sort();
+  if (nested !== null) for (const claim of claims) if (claim.digests !== top) claim.digests.sort();
   return { actor: sealedActor, data: sealed, disclosures: lines.join("\n") };
+}
+
+/**
+ * Whether sealed data holds any of the caller's contact details in the clear (a record sealed before they
+ * became disclosures): such a record is not shown to a contractor. Null stands for nothing.
+ */
+export function holdsCallerDetails(data: Record<string, unknown>, fields: Fields = CALLER_ONLY): boolean {
+  for (const name in fields) {
+    const rule = fields[name];
+    const value = data[name];
+    if (
+      rule === true
+        ? value !== undefined && value !== null
+        : isObject(value) && holdsCallerDetails(value, rule)
+    )
+      return true;
+  }
+  return false;
 }
 
 /** The encoded disclosures of a record that `reader` may see. */

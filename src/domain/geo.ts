@@ -33,6 +33,29 @@ export function lookupCity(city: string, state: string): Point | undefined {
   return { lat: lat / matches.length, lon: lon / matches.length };
 }
 
+/** Places already resolved by approximatePoint (a view may resolve the same few hundred places on every
+ * read); emptied when it grows past PLACE_MEMO_MAX, so it stays small whatever the places asked. */
+const placeMemo = new Map<string, Point | null>();
+const PLACE_MEMO_MAX = 20_000;
+
+/**
+ * An approximate point for a place as an order states it: its ZIP's centroid, else its city's (the mean of
+ * the city's ZIP centroids), rounded to 4 decimals; null when neither is known. Good enough to draw it on
+ * a map, never to find the site. Memoised: a city's lookup walks its state's ZIPs.
+ */
+export function approximatePoint(zip: string | null, city: string | null, state: string): Point | null {
+  const key = `${zip ?? ""}|${city ?? ""}|${state}`;
+  const held = placeMemo.get(key);
+  if (held !== undefined) return held;
+  const found = (zip ? lookupZip(zip) : undefined) ?? (city ? lookupCity(city, state) : undefined);
+  const point = found ? { lat: round4(found.lat), lon: round4(found.lon) } : null;
+  if (placeMemo.size >= PLACE_MEMO_MAX) placeMemo.clear();
+  placeMemo.set(key, point);
+  return point;
+}
+
+const round4 = (x: number) => Math.round(x * 10_000) / 10_000;
+
 /** The lowest ZIP of a city in a state (a stable one of its ZIPs), or undefined for an unknown city. */
 export function firstZipOfCity(city: string, state: string): string | undefined {
   let first: string | undefined;

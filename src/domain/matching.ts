@@ -3,20 +3,26 @@
 // Hard filters (all must hold): active; not excluded; works the trade; covers the location (works in the
 // state and, when both the job and the contractor have coordinates and the contractor has a radius, the
 // job is within that radius); compliant (insurance and license both verified through the job's day, a
-// date equal to that day included: compliance.ts); has capacity (active jobs < max); emergency-capable
-// when urgency=emergency; fits its calendar (time/calendar.ts) when the request states its time:
+// date equal to that day included: compliance.ts); has capacity (active jobs < max, the count bound);
+// emergency-capable when urgency=emergency; fits its calendar (time/calendar.ts) when the request states
+// its time:
 //   windowed work (a caller's window, or the earliest window of scheduled work): a stretch of the
 //     trade's typical hours inside the window, inside its working hours and outside its time off, no
 //     earlier than it can travel there;
 //   as-soon-as-possible work: it can start the job (the typical hours, inside working hours, outside time
 //     off) by arrive_by; emergency work ignores working hours (an emergency-capable contractor is on call
 //     around the clock) but not time off.
-// A contractor without hours is available any time.
+// A contractor without hours is available any time. Then its time (commitments.ts): the jobs it holds
+// are blocks of time, and the job must fit between them with the drive from the one before and to the
+// one after; windowed work inside the window, as-soon-as-possible work no later than arrive_by (or than
+// the calendar alone would have it start, when that is later already). A contractor whose held jobs
+// leave no room is rejected under `capacity`.
 //
-// ETA (minutes from the request to on site): the earliest start its calendar allows, no earlier than its
-// response time plus travel from its base (great-circle distance at TRAVEL_MPH; UNKNOWN_TRAVEL_MINUTES
-// without a location) for as-soon-as-possible work, or than the window's start plus travel for windowed
-// work; without a stated time, response time plus travel.
+// ETA (minutes from the request to on site): the earliest start its calendar and its held jobs allow, no
+// earlier than its response time plus travel from its base (travel-time.ts: great-circle distance x road
+// factor at an average speed; UNKNOWN_TRAVEL_MINUTES without a location) for as-soon-as-possible work,
+// or than the window's start plus travel for windowed work; without a stated time, response time plus
+// travel.
 //
 // Score = 0.30 fit + 0.25 eta + 0.20 quality + 0.15 price + 0.10 load, each component in [0, 1]:
 //   fit     = 1 - distance / reach (reach = radius, or 150 mi for statewide); 0.5 when distance unknown
@@ -28,6 +34,7 @@
 // Tie-break: higher score, then lower cost, then lower contractor id.
 
 import { type CandidateSet, FLAG_ACTIVE, FLAG_EMERGENCY, FLAG_EXCLUDED } from "./candidate-set.js";
+import { type Commitment, fitAmong, NO_COMMITMENTS } from "./commitments.js";
 import { compliantThrough } from "./compliance.js";
 import type { Contractor } from "./contractor.js";
 import { distanceMiles, type Point } from "./geo.js";
@@ -35,7 +42,10 @@ import { type JobPrice, priceJob, type Urgency } from "./pricing.js";
 import { ALWAYS, type Calendar, earliestStart, ZoneOffsets } from "./time/calendar.js";
 import { SERVICE_LEVELS } from "./time/service-levels.js";
 import type { TradeCode } from "./trades.js";
+import { greatCircleTravel, type TravelTime, UNKNOWN_TRAVEL_MINUTES } from "./travel-time.js";
 import type { StateCode } from "./us-regions.js";
+
+export { UNKNOWN_TRAVEL_MINUTES } from "./travel-time.js";
 
 export const SCORE_WEIGHTS = { fit: 0.3, eta: 0.25, quality: 0.2, price: 0.15, load: 0.1 } as const;
 
@@ -48,10 +58,6 @@ export const ETA_TARGET_MINUTES: Readonly<Record<Urgency, number>> = {
   scheduled: 10080,
 };
 
-/** Average travel speed used to turn distance into travel time. */
-export const TRAVEL_MPH = 35;
-/** Travel time assumed when the job's exact location is unknown. */
-export const UNKNOWN_TRAVEL_MINUTES = 45;
 /** How far past arrive_by an as-soon-as-possible arrival is still looked for (a contractor able to start
  * by arrive_by but busy until later reports that later ETA). */
 export const ASAP_HORIZON_MINUTES = 7 * 1440;
@@ -96,60 +102,133 @@ export interface MatchTime {
   durationMinutes: number;
 }
 
-/** When a contractor can be on site: its ETA and the lead the eta score compares, minutes. */
+/** When a contractor can be on site: its ETA and the lead the eta score compares, minutes; and the
+ * instant it starts on site (the block its capacity holds), null when the request states no time. */
 export interface Arrival {
   eta: number;
   lead: number;
+  at: number | null;
 }
+
+/** What a contractor's time holds already, and how travel between jobs is measured. */
+export interface HeldTime {
+  held: readonly Commitment[];
+  travel: TravelTime;
+  /** Judge as-soon-as-possible work against arrive_by (the matcher); the writer, placing a job the
+   * matcher or a dispatcher chose, only looks for room. */
+  judgeDeadline: boolean;
+}
+
+const FREE: HeldTime = { held: NO_COMMITMENTS, travel: greatCircleTravel, judgeDeadline: true };
+
+/** What the pool's contractors hold, by their slot in the index (contractor-index.ts), and the travel
+ * time between jobs. */
+export interface Booked {
+  held: ArrayLike<readonly Commitment[] | undefined>;
+  travel: TravelTime;
+}
+
+export const NOTHING_BOOKED: Booked = { held: [], travel: greatCircleTravel };
 
 const MINUTE_MS = 60_000;
 
 /** The offset cache for one request's range of time. */
-export function zoneOffsetsFor(req: MatchRequest): ZoneOffsets {
+export function zoneOffsetsFor(req: Pick<MatchRequest, "time">): ZoneOffsets {
   const t = req.time;
   if (t === undefined) return new ZoneOffsets(0, 0);
   const last = Math.max(t.window?.end ?? 0, t.arriveBy ?? 0, t.now);
   return new ZoneOffsets(t.now - 86_400_000, last + (ASAP_HORIZON_MINUTES + 2880) * MINUTE_MS);
 }
 
-/** When the contractor can be on site (see the module's comment); null when the job does not fit its calendar. */
+/** When the contractor can be on site (see the module's comment); null when the job does not fit its
+ * calendar, or its held jobs leave it no room. */
 export function arrivalOf(
   calendar: Calendar | undefined,
-  req: MatchRequest,
+  req: Pick<MatchRequest, "time" | "urgency" | "point">,
   responseMinutes: number,
   travelMinutes: number,
   zones: ZoneOffsets,
+  time: HeldTime = FREE,
 ): Arrival | null {
   const base = Math.round(responseMinutes + travelMinutes);
   const t = req.time;
-  if (t === undefined) return { eta: base, lead: base };
+  if (t === undefined) return { eta: base, lead: base, at: null };
   const cal = calendar ?? ALWAYS;
   const duration = t.durationMinutes * MINUTE_MS;
   const anyHours = req.urgency === "emergency";
+  const held = time.held;
   if (t.window !== null) {
-    const from = Math.max(t.window.start, t.now + Math.round(travelMinutes) * MINUTE_MS);
-    const at = earliestStart(cal, from, t.window.end - duration, duration, zones, anyHours);
+    const at =
+      held.length === 0
+        ? earliestStart(
+            cal,
+            Math.max(t.window.start, t.now + Math.round(travelMinutes) * MINUTE_MS),
+            t.window.end - duration,
+            duration,
+            zones,
+            anyHours,
+          )
+        : fitAmong(
+            cal,
+            {
+              now: t.now,
+              notBefore: t.window.start,
+              leadMinutes: 0,
+              fromBaseMinutes: Math.round(travelMinutes),
+              latestStart: t.window.end - duration,
+              durationMs: duration,
+              point: req.point,
+              anyHours,
+            },
+            held,
+            time.travel,
+            zones,
+          );
     if (at === null) return null;
     return {
       eta: Math.round((at - t.now) / MINUTE_MS),
       lead: Math.round((at - Math.max(t.now, t.window.start)) / MINUTE_MS),
+      at,
     };
   }
   const ready = t.now + base * MINUTE_MS;
-  if ((cal.weekly === null || anyHours) && cal.timeOff.length === 0) return { eta: base, lead: base };
   const deadline = t.arriveBy ?? ready;
-  const at = earliestStart(
-    cal,
-    ready,
-    Math.max(deadline, ready) + ASAP_HORIZON_MINUTES * MINUTE_MS,
-    duration,
-    zones,
-    anyHours,
-  );
-  if (at === null) return null;
-  if (at > deadline && earliestStart(cal, t.now, deadline, duration, zones, anyHours) === null) return null;
+  const horizon = Math.max(deadline, ready) + ASAP_HORIZON_MINUTES * MINUTE_MS;
+  let free: number | null = ready;
+  if (!((cal.weekly === null || anyHours) && cal.timeOff.length === 0)) {
+    free = earliestStart(cal, ready, horizon, duration, zones, anyHours);
+    if (free === null) return null;
+    if (
+      time.judgeDeadline &&
+      free > deadline &&
+      earliestStart(cal, t.now, deadline, duration, zones, anyHours) === null
+    )
+      return null;
+  }
+  let at = free;
+  if (held.length > 0) {
+    const fitted = fitAmong(
+      cal,
+      {
+        now: t.now,
+        notBefore: t.now,
+        leadMinutes: responseMinutes,
+        fromBaseMinutes: base - responseMinutes,
+        latestStart: horizon,
+        durationMs: duration,
+        point: req.point,
+        anyHours,
+      },
+      held,
+      time.travel,
+      zones,
+    );
+    // Held jobs may not push the start past arrive_by, unless the calendar alone puts it later already.
+    if (fitted === null || (time.judgeDeadline && fitted > Math.max(deadline, free))) return null;
+    at = fitted;
+  }
   const eta = Math.round((at - t.now) / MINUTE_MS);
-  return { eta, lead: eta };
+  return { eta, lead: eta, at };
 }
 
 export interface ScoreComponents {
@@ -167,6 +246,9 @@ export interface RankedCandidate {
   distanceMiles: number | null;
   etaMinutes: number;
   etaTier: EtaTier;
+  /** When it would start on site (the block its capacity would hold); null when the request states no
+   * time. */
+  startAt: number | null;
   price: JobPrice;
   withinNte: boolean | null;
 }
@@ -198,6 +280,7 @@ export function hardFilter(
   req: MatchRequest,
   activeJobs: number,
   zones: ZoneOffsets = zoneOffsetsFor(req),
+  time: HeldTime = FREE,
 ): { reason: RejectReason | null; distance: number | null; arrival?: Arrival } {
   if (!c.active) return { reason: "inactive", distance: null };
   if (c.excluded) return { reason: "excluded", distance: null };
@@ -212,13 +295,33 @@ export function hardFilter(
   if (compliantThrough(c) < req.today) return { reason: "compliance", distance };
   if (activeJobs >= c.maxActiveJobs) return { reason: "capacity", distance };
   if (req.urgency === "emergency" && !c.emergencyCapable) return { reason: "emergency", distance };
-  const arrival = arrivalOf(c.calendar, req, c.responseMinutes, travelMinutesOf(distance), zones);
-  if (arrival === null) return { reason: "calendar", distance };
+  const travel = baseTravelMinutes(c, req.point, time.travel);
+  const arrival = arrivalOf(c.calendar, req, c.responseMinutes, travel, zones, time);
+  if (arrival === null) return { reason: heldReason(c, req, travel, zones, time), distance };
   return { reason: null, distance, arrival };
 }
 
-function travelMinutesOf(distance: number | null): number {
-  return distance === null ? UNKNOWN_TRAVEL_MINUTES : (distance / TRAVEL_MPH) * 60;
+/** Minutes from the contractor's base to the job's place. */
+export function baseTravelMinutes(c: Contractor, point: Point | null, travel: TravelTime): number {
+  return c.lat === null || c.lon === null || point === null
+    ? UNKNOWN_TRAVEL_MINUTES
+    : travel.minutes({ lat: c.lat, lon: c.lon }, point);
+}
+
+/** Why a contractor with held jobs does not fit: its calendar alone, or its held jobs (capacity). */
+function heldReason(
+  c: Contractor,
+  req: MatchRequest,
+  travel: number,
+  zones: ZoneOffsets,
+  time: HeldTime,
+): RejectReason {
+  if (time.held.length === 0) return "calendar";
+  const free = arrivalOf(c.calendar, req, c.responseMinutes, travel, zones, {
+    ...time,
+    held: NO_COMMITMENTS,
+  });
+  return free === null ? "calendar" : "capacity";
 }
 
 function clamp01(x: number): number {
@@ -234,9 +337,9 @@ export function scoreCandidate(
 ): RankedCandidate {
   const reach = c.serviceRadiusMiles ?? STATEWIDE_REACH_MILES;
   const fit = distance === null ? 0.5 : clamp01(1 - distance / reach);
-  const base = Math.round(c.responseMinutes + travelMinutesOf(distance));
-  const at =
-    arrival ?? arrivalOf(c.calendar, req, c.responseMinutes, travelMinutesOf(distance), zoneOffsetsFor(req));
+  const travel = baseTravelMinutes(c, req.point, greatCircleTravel);
+  const base = Math.round(c.responseMinutes + travel);
+  const at = arrival ?? arrivalOf(c.calendar, req, c.responseMinutes, travel, zoneOffsetsFor(req));
   const etaMinutes = at?.eta ?? base;
   const eta = clamp01(ETA_TARGET_MINUTES[req.urgency] / Math.max(1, at?.lead ?? base));
   const quality = clamp01(c.rating / 5);
@@ -260,6 +363,7 @@ export function scoreCandidate(
     distanceMiles: distance === null ? null : Math.round(distance * 10) / 10,
     etaMinutes,
     etaTier: etaTier(etaMinutes, req.urgency),
+    startAt: at?.at ?? null,
     price,
     withinNte,
   };
@@ -281,7 +385,13 @@ const RAD = Math.PI / 180;
  * holds the two equal), computed over the set's typed arrays: a full RankedCandidate is built only for
  * candidates whose score bound can still enter the top list.
  */
-export function match(req: MatchRequest, set: CandidateSet, jobs: ArrayLike<number>, limit = 5): MatchResult {
+export function match(
+  req: MatchRequest,
+  set: CandidateSet,
+  jobs: ArrayLike<number>,
+  limit = 5,
+  booked: Booked = NOTHING_BOOKED,
+): MatchResult {
   const rejected: Record<RejectReason, number> = {
     inactive: 0,
     excluded: 0,
@@ -305,6 +415,7 @@ export function match(req: MatchRequest, set: CandidateSet, jobs: ArrayLike<numb
   const today = req.today;
   const { flags, latRad, lonRad, cosLat, radius, maxJobs, rating, responseMinutes, slot } = set;
   const through = set.compliantThrough;
+  const free: HeldTime = booked.travel === FREE.travel ? FREE : { ...FREE, travel: booked.travel };
 
   for (let i = 0; i < set.length; i++) {
     const f = flags[i] as number;
@@ -354,16 +465,15 @@ export function match(req: MatchRequest, set: CandidateSet, jobs: ArrayLike<numb
       rejected.emergency++;
       continue;
     }
-    const travel = distance === null ? UNKNOWN_TRAVEL_MINUTES : (distance / TRAVEL_MPH) * 60;
-    const arrival = arrivalOf(
-      (set.contractors[i] as Contractor).calendar,
-      req,
-      responseMinutes[i] as number,
-      travel,
-      zones,
-    );
+    const c = set.contractors[i] as Contractor;
+    const travel =
+      distance === null ? UNKNOWN_TRAVEL_MINUTES : baseTravelMinutes(c, req.point, booked.travel);
+    const held = booked.held[slot[i] as number];
+    const time: HeldTime =
+      held === undefined || held.length === 0 ? free : { held, travel: booked.travel, judgeDeadline: true };
+    const arrival = arrivalOf(c.calendar, req, responseMinutes[i] as number, travel, zones, time);
     if (arrival === null) {
-      rejected.calendar++;
+      rejected[heldReason(c, req, travel, zones, time)]++;
       continue;
     }
     eligible++;

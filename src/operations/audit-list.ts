@@ -4,12 +4,12 @@
 // - The caller (an account key): its own account's records, in the key's mode.
 // - The dispatch team (a dispatcher key): every record of its mode, every disclosure.
 // - A contractor (a contractor key): an order's records that name it, and the order's creation (the job
-//   it was offered), each with its own disclosures only.
+//   it was offered, without the caller's contact details), each with its own disclosures only.
 
 import { z } from "zod";
 import { applyDisclosures } from "../audit/disclosure.js";
 import { AUDIT_KIND_LIST, type AuditKind } from "../audit/kinds.js";
-import { disclosuresFor, type Reader } from "../audit/redaction.js";
+import { disclosuresFor, holdsCallerDetails, type Reader } from "../audit/redaction.js";
 import { ALL_ACCOUNTS } from "../storage/audit-store.js";
 import type { AuditRecordRow } from "../storage/schema.js";
 import { verifyUrl } from "./audit-decisions.js";
@@ -183,8 +183,9 @@ export const contractorAuditListOperation = defineOperation({
   description:
     "A contractor's view of an order's audit records: the order's creation (the job) and every record that " +
     "names you (your offer, your answer, your progress, an assignment to or from you), each with your own " +
-    "disclosures. Other contractors, the candidates and their prices stay undisclosed. Empty for an order " +
-    "whose records do not name you.",
+    "disclosures. Other contractors, the candidates and their prices, and the caller's contact details and " +
+    "references (callback URL, reference, idempotency key, the site's address and name) stay undisclosed. " +
+    "Empty for an order whose records do not name you.",
   access: "contractor",
   effect: "read",
   limit: "key",
@@ -204,10 +205,13 @@ export const contractorAuditListOperation = defineOperation({
       limit: ORDER_RECORDS_MAX,
     });
     const views = rows.map((r) => auditRecordView(r, reader, ctx.baseUrl));
-    // Like any list filtered by an order, it is empty for an order that is not yours to see.
+    // Like any list filtered by an order, it is empty for an order that is not yours to see. The order's
+    // creation is the job; one sealed before the caller's contact details became disclosures is withheld.
     const named = views.some((v) => v.disclosures.length > 0);
+    const job = (v: (typeof views)[number]) =>
+      v.kind === "order.created" && !holdsCallerDetails(v.record.data);
     return {
-      records: named ? views.filter((v) => v.disclosures.length > 0 || v.kind === "order.created") : [],
+      records: named ? views.filter((v) => v.disclosures.length > 0 || job(v)) : [],
       next_cursor: null,
     };
   },

@@ -7,16 +7,22 @@ import {
   AVAILABILITY_MAX_DAYS,
   type BookableWindow,
   bookableWindows,
+  firstBookable,
   type LocalDay,
   localDayOf,
   slotHours,
   slotsOf,
 } from "../domain/availability.js";
-import type { MatchRequest } from "../domain/matching.js";
+import type { MatchRequest, MatchResult } from "../domain/matching.js";
+import { nextLocalDay } from "../domain/time/local-time.js";
 import { SERVICE_LEVELS } from "../domain/time/service-levels.js";
-import { MAX_WINDOW_DAYS_AHEAD, type TimeWindow } from "../domain/time/service-window.js";
+import {
+  MAX_WINDOW_DAYS_AHEAD,
+  type ServicePromise,
+  type TimeWindow,
+} from "../domain/time/service-window.js";
 import { validationError } from "../errors.js";
-import { resolveJob, resolveJobTime } from "./job.js";
+import { type JobTime, matchJob, type ResolvedJob, resolveJob, resolveJobTime, timedJob } from "./job.js";
 import { defineOperation, principalOf, type Services } from "./operation.js";
 import { quoteLocationSchema, timeZoneSchema, tradeSchema, urgencySchema } from "./schemas.js";
 
@@ -104,7 +110,63 @@ export function availableWindows(
 ): BookableWindow[] {
   const index = services.pool.index;
   const set = index.candidates(livemode ? "live" : "sandbox", job.trade, job.state);
-  return bookableWindows(job, slotsOf(zone, first, days, job.trade, now), set, index.jobs, now);
+  return bookableWindows(
+    job,
+    slotsOf(zone, first, days, job.trade, now),
+    set,
+    index.jobs,
+    now,
+    services.pool.booked(),
+  );
+}
+
+/**
+ * The earliest window scheduled work booked without one gets: the first slot from the next local day on,
+ * over AVAILABILITY_MAX_DAYS days, that an eligible contractor of the caller's pool can take (what
+ * availability would list first), with the match for it; null when no slot has one.
+ */
+export function earliestBookable(
+  services: Services,
+  job: MatchRequest,
+  zone: string,
+  livemode: boolean,
+  now: Date,
+): { window: TimeWindow; result: MatchResult } | null {
+  const index = services.pool.index;
+  const set = index.candidates(livemode ? "live" : "sandbox", job.trade, job.state);
+  const booked = services.pool.booked();
+  // Day by day: the first day usually has one, and the days after are not worked out.
+  let day = nextLocalDay(localDayOf(now, zone));
+  for (let d = 0; d < AVAILABILITY_MAX_DAYS; d++) {
+    const found = firstBookable(job, slotsOf(zone, day, 1, job.trade, now), set, index.jobs, now, booked);
+    if (found !== null) return found;
+    day = nextLocalDay(day);
+  }
+  return null;
+}
+
+/**
+ * The job timed and matched, as quotes and orders take it: the caller's window or the service level's
+ * clocks; for scheduled work without a window, the earliest window the pool can serve (matched once: the
+ * search's match is the job's). `time.earliest` is null when no contractor can take any window then:
+ * the booking rule's window is stated, and nobody is matched.
+ */
+export function timedMatch(
+  services: Services,
+  resolved: ResolvedJob,
+  time: JobTime,
+  livemode: boolean,
+  now: Date,
+): { job: ResolvedJob; promise: ServicePromise; time: JobTime; result: MatchResult } {
+  const level = SERVICE_LEVELS[resolved.urgency];
+  if (time.window === null && (level.respondMinutes === null || level.arriveMinutes === null)) {
+    const found = earliestBookable(services, resolved, time.timeZone, livemode, now);
+    const booked: JobTime = { ...time, earliest: found?.window ?? null };
+    const { job, promise } = timedJob(resolved, booked, now);
+    return { job, promise, time: booked, result: found?.result ?? matchJob(services, job, livemode) };
+  }
+  const { job, promise } = timedJob(resolved, time, now);
+  return { job, promise, time, result: matchJob(services, job, livemode) };
 }
 
 /** The next free windows from a window's local day on (for a 409 window_unavailable). */

@@ -21,7 +21,7 @@ import { TRADE_CODES } from "../domain/trades.js";
 import { ApiError, validationError } from "../errors.js";
 import type { ContractorFilter, ContractorListing, ContractorRecord } from "../storage/store.js";
 import { defineOperation, type OperationContext, principalOf } from "./operation.js";
-import { ORDER_STATUSES } from "./order-view.js";
+import { coordinatesSchema, ORDER_STATUSES } from "./order-view.js";
 import { cursorSchema, decodeCursor, pageLimitSchema, pageOf } from "./pagination.js";
 import { contractorIdSchema, stateSchema, tradeSchema, zipSchema } from "./schemas.js";
 
@@ -91,6 +91,13 @@ const contractorSchema = z
     trades: z.array(z.enum(TRADE_CODES)),
     states: z.array(z.string()).describe("The states, DC or territories it works in."),
     base_zip: z.string().nullable().describe("The ZIP of its base, when known."),
+    base_coordinates: coordinatesSchema
+      .nullable()
+      .describe(
+        "Where its base is, as the pool holds it (its ZIP's centroid, or the lat and lon it was imported " +
+          "with): what distances and service_radius_miles are measured from; null when unknown. The " +
+          "dispatch team's view only.",
+      ),
     hours: z
       .string()
       .nullable()
@@ -278,6 +285,7 @@ function contractorView(
     trades: JSON.parse(c.trades),
     states: JSON.parse(c.states),
     base_zip: c.home_zip,
+    base_coordinates: c.lat === null || c.lon === null ? null : { lat: Number(c.lat), lon: Number(c.lon) },
     hours: c.hours || null,
     time_zone: contractorTimeZone(c.home_zip, JSON.parse(c.states)),
     service_radius_miles: c.service_radius_miles === null ? null : Number(c.service_radius_miles),

@@ -122,21 +122,28 @@ export const contractorOffersOperation = defineOperation({
 export const contractorJobsOperation = defineOperation({
   id: "contractorJobs",
   name: "contractor.jobs",
-  summary: "List your active jobs",
-  description: "The jobs you hold (accepted, en route or on site), newest first, with the address.",
+  summary: "List your jobs",
+  description:
+    "The jobs you hold, newest first, with the address: by default the active ones (accepted, en route or " +
+    "on site); with status=completed, the jobs you completed that still wait for your invoice.",
   access: "contractor",
   effect: "read",
   limit: "key",
   http: { method: "GET", path: "/api/contractor/v1/jobs", input: "query" },
-  input: z.strictObject({}),
+  input: z.strictObject({
+    status: z
+      .enum(["active", "completed"], { error: "status must be active or completed" })
+      .default("active")
+      .describe("active (the default): accepted, en route or on site; completed: waiting for your invoice."),
+  }),
   output: z.object({ jobs: z.array(contractorJobSchema) }).meta({ id: "ContractorJobList" }),
   example: {},
-  async handler(ctx) {
+  async handler(ctx, input) {
     const { contractorId, livemode } = contractorOf(ctx);
     const orders = await ctx.services.store.orders.ordersOfContractor(
       contractorId,
       livemode,
-      ["accepted", "en_route", "on_site"],
+      input.status === "completed" ? ["completed"] : ["accepted", "en_route", "on_site"],
       200,
     );
     return { jobs: orders.map(jobView) };

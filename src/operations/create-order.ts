@@ -2,15 +2,16 @@
 // the order's response is stored under it in the order's own transaction (idempotency.ts).
 
 import { z } from "zod";
+import { AVAILABILITY_MAX_DAYS } from "../domain/availability.js";
 import { type CreateOrder, createOrder } from "../domain/orders/commands.js";
 import { ApiError } from "../errors.js";
 import { newSortableId } from "../ids.js";
 import type { OrdersTable } from "../storage/schema.js";
 import { checkWebhookUrl } from "../webhooks/targets.js";
 import { matchDecision, sealRef } from "./audit-decisions.js";
-import { nextFreeWindows, windowView } from "./availability.js";
+import { nextFreeWindows, timedMatch, windowView } from "./availability.js";
 import { recordDispatchLatency } from "./dispatch-latency.js";
-import { cascadeCandidates, matchJob, resolveJob, resolveJobTime, timedJob } from "./job.js";
+import { cascadeCandidates, resolveJob, resolveJobTime } from "./job.js";
 import { defineOperation, principalOf } from "./operation.js";
 import { tryOrderCommand } from "./order-commands.js";
 import { type OrderView, orderSchema, orderView } from "./order-view.js";
@@ -75,10 +76,16 @@ export const orderOperation = defineOperation({
     if (input.callback_url !== undefined)
       checkWebhookUrl(input.callback_url, "callback_url", principal.livemode, services.config);
     const requestedAt = services.now();
-    const time = resolveJobTime(input, requestedAt);
-    const { job } = timedJob(resolveJob(input, requestedAt), time, requestedAt);
+    const requested = resolveJobTime(input, requestedAt);
     const matchStartHr = process.hrtime.bigint();
-    const result = matchJob(services, job, principal.livemode);
+    // Scheduled work without a window is matched into the earliest window the pool can serve.
+    const { job, time, result } = timedMatch(
+      services,
+      resolveJob(input, requestedAt),
+      requested,
+      principal.livemode,
+      requestedAt,
+    );
     const matchedHr = process.hrtime.bigint();
     const candidates = await cascadeCandidates(services, job, principal.livemode, result);
     // The caller named a window no contractor can take any more (it filled since availability, or was
@@ -102,10 +109,17 @@ export const orderOperation = defineOperation({
     // Count the best candidate as busy in this process now, in the same tick as the match, so that
     // concurrent orders of this process look further down; the store's capacity decides at commit.
     const tentative = result.chosen?.contractor.id ?? null;
+    const id = newSortableId("ord");
+    const durationMs = (job.time?.durationMinutes ?? 0) * 60_000;
+    const startAt = result.chosen?.startAt ?? null;
+    const tentativeBlock =
+      tentative !== null && startAt !== null
+        ? { orderId: id, start: startAt, end: startAt + durationMs, point: job.point }
+        : null;
     if (tentative !== null) services.pool.index.addJob(tentative);
+    if (tentative !== null && tentativeBlock !== null) services.pool.index.hold(tentative, tentativeBlock);
     const now = services.now();
     const nowIso = now.toISOString();
-    const id = newSortableId("ord");
     const actor = `key:${principal.keyId}` as const;
     const draft: OrdersTable = {
       id,
@@ -139,7 +153,12 @@ export const orderOperation = defineOperation({
       eta_at: null,
       completed_at: null,
       final_cost_cents: null,
-      status_reason: null,
+      // Scheduled work that no contractor can take in any window of the search: say why it waits.
+      status_reason:
+        time.earliest === null
+          ? `no contractor can take a window in the next ${AVAILABILITY_MAX_DAYS} days: the service's ` +
+            "booking rule's window is stated and a dispatcher books the job"
+          : null,
       nte_approved_cents: null,
       invoice_cents: null,
       invoiced_at: null,
@@ -171,6 +190,7 @@ export const orderOperation = defineOperation({
       modelPriceCents: job.modelPrice.total_cents,
       matchingTimeMs: Number(matchedHr - matchStartHr) / 1e6,
       actor,
+      // Sealed with the caller's contact details and bookkeeping as disclosures (audit/redaction.ts).
       createdData: {
         input: ctx.rawInput,
         idempotency_key: ctx.idempotency?.key ?? null,
@@ -190,6 +210,15 @@ export const orderOperation = defineOperation({
           : createOrder(command, commandCtx),
       {
         tentative,
+        tentativeBlock,
+        // The job's place and the starts the match found: the writer places the job with them.
+        timing: {
+          strict: true,
+          point: job.point,
+          starts: new Map(
+            candidates.flatMap((c) => (c.startAt === null ? [] : [[c.contractor.id, c.startAt] as const])),
+          ),
+        },
         guard: async (tx, { change, audit }) => {
           view = orderView(
             change.after,

@@ -9,7 +9,14 @@ import { ApiError } from "../errors.js";
 import type { OrdersTable } from "../storage/schema.js";
 import { defineOperation, principalOf } from "./operation.js";
 import { assign, cancelOrder } from "./order-commands.js";
-import { ORDER_STATUSES, orderSchema, orderSummaryView, type ViewContext } from "./order-view.js";
+import {
+  ORDER_STATUSES,
+  orderCoordinates,
+  orderCoordinatesShape,
+  orderSchema,
+  orderSummaryView,
+  type ViewContext,
+} from "./order-view.js";
 import { cursorSchema, orderPosition, orderPositionOf, pageLimitSchema, pageOf } from "./pagination.js";
 import { contractorIdSchema } from "./schemas.js";
 
@@ -27,6 +34,7 @@ const dispatcherOrderSchema = orderSchema
       .datetime()
       .nullable()
       .describe("While the order is offered: when the pending offer lapses and the job moves on; else null."),
+    ...orderCoordinatesShape,
   })
   .meta({ id: "DispatcherOrder" });
 
@@ -38,6 +46,7 @@ export function dispatcherOrderView(row: OrdersTable, at: ViewContext, offerDead
     account_id: row.account_id,
     contractor_id: row.contractor_id,
     offer_deadline_at: row.status === "offered" ? offerDeadline : null,
+    ...orderCoordinates(row),
   };
 }
 
@@ -185,6 +194,8 @@ export const dispatcherPoolOperation = defineOperation({
     "the pool refresh interval. Jobs already held are not affected.",
   access: "dispatcher",
   effect: "destructive",
+  // Activating an active contractor (or excluding an excluded one) leaves its standing as it was.
+  setsState: true,
   limit: "key",
   http: { method: "POST", path: "/api/dispatcher/v1/contractors/status", input: "body" },
   problems: [404],

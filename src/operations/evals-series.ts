@@ -9,6 +9,7 @@ import type { EvalsFigures, StatusSums } from "../storage/evals-store.js";
 import { dispatchLatenciesStored } from "./dispatch-latency.js";
 import { EVAL_PERIODS, EVALS_CACHE_MS, metric, ms, PERIOD_NAMES, type Period, ratio } from "./evals.js";
 import { defineOperation, type Services } from "./operation.js";
+import { everyKeyObject } from "./schemas.js";
 
 const DAY_MS = 86_400_000;
 const MODES = ["live", "sandbox"] as const;
@@ -38,9 +39,9 @@ const dayFigures = z.object({
   day: z.iso.date().describe("The UTC day (YYYY-MM-DD) the orders were received."),
   partial: z.boolean().describe("True for today: the day is not over, its figures are so far."),
   orders_received: count,
-  orders_by_status: z
-    .record(z.enum(ORDER_STATUSES), count)
-    .describe("That day's orders by their current status; every status, zero included."),
+  orders_by_status: everyKeyObject(ORDER_STATUSES, count).describe(
+    "That day's orders by their current status; every status, zero included.",
+  ),
   completion_rate: metric.describe(
     "(completed + invoiced) / (completed + invoiced + cannot_complete + cancelled) of that day's orders.",
   ),

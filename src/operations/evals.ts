@@ -16,6 +16,7 @@ import type { ActiveContractors, EvalsFigures, StatusSums } from "../storage/eva
 import { checkpointSchema } from "./attest.js";
 import { dispatchLatenciesStored } from "./dispatch-latency.js";
 import { defineOperation, type Services } from "./operation.js";
+import { everyKeyObject } from "./schemas.js";
 
 export const EVAL_PERIODS = { rolling_7d: 7, rolling_30d: 30, rolling_90d: 90 } as const;
 export type Period = keyof typeof EVAL_PERIODS;
@@ -102,9 +103,9 @@ export const evalsOutput = z
     }),
     operations: z.object({
       orders_received: count.describe("Live orders received in the window."),
-      orders_by_status: z
-        .record(z.enum(ORDER_STATUSES), count)
-        .describe("The window's orders by their current status; every status, zero included."),
+      orders_by_status: everyKeyObject(ORDER_STATUSES, count).describe(
+        "The window's orders by their current status; every status, zero included.",
+      ),
       orders_matched: count.describe("Orders offered automatically to a contractor when received."),
       orders_never_offered: count.describe(
         "Orders no contractor was offered automatically (none eligible with capacity when received): " +

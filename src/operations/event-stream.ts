@@ -15,7 +15,7 @@ import type { LoggedPayload } from "../webhooks/order-log.js";
 import { jobView, offerView } from "./contractor-work.js";
 import { dispatcherOrderView } from "./dispatcher.js";
 import { defineOperation, principalOf } from "./operation.js";
-import { orderSummaryView, type ViewContext } from "./order-view.js";
+import { orderCoordinates, orderSummaryView, type ViewContext } from "./order-view.js";
 
 /** The one pool-level event of the log: not about an order, for the dispatch team only. */
 const POOL_COMPLIANCE_EVENT = "pool.compliance_expiring";
@@ -31,8 +31,9 @@ export const streamEventSchema = z
     data: z
       .record(z.string(), z.unknown())
       .describe(
-        "As the webhook's data for an account's key (order, previous_status, ...); the dispatch team's " +
-          "order carries account_id and contractor_id instead of a contractor_ref; a contractor's key " +
+        "As the webhook's data for an account's key (order, previous_status, ...), the order with its " +
+          "approximate coordinates as dispatchOrderList shows them; the dispatch team's order carries " +
+          "account_id and contractor_id instead of a contractor_ref; a contractor's key " +
           "gets order_id, previous_status, held (whether the job is offered to you or yours after the " +
           "event), and the offer or the job as contractorOffers and contractorJobs show them, or null; and, " +
           "for a service-level event (order.sla_at_risk, order.sla_breached) on a job it holds, sla. " +
@@ -77,7 +78,8 @@ export function eventView(row: StoredOrderEvent, principal: Principal, at: ViewC
     livemode: row.livemode === 1,
   };
   if (principal.kind === "account") {
-    return { ...envelope, data: { order: orderSummaryView(order, at), ...payload.details } };
+    const view = { ...orderSummaryView(order, at), ...orderCoordinates(order) };
+    return { ...envelope, data: { order: view, ...payload.details } };
   }
   if (principal.kind === "dispatcher") {
     // No contractor_ref: an account's handle beside the contractor's id would link the two.

@@ -61,10 +61,12 @@ export function resolveJob(input: JobInput, now: Date): ResolvedJob {
   };
 }
 
-/** A job's time as a request gives it: its zone and the caller's window, if any. */
+/** A job's time as a request gives it: its zone and the caller's window, if any; and for scheduled work
+ * without one, the earliest window the pool can serve (null: none can). */
 export interface JobTime {
   timeZone: string;
   window: TimeWindow | null;
+  earliest?: TimeWindow | null;
 }
 
 /**
@@ -143,7 +145,7 @@ export function serviceTimeView(p: ServicePromise) {
 export function matchJob(services: Services, job: ResolvedJob, livemode: boolean): MatchResult {
   const index = services.pool.index;
   const pool = livemode ? "live" : "sandbox";
-  return match(job, index.candidates(pool, job.trade, job.state), index.jobs);
+  return match(job, index.candidates(pool, job.trade, job.state), index.jobs, 5, services.pool.booked());
 }
 
 /**
@@ -164,7 +166,7 @@ export async function cascadeCandidates(
   const index = services.pool.index;
   const set = index.candidates(livemode ? "live" : "sandbox", job.trade, job.state);
   const known = new Set(result.ranked.map((c) => c.contractor.id));
-  const counted = match(job, set, noJobs(index.jobs.length)).ranked.filter(
+  const counted = match(job, set, noJobs(index.jobs.length), 5, services.pool.booked()).ranked.filter(
     (c) => !known.has(c.contractor.id),
   );
   if (counted.length === 0) return result.ranked;

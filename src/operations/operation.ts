@@ -118,6 +118,9 @@ export interface Operation<I extends z.ZodType = z.ZodType, O extends z.ZodType 
    * transport honours it through the gate; the handler must claim the key in its write (idempotency.ts).
    * Keys are scoped to the caller's account, so only operations that take a key may declare it. */
   idempotent?: true;
+  /** The call sets a state its input names (activate, exclude, ...): repeating it with the same input
+   * leaves things as the first call did, without a key (each call is still recorded in the audit log). */
+  setsState?: true;
   input: I;
   output: O;
   /** A valid input, shown in OpenAPI, llms-full.txt, MCP and the agent card (a test parses it). */
@@ -135,6 +138,14 @@ export interface Operation<I extends z.ZodType = z.ZodType, O extends z.ZodType 
 /** Whether agents (MCP tools, A2A skills) serve this operation: not a stream's. */
 export function servedToAgents(op: { stream?: unknown }): boolean {
   return op.stream === undefined;
+}
+
+/**
+ * Whether calling the operation again with the same input changes nothing more (MCP's idempotentHint): a
+ * read, a write that replays its first answer under an idempotency key, or one that sets a state.
+ */
+export function repeatsSafely(op: Pick<Operation, "effect" | "idempotent" | "setsState">): boolean {
+  return op.effect === "read" || op.idempotent === true || op.setsState === true;
 }
 
 /** The caller of a keyed operation; the gate guarantees it is set before a keyed handler runs. */

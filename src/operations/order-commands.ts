@@ -3,11 +3,30 @@
 // (storage/order-writer.ts). Used by the operations, the offer sweeper and the sandbox's simulated
 // contractors alike, so every change of an order takes this one path.
 //
-// After a commit, the contractors' capacity the change took and gave back is mirrored into this process's
-// contractor index (matching reads it); the store's count stays the authority.
+// After a commit, the contractors' capacity the change took and gave back (its count and its time) is
+// mirrored into this process's contractor index (matching reads it); the store's ledger stays the
+// authority.
+//
+// The time a job takes of its contractor (domain/commitments.ts) is placed by the writer inside the
+// transaction, against the blocks the contractor holds then: where the contractor's calendar and those
+// blocks let it start (inside the window, or from its readiness for as-soon-as-possible work). Strictly
+// for the automatic steps (creation, the cascade's next offer): a contractor without room has no
+// capacity for the job, and the command is decided again without it. A dispatcher's assignment is a
+// person's decision: the job is placed where it fits, else at its window's start (or as soon as the
+// contractor can be there), and the assignment stands.
 
 import { type AuditEntry, sealRecord } from "../audit/record.js";
 import type { ContractorRefs } from "../auth/contractor-refs.js";
+import type { Commitment } from "../domain/commitments.js";
+import { lookupCity, lookupZip, type Point } from "../domain/geo.js";
+import {
+  arrivalOf,
+  baseTravelMinutes,
+  type MatchRequest,
+  type MatchTime,
+  UNKNOWN_TRAVEL_MINUTES,
+  zoneOffsetsFor,
+} from "../domain/matching.js";
 import type { CommandContext, ContractorKey, ProgressReport } from "../domain/orders/commands.js";
 import * as orders from "../domain/orders/commands.js";
 import type {
@@ -21,8 +40,12 @@ import type {
 } from "../domain/orders/order.js";
 import { dueFirings, fireSlaClock } from "../domain/orders/sla-clocks.js";
 import type { Role } from "../domain/orders/transitions.js";
+import type { Urgency } from "../domain/pricing.js";
+import type { ZoneOffsets } from "../domain/time/calendar.js";
+import { TRADES, type TradeCode } from "../domain/trades.js";
 import { ApiError } from "../errors.js";
 import { newSortableId } from "../ids.js";
+import type { Placement } from "../storage/order-writer.js";
 import type { WriteTx } from "../storage/store.js";
 import { loggedEvent } from "../webhooks/order-log.js";
 import { outboxEvent, webhookBaseUrl } from "../webhooks/outbox.js";
@@ -36,6 +59,19 @@ export interface Committed {
   kind: "committed";
   change: OrderChange;
   audit: AuditEntry[];
+  /** The blocks of time the change took, by contractor. */
+  blocks?: Array<[string, Commitment]>;
+}
+
+/** How a command's job is placed in a contractor's time (see the module's comment). */
+export interface Timing {
+  /** No room: no capacity (the automatic steps); false: placed anyway (a dispatcher's assignment). */
+  strict: boolean;
+  /** The job's place, when the caller resolved it already. */
+  point?: Point | null;
+  /** Starts the matcher found for contractors, used when the contractor holds no time in the
+   * transaction (the same answer, not worked out twice). */
+  starts?: ReadonlyMap<string, number>;
 }
 
 export interface RunOptions {
@@ -43,6 +79,10 @@ export interface RunOptions {
   guard?: (tx: WriteTx, committed: Committed) => Promise<boolean>;
   /** A contractor this process counted as busy before the command (creation's pick): given back after. */
   tentative?: string | null;
+  /** The block counted with it as held. */
+  tentativeBlock?: Commitment | null;
+  /** How the job is placed in its contractor's time (default: strictly). */
+  timing?: Timing;
 }
 
 /** The problem a refusal answers with. */
@@ -117,14 +157,22 @@ export async function tryOrderCommand<S>(
             )
           : null;
         const guard = options.guard;
+        const place =
+          decision.capacity.take.length > 0
+            ? placementFor(services, order, now, options.timing ?? STRICT)
+            : undefined;
         const result = await tx.commitOrderChange({
           change: decision,
           audit: committed.audit,
           outbox,
           logged: loggedEvent(decision),
           ...(guard ? { guard: () => guard(tx, committed) } : {}),
+          ...(place ? { place } : {}),
         });
-        if (result.ok) return committed;
+        if (result.ok) {
+          committed.blocks = result.blocks;
+          return committed;
+        }
         if (result.reason === "capacity") {
           unavailable.add(result.contractorId);
           continue;
@@ -139,9 +187,69 @@ export async function tryOrderCommand<S>(
       }
     });
   } finally {
-    mirrorCapacity(services, outcome, options.tentative ?? null);
+    mirrorCapacity(services, outcome, options.tentative ?? null, options.tentativeBlock ?? null);
   }
   return outcome;
+}
+
+const STRICT: Timing = { strict: true };
+const MINUTE_MS = 60_000;
+
+/** The job's time as the order states it (its window, or arrive_by); null for an order made before
+ * orders stated one (migration 0017): it holds no time. */
+function orderTime(order: Order, now: Date): MatchTime | null {
+  const window =
+    order.window_start !== null && order.window_end !== null
+      ? { start: Date.parse(order.window_start), end: Date.parse(order.window_end) }
+      : null;
+  const arriveBy = order.arrive_by === null ? null : Date.parse(order.arrive_by);
+  if (window === null && arriveBy === null) return null;
+  const hours = TRADES[order.trade as TradeCode]?.typicalJobHours ?? 2;
+  return { now: now.getTime(), window, arriveBy, durationMinutes: Math.round(hours * 60) };
+}
+
+function orderPoint(order: Order): Point | null {
+  const zip = order.zip ? lookupZip(order.zip) : undefined;
+  if (zip) return { lat: zip.lat, lon: zip.lon };
+  return order.city ? (lookupCity(order.city, order.state) ?? null) : null;
+}
+
+/** Where the order's job goes in a contractor's time, given the blocks it holds (see the module's
+ * comment); undefined when the order states no time. */
+export function placementFor(
+  services: OrderServices,
+  order: Order,
+  now: Date,
+  timing: Timing,
+): Placement | undefined {
+  const time = orderTime(order, now);
+  if (time === null) return undefined;
+  const point = timing.point !== undefined ? timing.point : orderPoint(order);
+  const req: Pick<MatchRequest, "urgency" | "point" | "time"> = {
+    urgency: order.urgency as Urgency,
+    point,
+    time,
+  };
+  const { index, travel } = services.pool;
+  const duration = time.durationMinutes * MINUTE_MS;
+  const block = (start: number): Commitment => ({ orderId: order.id, start, end: start + duration, point });
+  let zones: ZoneOffsets | undefined;
+  return (contractorId, held) => {
+    const known = timing.starts?.get(contractorId);
+    if (known !== undefined && held.length === 0) return block(known);
+    const c = index.contractorOf(contractorId);
+    const fromBase = c ? baseTravelMinutes(c, point, travel) : UNKNOWN_TRAVEL_MINUTES;
+    zones ??= zoneOffsetsFor(req);
+    const arrival = arrivalOf(c?.calendar, req, c?.responseMinutes ?? 0, fromBase, zones, {
+      held,
+      travel,
+      judgeDeadline: false,
+    });
+    if (arrival?.at != null) return block(arrival.at);
+    if (timing.strict) return null;
+    const ready = time.now + Math.round((c?.responseMinutes ?? 0) + fromBase) * MINUTE_MS;
+    return block(time.window ? Math.max(time.window.start, time.now) : ready);
+  };
 }
 
 /** This process's index follows what the store committed (and forgets a tentative hold). */
@@ -149,12 +257,23 @@ function mirrorCapacity(
   services: OrderServices,
   outcome: Committed | Refusal | { kind: "lost" } | undefined,
   tentative: string | null,
+  tentativeBlock: Commitment | null,
 ): void {
   const index = services.pool.index;
-  if (tentative !== null) index.releaseJob(tentative);
+  if (tentative !== null) {
+    index.releaseJob(tentative);
+    if (tentativeBlock !== null) index.unhold(tentative, tentativeBlock.orderId);
+  }
   if (outcome?.kind !== "committed") return;
-  for (const id of outcome.change.capacity.take) index.addJob(id);
-  for (const id of outcome.change.capacity.release) index.releaseJob(id);
+  const orderId = outcome.change.after.id;
+  const { take, release } = outcome.change.capacity;
+  for (const id of take) index.addJob(id);
+  for (const id of release) {
+    index.releaseJob(id);
+    // Taken and given back at once (assigned to the contractor offered the job): its block stays.
+    if (!take.includes(id)) index.unhold(id, orderId);
+  }
+  for (const [id, block] of outcome.blocks ?? []) index.hold(id, block);
 }
 
 /** As tryOrderCommand, answering a refusal with its problem (the operations' form). */
@@ -162,8 +281,9 @@ export async function runOrderCommand<S>(
   services: OrderServices,
   load: (tx: WriteTx) => Promise<S>,
   decide: (state: S, ctx: CommandContext) => Decision,
+  timing?: Timing,
 ): Promise<Committed> {
-  const outcome = await tryOrderCommand(services, load, decide);
+  const outcome = await tryOrderCommand(services, load, decide, timing ? { timing } : {});
   if (outcome.kind === "refused") throw refusalError(outcome);
   if (outcome.kind === "lost") throw new Error("a command without a guard lost its guard");
   return outcome;
@@ -376,6 +496,7 @@ export async function assign(
         { orderId, livemode, contractorId, contractor, reason, complianceOverride, actor },
         ctx,
       ),
+    { strict: false },
   );
   // An assignment after respond_by is the first acceptance come late: the respond clock's breach.
   await fireSlaClocksAfter(services, done.change.after);

@@ -3,7 +3,13 @@
 
 import { z } from "zod";
 import { defineOperation, principalOf } from "./operation.js";
-import { ORDER_STATUSES, orderSchema, orderSummaryView } from "./order-view.js";
+import {
+  ORDER_STATUSES,
+  orderCoordinates,
+  orderCoordinatesShape,
+  orderSchema,
+  orderSummaryView,
+} from "./order-view.js";
 import {
   cursorSchema,
   orderPosition,
@@ -28,9 +34,11 @@ const orderListInput = z.strictObject({
   limit: pageLimitSchema,
 });
 
-/** An order in a list: the order without its seal list (read one order for its audit trail). */
+/** An order in a list: the order without its seal list (read one order for its audit trail), with its
+ * approximate point for a map. */
 export const orderSummarySchema = orderSchema
   .omit({ seals: true, seal: true, nte_requests: true })
+  .extend(orderCoordinatesShape)
   .meta({ id: "OrderSummary" });
 
 export const orderListOutput = z
@@ -69,7 +77,7 @@ export const orderListOperation = defineOperation({
     });
     const { page, next_cursor } = pageOf(rows, input.limit, CURSOR_KIND, orderPositionOf);
     return {
-      orders: page.map((row) => orderSummaryView(row, ctx)),
+      orders: page.map((row) => ({ ...orderSummaryView(row, ctx), ...orderCoordinates(row) })),
       next_cursor,
     };
   },

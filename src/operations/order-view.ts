@@ -3,6 +3,7 @@
 
 import { z } from "zod";
 import type { ContractorRefs } from "../auth/contractor-refs.js";
+import { approximatePoint } from "../domain/geo.js";
 import { ORDER_STATUSES, type OrderStatus, TRANSITIONS } from "../domain/orders/transitions.js";
 import type { NteRequestsTable, OrdersTable } from "../storage/schema.js";
 import { type SealRef, sealRefSchema, sealSchema } from "./audit-decisions.js";
@@ -16,6 +17,28 @@ export const orderServiceTimeShape = serviceTimeShape(
     .nullable()
     .describe("The job's local time zone (IANA); null for orders made before it was kept."),
 );
+
+/** A point on the map: latitude and longitude in degrees (WGS 84). */
+export const coordinatesSchema = z.object({
+  lat: z.number().min(-90).max(90),
+  lon: z.number().min(-180).max(180),
+});
+
+/** Where an order's list views place it (not its full view: creating an order does no lookup for it). */
+export const orderCoordinatesShape = {
+  coordinates: coordinatesSchema
+    .nullable()
+    .describe(
+      "Approximate: the centroid of the location's ZIP, else of its city (the mean of the city's ZIP " +
+        "centroids), 4 decimals; null when neither is known. To place the order on a map, never to find " +
+        "the site (the address says where).",
+    ),
+};
+
+/** The order's approximate point (memoised lookups of the ZIP and city centroids). */
+export function orderCoordinates(row: Pick<OrdersTable, "zip" | "city" | "state">) {
+  return { coordinates: approximatePoint(row.zip, row.city, row.state) };
+}
 
 export const orderSchema = z
   .object({
@@ -52,7 +75,13 @@ export const orderSchema = z
     final_cost_cents: z.number().int().nullable().describe("The contractor's final cost, once completed."),
     eta_at: z.iso.datetime().nullable().describe("When the contractor on its way expects to arrive."),
     ...orderServiceTimeShape,
-    status_reason: z.string().nullable().describe("Why the order was cancelled or could not be completed."),
+    status_reason: z
+      .string()
+      .nullable()
+      .describe(
+        "Why the order was cancelled or could not be completed; for scheduled work without a window that " +
+          "no contractor can take in any window of the next 14 days, why it waits for a dispatcher.",
+      ),
     nte_approved_cents: z
       .number()
       .int()

@@ -5,7 +5,8 @@ import { sealRecord } from "../audit/record.js";
 import { CURRENCY } from "../domain/pricing.js";
 import { newSortableId } from "../ids.js";
 import { matchDecision, sealSchema } from "./audit-decisions.js";
-import { matchJob, resolveJob, resolveJobTime, serviceTimeView, timedJob } from "./job.js";
+import { timedMatch } from "./availability.js";
+import { resolveJob, resolveJobTime, serviceTimeView } from "./job.js";
 import { defineOperation, principalOf } from "./operation.js";
 import {
   currencySchema,
@@ -97,9 +98,15 @@ export const quoteOperation = defineOperation({
   async handler(ctx, input) {
     const principal = principalOf(ctx);
     const now = ctx.services.now();
-    const time = resolveJobTime(input, now);
-    const { job, promise } = timedJob(resolveJob(input, now), time, now);
-    const result = matchJob(ctx.services, job, principal.livemode);
+    const requested = resolveJobTime(input, now);
+    // Scheduled work without a window is quoted in the earliest window the pool can serve.
+    const { job, promise, result } = timedMatch(
+      ctx.services,
+      resolveJob(input, now),
+      requested,
+      principal.livemode,
+      now,
+    );
     const chosen = result.chosen;
     const price = chosen ? chosen.price : job.modelPrice;
     const validFor = QUOTE_VALIDITY_MINUTES[job.urgency];

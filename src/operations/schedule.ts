@@ -323,6 +323,7 @@ async function propose(
     .filter((c) => usefulFor(c, jobs));
   const clock = () => performance.now();
   const plan = planDay(jobs, contractors, {
+    travel: services.pool.travel,
     seed: input.seed,
     iterations: input.iterations,
     now: clock,

@@ -184,3 +184,12 @@ export const timeZoneSchema = z
   .describe(
     "The job's local time zone (IANA name), from its ZIP where its state spans zones, else its state.",
   );
+
+/**
+ * An object with exactly these keys, each a `value`: what `z.record(z.enum(keys), value)` checks, but
+ * published with one property per key (a record's JSON Schema lists the keys as required without
+ * defining them, which OpenAPI tools read as properties missing).
+ */
+export function everyKeyObject<const K extends string, V extends z.ZodType>(keys: readonly K[], value: V) {
+  return z.strictObject(Object.fromEntries(keys.map((key) => [key, value])) as Record<K, V>);
+}

@@ -5,11 +5,13 @@ import { createHash } from "node:crypto";
 import { type Insertable, type Kysely, type Selectable, type SelectQueryBuilder, sql } from "kysely";
 import type { AuditEntry } from "../audit/record.js";
 import type { Clock } from "../clock.js";
+import type { Commitment } from "../domain/commitments.js";
 import type { Contractor } from "../domain/contractor.js";
 import { contractorCalendar } from "../domain/contractor-calendar.js";
 import type { TradeCode } from "../domain/trades.js";
 import type { StateCode } from "../domain/us-regions.js";
 import type { AuditStore } from "./audit-store.js";
+import { loadCommitments } from "./commitment-ledger.js";
 import type { Dialect } from "./dialect.js";
 import type { ContractorsTable, ContractorTimeOffTable, Database } from "./schema.js";
 import type {
@@ -456,6 +458,10 @@ export class KyselyContractorRepository implements ContractorRepository {
       .where("active_jobs", ">", 0)
       .execute();
     return rows.map((r) => [r.id, Number(r.active_jobs)]);
+  }
+
+  commitments(): Promise<Array<[string, Commitment]>> {
+    return loadCommitments(this.db);
   }
 
   async withCapacity(ids: string[]): Promise<Set<string>> {

@@ -5,6 +5,7 @@
 import { type Kysely, Migrator, sql } from "kysely";
 import type { Clock } from "../clock.js";
 import { AuditStore } from "./audit-store.js";
+import { CommittedTime, type TransactionTime } from "./commitment-ledger.js";
 import { KyselyConsoleSessionStore } from "./console-session-store.js";
 import { KyselyContractorRepository } from "./contractor-repository.js";
 import type { Dialect } from "./dialect.js";
@@ -71,6 +72,8 @@ export class KyselyStore implements Store {
     // The embedded store belongs to one process (README, "Stores"); a server database is shared.
     this.singleWriter = dialect === "sqlite";
     const inserts = prepareInserts(db, dialect);
+    // The embedded store's only writer is this process: it keeps the committed time in memory.
+    const committedTime = this.singleWriter ? new CommittedTime() : null;
     this.audit = new AuditStore(db, dialect, options.clock);
     this.evals = new EvalsStore(db, dialect);
     this.webhooks = new WebhookStore(db, dialect);
@@ -84,17 +87,23 @@ export class KyselyStore implements Store {
     this.committer = new GroupCommitter<WriteTx>(
       async (work) => {
         let wroteEvents = false;
+        const done: { time: TransactionTime | null } = { time: null };
         const result = await this.db.transaction().execute(async (trx) => {
           if (options.serializeWrites) {
             // Also what makes order_events' ids increase in commit order across processes (0015).
             await sql`select pg_advisory_xact_lock(hashtext(current_schema()))`.execute(trx);
           }
-          const tx = writeTx(trx, inserts, this, options.clock);
+          // Before this transaction writes anything: what is loaded is what is committed.
+          if (committedTime !== null && !committedTime.loaded) await committedTime.load(trx);
+          const tx = writeTx(trx, inserts, this, options.clock, committedTime);
           const result = await work(tx);
           await tx.flush();
           wroteEvents = tx.wroteEvents();
+          done.time = tx.time;
           return result;
         });
+        // Committed: the embedded store's time follows, before the next transaction starts.
+        if (committedTime !== null && done.time !== null) committedTime.apply(done.time);
         if (wroteEvents) this.orderEvents.committed();
         return result;
       },

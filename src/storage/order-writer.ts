@@ -14,6 +14,11 @@
 // a change of the order: no command reads it, so it takes no version (a command that read the order
 // before it was stored still commits).
 //
+// Capacity is a count and a time: a unit of the contractor's maximum (the counter's conditional update,
+// which also locks the contractor's row), then, when the change says how to place the job, a block of the
+// contractor's time that fits between the blocks it holds now, read in this transaction (commitment-
+// ledger.ts). Either missing is the same outcome: the contractor has no capacity for this job.
+//
 // Expected outcomes are values: a contractor with no capacity left (the command is decided again without
 // it), an order that moved since it was read, a guard that refused (an idempotency key another request
 // claimed first). Nothing is written in those cases. Anything else that fails is a bug and throws, which
@@ -21,7 +26,9 @@
 
 import type { Kysely, Transaction } from "kysely";
 import type { AuditEntry } from "../audit/record.js";
+import type { Commitment } from "../domain/commitments.js";
 import type { Offer, OrderChange, Order as OrderRow } from "../domain/orders/order.js";
+import { blockColumns, commitmentOf, type TransactionTime } from "./commitment-ledger.js";
 import type { NewOrderEvent } from "./order-event-store.js";
 import type { CapacityHoldsTable, Database, WebhookEventsTable } from "./schema.js";
 
@@ -35,10 +42,15 @@ export interface CommittableChange {
   logged?: NewOrderEvent | null;
   /** Run once the capacity is secured and before anything else is written: false writes nothing. */
   guard?: () => Promise<boolean>;
+  /** Where the job goes in a contractor's time, given the blocks it holds now: its block, or null when
+   * it has no room (then it has no capacity for the job). Absent: the units hold no time. */
+  place?: Placement;
 }
 
+export type Placement = (contractorId: string, held: readonly Commitment[]) => Commitment | null;
+
 export type CommitOutcome =
-  | { ok: true }
+  | { ok: true; blocks: Array<[string, Commitment]> }
   | { ok: false; reason: "capacity"; contractorId: string }
   | { ok: false; reason: "moved" }
   | { ok: false; reason: "guard" };
@@ -53,6 +65,8 @@ export interface WriterTx {
   release(contractorId: string): Promise<void>;
   /** Puts back a unit given back in this transaction (undoing a release: no maximum to check). */
   restore(contractorId: string): Promise<void>;
+  /** The contractors' time as this transaction sees it. */
+  time: TransactionTime;
   /** Rows written together just before COMMIT: nothing in this transaction reads them back. */
   buffered: {
     orders: OrderRow[];
@@ -79,7 +93,10 @@ interface CapacityStep {
 async function moveCapacity(
   w: WriterTx,
   change: OrderChange,
-): Promise<{ full: string } | { moved: true } | { steps: CapacityStep[] }> {
+  place: Placement | undefined,
+): Promise<
+  { full: string } | { moved: true } | { steps: CapacityStep[]; blocks: Array<[string, Commitment]> }
+> {
   const orderId = change.after.id;
   const at = change.after.updated_at;
   const isNew = change.before === null;
@@ -91,25 +108,37 @@ async function moveCapacity(
     if (release.delete(id)) take.delete(id);
   }
   const steps: CapacityStep[] = [];
+  const blocks: Array<[string, Commitment]> = [];
   const undoAll = async () => {
     for (const step of steps.reverse()) await step.undo();
   };
   for (const contractorId of [...new Set([...take, ...release])].sort()) {
     if (take.has(contractorId)) {
-      const hold = { order_id: orderId, contractor_id: contractorId, taken_at: at };
       // A new order's rows go out with the batch's inserts; a change's hold is written now, so that a
       // later command on the same order in the same batch gives it back.
-      const taken = isNew
-        ? (await w.reserve(contractorId))
-          ? "taken"
-          : "full"
-        : await takeUnit(w, contractorId, orderId, at);
+      let hold: CapacityHoldsTable | null = null;
+      let block: Commitment | null = null;
+      let taken: "taken" | "full" | "held";
+      if (isNew) {
+        const placed = (await w.reserve(contractorId)) ? await placeTime(w, contractorId, place) : "full";
+        taken = placed === "full" ? "full" : "taken";
+        if (placed !== "full") {
+          block = placed;
+          hold = { order_id: orderId, contractor_id: contractorId, taken_at: at, ...blockColumns(block) };
+          w.buffered.holds.push(hold);
+          if (block) w.time.took(contractorId, block);
+        }
+      } else {
+        const unit = await takeUnit(w, contractorId, orderId, at, place);
+        taken = unit.outcome;
+        block = unit.block;
+      }
       if (taken !== "taken") {
         await undoAll();
         // "held": the order holds a unit of this contractor already: it moved since the command read it.
         return taken === "full" ? { full: contractorId } : { moved: true };
       }
-      if (isNew) w.buffered.holds.push(hold);
+      if (block) blocks.push([contractorId, block]);
       steps.push({
         contractorId,
         undo: async () => {
@@ -118,34 +147,54 @@ async function moveCapacity(
             return;
           }
           await w.release(contractorId);
-          w.buffered.holds.splice(w.buffered.holds.indexOf(hold), 1);
+          if (hold) w.buffered.holds.splice(w.buffered.holds.indexOf(hold), 1);
+          w.time.untook(contractorId, orderId);
         },
       });
     } else {
       // Given back only if this order held it: a second release finds no row and changes nothing.
-      if (!(await giveBackUnit(w, contractorId, orderId))) continue;
+      const row = await giveBackHold(w, contractorId, orderId);
+      if (row === null) continue;
       steps.push({
         contractorId,
         undo: async () => {
-          await w.trx
-            .insertInto("capacity_holds")
-            .values({ order_id: orderId, contractor_id: contractorId, taken_at: at })
-            .execute();
+          await w.trx.insertInto("capacity_holds").values(row).execute();
           await w.restore(contractorId);
+          w.time.ungaveBack(contractorId, orderId);
         },
       });
     }
   }
-  return { steps };
+  return { steps, blocks };
 }
 
-async function deleteHold(w: WriterTx, orderId: string, contractorId: string): Promise<boolean> {
-  const result = await w.trx
+/** After a unit was reserved: the block the job takes of the contractor's time (null: the change holds
+ * no time), or "full" when it has no room (the unit is given back). */
+async function placeTime(
+  w: WriterTx,
+  contractorId: string,
+  place: Placement | undefined,
+): Promise<Commitment | null | "full"> {
+  if (!place) return null;
+  const block = place(contractorId, await w.time.heldBy(contractorId));
+  if (block !== null) return block;
+  await w.release(contractorId);
+  return "full";
+}
+
+/** Deletes the order's row of the contractor's capacity; the row deleted, or null when there was none. */
+async function deleteHold(
+  w: WriterTx,
+  orderId: string,
+  contractorId: string,
+): Promise<CapacityHoldsTable | null> {
+  const row = await w.trx
     .deleteFrom("capacity_holds")
     .where("order_id", "=", orderId)
     .where("contractor_id", "=", contractorId)
+    .returningAll()
     .executeTakeFirst();
-  return Number(result.numDeletedRows) > 0;
+  return row ?? null;
 }
 
 /**
@@ -157,28 +206,46 @@ export async function takeUnit(
   contractorId: string,
   orderId: string,
   at: string,
-): Promise<"taken" | "full" | "held"> {
-  if (!(await w.reserve(contractorId))) return "full";
+  place?: Placement,
+): Promise<{ outcome: "taken" | "full" | "held"; block: Commitment | null }> {
+  if (!(await w.reserve(contractorId))) return { outcome: "full", block: null };
+  const block = await placeTime(w, contractorId, place);
+  if (block === "full") return { outcome: "full", block: null };
   const inserted = await w.trx
     .insertInto("capacity_holds")
-    .values({ order_id: orderId, contractor_id: contractorId, taken_at: at })
+    .values({ order_id: orderId, contractor_id: contractorId, taken_at: at, ...blockColumns(block) })
     .onConflict((oc) => oc.columns(["order_id", "contractor_id"]).doNothing())
     .executeTakeFirst();
-  if (Number(inserted.numInsertedOrUpdatedRows ?? 0n) > 0) return "taken";
+  if (Number(inserted.numInsertedOrUpdatedRows ?? 0n) > 0) {
+    if (block) w.time.took(contractorId, block);
+    return { outcome: "taken", block };
+  }
   await w.release(contractorId);
-  return "held";
+  return { outcome: "held", block: null };
+}
+
+/** Gives back the unit the order holds of the contractor's capacity (and its time); the ledger's row, or
+ * null when the order held none. */
+async function giveBackHold(
+  w: WriterTx,
+  contractorId: string,
+  orderId: string,
+): Promise<CapacityHoldsTable | null> {
+  const row = await deleteHold(w, orderId, contractorId);
+  if (row === null) return null;
+  await w.release(contractorId);
+  if (commitmentOf(row)) w.time.gaveBack(contractorId, orderId);
+  return row;
 }
 
 /** Gives back the unit the order holds of the contractor's capacity; false when it holds none. */
 export async function giveBackUnit(w: WriterTx, contractorId: string, orderId: string): Promise<boolean> {
-  if (!(await deleteHold(w, orderId, contractorId))) return false;
-  await w.release(contractorId);
-  return true;
+  return (await giveBackHold(w, contractorId, orderId)) !== null;
 }
 
 export async function commitOrderChange(w: WriterTx, c: CommittableChange): Promise<CommitOutcome> {
   const { change } = c;
-  const moved = await moveCapacity(w, change);
+  const moved = await moveCapacity(w, change, c.place);
   if ("full" in moved) return { ok: false, reason: "capacity", contractorId: moved.full };
   if ("moved" in moved) return { ok: false, reason: "moved" };
   const undo = async () => {
@@ -237,5 +304,5 @@ export async function commitOrderChange(w: WriterTx, c: CommittableChange): Prom
   w.buffered.audit.push(...c.audit);
   if (c.outbox) w.buffered.events.push(c.outbox);
   if (c.logged) w.buffered.orderEvents.push(c.logged);
-  return { ok: true };
+  return { ok: true, blocks: moved.blocks };
 }

@@ -114,6 +114,11 @@ export interface CapacityHoldsTable {
   order_id: string;
   contractor_id: string;
   taken_at: string;
+  /** The block of time the unit holds (migration 0022; null on rows taken before it, or without a time). */
+  starts_at?: string | null;
+  ends_at?: string | null;
+  lat?: number | null;
+  lon?: number | null;
 }
 
 export interface IdempotencyKeysTable {

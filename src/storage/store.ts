@@ -5,6 +5,7 @@
 
 import type { Selectable } from "kysely";
 import type { AuditEntry } from "../audit/record.js";
+import type { Commitment } from "../domain/commitments.js";
 import type { Contractor, Pool } from "../domain/contractor.js";
 import type { ContractorStanding } from "../domain/contractor-directory.js";
 import type { TradeCode } from "../domain/trades.js";
@@ -223,6 +224,8 @@ export interface ContractorRepository {
   version(): Promise<string>;
   /** Jobs each contractor currently holds (those with any). */
   activeJobCounts(): Promise<Array<[string, number]>>;
+  /** The time each contractor's jobs hold (the capacity ledger's blocks), by contractor id. */
+  commitments(): Promise<Array<[string, Commitment]>>;
   /** Of these contractors, those eligible with capacity left now (as committed). */
   withCapacity(ids: string[]): Promise<Set<string>>;
   /** Contractors whose capacity counter, ledger rows and open offers and jobs disagree (none: no drift). */

@@ -4,6 +4,7 @@
 import { CompiledQuery, type Kysely, type Transaction } from "kysely";
 import type { Clock } from "../clock.js";
 import type { AuditStore } from "./audit-store.js";
+import { type CommittedTime, TransactionTime } from "./commitment-ledger.js";
 import type { Dialect } from "./dialect.js";
 import type { OrderEventStore } from "./order-event-store.js";
 import { commitOrderChange, giveBackUnit, takeUnit, type WriterTx } from "./order-writer.js";
@@ -58,7 +59,9 @@ export function writeTx(
   inserts: Inserts,
   stores: { audit: AuditStore; webhooks: WebhookStore; orderEvents: OrderEventStore },
   clock: Clock,
-): WriteTx & { flush(): Promise<void>; wroteEvents(): boolean } {
+  /** The embedded store's committed time (commitment-ledger.ts); null: read it from the store. */
+  committedTime: CommittedTime | null = null,
+): WriteTx & { flush(): Promise<void>; wroteEvents(): boolean; time: TransactionTime } {
   const quotes: QuotesTable[] = [];
   const buffered: WriterTx["buffered"] = {
     orders: [],
@@ -68,9 +71,11 @@ export function writeTx(
     events: [],
     orderEvents: [],
   };
+  const time = new TransactionTime(trx, committedTime);
   const writer: WriterTx = {
     trx,
     buffered,
+    time,
     async reserve(contractorId) {
       const result = await trx.executeQuery(inserts.reserve(contractorId));
       return Number(result.numAffectedRows ?? 0n) > 0;
@@ -84,7 +89,8 @@ export function writeTx(
   };
   // Whether an account has a default webhook endpoint, asked once per account and mode per transaction.
   const defaults = new Map<string, Promise<boolean>>();
-  const tx: WriteTx & { flush(): Promise<void>; wroteEvents(): boolean } = {
+  const tx: WriteTx & { flush(): Promise<void>; wroteEvents(): boolean; time: TransactionTime } = {
+    time,
     commitOrderChange(change) {
       return commitOrderChange(writer, change);
     },
@@ -112,7 +118,7 @@ export function writeTx(
         .execute();
     },
     async reserveContractor(contractorId, orderId) {
-      return (await takeUnit(writer, contractorId, orderId, clock().toISOString())) === "taken";
+      return (await takeUnit(writer, contractorId, orderId, clock().toISOString())).outcome === "taken";
     },
     releaseContractor(contractorId, orderId) {
       return giveBackUnit(writer, contractorId, orderId);

@@ -33,7 +33,7 @@ import { AjvJsonSchemaValidator } from "@modelcontextprotocol/sdk/validation/ajv
 import type { FastifyBaseLogger, FastifyInstance, FastifyRequest } from "fastify";
 import type { z } from "zod";
 import { ApiError, toProblem } from "../errors.js";
-import type { AnyOperation, Services } from "../operations/operation.js";
+import { type AnyOperation, repeatsSafely, type Services } from "../operations/operation.js";
 import { AGENT_OPERATIONS } from "../operations/registry.js";
 import {
   type AgentCaller,
@@ -76,12 +76,12 @@ function toolFor(op: AnyOperation, naming: ToolNaming): Tool {
     inputSchema: agentInputSchema(op) as Tool["inputSchema"],
     outputSchema: objectJsonSchema(op.output, "output") as Tool["outputSchema"],
     // From the operation's declared effect: a read changes nothing, so it is also idempotent; a write is
-    // idempotent when it honours an idempotency key.
+    // idempotent when it honours an idempotency key or sets a state (repeatsSafely).
     annotations: {
       title: op.summary,
       readOnlyHint: op.effect === "read",
       destructiveHint: op.effect === "destructive",
-      idempotentHint: op.effect === "read" || op.idempotent === true,
+      idempotentHint: repeatsSafely(op),
       openWorldHint: op.openWorld === true,
     },
   };

@@ -118,6 +118,9 @@ export function openApiWebhooks(): Record<string, unknown> {
             required: true,
             schema: { type: "string" },
           })),
+          // Authenticated by the signature headers above (an HMAC of the body, which no OpenAPI security
+          // scheme can express): no scheme applies, said explicitly.
+          security: [],
           requestBody: { required: true, content: { "application/json": { schema: envelope(type) } } },
           responses: {
             "200": { description: "Acknowledged (any 2xx)." },

@@ -208,10 +208,11 @@ describe.each(TRANSPORTS)("idempotency_key over %s (SQLite, in process)", (_name
     const audit = await h.get(`/api/audit?order_id=${order.order_id}&kind=order.created`, {
       "x-api-key": key,
     });
-    const created = (audit.json() as { records: Array<{ record: { data: Record<string, unknown> } }> })
-      .records[0]?.record;
-    expect(created?.data.idempotency_key).toBe("agent-replay-1");
-    expect(created?.data.input).toEqual(args);
+    // The caller reads them as its own disclosures (a contractor is shown neither).
+    const created = (audit.json() as { records: Array<{ disclosed: Record<string, unknown> }> }).records[0]
+      ?.disclosed;
+    expect(created?.idempotency_key).toBe("agent-replay-1");
+    expect(created?.input).toEqual(args);
   });
 
   it("makes a new order for each call without a key", async () => {

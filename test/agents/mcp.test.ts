@@ -145,6 +145,15 @@ describe("MCP tools", () => {
       destructiveHint: false,
       idempotentHint: false,
     });
+    // Setting a contractor's standing again leaves it as it is: destructive, and idempotent without a key.
+    expect(hints("dispatcher.pool")).toMatchObject({
+      readOnlyHint: false,
+      destructiveHint: true,
+      idempotentHint: true,
+    });
+    // A cancellation or an assignment done again is not the same call: not idempotent.
+    for (const name of ["dispatch.order_cancel", "dispatcher.assign"])
+      expect(hints(name)?.idempotentHint, name).toBe(false);
     // Only the probe reaches out to hosts its caller names.
     expect(hints("agentic.readiness_probe")).toMatchObject({ readOnlyHint: true, openWorldHint: true });
     expect(hints("dispatch.quote")?.openWorldHint).toBe(false);
@@ -454,6 +463,10 @@ describe("MCP on a fresh store, with no MCP_API_KEY", () => {
         const page = await fetch(consoleUrl as string);
         expect([200, 503]).toContain(page.status);
         expect(page.headers.get("content-type")).toBe("text/html; charset=utf-8");
+        // So is the API reference's, where the key can be tried.
+        const docsUrl = /API reference: (http:\/\/127\.0\.0\.1:\d+\/docs) /.exec(out)?.[1];
+        expect(docsUrl, out).toBeTruthy();
+        expect((await fetch(docsUrl as string)).status).toBe(200);
         // And a sandbox dispatch-team key to try the board with: test mode, the dispatcher's kind.
         const dispatchKey = /sandbox dispatch-team key.*\n {2}(fsd_test_\w{36})/.exec(out)?.[1];
         expect(dispatchKey, out).toBeTruthy();

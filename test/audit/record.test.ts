@@ -7,7 +7,7 @@ import { describe, expect, it, vi } from "vitest";
 import { applyDisclosures, encodeDisclosure } from "../../src/audit/disclosure.js";
 import { leafHash } from "../../src/audit/merkle.js";
 import { newSeal, rowMatchesLeaf, SEAL_PATTERN, sealRecord } from "../../src/audit/record.js";
-import { disclosuresFor, openRecord, type Reader } from "../../src/audit/redaction.js";
+import { disclosuresFor, holdsCallerDetails, openRecord, type Reader } from "../../src/audit/redaction.js";
 import { canonicalJson } from "../../src/canonical-json.js";
 
 describe("audit records", () => {
@@ -135,6 +135,53 @@ describe("record format v2: private parts as disclosures", () => {
     expect(applyDisclosures(data, [forged]).ok).toBe(false);
     const mine = disclosuresFor(entry.disclosures, { role: "caller" });
     expect(applyDisclosures(data, [...mine, mine[0] as string]).ok).toBe(false);
+  });
+
+  it("commits the caller's contact details inside the order's input, for the caller and the team only", () => {
+    const order = {
+      trade: "plumbing",
+      location: { state: "CA", zip: "94103", address: "1 Market St", name: "Deli" },
+      description: "Leak",
+      callback_url: "https://hooks.example.com/a",
+      reference_id: "WO-1",
+    };
+    const data = { input: order, idempotency_key: "k-1", reference_id: "WO-1" };
+    const entry = sealRecord({ ...input, kind: "order.created", actor: "key:key_1", data });
+    for (const secret of ["1 Market St", "Deli", "hooks.example.com", "WO-1", "k-1"])
+      expect(entry.record).not.toContain(secret);
+    expect(rowMatchesLeaf({ ...entry }, entry.leaf_hash)).toBe(true);
+    const sealed = JSON.parse(entry.record).data;
+    expect(sealed.input.location).toMatchObject({ state: "CA", zip: "94103" });
+    expect(sealed.input.location._sd).toHaveLength(2);
+    const open = (reader: Reader) => {
+      const checked = applyDisclosures(sealed, disclosuresFor(entry.disclosures, reader));
+      if (!checked.ok) throw new Error(checked.reason);
+      return checked.claims;
+    };
+    expect(open({ role: "caller" })).toEqual(data);
+    expect(open({ role: "dispatcher" })).toEqual(data);
+    expect(open({ role: "contractor", contractorId: "ctr_a" })).toEqual({
+      input: { trade: "plumbing", location: { state: "CA", zip: "94103" }, description: "Leak" },
+    });
+    // A disclosure is applied only in the object whose _sd lists it, and only once.
+    const name = disclosuresFor(entry.disclosures, { role: "caller" }).filter(
+      (d) => JSON.parse(Buffer.from(d, "base64url").toString("utf8"))[1] === "name",
+    );
+    expect(name).toHaveLength(1);
+    const moved = { ...sealed, _sd: [...sealed._sd, ...sealed.input.location._sd] };
+    expect(applyDisclosures(moved, [name[0] as string, name[0] as string]).ok).toBe(false);
+    // Sealed so, it holds none of them in the clear; sealed before the rule, it did (and is withheld from
+    // contractors).
+    expect(holdsCallerDetails(sealed)).toBe(false);
+    expect(holdsCallerDetails(data)).toBe(true);
+    expect(holdsCallerDetails({ ...data, input: { location: { address: "1 Market St" } } })).toBe(true);
+    expect(
+      holdsCallerDetails({ input: { trade: "plumbing" }, idempotency_key: null, reference_id: null }),
+    ).toBe(false);
+    // A quote's input without contact details is sealed as it is.
+    const plain = sealRecord({ ...input, actor: "key:key_1", data: { input: { trade: "plumbing" } } });
+    expect(JSON.parse(plain.record).data).toEqual({ input: { trade: "plumbing" } });
+    expect(plain.disclosures).toBeNull();
   });
 
   it("still verifies version 1 records, sealed with everything in the clear", () => {

@@ -13,6 +13,8 @@ import { Kysely, SqliteDialect, sql } from "kysely";
 import { type Browser, type BrowserContext, chromium, type Page } from "playwright-core";
 import { build } from "vite";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { lookupZip } from "../../src/domain/geo.js";
+import type { StateCode } from "../../src/domain/us-regions.js";
 import { createFetcher } from "../../src/services/create-services.js";
 import { auditTriggerNames } from "../../src/storage/migrations/0003-audit-log.js";
 import type { Database } from "../../src/storage/schema.js";
@@ -36,6 +38,8 @@ const IN_README = new Set([
   "account-nte",
   "account-webhooks",
   "evals",
+  "map",
+  "account-map",
 ]);
 const CHROMIUM = process.env.CHROMIUM_PATH ?? "/usr/bin/chromium";
 const CHROMIUM_ARGS = [
@@ -375,6 +379,9 @@ describe("the console in Chromium", () => {
     const [stored] = await h.services.store.orders.byIds([orderId]);
     expect(stored?.status).toBe("completed");
     expect(Number(stored?.final_cost_cents)).toBe(21_250);
+    // The completed job waits for its invoice on the next visit too, not only in the page that completed it.
+    await phone.page.reload();
+    await status(phone.page, orderId, "completed");
     // Then the invoice, within the NTE in force.
     await card.getByLabel("Invoice total ($)").fill("212.50");
     await accessible(phone.page, "contractor with a job to invoice");
@@ -605,6 +612,211 @@ describe("the console in Chromium", () => {
     },
     90_000,
   );
+
+  it("the map: the dispatch team's orders by status and contractors' service areas, live; an account's own orders only", async () => {
+    // Contractors across the country, Alaska, Hawaii and Puerto Rico included, each at its ZIP's centroid.
+    const at = (zip: string) => {
+      const z = lookupZip(zip);
+      if (!z) throw new Error(`ZIP ${zip} is unknown`);
+      return { homeZip: zip, lat: z.lat, lon: z.lon, states: [z.state as StateCode] };
+    };
+    const ALASKA = "ctr_livemapalaska";
+    await h.services.store.contractors.insert(
+      [
+        liveContractor({
+          id: ALASKA,
+          name: "Northern Lights Plumbing",
+          trades: ["plumbing"],
+          serviceRadiusMiles: 120,
+          ...at("99501"),
+        }),
+        liveContractor({
+          id: "ctr_livemaphawaii",
+          name: "Aloha Air",
+          trades: ["hvac"],
+          serviceRadiusMiles: 25,
+          ...at("96813"),
+        }),
+        liveContractor({
+          id: "ctr_livemapprico",
+          name: "Isla Eléctrica",
+          trades: ["electrical"],
+          serviceRadiusMiles: 30,
+          ...at("00901"),
+        }),
+        liveContractor({
+          id: "ctr_livemaptexas",
+          name: "Lone Star Plumbing",
+          trades: ["plumbing"],
+          serviceRadiusMiles: 80,
+          ...at("78701"),
+        }),
+        liveContractor({
+          id: "ctr_livemapny",
+          name: "Empire HVAC",
+          trades: ["hvac"],
+          serviceRadiusMiles: 15,
+          ...at("10001"),
+        }),
+        liveContractor({
+          id: "ctr_livemapco",
+          name: "Front Range Repair",
+          trades: ["appliance_repair"],
+          serviceRadiusMiles: 200,
+          active: false,
+          ...at("80202"),
+        }),
+      ],
+      testRecord(),
+    );
+    await h.services.pool.load();
+    const placed = new Map<string, string>(); // order id -> its place, for messages
+    const orderAt = async (
+      trade: string,
+      location: Record<string, string>,
+      description: string,
+      key = accountKey,
+    ) => {
+      const res = await h.post(ORDER_PATH, { trade, location, description }, { "x-api-key": key });
+      expect(res.statusCode, res.body).toBe(200);
+      const id = res.json().order_id as string;
+      placed.set(id, JSON.stringify(location));
+      return id;
+    };
+    const anchorage = await orderAt("plumbing", { state: "AK", city: "Anchorage" }, "Frozen pipe"); // offered
+    const honolulu = await orderAt("hvac", { state: "HI", zip: "96813" }, "Split unit dripping"); // offered
+    const sanJuan = await orderAt("locksmith", { state: "PR", zip: "00901" }, "Shutter lock"); // the tray
+    const austin = await orderAt("plumbing", { state: "TX", zip: "78701" }, "Grease trap backed up");
+    const chicago = await orderAt("locksmith", { state: "IL", zip: "60601" }, "Office door code lock");
+    const miami = await orderAt("electrical", { state: "FL", zip: "33130" }, "Breaker keeps tripping");
+    const seattle = await orderAt("roofing", { state: "WA", zip: "98101" }, "Flat roof leak");
+    const atlanta = await orderAt("pest_control", { state: "GA", zip: "30303" }, "Mice in the stockroom");
+    const denver = await orderAt("appliance_repair", { state: "CO", zip: "80202" }, "Walk-in freezer warm");
+    const newYork = await orderAt("hvac", { state: "NY", zip: "10001" }, "No heat in the lobby"); // offered
+    const others = await orderAt(
+      "locksmith",
+      { state: "MN", zip: "55401" },
+      "Someone else's order",
+      await h.key("globex", "live"),
+    );
+    const asDesk = { "x-api-key": dispatcherKey };
+    const ok = (res: { statusCode: number; body: string }) => expect(res.statusCode, res.body).toBe(200);
+    ok(
+      await h.post(
+        "/api/dispatcher/v1/orders/assign",
+        { order_id: austin, contractor_id: "ctr_livemaptexas", reason: "Regular for this site" },
+        asDesk,
+      ),
+    );
+    ok(await h.post("/api/dispatch/v1/orders/cancel", { order_id: atlanta }, { "x-api-key": accountKey }));
+
+    const desk = await open({ width: 1280, height: 800 });
+    await signIn(desk.page, dispatcherKey);
+    await desk.page.locator(".live-live").waitFor({ timeout: 20_000 });
+    await desk.page.getByRole("button", { name: "Map", exact: true }).click();
+    const map = desk.page.locator('svg.map-svg[data-ready="true"]');
+    await map.waitFor();
+    const point = (id: string, value?: string) =>
+      desk.page.locator(`circle[data-order-id="${id}"]${value ? `[data-status="${value}"]` : ""}`);
+    for (const [id, value] of [
+      [anchorage, "offered"],
+      [honolulu, "offered"],
+      [sanJuan, "needs_dispatcher"],
+      [austin, "accepted"],
+      [chicago, "needs_dispatcher"],
+      [atlanta, "cancelled"],
+      [newYork, "offered"],
+      [others, "needs_dispatcher"], // every account's orders
+    ] as const) {
+      await point(id, value).waitFor({ timeout: 15_000 });
+    }
+    // Each point where its place is: Alaska and Hawaii in their insets (left), Puerto Rico in its own
+    // (right), Seattle up left, Miami down right, New York right of Chicago, right of Denver.
+    const box = async (id: string) => {
+      const b = await point(id).boundingBox();
+      if (!b) throw new Error(`no point for ${placed.get(id)}`);
+      return { x: b.x + b.width / 2, y: b.y + b.height / 2 };
+    };
+    const frame = await map.boundingBox();
+    if (!frame) throw new Error("the map has no box");
+    const [ak, hi, pr, sea, mia, ny, chi, den] = await Promise.all(
+      [anchorage, honolulu, sanJuan, seattle, miami, newYork, chicago, denver].map(box),
+    );
+    if (!ak || !hi || !pr || !sea || !mia || !ny || !chi || !den) throw new Error("a point is missing");
+    expect(ak.x).toBeLessThan(frame.x + frame.width * 0.3);
+    expect(ak.y).toBeGreaterThan(frame.y + frame.height * 0.7);
+    expect(hi.x).toBeGreaterThan(ak.x);
+    expect(hi.y).toBeGreaterThan(frame.y + frame.height * 0.7);
+    expect(pr.x).toBeGreaterThan(mia.x);
+    expect(pr.y).toBeGreaterThan(frame.y + frame.height * 0.7);
+    expect(sea.x).toBeLessThan(den.x);
+    expect(sea.y).toBeLessThan(den.y);
+    expect(den.x).toBeLessThan(chi.x);
+    expect(chi.x).toBeLessThan(ny.x);
+    expect(mia.y).toBeGreaterThan(ny.y);
+
+    // Contractors: their base, and on hover their service radius.
+    for (const id of [ALASKA, "ctr_livemaphawaii", "ctr_livemapprico", "ctr_livemapco", PLUMBER]) {
+      await desk.page.locator(`rect[data-contractor-id="${id}"]`).waitFor();
+    }
+    expect(await desk.page.locator(".map-area").count()).toBe(0);
+    await desk.page.locator(`rect[data-contractor-id="ctr_livemaptexas"]`).hover();
+    await desk.page.locator(".map-area").waitFor();
+    expect(await desk.page.locator(".map-shown").textContent()).toContain(
+      "Lone Star Plumbing: base 78701, serves 80 mi",
+    );
+    await shot(desk.page, "map");
+    await accessible(desk.page, "the dispatch team's map");
+
+    // Live: a status changed through the API recolours its point, no reload.
+    await desk.page.evaluate("window.notReloaded = true");
+    ok(await h.post("/api/dispatcher/v1/orders/cancel", { order_id: chicago, reason: "Duplicate" }, asDesk));
+    await point(chicago, "cancelled").waitFor();
+    // The legend hides a status, and shows it again.
+    const tray = desk.page.getByRole("button", { name: /^Needs dispatcher/ });
+    await tray.click();
+    await point(sanJuan).waitFor({ state: "detached" });
+    await tray.click();
+    await point(sanJuan, "needs_dispatcher").waitFor();
+    expect(await desk.page.evaluate("window.notReloaded")).toBe(true);
+
+    // An order where a contractor is based is not hidden under it: each takes a click of its own.
+    for (const id of [anchorage, honolulu, sanJuan, austin, newYork]) await point(id).click({ trial: true });
+    // A point clicked opens its order on the board.
+    await point(sanJuan).click();
+    const detail = desk.page.getByRole("complementary", { name: `Order ${sanJuan}` });
+    await detail.waitFor();
+    expect(await detail.textContent()).toContain("PR 00901");
+    await desk.ctx.close();
+
+    // The account's map: its own orders, no one else's, and no contractor.
+    const owner = await open({ width: 1280, height: 800 });
+    await signIn(owner.page, accountKey);
+    await owner.page.getByRole("button", { name: "Map", exact: true }).click();
+    await owner.page.locator('svg.map-svg[data-ready="true"]').waitFor();
+    const own = (id: string, value: string) =>
+      owner.page
+        .locator(`circle[data-order-id="${id}"][data-status="${value}"]`)
+        .waitFor({ timeout: 15_000 });
+    await own(honolulu, "offered");
+    await own(chicago, "cancelled");
+    await own(sanJuan, "needs_dispatcher");
+    const shown = await owner.page
+      .locator("circle[data-order-id]")
+      .evaluateAll((cs) => cs.map((c) => c.getAttribute("data-order-id")));
+    const mine = (await h.get("/api/dispatch/v1/orders?limit=200", { "x-api-key": accountKey })).json()
+      .orders as Array<{ order_id: string }>;
+    expect(new Set(shown)).toEqual(new Set(mine.map((o) => o.order_id)));
+    expect(shown).not.toContain(others);
+    expect(await owner.page.locator("[data-contractor-id]").count()).toBe(0);
+    await shot(owner.page, "account-map");
+    await accessible(owner.page, "the account's map");
+    // A point clicked opens the order's timeline in the list.
+    await owner.page.locator(`circle[data-order-id="${honolulu}"]`).click();
+    await owner.page.locator(`li[data-order-id="${honolulu}"] .account-timeline`).waitFor();
+    await owner.ctx.close();
+    expect(pageProblems).toEqual([]);
+  }, 120_000);
 
   it("the public evals page shows the live orders' figures to anyone, without a key", async () => {
     const { ctx, page } = await open({ width: 1280, height: 800 });

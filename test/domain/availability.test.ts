@@ -5,13 +5,22 @@ import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import { bookableWindows, slotsOf } from "../../src/domain/availability.js";
 import { candidateSet } from "../../src/domain/candidate-set.js";
+import type { Commitment } from "../../src/domain/commitments.js";
 import { dayOf } from "../../src/domain/compliance.js";
 import type { Contractor } from "../../src/domain/contractor.js";
-import { type MatchRequest, match } from "../../src/domain/matching.js";
+import type { Point } from "../../src/domain/geo.js";
+import {
+  arrivalOf,
+  baseTravelMinutes,
+  type MatchRequest,
+  match,
+  zoneOffsetsFor,
+} from "../../src/domain/matching.js";
 import { modelJobPrice } from "../../src/domain/pricing.js";
 import { SANDBOX_HOURS } from "../../src/domain/sandbox-pool.js";
 import { parseHours } from "../../src/domain/time/calendar.js";
 import { TRADES } from "../../src/domain/trades.js";
+import { greatCircleTravel } from "../../src/domain/travel-time.js";
 
 const HOUR_MS = 3_600_000;
 const AUSTIN = { lat: 30.27, lon: -97.74 };
@@ -122,6 +131,111 @@ describe("availability", () => {
       ),
       { numRuns: 150 },
     );
+  });
+
+  it("with capacity as time, never offers a window that the next order cannot book now", () => {
+    // Sites around Austin: the drive between jobs counts. Counts are loose (up to 8): time binds first.
+    const SITES: Point[] = [AUSTIN, { lat: 30.51, lon: -97.68 }, { lat: 30.16, lon: -97.79 }];
+    const timedPool = poolArb.map((pool) =>
+      pool.map(
+        (c, i): Contractor => ({ ...c, maxActiveJobs: c.maxActiveJobs * 4, ...(SITES[i % 3] as Point) }),
+      ),
+    );
+    fc.assert(
+      fc.property(
+        timedPool,
+        fc.integer({ min: 0, max: 24 * 7 }),
+        fc.array(fc.tuple(fc.nat(), fc.integer({ min: 0, max: 2 })), { minLength: 1, maxLength: 12 }),
+        (pool, nowHours, picks) => {
+          const now = new Date(BASE + nowHours * HOUR_MS);
+          const set = candidateSet(pool);
+          const jobs = new Int32Array(pool.length);
+          const held: Array<Commitment[] | undefined> = pool.map(() => undefined);
+          const booked = { held, travel: greatCircleTravel };
+          const slots = slotsOf("America/Chicago", { year: 2026, month: 3, day: 2 }, 4, "plumbing", now);
+          for (const [n, [pick, site]] of picks.entries()) {
+            const at = SITES[site] as Point;
+            const base = { ...job(now), point: at };
+            const offered = bookableWindows(base, slots, set, jobs, now, booked);
+            if (offered.length === 0) return true;
+            const w = offered[pick % offered.length];
+            if (!w) return false;
+            const req: MatchRequest = {
+              ...base,
+              time: {
+                now: now.getTime(),
+                window: { start: w.start.getTime(), end: w.end.getTime() },
+                arriveBy: null,
+                durationMinutes: 120,
+              },
+            };
+            const result = match(req, set, jobs, 5, booked);
+            if (result.chosen === null || result.eligible !== w.contractorsAvailable) return false;
+            const c = result.chosen.contractor;
+            const slot = pool.findIndex((p) => p.id === c.id);
+            // The writer, in the order's transaction, finds the same room for it.
+            const placed = arrivalOf(
+              c.calendar,
+              req,
+              c.responseMinutes,
+              baseTravelMinutes(c, at, greatCircleTravel),
+              zoneOffsetsFor(req),
+              { held: held[slot] ?? [], travel: greatCircleTravel, judgeDeadline: false },
+            );
+            const start = result.chosen.startAt;
+            if (start === null || placed?.at !== start) return false;
+            if (start < w.start.getTime() || start + 120 * 60_000 > w.end.getTime()) return false;
+            // No overlap with what it holds: the block and its drives fit between its jobs.
+            const block = { orderId: `ord_${n}`, start, end: start + 120 * 60_000, point: at };
+            if ((held[slot] ?? []).some((h) => h.start < block.end && block.start < h.end)) return false;
+            held[slot] = [...(held[slot] ?? []), block].sort((a, b) => a.start - b.start);
+            jobs[slot] = (jobs[slot] ?? 0) + 1;
+          }
+          return true;
+        },
+      ),
+      { numRuns: 120 },
+    );
+  });
+
+  it("fills a window's time: a contractor with room for two jobs is offered it twice, not a third time", () => {
+    const now = new Date(BASE);
+    const pool = fc.sample(contractorArb(0), { numRuns: 1, seed: 3 }).map((c) => ({
+      ...c,
+      maxActiveJobs: 10,
+      calendar: { timeZone: "America/Chicago", weekly: null, timeOff: new Float64Array() },
+    }));
+    const set = candidateSet(pool);
+    const jobs = new Int32Array(1);
+    const held: Array<Commitment[] | undefined> = [undefined];
+    const booked = { held, travel: greatCircleTravel };
+    // Monday 2026-03-02 08:00-12:00 CST: two two-hour jobs at the same place.
+    const [monday] = slotsOf("America/Chicago", { year: 2026, month: 3, day: 2 }, 1, "plumbing", now);
+    if (!monday) throw new Error("no slot");
+    for (const expected of [1, 1, 0]) {
+      const offered = bookableWindows(job(now), [monday], set, jobs, now, booked);
+      expect(offered.map((w) => w.contractorsAvailable)).toEqual(expected ? [expected] : []);
+      if (!expected) break;
+      const req = {
+        ...job(now),
+        time: {
+          now: now.getTime(),
+          window: { start: monday.start.getTime(), end: monday.end.getTime() },
+          arriveBy: null,
+          durationMinutes: 120,
+        },
+      };
+      const start = match(req, set, jobs, 5, booked).chosen?.startAt as number;
+      held[0] = [
+        ...(held[0] ?? []),
+        { orderId: `ord_${start}`, start, end: start + 120 * 60_000, point: AUSTIN },
+      ];
+      jobs[0] = (jobs[0] ?? 0) + 1;
+    }
+    expect(held[0]?.map((h) => h.start)).toEqual([
+      monday.start.getTime(),
+      monday.start.getTime() + 2 * HOUR_MS,
+    ]);
   });
 
   it("offers nothing when every contractor is full", () => {

@@ -22,7 +22,8 @@ export interface ChildServer {
 
 export async function startChildServer(
   env: Record<string, string>,
-  timeoutMs = 30_000,
+  // A bound, not a measurement: tsx compiles the sources at each start, which takes long on a loaded machine.
+  timeoutMs = 90_000,
   args: string[] = [],
 ): Promise<ChildServer> {
   const proc = spawn(process.execPath, ["--import", "tsx", "src/main.ts", ...args], {

@@ -138,6 +138,27 @@ describe("the contractor directory", () => {
     expect(byId.get("ctr_dirD")?.status).toBe("excluded");
   });
 
+  it("places each contractor's base (its coordinates and service radius) for the dispatch team's map", async () => {
+    const byId = new Map(
+      (await list(h, live, "")).contractors.map((c) => [
+        c.contractor_id,
+        c as Item & Record<string, unknown>,
+      ]),
+    );
+    expect(byId.get("ctr_dirA")).toMatchObject({
+      base_zip: "94103",
+      base_coordinates: { lat: 37.7725, lon: -122.4147 },
+      service_radius_miles: 40,
+    });
+    expect(byId.get("ctr_dirD")?.base_coordinates).toEqual({
+      lat: lookupZip("89501")?.lat,
+      lon: lookupZip("89501")?.lon,
+    });
+    expect(byId.get("ctr_dirE")?.base_coordinates).toBeNull(); // base unknown
+    const one = await h.get(`${LIST}/ctr_dirA`, { "x-api-key": live });
+    expect(one.json().base_coordinates).toEqual({ lat: 37.7725, lon: -122.4147 });
+  });
+
   it("sorts by distance from a ZIP or a point, unknown bases last, and keeps those within radius_miles", async () => {
     const near = await list(h, live, "zip=94103");
     expect(ids(near)).toEqual(["ctr_dirA", "ctr_dirB", "ctr_dirD", "ctr_dirC", "ctr_dirE"]);

@@ -44,6 +44,7 @@ describe("discovery documents", () => {
       type: "apiKey",
       in: "header",
       name: "x-api-key",
+      description: expect.stringContaining("sandbox key"),
     });
     const ids = Object.values(doc.paths as Record<string, Record<string, { operationId: string }>>).flatMap(
       (p) => Object.values(p).map((o) => o.operationId),

@@ -336,6 +336,19 @@ describe("NTE increases and the invoice", () => {
     ]) {
       await h.post(REPORT, { order_id: created.order_id, ...report }, { "x-api-key": key });
     }
+    // A completed job waits for its invoice in the contractor's completed list, not among its active jobs.
+    const listed = async (status?: string) =>
+      (await h.get(status ? `${JOBS}?status=${status}` : JOBS, { "x-api-key": key })).json().jobs as Array<{
+        order_id: string;
+        status: string;
+      }>;
+    expect((await listed()).map((j) => j.order_id)).not.toContain(created.order_id);
+    expect(await listed("completed")).toContainEqual(
+      expect.objectContaining({ order_id: created.order_id, status: "completed" }),
+    );
+    const badStatus = await h.get(`${JOBS}?status=done`, { "x-api-key": key });
+    expect(badStatus.statusCode).toBe(422);
+    expect(badStatus.json().errors[0].field).toBe("status");
     const over = await h.post(
       INVOICE,
       { order_id: created.order_id, amount_cents: 40_000 },
@@ -356,6 +369,7 @@ describe("NTE increases and the invoice", () => {
     );
     expect(invoiced.statusCode, invoiced.body).toBe(200);
     expect(invoiced.json().status).toBe("invoiced");
+    expect((await listed("completed")).map((j) => j.order_id)).not.toContain(created.order_id);
     const trail = await kinds(h, caller, created.order_id);
     expect(trail.filter((k) => k.startsWith("order.nte_"))).toEqual([
       "order.nte_requested",
@@ -458,6 +472,13 @@ describe("the dispatcher's side", () => {
       { "x-api-key": dispatcher },
     );
     expect(excluded.json()).toMatchObject({ excluded: true });
+    // Excluding it again leaves its standing as it was (why dispatcher.pool's MCP tool is idempotent).
+    const again = await h.post(
+      "/api/dispatcher/v1/contractors/status",
+      { contractor_id: x, action: "exclude", reason: "no-show twice" },
+      { "x-api-key": dispatcher },
+    );
+    expect(again.json()).toEqual(excluded.json());
     for (let i = 0; i < 4; i++) expect(await holder(h, (await order(h, caller)).order_id)).not.toBe(x);
     const refused = await h.post(
       "/api/dispatcher/v1/orders/assign",

@@ -53,6 +53,43 @@ describe("order list", () => {
     await h.close();
   });
 
+  it("places each order at its ZIP's centroid, else its city's, in the account's list, the dispatch team's and their events", async () => {
+    const h = await createHarness();
+    const key = await h.key("mapper", "test");
+    const desk = await h.dispatcherKey("test");
+    const place = async (location: Record<string, unknown>) => {
+      const res = await h.post(ORDER_PATH, validOrder({ location }), { "x-api-key": key });
+      expect(res.statusCode, res.body).toBe(200);
+      return res.json().order_id as string;
+    };
+    const byZip = await place({ state: "CA", zip: "94103", city: "San Francisco" });
+    const byCity = await place({ state: "HI", city: "Honolulu" });
+    const nowhere = await place({ state: "TX", city: "Nowhere Special" });
+    const expected = new Map<string, unknown>([
+      [byZip, { lat: 37.7725, lon: -122.4147 }],
+      [byCity, { lat: 21.3105, lon: -157.8431 }],
+      [nowhere, null],
+    ]);
+    const pointsOf = (orders: Array<{ order_id: string; coordinates: unknown }>) =>
+      new Map(orders.filter((o) => expected.has(o.order_id)).map((o) => [o.order_id, o.coordinates]));
+
+    const mine = await h.get(LIST, { "x-api-key": key });
+    expect(pointsOf(mine.json().orders)).toEqual(expected);
+    const board = await h.get("/api/dispatcher/v1/orders?limit=200", { "x-api-key": desk });
+    expect(pointsOf(board.json().orders)).toEqual(expected);
+    // The event stream's orders carry them too, so that a map follows without reloading its list.
+    for (const k of [key, desk]) {
+      const res = await h.get("/api/events", { "x-api-key": k, accept: "application/json" });
+      expect(res.statusCode, res.body).toBe(200);
+      const events = res.json().events as Array<{
+        data: { order: { order_id: string; coordinates: unknown } };
+      }>;
+      expect(events.length).toBeGreaterThan(0);
+      for (const e of events) expect(e.data.order.coordinates).toEqual(expected.get(e.data.order.order_id));
+    }
+    await h.close();
+  });
+
   it("answers 422 for a forged cursor, an unknown status or a bad limit, and 401 without a key", async () => {
     const h = await createHarness();
     const key = await h.key("lister", "test");

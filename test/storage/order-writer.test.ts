@@ -8,8 +8,12 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { sealRecord } from "../../src/audit/record.js";
+import { fitAmong } from "../../src/domain/commitments.js";
 import type { Order, OrderChange } from "../../src/domain/orders/order.js";
+import { ALWAYS, ZoneOffsets } from "../../src/domain/time/calendar.js";
+import { greatCircleTravel } from "../../src/domain/travel-time.js";
 import type { KyselyStore } from "../../src/storage/kysely-store.js";
+import type { Placement } from "../../src/storage/order-writer.js";
 import { openSqliteStore } from "../../src/storage/sqlite.js";
 import type { Store } from "../../src/storage/store.js";
 import { liveContractor, testRecord } from "../helpers/fixtures.js";
@@ -41,6 +45,8 @@ describe.each(STORES)("the order writer (%s)", (kind) => {
       [
         { ...liveContractor({ id: "ctr_full", maxActiveJobs: 1 }), externalRef: "full" },
         { ...liveContractor({ id: "ctr_free", maxActiveJobs: 5 }), externalRef: "free" },
+        { ...liveContractor({ id: "ctr_time", maxActiveJobs: 5 }), externalRef: "time" },
+        { ...liveContractor({ id: "ctr_race", maxActiveJobs: 5 }), externalRef: "race" },
       ],
       testRecord(),
     );
@@ -99,7 +105,7 @@ describe.each(STORES)("the order writer (%s)", (kind) => {
     const outcome = await store.write((tx) =>
       tx.commitOrderChange({ change: created, audit: sealed(created), outbox: null }),
     );
-    expect(outcome).toEqual({ ok: true });
+    expect(outcome).toEqual({ ok: true, blocks: [] });
     return { ...row, version: 0 };
   }
 
@@ -124,6 +130,7 @@ describe.each(STORES)("the order writer (%s)", (kind) => {
       await store.write((tx) => tx.commitOrderChange({ change: first, audit: sealed(first), outbox: null })),
     ).toEqual({
       ok: true,
+      blocks: [],
     });
     const before = await counter("ctr_free");
     // A second writer that read the same version: it loses, and its capacity step is undone.
@@ -170,6 +177,7 @@ describe.each(STORES)("the order writer (%s)", (kind) => {
       await store.write((tx) => tx.commitOrderChange({ change: done, audit: sealed(done), outbox: null })),
     ).toEqual({
       ok: true,
+      blocks: [],
     });
     expect(await counter("ctr_free")).toBe(before - 1);
     const again = change({ ...o, version: 1 }, { ...o, status: "completed" }, [], ["ctr_free"]);
@@ -177,7 +185,97 @@ describe.each(STORES)("the order writer (%s)", (kind) => {
       await store.write((tx) => tx.commitOrderChange({ change: again, audit: sealed(again), outbox: null })),
     ).toEqual({
       ok: true,
+      blocks: [],
     });
     expect(await counter("ctr_free")).toBe(before - 1);
+  });
+
+  describe("capacity as time", () => {
+    const HOUR = 3_600_000;
+    /** Tuesday 2030-06-04 08:00 PDT: the window's start; the job is an hour long, at one place. */
+    const T0 = Date.parse("2030-06-04T15:00:00Z");
+    const SF = { lat: 37.77, lon: -122.41 };
+    const zones = new ZoneOffsets(T0 - 2 * 86_400_000, T0 + 2 * 86_400_000);
+    /** The domain's fit: inside [T0, T0 + 2 h), one hour, between the contractor's blocks. */
+    const inWindow =
+      (orderId: string): Placement =>
+      (_contractor, held) => {
+        const at = fitAmong(
+          ALWAYS,
+          {
+            now: T0 - 86_400_000,
+            notBefore: T0,
+            leadMinutes: 0,
+            fromBaseMinutes: 0,
+            latestStart: T0 + HOUR,
+            durationMs: HOUR,
+            point: SF,
+            anyHours: false,
+          },
+          held,
+          greatCircleTravel,
+          zones,
+        );
+        return at === null ? null : { orderId, start: at, end: at + HOUR, point: SF };
+      };
+    const startsOf = async (contractor: string) =>
+      (
+        await db()
+          .selectFrom("capacity_holds")
+          .select("starts_at")
+          .where("contractor_id", "=", contractor)
+          .orderBy("starts_at")
+          .execute()
+      ).map((r) => r.starts_at);
+    const book = (contractor: string) => {
+      const row = orderRow({ account_id: account, status: "offered", contractor_id: contractor });
+      const c = change(null, row, [contractor]);
+      return store.write((tx) =>
+        tx.commitOrderChange({ change: c, audit: sealed(c), outbox: null, place: inWindow(row.id) }),
+      );
+    };
+
+    it("takes a block of time with the unit, and takes nothing for a job with no room left", async () => {
+      expect(await book("ctr_time")).toMatchObject({ ok: true, blocks: [["ctr_time", { start: T0 }]] });
+      expect(await book("ctr_time")).toMatchObject({
+        ok: true,
+        blocks: [["ctr_time", { start: T0 + HOUR }]],
+      });
+      // Two of its five units are taken, but its window is full.
+      expect(await book("ctr_time")).toEqual({ ok: false, reason: "capacity", contractorId: "ctr_time" });
+      expect(await counter("ctr_time")).toBe(2);
+      expect(await startsOf("ctr_time")).toEqual([
+        new Date(T0).toISOString(),
+        new Date(T0 + HOUR).toISOString(),
+      ]);
+    });
+
+    it("gives the last hour to one of two concurrent orders; the time given back is free again", async () => {
+      const first = await book("ctr_race");
+      expect(first.ok).toBe(true);
+      const outcomes = await Promise.all([book("ctr_race"), book("ctr_race")]);
+      expect(outcomes.filter((o) => o.ok)).toHaveLength(1);
+      expect(outcomes.filter((o) => !o.ok)).toEqual([
+        { ok: false, reason: "capacity", contractorId: "ctr_race" },
+      ]);
+      expect(await counter("ctr_race")).toBe(2);
+      expect(await startsOf("ctr_race")).toEqual([
+        new Date(T0).toISOString(),
+        new Date(T0 + HOUR).toISOString(),
+      ]);
+      // The first order's job ends: its hour is free for the next order.
+      const [held] = await db()
+        .selectFrom("capacity_holds")
+        .select("order_id")
+        .where("contractor_id", "=", "ctr_race")
+        .where("starts_at", "=", new Date(T0).toISOString())
+        .execute();
+      const o = await store.orders.byId(held?.order_id as string);
+      const done = change(o ?? null, { ...(o as Order), status: "completed" }, [], ["ctr_race"]);
+      expect(
+        await store.write((tx) => tx.commitOrderChange({ change: done, audit: sealed(done), outbox: null })),
+      ).toMatchObject({ ok: true });
+      expect(await book("ctr_race")).toMatchObject({ ok: true, blocks: [["ctr_race", { start: T0 }]] });
+    });
   });
 });

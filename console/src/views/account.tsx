@@ -1,7 +1,7 @@
 // The account's orders, newest first, with their status kept live by the event stream, and the
 // contractors' requests to raise an order's NTE waiting for the account's decision (Approve / Reject).
 
-import { signal } from "@preact/signals";
+import { type ReadonlySignal, signal } from "@preact/signals";
 import { useEffect, useState } from "preact/hooks";
 import { ApiProblem, allPages, get, post } from "../api";
 import { ago, clock, minute, money, place, titleCase } from "../format";
@@ -11,6 +11,8 @@ import { StatusPill } from "./status";
 import { Timeline } from "./timeline";
 
 const orders = signal<Map<string, Order>>(new Map());
+/** The account's orders, live: its map draws the same ones. */
+export const accountOrders: ReadonlySignal<Map<string, Order>> = orders;
 const loading = signal(true);
 const loadError = signal<string | null>(null);
 /** The order whose timeline is open. */
@@ -43,11 +45,18 @@ const OPEN = new Set<OrderStatus>([
   "needs_dispatcher",
 ]);
 
+/** Opens an order's timeline in the list (the map's points open orders here). */
+export function openOrderTimeline(orderId: string) {
+  expanded.value = orderId;
+}
+
+/** Keeps the newer of two versions of an order; fields only the list carries (its coordinates) stay when
+ * an action's answer leaves them out. */
 function upsert(list: Order[]) {
   const next = new Map(orders.value);
   for (const o of list) {
     const held = next.get(o.order_id);
-    if (!held || held.updated_at <= o.updated_at) next.set(o.order_id, o);
+    if (!held || held.updated_at <= o.updated_at) next.set(o.order_id, { ...held, ...o });
   }
   orders.value = next;
 }

@@ -2,7 +2,7 @@
 // first, then the offers with their deadlines counting down, then the jobs under way by status; an order's
 // detail with the actions its status allows (assign through a contractor picker, cancel).
 
-import { computed, signal } from "@preact/signals";
+import { computed, type ReadonlySignal, signal } from "@preact/signals";
 import { useEffect, useState } from "preact/hooks";
 import { ApiProblem, allPages, get, post } from "../api";
 import { ago, clock, minute, money, now, place, STATUS_LABEL, timeLeft, titleCase } from "../format";
@@ -52,6 +52,8 @@ const GROUPS: Array<{ id: string; title: string; statuses: OrderStatus[]; hint: 
 ];
 
 const orders = signal<Map<string, Order>>(new Map());
+/** The board's orders, live: the map draws the same ones. */
+export const boardOrders: ReadonlySignal<Map<string, Order>> = orders;
 const loading = signal(true);
 const loadError = signal<string | null>(null);
 const selected = signal<string | null>(null);
@@ -60,6 +62,11 @@ const filterTrade = signal("");
 const filterStatus = signal("");
 const filterUrgency = signal("");
 const filterState = signal("");
+
+/** Opens an order's detail on the board (the map's points open orders here). */
+export function openOrder(orderId: string) {
+  selected.value = orderId;
+}
 
 /** Keeps the newer of two versions of an order (a list page and an event may arrive in either order). */
 function upsert(list: Order[]) {

@@ -12,7 +12,8 @@ import { StatusPill } from "./status";
 
 const offers = signal<Map<string, Offer>>(new Map());
 const jobs = signal<Map<string, Job>>(new Map());
-/** Jobs finished in this session, newest first: the last step's confirmation. */
+/** Finished jobs, newest first: those completed and waiting for an invoice (loaded, and completed in this
+ * session), and those invoiced in this session (the last step's confirmation). */
 const done = signal<Job[]>([]);
 const loadError = signal<string | null>(null);
 const loading = signal(true);
@@ -27,7 +28,7 @@ function setJob(job: Job) {
   else {
     nextJobs.delete(job.order_id);
     if (job.status === "completed" || job.status === "invoiced") {
-      done.value = [job, ...done.value.filter((j) => j.order_id !== job.order_id)].slice(0, 10);
+      done.value = [job, ...done.value.filter((j) => j.order_id !== job.order_id)];
     }
   }
   jobs.value = nextJobs;
@@ -59,12 +60,14 @@ async function load() {
   loading.value = true;
   loadError.value = null;
   try {
-    const [o, j] = await Promise.all([
+    const [o, j, c] = await Promise.all([
       get<{ offers: Offer[] }>("/api/contractor/v1/offers"),
       get<{ jobs: Job[] }>("/api/contractor/v1/jobs"),
+      get<{ jobs: Job[] }>("/api/contractor/v1/jobs?status=completed"),
     ]);
     offers.value = new Map(o.offers.map((x) => [x.order_id, x]));
     jobs.value = new Map(j.jobs.map((x) => [x.order_id, x]));
+    done.value = c.jobs;
   } catch (err) {
     loadError.value = err instanceof ApiProblem ? err.message : "Your work could not be loaded.";
   } finally {
@@ -116,7 +119,7 @@ export function ContractorView() {
       </section>
       {done.value.length > 0 && (
         <section aria-labelledby="done-title">
-          <h2 id="done-title">Done today</h2>
+          <h2 id="done-title">Done</h2>
           {done.value.map((j) => (
             <article key={j.order_id} class="card job done" data-order-id={j.order_id} data-status={j.status}>
               <div class="card-head">

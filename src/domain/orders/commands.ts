@@ -162,8 +162,9 @@ export interface CreateOrder {
   createdData: Record<string, unknown>;
   /** The match's evidence for the order.matched / order.unmatched record (candidates and scores). */
   decisionData: Record<string, unknown>;
-  /** The job's time zone and the caller's service window (already checked against the window rules). */
-  time: { timeZone: string; window: TimeWindow | null };
+  /** The job's time zone and the caller's service window (already checked against the window rules);
+   * for scheduled work without one, the earliest window the pool can serve, if any. */
+  time: { timeZone: string; window: TimeWindow | null; earliest?: TimeWindow | null | undefined };
 }
 
 /** A new order: offered to the best-ranked candidate with capacity, or handed to a dispatcher. */
@@ -186,6 +187,7 @@ export function createOrder(cmd: CreateOrder, ctx: CommandContext): OrderChange 
       trade: cmd.draft.trade as TradeCode,
       timeZone: cmd.time.timeZone,
       window: cmd.time.window,
+      earliest: cmd.time.earliest,
     },
     new Date(cmd.draft.created_at),
   );

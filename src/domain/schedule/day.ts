@@ -3,24 +3,18 @@
 // base, trades, states, reach, the hours it works that day and how many jobs it takes at most) become
 // the solver's vehicles and jobs; its routes come back as each contractor's stops with their times.
 //
-// Travel: great-circle distance times ROAD_FACTOR, at AVERAGE_MPH (a documented estimate; a routing
-// engine can replace `travelMinutes` later). A job may ride a contractor that has its trade, covers its
+// Travel: the service's one travel time (travel-time.ts: great-circle distance times its road factor at
+// its average speed, behind a port a routing engine can fill later), the same matching uses. A job may ride a contractor that has its trade, covers its
 // state and reaches it (service radius); a job pinned to its contractor (already on the way, kept in
 // incremental mode, or named by the dispatcher) rides only that one. Pure.
 
 import { distanceMiles, type Point } from "../geo.js";
+import { greatCircleTravel, type TravelTime } from "../travel-time.js";
 import type { Job, Problem, SearchStop, Vehicle } from "./model.js";
 import { matrixOf } from "./model.js";
 import { solve } from "./solver.js";
 
-/** Roads are longer than the great circle: a common planning factor for US road networks. */
-export const ROAD_FACTOR = 1.3;
-/** Average speed across a service area, city and highway mixed. */
-export const AVERAGE_MPH = 30;
-
-export function travelMinutes(a: Point, b: Point): number {
-  return ((distanceMiles(a, b) * ROAD_FACTOR) / AVERAGE_MPH) * 60;
-}
+export { AVERAGE_MPH, ROAD_FACTOR } from "../travel-time.js";
 
 export interface DayJob {
   readonly orderId: string;
@@ -83,6 +77,8 @@ export interface PlanOptions {
   readonly deadline?: number;
   /** The search's budget: with the seed, it decides the plan (solver.ts). */
   readonly iterations?: number;
+  /** Travel time between places (the great-circle estimate unless given). */
+  readonly travel?: TravelTime;
 }
 
 const MINUTE = 60_000;
@@ -147,8 +143,9 @@ export function planDay(
     shiftEnd: minutes(c.shiftEnd),
     capacity: c.capacity,
   }));
+  const travelTime = options.travel ?? greatCircleTravel;
   const travel = matrixOf(points.length, (a, b) =>
-    a === b ? 0 : travelMinutes(points[a] as Point, points[b] as Point),
+    a === b ? 0 : travelTime.minutes(points[a] as Point, points[b] as Point),
   );
   const problem: Problem = { vehicles, jobs: problemJobs, travel };
   const solution =

@@ -8,9 +8,12 @@
 //   window_in_past         the start is before now (service_window.start)
 //   window_too_far_ahead   the start or the end is more than 90 days after now (that field)
 //   window_too_short       shorter than the trade's typical job hours (service_window.end)
-// Earliest window (scheduled without a window): the next working day (Monday to Friday; public holidays
-// are not known) after today in the job's zone, from 08:00 local for the longer of 4 hours and the
-// trade's typical job hours rounded up to whole hours (08:00-12:00 for every trade today).
+// Earliest window (scheduled without a window): the first window availability offers (domain/
+// availability.ts: a slot of the next 14 local days, from tomorrow, that an eligible contractor can
+// take), found by the caller, which knows the pool. When none can, the service's booking rule stands
+// (earliestWindow): the next working day (Monday to Friday; public holidays are not known) after today
+// in the job's zone, from 08:00 local for the longer of 4 hours and the trade's typical job hours rounded
+// up to whole hours (08:00-12:00 for every trade today); the order then goes to a dispatcher.
 
 import type { Urgency } from "../pricing.js";
 import { TRADES, type TradeCode } from "../trades.js";
@@ -113,7 +116,8 @@ export function windowIssues(window: TimeWindow, ctx: WindowContext): WindowIssu
 const earliestCache = new Map<string, TimeWindow>();
 const EARLIEST_CACHE_LIMIT = 4096;
 
-/** The earliest window the service books scheduled work into (see the module's comment). */
+/** The service's booking rule for scheduled work when no contractor can take a window (see the module's
+ * comment). */
 export function earliestWindow(now: Date, timeZone: string, trade: TradeCode): TimeWindow {
   const key = `${timeZone}|${trade}|${Math.floor(now.getTime() / 60_000)}`;
   const cached = earliestCache.get(key);
@@ -145,10 +149,18 @@ export interface ServicePromise {
 
 /**
  * The promise for a job requested at `now`: a window (the caller's, already checked by windowIssues, or
- * for scheduled work the earliest) or, for as-soon-as-possible work, the clocks of the urgency's level.
+ * for scheduled work the earliest: the one the pool can serve, else the booking rule's) or, for as-soon-as-possible work, the clocks of the urgency's level.
  */
 export function servicePromise(
-  job: { urgency: Urgency; trade: TradeCode; timeZone: string; window: TimeWindow | null },
+  job: {
+    urgency: Urgency;
+    trade: TradeCode;
+    timeZone: string;
+    window: TimeWindow | null;
+    /** The earliest window the pool can serve, when the caller found one (scheduled work without a
+     * window); absent or null: the booking rule's. */
+    earliest?: TimeWindow | null | undefined;
+  },
   now: Date,
 ): ServicePromise {
   const level = SERVICE_LEVELS[job.urgency];
@@ -163,7 +175,10 @@ export function servicePromise(
   if (level.respondMinutes === null || level.arriveMinutes === null) {
     return {
       timeZone: job.timeZone,
-      arrivalWindow: { ...earliestWindow(now, job.timeZone, job.trade), source: "earliest" },
+      arrivalWindow: {
+        ...(job.earliest ?? earliestWindow(now, job.timeZone, job.trade)),
+        source: "earliest",
+      },
       respondBy: null,
       arriveBy: null,
     };

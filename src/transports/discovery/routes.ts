@@ -7,6 +7,7 @@ import { stringify } from "yaml";
 import { ApiError } from "../../errors.js";
 import type { Services } from "../../operations/operation.js";
 import { OPERATIONS } from "../../operations/registry.js";
+import { type Precompressed, precompressed } from "../http/precompressed.js";
 import { sendProblem } from "../http/problem-reply.js";
 import {
   agentsJson,
@@ -104,12 +105,15 @@ export function registerDiscovery(
   };
 
   const openApi = (): Record<string, unknown> => withExamples(app.swagger() as unknown as OpenApiDoc);
+  // Compact, with a strong ETag and compressed once: made on the first request (not at start, which
+  // every test harness would pay for) and never again.
+  let openApiJson: Precompressed | undefined;
   app.get(
     "/openapi.json",
     { schema: { hide: true }, config: { operation: "discovery" } },
-    (_request, reply) => {
-      reply.type("application/json").header("cache-control", "public, max-age=300");
-      return reply.send(once("/openapi.json", "", () => openApi()));
+    (request, reply) => {
+      openApiJson ??= precompressed(JSON.stringify(openApi()), "application/json", "public, max-age=300");
+      return openApiJson.send(request, reply);
     },
   );
   app.get(

@@ -8,7 +8,7 @@ import Fastify, {
   type FastifyRequest,
   LogController,
 } from "fastify";
-import { jsonSchemaTransform, jsonSchemaTransformObject } from "fastify-type-provider-zod";
+import { jsonSchemaTransform } from "fastify-type-provider-zod";
 import type { DestinationStream } from "pino";
 import { z } from "zod";
 import type { Principal } from "../../auth/api-key-service.js";
@@ -29,11 +29,13 @@ import { type AgentCaller, agentKeyFor } from "../agent-call.js";
 import { mcpServerCard } from "../discovery/documents.js";
 import { registerDiscovery } from "../discovery/routes.js";
 import { mcpTools, registerMcp } from "../mcp.js";
+import { registerApiDocs } from "./api-docs.js";
 import { baseUrlOf } from "./base-url.js";
 import { registerConsoleAssets } from "./console-assets.js";
 import { admitSession, registerConsoleSession, sessionCookieOf } from "./console-session.js";
 import { eventStreams, wantsStream } from "./event-stream.js";
 import { readJsonBody } from "./json-body.js";
+import { leanJsonSchemaTransformObject } from "./openapi-components.js";
 import { handleError, sendProblem } from "./problem-reply.js";
 
 declare module "fastify" {
@@ -102,7 +104,8 @@ function routeSchema(op: AnyOperation) {
           ? "dispatch"
           : op.access,
     ],
-    ...(op.access !== "public" ? { security: [{ "x-api-key": [] }] } : {}),
+    // A public operation says so (an empty list), rather than leaving readers to guess.
+    security: op.access === "public" ? [] : [{ "x-api-key": [] }],
     ...input,
     ...headers,
     response: { 200: op.output, ...problemResponses(op) },
@@ -272,16 +275,31 @@ export async function buildApp(services: Services, options: AppOptions = {}): Pr
           "Dispatch field-service jobs: quotes, work orders auto-matched to contractors, public evals, a trade " +
           "index and estimates. Errors are RFC 9457 problem documents with a machine-readable `code`. " +
           "Request bodies are I-JSON (RFC 7493) in UTF-8, unencoded or gzip, deflate or br encoded; " +
-          "no string of any input may hold a C0 control character other than tab, line feed and carriage return.",
+          "no string of any input may hold a C0 control character other than tab, line feed and carriage return. " +
+          "Keyed operations take an API key in the `x-api-key` header: a fresh install prints a sandbox key on " +
+          "its first start (see the key scheme, under Authorize in the API reference at /docs).",
       },
+      // Relative: the server that serves this document (the API reference's "try it" calls it too).
+      servers: [{ url: "/", description: "This server" }],
       components: {
-        securitySchemes: { "x-api-key": { type: "apiKey", in: "header", name: "x-api-key" } },
+        securitySchemes: {
+          "x-api-key": {
+            type: "apiKey",
+            in: "header",
+            name: "x-api-key",
+            description:
+              "An API key. A fresh install prints its sandbox key (`fsd_test_...`, test mode: the sandbox " +
+              "contractor pool only) once, on its first start; lost it? `npm run cli -- keys create --account " +
+              "sandbox --mode test`. To try an operation at /docs: Authorize, paste the key, then Execute.",
+          },
+        },
       },
       // @fastify/swagger copies unknown top-level fields through; the type lacks OpenAPI 3.1's webhooks.
       ...({ webhooks: openApiWebhooks() } as object),
     },
     transform: jsonSchemaTransform,
-    transformObject: jsonSchemaTransformObject,
+    // One component per named schema, in the form (input or output) the document uses it.
+    transformObject: leanJsonSchemaTransformObject,
   });
 
   const streams = eventStreams(app, services);
@@ -355,6 +373,7 @@ export async function buildApp(services: Services, options: AppOptions = {}): Pr
 
   registerConsoleSession(app, services);
   registerConsoleAssets(app, services);
+  await registerApiDocs(app);
   app.get("/healthz", { schema: { hide: true } }, async () => ({ status: "ok" }));
   app.get("/readyz", { schema: { hide: true } }, async (request, reply) => {
     const { ready, checks, error } = await checkReadiness(services);

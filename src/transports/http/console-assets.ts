@@ -68,7 +68,8 @@ function readBuild(dir: string): Built | null {
   return { index: readFileSync(indexPath), assets };
 }
 
-function secure(reply: FastifyReply): FastifyReply {
+/** The console's security headers (CSP above and the rest), shared with the API reference at /docs. */
+export function secure(reply: FastifyReply): FastifyReply {
   return reply
     .header("Content-Security-Policy", CONSOLE_CSP)
     .header("X-Content-Type-Options", "nosniff")

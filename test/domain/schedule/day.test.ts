@@ -3,7 +3,8 @@
 // inside its window and the routes fit the shifts, and each job it cannot plan comes back with its reason.
 
 import { describe, expect, it } from "vitest";
-import { type DayContractor, type DayJob, planDay, travelMinutes } from "../../../src/domain/schedule/day.js";
+import { type DayContractor, type DayJob, planDay } from "../../../src/domain/schedule/day.js";
+import { greatCircleTravel } from "../../../src/domain/travel-time.js";
 
 const HERE = { lat: 34.05, lon: -118.25 };
 const AWAY = { lat: 34.05, lon: -117.8 }; // about 26 miles east
@@ -49,7 +50,7 @@ describe("planDay", () => {
     job("ord_night", "20:00", "21:00"),
   ];
   const plan = planDay(jobs, contractors, { seed: 1, iterations: 200 });
-  const leg = travelMinutes(AWAY, HERE);
+  const leg = greatCircleTravel.minutes(AWAY, HERE);
 
   it("finds the optimum: only the pinned job's round trip is driven", () => {
     expect(plan.routes.map((r) => [r.contractorId, r.stops.map((s) => s.orderId)])).toEqual([
