@@ -17,12 +17,15 @@ import { dispatcherOrderView } from "./dispatcher.js";
 import { defineOperation, principalOf } from "./operation.js";
 import { orderCoordinates, orderSummaryView, type ViewContext } from "./order-view.js";
 
+/** The one pool-level event of the log: not about an order, for the dispatch team only. */
+const POOL_COMPLIANCE_EVENT = "pool.compliance_expiring";
+
 export const streamEventSchema = z
   .object({
     id: z
       .string()
       .describe("The event's id: increases with every event; resume after it with Last-Event-ID."),
-    type: z.enum(WEBHOOK_EVENT_TYPES),
+    type: z.enum([...WEBHOOK_EVENT_TYPES, POOL_COMPLIANCE_EVENT]),
     created_at: z.iso.datetime(),
     livemode: z.boolean(),
     data: z
@@ -33,7 +36,10 @@ export const streamEventSchema = z
           "account_id and contractor_id instead of a contractor_ref; a contractor's key " +
           "gets order_id, previous_status, held (whether the job is offered to you or yours after the " +
           "event), and the offer or the job as contractorOffers and contractorJobs show them, or null; and, " +
-          "for a service-level event (order.sla_at_risk, order.sla_breached) on a job it holds, sla.",
+          "for a service-level event (order.sla_at_risk, order.sla_breached) on a job it holds, sla. " +
+          "pool.compliance_expiring (the dispatch team's stream only, once a UTC day): the day's list of " +
+          "the pool's contractors not compliant or expiring within 45 days, as the audit record of that " +
+          "kind holds it (pool, day, counts, contractors) with its seal.",
       ),
   })
   .meta({ id: "StreamEvent" });
@@ -52,6 +58,17 @@ export function scopeOf(principal: Principal): EventScope {
 
 /** One logged event as `principal` sees it. */
 export function eventView(row: StoredOrderEvent, principal: Principal, at: ViewContext): StreamEvent {
+  if (row.type === POOL_COMPLIANCE_EVENT) {
+    // Only the dispatch team's scope matches a row without order or account (scopeOf, inScope).
+    if (principal.kind !== "dispatcher") throw new Error("a pool event outside the dispatch team's scope");
+    return {
+      id: String(row.id),
+      type: POOL_COMPLIANCE_EVENT,
+      created_at: row.created_at,
+      livemode: row.livemode === 1,
+      data: JSON.parse(row.payload) as Record<string, unknown>,
+    };
+  }
   const payload = JSON.parse(row.payload) as LoggedPayload;
   const order = { ...payload.order, ranking: null } as OrdersTable;
   const envelope = {

@@ -35,7 +35,7 @@ export interface JobInput {
 export type ResolvedJob = MatchRequest;
 
 /** Resolves coordinates (ZIP first, then city) and checks a known ZIP lies in the given state; `now`
- * (the request's time) is the day compliance is judged on. */
+ * (the request's time) is the day compliance is judged on until timedJob moves it to the job's day. */
 export function resolveJob(input: JobInput, now: Date): ResolvedJob {
   const state = input.location.state as StateCode;
   let point: Point | null = null;
@@ -111,14 +111,19 @@ export function matchTimeOf(p: ServicePromise, trade: TradeCode, now: Date): Mat
   };
 }
 
-/** The job with its time attached, and the promise it was read from. */
+/** The job with its time attached, judged for compliance on its own day (the window's start, or
+ * arrive_by), and the promise it was read from. */
 export function timedJob(
   job: ResolvedJob,
   time: JobTime,
   now: Date,
 ): { job: ResolvedJob; promise: ServicePromise } {
   const promise = servicePromise({ urgency: job.urgency, trade: job.trade, ...time }, now);
-  return { job: { ...job, time: matchTimeOf(promise, job.trade, now) }, promise };
+  // Compliance is judged on the job's own day, not the request's: a contractor whose insurance lapses
+  // before a window booked weeks ahead is not offered it.
+  const jobDay = promise.arrivalWindow?.start ?? promise.arriveBy ?? now;
+  const today = Math.max(job.today, dayOf(jobDay));
+  return { job: { ...job, today, time: matchTimeOf(promise, job.trade, now) }, promise };
 }
 
 /** A promise as answers state it (UTC times, the zone named). */

@@ -1,6 +1,6 @@
 // The optimised day (issue "Time"): dispatcherScheduleOptimize proposes each contractor's route for a day
 // (a proposal, not a change), dispatcherScheduleApply carries a proposal out by its id as ordinary
-// assignments, refusing one whose orders changed since.
+// assignments, refusing one whose orders or routed contractors changed since.
 //
 // The day's jobs: the mode's orders not yet on site (needs_dispatcher, offered, accepted, en_route) whose
 // promised time meets the day in the job's own zone: the arrival window, or for as-soon-as-possible work
@@ -22,6 +22,7 @@ import { lookupCity, lookupZip, type Point } from "../domain/geo.js";
 import type { Order } from "../domain/orders/order.js";
 import {
   AVERAGE_MPH,
+  canServe,
   type DayContractor,
   type DayJob,
   planDay,
@@ -44,6 +45,9 @@ const ORDERS_PER_STATUS = 5000;
 const SHIFT = { startHour: 8, endHour: 18 } as const;
 const PROPOSAL_TTL_MS = 60 * 60_000;
 const MAX_TIME_LIMIT_MS = 2000;
+const MAX_ITERATIONS = 20_000;
+/** About a second for a 500-job, 100-contractor day on a busy 2-core machine (bench/RESULTS.md). */
+const DEFAULT_DAY_ITERATIONS = 1000;
 
 const isoDate = z.iso.date().describe("The day to plan, YYYY-MM-DD (each job's own local date).");
 
@@ -62,21 +66,42 @@ export const optimizeInput = z.strictObject({
     .max(1000)
     .default([])
     .describe("Order ids that stay with the contractor they have now."),
+  iterations: z
+    .number()
+    .int()
+    .min(0)
+    .max(MAX_ITERATIONS)
+    .default(DEFAULT_DAY_ITERATIONS)
+    .describe(
+      `The search's budget: ruin-and-recreate iterations, 0-${MAX_ITERATIONS} (default ` +
+        `${DEFAULT_DAY_ITERATIONS}, about a second on a 500-job day). With the seed it decides the proposal.`,
+    ),
   time_limit_ms: z
     .number()
     .int()
     .min(50)
     .max(MAX_TIME_LIMIT_MS)
-    .default(1000)
-    .describe(`How long the search may run, 50-${MAX_TIME_LIMIT_MS} ms (default 1000).`),
+    .default(MAX_TIME_LIMIT_MS)
+    .describe(
+      `A safety cap on the search, 50-${MAX_TIME_LIMIT_MS} ms (default ${MAX_TIME_LIMIT_MS}): a search it ` +
+        'stops before its budget is spent answers search.stopped "time_limit" (and depends on the load).',
+    ),
   seed: z
     .number()
     .int()
     .min(0)
     .max(2 ** 31 - 1)
     .default(1)
-    .describe("The search's seed: same day, same seed, same budget, same proposal."),
+    .describe("The search's seed: same day, same seed, same budget, same routes."),
 });
+
+const unplacedReason = z
+  .enum(["no_contractor", "contractor_unavailable", "no_feasible_slot", "no_location"])
+  .describe(
+    "no_contractor: none with its trade covers its place; contractor_unavailable: pinned to a " +
+      "contractor not working that day; no_feasible_slot: no route reaches it in its time; " +
+      "no_location: its ZIP and city are unknown.",
+  );
 
 const stop = z.object({
   order_id: z.string(),
@@ -112,13 +137,7 @@ export const proposalSchema = z
     unassigned: z.array(
       z.object({
         order_id: z.string(),
-        reason: z
-          .enum(["no_contractor", "contractor_unavailable", "no_feasible_slot", "no_location"])
-          .describe(
-            "no_contractor: none with its trade covers its place; contractor_unavailable: pinned to a " +
-              "contractor not working that day; no_feasible_slot: no route reaches it in its time; " +
-              "no_location: its ZIP and city are unknown.",
-          ),
+        reason: unplacedReason,
       }),
     ),
     totals: z.object({
@@ -130,6 +149,20 @@ export const proposalSchema = z
       changes: z.number().int().describe("Stops whose contractor differs from today's plan."),
     }),
     assumptions: z.string(),
+    search: z
+      .object({
+        seed: z.number().int(),
+        iterations: z.number().int().describe("The budget asked for."),
+        iterations_run: z.number().int(),
+        time_limit_ms: z.number().int(),
+        stopped: z
+          .enum(["budget", "time_limit"])
+          .describe(
+            "budget: every iteration ran, so the same day, seed and budget give the same routes; " +
+              "time_limit: the safety cap stopped the search first (raise it or lower the budget).",
+          ),
+      })
+      .describe("What the search used."),
   })
   .meta({ id: "ScheduleProposal" });
 
@@ -230,11 +263,21 @@ function dayContractor(c: Contractor, date: string): DayContractor | null {
   };
 }
 
+/** Whether the contractor could take any of the jobs: the others would only grow the travel matrix
+ * (a sandbox pool has thousands of contractors, a state's day a few of them). */
+function usefulFor(c: DayContractor, jobs: readonly DayJob[]): boolean {
+  return jobs.some((job) => (job.pinned ? job.contractorId === c.id : canServe(c, job)));
+}
+
 async function propose(
   services: Services,
   livemode: boolean,
   input: z.infer<typeof optimizeInput>,
-): Promise<{ proposal: Proposal; basis: Record<string, number> }> {
+): Promise<{
+  proposal: Proposal;
+  basis: Record<string, number>;
+  contractorBasis: Record<string, string>;
+}> {
   const now = services.now();
   const orders: Order[] = [];
   for (const status of SCHEDULED_STATUSES) {
@@ -276,11 +319,13 @@ async function propose(
   const contractors = (await services.store.contractors.load())
     .filter((c) => c.pool === pool)
     .map((c) => dayContractor(c, input.date))
-    .filter((c): c is DayContractor => c !== null);
+    .filter((c): c is DayContractor => c !== null)
+    .filter((c) => usefulFor(c, jobs));
   const clock = () => performance.now();
   const plan = planDay(jobs, contractors, {
     travel: services.pool.travel,
     seed: input.seed,
+    iterations: input.iterations,
     now: clock,
     deadline: clock() + input.time_limit_ms,
   });
@@ -334,9 +379,22 @@ async function propose(
       changes,
     },
     assumptions: ASSUMPTIONS,
+    search: {
+      seed: input.seed,
+      iterations: input.iterations,
+      iterations_run: plan.search.iterations,
+      time_limit_ms: input.time_limit_ms,
+      stopped: plan.search.stopped,
+    },
   };
   const hash = createHash("sha256").update(canonicalJson(body)).digest("hex");
-  return { proposal: { proposal_id: newSortableId("prp"), hash, ...body }, basis };
+  // What apply checks of the contractors it routes (their standing, calendar, compliance, time off).
+  const prints = await services.store.contractors.fingerprints(
+    routes.map((r) => r.contractor_id),
+    body.generated_at,
+  );
+  const contractorBasis = Object.fromEntries(prints);
+  return { proposal: { proposal_id: newSortableId("prp"), hash, ...body }, basis, contractorBasis };
 }
 
 export const scheduleOptimizeOperation = defineOperation({
@@ -356,10 +414,10 @@ export const scheduleOptimizeOperation = defineOperation({
   http: { method: "POST", path: "/api/dispatcher/v1/schedule/optimize", input: "body" },
   input: optimizeInput,
   output: proposalSchema,
-  example: { date: "2026-11-24", state: "TX", mode: "incremental" },
+  example: { date: "2026-11-24", state: "TX", mode: "incremental", seed: 1, iterations: 1000 },
   async handler(ctx, input) {
     const livemode = principalOf(ctx).livemode;
-    const { proposal, basis } = await propose(ctx.services, livemode, input);
+    const { proposal, basis, contractorBasis } = await propose(ctx.services, livemode, input);
     const { proposal_id, hash, ...body } = proposal;
     await ctx.services.store.schedules.insert({
       id: proposal_id,
@@ -369,6 +427,7 @@ export const scheduleOptimizeOperation = defineOperation({
       hash,
       body: JSON.stringify(proposal),
       basis: JSON.stringify(basis),
+      contractor_basis: JSON.stringify(contractorBasis),
       applied_at: null,
     });
     await ctx.services.store.schedules.purge(
@@ -392,6 +451,18 @@ const appliedSchema = z
         reason: z.string().optional().describe("Why an assignment was refused (its problem's detail)."),
       }),
     ),
+    unassigned: z
+      .array(
+        z.object({
+          order_id: z.string(),
+          reason: unplacedReason,
+          contractor_id: z.string().nullable().describe("Who holds or is offered it now (unchanged)."),
+        }),
+      )
+      .describe(
+        "The jobs the proposal did not place. Apply leaves them as they are (an offer or a contractor " +
+          "they have stays; apply never takes a job away): place them by hand, or propose again.",
+      ),
   })
   .meta({ id: "ScheduleApplied" });
 
@@ -402,9 +473,10 @@ export const scheduleApplyOperation = defineOperation({
   description:
     "Carries out a proposal of dispatcherScheduleOptimize by its id: each stop whose contractor differs " +
     "from the order's now becomes an assignment (an ordinary dispatcher assignment, audited as " +
-    "order.assigned), and one schedule.applied record holds the proposal's hash. 409 proposal_stale when " +
-    "an order it plans changed since (the problem lists them: propose again), 409 proposal_applied when " +
-    "it was applied already; 404 when unknown, of the other mode, or expired.",
+    "order.assigned), and one schedule.applied record holds the proposal's hash. Jobs it left unassigned " +
+    "stay as they are (listed). 409 proposal_stale when an order it plans or a contractor it routes " +
+    "(standing, hours, time off, compliance) changed since (the problem lists them: propose again), 409 " +
+    "proposal_applied when it was applied already; 404 when unknown, of the other mode, or expired.",
   access: "dispatcher",
   effect: "destructive",
   limit: "key",
@@ -437,23 +509,51 @@ export const scheduleApplyOperation = defineOperation({
     }
     const proposal = JSON.parse(row.body) as Proposal;
     const basis = JSON.parse(row.basis) as Record<string, number>;
-    const ids = Object.keys(basis);
-    const orders = new Map((await services.store.orders.byIds(ids)).map((o) => [o.id, o]));
-    const changed = ids.filter((id) => Number(orders.get(id)?.version ?? -1) !== basis[id]);
-    if (changed.length > 0) {
+    const contractorBasis = JSON.parse(row.contractor_basis ?? "{}") as Record<string, string>;
+    const appliedAt = now.toISOString();
+    // The check and the claim in one write: nothing the proposal relies on can change between them (the
+    // orders and contractors read are locked until COMMIT where the store locks rows; SQLite has one
+    // writer), and a stale proposal is not claimed.
+    const verdict = await services.store.write(async (tx) => {
+      const ids = Object.keys(basis);
+      const orders = await services.store.orders.byIds(ids, tx, true);
+      const versions = new Map(orders.map((o) => [o.id, Number(o.version ?? 0)]));
+      const changedOrders = ids.filter((id) => (versions.get(id) ?? -1) !== basis[id]);
+      const contractorIds = Object.keys(contractorBasis);
+      const prints = await services.store.contractors.fingerprints(contractorIds, proposal.generated_at, tx);
+      const changedContractors = contractorIds.filter((id) => prints.get(id) !== contractorBasis[id]);
+      if (changedOrders.length > 0 || changedContractors.length > 0)
+        return { kind: "stale" as const, changedOrders, changedContractors };
+      if (!(await services.store.schedules.claim(row.id, appliedAt, tx))) return { kind: "taken" as const };
+      return { kind: "claimed" as const, holders: new Map(orders.map((o) => [o.id, o.contractor_id])) };
+    });
+    if (verdict.kind === "stale") {
+      const { changedOrders, changedContractors } = verdict;
       throw new ApiError(
         "proposal_stale",
-        `${changed.length} of the proposal's orders changed since it was made: propose the day again.`,
-        { extra: { changed_orders: changed.slice(0, 100) } },
+        `${changedOrders.length} of the proposal's orders and ${changedContractors.length} of its ` +
+          "contractors changed since it was made: propose the day again.",
+        {
+          extra: {
+            changed_orders: changedOrders.slice(0, 100),
+            changed_contractors: changedContractors.slice(0, 100),
+          },
+        },
       );
     }
-    const appliedAt = now.toISOString();
-    if (!(await services.store.schedules.claim(row.id, appliedAt))) {
+    if (verdict.kind === "taken") {
       throw new ApiError(
         "proposal_applied",
         `Proposal ${row.id} is being applied, or was, by another request.`,
       );
     }
+    // Jobs the proposal could not place stay as they are (apply never takes a job away): listed so the
+    // dispatcher can place them by hand.
+    const leftAsTheyAre = proposal.unassigned.map((u) => ({
+      order_id: u.order_id,
+      reason: u.reason,
+      contractor_id: verdict.holders.get(u.order_id) ?? null,
+    }));
     const reason = input.reason ?? `schedule proposal ${row.id}`;
     const actor = `operator:${principal.keyId}` as const;
     const assignments: z.infer<typeof appliedSchema>["assignments"] = [];
@@ -492,9 +592,17 @@ export const scheduleApplyOperation = defineOperation({
           outcome: a.outcome,
           ...(a.reason === undefined ? {} : { reason: a.reason }),
         })),
+        unassigned: leftAsTheyAre,
       },
     });
     await services.store.write(async (tx) => tx.appendAudit(record));
-    return { proposal_id: row.id, hash: row.hash, applied_at: appliedAt, seal: record.seal, assignments };
+    return {
+      proposal_id: row.id,
+      hash: row.hash,
+      applied_at: appliedAt,
+      seal: record.seal,
+      assignments,
+      unassigned: leftAsTheyAre,
+    };
   },
 });

@@ -1,6 +1,7 @@
 // The contractor pools: seeding and importing (with their records), flags, loading for the matcher, and
 // the jobs each contractor holds.
 
+import { createHash } from "node:crypto";
 import { type Insertable, type Kysely, type Selectable, type SelectQueryBuilder, sql } from "kysely";
 import type { AuditEntry } from "../audit/record.js";
 import type { Clock } from "../clock.js";
@@ -50,6 +51,25 @@ const LISTING_COLUMNS = [
   "license_verified_until",
   "hours",
   "created_at",
+  "updated_at",
+] as const satisfies ReadonlyArray<keyof ContractorsTable>;
+
+/** What a plan of a contractor's day relies on: its standing, reach, calendar, limits and compliance (and
+ * updated_at, which every change of them moves). Not active_jobs: the plan's own assignments move it. */
+const FINGERPRINT_COLUMNS = [
+  "id",
+  "pool",
+  "trades",
+  "states",
+  "lat",
+  "lon",
+  "service_radius_miles",
+  "max_active_jobs",
+  "active",
+  "excluded",
+  "insurance_verified_until",
+  "license_verified_until",
+  "hours",
   "updated_at",
 ] as const satisfies ReadonlyArray<keyof ContractorsTable>;
 
@@ -218,6 +238,38 @@ export class KyselyContractorRepository implements ContractorRepository {
       : undefined;
   }
 
+  async fingerprints(ids: readonly string[], since: string, tx?: WriteTx): Promise<Map<string, string>> {
+    const out = new Map<string, string>();
+    if (ids.length === 0) return out;
+    const db = trxOf(tx, this.db);
+    const list = [...new Set(ids)];
+    let rows = db.selectFrom("contractors").select(FINGERPRINT_COLUMNS).where("id", "in", list);
+    // Held until COMMIT where the store locks rows: a change to them waits for the caller's decision.
+    if (tx && this.dialect === "postgres") rows = rows.forShare();
+    const off = await db
+      .selectFrom("contractor_time_off")
+      .select(["contractor_id", "id", "start_at", "end_at", "removed_at"])
+      .where("contractor_id", "in", list)
+      .where("end_at", ">", since)
+      .orderBy("contractor_id")
+      .orderBy("id")
+      .execute();
+    for (const row of await rows.execute()) {
+      const periods = off
+        .filter((o) => o.contractor_id === row.id)
+        .map((o) => [o.id, o.start_at, o.end_at, o.removed_at]);
+      const values = FINGERPRINT_COLUMNS.map((c) => {
+        const v = (row as Record<string, unknown>)[c];
+        return typeof v === "bigint" ? Number(v) : (v ?? null);
+      });
+      const digest = createHash("sha256")
+        .update(JSON.stringify([values, periods]))
+        .digest("hex");
+      out.set(row.id, digest.slice(0, 32));
+    }
+    return out;
+  }
+
   async ranToday(job: string, day: string, livemode: boolean): Promise<boolean> {
     const row = await this.db
       .selectFrom("daily_runs")
@@ -227,20 +279,6 @@ export class KyselyContractorRepository implements ContractorRepository {
       .where("livemode", "=", livemode ? 1 : 0)
       .executeTakeFirst();
     return row !== undefined;
-  }
-
-  async recordDaily(job: string, day: string, livemode: boolean, audit: AuditEntry): Promise<boolean> {
-    return this.db.transaction().execute(async (trx) => {
-      const claimed = await trx
-        .insertInto("daily_runs")
-        .values({ job, day, livemode: livemode ? 1 : 0, created_at: this.clock().toISOString() })
-        .onConflict((oc) => oc.columns(["job", "day", "livemode"]).doNothing())
-        .returning("job")
-        .executeTakeFirst();
-      if (!claimed) return false;
-      await this.audit.writeEntries(trx, [audit]);
-      return true;
-    });
   }
 
   async backfillSandboxVerification(

@@ -172,9 +172,10 @@ export class KyselyOrderRepository implements OrderRepository {
       .execute();
   }
 
-  byIds(ids: string[]): Promise<OrdersTable[]> {
+  byIds(ids: string[], tx?: WriteTx, lock = false): Promise<OrdersTable[]> {
     if (ids.length === 0) return Promise.resolve([]);
-    return this.db.selectFrom("orders").selectAll().where("id", "in", ids).execute();
+    const query = trxOf(tx, this.db).selectFrom("orders").selectAll().where("id", "in", ids);
+    return (lock && tx && this.dialect === "postgres" ? query.forUpdate() : query).execute();
   }
 
   list(q: OrderQuery): Promise<OrdersTable[]> {

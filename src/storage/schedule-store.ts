@@ -2,6 +2,8 @@
 
 import type { Kysely } from "kysely";
 import type { Database, ScheduleProposalsTable } from "./schema.js";
+import type { WriteTx } from "./store.js";
+import { trxOf } from "./write-tx.js";
 
 export class ScheduleStore {
   constructor(private readonly db: Kysely<Database>) {}
@@ -14,9 +16,10 @@ export class ScheduleStore {
     return this.db.selectFrom("schedule_proposals").selectAll().where("id", "=", id).executeTakeFirst();
   }
 
-  /** Marks a proposal applied unless it already was: true for the one caller that claims it. */
-  async claim(id: string, at: string): Promise<boolean> {
-    const result = await this.db
+  /** Marks a proposal applied unless it already was: true for the one caller that claims it. Inside a
+   * write it commits (or rolls back) with the caller's other decisions. */
+  async claim(id: string, at: string, tx?: WriteTx): Promise<boolean> {
+    const result = await trxOf(tx, this.db)
       .updateTable("schedule_proposals")
       .set({ applied_at: at })
       .where("id", "=", id)

@@ -322,4 +322,6 @@ export interface ScheduleProposalsTable {
   body: string;
   basis: string;
   applied_at: string | null;
+  /** JSON object: contractor id -> fingerprint of what the plan relied on (migration 0023); null before. */
+  contractor_basis?: string | null;
 }

@@ -79,6 +79,12 @@ export interface WriteTx {
   enqueueWebhook(row: WebhookEventsTable): void;
   /** Whether the account has a default webhook endpoint in this mode, as it is in this transaction. */
   hasDefaultEndpoint(accountId: string, livemode: number): Promise<boolean>;
+  /** Claims the once-a-day `job` for this UTC day and mode (the daily_runs row): true for the one
+   * transaction that claims it, which commits it with its other writes. */
+  claimDaily(job: string, day: string, livemode: boolean): Promise<boolean>;
+  /** Writes a pool-level event to the event log with the transaction: no order and no account, so only
+   * the dispatch team's stream of its mode carries it (operations/event-stream.ts). */
+  appendPoolEvent(event: { type: string; livemode: boolean; createdAt: string; payload: unknown }): void;
 }
 
 /** Accounts and their API keys. */
@@ -198,11 +204,14 @@ export interface ContractorRepository {
       }
     | undefined
   >;
+  /**
+   * A fingerprint of each contractor named (of those that exist): its standing, reach, calendar (hours
+   * and its time off ending after `since`, removed or not), limits and compliance dates. It changes when
+   * any of them changes. Inside a write, the rows are locked until COMMIT where the store locks rows.
+   */
+  fingerprints(ids: readonly string[], since: string, tx?: WriteTx): Promise<Map<string, string>>;
   /** Whether the once-a-day `job` already ran for this UTC day and mode. */
   ranToday(job: string, day: string, livemode: boolean): Promise<boolean>;
-  /** Records the day's run of `job` with its audit record, in one transaction; false (and nothing
-   * written) when another run, in this process or another, recorded the day first. */
-  recordDaily(job: string, day: string, livemode: boolean, audit: AuditEntry): Promise<boolean>;
   /** Sandbox contractors seeded before they had verification dates get theirs (only rows without either
    * date change), with the audit record, in one transaction; returns how many changed. */
   backfillSandboxVerification(
@@ -267,7 +276,8 @@ export interface OrderRepository {
   nteRequests(orderId: string, tx?: WriteTx): Promise<NteRequestsTable[]>;
   /** An order of one account and mode. */
   find(id: string, accountId: string, livemode: boolean): Promise<OrdersTable | undefined>;
-  byIds(ids: string[]): Promise<OrdersTable[]>;
+  /** Orders by id; inside a write with `lock`, locked until COMMIT where the store locks rows. */
+  byIds(ids: string[], tx?: WriteTx, lock?: boolean): Promise<OrdersTable[]>;
   /** An account's orders in one mode (every account's without accountId), newest first, after `before`. */
   list(q: OrderQuery): Promise<OrdersTable[]>;
   /** Orders whose service-level clocks may still fire (domain/orders/sla-clocks.ts): not closed, with a
@@ -357,7 +367,8 @@ export interface Store {
 export interface ScheduleProposals {
   insert(row: ScheduleProposalsTable): Promise<void>;
   byId(id: string): Promise<ScheduleProposalsTable | undefined>;
-  /** Marks a proposal applied unless it already was: true for the one caller that claims it. */
-  claim(id: string, at: string): Promise<boolean>;
+  /** Marks a proposal applied unless it already was: true for the one caller that claims it. Inside a
+   * write it commits, or rolls back, with the write. */
+  claim(id: string, at: string, tx?: WriteTx): Promise<boolean>;
   purge(cutoff: string): Promise<number>;
 }

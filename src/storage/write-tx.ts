@@ -126,6 +126,29 @@ export function writeTx(
     enqueueWebhook(row) {
       buffered.events.push(row);
     },
+    async claimDaily(job, day, livemode) {
+      const claimed = await trx
+        .insertInto("daily_runs")
+        .values({ job, day, livemode: livemode ? 1 : 0, created_at: clock().toISOString() })
+        .onConflict((oc) => oc.columns(["job", "day", "livemode"]).doNothing())
+        .returning("job")
+        .executeTakeFirst();
+      return claimed !== undefined;
+    },
+    appendPoolEvent(event) {
+      buffered.orderEvents.push({
+        type: event.type,
+        // Not an order's event: no order, no account, no contractor. Account and contractor scopes
+        // match none of them; the dispatch team's (every event of its mode) carries it.
+        order_id: "",
+        account_id: "",
+        livemode: event.livemode ? 1 : 0,
+        contractor_id: null,
+        previous_contractor_id: null,
+        created_at: event.createdAt,
+        payload: JSON.stringify(event.payload),
+      });
+    },
     async insertQuote(row) {
       quotes.push(row);
     },

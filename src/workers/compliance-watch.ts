@@ -1,9 +1,10 @@
 // The daily compliance list (pool.compliance_expiring): once per UTC day and mode, the active contractors
 // that may not be offered work today or whose insurance or license runs out within 45 days, recorded in
-// the audit log for the dispatch team (GET /api/dispatcher/v1/audit?kind=pool.compliance_expiring). Every
-// process checks each COMPLIANCE_WATCH_MS; the store's daily_runs row, written with the record, lets one
-// run a day record it. Webhooks go to an account's endpoints about its own orders, so a pool-level list
-// has no recipient there: the audit record is the event.
+// the audit log (GET /api/dispatcher/v1/audit?kind=pool.compliance_expiring) and sent on the dispatch
+// team's event stream (GET /api/events), both in the transaction that claims the day. Every process
+// checks each COMPLIANCE_WATCH_MS; the store's daily_runs row, written with them, lets one run a day
+// record it. Webhooks go to an account's endpoints about its own orders, so a pool-level list has no
+// recipient there.
 
 import { sealRecord } from "../audit/record.js";
 import { complianceWatchList, dateOfDay, dayOf } from "../domain/compliance.js";
@@ -38,22 +39,34 @@ export class ComplianceWatch {
       all ??= await repo.load();
       const members = all.filter((c) => c.pool === pool);
       const list = complianceWatchList(members, today);
+      const data = {
+        pool,
+        day,
+        active_contractors: members.filter((c) => c.active && !c.excluded).length,
+        not_compliant: list.filter((e) => e.status === "not_compliant").length,
+        expiring: list.filter((e) => e.status === "expiring").length,
+        contractors: list,
+      };
       const record = sealRecord({
         kind: "pool.compliance_expiring",
         at: now.toISOString(),
         accountId: null,
         livemode,
         actor: "system:compliance",
-        data: {
-          pool,
-          day,
-          active_contractors: members.filter((c) => c.active && !c.excluded).length,
-          not_compliant: list.filter((e) => e.status === "not_compliant").length,
-          expiring: list.filter((e) => e.status === "expiring").length,
-          contractors: list,
-        },
+        data,
       });
-      if (await repo.recordDaily(COMPLIANCE_JOB, day, livemode, record)) recorded.push(pool);
+      const claimed = await this.services.store.write(async (tx) => {
+        if (!(await tx.claimDaily(COMPLIANCE_JOB, day, livemode))) return false;
+        tx.appendAudit(record);
+        tx.appendPoolEvent({
+          type: COMPLIANCE_JOB,
+          livemode,
+          createdAt: now.toISOString(),
+          payload: { ...data, seal: record.seal },
+        });
+        return true;
+      });
+      if (claimed) recorded.push(pool);
     }
     return recorded;
   }

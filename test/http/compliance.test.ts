@@ -105,6 +105,43 @@ describe("compliance", () => {
     expect(matched[0]?.disclosed).toMatchObject({ rejected: { compliance: 2 }, eligible: 2 });
   });
 
+  it("judges compliance on the job's own day: a booked window after the insurance lapses is not offered to it", async () => {
+    const h = await createHarness();
+    open.push(h);
+    const tag = Math.random().toString(36).slice(2, 8);
+    const day = (days: number) => new Date(Date.now() + days * 86_400_000).toISOString().slice(0, 10);
+    // The best rated, verified until 30 days from now; a compliant one behind it.
+    const lapsing = `ctr_lap${tag}`;
+    const steady = `ctr_std${tag}`;
+    await h.services.store.contractors.insert(
+      [
+        liveContractor({ id: lapsing, rating: 5, insuranceVerifiedUntil: day(30) }),
+        liveContractor({ id: steady, rating: 4 }),
+      ],
+      testRecord(),
+    );
+    await h.services.pool.load();
+    const caller = await h.key("acme", "live");
+    const windowOn = (date: string) => ({ start: `${date}T16:00:00Z`, end: `${date}T20:00:00Z` });
+    const book = async (date: string) => {
+      const res = await h.post(
+        ORDER_PATH,
+        { ...JOB, urgency: "scheduled", service_window: windowOn(date) },
+        { "x-api-key": caller },
+      );
+      expect(res.statusCode, res.body).toBe(200);
+      return holder(h, res.json().order_id as string);
+    };
+    // Within its verification: the lapsing contractor is the best, and gets it.
+    expect(await book(day(10))).toBe(lapsing);
+    // 60 days out, after its insurance lapses: the next one does.
+    expect(await book(day(60))).toBe(steady);
+    // As-soon-as-possible work is judged on its arrive_by (hours away): still the lapsing one's.
+    const asap = await h.post(ORDER_PATH, { ...JOB, urgency: "urgent" }, { "x-api-key": caller });
+    expect(asap.statusCode, asap.body).toBe(200);
+    expect(await holder(h, asap.json().order_id as string)).toBe(lapsing);
+  });
+
   it("counts the contractors it passed over under compliance in the quote's record", async () => {
     const { h, ids, caller, dispatcher } = await setup();
     const res = await h.post(QUOTE_PATH, JOB, { "x-api-key": caller });

@@ -6,6 +6,7 @@ import { createHash } from "node:crypto";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { canonicalJson } from "../../src/canonical-json.js";
 import { zonedInstant } from "../../src/domain/time/local-time.js";
+import type { Database } from "../../src/storage/schema.js";
 import { createHarness, type Harness, ORDER_PATH, validOrder } from "../helpers/harness.js";
 
 const OPTIMIZE = "/api/dispatcher/v1/schedule/optimize";
@@ -24,7 +25,7 @@ function at(hour: number): string {
 }
 
 async function optimize(body: object, key = ops) {
-  return h.post(OPTIMIZE, { date, time_limit_ms: 300, ...body }, { "x-api-key": key });
+  return h.post(OPTIMIZE, { date, iterations: 300, ...body }, { "x-api-key": key });
 }
 
 beforeAll(async () => {
@@ -105,6 +106,23 @@ describe("POST /api/dispatcher/v1/schedule/optimize", () => {
     }
   });
 
+  it("proposes the same routes for the same day, seed and budget, and says what its search used", async () => {
+    const a = (await optimize({ state: "CA", mode: "full", seed: 7, iterations: 250 })).json();
+    const b = (await optimize({ state: "CA", mode: "full", seed: 7, iterations: 250 })).json();
+    expect(a.search).toEqual({
+      seed: 7,
+      iterations: 250,
+      iterations_run: 250,
+      time_limit_ms: 2000,
+      stopped: "budget",
+    });
+    expect(b.routes).toEqual(a.routes);
+    expect(b.unassigned).toEqual(a.unassigned);
+    expect(b.totals).toEqual(a.totals);
+    // (A cap that stops the search first is reported: test/domain/schedule/solver.test.ts, on a clock
+    // of its own.)
+  });
+
   it("keeps a pinned job with its contractor", async () => {
     const [first] = await h.services.store.orders.byIds([orderIds[0] as string]);
     const p = (await optimize({ state: "CA", pinned: [orderIds[0]], mode: "full" })).json();
@@ -144,6 +162,7 @@ describe("POST /api/dispatcher/v1/schedule/optimize", () => {
       [{ date: "tomorrow" }, "date"],
       [{ mode: "fastest" }, "mode"],
       [{ time_limit_ms: 60_000 }, "time_limit_ms"],
+      [{ iterations: -1 }, "iterations"],
     ] as const) {
       const res = await optimize(body);
       expect(res.statusCode, res.body).toBe(422);
@@ -197,6 +216,145 @@ describe("POST /api/dispatcher/v1/schedule/apply", () => {
     expect(res.statusCode, res.body).toBe(409);
     expect(res.json()).toMatchObject({ code: "proposal_stale" });
     expect(res.json().changed_orders).toContain(victim);
+  });
+
+  it("refuses a proposal whose routed contractor changed since: time off, hours, standing, compliance", async () => {
+    const db = (h.services.store as unknown as { db: import("kysely").Kysely<Database> }).db;
+    const changes: Array<[string, (contractorId: string) => Promise<void>]> = [
+      [
+        "time off added",
+        async (id) => {
+          const res = await h.post(
+            "/api/dispatcher/v1/time-off",
+            // another day altogether: the plan may still hold, but the calendar it read is not today's
+            { contractor_id: id, start: at(30), end: at(32), reason: "dentist" },
+            { "x-api-key": ops },
+          );
+          expect(res.statusCode, res.body).toBe(200);
+        },
+      ],
+      [
+        "time off removed",
+        async (id) => {
+          const [period] = await h.services.store.contractors.timeOff(id, new Date().toISOString());
+          // the same contractor as the step before: the same day, seed and budget plan the same routes
+          expect(period, "the period the previous change added").toBeDefined();
+          const res = await h.post(
+            "/api/dispatcher/v1/time-off/remove",
+            { time_off_id: period?.id, reason: "cancelled" },
+            { "x-api-key": ops },
+          );
+          expect(res.statusCode, res.body).toBe(200);
+        },
+      ],
+      [
+        "hours changed",
+        async (id) => {
+          await db
+            .updateTable("contractors")
+            .set({ hours: "mon-sun 06:00-22:00" })
+            .where("id", "=", id)
+            .execute();
+        },
+      ],
+      [
+        "compliance lapsed",
+        async (id) => {
+          await db
+            .updateTable("contractors")
+            .set({ insurance_verified_until: "2000-01-01" })
+            .where("id", "=", id)
+            .execute();
+        },
+      ],
+      [
+        "excluded",
+        async (id) => {
+          const res = await h.post(
+            "/api/dispatcher/v1/contractors/status",
+            { contractor_id: id, action: "exclude", reason: "complaint" },
+            { "x-api-key": ops },
+          );
+          expect(res.statusCode, res.body).toBe(200);
+        },
+      ],
+    ];
+    const restore: Array<[string, string, () => Promise<void>]> = [];
+    for (const [what, change] of changes) {
+      await h.services.pool.load();
+      const p = (await optimize({ state: "CA", mode: "full" })).json();
+      const routed = p.routes.find((r: { stops: Array<{ order_id: string }> }) =>
+        r.stops.some((s) => orderIds.includes(s.order_id)),
+      );
+      expect(routed, what).toBeDefined();
+      const id = routed.contractor_id as string;
+      const row = await db
+        .selectFrom("contractors")
+        .selectAll()
+        .where("id", "=", id)
+        .executeTakeFirstOrThrow();
+      restore.push([
+        what,
+        id,
+        async () => {
+          await db
+            .updateTable("contractors")
+            .set({ excluded: row.excluded, insurance_verified_until: row.insurance_verified_until ?? null })
+            .where("id", "=", id)
+            .execute();
+        },
+      ]);
+      await change(id);
+      const res = await h.post(APPLY, { proposal_id: p.proposal_id }, { "x-api-key": ops });
+      expect(res.statusCode, `${what}: ${res.body}`).toBe(409);
+      expect(res.json()).toMatchObject({ code: "proposal_stale", changed_orders: [] });
+      expect(res.json().changed_contractors, what).toEqual([routed.contractor_id]);
+      // Refused before it was claimed: the proposal is not marked applied.
+      expect((await h.services.store.schedules.byId(p.proposal_id))?.applied_at, what).toBeNull();
+    }
+    // Each changed contractor is back as it was for the next tests (hours aside: a longer day).
+    for (const [, , undo] of restore) await undo();
+    await h.services.pool.load();
+  });
+
+  it("applies a proposal once when two requests race for it", async () => {
+    const p = (await optimize({ state: "CA", mode: "full" })).json();
+    const answers = await Promise.all([
+      h.post(APPLY, { proposal_id: p.proposal_id }, { "x-api-key": ops }),
+      h.post(APPLY, { proposal_id: p.proposal_id }, { "x-api-key": ops }),
+    ]);
+    expect(answers.map((a) => a.statusCode).sort()).toEqual([200, 409]);
+    expect(answers.find((a) => a.statusCode === 409)?.json().code).toBe("proposal_applied");
+  });
+
+  it("leaves the jobs it could not place as they are, and lists them", async () => {
+    // A window before anyone's day starts: matched (a statewide anchor is on call any time), not planned.
+    const res = await h.post(
+      ORDER_PATH,
+      validOrder({
+        trade: "plumbing",
+        urgency: "scheduled",
+        service_window: { start: at(2), end: at(6) },
+        reference_id: "sched-night",
+      }),
+      { "x-api-key": caller },
+    );
+    expect(res.statusCode, res.body).toBe(200);
+    const night = res.json().order_id as string;
+    const [before] = await h.services.store.orders.byIds([night]);
+    const p = (await optimize({ state: "CA", mode: "full" })).json();
+    expect(p.unassigned).toContainEqual({ order_id: night, reason: "no_feasible_slot" });
+    const applied = await h.post(APPLY, { proposal_id: p.proposal_id }, { "x-api-key": ops });
+    expect(applied.statusCode, applied.body).toBe(200);
+    expect(applied.json().unassigned).toContainEqual({
+      order_id: night,
+      reason: "no_feasible_slot",
+      contractor_id: before?.contractor_id ?? null,
+    });
+    const [after] = await h.services.store.orders.byIds([night]);
+    expect(after?.contractor_id).toBe(before?.contractor_id);
+    expect(after?.status).toBe(before?.status);
+    expect(after?.version).toBe(before?.version);
   });
 
   it("answers 404 for an unknown proposal and for one of the other mode", async () => {

@@ -15,6 +15,40 @@ afterEach(async () => {
 const at = (iso: string) => () => new Date(iso);
 
 describe("the daily compliance list", () => {
+  it("reaches the dispatch team's event stream once a day per mode, and no account's", async () => {
+    const h = await createHarness();
+    open.push(h);
+    await h.services.store.contractors.insert(
+      [liveContractor({ id: "ctr_cwsexpired", licenseVerifiedUntil: "2026-11-23" })],
+      testRecord(),
+    );
+    const { store } = h.services;
+    const watch = new ComplianceWatch({ store, now: at("2026-11-24T06:00:00Z") });
+    expect((await watch.tick()).sort()).toEqual(["live", "sandbox"]);
+    expect(await new ComplianceWatch({ store, now: at("2026-11-24T18:00:00Z") }).tick()).toEqual([]);
+    const page = async (key: string) => {
+      const res = await h.get("/api/events?limit=500", { "x-api-key": key, accept: "application/json" });
+      expect(res.statusCode, res.body).toBe(200);
+      return (
+        res.json().events as Array<{ type: string; livemode: boolean; data: Record<string, unknown> }>
+      ).filter((e) => e.type === "pool.compliance_expiring");
+    };
+    const live = await page(await h.dispatcherKey("live"));
+    expect(live).toHaveLength(1);
+    expect(live[0]?.livemode).toBe(true);
+    expect(live[0]?.data).toMatchObject({ pool: "live", day: "2026-11-24", not_compliant: 1 });
+    expect(live[0]?.data.contractors).toContainEqual(
+      expect.objectContaining({ contractor_id: "ctr_cwsexpired", status: "not_compliant" }),
+    );
+    // The same list as the audit record, which its seal names.
+    const verify = await h.get(`/api/attest/verify/${live[0]?.data.seal}`);
+    expect(verify.statusCode, verify.body).toBe(200);
+    const sandbox = await page(await h.dispatcherKey("test"));
+    expect(sandbox.map((e) => e.data.pool)).toEqual(["sandbox"]);
+    expect(await page(await h.key("acme", "live"))).toEqual([]);
+    expect(await page(await h.key("acme", "test"))).toEqual([]);
+  });
+
   it("is recorded once a day per mode across two workers, listing the expired and the expiring", async () => {
     const h = await createHarness();
     open.push(h);

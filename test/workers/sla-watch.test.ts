@@ -1,5 +1,5 @@
 // The service-level clocks' watch on an injected clock: at risk and breached fire once each (and not
-// again from a new worker on the same store, as after a restart), two workers fire once in total, an ETA
+// again from a new worker on the same services; a real restart: sla-watch-restart.test.ts), two workers fire once in total, an ETA
 // after the deadline is at risk at once, closed orders fire nothing, and the webhook, the event stream and
 // the audit log carry each event with its clock, deadline and time used. No waiting: the clock moves.
 
@@ -73,7 +73,7 @@ async function auditKinds(
 }
 
 describe("the service-level watch", () => {
-  it("fires at risk then breached once each, and not again from a new worker (a restart)", async () => {
+  it("fires at risk then breached once each, and not again from a new worker", async () => {
     const { orderId, receivedAt } = await emergencyOrder();
     const watch = new SlaWatch(h.services);
     moveTo(receivedAt, 11);

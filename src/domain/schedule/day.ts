@@ -10,7 +10,7 @@
 
 import { distanceMiles, type Point } from "../geo.js";
 import { greatCircleTravel, type TravelTime } from "../travel-time.js";
-import type { Job, Problem, Vehicle } from "./model.js";
+import type { Job, Problem, SearchStop, Vehicle } from "./model.js";
 import { matrixOf } from "./model.js";
 import { solve } from "./solver.js";
 
@@ -66,13 +66,16 @@ export interface DayPlan {
   readonly routes: readonly PlannedRoute[];
   readonly unassigned: ReadonlyArray<{ orderId: string; reason: UnplannedReason }>;
   readonly travelMinutes: number;
+  /** The search's iterations and how it ended (solver.ts): `budget` unless the time cap cut it short. */
+  readonly search: { readonly iterations: number; readonly stopped: SearchStop };
 }
 
 export interface PlanOptions {
   readonly seed?: number;
-  /** Stop searching when `now()` reaches `deadline` (ms). */
+  /** A safety cap: stop searching when `now()` reaches `deadline` (ms), and say so. */
   readonly now?: () => number;
   readonly deadline?: number;
+  /** The search's budget: with the seed, it decides the plan (solver.ts). */
   readonly iterations?: number;
   /** Travel time between places (the great-circle estimate unless given). */
   readonly travel?: TravelTime;
@@ -147,7 +150,7 @@ export function planDay(
   const problem: Problem = { vehicles, jobs: problemJobs, travel };
   const solution =
     problemJobs.length === 0
-      ? { routes: [], unassigned: [], distance: 0 }
+      ? { routes: [], unassigned: [], distance: 0, search: { iterations: 0, stopped: "budget" as const } }
       : solve(problem, {
           seed: options.seed ?? 1,
           ...(options.iterations === undefined ? {} : { iterations: options.iterations }),
@@ -194,7 +197,8 @@ export function planDay(
     });
   }
   routes.sort((a, b) => (a.contractorId < b.contractorId ? -1 : 1));
-  return { routes, unassigned, travelMinutes: round1(total) };
+  const search = solution.search ?? { iterations: 0, stopped: "budget" as const };
+  return { routes, unassigned, travelMinutes: round1(total), search };
 }
 
 const round1 = (x: number) => Math.round(x * 10) / 10;

@@ -55,7 +55,13 @@ export interface Solution {
   readonly unassigned: readonly number[];
   /** Total travel cost of the routes. */
   readonly distance: number;
+  /** How the search ended: the iterations it ran, and whether it spent its budget or hit its time cap. */
+  readonly search?: { readonly iterations: number; readonly stopped: SearchStop };
 }
+
+/** `budget`: every iteration asked for ran (the seed and budget decide the solution); `time_limit`: the
+ * safety cap stopped it first. */
+export type SearchStop = "budget" | "time_limit";
 
 /** A matrix from a cost function over `size` locations. */
 export function matrixOf(size: number, cost: (from: number, to: number) => number): TravelMatrix {

@@ -2,20 +2,25 @@
 // relocate and 2-opt) to polish, and ruin-and-recreate (string removal, greedy insertion with blinks)
 // under simulated-annealing acceptance in between. Time windows are checked in O(1) per inter-route move
 // from each route's earliest service starts (forward) and latest service starts (backward slack).
-// Pure: the caller passes an iteration budget or a clock and a deadline; the same seed and the same
-// budget give the same solution.
+// Pure: the caller passes an iteration budget, and may pass a clock and a deadline as a safety cap; the
+// same seed and the same budget give the same solution unless the cap cut the search short (reported).
 
 import { type Rng, rngOf } from "../random.js";
-import type { Problem, Route, Solution } from "./model.js";
+import type { Problem, Route, SearchStop, Solution, Vehicle } from "./model.js";
+
+/** Ruin-and-recreate iterations when the caller names none. */
+export const DEFAULT_ITERATIONS = 2_000;
 
 export interface SolveOptions {
   /** Seed of the pseudo-random choices (default 1). */
   readonly seed?: number;
-  /** Ruin-and-recreate iterations; the search stops at this count (default 2,000 without a deadline). */
+  /** Ruin-and-recreate iterations: the annealing cools over them and the search stops after them
+   * (default DEFAULT_ITERATIONS). With the seed, they decide the solution. */
   readonly iterations?: number;
   /** The caller's clock in ms, read only to compare with `deadline`. */
   readonly now?: () => number;
-  /** Stop when `now()` reaches this (same unit as `now`). */
+  /** A safety cap, not the budget: stop when `now()` reaches this (same unit as `now`), checked every 16
+   * iterations; the solution then says `stopped: "time_limit"` (and depends on the machine's speed). */
   readonly deadline?: number;
   /** Start and end temperatures, as fractions of the initial solution's mean edge cost. */
   readonly temperature?: { readonly start: number; readonly end: number };
@@ -30,12 +35,15 @@ interface RouteState {
   readonly early: number[];
   /** Latest service start at each position that keeps the rest of the route feasible. */
   readonly late: number[];
+  /** Latest service start at each position that keeps the later jobs' windows (not the route's end):
+   * with `toLast`, the latest start of a tail moved onto another vehicle's end (2-opt*). */
+  readonly lateJobs: number[];
+  /** Service and travel from the start of service at each position to the start at the last job. */
+  readonly toLast: number[];
   /** Load after serving each position. */
   readonly cumLoad: number[];
   readonly load: number;
   readonly cost: number;
-  /** Jobs on the route that may not ride any vehicle (pinned, or restricted to some vehicles). */
-  readonly pinned: number;
 }
 
 const EPS = 1e-9;
@@ -44,6 +52,12 @@ const EPS = 1e-9;
 export function solve(problem: Problem, options: SolveOptions = {}): Solution {
   const search = new Search(problem, rngOf(options.seed ?? 1));
   return search.run(options);
+}
+
+/** The routes after one improving 2-opt* move, or null when there is none (for tests: the move's O(1)
+ * checks against a full simulation). */
+export function twoOptStarMove(problem: Problem, routes: readonly Route[]): Route[] | null {
+  return new Search(problem, rngOf(1)).twoOptStarOn(routes);
 }
 
 class Search {
@@ -134,14 +148,12 @@ class Search {
     loc[0] = vehicle.start;
     early[0] = vehicle.shiftStart;
     dueAt[0] = vehicle.shiftEnd;
-    let pinned = 0;
     for (let i = 1; i <= k; i++) {
       const j = jobs[i - 1] as number;
       loc[i] = this.jobLoc[j] as number;
       service[i] = this.svc[j] as number;
       dueAt[i] = this.due[j] as number;
       cumLoad[i] = (cumLoad[i - 1] as number) + (this.demand[j] as number);
-      if ((this.pinnedTo[j] as number) >= 0 || this.allowed[j] !== null) pinned++;
     }
     loc[k + 1] = vehicle.end;
     dueAt[k + 1] = vehicle.shiftEnd;
@@ -154,16 +166,36 @@ class Search {
       early[i] = i <= k ? Math.max(arrival, this.ready[jobs[i - 1] as number] as number) : arrival;
     }
     late[k + 1] = vehicle.shiftEnd;
+    const lateJobs: number[] = new Array(k + 2).fill(Number.POSITIVE_INFINITY);
+    const toLast: number[] = new Array(k + 2).fill(0);
     for (let i = k; i >= 0; i--) {
       const leg = this.t(loc[i] as number, loc[i + 1] as number);
       late[i] = Math.min(dueAt[i] as number, (late[i + 1] as number) - (service[i] as number) - leg);
+      if (i < k) {
+        lateJobs[i] = Math.min(
+          dueAt[i] as number,
+          (lateJobs[i + 1] as number) - (service[i] as number) - leg,
+        );
+        toLast[i] = (toLast[i + 1] as number) + (service[i] as number) + leg;
+      } else lateJobs[i] = dueAt[i] as number;
     }
     if (k === 0) cost = 0;
     for (let i = 0; i < k; i++) {
       this.routeOf[jobs[i] as number] = v;
       this.posOf[jobs[i] as number] = i;
     }
-    return { jobs, loc, service, early, late, cumLoad, load: cumLoad[k] as number, cost, pinned };
+    return {
+      jobs,
+      loc,
+      service,
+      early,
+      late,
+      lateJobs,
+      toLast,
+      cumLoad,
+      load: cumLoad[k] as number,
+      cost,
+    };
   }
 
   /** Cost of `jobs` on vehicle `v`, or Infinity when infeasible: the O(n) check for intra-route moves. */
@@ -444,32 +476,66 @@ class Search {
     return tin + tout - this.t(prev, old) - this.t(old, next);
   }
 
-  /** Swaps the tails of two routes that end at the same place and time (2-opt*). */
+  /**
+   * Latest service start at position p of route r (1 <= p <= k) when its tail from p rides vehicle w,
+   * ending at w's end by w's shift end: O(1) from the route's job-only latest starts and its durations.
+   */
+  private tailLate(r: RouteState, p: number, w: number): number {
+    const k = r.jobs.length;
+    const vehicle = this.problem.vehicles[w] as Vehicle;
+    const last = r.loc[k] as number;
+    const byEnd =
+      vehicle.shiftEnd - this.t(last, vehicle.end) - (r.service[k] as number) - (r.toLast[p] as number);
+    return Math.min(r.lateJobs[p] as number, byEnd);
+  }
+
+  /** The first position (0-based, into r.jobs) from which every job of r may ride vehicle w. */
+  private tailFrom(r: RouteState, w: number): number {
+    let i = r.jobs.length;
+    while (i > 0 && this.canServe(r.jobs[i - 1] as number, w)) i--;
+    return i;
+  }
+
+  /**
+   * Swaps the tails of two routes (2-opt*) when both tails may ride their new vehicle (restrictions and
+   * pins) and fit its windows, end place and shift end: checked in O(1) from forward and backward slacks.
+   */
   private twoOptStar(): boolean {
     const vs = this.problem.vehicles;
     for (let a = 0; a < this.routes.length; a++) {
       const ra = this.routes[a] as RouteState;
       const va = vs[a];
-      if (!va || ra.pinned > 0) continue;
+      if (!va) continue;
       for (let b = a + 1; b < this.routes.length; b++) {
         const rb = this.routes[b] as RouteState;
         const vb = vs[b];
-        if (!vb || rb.pinned > 0 || (ra.jobs.length === 0 && rb.jobs.length === 0)) continue;
-        if (va.end !== vb.end || va.shiftEnd !== vb.shiftEnd) continue;
+        if (!vb || (ra.jobs.length === 0 && rb.jobs.length === 0)) continue;
         const ka = ra.jobs.length;
         const kb = rb.jobs.length;
-        for (let i = 0; i <= ka; i++) {
+        // a's tail from job index i rides b only for i >= fromA; b's from q onto a only for q >= fromB
+        const fromA = this.tailFrom(ra, b);
+        const fromB = this.tailFrom(rb, a);
+        const aLast = ra.loc[ka] as number;
+        const bLast = rb.loc[kb] as number;
+        // the tails keep their legs but end at the other vehicle's end
+        const aTailEnds = this.t(aLast, vb.end) - this.t(aLast, va.end);
+        const bTailEnds = this.t(bLast, va.end) - this.t(bLast, vb.end);
+        for (let i = fromA; i <= ka; i++) {
           const ai = ra.loc[i] as number;
           const ai1 = ra.loc[i + 1] as number;
           const leaveA = (ra.early[i] as number) + (ra.service[i] as number);
-          for (let q = 0; q <= kb; q++) {
+          for (let q = fromB; q <= kb; q++) {
             if ((i === ka && q === kb) || (i === 0 && q === 0)) continue;
             const bq = rb.loc[q] as number;
             const bq1 = rb.loc[q + 1] as number;
-            const newA = this.t(ai, bq1);
-            const newB = this.t(bq, ai1);
+            const aTail = i < ka;
+            const bTail = q < kb;
+            const newA = this.t(ai, bTail ? bq1 : va.end);
+            const newB = this.t(bq, aTail ? ai1 : vb.end);
+            let delta = newA + newB - this.t(ai, ai1) - this.t(bq, bq1);
+            if (aTail) delta += aTailEnds;
+            if (bTail) delta += bTailEnds;
             // an emptied route costs nothing: its depot legs disappear
-            const delta = newA + newB - this.t(ai, ai1) - this.t(bq, bq1);
             const aEmpty = i === 0 && q === kb;
             const bEmpty = q === 0 && i === ka;
             // and an empty route's depot-to-depot leg was never paid
@@ -479,9 +545,12 @@ class Search {
               (ka === 0 ? this.t(ai, ai1) : 0) +
               (kb === 0 ? this.t(bq, bq1) : 0);
             if (delta + adj > -1e-7) continue;
-            if (leaveA + newA > (rb.late[q + 1] as number) + EPS) continue;
-            if ((rb.early[q] as number) + (rb.service[q] as number) + newB > (ra.late[i + 1] as number) + EPS)
-              continue;
+            // a's head, then b's tail (or a's end)
+            const lateA = bTail ? this.tailLate(rb, q + 1, a) : va.shiftEnd;
+            if (leaveA + newA > lateA + EPS) continue;
+            // b's head, then a's tail (or b's end)
+            const lateB = aTail ? this.tailLate(ra, i + 1, b) : vb.shiftEnd;
+            if ((rb.early[q] as number) + (rb.service[q] as number) + newB > lateB + EPS) continue;
             if ((ra.cumLoad[i] as number) + rb.load - (rb.cumLoad[q] as number) > (this.cap[a] as number))
               continue;
             if ((rb.cumLoad[q] as number) + ra.load - (ra.cumLoad[i] as number) > (this.cap[b] as number))
@@ -496,6 +565,12 @@ class Search {
       }
     }
     return false;
+  }
+
+  twoOptStarOn(routes: readonly Route[]): Route[] | null {
+    for (const r of routes) this.routes[r.vehicle] = this.build(r.vehicle, r.jobs);
+    if (!this.twoOptStar()) return null;
+    return this.routes.flatMap((r, v) => (r.jobs.length > 0 ? [{ vehicle: v, jobs: r.jobs.slice() }] : []));
   }
 
   /** Or-opt (move a string of 1-3 jobs) and 2-opt (reverse a segment) inside each route, O(n) checks. */
@@ -573,19 +648,18 @@ class Search {
     const t0 = (options.temperature?.start ?? 5) * meanEdge;
     const t1 = (options.temperature?.end ?? 0.05) * meanEdge;
 
-    const useClock = options.now !== undefined && options.deadline !== undefined;
-    const limit = options.iterations ?? (useClock ? Number.POSITIVE_INFINITY : 2_000);
-    const startedAt = useClock ? (options.now as () => number)() : 0;
-    const span = useClock ? Math.max(1, (options.deadline as number) - startedAt) : 0;
-    let progress = 0;
-    for (let it = 0; it < limit; it++) {
-      if (useClock && (it & 15) === 0) {
-        const now = (options.now as () => number)();
-        if (now >= (options.deadline as number)) break;
-        progress = (now - startedAt) / span;
+    // The cooling and the stop follow the iteration budget only, so a seed and a budget give one
+    // solution whatever the machine's speed; the clock is a safety cap, and a run it cuts short says so.
+    const limit = Math.max(0, Math.floor(options.iterations ?? DEFAULT_ITERATIONS));
+    const capped = options.now !== undefined && options.deadline !== undefined;
+    let stopped: SearchStop = "budget";
+    let it = 0;
+    for (; it < limit; it++) {
+      if (capped && (it & 15) === 0 && (options.now as () => number)() >= (options.deadline as number)) {
+        stopped = "time_limit";
+        break;
       }
-      if (Number.isFinite(limit)) progress = Math.max(progress, it / limit);
-      const temperature = t0 * (t1 / t0) ** progress;
+      const temperature = t0 * (t1 / t0) ** (it / limit);
 
       const saved = this.routes.slice();
       const savedUnassigned = this.unassigned;
@@ -620,7 +694,12 @@ class Search {
     });
     let distance = 0;
     for (const r of this.routes) distance += r.cost;
-    return { routes, unassigned: this.unassigned.slice().sort((a, b) => a - b), distance };
+    return {
+      routes,
+      unassigned: this.unassigned.slice().sort((a, b) => a - b),
+      distance,
+      search: { iterations: it, stopped },
+    };
   }
 
   private reindex(): void {

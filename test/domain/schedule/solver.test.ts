@@ -1,9 +1,15 @@
 import { describe, expect, it } from "vitest";
 import { rngOf } from "../../../src/domain/random.js";
 import { checkSolution } from "../../../src/domain/schedule/check.js";
-import { euclideanMatrix, type Job, type Problem, type Vehicle } from "../../../src/domain/schedule/model.js";
+import {
+  euclideanMatrix,
+  type Job,
+  type Problem,
+  type Route,
+  type Vehicle,
+} from "../../../src/domain/schedule/model.js";
 import { parseSolomon } from "../../../src/domain/schedule/solomon.js";
-import { solve } from "../../../src/domain/schedule/solver.js";
+import { solve, twoOptStarMove } from "../../../src/domain/schedule/solver.js";
 
 /** A random small instance: a depot at location 0, `n` jobs, `v` identical vehicles. */
 function randomInstance(seed: number, n: number, v: number, capacity: number): Problem {
@@ -161,11 +167,27 @@ describe("determinism and time box", () => {
     expect(checkSolution(problem, a.routes, a.unassigned).feasible).toBe(true);
   });
 
-  it("stops when the caller's clock reaches the deadline", () => {
+  it("gives the same solution for a seed and budget whatever the clock does under a cap it never hits", () => {
+    // The old time box cooled with the clock's progress: a slow and a fast machine then differed.
+    const problem = randomInstance(13, 30, 6, 15);
+    let slow = 0;
+    let fast = 0;
+    // read every 16 iterations: at most 19 reads, so the slow clock ends at 1140, short of its cap
+    const a = solve(problem, { seed: 3, iterations: 300, now: () => (slow += 60), deadline: 1200 });
+    const b = solve(problem, { seed: 3, iterations: 300, now: () => (fast += 0.001), deadline: 1200 });
+    const c = solve(problem, { seed: 3, iterations: 300 });
+    expect(a.search).toEqual({ iterations: 300, stopped: "budget" });
+    expect(a).toEqual(b);
+    expect(a).toEqual(c);
+  });
+
+  it("stops when the caller's clock reaches the cap, and says so", () => {
     const problem = randomInstance(12, 30, 6, 15);
     let ticks = 0;
-    const solution = solve(problem, { now: () => ticks++, deadline: 10 });
+    const solution = solve(problem, { iterations: 100_000, now: () => ticks++, deadline: 10 });
     expect(ticks).toBeLessThan(20);
+    expect(solution.search?.stopped).toBe("time_limit");
+    expect(solution.search?.iterations).toBeLessThan(100_000);
     expect(checkSolution(problem, solution.routes, solution.unassigned).feasible).toBe(true);
   });
 });
@@ -287,5 +309,146 @@ describe("Solomon instance format", () => {
     const solution = solve(problem, { iterations: 50 });
     expect(solution.routes).toHaveLength(2);
     expect(checkSolution(problem, solution.routes).feasible).toBe(true);
+  });
+});
+
+describe("2-opt* with restricted jobs and vehicles of their own base", () => {
+  // Vehicle 0 based at (0,0), vehicle 1 at (100,0); each route crosses over to the other side last.
+  const points: Array<[number, number]> = [
+    [0, 0],
+    [100, 0],
+    [10, 0],
+    [90, 10],
+    [90, 0],
+    [10, 10],
+  ];
+  const vehicles: Vehicle[] = [
+    { id: "west", start: 0, end: 0, shiftStart: 0, shiftEnd: 1000 },
+    { id: "east", start: 1, end: 1, shiftStart: 0, shiftEnd: 1000 },
+  ];
+  const job = (id: string, location: number, allowed: number[]): Job => ({
+    id,
+    location,
+    ready: 0,
+    due: 1000,
+    service: 5,
+    demand: 1,
+    vehicles: allowed,
+  });
+  const crossed = [
+    { vehicle: 0, jobs: [0, 1] },
+    { vehicle: 1, jobs: [2, 3] },
+  ];
+
+  it("swaps the tails when both may ride the other vehicle, ending each at its own base", () => {
+    const problem: Problem = {
+      vehicles,
+      jobs: [job("w1", 2, [0, 1]), job("e2", 3, [0, 1]), job("e1", 4, [0, 1]), job("w2", 5, [0, 1])],
+      travel: euclideanMatrix(points),
+    };
+    const before = checkSolution(problem, crossed);
+    // Every job is restricted (as every job of the service is): 2-opt* used to skip such routes.
+    let routes: Route[] = crossed;
+    let moves = 0;
+    for (let next = twoOptStarMove(problem, routes); next !== null; next = twoOptStarMove(problem, routes)) {
+      expect(checkSolution(problem, next).feasible).toBe(true);
+      routes = next;
+      moves++;
+    }
+    expect(moves).toBeGreaterThan(0);
+    // Neither route crosses over any more: e2 ends on the east vehicle, w2 on the west one.
+    expect(routes.find((r) => r.jobs.includes(1))?.vehicle).toBe(1);
+    expect(routes.find((r) => r.jobs.includes(3))?.vehicle).toBe(0);
+    expect(checkSolution(problem, routes).distance).toBeLessThan(before.distance - 100);
+  });
+
+  it("keeps a tail off a vehicle its job may not ride", () => {
+    const problem: Problem = {
+      vehicles,
+      // e2 may ride only the west vehicle: the swap above would break that
+      jobs: [job("w1", 2, [0, 1]), job("e2", 3, [0]), job("e1", 4, [0, 1]), job("w2", 5, [0, 1])],
+      travel: euclideanMatrix(points),
+    };
+    const after = twoOptStarMove(problem, crossed);
+    expect(after).not.toBeNull();
+    expect(after?.find((r) => r.jobs.includes(1))?.vehicle).toBe(0);
+    expect(checkSolution(problem, after ?? []).feasible).toBe(true);
+  });
+
+  it("refuses a tail that would reach its new base after that vehicle's shift ends", () => {
+    const problem: Problem = {
+      // the east vehicle must be home by 130: w2's tail (10,10) -> (100,0) is too far after e1
+      vehicles: [vehicles[0] as Vehicle, { ...(vehicles[1] as Vehicle), shiftEnd: 130 }],
+      jobs: [job("w1", 2, [0, 1]), job("e2", 3, [0, 1]), job("e1", 4, [0, 1]), job("w2", 5, [0, 1])],
+      travel: euclideanMatrix(points),
+    };
+    const routes = [
+      { vehicle: 0, jobs: [0, 3, 1] },
+      { vehicle: 1, jobs: [2] },
+    ];
+    expect(checkSolution(problem, routes).feasible).toBe(true);
+    const after = twoOptStarMove(problem, routes);
+    if (after !== null) expect(checkSolution(problem, after).feasible).toBe(true);
+  });
+
+  it("never breaks a window, a shift, a capacity or a restriction on random instances (full simulation)", () => {
+    for (let seed = 1; seed <= 40; seed++) {
+      const rng = rngOf(seed);
+      const n = 14;
+      const v = 4;
+      const pts: Array<[number, number]> = [];
+      for (let i = 0; i < v + n; i++) pts.push([Math.round(rng() * 100), Math.round(rng() * 100)]);
+      const travel = euclideanMatrix(pts);
+      const fleet: Vehicle[] = Array.from({ length: v }, (_, k) => ({
+        id: `v${k}`,
+        start: k,
+        end: k,
+        shiftStart: 0,
+        shiftEnd: 400 + Math.round(rng() * 300),
+        capacity: 6,
+      }));
+      const jobs: Job[] = Array.from({ length: n }, (_, i) => {
+        const ready = Math.round(rng() * 200);
+        const allowed = Array.from({ length: v }, (_, k) => k).filter(() => rng() < 0.7);
+        return {
+          id: `j${i}`,
+          location: v + i,
+          ready,
+          due: ready + 60 + Math.round(rng() * 200),
+          service: 10,
+          demand: 1 + Math.floor(rng() * 2),
+          vehicles: allowed.length > 0 ? allowed : [0],
+        };
+      });
+      const problem: Problem = { vehicles: fleet, jobs, travel };
+      // a feasible start: each job appended to the first vehicle it may ride that stays feasible
+      let routes = fleet.map((_, k) => ({ vehicle: k, jobs: [] as number[] }));
+      const placed: number[] = [];
+      for (let j = 0; j < n; j++) {
+        for (const k of jobs[j]?.vehicles ?? []) {
+          const trial = routes.map((r) => (r.vehicle === k ? { vehicle: k, jobs: [...r.jobs, j] } : r));
+          const unplaced = Array.from({ length: n }, (_, u) => u).filter(
+            (u) => u > j || (u < j && !placed.includes(u)),
+          );
+          if (checkSolution(problem, trial, unplaced).feasible) {
+            routes = trial;
+            placed.push(j);
+            break;
+          }
+        }
+      }
+      const unassigned = Array.from({ length: n }, (_, u) => u).filter((u) => !placed.includes(u));
+      let current: Route[] = routes.filter((r) => r.jobs.length > 0);
+      let distance = checkSolution(problem, current, unassigned).distance;
+      for (let move = 0; move < 30; move++) {
+        const next = twoOptStarMove(problem, current);
+        if (next === null) break;
+        const check = checkSolution(problem, next, unassigned);
+        expect(check.violations, `seed ${seed}, move ${move}`).toEqual([]);
+        expect(check.distance).toBeLessThan(distance);
+        distance = check.distance;
+        current = next;
+      }
+    }
   });
 });
