@@ -11,6 +11,7 @@
 // booked without one is the first such slot (firstBookable).
 
 import type { CandidateSet } from "./candidate-set.js";
+import { dayOf } from "./compliance.js";
 import { type Booked, type MatchRequest, type MatchResult, match, NOTHING_BOOKED } from "./matching.js";
 import { localDateTime, nextLocalDay, zonedInstant } from "./time/local-time.js";
 import { EARLIEST_WINDOW, MAX_WINDOW_DAYS_AHEAD, type TimeWindow } from "./time/service-window.js";
@@ -90,6 +91,9 @@ export function slotsOf(
 function forWindow(job: MatchRequest, window: TimeWindow, now: Date): MatchRequest {
   return {
     ...job,
+    // Compliance is judged on the window's own day, as an order naming it is (operations/job.ts timedJob):
+    // a contractor whose insurance lapses before the window does not count for it.
+    today: Math.max(job.today, dayOf(window.start)),
     time: {
       now: now.getTime(),
       window: { start: window.start.getTime(), end: window.end.getTime() },

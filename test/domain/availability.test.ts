@@ -45,8 +45,10 @@ const contractorArb = (i: number): fc.Arbitrary<Contractor> =>
       }),
       maxActiveJobs: fc.integer({ min: 1, max: 2 }),
       responseMinutes: fc.integer({ min: 10, max: 600 }),
+      // Insurance verified until a day within the slots' fortnight, or long after it.
+      insuredDays: fc.option(fc.integer({ min: 0, max: 14 }), { nil: null }),
     })
-    .map(({ hours, zone, off, maxActiveJobs, responseMinutes }) => {
+    .map(({ hours, zone, off, maxActiveJobs, responseMinutes, insuredDays }) => {
       const periods = off
         .map(([s, len]) => [BASE + s * HOUR_MS, BASE + (s + len) * HOUR_MS] as const)
         .sort((a, b) => a[0] - b[0]);
@@ -71,7 +73,10 @@ const contractorArb = (i: number): fc.Arbitrary<Contractor> =>
         responseMinutes,
         active: true,
         excluded: false,
-        insuranceVerifiedUntil: "2099-01-01",
+        insuranceVerifiedUntil:
+          insuredDays === null
+            ? "2099-01-01"
+            : new Date(BASE + insuredDays * 24 * HOUR_MS).toISOString().slice(0, 10),
         licenseVerifiedUntil: "2099-01-01",
         calendar: { timeZone: zone, weekly: hours, timeOff: Float64Array.from(merged) },
       };
@@ -113,6 +118,8 @@ describe("availability", () => {
             if (!w) return false;
             const req: MatchRequest = {
               ...job(now),
+              // An order is judged for compliance on its window's day (operations/job.ts timedJob).
+              today: Math.max(dayOf(now), dayOf(w.start)),
               time: {
                 now: now.getTime(),
                 window: { start: w.start.getTime(), end: w.end.getTime() },
@@ -162,6 +169,7 @@ describe("availability", () => {
             if (!w) return false;
             const req: MatchRequest = {
               ...base,
+              today: Math.max(dayOf(now), dayOf(w.start)),
               time: {
                 now: now.getTime(),
                 window: { start: w.start.getTime(), end: w.end.getTime() },
