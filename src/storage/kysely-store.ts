@@ -118,7 +118,14 @@ export class KyselyStore implements Store {
   }
 
   async migrate(): Promise<void> {
-    if (this.dialect !== "postgres") return this.runMigrations(this.db, undefined);
+    return this.migrateTo(undefined);
+  }
+
+  /** Migrates up or down to the migration named `target` (its file name without the extension, such as
+   * "0019-contractor-calendars"), or to the latest when undefined: for a rollback, and for tests of a
+   * migration's way down. On PostgreSQL under the same lock as every migration. */
+  async migrateTo(target: string | undefined): Promise<void> {
+    if (this.dialect !== "postgres") return this.runMigrations(this.db, undefined, target);
     // On PostgreSQL the migration tables live in the schema the store works in (its search_path):
     // Kysely otherwise finds another schema's migration tables in the same database and skips its own.
     const schema =
@@ -131,20 +138,26 @@ export class KyselyStore implements Store {
     await this.db.connection().execute(async (conn) => {
       await sql`select pg_advisory_lock(${MIGRATION_LOCK})`.execute(conn);
       try {
-        await this.runMigrations(conn, schema);
+        await this.runMigrations(conn, schema, target);
       } finally {
         await sql`select pg_advisory_unlock(${MIGRATION_LOCK})`.execute(conn);
       }
     });
   }
 
-  private async runMigrations(db: Kysely<Database>, schema: string | undefined): Promise<void> {
+  private async runMigrations(
+    db: Kysely<Database>,
+    schema: string | undefined,
+    target: string | undefined,
+  ): Promise<void> {
     const migrator = new Migrator({
       db,
       provider: migrationProvider(this.dialect),
       ...(schema ? { migrationTableSchema: schema } : {}),
     });
-    const { error, results } = await migrator.migrateToLatest();
+    const { error, results } = await (target === undefined
+      ? migrator.migrateToLatest()
+      : migrator.migrateTo(target));
     const failed = results?.find((r) => r.status === "Error");
     if (error || failed) {
       throw new Error(`migration failed${failed ? ` at ${failed.migrationName}` : ""}: ${String(error)}`);

@@ -4,8 +4,10 @@
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { sql } from "kysely";
 import pg from "pg";
 import type { Clock } from "../../src/clock.js";
+import type { KyselyStore } from "../../src/storage/kysely-store.js";
 import { openPostgresStore } from "../../src/storage/postgres.js";
 import { openSqliteStore } from "../../src/storage/sqlite.js";
 import type { Store } from "../../src/storage/store.js";
@@ -83,4 +85,22 @@ export async function openTestStore(dir?: string): Promise<TestStore> {
       if (!dir) rmSync(base, { recursive: true, force: true });
     },
   };
+}
+
+/** The column names of `table` in the store's own schema. On PostgreSQL it reads information_schema for
+ * that schema alone: Kysely's introspection reads every schema of the database, so another test file's
+ * migration running at the same time (dropping a column in its schema) can make it fail. */
+export async function columnsOf(store: KyselyStore, table: string): Promise<string[]> {
+  if (store.dialect === "postgres") {
+    const { rows } = await sql<{ column_name: string }>`
+      select column_name from information_schema.columns
+      where table_schema = coalesce(${store.schema ?? null}, current_schema()) and table_name = ${table}`.execute(
+      store.db,
+    );
+    return rows.map((r) => r.column_name);
+  }
+  const { rows } = await sql<{ name: string }>`select name from pragma_table_info(${table})`.execute(
+    store.db,
+  );
+  return rows.map((r) => r.name);
 }

@@ -1,11 +1,9 @@
 // Migration 0022 adds the capacity ledger's block of time (null on the rows already there: they hold a
 // unit, not a time) and takes it back down. On SQLite, and on PostgreSQL with TEST_DATABASE_URL.
 
-import { Migrator } from "kysely";
 import { afterAll, describe, expect, it } from "vitest";
 import type { KyselyStore } from "../../src/storage/kysely-store.js";
-import { migrationProvider } from "../../src/storage/migrations/all-migrations.js";
-import { openPostgresTestStore, openTestStore, type TestStore } from "../helpers/test-store.js";
+import { columnsOf, openPostgresTestStore, openTestStore, type TestStore } from "../helpers/test-store.js";
 
 const opened: TestStore[] = [];
 afterAll(async () => {
@@ -15,24 +13,10 @@ afterAll(async () => {
   }
 });
 
-function migrator(store: KyselyStore): Migrator {
-  return new Migrator({
-    db: store.db,
-    provider: migrationProvider(store.dialect),
-    ...(store.schema ? { migrationTableSchema: store.schema } : {}),
-  });
-}
-
 const BLOCK_COLUMNS = ["starts_at", "ends_at", "lat", "lon"];
 
-async function holdColumns(store: KyselyStore): Promise<string[]> {
-  const tables = await store.db.introspection.getTables();
-  // On PostgreSQL the introspection lists every schema's tables: other test files' stores are there too.
-  return (
-    tables
-      .find((x) => x.name === "capacity_holds" && (store.schema === undefined || x.schema === store.schema))
-      ?.columns.map((c) => c.name) ?? []
-  );
+function holdColumns(store: KyselyStore): Promise<string[]> {
+  return columnsOf(store, "capacity_holds");
 }
 
 function suite(open: () => Promise<TestStore>) {
@@ -40,12 +24,12 @@ function suite(open: () => Promise<TestStore>) {
     const t = await open();
     opened.push(t);
     const store = t.store as KyselyStore;
-    expect((await migrator(store).migrateTo("0021-schedule-proposals")).error).toBeUndefined();
+    await store.migrateTo("0021-schedule-proposals");
     await store.db
       .insertInto("capacity_holds")
       .values({ order_id: "ord_before0022", contractor_id: "ctr_x", taken_at: "2030-06-01T00:00:00.000Z" })
       .execute();
-    expect((await migrator(store).migrateToLatest()).error).toBeUndefined();
+    await store.migrate();
     const row = (await store.db
       .selectFrom("capacity_holds")
       .selectAll()
@@ -56,12 +40,12 @@ function suite(open: () => Promise<TestStore>) {
     expect(await store.contractors.commitments()).toEqual([]);
     expect(await holdColumns(store)).toEqual(expect.arrayContaining(BLOCK_COLUMNS));
 
-    expect((await migrator(store).migrateTo("0021-schedule-proposals")).error).toBeUndefined();
+    await store.migrateTo("0021-schedule-proposals");
     const columns = await holdColumns(store);
     expect(columns).toContain("taken_at");
     for (const column of BLOCK_COLUMNS) expect(columns).not.toContain(column);
     // The row is still there, and comes back up.
-    expect((await migrator(store).migrateToLatest()).error).toBeUndefined();
+    await store.migrate();
     expect(
       await store.db
         .selectFrom("capacity_holds")

@@ -2,11 +2,10 @@
 // order's last acceptance or assignment (the arrival of the contractor holding it), for orders past
 // their arrival. On SQLite, and on PostgreSQL with TEST_DATABASE_URL.
 
-import { type Kysely, Migrator } from "kysely";
+import type { Kysely } from "kysely";
 import { afterAll, describe, expect, it } from "vitest";
 import { sealRecord } from "../../src/audit/record.js";
 import type { KyselyStore } from "../../src/storage/kysely-store.js";
-import { migrationProvider } from "../../src/storage/migrations/all-migrations.js";
 import { openPostgresTestStore, openTestStore, type TestStore } from "../helpers/test-store.js";
 import { order } from "./store-contract.js";
 
@@ -18,14 +17,8 @@ afterAll(async () => {
   }
 });
 
-async function migrate(store: KyselyStore, to?: string): Promise<void> {
-  const migrator = new Migrator({
-    db: store.db,
-    provider: migrationProvider(store.dialect),
-    ...(store.schema ? { migrationTableSchema: store.schema } : {}),
-  });
-  const { error } = await (to ? migrator.migrateTo(to) : migrator.migrateToLatest());
-  if (error) throw error;
+function migrate(store: KyselyStore, to?: string): Promise<void> {
+  return store.migrateTo(to);
 }
 
 const T0 = Date.parse("2030-02-01T12:00:00.000Z");

@@ -2,12 +2,11 @@
 // store already holds: after it, the rollup gives the figures a read of every order gives; down goes
 // back to 0008's rollup, and up again rebuilds it. On SQLite, and on PostgreSQL with TEST_DATABASE_URL.
 
-import { type Kysely, Migrator, sql } from "kysely";
+import { type Kysely, sql } from "kysely";
 import { afterAll, describe, expect, it } from "vitest";
 import { sealRecord } from "../../src/audit/record.js";
 import { EvalsStore } from "../../src/storage/evals-store.js";
 import type { KyselyStore } from "../../src/storage/kysely-store.js";
-import { migrationProvider } from "../../src/storage/migrations/all-migrations.js";
 import type { OrdersTable } from "../../src/storage/schema.js";
 import { openPostgresTestStore, openTestStore, type TestStore } from "../helpers/test-store.js";
 import { order } from "./store-contract.js";
@@ -20,22 +19,12 @@ afterAll(async () => {
   }
 });
 
-function migrator(store: KyselyStore): Migrator {
-  return new Migrator({
-    db: store.db,
-    provider: migrationProvider(store.dialect),
-    ...(store.schema ? { migrationTableSchema: store.schema } : {}),
-  });
+function migrateTo(store: KyselyStore, name: string): Promise<void> {
+  return store.migrateTo(name);
 }
 
-async function migrateTo(store: KyselyStore, name: string): Promise<void> {
-  const { error } = await migrator(store).migrateTo(name);
-  if (error) throw error;
-}
-
-async function migrateToLatest(store: KyselyStore): Promise<void> {
-  const { error } = await migrator(store).migrateToLatest();
-  if (error) throw error;
+function migrateToLatest(store: KyselyStore): Promise<void> {
+  return store.migrate();
 }
 
 const DAY = 86_400_000;

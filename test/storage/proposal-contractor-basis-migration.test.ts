@@ -1,11 +1,9 @@
 // Migration 0023 adds the proposals' contractor basis (null on the proposals already there: apply then
 // checks their orders only) and takes it back down. On SQLite, and on PostgreSQL with TEST_DATABASE_URL.
 
-import { Migrator } from "kysely";
 import { afterAll, describe, expect, it } from "vitest";
 import type { KyselyStore } from "../../src/storage/kysely-store.js";
-import { migrationProvider } from "../../src/storage/migrations/all-migrations.js";
-import { openPostgresTestStore, openTestStore, type TestStore } from "../helpers/test-store.js";
+import { columnsOf, openPostgresTestStore, openTestStore, type TestStore } from "../helpers/test-store.js";
 
 const opened: TestStore[] = [];
 afterAll(async () => {
@@ -15,24 +13,8 @@ afterAll(async () => {
   }
 });
 
-function migrator(store: KyselyStore): Migrator {
-  return new Migrator({
-    db: store.db,
-    provider: migrationProvider(store.dialect),
-    ...(store.schema ? { migrationTableSchema: store.schema } : {}),
-  });
-}
-
-async function columnsOf(store: KyselyStore): Promise<string[]> {
-  const tables = await store.db.introspection.getTables();
-  // On PostgreSQL the introspection lists every schema's tables: other test files' stores are there too.
-  return (
-    tables
-      .find(
-        (x) => x.name === "schedule_proposals" && (store.schema === undefined || x.schema === store.schema),
-      )
-      ?.columns.map((c) => c.name) ?? []
-  );
+function proposalColumns(store: KyselyStore): Promise<string[]> {
+  return columnsOf(store, "schedule_proposals");
 }
 
 function suite(open: () => Promise<TestStore>) {
@@ -40,8 +22,8 @@ function suite(open: () => Promise<TestStore>) {
     const t = await open();
     opened.push(t);
     const store = t.store as KyselyStore;
-    expect((await migrator(store).migrateTo("0021-schedule-proposals")).error).toBeUndefined();
-    expect(await columnsOf(store)).not.toContain("contractor_basis");
+    await store.migrateTo("0021-schedule-proposals");
+    expect(await proposalColumns(store)).not.toContain("contractor_basis");
     await store.db
       .insertInto("schedule_proposals")
       .values({
@@ -55,14 +37,14 @@ function suite(open: () => Promise<TestStore>) {
         applied_at: null,
       })
       .execute();
-    expect((await migrator(store).migrateToLatest()).error).toBeUndefined();
-    expect(await columnsOf(store)).toContain("contractor_basis");
+    await store.migrate();
+    expect(await proposalColumns(store)).toContain("contractor_basis");
     expect((await store.schedules.byId("prp_before0023"))?.contractor_basis).toBeNull();
 
-    expect((await migrator(store).migrateTo("0021-schedule-proposals")).error).toBeUndefined();
-    expect(await columnsOf(store)).not.toContain("contractor_basis");
+    await store.migrateTo("0021-schedule-proposals");
+    expect(await proposalColumns(store)).not.toContain("contractor_basis");
     expect((await store.schedules.byId("prp_before0023"))?.basis).toBe("{}");
-    expect((await migrator(store).migrateToLatest()).error).toBeUndefined();
+    await store.migrate();
   });
 }
 
