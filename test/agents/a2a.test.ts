@@ -131,7 +131,12 @@ describe("A2A", () => {
       await run(skill, skill === "agentic.readiness_probe" ? { url: `${shop.origin}/` } : example(skill));
     }
     const order = await run("dispatch.order", example("dispatch.order"));
-    const second = await run("dispatch.order", example("dispatch.order"));
+    // The contract's order and this one took the sandbox's plumbers near downtown Austin (two, in the
+    // sandbox pool: capacity is time, and their hours are held): the second is in San Francisco.
+    const second = await run("dispatch.order", {
+      ...(example("dispatch.order") as object),
+      location: { state: "CA", zip: "94103", address: "1 Market St" },
+    });
     await h.services.audit.sequence(true);
     const size = (await run("attest.checkpoint", {})).tree_size as number;
     // Contractor skills run under the contractor's own key, sent by the caller of the skill.

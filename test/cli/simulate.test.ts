@@ -182,10 +182,14 @@ describe("simulate", () => {
       expect(actors("order.invoiced")).toEqual(["contractor:own-key"]);
       expect(actors("order.assigned")).toEqual(["dispatcher:dispatcher"]);
       expect(actors("order.offer_expired")).toEqual(["system:dispatch"]);
+      // The service-level watch speaks for the clocks (a simulated contractor may arrive late).
+      for (const kind of ["order.sla_at_risk", "order.sla_breached"]) {
+        if (byKind.has(kind)) expect(actors(kind)).toEqual(["system:sla"]);
+      }
       for (const set of byKind.values()) {
         for (const actor of set)
           expect(actor).toMatch(
-            /^(caller:account|contractor:own-key|dispatcher:dispatcher|system:dispatch)$/,
+            /^(caller:account|contractor:own-key|dispatcher:dispatcher|system:dispatch|system:sla)$/,
           );
       }
 

@@ -14,6 +14,9 @@
 //
 // on_time_arrival_rate = {A, B, F} / {A, B, C, F, G} = 3/5; attainment: emergency {A}/{A, B, C} = 1/3,
 // urgent 0/{D} = 0, scheduled {F, G}/{F, G} = 1, routine no sample.
+//
+// Capacity is time: one contractor cannot hold jobs that overlap, so the crew is eight alike, each with
+// its own key, and each step is taken by the contractor holding the order.
 
 import { beforeAll, describe, expect, it } from "vitest";
 import { evalsOutput } from "../../src/operations/evals.js";
@@ -30,9 +33,8 @@ const WINDOW_START = Date.parse(WINDOW.start);
 let nowMs = T;
 let h: Harness;
 let caller: string;
-let crew: string;
 let dispatcher: string;
-const contractorId = "ctr_slaevals";
+const crew = new Map<string, string>(); // contractor id -> its key
 const ids = new Map<string, string>();
 
 const JOB = {
@@ -54,20 +56,33 @@ async function create(name: string, at: number, body: object): Promise<void> {
   ids.set(name, res.order_id as string);
 }
 
+/** The contractor the order is offered to or held by. */
+async function holderOf(name: string): Promise<string> {
+  const [row] = await h.services.store.orders.byIds([ids.get(name) as string]);
+  expect(row?.contractor_id, name).toBeTruthy();
+  return row?.contractor_id as string;
+}
+
+async function keyOf(name: string): Promise<string> {
+  return crew.get(await holderOf(name)) as string;
+}
+
 async function accept(name: string, at: number): Promise<void> {
   nowMs = at;
-  const offers = (await ok(h.get("/api/contractor/v1/offers", { "x-api-key": crew }))).offers as Array<{
+  const key = await keyOf(name);
+  const offers = (await ok(h.get("/api/contractor/v1/offers", { "x-api-key": key }))).offers as Array<{
     offer_id: string;
     order_id: string;
   }>;
   const offer = offers.find((o) => o.order_id === ids.get(name));
-  await ok(h.post("/api/contractor/v1/offers/accept", { offer_id: offer?.offer_id }, { "x-api-key": crew }));
+  await ok(h.post("/api/contractor/v1/offers/accept", { offer_id: offer?.offer_id }, { "x-api-key": key }));
 }
 
 async function report(name: string, at: number, body: object): Promise<void> {
   nowMs = at;
+  const key = await keyOf(name);
   await ok(
-    h.post("/api/contractor/v1/jobs/status", { order_id: ids.get(name), ...body }, { "x-api-key": crew }),
+    h.post("/api/contractor/v1/jobs/status", { order_id: ids.get(name), ...body }, { "x-api-key": key }),
   );
 }
 
@@ -79,22 +94,24 @@ async function arrive(name: string, at: number): Promise<void> {
 
 beforeAll(async () => {
   h = await createHarness({ SANDBOX_SIMULATION: "false" }, {}, { now: () => new Date(nowMs) });
+  const crewIds = Array.from({ length: 8 }, (_, i) => `ctr_slaevals${i}`);
   await h.services.store.contractors.insert(
-    [liveContractor({ id: contractorId, maxActiveJobs: 20 })],
+    crewIds.map((id) => liveContractor({ id, maxActiveJobs: 20 })),
     testRecord(),
   );
   await h.services.pool.load();
   caller = await h.key("slaevals", "live", { ratePerMinute: 100_000, burst: 100_000 });
   dispatcher = await h.dispatcherKey("live");
-  crew = (
-    await h.services.keys.issue({
+  for (const contractorId of crewIds) {
+    const issued = await h.services.keys.issue({
       accountName: "crew",
       mode: "live",
       actor: "operator:test",
       kind: "contractor",
       contractorId,
-    })
-  ).key;
+    });
+    crew.set(contractorId, issued.key);
+  }
 
   await create("A", T, { urgency: "emergency" });
   await accept("A", T + 4 * M); // within the offer's 5 minutes
@@ -106,7 +123,7 @@ beforeAll(async () => {
   await ok(
     h.post(
       "/api/dispatcher/v1/orders/assign",
-      { order_id: ids.get("B"), contractor_id: contractorId, reason: "called the contractor" },
+      { order_id: ids.get("B"), contractor_id: await holderOf("B"), reason: "called the contractor" },
       { "x-api-key": dispatcher },
     ),
   );
