@@ -94,6 +94,23 @@ export class ContractorIndex {
     if (slot !== undefined) this.held[slot] = withoutCommitment(this.held[slot], orderId);
   }
 
+  /** Takes the store's commitments of the contractors `ids` (the others' are kept as they are). */
+  syncCommitmentsOf(ids: readonly string[], commitments: Iterable<[string, Commitment]>): void {
+    const fresh = new Map<number, Commitment[]>();
+    for (const id of ids) {
+      const slot = this.slots.get(id);
+      if (slot !== undefined) fresh.set(slot, []);
+    }
+    for (const [id, c] of commitments) {
+      const slot = this.slots.get(id);
+      if (slot !== undefined) fresh.get(slot)?.push(c);
+    }
+    for (const [slot, list] of fresh) {
+      list.sort((a, b) => a.start - b.start);
+      this.held[slot] = list.length > 0 ? list : undefined;
+    }
+  }
+
   /** Takes the store's commitments (others then hold no time). */
   syncCommitments(commitments: Iterable<[string, Commitment]>): void {
     const held: Array<Commitment[] | undefined> = new Array(this.slots.size);

@@ -166,12 +166,26 @@ export async function cascadeCandidates(
   const index = services.pool.index;
   const set = index.candidates(livemode ? "live" : "sandbox", job.trade, job.state);
   const known = new Set(result.ranked.map((c) => c.contractor.id));
-  const counted = match(job, set, noJobs(index.jobs.length), 5, services.pool.booked()).ranked.filter(
+  // The best of those this process counts as full, by job count or by time (its copy of other
+  // processes' jobs and blocks may be stale: jobs end elsewhere too)...
+  const unbooked = { held: [], travel: services.pool.travel };
+  const counted = match(job, set, noJobs(index.jobs.length), 5, unbooked).ranked.filter(
     (c) => !known.has(c.contractor.id),
   );
   if (counted.length === 0) return result.ranked;
-  const free = await services.store.contractors.withCapacity(counted.map((c) => c.contractor.id));
-  return [...result.ranked, ...counted.filter((c) => free.has(c.contractor.id))];
+  // ...asked of the store, the authority: their job counts, and the time their jobs hold now, which
+  // this process's copy takes at once.
+  const ids = counted.map((c) => c.contractor.id);
+  const [free, held] = await Promise.all([
+    services.store.contractors.withCapacity(ids),
+    services.store.contractors.commitments(ids),
+  ]);
+  index.syncCommitmentsOf(ids, held);
+  const fitting = match(job, set, noJobs(index.jobs.length), 5, services.pool.booked()).ranked;
+  return [
+    ...result.ranked,
+    ...fitting.filter((c) => !known.has(c.contractor.id) && free.has(c.contractor.id)),
+  ];
 }
 
 let zeros = new Int32Array(0);

@@ -45,13 +45,12 @@ export function blockColumns(
 
 const BLOCK_COLUMNS = ["order_id", "contractor_id", "starts_at", "ends_at", "lat", "lon"] as const;
 
-/** Every block held, by contractor. */
-export async function loadCommitments(db: Db): Promise<Array<[string, Commitment]>> {
-  const rows = await db
-    .selectFrom("capacity_holds")
-    .select(BLOCK_COLUMNS)
-    .where("starts_at", "is not", null)
-    .execute();
+/** Every block held, by contractor; of the contractors `ids` only, when given. */
+export async function loadCommitments(db: Db, ids?: readonly string[]): Promise<Array<[string, Commitment]>> {
+  if (ids !== undefined && ids.length === 0) return [];
+  let query = db.selectFrom("capacity_holds").select(BLOCK_COLUMNS).where("starts_at", "is not", null);
+  if (ids !== undefined) query = query.where("contractor_id", "in", ids);
+  const rows = await query.execute();
   const out: Array<[string, Commitment]> = [];
   for (const row of rows) {
     const c = commitmentOf(row);

@@ -460,8 +460,8 @@ export class KyselyContractorRepository implements ContractorRepository {
     return rows.map((r) => [r.id, Number(r.active_jobs)]);
   }
 
-  commitments(): Promise<Array<[string, Commitment]>> {
-    return loadCommitments(this.db);
+  commitments(ids?: readonly string[]): Promise<Array<[string, Commitment]>> {
+    return loadCommitments(this.db, ids);
   }
 
   async withCapacity(ids: string[]): Promise<Set<string>> {

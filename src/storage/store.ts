@@ -225,7 +225,7 @@ export interface ContractorRepository {
   /** Jobs each contractor currently holds (those with any). */
   activeJobCounts(): Promise<Array<[string, number]>>;
   /** The time each contractor's jobs hold (the capacity ledger's blocks), by contractor id. */
-  commitments(): Promise<Array<[string, Commitment]>>;
+  commitments(ids?: readonly string[]): Promise<Array<[string, Commitment]>>;
   /** Of these contractors, those eligible with capacity left now (as committed). */
   withCapacity(ids: string[]): Promise<Set<string>>;
   /** Contractors whose capacity counter, ledger rows and open offers and jobs disagree (none: no drift). */
