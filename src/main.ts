@@ -58,7 +58,7 @@ function printWelcome(
   agentKey: StoredSandboxKey | null,
   dispatchKey: string | null,
 ): void {
-  // The web console, served by this process (README, "Console"); signed in with any API key.
+  // The web console, served by this process (docs/console.md); signed in with any API key.
   process.stdout.write(`Console: ${base.replace(/\/+$/, "")}/console/ (sign in with an API key)\n`);
   // The API reference (api-docs.ts): "try it" with a key pasted under Authorize.
   process.stdout.write(`API reference: ${base.replace(/\/+$/, "")}/docs (try it with an API key)\n`);

@@ -25,7 +25,7 @@ export const SIMULATE_USAGE = `  simulate [--days <n>] [--orders-per-day <n>] [-
                                           other accounts have live orders unless --force; imports a
                                           generated live pool when the pool is empty; revokes its keys
                                           at the end. Stop servers using the store first. --json: the
-                                          summary as JSON. See README, "Simulator"
+                                          summary as JSON. See docs/simulator.md
 `;
 
 export type ParsedSimulateArgs =

@@ -1,5 +1,5 @@
 // A check's result and the scoring table. The score is out of 100; each check's weight is below (and in
-// README.md). pass earns the weight, warn half of it (rounded down), fail nothing.
+// docs/probe.md). pass earns the weight, warn half of it (rounded down), fail nothing.
 
 export type CheckStatus = "pass" | "warn" | "fail";
 

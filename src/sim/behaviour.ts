@@ -1,6 +1,6 @@
 // The simulator's behaviour mix: how often callers, contractors and dispatchers do what, and after how
 // long. Pure: every draw comes from a seeded generator, so one seed replays the same decisions. The
-// figures are documented in the README's "Simulator" section; change both together.
+// figures are documented in docs/simulator.md; change both together.
 
 import type { Urgency } from "../domain/pricing.js";
 import type { Rng } from "../domain/random.js";

@@ -69,7 +69,7 @@ export class KyselyStore implements Store {
     },
   ) {
     this.schema = options.schema;
-    // The embedded store belongs to one process (README, "Stores"); a server database is shared.
+    // The embedded store belongs to one process (docs/operations.md, "Stores"); a server database is shared.
     this.singleWriter = dialect === "sqlite";
     const inserts = prepareInserts(db, dialect);
     // The embedded store's only writer is this process: it keeps the committed time in memory.

@@ -25,7 +25,7 @@ import { startReceiver, type WebhookReceiver } from "../helpers/webhook-receiver
 
 const ROOT = fileURLToPath(new URL("../..", import.meta.url));
 const ARTIFACTS = join(ROOT, "test-artifacts", "console");
-// UPDATE_SCREENSHOTS=1: the screenshots of the views the README shows go to docs/screenshots/ instead.
+// UPDATE_SCREENSHOTS=1: the screenshots of the views docs/console.md shows go to docs/screenshots/ instead.
 const README_SHOTS = join(ROOT, "docs", "screenshots");
 const IN_README = new Set([
   "sign-in",

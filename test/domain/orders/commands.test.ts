@@ -1,6 +1,6 @@
 // The order aggregate's commands on plain values: every status against every command, expected from the
 // transition table (each legal move gives a change to the table's status, each illegal one a refusal
-// naming the current status); the table against a hand-written list of the moves the README describes,
+// naming the current status); the table against a hand-written list of the moves docs/work-orders.md describes,
 // so a wrong table cannot pass by reading itself; and what each change carries (capacity, offers, audit,
 // event).
 
@@ -244,8 +244,8 @@ describe("the order's commands against the transition table", () => {
   }
 });
 
-describe("the transition table against the README's lifecycle", () => {
-  // Written from README.md "The work order's life", not from the table: [from, action, to, roles].
+describe("the transition table against the lifecycle of docs/work-orders.md", () => {
+  // Written from docs/work-orders.md "The statuses and who moves them", not from the table: [from, action, to, roles].
   const EXPECTED: Array<[OrderStatus, Action, OrderStatus, Role[]]> = [
     ["received", "offer", "offered", ["system"]],
     ["received", "no_candidate", "needs_dispatcher", ["system"]],
@@ -274,7 +274,7 @@ describe("the transition table against the README's lifecycle", () => {
     ["cannot_complete", "cancel", "cancelled", ["dispatcher"]],
   ];
 
-  it("holds exactly the moves the README describes, for exactly the roles it names", () => {
+  it("holds exactly the moves the documentation describes, for exactly the roles it names", () => {
     const fromTable = TRANSITIONS.flatMap((t) =>
       t.from.flatMap((from) => t.by.map((role) => `${from} ${t.action} -> ${t.to} by ${role}`)),
     ).sort();
