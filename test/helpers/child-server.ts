@@ -52,10 +52,11 @@ export async function startChildServer(
     err += chunk.toString();
   });
   const baseUrl = await new Promise<string>((resolve, reject) => {
-    const timer = setTimeout(
-      () => reject(new Error(`server did not start in time:\n${out}\n${err}`)),
-      timeoutMs,
-    );
+    const timer = setTimeout(() => {
+      // Not left running once the test gave up on it (it would go on holding its store and port).
+      proc.kill("SIGKILL");
+      reject(new Error(`server did not start in time:\n${out}\n${err}`));
+    }, timeoutMs);
     const check = () => {
       const m = /Server listening at (http:\/\/127\.0\.0\.1:\d+)/.exec(out);
       if (m?.[1]) {
