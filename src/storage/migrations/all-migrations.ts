@@ -25,6 +25,7 @@ import { migration0019 } from "./0019-contractor-calendars.js";
 import { migration0020 } from "./0020-sla-clocks.js";
 import { migration0021 } from "./0021-schedule-proposals.js";
 import { migration0022 } from "./0022-capacity-time.js";
+import { migration0024 } from "./0024-order-indexes.js";
 
 const MIGRATIONS: Record<Dialect, Record<string, Migration>> = {
   sqlite: {
@@ -50,6 +51,7 @@ const MIGRATIONS: Record<Dialect, Record<string, Migration>> = {
     "0020-sla-clocks": migration0020,
     "0021-schedule-proposals": migration0021,
     "0022-capacity-time": migration0022,
+    "0024-order-indexes": migration0024,
   },
   postgres: {
     "0001-initial": migration0001,
@@ -74,6 +76,7 @@ const MIGRATIONS: Record<Dialect, Record<string, Migration>> = {
     "0020-sla-clocks": migration0020,
     "0021-schedule-proposals": migration0021,
     "0022-capacity-time": migration0022,
+    "0024-order-indexes": migration0024,
   },
 };
 
