@@ -1,6 +1,7 @@
 // Migration 0024 replaces orders_lifecycle_idx with orders_sandbox_idx, the same columns for the sandbox's
-// orders only, and takes it back down. The sandbox's sweep reads the same orders either way. On SQLite,
-// and on PostgreSQL with TEST_DATABASE_URL.
+// orders only, drops capacity_holds_contractor_idx on SQLite (nothing reads it there), and takes both back
+// down. The sandbox's sweep reads the same orders either way. On SQLite, and on PostgreSQL with
+// TEST_DATABASE_URL.
 
 import { Migrator, sql } from "kysely";
 import { afterAll, describe, expect, it } from "vitest";
@@ -25,18 +26,21 @@ function migrator(store: KyselyStore): Migrator {
   });
 }
 
-/** The names of the orders table's indexes, in this store's schema only. */
-async function orderIndexes(store: KyselyStore): Promise<string[]> {
+/** The names of the indexes of `table` (orders, capacity_holds), in this store's schema only. */
+async function indexesOf(store: KyselyStore, table: string): Promise<string[]> {
   if (store.dialect === "sqlite") {
     const rows = await sql<{ name: string }>`select name from sqlite_master
-      where type = 'index' and tbl_name = 'orders'`.execute(store.db);
+      where type = 'index' and tbl_name = ${table}`.execute(store.db);
     return rows.rows.map((r) => r.name).sort();
   }
   // On PostgreSQL every test file's store has its own schema: only this one's.
   const rows = await sql<{ name: string }>`select indexname as name from pg_indexes
-    where tablename = 'orders' and schemaname = ${store.schema ?? "public"}`.execute(store.db);
+    where tablename = ${table} and schemaname = ${store.schema ?? "public"}`.execute(store.db);
   return rows.rows.map((r) => r.name).sort();
 }
+
+const orderIndexes = (store: KyselyStore) => indexesOf(store, "orders");
+const holdIndexes = (store: KyselyStore) => indexesOf(store, "capacity_holds");
 
 function suite(open: () => Promise<TestStore>) {
   it("swaps the lifecycle index for the sandbox's, the sweep reading the same orders, and back down", async () => {
@@ -45,6 +49,7 @@ function suite(open: () => Promise<TestStore>) {
     const store = t.store as KyselyStore;
     expect((await migrator(store).migrateTo("0022-capacity-time")).error).toBeUndefined();
     expect(await orderIndexes(store)).toContain("orders_lifecycle_idx");
+    expect(await holdIndexes(store)).toContain("capacity_holds_contractor_idx");
     const account = (await store.keys.ensureAccount("order-indexes-migration")).id;
     const at = "2026-11-20T10:00:00.000Z";
     await store.db
@@ -69,6 +74,9 @@ function suite(open: () => Promise<TestStore>) {
     expect(after).toContain("orders_sandbox_idx");
     expect(after).not.toContain("orders_lifecycle_idx");
     expect(after).toContain("orders_evals_idx");
+    if (store.dialect === "sqlite")
+      expect(await holdIndexes(store)).not.toContain("capacity_holds_contractor_idx");
+    else expect(await holdIndexes(store)).toContain("capacity_holds_contractor_idx");
     expect(await swept()).toEqual(["ord_sandbox0024"]);
     if (store.dialect === "sqlite") {
       const plan = await sql<{ detail: string }>`explain query plan select * from orders
@@ -82,6 +90,7 @@ function suite(open: () => Promise<TestStore>) {
     const down = await orderIndexes(store);
     expect(down).toContain("orders_lifecycle_idx");
     expect(down).not.toContain("orders_sandbox_idx");
+    expect(await holdIndexes(store)).toContain("capacity_holds_contractor_idx");
     expect(await swept()).toEqual(["ord_sandbox0024"]);
     expect((await migrator(store).migrateToLatest()).error).toBeUndefined();
   });

@@ -12,6 +12,12 @@
 // generic plans use it; livemode stays the first column so that SQLite's planner, without statistics,
 // prefers it to orders_received_idx (livemode, received_at).
 //
+// Dropped on SQLite: capacity_holds_contractor_idx (contractor_id). Its one reader reads a contractor's
+// blocks in a write transaction (commitment-ledger.ts `TransactionTime.heldBy`) where the store is not
+// the only writer; the embedded store is (kysely-store.ts `singleWriter`) and keeps the committed blocks
+// in memory, so on SQLite nothing reads it, yet each order entered it at a random place (one more page
+// written at every COMMIT). PostgreSQL keeps it.
+//
 // Kept, each with the query that needs it:
 // orders
 // - primary key (id): every read and write of one order (`byId`, the writer's versioned update).
@@ -34,8 +40,8 @@
 // capacity_holds
 // - primary key (order_id, contractor_id): giving a unit back (`deleteHold`) and taking one at most once
 //   (`takeUnit`'s ON CONFLICT).
-// - capacity_holds_contractor_idx (contractor_id): a contractor's blocks of time read in a write
-//   transaction (commitment-ledger.ts `heldBy`, PostgreSQL and any store without the committed time).
+// - capacity_holds_contractor_idx (contractor_id), PostgreSQL only: a contractor's blocks of time read in
+//   a write transaction (commitment-ledger.ts `TransactionTime.heldBy`).
 // audit_records
 // - primary key (seq) and the unique seal: log order, `findAudit` by seal.
 // - audit_records_account_idx (account_id, livemode, seq): `listAudit` of one account in log order.
@@ -45,23 +51,33 @@
 // order_events: primary key (the stream's resume point); order_events_created_idx: the retention purge.
 
 import { type Kysely, type Migration, sql } from "kysely";
+import type { Dialect } from "../dialect.js";
 
-export const migration0024: Migration = {
-  async up(db: Kysely<unknown>) {
-    await db.schema
-      .createIndex("orders_sandbox_idx")
-      .on("orders")
-      .columns(["livemode", "status", "updated_at"])
-      .where(sql<boolean>`livemode = 0`)
-      .execute();
-    await db.schema.dropIndex("orders_lifecycle_idx").execute();
-  },
-  async down(db: Kysely<unknown>) {
-    await db.schema
-      .createIndex("orders_lifecycle_idx")
-      .on("orders")
-      .columns(["livemode", "status", "updated_at"])
-      .execute();
-    await db.schema.dropIndex("orders_sandbox_idx").execute();
-  },
-};
+export function migration0024(dialect: Dialect): Migration {
+  return {
+    async up(db: Kysely<unknown>) {
+      await db.schema
+        .createIndex("orders_sandbox_idx")
+        .on("orders")
+        .columns(["livemode", "status", "updated_at"])
+        .where(sql<boolean>`livemode = 0`)
+        .execute();
+      await db.schema.dropIndex("orders_lifecycle_idx").execute();
+      if (dialect === "sqlite") await db.schema.dropIndex("capacity_holds_contractor_idx").execute();
+    },
+    async down(db: Kysely<unknown>) {
+      await db.schema
+        .createIndex("orders_lifecycle_idx")
+        .on("orders")
+        .columns(["livemode", "status", "updated_at"])
+        .execute();
+      await db.schema.dropIndex("orders_sandbox_idx").execute();
+      if (dialect === "sqlite")
+        await db.schema
+          .createIndex("capacity_holds_contractor_idx")
+          .on("capacity_holds")
+          .column("contractor_id")
+          .execute();
+    },
+  };
+}

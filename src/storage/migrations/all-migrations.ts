@@ -51,7 +51,7 @@ const MIGRATIONS: Record<Dialect, Record<string, Migration>> = {
     "0020-sla-clocks": migration0020,
     "0021-schedule-proposals": migration0021,
     "0022-capacity-time": migration0022,
-    "0024-order-indexes": migration0024,
+    "0024-order-indexes": migration0024("sqlite"),
   },
   postgres: {
     "0001-initial": migration0001,
@@ -76,7 +76,7 @@ const MIGRATIONS: Record<Dialect, Record<string, Migration>> = {
     "0020-sla-clocks": migration0020,
     "0021-schedule-proposals": migration0021,
     "0022-capacity-time": migration0022,
-    "0024-order-indexes": migration0024,
+    "0024-order-indexes": migration0024("postgres"),
   },
 };
 
