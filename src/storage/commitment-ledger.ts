@@ -124,6 +124,8 @@ export class TransactionTime {
     if (this.committed !== null) {
       for (const c of this.committed.heldBy(contractorId)) byOrder.set(c.orderId, c);
     } else {
+      // Served by capacity_holds_contractor_idx, which only PostgreSQL has (migration 0024): the embedded
+      // store always has its committed time.
       const rows = await this.trx
         .selectFrom("capacity_holds")
         .select(BLOCK_COLUMNS)

@@ -115,11 +115,13 @@ export class KyselyOrderRepository implements OrderRepository {
       .execute();
   }
 
+  // `livemode = 0` as text, the partial index's own predicate (orders_sandbox_idx, migration 0024): a
+  // bound 0 would not match it.
   sandboxOrdersIn(statuses: string[], cutoff: string, limit: number): Promise<OrdersTable[]> {
     return this.db
       .selectFrom("orders")
       .selectAll()
-      .where("livemode", "=", 0)
+      .where(sql<boolean>`livemode = 0`)
       .where("status", "in", statuses)
       .where("updated_at", "<=", cutoff)
       .where(({ not, exists }) => not(exists(keyOfContractor(this.db, "orders.contractor_id"))))

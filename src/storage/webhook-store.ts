@@ -3,7 +3,7 @@
 // retention. The outbox rows are written by the write transaction of the change they report
 // (storage/order-writer.ts, through writeEvents here).
 
-import { type Kysely, sql, type Transaction } from "kysely";
+import { CompiledQuery, type Kysely, sql, type Transaction } from "kysely";
 import { newSortableId } from "../ids.js";
 import type { Dialect } from "./dialect.js";
 import { PreparedInsert } from "./prepared-insert.js";
@@ -101,6 +101,7 @@ export interface WebhookPersistence {
 
 export class WebhookStore implements WebhookPersistence {
   private readonly events: PreparedInsert<"webhook_events">;
+  private defaultEndpointSql: string | null = null;
 
   constructor(
     private readonly db: Kysely<Database>,
@@ -123,9 +124,11 @@ export class WebhookStore implements WebhookPersistence {
     accountId: string,
     livemode: number,
   ): Promise<boolean> {
-    const found = await sql<{ id: string }>`select id from webhook_endpoints
-      where account_id = ${accountId} and livemode = ${livemode} and is_default = 1
-      limit 1`.execute(trx);
+    // Compiled once: asked in every order's transaction (once per account and mode).
+    this.defaultEndpointSql ??= sql`select id from webhook_endpoints
+      where account_id = ${""} and livemode = ${0} and is_default = 1
+      limit 1`.compile(this.db).sql;
+    const found = await trx.executeQuery(CompiledQuery.raw(this.defaultEndpointSql, [accountId, livemode]));
     return found.rows.length > 0;
   }
 

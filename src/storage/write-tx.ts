@@ -35,9 +35,13 @@ export interface Inserts {
   release: (contractorId: string) => CompiledQuery;
   restore: (contractorId: string) => CompiledQuery;
   holds: PreparedInsert<"capacity_holds">;
+  /** An order's dispatch latency, set once (the deferred write after each offered order's commit). */
+  dispatchLatency: (orderId: string, latencyMs: number) => CompiledQuery;
 }
 
 const ID_SLOT = "\u0000id";
+/** A number no latency is: compiled in its slot, replaced by the latency. */
+const LATENCY_SLOT = -0.5;
 
 /** A compiled query run again with the parameter compiled as ID_SLOT replaced by `id`. */
 function withId(compiled: CompiledQuery): (id: string) => CompiledQuery {
@@ -45,6 +49,17 @@ function withId(compiled: CompiledQuery): (id: string) => CompiledQuery {
     CompiledQuery.raw(
       compiled.sql,
       compiled.parameters.map((p) => (p === ID_SLOT ? id : p)),
+    );
+}
+
+/** A compiled query run again with ID_SLOT replaced by an id and LATENCY_SLOT by a number. */
+function withSlots(compiled: CompiledQuery): (id: string, value: number) => CompiledQuery {
+  if (!compiled.parameters.includes(ID_SLOT) || !compiled.parameters.includes(LATENCY_SLOT))
+    throw new Error("a compiled query without its slots");
+  return (id, value) =>
+    CompiledQuery.raw(
+      compiled.sql,
+      compiled.parameters.map((p) => (p === ID_SLOT ? id : p === LATENCY_SLOT ? value : p)),
     );
 }
 
@@ -110,12 +125,7 @@ export function writeTx(
       buffered.orders.push(row);
     },
     async recordDispatchLatency(orderId, latencyMs) {
-      await trx
-        .updateTable("orders")
-        .set({ dispatch_latency_ms: latencyMs })
-        .where("id", "=", orderId)
-        .where("dispatch_latency_ms", "is", null)
-        .execute();
+      await trx.executeQuery(inserts.dispatchLatency(orderId, latencyMs));
     },
     async reserveContractor(contractorId, orderId) {
       return (await takeUnit(writer, contractorId, orderId, clock().toISOString())).outcome === "taken";
@@ -202,6 +212,14 @@ export function prepareInserts(db: Kysely<Database>, dialect: Dialect): Inserts 
         .updateTable("contractors")
         .set((eb) => ({ active_jobs: eb("active_jobs", "+", 1) }))
         .where("id", "=", ID_SLOT)
+        .compile(),
+    ),
+    dispatchLatency: withSlots(
+      db
+        .updateTable("orders")
+        .set({ dispatch_latency_ms: LATENCY_SLOT })
+        .where("id", "=", ID_SLOT)
+        .where("dispatch_latency_ms", "is", null)
         .compile(),
     ),
   };

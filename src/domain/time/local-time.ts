@@ -46,8 +46,8 @@ export function isTimeZone(zone: string): boolean {
   }
 }
 
-/** The local date and time of `instant` in `zone`. */
-export function localDateTime(instant: Date, zone: string): LocalDateTime {
+/** The local date and time of `instant` in `zone`, read from ICU. */
+function localDateTimeIcu(instant: Date, zone: string): LocalDateTime {
   const parts: Record<string, string> = {};
   for (const p of formatter(zone).formatToParts(instant)) parts[p.type] = p.value;
   return {
@@ -58,6 +58,55 @@ export function localDateTime(instant: Date, zone: string): LocalDateTime {
     minute: Number(parts.minute),
     second: Number(parts.second),
     weekday: WEEKDAYS[parts.weekday ?? ""] ?? 0,
+  };
+}
+
+const HOUR_MS = 3_600_000;
+/** Each zone's offset (ms, local minus UTC) by UTC hour, for the hours without a change of offset. */
+const hourOffsets = new Map<string, Map<number, number>>();
+const HOURS_KEPT = 4096;
+
+/** The zone's offset from UTC over the whole UTC hour `hour` (ms), or null when it changes within it. */
+function hourOffset(zone: string, hour: number): number | null {
+  let byHour = hourOffsets.get(zone);
+  if (byHour === undefined) {
+    byHour = new Map();
+    hourOffsets.set(zone, byHour);
+  }
+  const known = byHour.get(hour);
+  if (known !== undefined) return Number.isNaN(known) ? null : known;
+  const offsetAt = (ms: number) => {
+    const l = localDateTimeIcu(new Date(ms), zone);
+    return Date.UTC(l.year, l.month - 1, l.day, l.hour, l.minute, l.second) - ms;
+  };
+  // Offsets change at most once an hour (in practice twice a year): the same at the hour's first and last
+  // second, it holds for the whole hour.
+  const first = offsetAt(hour * HOUR_MS);
+  const offset = first === offsetAt(hour * HOUR_MS + HOUR_MS - 1000) ? first : Number.NaN;
+  if (byHour.size >= HOURS_KEPT) byHour.clear();
+  byHour.set(hour, offset);
+  return Number.isNaN(offset) ? null : offset;
+}
+
+/**
+ * The local date and time of `instant` in `zone`. ICU's formatting costs microseconds a call, and a quote
+ * or an order asks for many (the promise's times, each candidate's zone): the zone's offset is read from
+ * ICU once per UTC hour, and the local time is the instant shifted by it.
+ */
+export function localDateTime(instant: Date, zone: string): LocalDateTime {
+  const ms = instant.getTime();
+  if (!Number.isFinite(ms)) return localDateTimeIcu(instant, zone);
+  const offset = hourOffset(zone, Math.floor(ms / HOUR_MS));
+  if (offset === null) return localDateTimeIcu(instant, zone);
+  const local = new Date(Math.floor(ms / 1000) * 1000 + offset);
+  return {
+    year: local.getUTCFullYear(),
+    month: local.getUTCMonth() + 1,
+    day: local.getUTCDate(),
+    hour: local.getUTCHours(),
+    minute: local.getUTCMinutes(),
+    second: local.getUTCSeconds(),
+    weekday: local.getUTCDay(),
   };
 }
 

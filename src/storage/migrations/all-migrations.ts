@@ -26,6 +26,7 @@ import { migration0020 } from "./0020-sla-clocks.js";
 import { migration0021 } from "./0021-schedule-proposals.js";
 import { migration0022 } from "./0022-capacity-time.js";
 import { migration0023 } from "./0023-proposal-contractor-basis.js";
+import { migration0024 } from "./0024-order-indexes.js";
 
 const MIGRATIONS: Record<Dialect, Record<string, Migration>> = {
   sqlite: {
@@ -52,6 +53,7 @@ const MIGRATIONS: Record<Dialect, Record<string, Migration>> = {
     "0021-schedule-proposals": migration0021,
     "0022-capacity-time": migration0022,
     "0023-proposal-contractor-basis": migration0023,
+    "0024-order-indexes": migration0024("sqlite"),
   },
   postgres: {
     "0001-initial": migration0001,
@@ -77,6 +79,7 @@ const MIGRATIONS: Record<Dialect, Record<string, Migration>> = {
     "0021-schedule-proposals": migration0021,
     "0022-capacity-time": migration0022,
     "0023-proposal-contractor-basis": migration0023,
+    "0024-order-indexes": migration0024("postgres"),
   },
 };
 

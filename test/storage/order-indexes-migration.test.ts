@@ -1,0 +1,105 @@
+// Migration 0024 replaces orders_lifecycle_idx with orders_sandbox_idx, the same columns for the sandbox's
+// orders only, drops capacity_holds_contractor_idx on SQLite (nothing reads it there), and takes both back
+// down. The sandbox's sweep reads the same orders either way. On SQLite, and on PostgreSQL with
+// TEST_DATABASE_URL.
+
+import { Migrator, sql } from "kysely";
+import { afterAll, describe, expect, it } from "vitest";
+import type { KyselyStore } from "../../src/storage/kysely-store.js";
+import { migrationProvider } from "../../src/storage/migrations/all-migrations.js";
+import { openPostgresTestStore, openTestStore, type TestStore } from "../helpers/test-store.js";
+import { order } from "./store-contract.js";
+
+const opened: TestStore[] = [];
+afterAll(async () => {
+  for (const t of opened) {
+    await t.store.close();
+    await t.cleanup();
+  }
+});
+
+function migrator(store: KyselyStore): Migrator {
+  return new Migrator({
+    db: store.db,
+    provider: migrationProvider(store.dialect),
+    ...(store.schema ? { migrationTableSchema: store.schema } : {}),
+  });
+}
+
+/** The names of the indexes of `table` (orders, capacity_holds), in this store's schema only. */
+async function indexesOf(store: KyselyStore, table: string): Promise<string[]> {
+  if (store.dialect === "sqlite") {
+    const rows = await sql<{ name: string }>`select name from sqlite_master
+      where type = 'index' and tbl_name = ${table}`.execute(store.db);
+    return rows.rows.map((r) => r.name).sort();
+  }
+  // On PostgreSQL every test file's store has its own schema: only this one's.
+  const rows = await sql<{ name: string }>`select indexname as name from pg_indexes
+    where tablename = ${table} and schemaname = ${store.schema ?? "public"}`.execute(store.db);
+  return rows.rows.map((r) => r.name).sort();
+}
+
+const orderIndexes = (store: KyselyStore) => indexesOf(store, "orders");
+const holdIndexes = (store: KyselyStore) => indexesOf(store, "capacity_holds");
+
+function suite(open: () => Promise<TestStore>) {
+  it("swaps the lifecycle index for the sandbox's, the sweep reading the same orders, and back down", async () => {
+    const t = await open();
+    opened.push(t);
+    const store = t.store as KyselyStore;
+    expect((await migrator(store).migrateTo("0022-capacity-time")).error).toBeUndefined();
+    expect(await orderIndexes(store)).toContain("orders_lifecycle_idx");
+    expect(await holdIndexes(store)).toContain("capacity_holds_contractor_idx");
+    const account = (await store.keys.ensureAccount("order-indexes-migration")).id;
+    const at = "2026-11-20T10:00:00.000Z";
+    await store.db
+      .insertInto("orders")
+      .values([
+        order({
+          id: "ord_sandbox0024",
+          account_id: account,
+          livemode: 0,
+          status: "accepted",
+          updated_at: at,
+        }),
+        order({ id: "ord_live0024", account_id: account, livemode: 1, status: "accepted", updated_at: at }),
+      ])
+      .execute();
+    const swept = async () =>
+      (await store.orders.sandboxOrdersIn(["accepted"], "2026-11-21T00:00:00.000Z", 10)).map((o) => o.id);
+    expect(await swept()).toEqual(["ord_sandbox0024"]);
+
+    expect((await migrator(store).migrateToLatest()).error).toBeUndefined();
+    const after = await orderIndexes(store);
+    expect(after).toContain("orders_sandbox_idx");
+    expect(after).not.toContain("orders_lifecycle_idx");
+    expect(after).toContain("orders_evals_idx");
+    if (store.dialect === "sqlite")
+      expect(await holdIndexes(store)).not.toContain("capacity_holds_contractor_idx");
+    else expect(await holdIndexes(store)).toContain("capacity_holds_contractor_idx");
+    expect(await swept()).toEqual(["ord_sandbox0024"]);
+    if (store.dialect === "sqlite") {
+      const plan = await sql<{ detail: string }>`explain query plan select * from orders
+        where livemode = 0 and status in ('accepted', 'en_route') and updated_at <= ${at}
+        order by updated_at limit 10`.execute(store.db);
+      expect(plan.rows.map((r) => r.detail).join(" ")).toContain("orders_sandbox_idx");
+    }
+
+    // Down to the migration before 0024.
+    expect((await migrator(store).migrateTo("0022-capacity-time")).error).toBeUndefined();
+    const down = await orderIndexes(store);
+    expect(down).toContain("orders_lifecycle_idx");
+    expect(down).not.toContain("orders_sandbox_idx");
+    expect(await holdIndexes(store)).toContain("capacity_holds_contractor_idx");
+    expect(await swept()).toEqual(["ord_sandbox0024"]);
+    expect((await migrator(store).migrateToLatest()).error).toBeUndefined();
+  });
+}
+
+describe("on SQLite", () => {
+  suite(() => openTestStore());
+});
+
+describe.skipIf(!process.env.TEST_DATABASE_URL)("on PostgreSQL", () => {
+  suite(() => openPostgresTestStore());
+});
