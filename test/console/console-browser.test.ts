@@ -280,6 +280,14 @@ describe("the console in Chromium", () => {
     await desk.page
       .getByRole("region", { name: "Timeline" })
       .screenshot({ path: join(ARTIFACTS, "board-timeline.png") });
+    // The offered order's detail ranks the candidates of its match, as its record disclosed them to the
+    // dispatch team: the contractor offered the job first.
+    await offeredRow.getByRole("button").first().click();
+    const ranked = desk.page.getByRole("region", { name: "Ranked candidates" });
+    await ranked.locator(`tr[data-contractor-id="${HVAC}"]`).waitFor();
+    expect(await ranked.locator("tbody tr").first().getAttribute("data-contractor-id")).toBe(HVAC);
+    await ranked.screenshot({ path: join(ARTIFACTS, "board-candidates.png") });
+    await accessible(desk.page, "board with an offered order open");
 
     // The account owner's open page: the stream moved the row, no reload.
     await status(owner.page, orderId, "accepted");
@@ -292,6 +300,8 @@ describe("the console in Chromium", () => {
     const made = ownerRow.locator('.tl-item[data-kind="order.created"]');
     await made.getByRole("button", { name: "Verify", exact: true }).click();
     await made.getByText("verified", { exact: true }).waitFor();
+    // An account is shown its own job and the chosen contractor's handle, never the ranking.
+    expect(await owner.page.getByRole("region", { name: "Ranked candidates" }).count()).toBe(0);
     const [stored] = await h.services.store.orders.byIds([orderId]);
     expect(stored?.contractor_id).toBe(PLUMBER);
     assignedId = orderId;

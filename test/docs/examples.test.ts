@@ -45,8 +45,10 @@ function shBlocks(file: string): Block[] {
     const indent = open[1]?.length ?? 0;
     const body: string[] = [];
     let j = i + 1;
-    while (j < lines.length && !/^\s*```\s*$/.test(lines[j] ?? ""))
-      body.push((lines[j] ?? "").slice(indent)), j++;
+    while (j < lines.length && !/^\s*```\s*$/.test(lines[j] ?? "")) {
+      body.push((lines[j] ?? "").slice(indent));
+      j++;
+    }
     if (open[2] === "sh") {
       const first = body[0] ?? "";
       const marker = /^# example: run\s*$/.test(first)

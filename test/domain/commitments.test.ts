@@ -46,33 +46,33 @@ function windowed(overrides: Partial<FitRequest> = {}): FitRequest {
   };
 }
 
-const fit = (req: FitRequest, held: Commitment[], cal = ALWAYS) =>
+const fitJob = (req: FitRequest, held: Commitment[], cal = ALWAYS) =>
   fitAmong(cal, req, held, greatCircleTravel, zones);
 
 describe("fitting a job between held jobs", () => {
   it("starts at the window's start when nothing is held", () => {
-    expect(fit(windowed(), [])).toBe(T8);
+    expect(fitJob(windowed(), [])).toBe(T8);
   });
 
   it("starts after the previous job plus the drive from its site", () => {
     // A job in Round Rock 07:00-08:30: the drive to Austin comes after it.
     const drive = greatCircleMinutes(distanceMiles(ROUND_ROCK, AUSTIN));
     expect(drive).toBeGreaterThan(30);
-    const at = fit(windowed(), [block("ord_prev", T8 - HOUR, 1.5, ROUND_ROCK)]);
+    const at = fitJob(windowed(), [block("ord_prev", T8 - HOUR, 1.5, ROUND_ROCK)]);
     expect(at).toBe(Math.ceil(T8 + 30 * MIN + drive * MIN));
     // The same job in Austin itself: no drive.
-    expect(fit(windowed(), [block("ord_prev", T8 - HOUR, 1.5)])).toBe(T8 + 30 * MIN);
+    expect(fitJob(windowed(), [block("ord_prev", T8 - HOUR, 1.5)])).toBe(T8 + 30 * MIN);
   });
 
   it("ends early enough to drive to the next job", () => {
     // The next job, in Round Rock at 10:30: 08:00-10:00 here leaves too little to drive there.
     const next = block("ord_next", T8 + 2.5 * HOUR, 2, ROUND_ROCK);
-    expect(fit(windowed(), [next])).toBeNull();
+    expect(fitJob(windowed(), [next])).toBeNull();
     // In Austin, the half hour is enough.
-    expect(fit(windowed(), [block("ord_next", T8 + 2.5 * HOUR, 2)])).toBe(T8);
+    expect(fitJob(windowed(), [block("ord_next", T8 + 2.5 * HOUR, 2)])).toBe(T8);
     // A wider window: after the next job and the drive back.
     const drive = greatCircleMinutes(distanceMiles(ROUND_ROCK, AUSTIN));
-    expect(fit(windowed({ latestStart: T8 + 8 * HOUR }), [next])).toBe(
+    expect(fitJob(windowed({ latestStart: T8 + 8 * HOUR }), [next])).toBe(
       Math.ceil(T8 + 4.5 * HOUR + drive * MIN),
     );
   });
@@ -80,14 +80,14 @@ describe("fitting a job between held jobs", () => {
   it("finds the gap between two held jobs, or none when the drives do not fit it", () => {
     const before = block("ord_a", T8 - 2 * HOUR, 2); // 06:00-08:00
     const after = block("ord_b", T8 + 2 * HOUR, 2); // 10:00-12:00
-    expect(fit(windowed(), [after, before])).toBe(T8);
+    expect(fitJob(windowed(), [after, before])).toBe(T8);
     const farAfter = block("ord_b", T8 + 2 * HOUR, 2, ROUND_ROCK);
-    expect(fit(windowed(), [before, farAfter])).toBeNull();
+    expect(fitJob(windowed(), [before, farAfter])).toBeNull();
   });
 
   it("leaves the drive from base to the first job of the day to the caller (fromBaseMinutes)", () => {
     // Asked at 07:30 with a 45-minute drive from base: not before 08:15.
-    expect(fit(windowed({ now: T8 - 30 * MIN, fromBaseMinutes: 45 }), [])).toBe(T8 + 15 * MIN);
+    expect(fitJob(windowed({ now: T8 - 30 * MIN, fromBaseMinutes: 45 }), [])).toBe(T8 + 15 * MIN);
   });
 
   it("reads the hours of a contractor in another zone in its own zone", () => {
@@ -97,11 +97,11 @@ describe("fitting a job between held jobs", () => {
       weekly: weekly("mon-fri 08:00-17:00"),
       timeOff: new Float64Array(),
     };
-    expect(fit(windowed(), [], denver)).toBe(T8 + HOUR);
+    expect(fitJob(windowed(), [], denver)).toBe(T8 + HOUR);
     // With a job held 09:00-10:00 CDT there, the next start is 10:00 CDT (same place), inside the window.
-    expect(fit(windowed(), [block("ord_x", T8 + HOUR, 1)], denver)).toBe(T8 + 2 * HOUR);
+    expect(fitJob(windowed(), [block("ord_x", T8 + HOUR, 1)], denver)).toBe(T8 + 2 * HOUR);
     // Held until 10:30: nothing starts by 10:00 (the window's latest start).
-    expect(fit(windowed(), [block("ord_x", T8 + HOUR, 1.5)], denver)).toBeNull();
+    expect(fitJob(windowed(), [block("ord_x", T8 + HOUR, 1.5)], denver)).toBeNull();
   });
 });
 
