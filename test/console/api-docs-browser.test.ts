@@ -7,23 +7,15 @@
 import { mkdirSync } from "node:fs";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
-import { type Browser, chromium, type Page } from "playwright-core";
+import type { Browser, Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { OPERATIONS } from "../../src/operations/registry.js";
+import { launchChromium, listenLocally } from "../helpers/browser.js";
 import { createHarness, type Harness, QUOTE_PATH } from "../helpers/harness.js";
 
 const ROOT = fileURLToPath(new URL("../..", import.meta.url));
 const ARTIFACTS = join(ROOT, "test-artifacts", "api-reference");
 const README_SHOTS = join(ROOT, "docs", "screenshots");
-const CHROMIUM = process.env.CHROMIUM_PATH ?? "/usr/bin/chromium";
-const CHROMIUM_ARGS = [
-  "--no-sandbox",
-  "--disable-gpu",
-  "--disable-background-networking",
-  "--disable-component-update",
-  "--no-first-run",
-  "--disable-sync",
-];
 
 let h: Harness;
 let browser: Browser;
@@ -32,12 +24,9 @@ let base: string;
 beforeAll(async () => {
   mkdirSync(ARTIFACTS, { recursive: true });
   if (process.env.UPDATE_SCREENSHOTS) mkdirSync(README_SHOTS, { recursive: true });
-  browser = await chromium.launch({ executablePath: CHROMIUM, headless: true, args: CHROMIUM_ARGS });
+  browser = await launchChromium();
   h = await createHarness();
-  await h.app.listen({ port: 0, host: "127.0.0.1" });
-  const address = h.app.server.address();
-  if (address === null || typeof address === "string") throw new Error("the server has no TCP address");
-  base = `http://127.0.0.1:${address.port}`;
+  base = await listenLocally(h);
 }, 120_000);
 
 afterAll(async () => {

@@ -10,7 +10,7 @@ import { fileURLToPath } from "node:url";
 import axe from "axe-core";
 import SQLite from "better-sqlite3";
 import { Kysely, SqliteDialect, sql } from "kysely";
-import { type Browser, type BrowserContext, chromium, type Page } from "playwright-core";
+import type { Browser, BrowserContext, Page } from "playwright-core";
 import { build } from "vite";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { lookupZip } from "../../src/domain/geo.js";
@@ -19,6 +19,7 @@ import { createFetcher } from "../../src/services/create-services.js";
 import { auditTriggerNames } from "../../src/storage/migrations/0003-audit-log.js";
 import type { Database } from "../../src/storage/schema.js";
 import { WebhookDispatcher } from "../../src/workers/webhook-dispatcher.js";
+import { launchChromium, listenLocally } from "../helpers/browser.js";
 import { liveContractor, testRecord } from "../helpers/fixtures.js";
 import { createHarness, type Harness, ORDER_PATH, validOrder } from "../helpers/harness.js";
 import { startReceiver, type WebhookReceiver } from "../helpers/webhook-receiver.js";
@@ -41,15 +42,6 @@ const IN_README = new Set([
   "map",
   "account-map",
 ]);
-const CHROMIUM = process.env.CHROMIUM_PATH ?? "/usr/bin/chromium";
-const CHROMIUM_ARGS = [
-  "--no-sandbox",
-  "--disable-gpu",
-  "--disable-background-networking",
-  "--disable-component-update",
-  "--no-first-run",
-  "--disable-sync",
-];
 const PLUMBER = "ctr_liveconsoleplumb";
 const HVAC = "ctr_liveconsolehvac";
 
@@ -77,8 +69,7 @@ beforeAll(async () => {
     build: { outDir: buildDir, emptyOutDir: true },
   });
   // Launched first: a browser that cannot start fails the file at once, not a test at its first click.
-  // launch() gives every run a fresh temporary profile (user-data-dir) of its own.
-  browser = await chromium.launch({ executablePath: CHROMIUM, headless: true, args: CHROMIUM_ARGS });
+  browser = await launchChromium();
 
   // One event stream per key: the test of a refused stream needs the limit low (each other test holds at
   // most one page per key at a time).
@@ -116,10 +107,7 @@ beforeAll(async () => {
       contractorId: PLUMBER,
     })
   ).key;
-  await h.app.listen({ port: 0, host: "127.0.0.1" });
-  const address = h.app.server.address();
-  if (address === null || typeof address === "string") throw new Error("the server has no TCP address");
-  base = `http://127.0.0.1:${address.port}`;
+  base = await listenLocally(h);
 }, 120_000);
 
 afterAll(async () => {
@@ -925,12 +913,10 @@ describe("the console in Chromium", () => {
       offset = 0;
       for (let j = 0; j < 2; j++)
         ok(await hist.post(ORDER_PATH, validOrder({ trade: "plumbing" }), { "x-api-key": hist.sandboxKey }));
-      await hist.app.listen({ port: 0, host: "127.0.0.1" });
-      const address = hist.app.server.address();
-      if (address === null || typeof address === "string") throw new Error("the server has no TCP address");
+      const histBase = await listenLocally(hist);
 
       const { ctx, page } = await open({ width: 1280, height: 800 });
-      await page.goto(`http://127.0.0.1:${address.port}/console/#evals`);
+      await page.goto(`${histBase}/console/#evals`);
       const bars = page.locator('[data-chart="orders-by-status"] .bar-day');
       await page.locator('.series[data-mode="live"]').waitFor();
       expect(await bars.count()).toBe(30);
