@@ -19,6 +19,7 @@ import { AGENT_OPERATIONS as OPERATIONS } from "../../src/operations/registry.js
 import { buildApp } from "../../src/transports/http/app.js";
 import { mcpTools } from "../../src/transports/mcp.js";
 import { startChildServer } from "../helpers/child-server.js";
+import { austinCrew, testRecord } from "../helpers/fixtures.js";
 import { createHarness, type Harness } from "../helpers/harness.js";
 import { exemplary, type Storefront, startStorefront } from "../helpers/storefronts.js";
 
@@ -47,6 +48,9 @@ beforeAll(async () => {
     PROBE_ALLOW_PRIVATE_NETWORKS: "true",
     PROBE_ALLOWED_PORTS: String(shop.port),
   });
+  // The examples' orders (plumbing, downtown Austin) go to contractors free whatever the hour.
+  await h.services.store.contractors.insert(austinCrew("mcp"), testRecord());
+  await h.services.pool.load();
   // The server-side key keyed tools run under (MCP_API_KEY): an account's own key.
   (h.services.config as { MCP_API_KEY?: string }).MCP_API_KEY = await h.key("mcp-account", "test");
   base = await listen(h);

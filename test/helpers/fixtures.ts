@@ -32,6 +32,29 @@ export function liveContractor(overrides: Partial<NewContractor> = {}): NewContr
   };
 }
 
+/**
+ * Sandbox plumbers and HVAC technicians in downtown Austin (78701), working at any time, for tests that
+ * place the operations' example orders (plumbing, Austin) more than once: the generated sandbox pool has
+ * one or two there, whose hours and held jobs vary with the hour the test runs at. Rated above the
+ * generated ones, so they are offered the jobs first.
+ */
+export function austinCrew(tag: string, n = 3): NewContractor[] {
+  return Array.from({ length: n }, (_, i) =>
+    liveContractor({
+      id: `ctr_austin${tag}${i}`,
+      pool: "sandbox",
+      name: `Austin Crew ${i}`,
+      homeZip: "78701",
+      trades: ["plumbing", "hvac"],
+      states: ["TX"],
+      lat: 30.27,
+      lon: -97.74,
+      rating: 5,
+      responseMinutes: 20,
+    }),
+  );
+}
+
 /** A sealed audit record for store calls made directly by tests (they record an operator's action). */
 export function testRecord(kind: AuditKind = "pool.imported"): AuditEntry {
   return sealRecord({
