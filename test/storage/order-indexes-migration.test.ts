@@ -3,10 +3,9 @@
 // down. The sandbox's sweep reads the same orders either way. On SQLite, and on PostgreSQL with
 // TEST_DATABASE_URL.
 
-import { Migrator, sql } from "kysely";
+import { sql } from "kysely";
 import { afterAll, describe, expect, it } from "vitest";
 import type { KyselyStore } from "../../src/storage/kysely-store.js";
-import { migrationProvider } from "../../src/storage/migrations/all-migrations.js";
 import { openPostgresTestStore, openTestStore, type TestStore } from "../helpers/test-store.js";
 import { order } from "./store-contract.js";
 
@@ -17,14 +16,6 @@ afterAll(async () => {
     await t.cleanup();
   }
 });
-
-function migrator(store: KyselyStore): Migrator {
-  return new Migrator({
-    db: store.db,
-    provider: migrationProvider(store.dialect),
-    ...(store.schema ? { migrationTableSchema: store.schema } : {}),
-  });
-}
 
 /** The names of the indexes of `table` (orders, capacity_holds), in this store's schema only. */
 async function indexesOf(store: KyselyStore, table: string): Promise<string[]> {
@@ -47,7 +38,7 @@ function suite(open: () => Promise<TestStore>) {
     const t = await open();
     opened.push(t);
     const store = t.store as KyselyStore;
-    expect((await migrator(store).migrateTo("0022-capacity-time")).error).toBeUndefined();
+    await store.migrateTo("0022-capacity-time");
     expect(await orderIndexes(store)).toContain("orders_lifecycle_idx");
     expect(await holdIndexes(store)).toContain("capacity_holds_contractor_idx");
     const account = (await store.keys.ensureAccount("order-indexes-migration")).id;
@@ -69,7 +60,7 @@ function suite(open: () => Promise<TestStore>) {
       (await store.orders.sandboxOrdersIn(["accepted"], "2026-11-21T00:00:00.000Z", 10)).map((o) => o.id);
     expect(await swept()).toEqual(["ord_sandbox0024"]);
 
-    expect((await migrator(store).migrateToLatest()).error).toBeUndefined();
+    await store.migrate();
     const after = await orderIndexes(store);
     expect(after).toContain("orders_sandbox_idx");
     expect(after).not.toContain("orders_lifecycle_idx");
@@ -86,13 +77,13 @@ function suite(open: () => Promise<TestStore>) {
     }
 
     // Down to the migration before 0024.
-    expect((await migrator(store).migrateTo("0022-capacity-time")).error).toBeUndefined();
+    await store.migrateTo("0022-capacity-time");
     const down = await orderIndexes(store);
     expect(down).toContain("orders_lifecycle_idx");
     expect(down).not.toContain("orders_sandbox_idx");
     expect(await holdIndexes(store)).toContain("capacity_holds_contractor_idx");
     expect(await swept()).toEqual(["ord_sandbox0024"]);
-    expect((await migrator(store).migrateToLatest()).error).toBeUndefined();
+    await store.migrate();
   });
 }
 
