@@ -10,11 +10,15 @@
 //   BENCH_AB_LOAD=order node dist/bench/ab.js DIR                       the matched order, in bursts of 4 % of
 //                                                                         the pool's capacity, each released by
 //                                                                         the caller's cancel, not measured
-//   BENCH_AB_PROFILE=/tmp/prof node dist/bench/ab.js DIR                also a CPU profile of each server
+//   BENCH_AB_PROFILE=/tmp/prof node dist/bench/ab.js DIR                also a CPU profile of each server, and
+//                                                                         the measured runs' times, for
+//   node dist/bench/profile-windows.js /tmp/prof                         where each build's CPU goes while
+//                                                                         the load is measured (warm-up and
+//                                                                         the orders' release left out)
 //
 // It prints each round's server CPU per request and the medians, with after / before.
 
-import { mkdtempSync, rmSync } from "node:fs";
+import { mkdirSync, mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import {
@@ -58,6 +62,11 @@ async function main(): Promise<void> {
     { name: "after", dist: DIST },
   ];
   const dirs: string[] = [];
+  if (PROFILE_DIR) {
+    mkdirSync(PROFILE_DIR, { recursive: true });
+    process.env.BENCH_WINDOWS = join(PROFILE_DIR, "windows.txt");
+    rmSync(process.env.BENCH_WINDOWS, { force: true });
+  }
   const servers: Array<{
     name: string;
     server: Server;
@@ -157,6 +166,8 @@ async function main(): Promise<void> {
       return figuresOf(runs);
     };
     for (const s of servers) await measure(s, WARMUP_SECONDS);
+    // The profiles' windows are the measured rounds' only.
+    if (process.env.BENCH_WINDOWS) rmSync(process.env.BENCH_WINDOWS, { force: true });
     matched.clear();
     const figures = new Map<string, Figures[]>(servers.map((s) => [s.name, []]));
     const widths = [7, 8, 9, 8, 8, 12];

@@ -3,7 +3,7 @@
 
 import { type ChildProcess, spawn } from "node:child_process";
 import { once } from "node:events";
-import { readFileSync } from "node:fs";
+import { appendFileSync, readFileSync } from "node:fs";
 import { type AddressInfo, createServer } from "node:net";
 import { fileURLToPath } from "node:url";
 import autocannon from "autocannon";
@@ -128,8 +128,21 @@ export interface Run {
   errors: number;
 }
 
+/**
+ * With BENCH_WINDOWS set (bench/ab.ts sets it beside its CPU profiles): each measured run appends a line
+ * "<server pid> <load> <start> <end>" in microseconds of the monotonic clock, the clock V8's CPU profiles
+ * stamp their samples with, so that bench/profile-windows.ts can keep the samples of the measured load.
+ */
+function noteWindow(server: Server, load: Load, start: bigint): void {
+  const file = process.env.BENCH_WINDOWS;
+  if (!file) return;
+  const end = process.hrtime.bigint() / 1000n;
+  appendFileSync(file, `${server.proc.pid} ${load.name} ${start} ${end}\n`);
+}
+
 export async function driveRun(server: Server, load: Load, seconds: number): Promise<Run> {
   const before = cpuTicks(server.proc.pid);
+  const windowStart = process.hrtime.bigint() / 1000n;
   const headers = { "content-type": "application/json", ...(load.headers ?? {}) };
   const bodies = load.bodies;
   let next = 0;
@@ -174,6 +187,7 @@ export async function driveRun(server: Server, load: Load, seconds: number): Pro
   });
   await load.settle?.();
   const after = cpuTicks(server.proc.pid);
+  noteWindow(server, load, windowStart);
   return {
     requests: result.requests.total,
     // To the last answer: a run that stops at maxRequests ends before autocannon's next sample.

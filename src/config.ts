@@ -63,6 +63,12 @@ export const configSchema = z.object({
    * an internal error. On in the test suites; off by default, as it parses every response a second time.
    */
   VALIDATE_RESPONSES: bool.default(false),
+  /**
+   * A diagnostic for the benchmarks (docs/performance.md): on the embedded store, time every SQL statement
+   * and write, when the store closes, a table of the time spent per statement text to this file ("%p"
+   * in it stands for the process id). Off (unset) by default: it reads the clock twice per statement.
+   */
+  SQL_PROFILE_FILE: z.string().min(1).optional(),
   /** Trust X-Forwarded-* from a proxy in front (true, or a hop count / address list as Fastify accepts). */
   TRUST_PROXY: z.string().default("false"),
   KEY_RATE_LIMIT_PER_MINUTE: positiveInt.default(100),

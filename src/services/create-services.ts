@@ -26,7 +26,11 @@ import { WebhookDispatcher } from "../workers/webhook-dispatcher.js";
 export function openStore(config: Config): Store {
   if (config.DATABASE_URL)
     return openPostgresStore(config.DATABASE_URL, { poolSize: config.DATABASE_POOL_SIZE });
-  return openSqliteStore(join(config.DATA_DIR, "field-dispatch.sqlite"));
+  return openSqliteStore(
+    join(config.DATA_DIR, "field-dispatch.sqlite"),
+    undefined,
+    config.SQL_PROFILE_FILE ? { sqlProfileFile: config.SQL_PROFILE_FILE } : {},
+  );
 }
 
 /** The limiter the configuration selects: shared on Redis with REDIS_URL, else in memory. */

@@ -5,6 +5,8 @@ import { CompiledQuery, type Insertable, type Kysely } from "kysely";
 import type { Dialect } from "./dialect.js";
 import type { Database } from "./schema.js";
 
+const TEXTS_KEPT = 64;
+
 /**
  * A hot-path INSERT compiled once by Kysely (so the SQL is the dialect's own), then run with each row's
  * values in the same column order: saves building and compiling the query for every order and quote.
@@ -17,6 +19,9 @@ export class PreparedInsert<T extends keyof Database> {
   private columns: Array<keyof Database[T] & string> = [];
   /** Rows per multi-row statement: PostgreSQL allows 65,535 parameters per statement. */
   private chunk = 1;
+  /** The SQL text of each multi-row size built so far: a handful on SQLite (powers of two); on
+   * PostgreSQL, whose chunks take any size, the first TEXTS_KEPT sizes met. */
+  private readonly texts = new Map<number, string>();
 
   constructor(
     private readonly table: T,
@@ -38,15 +43,36 @@ export class PreparedInsert<T extends keyof Database> {
         : Math.max(1, Math.floor(60_000 / this.columns.length));
   }
 
-  private values(row: Insertable<Database[T]> & object): unknown[] {
+  /** The row's values in the statement's column order, appended to `into`. */
+  private values(row: Insertable<Database[T]> & object, into: unknown[]): void {
     const record = row as Record<string, unknown>;
-    const values = this.columns.map((c) => {
-      if (!(c in record)) throw new Error(`row for ${this.table} lacks column ${c}`);
-      return record[c];
-    });
-    if (Object.keys(record).length !== values.length)
-      throw new Error(`row for ${this.table} has extra columns`);
-    return values;
+    const columns = this.columns;
+    for (let i = 0; i < columns.length; i++) {
+      const c = columns[i] as string;
+      const v = record[c];
+      if (v === undefined && !(c in record)) throw new Error(`row for ${this.table} lacks column ${c}`);
+      into.push(v);
+    }
+    // No column missing and as many as the statement's: none it would leave out.
+    let width = 0;
+    for (const _ in record) width++;
+    if (width !== columns.length) throw new Error(`row for ${this.table} has extra columns`);
+  }
+
+  /** The SQL text inserting `size` rows, built once per size. */
+  private text(size: number): string {
+    let text = this.texts.get(size);
+    if (text === undefined) {
+      const width = this.columns.length;
+      const tuples: string[] = [];
+      for (let r = 0; r < size; r++) {
+        const marks = this.columns.map((_, c) => (this.dialect === "sqlite" ? "?" : `$${r * width + c + 1}`));
+        tuples.push(`(${marks.join(", ")})`);
+      }
+      text = this.head + tuples.join(", ");
+      if (this.texts.size < TEXTS_KEPT) this.texts.set(size, text);
+    }
+    return text;
   }
 
   /** The statements that insert `rows`: one per row on SQLite, one per chunk of rows on PostgreSQL. */
@@ -68,15 +94,9 @@ export class PreparedInsert<T extends keyof Database> {
   }
 
   private multiRow(part: Array<Insertable<Database[T]> & object>): CompiledQuery {
-    if (part.length === 1) return CompiledQuery.raw(this.sql as string, this.values(part[0] as never));
-    const width = this.columns.length;
     const params: unknown[] = [];
-    const tuples = part.map((row, r) => {
-      params.push(...this.values(row));
-      const marks = this.columns.map((_, c) => (this.dialect === "sqlite" ? "?" : `$${r * width + c + 1}`));
-      return `(${marks.join(", ")})`;
-    });
-    return CompiledQuery.raw(this.head + tuples.join(", "), params);
+    for (const row of part) this.values(row, params);
+    return CompiledQuery.raw(part.length === 1 ? (this.sql as string) : this.text(part.length), params);
   }
 
   /** Runs the statements that insert `rows` in `db` (a transaction, usually). */

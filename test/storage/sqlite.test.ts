@@ -1,4 +1,4 @@
-import { mkdtempSync, rmSync, statSync } from "node:fs";
+import { mkdtempSync, readFileSync, rmSync, statSync } from "node:fs";
 import { open } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -6,6 +6,7 @@ import SQLite from "better-sqlite3";
 import { Kysely } from "kysely";
 import { afterAll, describe, expect, it, vi } from "vitest";
 import { KyselyStore } from "../../src/storage/kysely-store.js";
+import { PreparedInsert } from "../../src/storage/prepared-insert.js";
 import type { Database } from "../../src/storage/schema.js";
 import { openSqliteStore } from "../../src/storage/sqlite.js";
 import { DurableSqliteDialect, WalSync } from "../../src/storage/wal-sync.js";
@@ -126,5 +127,62 @@ describe("SQLite durable commits", () => {
     await walSync.close();
     await expect(walSync.sync()).rejects.toThrow(/closed/);
     await store.close();
+  });
+});
+
+describe("Prepared multi-row inserts", () => {
+  it("insert every row, whatever the number, in the columns' order, and refuse rows of another shape", async () => {
+    const store = openSqliteStore(join(dir, "prepared.sqlite"));
+    await store.migrate();
+    const insert = new PreparedInsert("audit_nodes", "sqlite");
+    let idx = 0;
+    // Sizes around the powers of two the statements are cut at, and one past a statement's 256 rows.
+    for (const n of [1, 2, 3, 5, 8, 33, 70, 300]) {
+      const rows = Array.from({ length: n }, () => {
+        idx++;
+        // Keys in another order than the first row's: each row's values follow the statement's columns.
+        return idx % 2 === 0 ? { level: 7, idx, hash: `h${idx}` } : { hash: `h${idx}`, idx, level: 7 };
+      });
+      await insert.run(store.db, rows);
+    }
+    const stored = await store.db
+      .selectFrom("audit_nodes")
+      .select(["idx", "hash"])
+      .where("level", "=", 7)
+      .orderBy("idx")
+      .execute();
+    expect(stored).toHaveLength(idx);
+    expect(stored.every((r) => r.hash === `h${Number(r.idx)}`)).toBe(true);
+    await expect(insert.run(store.db, [{ level: 7, idx: idx + 1 } as never])).rejects.toThrow(
+      "row for audit_nodes lacks column hash",
+    );
+    await expect(
+      insert.run(store.db, [{ level: 7, idx: idx + 1, hash: "x", extra: 1 } as never]),
+    ).rejects.toThrow("row for audit_nodes has extra columns");
+    await store.close();
+  });
+});
+
+describe("SQL profile (SQL_PROFILE_FILE)", () => {
+  it("writes the time spent per statement when the store closes, one line for every multi-row size", async () => {
+    const target = join(dir, "sql-%p.txt");
+    const store = openSqliteStore(join(dir, "profiled.sqlite"), undefined, { sqlProfileFile: target });
+    await store.migrate();
+    for (const n of [1, 3, 5]) {
+      await store.write(async (tx) => {
+        for (let j = 0; j < n; j++) tx.appendAudit(testRecord());
+      });
+    }
+    await store.close();
+    const table = readFileSync(join(dir, `sql-${process.pid}.txt`), "utf8");
+    const lines = table.split("\n");
+    const records = lines.filter((l) => l.includes('insert into "audit_records"'));
+    // One row at a time (three times: 1, then the 1 left of 3 and of 5), and the multi-row statements of
+    // 2 and 4 rows, counted on one line.
+    expect(records).toHaveLength(2);
+    expect(records.find((l) => l.includes("(?...), ..."))).toMatch(/ms\s+2\s+[\d.]+ us/);
+    expect(records.find((l) => !l.includes("(?...), ..."))).toMatch(/ms\s+3\s+[\d.]+ us/);
+    expect(lines.find((l) => / us {2}commit$/.test(l))).toMatch(/ms\s+\d+\s+[\d.]+ us/);
+    expect(table.split("\n")[0]).toMatch(/total\s+runs\s+per run\s+statement/);
   });
 });
