@@ -64,8 +64,8 @@ async function main(): Promise<void> {
   const dirs: string[] = [];
   if (PROFILE_DIR) {
     mkdirSync(PROFILE_DIR, { recursive: true });
+    // Emptied after the warm-up (below), so that it holds the measured rounds' runs only.
     process.env.BENCH_WINDOWS = join(PROFILE_DIR, "windows.txt");
-    rmSync(process.env.BENCH_WINDOWS, { force: true });
   }
   const servers: Array<{
     name: string;

@@ -59,11 +59,16 @@ export class SqlProfile {
   timed(sql: string, stmt: SqliteStatement): SqliteStatement {
     // Multi-row inserts differ only in their number of rows: one line for all of them.
     const key = sql.replace(/\(\?(?:, \?)*\)(?:, \(\?(?:, \?)*\))+/, "(?...), ...").replace(/\s+/g, " ");
-    const add = (started: bigint) => {
-      const entry = this.spent.get(key) ?? { count: 0, ns: 0n };
-      entry.count++;
-      entry.ns += process.hrtime.bigint() - started;
+    // Resolved once per prepared statement: a run only adds to its entry.
+    let entry = this.spent.get(key);
+    if (!entry) {
+      entry = { count: 0, ns: 0n };
       this.spent.set(key, entry);
+    }
+    const spent = entry;
+    const add = (started: bigint) => {
+      spent.count++;
+      spent.ns += process.hrtime.bigint() - started;
     };
     const wrap =
       <A extends unknown[], R>(fn: (...args: A) => R) =>
