@@ -10,6 +10,9 @@
 //   BENCH_AB_LOAD=order node dist/bench/ab.js DIR                       the matched order, in bursts of 4 % of
 //                                                                         the pool's capacity, each released by
 //                                                                         the caller's cancel, not measured
+//   BENCH_AB_NODE_ARGS_BEFORE="" node dist/bench/ab.js dist            a Node flag of `npm start` against none,
+//                                                                         on one build (also _AFTER; each build
+//                                                                         runs with `npm start`'s otherwise)
 //   BENCH_AB_PROFILE=/tmp/prof node dist/bench/ab.js DIR                also a CPU profile of each server, and
 //                                                                         the measured runs' times, for
 //   node dist/bench/profile-windows.js /tmp/prof                         where each build's CPU goes while
@@ -33,6 +36,7 @@ import {
   median,
   type Run,
   row,
+  SERVICE_NODE_FLAGS,
   type Server,
   start,
   stop,
@@ -83,10 +87,20 @@ async function main(): Promise<void> {
       const env = benchEnv(dataDir);
       const prepared = await prepareStore(env, build.dist);
       const jobs = demandJobs(prepared.byBucket, 20_000);
+      // BENCH_AB_NODE_ARGS_BEFORE / _AFTER: one build's Node flags, instead of those of `npm start` (a
+      // runtime flag A/B'd on one build: the same dist twice, the flag on one side only; "" for none).
+      const own = process.env[`BENCH_AB_NODE_ARGS_${build.name.toUpperCase()}`];
+      const flags = own === undefined ? SERVICE_NODE_FLAGS : own.split(" ").filter(Boolean);
       if (PROFILE_DIR)
         process.env.BENCH_SERVER_NODE_ARGS = `--cpu-prof --cpu-prof-dir=${join(PROFILE_DIR, build.name)}`;
       // No metrics listener: two servers would race for its port, and nothing here reads it.
-      const server = await start(join(build.dist, "src/main.js"), { ...env, METRICS_PORT: "off" }, "/readyz");
+      const server = await start(
+        join(build.dist, "src/main.js"),
+        { ...env, METRICS_PORT: "off" },
+        "/readyz",
+        [],
+        flags,
+      );
       delete process.env.BENCH_SERVER_NODE_ARGS;
       const storeFile = join(dataDir, "field-dispatch.sqlite");
       const quoteLoad: Load = {

@@ -3,8 +3,9 @@
 
 import { type ChildProcess, spawn } from "node:child_process";
 import { once } from "node:events";
-import { appendFileSync, readFileSync } from "node:fs";
+import { appendFileSync, existsSync, readFileSync } from "node:fs";
 import { type AddressInfo, createServer } from "node:net";
+import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
 import autocannon from "autocannon";
 import SQLite from "better-sqlite3";
@@ -13,6 +14,22 @@ export const DIST = fileURLToPath(new URL("..", import.meta.url)); // dist/
 export const SECONDS = Number(process.env.BENCH_SECONDS ?? 10);
 export const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS ?? 50);
 export const WARMUP_SECONDS = 2;
+
+/**
+ * The Node flags `npm start` runs the service with (package.json's start script, `node <flags> <script>`),
+ * so that every benchmark's server runs as production does.
+ */
+export const SERVICE_NODE_FLAGS: readonly string[] = (() => {
+  // The checkout's package.json: above dist/, or above a copy of it kept inside the checkout (data/...).
+  for (let dir = dirname(DIST); ; dir = dirname(dir)) {
+    const file = join(dir, "package.json");
+    if (existsSync(file)) {
+      const start = String(JSON.parse(readFileSync(file, "utf8")).scripts?.start ?? "");
+      return start.split(/\s+/).filter((word) => word.startsWith("--"));
+    }
+    if (dirname(dir) === dir) throw new Error(`no package.json above ${DIST}`);
+  }
+})();
 
 export interface Server {
   proc: ChildProcess;
@@ -37,11 +54,12 @@ export async function start(
   env: Record<string, string>,
   readyPath: string,
   args: string[] = [],
+  nodeFlags: readonly string[] = SERVICE_NODE_FLAGS,
 ): Promise<Server> {
   const port = await freePort();
   const metricsPort = await freePort();
-  // BENCH_SERVER_NODE_ARGS: Node flags for the server only (e.g. "--cpu-prof --cpu-prof-dir=/tmp/p").
-  const nodeArgs = (process.env.BENCH_SERVER_NODE_ARGS ?? "").split(" ").filter(Boolean);
+  // BENCH_SERVER_NODE_ARGS: more Node flags for the server only (e.g. "--cpu-prof --cpu-prof-dir=/tmp/p").
+  const nodeArgs = [...nodeFlags, ...(process.env.BENCH_SERVER_NODE_ARGS ?? "").split(" ").filter(Boolean)];
   const proc = spawn(process.execPath, [...nodeArgs, script, ...args], {
     env: {
       ...process.env,
