@@ -90,9 +90,8 @@ async function main(): Promise<void> {
       // BENCH_AB_NODE_ARGS_BEFORE / _AFTER: one build's Node flags, instead of those of `npm start` (a
       // runtime flag A/B'd on one build: the same dist twice, the flag on one side only; "" for none).
       const own = process.env[`BENCH_AB_NODE_ARGS_${build.name.toUpperCase()}`];
-      const flags = own === undefined ? SERVICE_NODE_FLAGS : own.split(" ").filter(Boolean);
-      if (PROFILE_DIR)
-        process.env.BENCH_SERVER_NODE_ARGS = `--cpu-prof --cpu-prof-dir=${join(PROFILE_DIR, build.name)}`;
+      const flags = own === undefined ? [...SERVICE_NODE_FLAGS] : own.split(" ").filter(Boolean);
+      if (PROFILE_DIR) flags.push("--cpu-prof", `--cpu-prof-dir=${join(PROFILE_DIR, build.name)}`);
       // No metrics listener: two servers would race for its port, and nothing here reads it.
       const server = await start(
         join(build.dist, "src/main.js"),
@@ -101,7 +100,6 @@ async function main(): Promise<void> {
         [],
         flags,
       );
-      delete process.env.BENCH_SERVER_NODE_ARGS;
       const storeFile = join(dataDir, "field-dispatch.sqlite");
       const quoteLoad: Load = {
         name: "quote",
