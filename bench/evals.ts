@@ -16,7 +16,7 @@ import SQLite from "better-sqlite3";
 import pg from "pg";
 import { bootstrap } from "../src/bootstrap.js";
 import { loadConfig } from "../src/config.js";
-import { EVALS_CACHE_MS } from "../src/operations/evals.js";
+import { EVALS_CACHE_MS } from "../src/operations/evals/evals.js";
 import { createServices } from "../src/services/create-services.js";
 import type { KyselyStore } from "../src/storage/kysely-store.js";
 import { LATENCY_METRICS } from "../src/storage/migrations/0012-evals-figures.js";

@@ -5,7 +5,7 @@
 // keys land on a random page of every index that holds them, so each insert dirties (and each commit
 // writes and syncs) a page of its own; time-ordered keys append, and a group commit's rows share pages.
 
-import { base62, randomBase62 } from "./auth/api-key.js";
+import { base62, randomBase62 } from "./base62.js";
 
 export type IdPrefix =
   | "acct"

@@ -7,10 +7,10 @@
 import fc from "fast-check";
 import type { LightMyRequestResponse } from "fastify";
 import { beforeAll, describe, expect, it } from "vitest";
-import type { AnyOperation } from "../src/operations/operation.js";
-import { orderSchema } from "../src/operations/order-view.js";
-import { quoteOutput } from "../src/operations/quote.js";
-import { problemSchema } from "../src/operations/schemas.js";
+import type { AnyOperation } from "../src/operations/kernel/operation.js";
+import { problemSchema } from "../src/operations/kernel/schemas.js";
+import { quoteOutput } from "../src/operations/matching/quote.js";
+import { orderSchema } from "../src/operations/orders/order-view.js";
 import { createHarness, type Harness, ORDER_PATH, QUOTE_PATH } from "./helpers/harness.js";
 import { callOperation, keyedOperations } from "./helpers/security-suite.js";
 

@@ -7,8 +7,6 @@
 // record is verified before its turn) appends the queued leaves and signs the new tree head.
 // Stored tree nodes never change, so this process caches them; the latest checkpoint is cached briefly.
 
-import type { AuditPersistence } from "../storage/audit-store.js";
-import type { AuditCheckpointsTable } from "../storage/schema.js";
 import {
   appendLeaves,
   consistencyProof,
@@ -20,6 +18,7 @@ import {
   verifyInclusion,
   withNodes,
 } from "./merkle.js";
+import type { AuditCheckpointRow, AuditPersistence } from "./persistence.js";
 import { rowMatchesLeaf } from "./record.js";
 import { CHECKPOINT_ORIGIN, type Checkpoint, type CheckpointSigner, verifyCheckpoint } from "./signing.js";
 
@@ -48,7 +47,7 @@ export interface Verification {
   checkpoint: Checkpoint | null;
 }
 
-export function toCheckpoint(row: AuditCheckpointsTable): Checkpoint {
+export function toCheckpoint(row: AuditCheckpointRow): Checkpoint {
   return {
     origin: CHECKPOINT_ORIGIN,
     tree_size: Number(row.tree_size),

@@ -4,9 +4,9 @@
 // service's key.
 
 import type { KeyObject } from "node:crypto";
-import type { AuditPersistence } from "../storage/audit-store.js";
 import { toCheckpoint } from "./audit-log.js";
 import { appendLeaves, type Hash, nodeKey } from "./merkle.js";
+import type { AuditPersistence } from "./persistence.js";
 import { rowMatchesLeaf } from "./record.js";
 import { verifyCheckpoint } from "./signing.js";
 

@@ -8,12 +8,12 @@
 // contact details and bookkeeping in an order's creation are committed as salted digests (disclosure.ts, redaction.ts) and stored beside the record, each with the roles it is
 // shown to. Version 1 records (sealed before) hold everything in the clear and verify as they always did.
 
-import { randomBase62 } from "../auth/api-key.js";
+import { randomBase62 } from "../base62.js";
 import { canonicalJson } from "../canonical-json.js";
 import { timePrefix } from "../ids.js";
-import type { AuditRecordRow } from "../storage/schema.js";
 import type { AuditKind } from "./kinds.js";
 import { leafHash } from "./merkle.js";
+import type { AuditRecordRow } from "./persistence.js";
 import { type RefOf, redact } from "./redaction.js";
 
 export const SEAL_PATTERN = /^seal_[0-9A-Za-z]{22}$/;

@@ -2,49 +2,17 @@
 // by a 6-character base62 CRC32 of everything before it, so a mistyped key is rejected before any lookup.
 // Only the SHA-256 of a key is stored.
 
-import { hash, randomFillSync, timingSafeEqual } from "node:crypto";
+import { hash, timingSafeEqual } from "node:crypto";
 import { crc32 } from "node:zlib";
+import { base62, randomBase62 } from "../base62.js";
 
 export const KEY_PREFIX = "fsd";
 export const KEY_MODES = ["live", "test"] as const;
 export type KeyMode = (typeof KEY_MODES)[number];
 
-const BASE62 = "0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz";
 const RANDOM_LENGTH = 30;
 const CHECKSUM_LENGTH = 6; // 62^6 > 2^32
 const KEY_PATTERN = /^fsd_(live|test)_([0-9A-Za-z]{36})$/;
-
-export function base62(value: number, width: number): string {
-  let n = value;
-  let out = "";
-  while (n > 0) {
-    out = BASE62[n % 62] + out;
-    n = Math.floor(n / 62);
-  }
-  return out.padStart(width, "0");
-}
-
-// Random bytes are drawn from the CSPRNG in 4 KiB batches: one call per ~100 ids instead of one per character.
-const pool = Buffer.alloc(4096);
-let poolOffset = pool.length;
-
-function randomByte(): number {
-  if (poolOffset >= pool.length) {
-    randomFillSync(pool);
-    poolOffset = 0;
-  }
-  return pool[poolOffset++] as number;
-}
-
-/** Uniform random base62 string (rejection sampling: bytes >= 248 are redrawn, so no modulo bias). */
-export function randomBase62(length: number): string {
-  let out = "";
-  while (out.length < length) {
-    const b = randomByte();
-    if (b < 248) out += BASE62[b % 62];
-  }
-  return out;
-}
 
 function checksum(body: string): string {
   return base62(crc32(body), CHECKSUM_LENGTH);

@@ -16,9 +16,9 @@ import { ApiKeyService } from "../auth/api-key-service.js";
 import { bootstrap } from "../bootstrap.js";
 import { type Config, loadConfig, serverBaseUrl } from "../config.js";
 import { newId } from "../ids.js";
+import { parseContractorFile } from "../operations/pool/contractor-file.js";
 import { openStore } from "../services/create-services.js";
 import type { Store } from "../storage/store.js";
-import { parseContractorFile } from "./contractor-import.js";
 import { parseSimulateArgs, SIMULATE_USAGE, simulateCommand } from "./simulate.js";
 import { WEBHOOKS_USAGE, webhooksCommand } from "./webhooks-command.js";
 

@@ -91,7 +91,7 @@ export function slotsOf(
 function forWindow(job: MatchRequest, window: TimeWindow, now: Date): MatchRequest {
   return {
     ...job,
-    // Compliance is judged on the window's own day, as an order naming it is (operations/job.ts timedJob):
+    // Compliance is judged on the window's own day, as an order naming it is (operations/matching/job.ts timedJob):
     // a contractor whose insurance lapses before the window does not count for it.
     today: Math.max(job.today, dayOf(window.start)),
     time: {

@@ -1,5 +1,5 @@
-// The one list of operations. REST routes (and later MCP tools, A2A skills and discovery documents) are
-// generated from it.
+// The one list of operations, gathered from their subject folders. REST routes, MCP tools, A2A skills, the
+// OpenAPI document and the agent card are all generated from it.
 
 import {
   attestCheckpointAtOperation,
@@ -7,14 +7,20 @@ import {
   attestConsistencyOperation,
   attestKeysOperation,
   attestVerifyOperation,
-} from "./attest.js";
+} from "./audit/attest.js";
 import {
   auditListOperation,
   contractorAuditListOperation,
   dispatcherAuditListOperation,
-} from "./audit-list.js";
-import { availabilityOperation } from "./availability.js";
-import { dispatcherContractorOperation, dispatcherContractorsOperation } from "./contractor-directory.js";
+} from "./audit/audit-list.js";
+import { evalsOperation } from "./evals/evals.js";
+import { evalsSeriesOperation } from "./evals/evals-series.js";
+import { type AnyOperation, servedToAgents } from "./kernel/operation.js";
+import { availabilityOperation } from "./matching/availability.js";
+import { estimateOperation } from "./matching/estimate.js";
+import { quoteOperation } from "./matching/quote.js";
+import { tradeIndexOperation } from "./matching/trade-index.js";
+import { nteDecisionOperation, orderCancelOperation } from "./orders/caller-actions.js";
 import {
   contractorAcceptOperation,
   contractorDeclineOperation,
@@ -23,25 +29,22 @@ import {
   contractorNteRequestOperation,
   contractorOffersOperation,
   contractorReportOperation,
-} from "./contractor-work.js";
-import { orderOperation } from "./create-order.js";
+} from "./orders/contractor-actions.js";
+import { orderOperation } from "./orders/create-order.js";
 import {
   dispatcherAssignOperation,
   dispatcherCancelOperation,
   dispatcherOrdersOperation,
   dispatcherPoolOperation,
-} from "./dispatcher.js";
-import { estimateOperation } from "./estimate.js";
-import { evalsOperation } from "./evals.js";
-import { evalsSeriesOperation } from "./evals-series.js";
-import { eventsOperation } from "./event-stream.js";
-import { type AnyOperation, servedToAgents } from "./operation.js";
-import { nteDecisionOperation, orderCancelOperation } from "./order-actions.js";
-import { orderListOperation } from "./order-list.js";
-import { orderStatusOperation } from "./order-status.js";
-import { quoteOperation } from "./quote.js";
-import { probeOperation } from "./readiness-probe.js";
-import { scheduleApplyOperation, scheduleOptimizeOperation } from "./schedule.js";
+} from "./orders/dispatcher-actions.js";
+import { eventsOperation } from "./orders/event-stream.js";
+import { orderListOperation } from "./orders/order-list.js";
+import { orderStatusOperation } from "./orders/order-status.js";
+import {
+  dispatcherContractorOperation,
+  dispatcherContractorsOperation,
+} from "./pool/contractor-directory.js";
+import { scheduleApplyOperation, scheduleOptimizeOperation } from "./pool/schedule.js";
 import {
   contractorTimeOffAddOperation,
   contractorTimeOffOperation,
@@ -49,8 +52,8 @@ import {
   dispatcherTimeOffAddOperation,
   dispatcherTimeOffOperation,
   dispatcherTimeOffRemoveOperation,
-} from "./time-off.js";
-import { tradeIndexOperation } from "./trade-index.js";
+} from "./pool/time-off.js";
+import { probeOperation } from "./probe/storefront-probe.js";
 import {
   webhooksConfigOperation,
   webhooksDeliveriesOperation,
@@ -58,7 +61,7 @@ import {
   webhooksRedeliverOperation,
   webhooksRotateSecretOperation,
   webhooksSetEndpointOperation,
-} from "./webhook-settings.js";
+} from "./webhooks/webhook-settings.js";
 
 export const OPERATIONS: readonly AnyOperation[] = [
   quoteOperation,

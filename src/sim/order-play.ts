@@ -6,6 +6,8 @@
 import { allowedActions, type OrderStatus } from "../domain/orders/transitions.js";
 import { type Rng, rngOf, seedOf } from "../domain/random.js";
 import { TRADES } from "../domain/trades.js";
+import { estimateOperation } from "../operations/matching/estimate.js";
+import { nteDecisionOperation, orderCancelOperation } from "../operations/orders/caller-actions.js";
 import {
   contractorAcceptOperation,
   contractorDeclineOperation,
@@ -14,16 +16,14 @@ import {
   contractorNteRequestOperation,
   contractorOffersOperation,
   contractorReportOperation,
-} from "../operations/contractor-work.js";
-import { orderOperation } from "../operations/create-order.js";
+} from "../operations/orders/contractor-actions.js";
+import { orderOperation } from "../operations/orders/create-order.js";
 import {
   dispatcherAssignOperation,
   dispatcherCancelOperation,
   dispatcherOrdersOperation,
-} from "../operations/dispatcher.js";
-import { estimateOperation } from "../operations/estimate.js";
-import { nteDecisionOperation, orderCancelOperation } from "../operations/order-actions.js";
-import { orderStatusOperation } from "../operations/order-status.js";
+} from "../operations/orders/dispatcher-actions.js";
+import { orderStatusOperation } from "../operations/orders/order-status.js";
 import { OFFER_SWEEP_MS } from "../workers/offer-sweeper.js";
 import {
   answerShare,

@@ -1,6 +1,6 @@
 // The sandbox's simulated contractors: with SANDBOX_SIMULATION on, they answer sandbox offers and move
 // sandbox jobs on, one step every SANDBOX_STEP_MS, so an integrator with a test key sees an order's whole
-// life in seconds. They act through the order's commands (operations/order-commands.ts) as
+// life in seconds. They act through the order's commands (operations/orders/command-runner.ts) as
 // `system:sandbox`, like any contractor would. Markers in an order's description force an outcome.
 // A contractor with a key of its own (unrevoked, `keys create --contractor`) is not played: its integrator
 // plays it. The store's queries leave it out at each round, so every process agrees as soon as the key is
@@ -15,7 +15,7 @@ import {
   type OrderServices,
   reportProgress,
   settleOffer,
-} from "../operations/order-commands.js";
+} from "../operations/orders/command-runner.js";
 import { Periodic } from "../workers/periodic.js";
 
 /** The sandbox's simulated contractors answer an offer, and move a job on, after this long. */

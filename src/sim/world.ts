@@ -8,10 +8,10 @@ import { compliantThrough, dayOf } from "../domain/compliance.js";
 import type { Contractor } from "../domain/contractor.js";
 import type { Rng } from "../domain/random.js";
 import { newId } from "../ids.js";
-import { asApiError } from "../operations/failures.js";
-import { admit, execute } from "../operations/gate.js";
-import type { Operation, OperationContext, Services } from "../operations/operation.js";
-import { settleOffer } from "../operations/order-commands.js";
+import { asApiError } from "../operations/kernel/failures.js";
+import { admit, execute } from "../operations/kernel/gate.js";
+import type { Operation, OperationContext, Services } from "../operations/kernel/operation.js";
+import { settleOffer } from "../operations/orders/command-runner.js";
 import type { OrderPlan } from "./demand.js";
 import type { VirtualTime } from "./virtual-time.js";
 

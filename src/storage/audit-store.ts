@@ -5,65 +5,25 @@
 import { CompiledQuery, type Kysely, sql, type Transaction } from "kysely";
 import type { Hash, NewNode, NodeRef } from "../audit/merkle.js";
 import { appendLeaves, compactRange, nodeKey } from "../audit/merkle.js";
+import type {
+  AuditCheckpointRow,
+  AuditLookup,
+  AuditPersistence,
+  AuditQuery,
+  AuditRecordRow,
+  LeafWithRecord,
+  LegalHoldRow,
+  SequencePlan,
+} from "../audit/persistence.js";
+import { ALL_ACCOUNTS } from "../audit/persistence.js";
 import type { AuditEntry } from "../audit/record.js";
 import { type Clock, systemClock } from "../clock.js";
 import type { Dialect } from "./dialect.js";
 import { PreparedInsert } from "./prepared-insert.js";
-import type { AuditCheckpointsTable, AuditLegalHoldsTable, AuditRecordRow, Database } from "./schema.js";
+import type { Database } from "./schema.js";
 
 /** A PostgreSQL advisory lock id for the sequencer: one sequencer at a time across all processes. */
 const SEQUENCER_LOCK = 0x66736461; // "fsda"
-
-export interface AuditLookup {
-  record: AuditRecordRow | undefined;
-  /** Undefined while the record waits in the queue (or, if it has a record, when the log lost it). */
-  leaf: { leaf_index: number; leaf_hash: string } | undefined;
-}
-
-/** For AuditQuery.accountId: the records of every account (and of none) in the mode. */
-export const ALL_ACCOUNTS: unique symbol = Symbol("all accounts");
-
-export interface AuditQuery {
-  /** The account whose records to list, or ALL_ACCOUNTS (the dispatch team's and a contractor's views). */
-  accountId: string | typeof ALL_ACCOUNTS;
-  livemode: boolean;
-  orderId?: string | undefined;
-  kind?: string | undefined;
-  since?: string | undefined;
-  until?: string | undefined;
-  /** Keyset cursor: records after this position in log order. */
-  after?: number | undefined;
-  limit: number;
-}
-
-export interface PendingLeaf {
-  seal: string;
-  leaf_hash: string;
-}
-
-/** What the sequencer decides for one batch: the tree's new nodes and the checkpoint that signs it. */
-export interface SequencedBatch {
-  nodes: NewNode[];
-  checkpoint: AuditCheckpointsTable;
-}
-
-export type SequencePlan = (head: {
-  /** Leaves in the tree. */
-  size: number;
-  /** The tree size the latest checkpoint signed (0 for none): leaves past it await a signature. */
-  signed: number;
-  /** The key that signed the latest checkpoint (null for an empty log). */
-  keyId: string | null;
-  range: Hash[];
-  pending: PendingLeaf[];
-}) => SequencedBatch;
-
-export interface LeafWithRecord {
-  leaf_index: number;
-  seal: string;
-  leaf_hash: string;
-  record: AuditRecordRow | null;
-}
 
 const ROWS_PER_STATEMENT = 500;
 
@@ -151,30 +111,6 @@ const LAST_LEAF = CompiledQuery.raw(
 async function treeEnd(db: Db): Promise<{ size: number; lastLeaf: string | null }> {
   const last = (await db.executeQuery<{ leaf_index: number | string; leaf_hash: string }>(LAST_LEAF)).rows[0];
   return { size: last ? Number(last.leaf_index) + 1 : 0, lastLeaf: last?.leaf_hash ?? null };
-}
-
-/** The audit log's port: what the audit service and the CLI need from persistence. */
-export interface AuditPersistence {
-  findAudit(seal: string): Promise<AuditLookup>;
-  /**
-   * A token that changes whenever another connection commits to the store, or null where the store
-   * offers none. The log's rows are never changed through this process's own connection (the triggers
-   * refuse it, and no code tries), so while the token stands, a record read earlier is still the stored one.
-   */
-  externalChangeToken(): Promise<number | null>;
-  listAudit(q: AuditQuery): Promise<AuditRecordRow[]>;
-  orderSeals(orderId: string): Promise<Array<{ seal: string; kind: string; created_at: string }>>;
-  latestCheckpoint(): Promise<AuditCheckpointsTable | undefined>;
-  checkpointAt(size: number): Promise<AuditCheckpointsTable | undefined>;
-  listCheckpoints(after: number, limit: number): Promise<AuditCheckpointsTable[]>;
-  auditNodes(refs: NodeRef[]): Promise<Map<string, Hash>>;
-  pendingAuditCount(): Promise<number>;
-  sequenceAudit(plan: SequencePlan, limit: number, wait: boolean): Promise<AuditCheckpointsTable | null>;
-  leavesWithRecords(from: number, limit: number): Promise<LeafWithRecord[]>;
-  purgeAudit(before: string): Promise<number>;
-  addLegalHold(row: AuditLegalHoldsTable): Promise<void>;
-  releaseLegalHold(id: string, at: string): Promise<boolean>;
-  listLegalHolds(): Promise<AuditLegalHoldsTable[]>;
 }
 
 const DATA_VERSION = CompiledQuery.raw("pragma data_version");
@@ -357,7 +293,7 @@ export class AuditStore implements AuditPersistence {
       .execute();
   }
 
-  latestCheckpoint(): Promise<AuditCheckpointsTable | undefined> {
+  latestCheckpoint(): Promise<AuditCheckpointRow | undefined> {
     return this.db
       .selectFrom("audit_checkpoints")
       .selectAll()
@@ -367,7 +303,7 @@ export class AuditStore implements AuditPersistence {
       .then((r) => (r ? { ...r, tree_size: Number(r.tree_size) } : undefined));
   }
 
-  checkpointAt(size: number): Promise<AuditCheckpointsTable | undefined> {
+  checkpointAt(size: number): Promise<AuditCheckpointRow | undefined> {
     return this.db
       .selectFrom("audit_checkpoints")
       .selectAll()
@@ -376,7 +312,7 @@ export class AuditStore implements AuditPersistence {
       .then((r) => (r ? { ...r, tree_size: Number(r.tree_size) } : undefined));
   }
 
-  listCheckpoints(after: number, limit: number): Promise<AuditCheckpointsTable[]> {
+  listCheckpoints(after: number, limit: number): Promise<AuditCheckpointRow[]> {
     return this.db
       .selectFrom("audit_checkpoints")
       .selectAll()
@@ -411,11 +347,7 @@ export class AuditStore implements AuditPersistence {
    * so the log cannot fork. With `wait` false, returns null at once if another process is sequencing.
    * Returns null when nothing was queued and the latest checkpoint already signs every leaf.
    */
-  async sequenceAudit(
-    plan: SequencePlan,
-    limit: number,
-    wait: boolean,
-  ): Promise<AuditCheckpointsTable | null> {
+  async sequenceAudit(plan: SequencePlan, limit: number, wait: boolean): Promise<AuditCheckpointRow | null> {
     return this.db.transaction().execute(async (trx) => {
       if (this.dialect === "postgres") {
         if (wait) {
@@ -501,7 +433,7 @@ export class AuditStore implements AuditPersistence {
     return Number(result.numDeletedRows);
   }
 
-  async addLegalHold(row: AuditLegalHoldsTable): Promise<void> {
+  async addLegalHold(row: LegalHoldRow): Promise<void> {
     await this.db.insertInto("audit_legal_holds").values(row).execute();
   }
 
@@ -515,7 +447,7 @@ export class AuditStore implements AuditPersistence {
     return Number(result.numUpdatedRows) > 0;
   }
 
-  listLegalHolds(): Promise<AuditLegalHoldsTable[]> {
+  listLegalHolds(): Promise<LegalHoldRow[]> {
     return this.db.selectFrom("audit_legal_holds").selectAll().orderBy("created_at").execute();
   }
 }

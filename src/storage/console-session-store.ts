@@ -3,9 +3,9 @@
 
 import type { Kysely } from "kysely";
 import type { ConsoleSessionsTable, Database } from "./schema.js";
-import type { ConsoleSessionRepository, StoredConsoleSession } from "./store.js";
+import type { ConsoleSessionStore, StoredConsoleSession } from "./store.js";
 
-export class KyselyConsoleSessionStore implements ConsoleSessionRepository {
+export class KyselyConsoleSessionStore implements ConsoleSessionStore {
   constructor(private readonly db: Kysely<Database>) {}
 
   async insert(row: ConsoleSessionsTable): Promise<void> {

@@ -1,4 +1,4 @@
-// The one storage implementation, on Kysely: the group-committed write transaction and one repository
+// The one storage implementation, on Kysely: the group-committed write transaction and one store
 // per subject. SQL stays dialect-neutral; the SQLite-specific part is only how the connection is opened
 // (WAL, full sync) in sqlite.ts.
 
@@ -7,15 +7,15 @@ import type { Clock } from "../clock.js";
 import { AuditStore } from "./audit-store.js";
 import { CommittedTime, type TransactionTime } from "./commitment-ledger.js";
 import { KyselyConsoleSessionStore } from "./console-session-store.js";
-import { KyselyContractorRepository } from "./contractor-repository.js";
+import { KyselyContractorStore } from "./contractor-store.js";
 import type { Dialect } from "./dialect.js";
 import { EvalsStore } from "./evals-store.js";
 import { GroupCommitter } from "./group-commit.js";
-import { KyselyIdempotencyRepository } from "./idempotency-repository.js";
-import { KyselyKeyRepository } from "./key-repository.js";
+import { KyselyIdempotencyStore } from "./idempotency-store.js";
+import { KyselyKeyStore } from "./key-store.js";
 import { migrationProvider } from "./migrations/all-migrations.js";
 import { OrderEventStore, type RemoteListener } from "./order-event-store.js";
-import { KyselyOrderRepository } from "./order-repository.js";
+import { KyselyOrderStore } from "./order-store.js";
 import { ScheduleStore } from "./schedule-store.js";
 import type { Database } from "./schema.js";
 import type { Store, WriteTx } from "./store.js";
@@ -36,11 +36,11 @@ export class KyselyStore implements Store {
   readonly evals: EvalsStore;
   readonly webhooks: WebhookStore;
   readonly orderEvents: OrderEventStore;
-  readonly keys: KyselyKeyRepository;
+  readonly keys: KyselyKeyStore;
   readonly consoleSessions: KyselyConsoleSessionStore;
-  readonly contractors: KyselyContractorRepository;
-  readonly orders: KyselyOrderRepository;
-  readonly idempotency: KyselyIdempotencyRepository;
+  readonly contractors: KyselyContractorStore;
+  readonly orders: KyselyOrderStore;
+  readonly idempotency: KyselyIdempotencyStore;
   readonly schedules: ScheduleStore;
   /** PostgreSQL schema the store works in, when not the default (the migration tables live there too). */
   readonly schema: string | undefined;
@@ -78,11 +78,11 @@ export class KyselyStore implements Store {
     this.evals = new EvalsStore(db, dialect);
     this.webhooks = new WebhookStore(db, dialect);
     this.orderEvents = new OrderEventStore(db, dialect, options.listen ?? null);
-    this.keys = new KyselyKeyRepository(db, this.audit, options.clock);
+    this.keys = new KyselyKeyStore(db, this.audit, options.clock);
     this.consoleSessions = new KyselyConsoleSessionStore(db);
-    this.contractors = new KyselyContractorRepository(db, this.audit, options.clock, dialect);
-    this.orders = new KyselyOrderRepository(db, dialect);
-    this.idempotency = new KyselyIdempotencyRepository(db);
+    this.contractors = new KyselyContractorStore(db, this.audit, options.clock, dialect);
+    this.orders = new KyselyOrderStore(db, dialect);
+    this.idempotency = new KyselyIdempotencyStore(db);
     this.schedules = new ScheduleStore(db);
     this.committer = new GroupCommitter<WriteTx>(
       async (work) => {

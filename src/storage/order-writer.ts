@@ -4,13 +4,13 @@
 // back, the audit records and the outbox event.
 //
 // Lock order, the same for every command, so that two transactions never wait on each other in a cycle:
-// the order (locked when the command read it: order-repository.ts `byId(id, tx, true)`), then the
+// the order (locked when the command read it: order-store.ts `byId(id, tx, true)`), then the
 // contractors whose capacity the change takes or gives back, in id order, with their rows of the capacity
 // ledger, then the order's row (its evals rollups are updated by trigger), its offers and NTE requests.
 //
 // One column is written outside it: dispatch_latency_ms, the time from the order's request to its first
 // offer committed, which can only be measured once this writer's commit has returned
-// (WriteTx.recordDispatchLatency, operations/dispatch-latency.ts). It is a measurement of the commit, not
+// (WriteTx.recordDispatchLatency, operations/orders/dispatch-latency.ts). It is a measurement of the commit, not
 // a change of the order: no command reads it, so it takes no version (a command that read the order
 // before it was stored still commits).
 //

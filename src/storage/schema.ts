@@ -1,7 +1,8 @@
 // Table types for Kysely. Columns are dialect-neutral: text ids and ISO-8601 UTC timestamps (which sort
 // as text), integer cents, integer 0/1 flags, JSON kept as text.
 
-import type { Generated, Selectable } from "kysely";
+import type { Generated } from "kysely";
+import type { AuditCheckpointRow, AuditRecordRow, LegalHoldRow } from "../audit/persistence.js";
 import type { NteRequest, NteRequestStatus, Offer, OfferStatus, Order } from "../domain/orders/order.js";
 
 export interface AccountsTable {
@@ -133,23 +134,9 @@ export interface IdempotencyKeysTable {
   expires_at: string;
 }
 
-export interface AuditRecordsTable {
+export interface AuditRecordsTable extends Omit<AuditRecordRow, "seq"> {
   seq: Generated<number>;
-  seal: string;
-  kind: string;
-  account_id: string | null;
-  livemode: number;
-  order_id: string | null;
-  actor: string;
-  created_at: string;
-  /** The sealed record: canonical JSON (RFC 8785), exactly the bytes its leaf hash covers. */
-  record: string;
-  /** Version 2: JSON list of the record's disclosures, each with who may see it (audit/redaction.ts). */
-  disclosures: string | null;
 }
-
-/** An audit record as read back. */
-export type AuditRecordRow = Selectable<AuditRecordsTable>;
 
 export interface AuditPendingTable {
   id: Generated<number>;
@@ -170,22 +157,9 @@ export interface AuditNodesTable {
   hash: string;
 }
 
-export interface AuditCheckpointsTable {
-  tree_size: number;
-  root_hash: string;
-  timestamp: string;
-  key_id: string;
-  signature: string;
-}
+export type AuditCheckpointsTable = AuditCheckpointRow;
 
-export interface AuditLegalHoldsTable {
-  id: string;
-  account_id: string | null;
-  order_id: string | null;
-  reason: string;
-  created_at: string;
-  released_at: string | null;
-}
+export type AuditLegalHoldsTable = LegalHoldRow;
 
 export interface WebhookSecretsTable {
   id: string;

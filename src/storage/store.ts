@@ -1,16 +1,16 @@
 // The storage port: everything the operations, the workers and the CLI need from persistence, one
-// repository per subject (keys, contractors, orders, idempotency, and the audit log, evals and webhooks),
+// store per subject (keys, contractors, orders, idempotency, and the audit log, evals and webhooks),
 // each read taking an optional write handle to read inside a command's transaction. One Kysely
 // implementation (kysely-store.ts) serves SQLite and PostgreSQL.
 
 import type { Selectable } from "kysely";
+import type { AuditPersistence } from "../audit/persistence.js";
 import type { AuditEntry } from "../audit/record.js";
 import type { Commitment } from "../domain/commitments.js";
 import type { Contractor, Pool } from "../domain/contractor.js";
 import type { ContractorStanding } from "../domain/contractor-directory.js";
 import type { TradeCode } from "../domain/trades.js";
 import type { StateCode } from "../domain/us-regions.js";
-import type { AuditPersistence } from "./audit-store.js";
 import type { EvalsPersistence } from "./evals-store.js";
 import type { OrderEventLog } from "./order-event-store.js";
 import type { CommitOutcome, CommittableChange } from "./order-writer.js";
@@ -83,12 +83,12 @@ export interface WriteTx {
    * transaction that claims it, which commits it with its other writes. */
   claimDaily(job: string, day: string, livemode: boolean): Promise<boolean>;
   /** Writes a pool-level event to the event log with the transaction: no order and no account, so only
-   * the dispatch team's stream of its mode carries it (operations/event-stream.ts). */
+   * the dispatch team's stream of its mode carries it (operations/orders/event-stream.ts). */
   appendPoolEvent(event: { type: string; livemode: boolean; createdAt: string; payload: unknown }): void;
 }
 
 /** Accounts and their API keys. */
-export interface KeyRepository {
+export interface KeyStore {
   findAccountByName(name: string): Promise<AccountsTable | undefined>;
   ensureAccount(name: string): Promise<AccountsTable>;
   /** Inserts a key and its `key.issued` record in one transaction. */
@@ -109,7 +109,7 @@ export interface StoredConsoleSession extends ConsoleSessionsTable {
 }
 
 /** The web console's sessions, by the SHA-256 of their cookie. */
-export interface ConsoleSessionRepository {
+export interface ConsoleSessionStore {
   insert(row: ConsoleSessionsTable): Promise<void>;
   find(idHash: string): Promise<StoredConsoleSession | undefined>;
   /** Moves the idle expiry on (never back). */
@@ -164,7 +164,7 @@ export interface HeldOrder {
 }
 
 /** The contractor pools. */
-export interface ContractorRepository {
+export interface ContractorStore {
   count(pool: "sandbox" | "live"): Promise<number>;
   /** Inserts contractors (skipping ids that exist) and records `audit` in the same transaction. */
   insert(rows: NewContractor[], audit: AuditEntry): Promise<void>;
@@ -263,7 +263,7 @@ export interface CapacityDrift {
 }
 
 /** Work orders, their offers and NTE requests, as read (they change through WriteTx.commitOrderChange). */
-export interface OrderRepository {
+export interface OrderStore {
   /** An order; `lock` (inside a write) holds it until COMMIT where the store has row locks. */
   byId(id: string, tx?: WriteTx, lock?: boolean): Promise<OrdersTable | undefined>;
   offerById(id: string, tx?: WriteTx): Promise<OffersTable | undefined>;
@@ -309,7 +309,7 @@ export interface OrderRepository {
 }
 
 /** Idempotency records. */
-export interface IdempotencyRepository {
+export interface IdempotencyStore {
   find(
     accountId: string,
     livemode: boolean,
@@ -345,12 +345,12 @@ export interface Store {
   /** Commits the deferred writes now; resolves once they are. */
   flushDeferred(): Promise<void>;
 
-  readonly keys: KeyRepository;
+  readonly keys: KeyStore;
   /** The web console's sessions. */
-  readonly consoleSessions: ConsoleSessionRepository;
-  readonly contractors: ContractorRepository;
-  readonly orders: OrderRepository;
-  readonly idempotency: IdempotencyRepository;
+  readonly consoleSessions: ConsoleSessionStore;
+  readonly contractors: ContractorStore;
+  readonly orders: OrderStore;
+  readonly idempotency: IdempotencyStore;
   /** The audit log's records, tree and checkpoints. */
   readonly audit: AuditPersistence;
   /** The evals' figures of a window (live orders by status, latency percentiles). */

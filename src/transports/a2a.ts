@@ -40,7 +40,7 @@ import {
 } from "@a2a-js/sdk/server";
 import type { FastifyBaseLogger, FastifyInstance, FastifyRequest } from "fastify";
 import type { Problem } from "../errors.js";
-import type { AnyOperation, Services } from "../operations/operation.js";
+import type { AnyOperation, Services } from "../operations/kernel/operation.js";
 import { AGENT_OPERATIONS } from "../operations/registry.js";
 import {
   type AgentCaller,

@@ -9,20 +9,20 @@ import type { RateDecision } from "../auth/rate-limiter.js";
 import type { StoredSandboxKey } from "../auth/sandbox-key.js";
 import type { Config } from "../config.js";
 import { ApiError, type Problem, toProblem } from "../errors.js";
-import { asApiError } from "../operations/failures.js";
-import { type Admission, admit, execute } from "../operations/gate.js";
+import { asApiError } from "../operations/kernel/failures.js";
+import { type Admission, admit, execute } from "../operations/kernel/gate.js";
 import {
   IDEMPOTENCY_KEY_ARGUMENT,
   idempotencyKeyArgument,
   REPLAYED_HEADER,
-} from "../operations/idempotency.js";
+} from "../operations/kernel/idempotency.js";
 import type {
   Access,
   AnyOperation,
   OperationContext,
   SentIdempotencyKey,
   Services,
-} from "../operations/operation.js";
+} from "../operations/kernel/operation.js";
 import { AGENT_OPERATIONS } from "../operations/registry.js";
 
 /**

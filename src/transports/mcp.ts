@@ -33,7 +33,7 @@ import { AjvJsonSchemaValidator } from "@modelcontextprotocol/sdk/validation/ajv
 import type { FastifyBaseLogger, FastifyInstance, FastifyRequest } from "fastify";
 import type { z } from "zod";
 import { ApiError, toProblem } from "../errors.js";
-import { type AnyOperation, repeatsSafely, type Services } from "../operations/operation.js";
+import { type AnyOperation, repeatsSafely, type Services } from "../operations/kernel/operation.js";
 import { AGENT_OPERATIONS } from "../operations/registry.js";
 import {
   type AgentCaller,

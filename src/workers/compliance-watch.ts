@@ -8,7 +8,7 @@
 
 import { sealRecord } from "../audit/record.js";
 import { complianceWatchList, dateOfDay, dayOf } from "../domain/compliance.js";
-import type { Services } from "../operations/operation.js";
+import type { Services } from "../operations/kernel/operation.js";
 import { Periodic } from "./periodic.js";
 
 export const COMPLIANCE_WATCH_MS = 15 * 60_000;

@@ -1,9 +1,9 @@
 // The offer-deadline sweeper. Deadlines live in the store: every process sweeps due offers every
-// OFFER_SWEEP_MS and settles each as expired through the order's command (operations/order-commands.ts),
+// OFFER_SWEEP_MS and settles each as expired through the order's command (operations/orders/command-runner.ts),
 // whose conditional write lets exactly one sweeper settle it, so a restart neither loses a deadline nor
 // fires one twice.
 
-import { type OrderServices, settleOffer } from "../operations/order-commands.js";
+import { type OrderServices, settleOffer } from "../operations/orders/command-runner.js";
 import { Periodic } from "./periodic.js";
 
 export const OFFER_SWEEP_MS = 1_000;

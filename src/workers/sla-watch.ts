@@ -1,11 +1,11 @@
 // The service-level clocks' watch: every SLA_WATCH_INTERVAL_MS each process reads the orders whose clocks
 // may still fire (storage: slaWatched), judges them with the clocks' rules (domain/orders/sla-clocks.ts)
 // on its injectable clock, and fires each due clock through the order's command
-// (operations/order-commands.ts fireSlaClocks). The firing is stored on the order by its versioned write,
+// (operations/orders/command-runner.ts fireSlaClocks). The firing is stored on the order by its versioned write,
 // so a clock fires once across every process sharing the store and across a restart.
 
 import { dueFirings } from "../domain/orders/sla-clocks.js";
-import { fireSlaClocks, type OrderServices } from "../operations/order-commands.js";
+import { fireSlaClocks, type OrderServices } from "../operations/orders/command-runner.js";
 import { Periodic } from "./periodic.js";
 
 export const SLA_WATCH_MS = 30_000;

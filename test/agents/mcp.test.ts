@@ -14,7 +14,7 @@ import { type CallToolResult, CallToolResultSchema, McpError } from "@modelconte
 import { AjvJsonSchemaValidator } from "@modelcontextprotocol/sdk/validation/ajv";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { SANDBOX_ACCOUNT, SANDBOX_KEY_LABEL, sandboxKeyOf } from "../../src/auth/sandbox-key.js";
-import type { Access } from "../../src/operations/operation.js";
+import type { Access } from "../../src/operations/kernel/operation.js";
 import { AGENT_OPERATIONS as OPERATIONS } from "../../src/operations/registry.js";
 import { buildApp } from "../../src/transports/http/app.js";
 import { mcpTools } from "../../src/transports/mcp.js";

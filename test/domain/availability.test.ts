@@ -118,7 +118,7 @@ describe("availability", () => {
             if (!w) return false;
             const req: MatchRequest = {
               ...job(now),
-              // An order is judged for compliance on its window's day (operations/job.ts timedJob).
+              // An order is judged for compliance on its window's day (operations/matching/job.ts timedJob).
               today: Math.max(dayOf(now), dayOf(w.start)),
               time: {
                 now: now.getTime(),

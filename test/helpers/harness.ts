@@ -10,7 +10,7 @@ import { afterAll } from "vitest";
 import { bootstrap } from "../../src/bootstrap.js";
 import type { Clock } from "../../src/clock.js";
 import { type Config, loadConfig } from "../../src/config.js";
-import type { Services } from "../../src/operations/operation.js";
+import type { Services } from "../../src/operations/kernel/operation.js";
 import { createServices } from "../../src/services/create-services.js";
 import { type AppOptions, buildApp } from "../../src/transports/http/app.js";
 import { openTestStore, redisUrl } from "./test-store.js";

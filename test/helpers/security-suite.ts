@@ -12,24 +12,27 @@ import type { LightMyRequestResponse } from "fastify";
 import { afterAll, describe, expect, it } from "vitest";
 import { generateApiKey } from "../../src/auth/api-key.js";
 import type { IdPrefix } from "../../src/ids.js";
+import type { AnyOperation } from "../../src/operations/kernel/operation.js";
 import {
   contractorAcceptOperation,
   contractorNteRequestOperation,
-} from "../../src/operations/contractor-work.js";
-import { orderOperation } from "../../src/operations/create-order.js";
-import { dispatcherAssignOperation, dispatcherCancelOperation } from "../../src/operations/dispatcher.js";
-import type { AnyOperation } from "../../src/operations/operation.js";
-import { OPERATIONS } from "../../src/operations/registry.js";
-import { scheduleOptimizeOperation } from "../../src/operations/schedule.js";
+} from "../../src/operations/orders/contractor-actions.js";
+import { orderOperation } from "../../src/operations/orders/create-order.js";
+import {
+  dispatcherAssignOperation,
+  dispatcherCancelOperation,
+} from "../../src/operations/orders/dispatcher-actions.js";
+import { scheduleOptimizeOperation } from "../../src/operations/pool/schedule.js";
 import {
   contractorTimeOffAddOperation,
   dispatcherTimeOffAddOperation,
-} from "../../src/operations/time-off.js";
+} from "../../src/operations/pool/time-off.js";
+import { OPERATIONS } from "../../src/operations/registry.js";
 import {
   webhooksDeliveriesOperation,
   webhooksRotateSecretOperation,
   webhooksSetEndpointOperation,
-} from "../../src/operations/webhook-settings.js";
+} from "../../src/operations/webhooks/webhook-settings.js";
 import { liveContractor, testRecord } from "./fixtures.js";
 import { createHarness, type Harness } from "./harness.js";
 

@@ -7,7 +7,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { parse as parseYaml } from "yaml";
 import { OPERATIONS } from "../../src/operations/registry.js";
 import { DOCUMENTS, SELF_REPORTED } from "../../src/transports/discovery/documents.js";
-import { negotiate } from "../../src/transports/discovery/routes.js";
+import { negotiate } from "../../src/transports/http/discovery-routes.js";
 import { mcpTools } from "../../src/transports/mcp.js";
 import { createHarness, type Harness } from "../helpers/harness.js";
 

@@ -7,8 +7,8 @@
 
 import { setTimeout as sleep } from "node:timers/promises";
 import { beforeAll, describe, expect, it } from "vitest";
-import { evalsOutput } from "../../src/operations/evals.js";
-import type { Committed } from "../../src/operations/order-commands.js";
+import { evalsOutput } from "../../src/operations/evals/evals.js";
+import type { Committed } from "../../src/operations/orders/command-runner.js";
 import { liveContractor, testRecord } from "../helpers/fixtures.js";
 import { createHarness, type Harness, ORDER_PATH, validOrder } from "../helpers/harness.js";
 

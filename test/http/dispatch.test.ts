@@ -1,6 +1,6 @@
 import { beforeAll, describe, expect, it, vi } from "vitest";
-import { orderSchema } from "../../src/operations/order-view.js";
-import { quoteOutput } from "../../src/operations/quote.js";
+import { quoteOutput } from "../../src/operations/matching/quote.js";
+import { orderSchema } from "../../src/operations/orders/order-view.js";
 import { liveContractor, testRecord } from "../helpers/fixtures.js";
 import {
   createHarness,

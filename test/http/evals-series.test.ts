@@ -4,7 +4,7 @@
 // rollup: false); the latencies against the orders' own.
 
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
-import { evalsSeriesOutput } from "../../src/operations/evals-series.js";
+import { evalsSeriesOutput } from "../../src/operations/evals/evals-series.js";
 import { EvalsStore } from "../../src/storage/evals-store.js";
 import type { KyselyStore } from "../../src/storage/kysely-store.js";
 import { liveContractor, testRecord } from "../helpers/fixtures.js";

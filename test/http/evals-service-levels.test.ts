@@ -19,7 +19,7 @@
 // its own key, and each step is taken by the contractor holding the order.
 
 import { beforeAll, describe, expect, it } from "vitest";
-import { evalsOutput } from "../../src/operations/evals.js";
+import { evalsOutput } from "../../src/operations/evals/evals.js";
 import { liveContractor, testRecord } from "../helpers/fixtures.js";
 import { createHarness, type Harness, ORDER_PATH } from "../helpers/harness.js";
 

@@ -9,8 +9,8 @@
 
 import { sql } from "kysely";
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
-import { evalsOutput } from "../../src/operations/evals.js";
-import { settleOffer } from "../../src/operations/order-commands.js";
+import { evalsOutput } from "../../src/operations/evals/evals.js";
+import { settleOffer } from "../../src/operations/orders/command-runner.js";
 import { EvalsStore } from "../../src/storage/evals-store.js";
 import type { KyselyStore } from "../../src/storage/kysely-store.js";
 import { liveContractor, testRecord } from "../helpers/fixtures.js";

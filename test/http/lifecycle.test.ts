@@ -4,7 +4,7 @@
 
 import { afterEach, describe, expect, it } from "vitest";
 import { MAX_OFFERS } from "../../src/domain/orders/policy.js";
-import type { Services } from "../../src/operations/operation.js";
+import type { Services } from "../../src/operations/kernel/operation.js";
 import { SANDBOX_MARKERS, SANDBOX_STEP_MS, SandboxPlayer } from "../../src/sim/sandbox-player.js";
 import { OfferSweeper } from "../../src/workers/offer-sweeper.js";
 import { liveContractor, testRecord } from "../helpers/fixtures.js";

@@ -1,9 +1,9 @@
 // The public operations: estimate (limited per client IP), trade index and evals (unlimited).
 
 import { beforeAll, describe, expect, it } from "vitest";
-import { estimateOutput } from "../../src/operations/estimate.js";
-import { evalsOutput } from "../../src/operations/evals.js";
-import { tradeIndexOutput } from "../../src/operations/trade-index.js";
+import { evalsOutput } from "../../src/operations/evals/evals.js";
+import { estimateOutput } from "../../src/operations/matching/estimate.js";
+import { tradeIndexOutput } from "../../src/operations/matching/trade-index.js";
 import { liveContractor, testRecord } from "../helpers/fixtures.js";
 import { createHarness, ESTIMATE_PATH, type Harness, ORDER_PATH } from "../helpers/harness.js";
 import { expectProblem } from "../helpers/security-suite.js";

@@ -6,9 +6,9 @@ import { Writable } from "node:stream";
 import { afterEach, describe, expect, it, vi } from "vitest";
 import { z } from "zod";
 import { loadConfig } from "../../src/config.js";
-import { estimateOperation } from "../../src/operations/estimate.js";
-import { responseIssues } from "../../src/operations/gate.js";
-import { defineOperation } from "../../src/operations/operation.js";
+import { responseIssues } from "../../src/operations/kernel/gate.js";
+import { defineOperation } from "../../src/operations/kernel/operation.js";
+import { estimateOperation } from "../../src/operations/matching/estimate.js";
 import { createHarness, ESTIMATE_PATH } from "../helpers/harness.js";
 import { expectProblem } from "../helpers/security-suite.js";
 

@@ -3,9 +3,9 @@
 
 import { sql } from "kysely";
 import { afterEach, describe, expect, it } from "vitest";
+import { ALL_ACCOUNTS } from "../../src/audit/persistence.js";
 import { bootstrap } from "../../src/bootstrap.js";
 import { generateSandboxPool } from "../../src/domain/sandbox-pool.js";
-import { ALL_ACCOUNTS } from "../../src/storage/audit-store.js";
 import type { KyselyStore } from "../../src/storage/kysely-store.js";
 import { createHarness, type Harness } from "../helpers/harness.js";
 

@@ -2,7 +2,7 @@
 // clock: it returns a Refusal (the closed error codes, as a value) or the OrderChange to commit (the new
 // status and fields, the offers made and settled, the NTE request, the capacity taken and given back, the
 // audit facts and the webhook event). No I/O: storage/order-writer.ts commits a change, and
-// operations/order-commands.ts reads the state, calls these and commits.
+// operations/orders/command-runner.ts reads the state, calls these and commits.
 //
 // Capacity is the store's: a change says which contractors it takes a unit of; when the writer finds one
 // has none left (another order took it meanwhile), the command is decided again with that contractor in

@@ -86,7 +86,7 @@ const int = (dialect: Dialect) => (dialect === "postgres" ? "bigint" : "integer"
  * SQL for each sum, over the order row `r` (a prefix: "NEW.", "OLD." or "" for a plain query). Sums are
  * kept per status; the report picks the statuses a figure is about.
  * - matched: offered automatically at creation (matched_at is the first offer); offer_unrecorded: of
- *   those, the ones without a stored dispatch latency (see operations/dispatch-latency.ts).
+ *   those, the ones without a stored dispatch latency (see operations/orders/dispatch-latency.ts).
  * - dispatched: reached a contractor, by that offer or by a dispatcher's assignment.
  * - accepted: has been accepted (by its contractor, or assigned); for cancelled orders, cancelled after.
  * - manual_assignments: every dispatcher assignment; by kind, orders with one and how many:

@@ -4,13 +4,13 @@
 //   `order.status_changed` record to on_site since the order's last acceptance or assignment (the
 //   contractor it holds now; an assignment clears both columns).
 // - contractors_pool_name_idx (pool, name, id): the directory's page ordered by name, then id
-//   (ContractorRepository.directory without a location), walked in order and stopped after the page
+//   (ContractorStore.directory without a location), walked in order and stopped after the page
 //   instead of sorting the pool. PostgreSQL keys it on name COLLATE "C", the byte order the query asks
 //   for so that both stores list names alike (SQLite's default is byte order).
 // - api_keys_contractor_idx (contractor_id, partial): the sandbox player's queries
-//   (OrderRepository.sandboxOffers and sandboxOrdersIn), run every second in every process, skip the
+//   (OrderStore.sandboxOffers and sandboxOrdersIn), run every second in every process, skip the
 //   contractors that have a key of their own with NOT EXISTS on it.
-// The directory's measured record (ContractorRepository.records) needs no new index: it aggregates
+// The directory's measured record (ContractorStore.records) needs no new index: it aggregates
 // offers by offers_contractor_idx (contractor_id, status) and orders by orders_contractor_idx
 // (contractor_id, status).
 

@@ -2,7 +2,7 @@
 // at-risk and its breached event, UTC text, null until then. Set by the change that fires it, through
 // the order's versioned write, so each fires once however many processes watch the clocks, and a
 // restarted process does not fire it again. A partial index of the open orders serves the watch's scan
-// (order-repository.ts slaWatched), which would otherwise read every order ever received each round; its
+// (order-store.ts slaWatched), which would otherwise read every order ever received each round; its
 // predicate is the scan's own text, so that SQLite, which matches a partial index's WHERE term by term,
 // uses it.
 

@@ -1,4 +1,4 @@
-// The day optimiser's proposals (operations/schedule.ts): what it proposed, for `apply` to carry out by
+// The day optimiser's proposals (operations/pool/schedule.ts): what it proposed, for `apply` to carry out by
 // id from any process, and the orders' versions it was computed from, so that a proposal whose orders
 // changed since is refused instead of applied over the changes.
 

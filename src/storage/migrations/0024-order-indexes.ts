@@ -4,7 +4,7 @@
 // order's transaction and more pages to write at its COMMIT.
 //
 // Replaced: orders_lifecycle_idx (livemode, status, updated_at). Its one reader is the sandbox's sweep
-// (order-repository.ts `sandboxOrdersIn`: livemode 0, a few statuses, updated_at <= cutoff, oldest first),
+// (order-store.ts `sandboxOrdersIn`: livemode 0, a few statuses, updated_at <= cutoff, oldest first),
 // yet every live order entered it, and since updated_at changes on every write of an order, every change
 // of any order rewrote its entry. Now orders_sandbox_idx, the same columns WHERE livemode = 0: the same
 // sweep, and live orders never enter it. The sweep's query states `livemode = 0` as text, as the index's
@@ -22,9 +22,9 @@
 // orders
 // - primary key (id): every read and write of one order (`byId`, the writer's versioned update).
 // - orders_account_idx (account_id, livemode, created_at): `list` with an account, newest first (the
-//   caller's order list, operations/order-list.ts; the simulator's last order).
+//   caller's order list, operations/orders/order-list.ts; the simulator's last order).
 // - orders_evals_idx (livemode, created_at): `list` without an account, newest first: the dispatch team's
-//   orders (operations/dispatcher.ts, the status optional) and the schedule's orders (operations/schedule.ts).
+//   orders (operations/orders/dispatcher-actions.ts, the status optional) and the schedule's orders (operations/pool/schedule.ts).
 // - orders_contractor_idx (contractor_id, status): `ordersOfContractor` (a contractor's jobs), the
 //   contractor directory's record (`records`, by contractor id) and the contractor's current work.
 // - orders_received_idx (livemode, received_at): the evals' sums and histograms over the days not yet

@@ -4,8 +4,8 @@
 
 import { CHECKPOINT_ORIGIN } from "../../audit/signing.js";
 import type { Config } from "../../config.js";
-import { IDEMPOTENCY_KEY_ARGUMENT, IDEMPOTENCY_KEY_HEADER } from "../../operations/idempotency.js";
-import type { AnyOperation, Services } from "../../operations/operation.js";
+import { IDEMPOTENCY_KEY_ARGUMENT, IDEMPOTENCY_KEY_HEADER } from "../../operations/kernel/idempotency.js";
+import type { AnyOperation, Services } from "../../operations/kernel/operation.js";
 import { OPERATIONS } from "../../operations/registry.js";
 import { accessText, objectJsonSchema, underscoreName } from "../agent-call.js";
 

@@ -2,7 +2,7 @@
 // own protocol and (well-formed) Host.
 
 import type { FastifyRequest } from "fastify";
-import type { Services } from "../../operations/operation.js";
+import type { Services } from "../../operations/kernel/operation.js";
 
 const HOST_PATTERN = /^[A-Za-z0-9.-]+(:\d{1,5})?$|^\[[0-9A-Fa-f:.]+\](:\d{1,5})?$/;
 

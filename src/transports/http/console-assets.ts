@@ -9,7 +9,7 @@ import { dirname, extname, join } from "node:path";
 import { fileURLToPath } from "node:url";
 import type { FastifyInstance, FastifyReply } from "fastify";
 import { ApiError } from "../../errors.js";
-import type { Services } from "../../operations/operation.js";
+import type { Services } from "../../operations/kernel/operation.js";
 import { sendProblem } from "./problem-reply.js";
 
 export const CONSOLE_CSP = [

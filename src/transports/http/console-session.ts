@@ -8,8 +8,8 @@ import type { FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
 import { z } from "zod";
 import { csrfMatches, type ResolvedSession } from "../../auth/console-sessions.js";
 import { ApiError, validationError } from "../../errors.js";
-import { type Admission, admit, clientIpPolicy, fieldErrors } from "../../operations/gate.js";
-import type { AnyOperation, Services } from "../../operations/operation.js";
+import { type Admission, admit, clientIpPolicy, fieldErrors } from "../../operations/kernel/gate.js";
+import type { AnyOperation, Services } from "../../operations/kernel/operation.js";
 import { baseUrlOf } from "./base-url.js";
 
 export const SESSION_COOKIE = "fd_console";

@@ -7,7 +7,7 @@
 
 import type { FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
 import { ApiError } from "../../errors.js";
-import type { AnyOperation, OperationContext, Services } from "../../operations/operation.js";
+import type { AnyOperation, OperationContext, Services } from "../../operations/kernel/operation.js";
 
 /** Bytes a stream may have waiting to be sent before it is cut off. */
 const MAX_BUFFERED_BYTES = 1024 * 1024;

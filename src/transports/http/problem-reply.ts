@@ -3,7 +3,7 @@
 
 import type { FastifyError, FastifyReply, FastifyRequest } from "fastify";
 import { ApiError, toProblem } from "../../errors.js";
-import { asApiError } from "../../operations/failures.js";
+import { asApiError } from "../../operations/kernel/failures.js";
 
 function fromFastifyError(error: FastifyError): ApiError | null {
   switch (error.code) {

@@ -1,0 +1,525 @@
+// Runs the work order's commands: reads the state a command needs inside a group-committed transaction,
+// asks the domain (domain/orders/commands.ts) what to do, and hands the change to the one writer
+// (storage/order-writer.ts). Used by the operations, the offer sweeper and the sandbox's simulated
+// contractors alike, so every change of an order takes this one path.
+//
+// After a commit, the contractors' capacity the change took and gave back (its count and its time) is
+// mirrored into this process's contractor index (matching reads it); the store's ledger stays the
+// authority.
+//
+// The time a job takes of its contractor (domain/commitments.ts) is placed by the writer inside the
+// transaction, against the blocks the contractor holds then: where the contractor's calendar and those
+// blocks let it start (inside the window, or from its readiness for as-soon-as-possible work). Strictly
+// for the automatic steps (creation, the cascade's next offer): a contractor without room has no
+// capacity for the job, and the command is decided again without it. A dispatcher's assignment is a
+// person's decision: the job is placed where it fits, else at its window's start (or as soon as the
+// contractor can be there), and the assignment stands.
+
+import { type AuditEntry, sealRecord } from "../../audit/record.js";
+import type { ContractorRefs } from "../../auth/contractor-refs.js";
+import type { Commitment } from "../../domain/commitments.js";
+import { lookupCity, lookupZip, type Point } from "../../domain/geo.js";
+import {
+  arrivalOf,
+  baseTravelMinutes,
+  type MatchRequest,
+  type MatchTime,
+  UNKNOWN_TRAVEL_MINUTES,
+  zoneOffsetsFor,
+} from "../../domain/matching.js";
+import type { CommandContext, ContractorKey, ProgressReport } from "../../domain/orders/commands.js";
+import * as orders from "../../domain/orders/commands.js";
+import type {
+  Actor,
+  Decision,
+  NteRequest,
+  Order,
+  OrderChange,
+  OrderState,
+  Refusal,
+} from "../../domain/orders/order.js";
+import { dueFirings, fireSlaClock } from "../../domain/orders/sla-clocks.js";
+import type { Role } from "../../domain/orders/transitions.js";
+import type { Urgency } from "../../domain/pricing.js";
+import type { ZoneOffsets } from "../../domain/time/calendar.js";
+import { TRADES, type TradeCode } from "../../domain/trades.js";
+import { ApiError } from "../../errors.js";
+import { newSortableId } from "../../ids.js";
+import type { Placement } from "../../storage/order-writer.js";
+import type { WriteTx } from "../../storage/store.js";
+import { outboxEvent, webhookBaseUrl } from "../../webhooks/outbox.js";
+import type { Services } from "../kernel/operation.js";
+import { loggedEvent } from "./event-log.js";
+import { orderSummaryView } from "./order-view.js";
+
+export type OrderServices = Pick<Services, "store" | "pool" | "config" | "refs" | "now">;
+
+/** A committed change, with its sealed audit records (in the change's order). */
+export interface Committed {
+  kind: "committed";
+  change: OrderChange;
+  audit: AuditEntry[];
+  /** The blocks of time the change took, by contractor. */
+  blocks?: Array<[string, Commitment]>;
+}
+
+/** How a command's job is placed in a contractor's time (see the module's comment). */
+export interface Timing {
+  /** No room: no capacity (the automatic steps); false: placed anyway (a dispatcher's assignment). */
+  strict: boolean;
+  /** The job's place, when the caller resolved it already. */
+  point?: Point | null;
+  /** Starts the matcher found for contractors, used when the contractor holds no time in the
+   * transaction (the same answer, not worked out twice). */
+  starts?: ReadonlyMap<string, number>;
+}
+
+export interface RunOptions {
+  /** Checked once the capacity is secured, before anything is written (creation's idempotency claim). */
+  guard?: (tx: WriteTx, committed: Committed) => Promise<boolean>;
+  /** A contractor this process counted as busy before the command (creation's pick): given back after. */
+  tentative?: string | null;
+  /** The block counted with it as held. */
+  tentativeBlock?: Commitment | null;
+  /** How the job is placed in its contractor's time (default: strictly). */
+  timing?: Timing;
+}
+
+/** The problem a refusal answers with. */
+export function refusalError(refusal: Refusal): ApiError {
+  const extra =
+    refusal.currentStatus === undefined
+      ? refusal.extra
+      : { current_status: refusal.currentStatus, ...refusal.extra };
+  return new ApiError(refusal.code, refusal.message, {
+    ...(refusal.errors ? { errors: refusal.errors } : {}),
+    ...(extra ? { extra } : {}),
+  });
+}
+
+function seal(change: OrderChange, refs: ContractorRefs): AuditEntry[] {
+  const order = change.after;
+  const refOf = refs.forAccount(order.account_id);
+  return change.audit.map((fact) =>
+    sealRecord({
+      kind: fact.kind,
+      at: fact.at,
+      accountId: order.account_id,
+      livemode: order.livemode === 1,
+      orderId: order.id,
+      actor: fact.actor,
+      data: fact.data,
+      refOf,
+    }),
+  );
+}
+
+/**
+ * Reads, decides and commits one command in one transaction. Returns the committed change, the refusal,
+ * or "lost" when the guard refused. A contractor found without capacity at commit is taken out and the
+ * command decided again (the cascade moves on as if it had never been free).
+ */
+export async function tryOrderCommand<S>(
+  services: OrderServices,
+  load: (tx: WriteTx) => Promise<S>,
+  decide: (state: S, ctx: CommandContext) => Decision,
+  options: RunOptions = {},
+): Promise<Committed | Refusal | { kind: "lost" }> {
+  const now = services.now();
+  const baseUrl = webhookBaseUrl(services.config);
+  const view = (order: Order) => orderSummaryView(order, { baseUrl, services });
+  let outcome: Committed | Refusal | { kind: "lost" } | undefined;
+  try {
+    outcome = await services.store.write(async (tx) => {
+      const state = await load(tx);
+      const unavailable = new Set<string>();
+      const ctx: CommandContext = {
+        now,
+        unavailable,
+        sandboxPlayed: services.config.SANDBOX_SIMULATION,
+        newId: newSortableId,
+      };
+      for (;;) {
+        const decision = decide(state, ctx);
+        if (decision.kind === "refused") return decision;
+        const committed: Committed = {
+          kind: "committed",
+          change: decision,
+          audit: seal(decision, services.refs),
+        };
+        const order = decision.after;
+        const outbox = decision.event
+          ? await outboxEvent(
+              order,
+              decision.event,
+              () => tx.hasDefaultEndpoint(order.account_id, order.livemode),
+              view,
+            )
+          : null;
+        const guard = options.guard;
+        const place =
+          decision.capacity.take.length > 0
+            ? placementFor(services, order, now, options.timing ?? STRICT)
+            : undefined;
+        const result = await tx.commitOrderChange({
+          change: decision,
+          audit: committed.audit,
+          outbox,
+          logged: loggedEvent(decision),
+          ...(guard ? { guard: () => guard(tx, committed) } : {}),
+          ...(place ? { place } : {}),
+        });
+        if (result.ok) {
+          committed.blocks = result.blocks;
+          return committed;
+        }
+        if (result.reason === "capacity") {
+          unavailable.add(result.contractorId);
+          continue;
+        }
+        if (result.reason === "guard") return { kind: "lost" as const };
+        return {
+          kind: "refused" as const,
+          code: "invalid_transition" as const,
+          message: "The order changed meanwhile; read it again.",
+          currentStatus: decision.before?.status ?? "received",
+        };
+      }
+    });
+  } finally {
+    mirrorCapacity(services, outcome, options.tentative ?? null, options.tentativeBlock ?? null);
+  }
+  return outcome;
+}
+
+const STRICT: Timing = { strict: true };
+const MINUTE_MS = 60_000;
+
+/** The job's time as the order states it (its window, or arrive_by); null for an order made before
+ * orders stated one (migration 0017): it holds no time. */
+function orderTime(order: Order, now: Date): MatchTime | null {
+  const window =
+    order.window_start !== null && order.window_end !== null
+      ? { start: Date.parse(order.window_start), end: Date.parse(order.window_end) }
+      : null;
+  const arriveBy = order.arrive_by === null ? null : Date.parse(order.arrive_by);
+  if (window === null && arriveBy === null) return null;
+  const hours = TRADES[order.trade as TradeCode]?.typicalJobHours ?? 2;
+  return { now: now.getTime(), window, arriveBy, durationMinutes: Math.round(hours * 60) };
+}
+
+function orderPoint(order: Order): Point | null {
+  const zip = order.zip ? lookupZip(order.zip) : undefined;
+  if (zip) return { lat: zip.lat, lon: zip.lon };
+  return order.city ? (lookupCity(order.city, order.state) ?? null) : null;
+}
+
+/** Where the order's job goes in a contractor's time, given the blocks it holds (see the module's
+ * comment); undefined when the order states no time. */
+export function placementFor(
+  services: OrderServices,
+  order: Order,
+  now: Date,
+  timing: Timing,
+): Placement | undefined {
+  const time = orderTime(order, now);
+  if (time === null) return undefined;
+  const point = timing.point !== undefined ? timing.point : orderPoint(order);
+  const req: Pick<MatchRequest, "urgency" | "point" | "time"> = {
+    urgency: order.urgency as Urgency,
+    point,
+    time,
+  };
+  const { index, travel } = services.pool;
+  const duration = time.durationMinutes * MINUTE_MS;
+  const block = (start: number): Commitment => ({ orderId: order.id, start, end: start + duration, point });
+  let zones: ZoneOffsets | undefined;
+  return (contractorId, held) => {
+    const known = timing.starts?.get(contractorId);
+    if (known !== undefined && held.length === 0) return block(known);
+    const c = index.contractorOf(contractorId);
+    const fromBase = c ? baseTravelMinutes(c, point, travel) : UNKNOWN_TRAVEL_MINUTES;
+    zones ??= zoneOffsetsFor(req);
+    const arrival = arrivalOf(c?.calendar, req, c?.responseMinutes ?? 0, fromBase, zones, {
+      held,
+      travel,
+      judgeDeadline: false,
+    });
+    if (arrival?.at != null) return block(arrival.at);
+    if (timing.strict) return null;
+    const ready = time.now + Math.round((c?.responseMinutes ?? 0) + fromBase) * MINUTE_MS;
+    return block(time.window ? Math.max(time.window.start, time.now) : ready);
+  };
+}
+
+/** This process's index follows what the store committed (and forgets a tentative hold). */
+function mirrorCapacity(
+  services: OrderServices,
+  outcome: Committed | Refusal | { kind: "lost" } | undefined,
+  tentative: string | null,
+  tentativeBlock: Commitment | null,
+): void {
+  const index = services.pool.index;
+  if (tentative !== null) {
+    index.releaseJob(tentative);
+    if (tentativeBlock !== null) index.unhold(tentative, tentativeBlock.orderId);
+  }
+  if (outcome?.kind !== "committed") return;
+  const orderId = outcome.change.after.id;
+  const { take, release } = outcome.change.capacity;
+  for (const id of take) index.addJob(id);
+  for (const id of release) {
+    index.releaseJob(id);
+    // Taken and given back at once (assigned to the contractor offered the job): its block stays.
+    if (!take.includes(id)) index.unhold(id, orderId);
+  }
+  for (const [id, block] of outcome.blocks ?? []) index.hold(id, block);
+}
+
+/** As tryOrderCommand, answering a refusal with its problem (the operations' form). */
+export async function runOrderCommand<S>(
+  services: OrderServices,
+  load: (tx: WriteTx) => Promise<S>,
+  decide: (state: S, ctx: CommandContext) => Decision,
+  timing?: Timing,
+): Promise<Committed> {
+  const outcome = await tryOrderCommand(services, load, decide, timing ? { timing } : {});
+  if (outcome.kind === "refused") throw refusalError(outcome);
+  if (outcome.kind === "lost") throw new Error("a command without a guard lost its guard");
+  return outcome;
+}
+
+// --- What the commands read ---------------------------------------------------------------------------
+
+/** An order and its offers, the order locked until COMMIT (where the store locks rows). */
+export async function loadOrder(
+  services: OrderServices,
+  tx: WriteTx,
+  orderId: string,
+): Promise<OrderState | null> {
+  const order = await services.store.orders.byId(orderId, tx, true);
+  return order ? { order, offers: await services.store.orders.offersOf(order.id, tx) } : null;
+}
+
+/** The order an offer belongs to, with its offers. */
+async function loadByOffer(
+  services: OrderServices,
+  tx: WriteTx,
+  offerId: string,
+): Promise<OrderState | null> {
+  const offer = await services.store.orders.offerById(offerId, tx);
+  return offer ? loadOrder(services, tx, offer.order_id) : null;
+}
+
+function present(state: OrderState | null, orderId: string): OrderState {
+  if (!state) throw new Error(`order ${orderId} vanished`);
+  return state;
+}
+
+// --- The commands -------------------------------------------------------------------------------------
+
+/** A contractor accepts its pending offer. */
+export async function acceptOffer(
+  services: OrderServices,
+  contractor: ContractorKey,
+  offerId: string,
+  actor: Actor,
+): Promise<Order> {
+  const done = await runOrderCommand(
+    services,
+    (tx) => loadByOffer(services, tx, offerId),
+    (state, ctx) => orders.acceptOffer(state, { offerId, contractor, actor }, ctx),
+  );
+  // An acceptance after respond_by breaches the respond clock.
+  await fireSlaClocksAfter(services, done.change.after);
+  return done.change.after;
+}
+
+/** A contractor declines its pending offer: the job moves to the next contractor at once. */
+export async function declineOffer(
+  services: OrderServices,
+  contractor: ContractorKey,
+  offerId: string,
+  reason: string | null,
+  actor: Actor,
+): Promise<void> {
+  await runOrderCommand(
+    services,
+    (tx) => loadByOffer(services, tx, offerId),
+    (state, ctx) =>
+      orders.settleOffer(state, { offerId, outcome: "declined", actor, reason, decliner: contractor }, ctx),
+  );
+}
+
+/**
+ * Settles a pending offer without its contractor's word: expired (the sweeper), or declined for it (the
+ * sandbox). False when the offer was no longer pending (settled meanwhile) or not yet due.
+ */
+export async function settleOffer(
+  services: OrderServices,
+  offerId: string,
+  outcome: "declined" | "expired",
+  actor: Actor,
+  reason: string | null = null,
+): Promise<boolean> {
+  const result = await tryOrderCommand(
+    services,
+    (tx) => loadByOffer(services, tx, offerId),
+    (state, ctx) => orders.settleOffer(state, { offerId, outcome, actor, reason }, ctx),
+  );
+  return result.kind === "committed";
+}
+
+/** The contractor on the job reports its progress. */
+export async function reportProgress(
+  services: OrderServices,
+  contractor: ContractorKey,
+  orderId: string,
+  report: ProgressReport,
+  actor: Actor,
+): Promise<Order> {
+  const done = await runOrderCommand(
+    services,
+    (tx) => loadOrder(services, tx, orderId),
+    (state, ctx) => orders.reportProgress(state, { orderId, contractor, report, actor }, ctx),
+  );
+  // An ETA after the deadline puts the arrive clock at risk at once; an arrival after it breaches it.
+  await fireSlaClocksAfter(services, done.change.after);
+  return done.change.after;
+}
+
+/**
+ * Fires the order's service-level clocks that are due now, one change (and one event) each; returns how
+ * many this call fired. Another process firing the same clock first leaves this one nothing due.
+ */
+export async function fireSlaClocks(services: OrderServices, orderId: string): Promise<number> {
+  let fired = 0;
+  // At most a risk and a breach per clock: the bound only guards against a rule that never settles.
+  for (let i = 0; i < 4; i++) {
+    const outcome = await tryOrderCommand(
+      services,
+      (tx) => loadOrder(services, tx, orderId),
+      (state, ctx) => fireSlaClock(state, { actor: "system:sla" }, ctx),
+    );
+    if (outcome.kind !== "committed") break;
+    fired++;
+  }
+  return fired;
+}
+
+/** The clocks evaluated right after a change that may make one due. The change is committed already:
+ * a failure here must not fail it, and the SLA watch's next round evaluates the same clocks. */
+async function fireSlaClocksAfter(services: OrderServices, order: Order): Promise<void> {
+  // Judged on the committed order first, so that a change with nothing due costs no second write.
+  if (dueFirings(order, services.now()).length === 0) return;
+  try {
+    await fireSlaClocks(services, order.id);
+  } catch {
+    // Left to the SLA watch (workers/sla-watch.ts), which retries every SLA_WATCH_INTERVAL_MS.
+  }
+}
+
+/** The contractor on an active job asks for a higher NTE. */
+export async function requestNte(
+  services: OrderServices,
+  contractor: ContractorKey,
+  orderId: string,
+  cents: number,
+  reason: string,
+  actor: Actor,
+): Promise<NteRequest> {
+  const done = await runOrderCommand(
+    services,
+    async (tx) => {
+      const state = await loadOrder(services, tx, orderId);
+      return { state, requests: state ? await services.store.orders.nteRequests(orderId, tx) : [] };
+    },
+    ({ state, requests }, ctx) =>
+      orders.requestNte(state, { orderId, contractor, cents, reason, actor, requests }, ctx),
+  );
+  const row = done.change.nte.create;
+  if (!row) throw new Error("an NTE request was committed without its row");
+  return row;
+}
+
+/** The contractor invoices a completed job, within the NTE in force. */
+export async function invoice(
+  services: OrderServices,
+  contractor: ContractorKey,
+  orderId: string,
+  cents: number,
+  actor: Actor,
+): Promise<Order> {
+  const done = await runOrderCommand(
+    services,
+    (tx) => loadOrder(services, tx, orderId),
+    (state, ctx) => orders.invoiceJob(state, { orderId, contractor, cents, actor }, ctx),
+  );
+  return done.change.after;
+}
+
+/** The caller (or a dispatcher) cancels an order it may see. */
+export async function cancelOrder(
+  services: OrderServices,
+  orderId: string,
+  reason: string | null,
+  role: Role,
+  actor: Actor,
+): Promise<Order> {
+  const done = await runOrderCommand(
+    services,
+    (tx) => loadOrder(services, tx, orderId),
+    (state, ctx) => orders.cancelOrder(present(state, orderId), { role, reason, actor }, ctx),
+  );
+  return done.change.after;
+}
+
+/** A dispatcher assigns or reassigns a contractor by hand (an override). */
+export async function assign(
+  services: OrderServices,
+  orderId: string,
+  livemode: boolean,
+  contractorId: string,
+  reason: string,
+  actor: Actor,
+  complianceOverride: string | null = null,
+): Promise<Order> {
+  const done = await runOrderCommand(
+    services,
+    async (tx) => ({
+      contractor: await services.store.contractors.standing(contractorId, tx),
+      state: await loadOrder(services, tx, orderId),
+    }),
+    ({ contractor, state }, ctx) =>
+      orders.assignContractor(
+        state,
+        { orderId, livemode, contractorId, contractor, reason, complianceOverride, actor },
+        ctx,
+      ),
+    { strict: false },
+  );
+  // An assignment after respond_by is the first acceptance come late: the respond clock's breach.
+  await fireSlaClocksAfter(services, done.change.after);
+  return done.change.after;
+}
+
+/** The caller approves or rejects an NTE increase. */
+export async function decideNte(
+  services: OrderServices,
+  orderId: string,
+  requestId: string,
+  decision: "approved" | "rejected",
+  reason: string | null,
+  actor: Actor,
+): Promise<Order> {
+  const done = await runOrderCommand(
+    services,
+    async (tx) => ({
+      state: present(await loadOrder(services, tx, orderId), orderId),
+      request: await services.store.orders.nteRequestById(requestId, tx),
+    }),
+    ({ state, request }, ctx) =>
+      orders.decideNte(state, { request, requestId, decision, reason, actor }, ctx),
+  );
+  return done.change.after;
+}

@@ -1,0 +1,329 @@
+// The contractor's side: its offers and jobs, accepting or declining an offer, reporting progress,
+// asking for a higher NTE and invoicing.
+// A contractor key sees only its own offers and jobs, and of a caller only what the job needs (where,
+// what, the NTE; the street address once the job is accepted), never the account or its references.
+
+import { z } from "zod";
+import type { OffersTable, OrdersTable } from "../../storage/schema.js";
+import { contractorOf, defineOperation } from "../kernel/operation.js";
+import { acceptOffer, declineOffer, invoice, reportProgress, requestNte } from "./command-runner.js";
+import { ORDER_STATUSES, orderServiceTimeShape, serviceTimeOf } from "./order-view.js";
+
+const jobBase = {
+  order_id: z.string(),
+  trade: z.string(),
+  urgency: z.string(),
+  description: z.string(),
+  location: z.object({ state: z.string(), zip: z.string().nullable(), city: z.string().nullable() }),
+  nte_cents: z.number().int().nullable().describe("Not-to-exceed amount the caller set, if any."),
+  estimated_cost_cents: z.number().int(),
+  // When to be there: the window, or the urgency's respond_by and arrive_by.
+  ...orderServiceTimeShape,
+};
+
+export const contractorOfferSchema = z
+  .object({
+    offer_id: z.string(),
+    attempt: z
+      .number()
+      .int()
+      .describe("1 when you are the first contractor offered this job, 2 the next, ..."),
+    offered_at: z.iso.datetime(),
+    deadline_at: z.iso
+      .datetime()
+      .describe("Accept before this time, or the job goes to the next contractor."),
+    ...jobBase,
+  })
+  .meta({ id: "ContractorOffer" });
+
+export const contractorJobSchema = z
+  .object({
+    ...jobBase,
+    status: z.enum(ORDER_STATUSES),
+    address: z.string().nullable(),
+    location_name: z.string().nullable(),
+    accepted_at: z.iso.datetime().nullable(),
+    eta_at: z.iso.datetime().nullable(),
+  })
+  .meta({ id: "ContractorJob" });
+
+function job(order: OrdersTable) {
+  return {
+    order_id: order.id,
+    trade: order.trade,
+    urgency: order.urgency,
+    description: order.description,
+    location: { state: order.state, zip: order.zip, city: order.city },
+    nte_cents: order.nte_cents === null ? null : Number(order.nte_cents),
+    estimated_cost_cents: Number(order.estimated_cost_cents),
+    ...serviceTimeOf(order),
+  };
+}
+
+export function offerView(offer: OffersTable, order: OrdersTable) {
+  return {
+    offer_id: offer.id,
+    attempt: Number(offer.attempt),
+    offered_at: offer.offered_at,
+    deadline_at: offer.deadline_at,
+    ...job(order),
+  };
+}
+
+export function jobView(order: OrdersTable) {
+  return {
+    ...job(order),
+    status: order.status as (typeof ORDER_STATUSES)[number],
+    address: order.address,
+    location_name: order.location_name,
+    accepted_at: order.accepted_at ?? null,
+    eta_at: order.eta_at ?? null,
+  };
+}
+
+export const contractorOffersOperation = defineOperation({
+  id: "contractorOffers",
+  name: "contractor.offers",
+  summary: "List your pending offers",
+  description:
+    "The jobs offered to you that wait for your answer, newest first, each with its deadline. Accept or " +
+    "decline before the deadline; after it, the job goes to the next contractor.",
+  access: "contractor",
+  effect: "read",
+  limit: "key",
+  http: { method: "GET", path: "/api/contractor/v1/offers", input: "query" },
+  input: z.strictObject({}),
+  output: z.object({ offers: z.array(contractorOfferSchema) }).meta({ id: "ContractorOfferList" }),
+  example: {},
+  async handler(ctx) {
+    const { store } = ctx.services;
+    const { contractorId, livemode } = contractorOf(ctx);
+    const offers = await store.orders.offersOfContractor(contractorId, livemode, "pending", 200);
+    const orders = new Map((await store.orders.byIds(offers.map((o) => o.order_id))).map((o) => [o.id, o]));
+    return {
+      offers: offers.flatMap((o) => {
+        const order = orders.get(o.order_id);
+        return order ? [offerView(o, order)] : [];
+      }),
+    };
+  },
+});
+
+export const contractorJobsOperation = defineOperation({
+  id: "contractorJobs",
+  name: "contractor.jobs",
+  summary: "List your jobs",
+  description:
+    "The jobs you hold, newest first, with the address: by default the active ones (accepted, en route or " +
+    "on site); with status=completed, the jobs you completed that still wait for your invoice.",
+  access: "contractor",
+  effect: "read",
+  limit: "key",
+  http: { method: "GET", path: "/api/contractor/v1/jobs", input: "query" },
+  input: z.strictObject({
+    status: z
+      .enum(["active", "completed"], { error: "status must be active or completed" })
+      .default("active")
+      .describe("active (the default): accepted, en route or on site; completed: waiting for your invoice."),
+  }),
+  output: z.object({ jobs: z.array(contractorJobSchema) }).meta({ id: "ContractorJobList" }),
+  example: {},
+  async handler(ctx, input) {
+    const { contractorId, livemode } = contractorOf(ctx);
+    const orders = await ctx.services.store.orders.ordersOfContractor(
+      contractorId,
+      livemode,
+      input.status === "completed" ? ["completed"] : ["accepted", "en_route", "on_site"],
+      200,
+    );
+    return { jobs: orders.map(jobView) };
+  },
+});
+
+export const contractorAcceptOperation = defineOperation({
+  id: "contractorAcceptOffer",
+  name: "contractor.accept_offer",
+  summary: "Accept an offer",
+  description: "Takes the job offered to you. 409 invalid_transition once the offer expired or was settled.",
+  access: "contractor",
+  effect: "write",
+  limit: "key",
+  http: { method: "POST", path: "/api/contractor/v1/offers/accept", input: "body" },
+  problems: [404, 409],
+  input: z.strictObject({ offer_id: z.string().min(1).max(64).describe("The offer_id from your offers.") }),
+  output: contractorJobSchema,
+  example: { offer_id: "ofr_0VberZOdAb12Cd34Ef56" },
+  async handler(ctx, input) {
+    const contractor = contractorOf(ctx);
+    const order = await acceptOffer(
+      ctx.services,
+      contractor,
+      input.offer_id,
+      `contractor:${contractor.contractorId}`,
+    );
+    return jobView(order);
+  },
+});
+
+export const contractorDeclineOperation = defineOperation({
+  id: "contractorDeclineOffer",
+  name: "contractor.decline_offer",
+  summary: "Decline an offer",
+  description: "Turns the job down; it goes to the next contractor in the ranking at once.",
+  access: "contractor",
+  effect: "destructive",
+  limit: "key",
+  http: { method: "POST", path: "/api/contractor/v1/offers/decline", input: "body" },
+  problems: [404, 409],
+  input: z.strictObject({
+    offer_id: z.string().min(1).max(64),
+    reason: z.string().max(500).optional().describe("Why, if you wish to say."),
+  }),
+  output: z.object({ offer_id: z.string(), status: z.literal("declined") }).meta({ id: "DeclinedOffer" }),
+  example: { offer_id: "ofr_0VberZOdAb12Cd34Ef56", reason: "fully booked today" },
+  async handler(ctx, input) {
+    const contractor = contractorOf(ctx);
+    await declineOffer(
+      ctx.services,
+      contractor,
+      input.offer_id,
+      input.reason ?? null,
+      `contractor:${contractor.contractorId}`,
+    );
+    return { offer_id: input.offer_id, status: "declined" as const };
+  },
+});
+
+export const contractorReportOperation = defineOperation({
+  id: "contractorReportStatus",
+  name: "contractor.report_status",
+  summary: "Report a job's progress",
+  description:
+    "Moves your job on: en_route (with eta_minutes), on_site, completed (with final_cost_cents) or " +
+    "cannot_complete (with a reason). Only the next steps of the order's status are possible: anything " +
+    "else answers 409 invalid_transition naming the current status.",
+  access: "contractor",
+  effect: "destructive",
+  limit: "key",
+  http: { method: "POST", path: "/api/contractor/v1/jobs/status", input: "body" },
+  problems: [404, 409],
+  input: z.discriminatedUnion("status", [
+    z.strictObject({
+      order_id: z.string().min(1).max(64),
+      status: z.literal("en_route"),
+      eta_minutes: z
+        .number()
+        .int()
+        .min(1)
+        .max(24 * 60)
+        .describe("Minutes until you arrive."),
+    }),
+    z.strictObject({ order_id: z.string().min(1).max(64), status: z.literal("on_site") }),
+    z.strictObject({
+      order_id: z.string().min(1).max(64),
+      status: z.literal("completed"),
+      final_cost_cents: z.number().int().min(0).max(100_000_000).describe("What the work cost, in cents."),
+    }),
+    z.strictObject({
+      order_id: z.string().min(1).max(64),
+      status: z.literal("cannot_complete"),
+      reason: z.string().min(1).max(1000),
+    }),
+  ]),
+  output: contractorJobSchema,
+  example: { order_id: "ord_0VberZOdAb12Cd34Ef56", status: "en_route", eta_minutes: 25 },
+  async handler(ctx, input) {
+    const contractor = contractorOf(ctx);
+    const { order_id, ...report } = input;
+    const order = await reportProgress(
+      ctx.services,
+      contractor,
+      order_id,
+      report,
+      `contractor:${contractor.contractorId}`,
+    );
+    return jobView(order);
+  },
+});
+
+export const contractorNteRequestOperation = defineOperation({
+  id: "contractorRequestNte",
+  name: "contractor.request_nte",
+  summary: "Ask for a higher NTE",
+  description:
+    "On an active job with an NTE, asks the caller to raise it (the caller approves or rejects). One " +
+    "request may wait at a time; the amount must exceed the NTE in force.",
+  access: "contractor",
+  effect: "write",
+  limit: "key",
+  http: { method: "POST", path: "/api/contractor/v1/jobs/nte-request", input: "body" },
+  problems: [404, 409],
+  input: z.strictObject({
+    order_id: z.string().min(1).max(64),
+    requested_nte_cents: z.number().int().min(1).max(100_000_000).describe("The NTE you ask for, in cents."),
+    reason: z.string().min(1).max(1000).describe("What makes the job cost more."),
+  }),
+  output: z
+    .object({
+      request_id: z.string(),
+      order_id: z.string(),
+      requested_cents: z.number().int(),
+      status: z.literal("pending"),
+      created_at: z.iso.datetime(),
+    })
+    .meta({ id: "NteRequest" }),
+  example: {
+    order_id: "ord_0VberZOdAb12Cd34Ef56",
+    requested_nte_cents: 60_000,
+    reason: "corroded supply line",
+  },
+  async handler(ctx, input) {
+    const contractor = contractorOf(ctx);
+    const row = await requestNte(
+      ctx.services,
+      contractor,
+      input.order_id,
+      input.requested_nte_cents,
+      input.reason,
+      `contractor:${contractor.contractorId}`,
+    );
+    return {
+      request_id: row.id,
+      order_id: row.order_id,
+      requested_cents: Number(row.requested_cents),
+      status: "pending" as const,
+      created_at: row.created_at,
+    };
+  },
+});
+
+export const contractorInvoiceOperation = defineOperation({
+  id: "contractorInvoice",
+  name: "contractor.invoice",
+  summary: "Invoice a completed job",
+  description:
+    "Invoices a completed job. The amount may not exceed the NTE in force (the caller's, or the last " +
+    "increase the caller approved): over it, 409 nte_exceeded; ask for an increase first.",
+  access: "contractor",
+  effect: "write",
+  limit: "key",
+  http: { method: "POST", path: "/api/contractor/v1/jobs/invoice", input: "body" },
+  problems: [404, 409],
+  input: z.strictObject({
+    order_id: z.string().min(1).max(64),
+    amount_cents: z.number().int().min(0).max(100_000_000).describe("The invoice total, in cents."),
+  }),
+  output: contractorJobSchema,
+  example: { order_id: "ord_0VberZOdAb12Cd34Ef56", amount_cents: 41_250 },
+  async handler(ctx, input) {
+    const contractor = contractorOf(ctx);
+    const order = await invoice(
+      ctx.services,
+      contractor,
+      input.order_id,
+      input.amount_cents,
+      `contractor:${contractor.contractorId}`,
+    );
+    return jobView(order);
+  },
+});

@@ -1,0 +1,243 @@
+// dispatchOrder: creates a durable work order and auto-matches a contractor. Idempotent: with a caller's key
+// the order's response is stored under it in the order's own transaction (idempotency.ts).
+
+import { z } from "zod";
+import { AVAILABILITY_MAX_DAYS } from "../../domain/availability.js";
+import { type CreateOrder, createOrder } from "../../domain/orders/commands.js";
+import { ApiError } from "../../errors.js";
+import { newSortableId } from "../../ids.js";
+import type { OrdersTable } from "../../storage/schema.js";
+import { checkWebhookUrl } from "../../webhooks/targets.js";
+import { defineOperation, principalOf } from "../kernel/operation.js";
+import {
+  nteSchema,
+  orderLocationSchema,
+  serviceWindowSchema,
+  tradeSchema,
+  urgencySchema,
+} from "../kernel/schemas.js";
+import { nextFreeWindows, timedMatch, windowView } from "../matching/availability.js";
+import { matchDecision, sealRef } from "../matching/decision-records.js";
+import { cascadeCandidates, resolveJob, resolveJobTime } from "../matching/job.js";
+import { tryOrderCommand } from "./command-runner.js";
+import { recordDispatchLatency } from "./dispatch-latency.js";
+import { type OrderView, orderSchema, orderView } from "./order-view.js";
+
+export const orderInput = z
+  .strictObject({
+    trade: tradeSchema,
+    location: orderLocationSchema,
+    description: z
+      .string({ error: "description is required" })
+      .min(1, { error: "description must not be empty" })
+      .max(5000, { error: "description must be at most 5000 characters" })
+      .refine((s) => s.trim().length > 0, { error: "description must not be blank" }),
+    urgency: urgencySchema,
+    nte_cents: nteSchema.optional(),
+    callback_url: z
+      .url({ protocol: /^https?$/, error: "callback_url must be an absolute http(s) URL" })
+      .max(2048, { error: "callback_url must be at most 2048 characters" })
+      .optional(),
+    reference_id: z.string().max(255, { error: "reference_id must be at most 255 characters" }).optional(),
+    service_window: serviceWindowSchema.optional(),
+  })
+  .meta({ id: "OrderRequest" });
+
+export const orderOperation = defineOperation({
+  id: "dispatchOrder",
+  name: "dispatch.order",
+  summary: "Create a work order",
+  description:
+    "Creates a durable work order and automatically matches the best eligible contractor from the active " +
+    "pool. Returns the order id, the masked contractor handle, a status URL, the job's time zone and the time " +
+    "promised (arrival window, or respond_by and arrive_by). Send an idempotency key to " +
+    "retry safely. When no contractor is eligible the order is still created with status " +
+    "needs_dispatcher, except for an order naming a service_window: that answers 409 window_unavailable " +
+    "with the next free windows (`alternatives`, as dispatch.availability gives them) and creates nothing.",
+  access: "key",
+  effect: "write",
+  limit: "key",
+  http: { method: "POST", path: "/api/dispatch/v1/order", input: "body" },
+  problems: [409],
+  idempotent: true,
+  input: orderInput,
+  output: orderSchema,
+  example: {
+    trade: "plumbing",
+    location: { state: "TX", zip: "78701", address: "500 Congress Ave", name: "Store #42" },
+    description: "Kitchen sink leaking under the cabinet",
+    urgency: "urgent",
+    nte_cents: 45000,
+    reference_id: "WO-1042",
+  },
+  async handler(ctx, input) {
+    const principal = principalOf(ctx);
+    const { services } = ctx;
+    if (input.callback_url !== undefined)
+      checkWebhookUrl(input.callback_url, "callback_url", principal.livemode, services.config);
+    const requestedAt = services.now();
+    const requested = resolveJobTime(input, requestedAt);
+    const matchStartHr = process.hrtime.bigint();
+    // Scheduled work without a window is matched into the earliest window the pool can serve.
+    const { job, time, result } = timedMatch(
+      services,
+      resolveJob(input, requestedAt),
+      requested,
+      principal.livemode,
+      requestedAt,
+    );
+    const matchedHr = process.hrtime.bigint();
+    const candidates = await cascadeCandidates(services, job, principal.livemode, result);
+    // The caller named a window no contractor can take any more (it filled since availability, or was
+    // never free): say so with the next free ones, rather than queue the order for a dispatcher.
+    const windowUnavailable = () => {
+      const window = time.window as NonNullable<typeof time.window>;
+      const next = nextFreeWindows(services, job, time.timeZone, window, principal.livemode, services.now());
+      return new ApiError(
+        "window_unavailable",
+        "No eligible contractor can take the job in service_window any more: name one of `alternatives` " +
+          "(POST /api/dispatch/v1/availability lists more).",
+        {
+          errors: [
+            { field: "service_window", code: "window_unavailable", message: "window no longer available" },
+          ],
+          extra: { time_zone: time.timeZone, alternatives: next.map(windowView) },
+        },
+      );
+    };
+    if (time.window !== null && candidates.length === 0) throw windowUnavailable();
+    // Count the best candidate as busy in this process now, in the same tick as the match, so that
+    // concurrent orders of this process look further down; the store's capacity decides at commit.
+    const tentative = result.chosen?.contractor.id ?? null;
+    const id = newSortableId("ord");
+    const durationMs = (job.time?.durationMinutes ?? 0) * 60_000;
+    const startAt = result.chosen?.startAt ?? null;
+    const tentativeBlock =
+      tentative !== null && startAt !== null
+        ? { orderId: id, start: startAt, end: startAt + durationMs, point: job.point }
+        : null;
+    if (tentative !== null) services.pool.index.addJob(tentative);
+    if (tentative !== null && tentativeBlock !== null) services.pool.index.hold(tentative, tentativeBlock);
+    const now = services.now();
+    const nowIso = now.toISOString();
+    const actor = `key:${principal.keyId}` as const;
+    const draft: OrdersTable = {
+      id,
+      account_id: principal.accountId,
+      livemode: principal.livemode ? 1 : 0,
+      status: "received",
+      trade: job.trade,
+      urgency: job.urgency,
+      state: job.state,
+      zip: input.location.zip ?? null,
+      city: input.location.city ?? null,
+      address: input.location.address ?? null,
+      location_name: input.location.name ?? null,
+      description: input.description,
+      nte_cents: job.nteCents,
+      callback_url: input.callback_url ?? null,
+      reference_id: input.reference_id ?? null,
+      contractor_id: null,
+      estimated_cost_cents: job.modelPrice.total_cents,
+      currency: "USD",
+      eta_tier: null,
+      match_score: null,
+      received_at: ctx.receivedAt.toISOString(),
+      matched_at: null,
+      dispatch_latency_ms: null,
+      created_at: nowIso,
+      updated_at: nowIso,
+      // The cascade's order: the ranked candidates, best first.
+      ranking: JSON.stringify(candidates.map((c) => c.contractor.id)),
+      accepted_at: null,
+      eta_at: null,
+      completed_at: null,
+      final_cost_cents: null,
+      // Scheduled work that no contractor can take in any window of the search: say why it waits.
+      status_reason:
+        time.earliest === null
+          ? `no contractor can take a window in the next ${AVAILABILITY_MAX_DAYS} days: the service's ` +
+            "booking rule's window is stated and a dispatcher books the job"
+          : null,
+      nte_approved_cents: null,
+      invoice_cents: null,
+      invoiced_at: null,
+      // The command sets these for a new order.
+      matching_time_ms: null,
+      first_accepted_at: null,
+      offers_made: 0,
+      offers_declined: 0,
+      offers_expired: 0,
+      accepted_offer_attempt: null,
+      manual_dispatch_count: 0,
+      redispatch_count: 0,
+      // The command states the time promised.
+      time_zone: null,
+      window_start: null,
+      window_end: null,
+      window_source: null,
+      respond_by: null,
+      arrive_by: null,
+    };
+    const command: CreateOrder = {
+      draft,
+      candidates: candidates.map((c) => ({
+        contractorId: c.contractor.id,
+        priceCents: c.price.total_cents,
+        etaTier: c.etaTier,
+        score: c.score,
+      })),
+      modelPriceCents: job.modelPrice.total_cents,
+      matchingTimeMs: Number(matchedHr - matchStartHr) / 1e6,
+      actor,
+      // Sealed with the caller's contact details and bookkeeping as disclosures (audit/redaction.ts).
+      createdData: {
+        input: ctx.rawInput,
+        idempotency_key: ctx.idempotency?.key ?? null,
+        reference_id: draft.reference_id,
+      },
+      decisionData: matchDecision(result),
+      time,
+    };
+    let view: OrderView | undefined;
+    const outcome = await tryOrderCommand(
+      services,
+      async () => null,
+      (_none, commandCtx) =>
+        // Every candidate's capacity went to concurrent orders before this one committed.
+        time.window !== null && command.candidates.every((c) => commandCtx.unavailable.has(c.contractorId))
+          ? { kind: "refused", code: "window_unavailable", message: "window filled" }
+          : createOrder(command, commandCtx),
+      {
+        tentative,
+        tentativeBlock,
+        // The job's place and the starts the match found: the writer places the job with them.
+        timing: {
+          strict: true,
+          point: job.point,
+          starts: new Map(
+            candidates.flatMap((c) => (c.startAt === null ? [] : [[c.contractor.id, c.startAt] as const])),
+          ),
+        },
+        guard: async (tx, { change, audit }) => {
+          view = orderView(
+            change.after,
+            ctx,
+            audit.map((a) => sealRef(ctx.baseUrl, a.seal, a.kind, a.created_at)),
+          );
+          // Another process stored this key first: its order stands, ours is not written.
+          return ctx.idempotency ? ctx.idempotency.claim(tx, view, id) : true;
+        },
+      },
+    );
+    // Only a lost idempotency claim writes nothing: the gate answers with the winner's response.
+    if (outcome.kind === "lost") return null as never;
+    if (outcome.kind === "refused" && outcome.code === "window_unavailable") throw windowUnavailable();
+    if (outcome.kind === "refused" || view === undefined) throw new Error("order creation was refused");
+    // The runner returns once the group commit is durable: the first offer, if any, is committed now.
+    if (outcome.change.offers.create.length > 0) {
+      recordDispatchLatency(services, id, Number(process.hrtime.bigint() - ctx.receivedHr) / 1e6);
+    }
+    return view;
+  },
+});

@@ -1,0 +1,246 @@
+// The dispatch team's side (dispatcher keys): every account's orders by status, assigning or reassigning
+// a contractor by hand (an override, with a reason, counted in the human-override rate), cancelling, and
+// the contractor pool's flags. A dispatcher key works in its own mode: live keys on live orders and the
+// live pool, test keys on the sandbox.
+
+import { z } from "zod";
+import { sealRecord } from "../../audit/record.js";
+import { ApiError } from "../../errors.js";
+import type { OrdersTable } from "../../storage/schema.js";
+import { defineOperation, principalOf } from "../kernel/operation.js";
+import {
+  cursorSchema,
+  orderPosition,
+  orderPositionOf,
+  pageLimitSchema,
+  pageOf,
+} from "../kernel/pagination.js";
+import { contractorIdSchema } from "../kernel/schemas.js";
+import { assign, cancelOrder } from "./command-runner.js";
+import {
+  ORDER_STATUSES,
+  orderCoordinates,
+  orderCoordinatesShape,
+  orderSchema,
+  orderSummaryView,
+  type ViewContext,
+} from "./order-view.js";
+
+const CURSOR_KIND = "d1";
+
+const dispatcherOrderSchema = orderSchema
+  .omit({ seals: true, seal: true, nte_requests: true })
+  .extend({
+    account_id: z.string().describe("The caller's account."),
+    contractor_id: z
+      .string()
+      .nullable()
+      .describe("The contractor offered or holding the job (contractor_ref is the account's handle of it)."),
+    offer_deadline_at: z.iso
+      .datetime()
+      .nullable()
+      .describe("While the order is offered: when the pending offer lapses and the job moves on; else null."),
+    ...orderCoordinatesShape,
+  })
+  .meta({ id: "DispatcherOrder" });
+
+/** An order as the dispatch team sees it; `offerDeadline`: its pending offer's, while it is offered. */
+export function dispatcherOrderView(row: OrdersTable, at: ViewContext, offerDeadline: string | null = null) {
+  const view = orderSummaryView(row, at);
+  return {
+    ...view,
+    account_id: row.account_id,
+    contractor_id: row.contractor_id,
+    offer_deadline_at: row.status === "offered" ? offerDeadline : null,
+    ...orderCoordinates(row),
+  };
+}
+
+const reasonSchema = z.string().min(1).max(1000).describe("Why: recorded in the audit log with the change.");
+
+export const dispatcherOrdersOperation = defineOperation({
+  id: "dispatcherOrders",
+  name: "dispatcher.orders",
+  summary: "List every account's orders",
+  description:
+    "Orders of every account in the key's mode, newest first, filtered by status (needs_dispatcher for the " +
+    "queue a human must take). Page with next_cursor.",
+  access: "dispatcher",
+  effect: "read",
+  limit: "key",
+  http: { method: "GET", path: "/api/dispatcher/v1/orders", input: "query" },
+  input: z.strictObject({
+    status: z
+      .enum(ORDER_STATUSES, { error: () => `status must be one of: ${ORDER_STATUSES.join(", ")}` })
+      .optional(),
+    cursor: cursorSchema,
+    limit: pageLimitSchema,
+  }),
+  output: z
+    .object({ orders: z.array(dispatcherOrderSchema), next_cursor: z.string().nullable() })
+    .meta({ id: "DispatcherOrderPage" }),
+  example: { status: "needs_dispatcher", limit: 50 },
+  async handler(ctx, input) {
+    const principal = principalOf(ctx);
+    const rows = await ctx.services.store.orders.list({
+      livemode: principal.livemode,
+      status: input.status,
+      before: orderPosition(input.cursor, CURSOR_KIND),
+      limit: input.limit + 1,
+    });
+    const { page, next_cursor } = pageOf(rows, input.limit, CURSOR_KIND, orderPositionOf);
+    const offered = page.filter((row) => row.status === "offered").map((row) => row.id);
+    const deadlines = new Map(
+      (await ctx.services.store.orders.pendingOffersOf(offered)).map((o) => [o.order_id, o.deadline_at]),
+    );
+    return {
+      orders: page.map((row) => dispatcherOrderView(row, ctx, deadlines.get(row.id) ?? null)),
+      next_cursor,
+    };
+  },
+});
+
+export const dispatcherAssignOperation = defineOperation({
+  id: "dispatcherAssign",
+  name: "dispatcher.assign",
+  summary: "Assign or reassign a contractor by hand",
+  description:
+    "Gives the job to a contractor of the pool (an override, counted in the human-override rate): from " +
+    "offered, needs_dispatcher or cannot_complete, or away from the contractor holding it (accepted, " +
+    "en_route). The order becomes accepted. 409 contractor_unavailable when the contractor is inactive, " +
+    "excluded or at capacity; 409 contractor_not_compliant when its insurance or license is expired or not " +
+    "verified on the day (the problem's `compliance` lists each document and its date), unless " +
+    "compliance_override_reason says why it gets the job anyway (audited with the assignment); 409 " +
+    "invalid_transition otherwise.",
+  access: "dispatcher",
+  effect: "destructive",
+  limit: "key",
+  http: { method: "POST", path: "/api/dispatcher/v1/orders/assign", input: "body" },
+  problems: [404, 409],
+  input: z.strictObject({
+    order_id: z.string().min(1).max(64),
+    contractor_id: contractorIdSchema,
+    reason: reasonSchema,
+    compliance_override_reason: z
+      .string()
+      .min(1)
+      .max(1000)
+      .optional()
+      .describe(
+        "Only to assign a contractor whose insurance or license is expired or not verified: why it gets " +
+          "the job anyway. Recorded in the order.assigned audit record with the documents at fault; " +
+          "without it such an assignment answers 409 contractor_not_compliant.",
+      ),
+  }),
+  output: dispatcherOrderSchema,
+  example: {
+    order_id: "ord_0VberZOdAb12Cd34Ef56",
+    contractor_id: "ctr_2f6a9c1d7e3b",
+    reason: "customer asked for them",
+  },
+  async handler(ctx, input) {
+    const principal = principalOf(ctx);
+    const order = await assign(
+      ctx.services,
+      input.order_id,
+      principal.livemode,
+      input.contractor_id,
+      input.reason,
+      `operator:${principal.keyId}`,
+      input.compliance_override_reason ?? null,
+    );
+    return dispatcherOrderView(order, ctx);
+  },
+});
+
+export const dispatcherCancelOperation = defineOperation({
+  id: "dispatcherCancel",
+  name: "dispatcher.cancel",
+  summary: "Cancel an order",
+  description: "Cancels any account's order in the key's mode, even on site, with a reason.",
+  access: "dispatcher",
+  effect: "destructive",
+  limit: "key",
+  http: { method: "POST", path: "/api/dispatcher/v1/orders/cancel", input: "body" },
+  problems: [404, 409],
+  input: z.strictObject({ order_id: z.string().min(1).max(64), reason: reasonSchema }),
+  output: dispatcherOrderSchema,
+  example: { order_id: "ord_0VberZOdAb12Cd34Ef56", reason: "duplicate of another order" },
+  async handler(ctx, input) {
+    const principal = principalOf(ctx);
+    const [order] = await ctx.services.store.orders.byIds([input.order_id]);
+    if (!order || order.livemode !== (principal.livemode ? 1 : 0)) {
+      throw new ApiError("not_found", `No order ${input.order_id}.`);
+    }
+    const cancelled = await cancelOrder(
+      ctx.services,
+      order.id,
+      input.reason,
+      "dispatcher",
+      `operator:${principal.keyId}`,
+    );
+    return dispatcherOrderView(cancelled, ctx);
+  },
+});
+
+const POOL_ACTIONS = {
+  activate: { active: true },
+  deactivate: { active: false },
+  exclude: { excluded: true },
+  include: { excluded: false },
+} as const;
+
+export const dispatcherPoolOperation = defineOperation({
+  id: "dispatcherPool",
+  name: "dispatcher.pool",
+  summary: "Activate, deactivate or exclude a contractor",
+  description:
+    "Changes a contractor's standing in the pool of the key's mode: deactivate (temporarily off), activate, " +
+    "exclude (never matched, e.g. after a complaint) or include. Matching in every process follows within " +
+    "the pool refresh interval. Jobs already held are not affected.",
+  access: "dispatcher",
+  effect: "destructive",
+  // Activating an active contractor (or excluding an excluded one) leaves its standing as it was.
+  setsState: true,
+  limit: "key",
+  http: { method: "POST", path: "/api/dispatcher/v1/contractors/status", input: "body" },
+  problems: [404],
+  input: z.strictObject({
+    contractor_id: contractorIdSchema,
+    action: z.enum(["activate", "deactivate", "exclude", "include"]),
+    reason: reasonSchema,
+  }),
+  output: z
+    .object({ contractor_id: z.string(), active: z.boolean(), excluded: z.boolean() })
+    .meta({ id: "ContractorStanding" }),
+  example: { contractor_id: "ctr_2f6a9c1d7e3b", action: "exclude", reason: "no-show twice" },
+  async handler(ctx, input) {
+    const principal = principalOf(ctx);
+    const { store, pool } = ctx.services;
+    const state = await store.contractors.standing(input.contractor_id);
+    if (!state || state.pool !== (principal.livemode ? "live" : "sandbox")) {
+      throw new ApiError("not_found", `No contractor ${input.contractor_id} in this pool.`);
+    }
+    const flags = POOL_ACTIONS[input.action];
+    const at = ctx.services.now().toISOString();
+    await store.contractors.setFlags(
+      input.contractor_id,
+      flags,
+      sealRecord({
+        kind: "pool.changed",
+        at,
+        accountId: null,
+        livemode: principal.livemode,
+        actor: `operator:${principal.keyId}`,
+        data: { action: input.action, contractor_id: input.contractor_id, reason: input.reason },
+      }),
+    );
+    await pool.refresh(); // this process matches by the new standing at once
+    const after = await store.contractors.standing(input.contractor_id);
+    return {
+      contractor_id: input.contractor_id,
+      active: Boolean(after?.active),
+      excluded: Boolean(after?.excluded),
+    };
+  },
+});

@@ -1,0 +1,161 @@
+// dispatchEvents: the live event stream of order changes (GET /api/events), for the web console and API
+// clients alike. Server-Sent Events over REST (one page of JSON to a client that asks for JSON); the same
+// event types and envelope as the webhooks, for every change of an order whether it has a webhook
+// recipient or not, each scoped to the key exactly as the reads are: an account's key its own orders, a
+// contractor's key its offers and jobs (and the events that take one away from it), the dispatch team's
+// key every order of its mode. `id` is the order event log's id: Last-Event-ID (or `after`) resumes
+// exactly after it, as far back as the log keeps (WEBHOOK_RETENTION_DAYS).
+
+import { z } from "zod";
+import type { Principal } from "../../auth/api-key-service.js";
+import type { EventScope, StoredOrderEvent } from "../../storage/order-event-store.js";
+import type { OrdersTable } from "../../storage/schema.js";
+import { WEBHOOK_EVENT_TYPES } from "../../webhooks/events.js";
+import { defineOperation, principalOf } from "../kernel/operation.js";
+import { jobView, offerView } from "./contractor-actions.js";
+import { dispatcherOrderView } from "./dispatcher-actions.js";
+import type { LoggedPayload } from "./event-log.js";
+import { orderCoordinates, orderSummaryView, type ViewContext } from "./order-view.js";
+
+/** The one pool-level event of the log: not about an order, for the dispatch team only. */
+const POOL_COMPLIANCE_EVENT = "pool.compliance_expiring";
+
+export const streamEventSchema = z
+  .object({
+    id: z
+      .string()
+      .describe("The event's id: increases with every event; resume after it with Last-Event-ID."),
+    type: z.enum([...WEBHOOK_EVENT_TYPES, POOL_COMPLIANCE_EVENT]),
+    created_at: z.iso.datetime(),
+    livemode: z.boolean(),
+    data: z
+      .record(z.string(), z.unknown())
+      .describe(
+        "As the webhook's data for an account's key (order, previous_status, ...), the order with its " +
+          "approximate coordinates as dispatchOrderList shows them; the dispatch team's order carries " +
+          "account_id and contractor_id instead of a contractor_ref; a contractor's key " +
+          "gets order_id, previous_status, held (whether the job is offered to you or yours after the " +
+          "event), and the offer or the job as contractorOffers and contractorJobs show them, or null; and, " +
+          "for a service-level event (order.sla_at_risk, order.sla_breached) on a job it holds, sla. " +
+          "pool.compliance_expiring (the dispatch team's stream only, once a UTC day): the day's list of " +
+          "the pool's contractors not compliant or expiring within 45 days, as the audit record of that " +
+          "kind holds it (pool, day, counts, contractors) with its seal.",
+      ),
+  })
+  .meta({ id: "StreamEvent" });
+
+export type StreamEvent = z.infer<typeof streamEventSchema>;
+
+/** The events a key may see. */
+export function scopeOf(principal: Principal): EventScope {
+  if (principal.kind === "dispatcher") return { livemode: principal.livemode };
+  if (principal.kind === "contractor") {
+    if (principal.contractorId === null) throw new Error("a contractor key without its contractor");
+    return { livemode: principal.livemode, contractorId: principal.contractorId };
+  }
+  return { livemode: principal.livemode, accountId: principal.accountId };
+}
+
+/** One logged event as `principal` sees it. */
+export function eventView(row: StoredOrderEvent, principal: Principal, at: ViewContext): StreamEvent {
+  if (row.type === POOL_COMPLIANCE_EVENT) {
+    // Only the dispatch team's scope matches a row without order or account (scopeOf, inScope).
+    if (principal.kind !== "dispatcher") throw new Error("a pool event outside the dispatch team's scope");
+    return {
+      id: String(row.id),
+      type: POOL_COMPLIANCE_EVENT,
+      created_at: row.created_at,
+      livemode: row.livemode === 1,
+      data: JSON.parse(row.payload) as Record<string, unknown>,
+    };
+  }
+  const payload = JSON.parse(row.payload) as LoggedPayload;
+  const order = { ...payload.order, ranking: null } as OrdersTable;
+  const envelope = {
+    id: String(row.id),
+    type: row.type as StreamEvent["type"],
+    created_at: row.created_at,
+    livemode: row.livemode === 1,
+  };
+  if (principal.kind === "account") {
+    const view = { ...orderSummaryView(order, at), ...orderCoordinates(order) };
+    return { ...envelope, data: { order: view, ...payload.details } };
+  }
+  if (principal.kind === "dispatcher") {
+    // No contractor_ref: an account's handle beside the contractor's id would link the two.
+    const view = {
+      ...dispatcherOrderView(order, at, payload.offer?.deadline_at ?? null),
+      contractor_ref: null,
+    };
+    return { ...envelope, data: { order: view, ...payload.details } };
+  }
+  // A contractor: of a job taken away from it, only that it is no longer its own.
+  const held = order.contractor_id === principal.contractorId;
+  const offered = held && order.status === "offered";
+  return {
+    ...envelope,
+    data: {
+      order_id: order.id,
+      previous_status: payload.details.previous_status,
+      held,
+      offer: offered && payload.offer ? offerView(payload.offer, order) : null,
+      job: held && !offered ? jobView(order) : null,
+      // A service-level event tells the contractor holding the job which clock and how late.
+      ...(held && payload.details.sla ? { sla: payload.details.sla } : {}),
+    },
+  };
+}
+
+const PAGE_LIMIT = 500;
+
+export const eventsOperation = defineOperation({
+  id: "dispatchEvents",
+  name: "dispatch.events",
+  summary: "Stream order events",
+  description:
+    "Server-Sent Events (text/event-stream) of every change of the orders your key may see: an account's " +
+    "key its own orders, a contractor's key its offers and jobs, the dispatch team's key every order of " +
+    "its mode. Each event has `id:` (increasing), `event:` (the type, as the webhooks') and `data:` (the " +
+    "event as JSON). Send Last-Event-ID (or `after`) to resume after an event, as far back as events are " +
+    "kept (the webhook retention); a comment line every 15 s keeps the connection open. At most a few " +
+    "streams per key at once (429 beyond). A request that accepts only application/json gets one page of " +
+    "events after `after` instead. REST only: not an MCP tool or A2A skill.",
+  access: "any_key",
+  effect: "read",
+  limit: "key",
+  http: { method: "GET", path: "/api/events", input: "query" },
+  input: z.object({
+    after: z
+      .string()
+      .regex(/^\d{1,15}$/, "after must be an event id")
+      .optional()
+      .describe("Events after this id (what Last-Event-ID says, which takes precedence)."),
+    limit: z.coerce.number().int().min(1).max(PAGE_LIMIT).default(100).describe("JSON page size."),
+  }),
+  output: z.object({
+    events: z.array(streamEventSchema),
+    last_event_id: z.string().nullable().describe("Where the next page starts: pass it as `after`."),
+  }),
+  example: { after: "0" },
+  async handler(ctx, input) {
+    const principal = principalOf(ctx);
+    const after = input.after === undefined ? 0 : Number(input.after);
+    const rows = await ctx.services.store.orderEvents.after(after, input.limit, scopeOf(principal));
+    const last = rows[rows.length - 1];
+    return {
+      events: rows.map((row) => eventView(row, principal, ctx)),
+      last_event_id: last ? String(last.id) : (input.after ?? null),
+    };
+  },
+  async stream(ctx, input, sink) {
+    const principal = principalOf(ctx);
+    return ctx.services.events.subscribe(
+      scopeOf(principal),
+      input.after === undefined ? null : Number(input.after),
+      (row) => {
+        const event = eventView(row, principal, ctx);
+        sink.send(event.id, event.type, event);
+      },
+    );
+  },
+});

@@ -1,0 +1,608 @@
+// The optimised day (issue "Time"): dispatcherScheduleOptimize proposes each contractor's route for a day
+// (a proposal, not a change), dispatcherScheduleApply carries a proposal out by its id as ordinary
+// assignments, refusing one whose orders or routed contractors changed since.
+//
+// The day's jobs: the mode's orders not yet on site (needs_dispatcher, offered, accepted, en_route) whose
+// promised time meets the day in the job's own zone: the arrival window, or for as-soon-as-possible work
+// from now to arrive_by (from now to the end of the day when arrive_by has passed). Orders from before
+// time promises (migration 0017) have none and are left out. Contractors: the mode's pool, active, not
+// excluded, compliant on the day, with a base location, working from their calendar's first to last
+// working minute that day (08:00-18:00 in their zone without working hours; none with time off that day),
+// taking at most max_active_jobs jobs in the day.
+// Pinned (ride their current contractor): en_route jobs always; accepted ones in incremental mode; any
+// job the dispatcher names in `pinned`. Travel and the solver: domain/schedule/day.ts.
+
+import { createHash } from "node:crypto";
+import { z } from "zod";
+import { sealRecord } from "../../audit/record.js";
+import { canonicalJson } from "../../canonical-json.js";
+import { complianceIssues, dayOfDate } from "../../domain/compliance.js";
+import type { Contractor } from "../../domain/contractor.js";
+import { lookupCity, lookupZip, type Point } from "../../domain/geo.js";
+import type { Order } from "../../domain/orders/order.js";
+import {
+  AVERAGE_MPH,
+  canServe,
+  type DayContractor,
+  type DayJob,
+  planDay,
+  ROAD_FACTOR,
+} from "../../domain/schedule/day.js";
+import { workingStretches, ZoneOffsets } from "../../domain/time/calendar.js";
+import { zonedInstant } from "../../domain/time/local-time.js";
+import { timeZoneOf } from "../../domain/time/zones.js";
+import { TRADES, type TradeCode } from "../../domain/trades.js";
+import type { StateCode } from "../../domain/us-regions.js";
+import { ApiError } from "../../errors.js";
+import { newSortableId } from "../../ids.js";
+import { defineOperation, principalOf, type Services } from "../kernel/operation.js";
+import { stateSchema } from "../kernel/schemas.js";
+import { assign } from "../orders/command-runner.js";
+
+const SCHEDULED_STATUSES = ["needs_dispatcher", "offered", "accepted", "en_route"] as const;
+/** Orders read per status: a day's work for one mode stays well under it. */
+const ORDERS_PER_STATUS = 5000;
+const SHIFT = { startHour: 8, endHour: 18 } as const;
+const PROPOSAL_TTL_MS = 60 * 60_000;
+const MAX_TIME_LIMIT_MS = 2000;
+const MAX_ITERATIONS = 20_000;
+/** About a second for a 500-job, 100-contractor day on a busy 2-core machine (bench/RESULTS.md). */
+const DEFAULT_DAY_ITERATIONS = 1000;
+
+const isoDate = z.iso.date().describe("The day to plan, YYYY-MM-DD (each job's own local date).");
+
+export const optimizeInput = z.strictObject({
+  date: isoDate,
+  state: stateSchema.optional().describe("Only the jobs in this state (the region); all states when absent."),
+  mode: z
+    .enum(["incremental", "full"], { error: "mode must be incremental or full" })
+    .default("incremental")
+    .describe(
+      "incremental (default): jobs a contractor accepted stay with it, only the rest are placed; full: " +
+        "every job not yet on its way may move.",
+    ),
+  pinned: z
+    .array(z.string().min(1).max(64))
+    .max(1000)
+    .default([])
+    .describe("Order ids that stay with the contractor they have now."),
+  iterations: z
+    .number()
+    .int()
+    .min(0)
+    .max(MAX_ITERATIONS)
+    .default(DEFAULT_DAY_ITERATIONS)
+    .describe(
+      `The search's budget: ruin-and-recreate iterations, 0-${MAX_ITERATIONS} (default ` +
+        `${DEFAULT_DAY_ITERATIONS}, about a second on a 500-job day). With the seed it decides the proposal.`,
+    ),
+  time_limit_ms: z
+    .number()
+    .int()
+    .min(50)
+    .max(MAX_TIME_LIMIT_MS)
+    .default(MAX_TIME_LIMIT_MS)
+    .describe(
+      `A safety cap on the search, 50-${MAX_TIME_LIMIT_MS} ms (default ${MAX_TIME_LIMIT_MS}): a search it ` +
+        'stops before its budget is spent answers search.stopped "time_limit" (and depends on the load).',
+    ),
+  seed: z
+    .number()
+    .int()
+    .min(0)
+    .max(2 ** 31 - 1)
+    .default(1)
+    .describe("The search's seed: same day, same seed, same budget, same routes."),
+});
+
+const unplacedReason = z
+  .enum(["no_contractor", "contractor_unavailable", "no_feasible_slot", "no_location"])
+  .describe(
+    "no_contractor: none with its trade covers its place; contractor_unavailable: pinned to a " +
+      "contractor not working that day; no_feasible_slot: no route reaches it in its time; " +
+      "no_location: its ZIP and city are unknown.",
+  );
+
+const stop = z.object({
+  order_id: z.string(),
+  arrive_at: z.iso.datetime(),
+  start_at: z.iso.datetime().describe("Service starts (after waiting for the window to open, if early)."),
+  end_at: z.iso.datetime(),
+  travel_minutes: z.number().describe("Driving from the previous stop (or the base)."),
+  change: z
+    .enum(["kept", "moved", "assigned"])
+    .describe("kept: its contractor now; moved: from another contractor; assigned: it had none."),
+});
+
+export const proposalSchema = z
+  .object({
+    proposal_id: z.string(),
+    hash: z.string().describe("SHA-256 (hex) of the proposal's canonical JSON without proposal_id and hash."),
+    date: z.string(),
+    state: z.string().nullable(),
+    mode: z.enum(["incremental", "full"]),
+    livemode: z.boolean(),
+    generated_at: z.iso.datetime(),
+    expires_at: z.iso.datetime().describe("Apply it before then (an hour)."),
+    routes: z.array(
+      z.object({
+        contractor_id: z.string(),
+        shift_start: z.iso.datetime(),
+        shift_end: z.iso.datetime(),
+        stops: z.array(stop),
+        travel_minutes: z.number(),
+        idle_minutes: z.number().describe("Waiting for windows to open between stops."),
+      }),
+    ),
+    unassigned: z.array(
+      z.object({
+        order_id: z.string(),
+        reason: unplacedReason,
+      }),
+    ),
+    totals: z.object({
+      jobs: z.number().int(),
+      served: z.number().int(),
+      unassigned: z.number().int(),
+      travel_minutes: z.number(),
+      lateness_minutes: z.number().describe("Always 0: every stop is within its window (a hard rule)."),
+      changes: z.number().int().describe("Stops whose contractor differs from today's plan."),
+    }),
+    assumptions: z.string(),
+    search: z
+      .object({
+        seed: z.number().int(),
+        iterations: z.number().int().describe("The budget asked for."),
+        iterations_run: z.number().int(),
+        time_limit_ms: z.number().int(),
+        stopped: z
+          .enum(["budget", "time_limit"])
+          .describe(
+            "budget: every iteration ran, so the same day, seed and budget give the same routes; " +
+              "time_limit: the safety cap stopped the search first (raise it or lower the budget).",
+          ),
+      })
+      .describe("What the search used."),
+  })
+  .meta({ id: "ScheduleProposal" });
+
+type Proposal = z.infer<typeof proposalSchema>;
+
+const ASSUMPTIONS =
+  `Travel: great-circle distance x ${ROAD_FACTOR} at ${AVERAGE_MPH} mph between ZIP centroids. Shifts: ` +
+  "each contractor's first to last working minute of the day by its calendar (breaks inside are not " +
+  `modelled), ${SHIFT.startHour}:00-${SHIFT.endHour}:00 in its zone without working hours; a contractor ` +
+  "with time off that day is left out; at most max_active_jobs jobs a day. " +
+  "Service: the trade's typical hours. Windows are hard: a job that fits no route is left unassigned.";
+
+function dayBounds(date: string, zone: string, startHour = 0, endHour = 24): { start: Date; end: Date } {
+  const [year, month, day] = date.split("-").map(Number) as [number, number, number];
+  const start = zonedInstant(zone, { year, month, day, hour: startHour, minute: 0 });
+  const next = new Date(Date.UTC(year, month - 1, day + 1));
+  const end =
+    endHour === 24
+      ? zonedInstant(zone, {
+          year: next.getUTCFullYear(),
+          month: next.getUTCMonth() + 1,
+          day: next.getUTCDate(),
+          hour: 0,
+          minute: 0,
+        })
+      : zonedInstant(zone, { year, month, day, hour: endHour, minute: 0 });
+  return { start, end };
+}
+
+function pointOf(order: Order): Point | null {
+  const zip = order.zip ? lookupZip(order.zip) : undefined;
+  if (zip) return { lat: zip.lat, lon: zip.lon };
+  return order.city ? (lookupCity(order.city, order.state) ?? null) : null;
+}
+
+/** The interval an order may be served in, on `date`, or null when its promise does not meet the day. */
+function intervalOf(order: Order, date: string, now: Date): { ready: Date; due: Date } | null {
+  const zone = order.time_zone ?? timeZoneOf(order.state as StateCode, order.zip);
+  const day = dayBounds(date, zone);
+  let ready: Date;
+  let due: Date;
+  if (order.window_start && order.window_end) {
+    ready = new Date(Math.max(Date.parse(order.window_start), now.getTime()));
+    due = new Date(order.window_end);
+  } else if (order.arrive_by) {
+    ready = new Date(Math.max(Date.parse(order.received_at), now.getTime()));
+    due = new Date(order.arrive_by);
+    // Already past its promise: as soon as possible, within the day.
+    if (due.getTime() <= ready.getTime()) due = day.end;
+  } else return null;
+  ready = new Date(Math.max(ready.getTime(), day.start.getTime()));
+  due = new Date(Math.min(due.getTime(), day.end.getTime()));
+  return ready.getTime() < due.getTime() ? { ready, due } : null;
+}
+
+/**
+ * The contractor's working span on `date`: from its calendar's first working minute that day to its last
+ * (breaks between are not modelled), or 08:00-18:00 in its zone without working hours; null when it does
+ * not work that day or has time off at any moment of the span (never planned into time off).
+ */
+function shiftOf(c: Contractor, date: string): { start: Date; end: Date } | null {
+  const cal = c.calendar;
+  const zone = cal?.weekly ? cal.timeZone : (cal?.timeZone ?? timeZoneOf(c.states[0] as StateCode));
+  let shift: { start: Date; end: Date };
+  if (cal?.weekly) {
+    const day = dayBounds(date, zone);
+    const from = day.start.getTime();
+    const until = day.end.getTime();
+    const stretches = workingStretches(cal, from, until, new ZoneOffsets(from, until));
+    if (stretches.length === 0) return null;
+    shift = {
+      start: new Date(stretches[0] as number),
+      end: new Date(stretches[stretches.length - 1] as number),
+    };
+  } else shift = dayBounds(date, zone, SHIFT.startHour, SHIFT.endHour);
+  const off = cal?.timeOff ?? new Float64Array(0);
+  for (let i = 0; i < off.length; i += 2) {
+    if ((off[i] as number) < shift.end.getTime() && (off[i + 1] as number) > shift.start.getTime())
+      return null;
+  }
+  return shift;
+}
+
+function dayContractor(c: Contractor, date: string): DayContractor | null {
+  if (!c.active || c.excluded || c.lat === null || c.lon === null || c.states.length === 0) return null;
+  if (complianceIssues(c, dayOfDate(date)).length > 0) return null;
+  const shift = shiftOf(c, date);
+  if (shift === null) return null;
+  return {
+    id: c.id,
+    trades: c.trades,
+    states: c.states,
+    base: { lat: c.lat, lon: c.lon },
+    radiusMiles: c.serviceRadiusMiles,
+    shiftStart: shift.start,
+    shiftEnd: shift.end,
+    capacity: c.maxActiveJobs,
+  };
+}
+
+/** Whether the contractor could take any of the jobs: the others would only grow the travel matrix
+ * (a sandbox pool has thousands of contractors, a state's day a few of them). */
+function usefulFor(c: DayContractor, jobs: readonly DayJob[]): boolean {
+  return jobs.some((job) => (job.pinned ? job.contractorId === c.id : canServe(c, job)));
+}
+
+async function propose(
+  services: Services,
+  livemode: boolean,
+  input: z.infer<typeof optimizeInput>,
+): Promise<{
+  proposal: Proposal;
+  basis: Record<string, number>;
+  contractorBasis: Record<string, string>;
+}> {
+  const now = services.now();
+  const orders: Order[] = [];
+  for (const status of SCHEDULED_STATUSES) {
+    orders.push(...(await services.store.orders.list({ livemode, status, limit: ORDERS_PER_STATUS })));
+  }
+  const pinned = new Set(input.pinned);
+  const jobs: DayJob[] = [];
+  const current = new Map<string, string | null>();
+  const basis: Record<string, number> = {};
+  const unassigned: Proposal["unassigned"] = [];
+  for (const order of orders) {
+    if (input.state !== undefined && order.state !== input.state) continue;
+    const interval = intervalOf(order, input.date, now);
+    if (interval === null) continue;
+    basis[order.id] = Number(order.version ?? 0);
+    current.set(order.id, order.contractor_id);
+    const point = pointOf(order);
+    if (point === null) {
+      unassigned.push({ order_id: order.id, reason: "no_location" });
+      continue;
+    }
+    const stays =
+      order.status === "en_route" ||
+      (input.mode === "incremental" && order.status === "accepted") ||
+      pinned.has(order.id);
+    jobs.push({
+      orderId: order.id,
+      trade: order.trade,
+      state: order.state,
+      point,
+      ready: interval.ready,
+      due: interval.due,
+      serviceMinutes: Math.round((TRADES[order.trade as TradeCode]?.typicalJobHours ?? 2) * 60),
+      contractorId: order.contractor_id,
+      pinned: stays && order.contractor_id !== null,
+    });
+  }
+  const pool = livemode ? "live" : "sandbox";
+  const contractors = (await services.store.contractors.load())
+    .filter((c) => c.pool === pool)
+    .map((c) => dayContractor(c, input.date))
+    .filter((c): c is DayContractor => c !== null)
+    .filter((c) => usefulFor(c, jobs));
+  const clock = () => performance.now();
+  const plan = planDay(jobs, contractors, {
+    travel: services.pool.travel,
+    seed: input.seed,
+    iterations: input.iterations,
+    now: clock,
+    deadline: clock() + input.time_limit_ms,
+  });
+  const shiftOf = new Map(contractors.map((c) => [c.id, c]));
+  let changes = 0;
+  const routes = plan.routes.map((r) => {
+    const c = shiftOf.get(r.contractorId) as DayContractor;
+    return {
+      contractor_id: r.contractorId,
+      shift_start: c.shiftStart.toISOString(),
+      shift_end: c.shiftEnd.toISOString(),
+      stops: r.stops.map((s) => {
+        const had = current.get(s.orderId) ?? null;
+        const change =
+          had === r.contractorId
+            ? ("kept" as const)
+            : had === null
+              ? ("assigned" as const)
+              : ("moved" as const);
+        if (change !== "kept") changes++;
+        return {
+          order_id: s.orderId,
+          arrive_at: s.arriveAt.toISOString(),
+          start_at: s.startAt.toISOString(),
+          end_at: s.endAt.toISOString(),
+          travel_minutes: s.travelMinutes,
+          change,
+        };
+      }),
+      travel_minutes: r.travelMinutes,
+      idle_minutes: r.idleMinutes,
+    };
+  });
+  for (const u of plan.unassigned) unassigned.push({ order_id: u.orderId, reason: u.reason });
+  const served = routes.reduce((n, r) => n + r.stops.length, 0);
+  const body = {
+    date: input.date,
+    state: input.state ?? null,
+    mode: input.mode,
+    livemode,
+    generated_at: now.toISOString(),
+    expires_at: new Date(now.getTime() + PROPOSAL_TTL_MS).toISOString(),
+    routes,
+    unassigned,
+    totals: {
+      jobs: served + unassigned.length,
+      served,
+      unassigned: unassigned.length,
+      travel_minutes: plan.travelMinutes,
+      lateness_minutes: 0,
+      changes,
+    },
+    assumptions: ASSUMPTIONS,
+    search: {
+      seed: input.seed,
+      iterations: input.iterations,
+      iterations_run: plan.search.iterations,
+      time_limit_ms: input.time_limit_ms,
+      stopped: plan.search.stopped,
+    },
+  };
+  const hash = createHash("sha256").update(canonicalJson(body)).digest("hex");
+  // What apply checks of the contractors it routes (their standing, calendar, compliance, time off).
+  const prints = await services.store.contractors.fingerprints(
+    routes.map((r) => r.contractor_id),
+    body.generated_at,
+  );
+  const contractorBasis = Object.fromEntries(prints);
+  return { proposal: { proposal_id: newSortableId("prp"), hash, ...body }, basis, contractorBasis };
+}
+
+export const scheduleOptimizeOperation = defineOperation({
+  id: "dispatcherScheduleOptimize",
+  name: "dispatch.schedule_optimize",
+  summary: "Propose an optimised day",
+  description:
+    "For a date and an optional state, plans the day's jobs that are not yet on site (windows, service " +
+    "times, trades) over the contractors who can work it (trades, states, reach, base, shifts, daily job " +
+    "limits) and returns a proposal, not a change: each contractor's ordered route with arrival times, " +
+    "travel and idle time, the jobs left unassigned with the reason, and the totals (jobs served, travel, " +
+    "lateness, changes against today's plan). incremental keeps accepted jobs where they are; full may move " +
+    "them; pinned keeps any. Apply it with dispatcherScheduleApply within the hour.",
+  access: "dispatcher",
+  effect: "write",
+  limit: "key",
+  http: { method: "POST", path: "/api/dispatcher/v1/schedule/optimize", input: "body" },
+  input: optimizeInput,
+  output: proposalSchema,
+  example: { date: "2026-11-24", state: "TX", mode: "incremental", seed: 1, iterations: 1000 },
+  async handler(ctx, input) {
+    const livemode = principalOf(ctx).livemode;
+    const { proposal, basis, contractorBasis } = await propose(ctx.services, livemode, input);
+    const { proposal_id, hash, ...body } = proposal;
+    await ctx.services.store.schedules.insert({
+      id: proposal_id,
+      livemode: livemode ? 1 : 0,
+      created_at: body.generated_at,
+      expires_at: body.expires_at,
+      hash,
+      body: JSON.stringify(proposal),
+      basis: JSON.stringify(basis),
+      contractor_basis: JSON.stringify(contractorBasis),
+      applied_at: null,
+    });
+    await ctx.services.store.schedules.purge(
+      new Date(Date.parse(body.generated_at) - 24 * PROPOSAL_TTL_MS).toISOString(),
+    );
+    return proposal;
+  },
+});
+
+const appliedSchema = z
+  .object({
+    proposal_id: z.string(),
+    hash: z.string(),
+    applied_at: z.iso.datetime(),
+    seal: z.string().describe("Seal of the schedule.applied audit record."),
+    assignments: z.array(
+      z.object({
+        order_id: z.string(),
+        contractor_id: z.string(),
+        outcome: z.enum(["assigned", "refused"]),
+        reason: z.string().optional().describe("Why an assignment was refused (its problem's detail)."),
+      }),
+    ),
+    unassigned: z
+      .array(
+        z.object({
+          order_id: z.string(),
+          reason: unplacedReason,
+          contractor_id: z.string().nullable().describe("Who holds or is offered it now (unchanged)."),
+        }),
+      )
+      .describe(
+        "The jobs the proposal did not place. Apply leaves them as they are (an offer or a contractor " +
+          "they have stays; apply never takes a job away): place them by hand, or propose again.",
+      ),
+  })
+  .meta({ id: "ScheduleApplied" });
+
+export const scheduleApplyOperation = defineOperation({
+  id: "dispatcherScheduleApply",
+  name: "dispatch.schedule_apply",
+  summary: "Apply a proposed day",
+  description:
+    "Carries out a proposal of dispatcherScheduleOptimize by its id: each stop whose contractor differs " +
+    "from the order's now becomes an assignment (an ordinary dispatcher assignment, audited as " +
+    "order.assigned), and one schedule.applied record holds the proposal's hash. Jobs it left unassigned " +
+    "stay as they are (listed). 409 proposal_stale when an order it plans or a contractor it routes " +
+    "(standing, hours, time off, compliance) changed since (the problem lists them: propose again), 409 " +
+    "proposal_applied when it was applied already; 404 when unknown, of the other mode, or expired.",
+  access: "dispatcher",
+  effect: "destructive",
+  limit: "key",
+  http: { method: "POST", path: "/api/dispatcher/v1/schedule/apply", input: "body" },
+  problems: [404, 409],
+  input: z.strictObject({
+    proposal_id: z.string().min(1).max(64),
+    reason: z
+      .string()
+      .min(1)
+      .max(1000)
+      .optional()
+      .describe("Recorded with each assignment (default: the proposal's id)."),
+  }),
+  output: appliedSchema,
+  example: { proposal_id: "prp_0VberZOdAb12Cd34Ef56" },
+  async handler(ctx, input) {
+    const principal = principalOf(ctx);
+    const services = ctx.services;
+    const row = await services.store.schedules.byId(input.proposal_id);
+    const now = services.now();
+    if (!row || Boolean(row.livemode) !== principal.livemode || Date.parse(row.expires_at) <= now.getTime()) {
+      throw new ApiError(
+        "not_found",
+        `No proposal ${input.proposal_id} to apply (unknown, of the other mode, or expired).`,
+      );
+    }
+    if (row.applied_at !== null) {
+      throw new ApiError("proposal_applied", `Proposal ${row.id} was applied at ${row.applied_at}.`);
+    }
+    const proposal = JSON.parse(row.body) as Proposal;
+    const basis = JSON.parse(row.basis) as Record<string, number>;
+    const contractorBasis = JSON.parse(row.contractor_basis ?? "{}") as Record<string, string>;
+    const appliedAt = now.toISOString();
+    // The check and the claim in one write: nothing the proposal relies on can change between them (the
+    // orders and contractors read are locked until COMMIT where the store locks rows; SQLite has one
+    // writer), and a stale proposal is not claimed.
+    const verdict = await services.store.write(async (tx) => {
+      const ids = Object.keys(basis);
+      const orders = await services.store.orders.byIds(ids, tx, true);
+      const versions = new Map(orders.map((o) => [o.id, Number(o.version ?? 0)]));
+      const changedOrders = ids.filter((id) => (versions.get(id) ?? -1) !== basis[id]);
+      const contractorIds = Object.keys(contractorBasis);
+      const prints = await services.store.contractors.fingerprints(contractorIds, proposal.generated_at, tx);
+      const changedContractors = contractorIds.filter((id) => prints.get(id) !== contractorBasis[id]);
+      if (changedOrders.length > 0 || changedContractors.length > 0)
+        return { kind: "stale" as const, changedOrders, changedContractors };
+      if (!(await services.store.schedules.claim(row.id, appliedAt, tx))) return { kind: "taken" as const };
+      return { kind: "claimed" as const, holders: new Map(orders.map((o) => [o.id, o.contractor_id])) };
+    });
+    if (verdict.kind === "stale") {
+      const { changedOrders, changedContractors } = verdict;
+      throw new ApiError(
+        "proposal_stale",
+        `${changedOrders.length} of the proposal's orders and ${changedContractors.length} of its ` +
+          "contractors changed since it was made: propose the day again.",
+        {
+          extra: {
+            changed_orders: changedOrders.slice(0, 100),
+            changed_contractors: changedContractors.slice(0, 100),
+          },
+        },
+      );
+    }
+    if (verdict.kind === "taken") {
+      throw new ApiError(
+        "proposal_applied",
+        `Proposal ${row.id} is being applied, or was, by another request.`,
+      );
+    }
+    // Jobs the proposal could not place stay as they are (apply never takes a job away): listed so the
+    // dispatcher can place them by hand.
+    const leftAsTheyAre = proposal.unassigned.map((u) => ({
+      order_id: u.order_id,
+      reason: u.reason,
+      contractor_id: verdict.holders.get(u.order_id) ?? null,
+    }));
+    const reason = input.reason ?? `schedule proposal ${row.id}`;
+    const actor = `operator:${principal.keyId}` as const;
+    const assignments: z.infer<typeof appliedSchema>["assignments"] = [];
+    for (const route of proposal.routes) {
+      for (const s of route.stops) {
+        if (s.change === "kept") continue;
+        try {
+          await assign(services, s.order_id, principal.livemode, route.contractor_id, reason, actor);
+          assignments.push({ order_id: s.order_id, contractor_id: route.contractor_id, outcome: "assigned" });
+        } catch (error) {
+          if (!(error instanceof ApiError)) throw error;
+          assignments.push({
+            order_id: s.order_id,
+            contractor_id: route.contractor_id,
+            outcome: "refused",
+            reason: `${error.code}: ${error.message}`,
+          });
+        }
+      }
+    }
+    const record = sealRecord({
+      kind: "schedule.applied",
+      at: appliedAt,
+      accountId: null,
+      livemode: principal.livemode,
+      actor,
+      data: {
+        proposal_id: row.id,
+        proposal_hash: row.hash,
+        date: proposal.date,
+        state: proposal.state,
+        mode: proposal.mode,
+        assignments: assignments.map((a) => ({
+          order_id: a.order_id,
+          to_contractor: a.contractor_id,
+          outcome: a.outcome,
+          ...(a.reason === undefined ? {} : { reason: a.reason }),
+        })),
+        unassigned: leftAsTheyAre,
+      },
+    });
+    await services.store.write(async (tx) => tx.appendAudit(record));
+    return {
+      proposal_id: row.id,
+      hash: row.hash,
+      applied_at: appliedAt,
+      seal: record.seal,
+      assignments,
+      unassigned: leftAsTheyAre,
+    };
+  },
+});

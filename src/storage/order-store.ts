@@ -1,0 +1,205 @@
+// Reading work orders, their offers and NTE requests: by id (inside a command's write, locked), by
+// account and mode page by page, and the queues the sweeper, the sandbox and contractors read. Orders
+// change only through the one writer (order-writer.ts).
+
+import { type Kysely, sql } from "kysely";
+import { OPEN_ORDERS_SQL } from "../domain/orders/sla-clocks.js";
+import type { Dialect } from "./dialect.js";
+import type { Database, NteRequestsTable, OfferStatus, OffersTable, OrdersTable } from "./schema.js";
+import type { OrderQuery, OrderStore, WriteTx } from "./store.js";
+import { trxOf } from "./write-tx.js";
+
+/** An unrevoked key of the contractor in `column`: a contractor with one plays its own part in the
+ * sandbox, so the simulator leaves it alone. Read from the store at each round, so every process agrees
+ * as soon as the key is issued (served by api_keys_contractor_idx, migration 0013). */
+function keyOfContractor(db: Kysely<Database>, column: "offers.contractor_id" | "orders.contractor_id") {
+  return db
+    .selectFrom("api_keys")
+    .select("api_keys.id")
+    .where("api_keys.contractor_id", "=", sql.ref<string>(column))
+    .where("api_keys.kind", "=", "contractor")
+    .where("api_keys.revoked_at", "is", null);
+}
+
+export class KyselyOrderStore implements OrderStore {
+  constructor(
+    private readonly db: Kysely<Database>,
+    private readonly dialect: Dialect,
+  ) {}
+
+  /** An order; with `lock` inside a write, locked until COMMIT where the store has row locks
+   * (PostgreSQL: the command then decides on a state nobody can change before it is written; SQLite has
+   * one writer, and a transaction sees no other). */
+  byId(id: string, tx?: WriteTx, lock = false): Promise<OrdersTable | undefined> {
+    const query = trxOf(tx, this.db).selectFrom("orders").selectAll().where("id", "=", id);
+    return (lock && tx && this.dialect === "postgres" ? query.forUpdate() : query).executeTakeFirst();
+  }
+
+  offerById(id: string, tx?: WriteTx): Promise<OffersTable | undefined> {
+    return trxOf(tx, this.db).selectFrom("offers").selectAll().where("id", "=", id).executeTakeFirst();
+  }
+
+  /** An order's offers, first attempt first. */
+  offersOf(orderId: string, tx?: WriteTx): Promise<OffersTable[]> {
+    return trxOf(tx, this.db)
+      .selectFrom("offers")
+      .selectAll()
+      .where("order_id", "=", orderId)
+      .orderBy("attempt")
+      .execute();
+  }
+
+  pendingOffersOf(orderIds: string[]): Promise<OffersTable[]> {
+    if (orderIds.length === 0) return Promise.resolve([]);
+    return this.db
+      .selectFrom("offers")
+      .selectAll()
+      .where("order_id", "in", orderIds)
+      .where("status", "=", "pending")
+      .execute();
+  }
+
+  nteRequestById(id: string, tx?: WriteTx): Promise<NteRequestsTable | undefined> {
+    return trxOf(tx, this.db).selectFrom("nte_requests").selectAll().where("id", "=", id).executeTakeFirst();
+  }
+
+  find(id: string, accountId: string, livemode: boolean): Promise<OrdersTable | undefined> {
+    return this.db
+      .selectFrom("orders")
+      .selectAll()
+      .where("id", "=", id)
+      .where("account_id", "=", accountId)
+      .where("livemode", "=", livemode ? 1 : 0)
+      .executeTakeFirst();
+  }
+
+  slaWatched(after: string | null, limit: number): Promise<OrdersTable[]> {
+    let query = this.db
+      .selectFrom("orders")
+      .selectAll()
+      .where(sql<boolean>`${sql.raw(OPEN_ORDERS_SQL)}`)
+      .where((eb) =>
+        eb.or([
+          eb.and([eb("respond_by", "is not", null), eb("sla_respond_breached_at", "is", null)]),
+          eb.and([
+            eb.or([eb("arrive_by", "is not", null), eb("window_end", "is not", null)]),
+            eb("sla_arrive_breached_at", "is", null),
+          ]),
+        ]),
+      );
+    if (after !== null) query = query.where("id", ">", after);
+    return query.orderBy("id").limit(limit).execute();
+  }
+
+  dueOffers(now: string, limit: number): Promise<OffersTable[]> {
+    return this.db
+      .selectFrom("offers")
+      .selectAll()
+      .where("status", "=", "pending")
+      .where("deadline_at", "<=", now)
+      .orderBy("deadline_at")
+      .limit(limit)
+      .execute();
+  }
+
+  sandboxOffers(cutoff: string, limit: number): Promise<OffersTable[]> {
+    return this.db
+      .selectFrom("offers")
+      .selectAll()
+      .where("status", "=", "pending")
+      .where("livemode", "=", 0)
+      .where("offered_at", "<=", cutoff)
+      .where(({ not, exists }) => not(exists(keyOfContractor(this.db, "offers.contractor_id"))))
+      .orderBy("offered_at")
+      .limit(limit)
+      .execute();
+  }
+
+  // `livemode = 0` as text, the partial index's own predicate (orders_sandbox_idx, migration 0024): a
+  // bound 0 would not match it.
+  sandboxOrdersIn(statuses: string[], cutoff: string, limit: number): Promise<OrdersTable[]> {
+    return this.db
+      .selectFrom("orders")
+      .selectAll()
+      .where(sql<boolean>`livemode = 0`)
+      .where("status", "in", statuses)
+      .where("updated_at", "<=", cutoff)
+      .where(({ not, exists }) => not(exists(keyOfContractor(this.db, "orders.contractor_id"))))
+      .orderBy("updated_at")
+      .limit(limit)
+      .execute();
+  }
+
+  offersOfContractor(
+    contractorId: string,
+    livemode: boolean,
+    status: OfferStatus,
+    limit: number,
+  ): Promise<OffersTable[]> {
+    return this.db
+      .selectFrom("offers")
+      .selectAll()
+      .where("contractor_id", "=", contractorId)
+      .where("livemode", "=", livemode ? 1 : 0)
+      .where("status", "=", status)
+      .orderBy("offered_at", "desc")
+      .limit(limit)
+      .execute();
+  }
+
+  ordersOfContractor(
+    contractorId: string,
+    livemode: boolean,
+    statuses: string[],
+    limit: number,
+  ): Promise<OrdersTable[]> {
+    return this.db
+      .selectFrom("orders")
+      .selectAll()
+      .where("contractor_id", "=", contractorId)
+      .where("livemode", "=", livemode ? 1 : 0)
+      .where("status", "in", statuses)
+      .orderBy("created_at", "desc")
+      .limit(limit)
+      .execute();
+  }
+
+  /** An order's NTE requests, oldest first. */
+  nteRequests(orderId: string, tx?: WriteTx): Promise<NteRequestsTable[]> {
+    return trxOf(tx, this.db)
+      .selectFrom("nte_requests")
+      .selectAll()
+      .where("order_id", "=", orderId)
+      .orderBy("created_at")
+      .execute();
+  }
+
+  byIds(ids: string[], tx?: WriteTx, lock = false): Promise<OrdersTable[]> {
+    if (ids.length === 0) return Promise.resolve([]);
+    const query = trxOf(tx, this.db).selectFrom("orders").selectAll().where("id", "in", ids);
+    return (lock && tx && this.dialect === "postgres" ? query.forUpdate() : query).execute();
+  }
+
+  list(q: OrderQuery): Promise<OrdersTable[]> {
+    let query = this.db
+      .selectFrom("orders")
+      .selectAll()
+      .where("livemode", "=", q.livemode ? 1 : 0);
+    if (q.accountId !== undefined) query = query.where("account_id", "=", q.accountId);
+    if (q.status !== undefined) query = query.where("status", "=", q.status);
+    if (q.referenceId !== undefined) query = query.where("reference_id", "=", q.referenceId);
+    if (q.since !== undefined) query = query.where("created_at", ">=", q.since);
+    if (q.until !== undefined) query = query.where("created_at", "<", q.until);
+    const before = q.before;
+    if (before) {
+      query = query.where((eb) =>
+        eb.or([
+          eb("created_at", "<", before.createdAt),
+          eb.and([eb("created_at", "=", before.createdAt), eb("id", "<", before.id)]),
+        ]),
+      );
+    }
+    // Served by orders_account_idx (account_id, livemode, created_at).
+    return query.orderBy("created_at", "desc").orderBy("id", "desc").limit(q.limit).execute();
+  }
+}
