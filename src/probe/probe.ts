@@ -1,5 +1,5 @@
 // The agentic-commerce readiness probe: fetches a storefront the way a shopping agent would and scores
-// what it finds (weights in check.ts). A report is a snapshot of that moment, kept 10 minutes per origin:
+// what it finds (weights in scoring.ts). A report is a snapshot of that moment, kept 10 minutes per origin:
 // the same origin probed again within that time gets the same snapshot, marked cached; probes of an
 // origin already running share that run.
 

@@ -25,7 +25,7 @@ import { isRetryableConflict } from "./store-errors.js";
 export const MIGRATION_LOCK = 0x66736d67; // "fsmg"
 
 import { WebhookStore } from "./webhook-store.js";
-import { prepareInserts, writeTx } from "./write-tx.js";
+import { prepareWrites, writeTx } from "./write-tx.js";
 
 /** A deferred write waits this long at most for a batch to ride along with (Store.writeDeferred). */
 const DEFERRED_WRITE_MAX_DELAY_MS = 1_000;
@@ -71,7 +71,7 @@ export class KyselyStore implements Store {
     this.schema = options.schema;
     // The embedded store belongs to one process (docs/operations.md, "Stores"); a server database is shared.
     this.singleWriter = dialect === "sqlite";
-    const inserts = prepareInserts(db, dialect);
+    const prepared = prepareWrites(db, dialect);
     // The embedded store's only writer is this process: it keeps the committed time in memory.
     const committedTime = this.singleWriter ? new CommittedTime() : null;
     this.audit = new AuditStore(db, dialect, options.clock);
@@ -95,7 +95,7 @@ export class KyselyStore implements Store {
           }
           // Before this transaction writes anything: what is loaded is what is committed.
           if (committedTime !== null && !committedTime.loaded) await committedTime.load(trx);
-          const tx = writeTx(trx, inserts, this, options.clock, committedTime);
+          const tx = writeTx(trx, prepared, this, options.clock, committedTime);
           const result = await work(tx);
           await tx.flush();
           wroteEvents = tx.wroteEvents();

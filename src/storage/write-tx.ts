@@ -1,5 +1,5 @@
 // The write transaction: the handle one group-committed transaction offers to a write (WriteTx), and the
-// prepared statements its hot paths run. Repositories reach the transaction behind a handle with trxOf.
+// prepared statements its hot paths run. Stores reach the transaction behind a handle with trxOf.
 
 import { CompiledQuery, type Kysely, type Transaction } from "kysely";
 import type { Clock } from "../clock.js";
@@ -26,7 +26,9 @@ export function trxOf(
   return trx;
 }
 
-export interface Inserts {
+/** The statements of the write paths that run per order, prepared once: multi-row inserts (orders,
+ * quotes, offers, capacity holds) and the conditional updates (capacity, the dispatch latency). */
+export interface PreparedWrites {
   orders: PreparedInsert<"orders">;
   quotes: PreparedInsert<"quotes">;
   offers: PreparedInsert<"offers">;
@@ -71,7 +73,7 @@ function withSlots(compiled: CompiledQuery): (id: string, value: number) => Comp
  */
 export function writeTx(
   trx: Transaction<Database>,
-  inserts: Inserts,
+  prepared: PreparedWrites,
   stores: { audit: AuditStore; webhooks: WebhookStore; orderEvents: OrderEventStore },
   clock: Clock,
   /** The embedded store's committed time (commitment-ledger.ts); null: read it from the store. */
@@ -92,14 +94,14 @@ export function writeTx(
     buffered,
     time,
     async reserve(contractorId) {
-      const result = await trx.executeQuery(inserts.reserve(contractorId));
+      const result = await trx.executeQuery(prepared.reserve(contractorId));
       return Number(result.numAffectedRows ?? 0n) > 0;
     },
     async release(contractorId) {
-      await trx.executeQuery(inserts.release(contractorId));
+      await trx.executeQuery(prepared.release(contractorId));
     },
     async restore(contractorId) {
-      await trx.executeQuery(inserts.restore(contractorId));
+      await trx.executeQuery(prepared.restore(contractorId));
     },
   };
   // Whether an account has a default webhook endpoint, asked once per account and mode per transaction.
@@ -125,7 +127,7 @@ export function writeTx(
       buffered.orders.push(row);
     },
     async recordDispatchLatency(orderId, latencyMs) {
-      await trx.executeQuery(inserts.dispatchLatency(orderId, latencyMs));
+      await trx.executeQuery(prepared.dispatchLatency(orderId, latencyMs));
     },
     async reserveContractor(contractorId, orderId) {
       return (await takeUnit(writer, contractorId, orderId, clock().toISOString())).outcome === "taken";
@@ -163,10 +165,10 @@ export function writeTx(
       quotes.push(row);
     },
     async flush() {
-      await inserts.orders.run(trx, buffered.orders);
-      await inserts.quotes.run(trx, quotes);
-      await inserts.offers.run(trx, buffered.offers);
-      await inserts.holds.run(trx, buffered.holds);
+      await prepared.orders.run(trx, buffered.orders);
+      await prepared.quotes.run(trx, quotes);
+      await prepared.offers.run(trx, buffered.offers);
+      await prepared.holds.run(trx, buffered.holds);
       await stores.webhooks.writeEvents(trx, buffered.events);
       await stores.audit.writeEntries(trx, buffered.audit);
       // Last: on PostgreSQL it NOTIFYs the other processes, which PostgreSQL delivers at COMMIT.
@@ -181,7 +183,7 @@ export function writeTx(
 }
 
 /** The hot paths' statements, compiled once for the store's database and dialect. */
-export function prepareInserts(db: Kysely<Database>, dialect: Dialect): Inserts {
+export function prepareWrites(db: Kysely<Database>, dialect: Dialect): PreparedWrites {
   return {
     orders: new PreparedInsert("orders", dialect),
     quotes: new PreparedInsert("quotes", dialect),
