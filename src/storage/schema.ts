@@ -199,7 +199,7 @@ export interface OrderEventsTable {
   contractor_id: string | null;
   previous_contractor_id: string | null;
   created_at: string;
-  /** JSON: { order, details, offer } (webhooks/order-events.ts). */
+  /** JSON: { order, details, offer } (operations/orders/event-log.ts). */
   payload: string;
 }
 
