@@ -4,6 +4,7 @@
 
 import { computed, type ReadonlySignal, signal } from "@preact/signals";
 import { useEffect, useState } from "preact/hooks";
+import { URGENCIES } from "../../../src/domain/pricing";
 import { ApiProblem, allPages, get, post } from "../api";
 import { ago, clock, minute, money, now, place, STATUS_LABEL, timeLeft, titleCase } from "../format";
 import { subscribe } from "../live";
@@ -37,18 +38,29 @@ const CANCELLABLE = new Set<OrderStatus>([
   "on_site",
 ]);
 
-const GROUPS: Array<{ id: string; title: string; statuses: OrderStatus[]; hint: string }> = [
-  {
-    id: "tray",
-    title: "Needs a dispatcher",
-    statuses: ["needs_dispatcher", "cannot_complete", "received"],
-    hint: "No contractor took these: assign one by hand.",
-  },
-  { id: "offered", title: "Offered", statuses: ["offered"], hint: "Waiting for the contractor's answer." },
-  { id: "accepted", title: "Accepted", statuses: ["accepted"], hint: "" },
-  { id: "en_route", title: "En route", statuses: ["en_route"], hint: "" },
-  { id: "on_site", title: "On site", statuses: ["on_site"], hint: "" },
-  { id: "closed", title: "Recently closed", statuses: ["completed", "invoiced", "cancelled"], hint: "" },
+type GroupId = "tray" | "offered" | "accepted" | "en_route" | "on_site" | "closed";
+
+/** The group each status is shown in: a status the domain adds fails typecheck until it has one. */
+const GROUP_OF: Record<OrderStatus, GroupId> = {
+  needs_dispatcher: "tray",
+  cannot_complete: "tray",
+  received: "tray",
+  offered: "offered",
+  accepted: "accepted",
+  en_route: "en_route",
+  on_site: "on_site",
+  completed: "closed",
+  invoiced: "closed",
+  cancelled: "closed",
+};
+
+const GROUPS: Array<{ id: GroupId; title: string; hint: string }> = [
+  { id: "tray", title: "Needs a dispatcher", hint: "No contractor took these: assign one by hand." },
+  { id: "offered", title: "Offered", hint: "Waiting for the contractor's answer." },
+  { id: "accepted", title: "Accepted", hint: "" },
+  { id: "en_route", title: "En route", hint: "" },
+  { id: "on_site", title: "On site", hint: "" },
+  { id: "closed", title: "Recently closed", hint: "" },
 ];
 
 const orders = signal<Map<string, Order>>(new Map());
@@ -101,7 +113,6 @@ function onEvent(event: StreamEvent) {
 
 const trades = computed(() => [...new Set([...orders.value.values()].map((o) => o.trade))].sort());
 const states = computed(() => [...new Set([...orders.value.values()].map((o) => o.location.state))].sort());
-const URGENCIES = ["emergency", "urgent", "routine", "scheduled"];
 /** An accepted job nobody set off for within this long is flagged at risk. */
 const NO_MOVEMENT_MS = 60 * 60_000;
 
@@ -136,7 +147,7 @@ const visible = computed(() => {
 });
 
 function groupOrders(group: (typeof GROUPS)[number], list: Order[]): Order[] {
-  const inGroup = list.filter((o) => group.statuses.includes(o.status));
+  const inGroup = list.filter((o) => GROUP_OF[o.status] === group.id);
   if (group.id === "offered") {
     return inGroup.sort((a, b) => (a.offer_deadline_at ?? "~").localeCompare(b.offer_deadline_at ?? "~"));
   }

@@ -4,7 +4,7 @@
 
 import { useEffect, useState } from "preact/hooks";
 import { ApiProblem, get } from "../api";
-import { STATUS_LABEL } from "../format";
+import { everyStatus, STATUS_LABEL } from "../format";
 import type { OrderStatus } from "../types";
 import { dayLabel, LineChart, StackedBars, ticks } from "./charts";
 
@@ -37,7 +37,7 @@ interface Series {
 }
 
 /** Bottom to top: the work's course, then the ways out of it. */
-const STACK: OrderStatus[] = [
+const STACK: OrderStatus[] = everyStatus([
   "invoiced",
   "completed",
   "on_site",
@@ -48,7 +48,7 @@ const STACK: OrderStatus[] = [
   "needs_dispatcher",
   "cannot_complete",
   "cancelled",
-];
+]);
 
 const percent = (v: number) => `${Math.round(v * 100)} %`;
 

@@ -3,6 +3,7 @@
 // with the pool actions (dispatcher.pool: activate or deactivate, exclude or include) and their reason.
 
 import { useEffect, useState } from "preact/hooks";
+import { TRADE_CODES } from "../../../src/domain/trades";
 import { ApiProblem, get, post } from "../api";
 import { titleCase } from "../format";
 
@@ -30,17 +31,6 @@ interface PoolContractor {
     license: Verification;
   };
 }
-
-const TRADES = [
-  "plumbing",
-  "electrical",
-  "hvac",
-  "appliance_repair",
-  "locksmith",
-  "roofing",
-  "pest_control",
-  "handyman",
-];
 
 const VERIFICATION_LABEL: Record<Verification, string> = {
   not_verified: "not verified",
@@ -126,7 +116,7 @@ export function Pool() {
           onChange={(e) => setTrade((e.target as HTMLSelectElement).value)}
         >
           <option value="">All trades</option>
-          {TRADES.map((t) => (
+          {TRADE_CODES.map((t) => (
             <option key={t} value={t}>
               {titleCase(t)}
             </option>
