@@ -417,15 +417,11 @@ function Detail({ order }: { order: Order }) {
   );
 }
 
-function AssignPanel({ order, onDone }: { order: Order; onDone: (m: string) => void }) {
-  const [name, setName] = useState("");
+/** Active contractors where the job is, of its trade, found by name as typed (after a pause); when none of
+ * its trade is there, every active contractor there (`anyTrade`). */
+function useCandidates(order: Order, name: string, onError: (message: string) => void) {
   const [found, setFound] = useState<Contractor[] | null>(null);
   const [anyTrade, setAnyTrade] = useState(false);
-  const [picked, setPicked] = useState<string | null>(null);
-  const [reason, setReason] = useState("");
-  const [error, setError] = useState<string | null>(null);
-  const [busy, setBusy] = useState(false);
-
   useEffect(() => {
     let stale = false;
     const timer = setTimeout(async () => {
@@ -455,7 +451,7 @@ function AssignPanel({ order, onDone }: { order: Order; onDone: (m: string) => v
           setAnyTrade(widened);
         }
       } catch (err) {
-        if (!stale) setError(err instanceof ApiProblem ? err.message : "The contractor search failed.");
+        if (!stale) onError(err instanceof ApiProblem ? err.message : "The contractor search failed.");
       }
     }, 200);
     return () => {
@@ -463,6 +459,16 @@ function AssignPanel({ order, onDone }: { order: Order; onDone: (m: string) => v
       clearTimeout(timer);
     };
   }, [order.order_id, name]);
+  return { found, anyTrade };
+}
+
+function AssignPanel({ order, onDone }: { order: Order; onDone: (m: string) => void }) {
+  const [name, setName] = useState("");
+  const [picked, setPicked] = useState<string | null>(null);
+  const [reason, setReason] = useState("");
+  const [error, setError] = useState<string | null>(null);
+  const [busy, setBusy] = useState(false);
+  const { found, anyTrade } = useCandidates(order, name, setError);
 
   const submit = async (e: Event) => {
     e.preventDefault();
@@ -504,35 +510,7 @@ function AssignPanel({ order, onDone }: { order: Order; onDone: (m: string) => v
       ) : found.length === 0 ? (
         <p class="muted">No active contractor in {order.location.state} matches.</p>
       ) : (
-        <ul class="picker" aria-label="Contractors">
-          {found.map((c) => (
-            <li
-              key={c.contractor_id}
-              data-contractor-id={c.contractor_id}
-              class={picked === c.contractor_id ? "picked" : ""}
-            >
-              <label>
-                <input
-                  type="radio"
-                  name="contractor"
-                  value={c.contractor_id}
-                  checked={picked === c.contractor_id}
-                  onChange={() => setPicked(c.contractor_id)}
-                />
-                <span class="pick-main">
-                  <span class="pick-name">{c.name}</span>
-                  <span class="pick-meta">
-                    {c.trades.map(titleCase).join(", ")} · ★ {c.rating.toFixed(1)}
-                    {c.distance_miles !== null && ` · ${c.distance_miles} mi`}
-                  </span>
-                </span>
-                <span class={`cap ${c.capacity.free === 0 ? "cap-full" : ""}`}>
-                  {c.capacity.free}/{c.capacity.max_active_jobs} free
-                </span>
-              </label>
-            </li>
-          ))}
-        </ul>
+        <ContractorPicker found={found} picked={picked} onPick={setPicked} />
       )}
       <label for={`assign-reason-${order.order_id}`}>Reason</label>
       <input
@@ -552,6 +530,45 @@ function AssignPanel({ order, onDone }: { order: Order; onDone: (m: string) => v
         Assign
       </button>
     </form>
+  );
+}
+
+/** The contractors found, one to pick: trades, rating, distance and free capacity. */
+function ContractorPicker(props: {
+  found: Contractor[];
+  picked: string | null;
+  onPick: (id: string) => void;
+}) {
+  return (
+    <ul class="picker" aria-label="Contractors">
+      {props.found.map((c) => (
+        <li
+          key={c.contractor_id}
+          data-contractor-id={c.contractor_id}
+          class={props.picked === c.contractor_id ? "picked" : ""}
+        >
+          <label>
+            <input
+              type="radio"
+              name="contractor"
+              value={c.contractor_id}
+              checked={props.picked === c.contractor_id}
+              onChange={() => props.onPick(c.contractor_id)}
+            />
+            <span class="pick-main">
+              <span class="pick-name">{c.name}</span>
+              <span class="pick-meta">
+                {c.trades.map(titleCase).join(", ")} · ★ {c.rating.toFixed(1)}
+                {c.distance_miles !== null && ` · ${c.distance_miles} mi`}
+              </span>
+            </span>
+            <span class={`cap ${c.capacity.free === 0 ? "cap-full" : ""}`}>
+              {c.capacity.free}/{c.capacity.max_active_jobs} free
+            </span>
+          </label>
+        </li>
+      ))}
+    </ul>
   );
 }
 
