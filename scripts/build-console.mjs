@@ -1,30 +1,56 @@
 // Builds the web console into dist/console with Vite, unless it was built from the same inputs: the
-// files under console/ (sources, index.html, the Vite config, its tsconfig) and package-lock.json (Vite's
-// and Preact's versions). A SHA-256 of them is kept in dist/console beside the build, so `npm run cli`,
+// files under console/ (sources, index.html, the Vite config, its tsconfig), the service's files they
+// import (the lists of src/domain: order statuses, urgencies, trades) and theirs in turn, and
+// package-lock.json (Vite's and Preact's versions). A SHA-256 of them is kept in dist/console beside the build, so `npm run cli`,
 // `npm start` and `npm run bench`, which build first, skip the console when nothing in it changed; a
 // changed input rebuilds it. Like `tsc -b`, it does not notice a file deleted inside dist/ by hand.
 
 import { createHash } from "node:crypto";
-import { existsSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
-import { join, relative, sep } from "node:path";
+import { existsSync, readdirSync, readFileSync, statSync, writeFileSync } from "node:fs";
+import { dirname, join, relative, resolve, sep } from "node:path";
 import { fileURLToPath, pathToFileURL } from "node:url";
 
 /** Where the stamp is kept: not served (the service serves index.html and assets/ only). */
 export const STAMP = ".inputs-sha256";
 
-/** The console's input files under `root`, as sorted paths relative to it with "/" separators. */
+/** Relative import specifiers of a module's source: `from "./x"`, `import "./x"`, `import("./x")`. */
+const RELATIVE_IMPORT = /(?:\bfrom|\bimport)\s*\(?\s*["'](\.{1,2}\/[^"']+)["']/g;
+const SOURCE = /\.(?:[cm]?[jt]sx?)$/;
+
+/** The file an import of `specifier` from `file` loads, the way Vite finds it ("./x.js" may be x.ts), or
+ * null when there is none (a word in a comment, say: the build itself fails on a real missing import). */
+function resolveImport(file, specifier) {
+  const target = resolve(dirname(file), specifier);
+  const stem = target.replace(/\.[cm]?jsx?$/, "");
+  const candidates = [target, ...[".ts", ".tsx", "/index.ts", "/index.tsx"].map((ext) => stem + ext)];
+  return candidates.find((path) => existsSync(path) && statSync(path).isFile()) ?? null;
+}
+
+/** The console's input files under `root`, as sorted paths relative to it with "/" separators: every file
+ * under console/, the files outside it that its sources import (and those import, transitively), and
+ * package-lock.json. */
 export function consoleInputs(root) {
-  const files = [];
+  const files = new Set();
   const walk = (dir) => {
     for (const entry of readdirSync(dir, { withFileTypes: true })) {
       const path = join(dir, entry.name);
       if (entry.isDirectory()) walk(path);
-      else if (entry.isFile()) files.push(relative(root, path).split(sep).join("/"));
+      else if (entry.isFile()) files.add(path);
     }
   };
   walk(join(root, "console"));
-  files.push("package-lock.json");
-  return files.sort();
+  const pending = [...files].filter((path) => SOURCE.test(path));
+  for (let file = pending.pop(); file !== undefined; file = pending.pop()) {
+    for (const [, specifier] of readFileSync(file, "utf8").matchAll(RELATIVE_IMPORT)) {
+      const target = resolveImport(file, specifier);
+      if (target && !files.has(target)) {
+        files.add(target);
+        pending.push(target);
+      }
+    }
+  }
+  files.add(join(root, "package-lock.json"));
+  return [...files].map((path) => relative(root, path).split(sep).join("/")).sort();
 }
 
 /** SHA-256 (hex) over each input's path and bytes, in order. */

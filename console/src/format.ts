@@ -26,6 +26,16 @@ export const STATUS_LABEL: Record<OrderStatus, string> = {
   cannot_complete: "Cannot complete",
 };
 
+/** Statuses `list` leaves out (never when it has them all). */
+type Unlisted<L extends readonly OrderStatus[]> = Exclude<OrderStatus, L[number]>;
+
+/** An ordering of every status (a legend, a stack): one the domain adds fails typecheck until placed. */
+export function everyStatus<const L extends readonly OrderStatus[]>(
+  list: L & ([Unlisted<L>] extends [never] ? unknown : { missing: Unlisted<L> }),
+): OrderStatus[] {
+  return [...list];
+}
+
 export function money(cents: number | null | undefined): string {
   if (cents === null || cents === undefined) return "—";
   return (cents / 100).toLocaleString("en-US", { style: "currency", currency: "USD" });

@@ -1,4 +1,11 @@
-// The shapes the console reads from the API (the operations' output schemas, as far as it uses them).
+// The shapes the console reads from the API (the operations' output schemas, as far as it uses them). The
+// order statuses and urgencies are the service's own lists (src/domain, bundled by Vite), so a status or
+// urgency added there is one here: every Record<OrderStatus, ...> then fails typecheck until it has it.
+
+import type { OrderStatus } from "../../src/domain/orders/transitions";
+import type { Urgency } from "../../src/domain/pricing";
+
+export type { OrderStatus, Urgency };
 
 export type KeyKind = "account" | "contractor" | "dispatcher";
 
@@ -10,18 +17,6 @@ export interface Session {
   csrf_token: string;
   expires_at: string;
 }
-
-export type OrderStatus =
-  | "received"
-  | "offered"
-  | "accepted"
-  | "en_route"
-  | "on_site"
-  | "completed"
-  | "invoiced"
-  | "needs_dispatcher"
-  | "cancelled"
-  | "cannot_complete";
 
 export interface Location {
   state: string;
@@ -38,7 +33,7 @@ export interface Order {
   status_detail: string;
   contractor_ref: string | null;
   trade: string;
-  urgency: string;
+  urgency: Urgency;
   location: Location;
   description: string;
   nte_cents: number | null;
@@ -62,7 +57,7 @@ export interface Order {
 interface JobBase {
   order_id: string;
   trade: string;
-  urgency: string;
+  urgency: Urgency;
   description: string;
   location: Location;
   nte_cents: number | null;

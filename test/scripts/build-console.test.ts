@@ -1,6 +1,6 @@
 // The console build's decision (scripts/build-console.mjs): it builds when dist/console is missing or was
-// built from other inputs, and skips when nothing under console/ nor package-lock.json changed. Checked on
-// a copy of the inputs in a temporary directory, without running Vite.
+// built from other inputs, and skips when nothing under console/, the service's files it imports, nor
+// package-lock.json changed. Checked on a copy of the inputs in a temporary directory, without running Vite.
 
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
@@ -52,6 +52,66 @@ describe("console build", () => {
     write("src/main.ts", "// changed");
     write("dist/src/main.js", "// compiled");
     expect(consoleBuildState(root).stale).toBe(false);
+  });
+
+  describe("when the console imports the service's domain", () => {
+    beforeEach(() => {
+      write(
+        "console/src/types.ts",
+        'import type { OrderStatus } from "../../src/domain/orders/transitions";\nexport type { OrderStatus };',
+      );
+      write("console/src/views/board.tsx", 'import { URGENCIES } from "../../../src/domain/pricing";');
+      write("src/domain/orders/transitions.ts", 'export const ORDER_STATUSES = ["received"] as const;');
+      // Imported the service's way ("./trades.js" is trades.ts), and imported by the console only through it.
+      write("src/domain/pricing.ts", 'import { TRADES } from "./trades.js";\nexport const URGENCIES = [];');
+      write("src/domain/trades.ts", "export const TRADES = {};");
+      write("src/domain/geo.ts", "// imported by the service only");
+    });
+
+    it("takes the files it imports, and theirs, as inputs too, and no other file of src/", () => {
+      expect(consoleInputs(root)).toEqual([
+        "console/index.html",
+        "console/src/main.tsx",
+        "console/src/types.ts",
+        "console/src/views/board.tsx",
+        "console/src/views/orders.tsx",
+        "console/vite.config.ts",
+        "package-lock.json",
+        "src/domain/orders/transitions.ts",
+        "src/domain/pricing.ts",
+        "src/domain/trades.ts",
+      ]);
+    });
+
+    for (const [what, path, text] of [
+      [
+        "a new order status",
+        "src/domain/orders/transitions.ts",
+        'export const ORDER_STATUSES = ["received", "x"];',
+      ],
+      [
+        "a changed urgency list",
+        "src/domain/pricing.ts",
+        'import "./trades.js";\nexport const URGENCIES = ["a"];',
+      ],
+      [
+        "a changed file imported by an imported one",
+        "src/domain/trades.ts",
+        "export const TRADES = { a: 1 };",
+      ],
+    ] as const) {
+      it(`builds again after ${what}`, () => {
+        built();
+        write(path, text);
+        expect(consoleBuildState(root).stale).toBe(true);
+      });
+    }
+
+    it("skips after a change to a file of src/ it does not import", () => {
+      built();
+      write("src/domain/geo.ts", "// changed");
+      expect(consoleBuildState(root).stale).toBe(false);
+    });
   });
 
   for (const [what, change] of [

@@ -5,6 +5,7 @@
 // colour by `status` from the same --map-* CSS variables (styles.css), and call the same onOpenOrder. Nothing here
 // imports d3, the shapes or the DOM.
 
+import { everyStatus } from "../format";
 import type { Order, OrderStatus } from "../types";
 
 export interface Coordinates {
@@ -40,7 +41,7 @@ export type OrderFeature = PointFeature<OrderProps>;
 export type ContractorFeature = PointFeature<ContractorProps>;
 
 /** The legend's order: what needs a human first, then the work under way, then what is closed. */
-export const LEGEND: OrderStatus[] = [
+export const LEGEND: OrderStatus[] = everyStatus([
   "needs_dispatcher",
   "cannot_complete",
   "received",
@@ -51,7 +52,7 @@ export const LEGEND: OrderStatus[] = [
   "completed",
   "invoiced",
   "cancelled",
-];
+]);
 
 /** Closed orders: drawn smaller, under the open ones. */
 export const CLOSED = new Set<OrderStatus>(["completed", "invoiced", "cancelled"]);

@@ -96,7 +96,8 @@ const onKey = (act: () => void) => (e: KeyboardEvent) => {
   }
 };
 
-export function SvgBaseMap(props: BaseMapProps) {
+/** The states' shapes once loaded (null until then), and whether loading them failed. */
+function useShapes(): { base: Shapes | null; failed: boolean } {
   const [base, setBase] = useState<Shapes | null>(null);
   const [failed, setFailed] = useState(false);
   useEffect(() => {
@@ -109,7 +110,11 @@ export function SvgBaseMap(props: BaseMapProps) {
       live = false;
     };
   }, []);
+  return { base, failed };
+}
 
+export function SvgBaseMap(props: BaseMapProps) {
+  const { base, failed } = useShapes();
   // Contractors first: each keeps its base's exact spot, and the orders there go round it.
   const spots = new Map<string, Spot>();
   const contractors = place(props.contractors, spots);
@@ -135,86 +140,116 @@ export function SvgBaseMap(props: BaseMapProps) {
       aria-label={props.label}
       data-ready={base ? "true" : "false"}
     >
-      {/* biome-ignore lint/a11y/noAriaHiddenOnFocusable: the shapes are not focusable, only the points. */}
-      <g class="map-base" aria-hidden="true">
-        {base ? (
-          <>
-            {base.states.map((s) => (
-              <path key={s.id} class="map-state" d={s.d}>
-                <title>{s.name}</title>
-              </path>
-            ))}
-            <path class="map-borders" d={base.borders} />
-            <path class="map-outline" d={base.outline} />
-            {insetBoxes().map((b) => (
-              <rect key={b.id} class="map-inset" x={b.x} y={b.y} width={b.width} height={b.height} />
-            ))}
-          </>
-        ) : (
-          <text class="map-loading" x={WIDTH / 2} y={HEIGHT / 2}>
-            {failed ? "The state shapes could not be loaded." : "Loading the map…"}
-          </text>
-        )}
-      </g>
+      <StateShapes base={base} failed={failed} />
       {/* biome-ignore lint/a11y/noAriaHiddenOnFocusable: the area is not focusable (no pointer events). */}
       {area && <path class="map-area" d={area} aria-hidden="true" />}
-      <g class="map-orders">
-        {orders.map(({ feature: f, x, y }) => {
-          const p = f.properties;
-          const name = `${STATUS_LABEL[p.status]}: ${titleCase(p.trade)}, ${p.place} (${p.order_id})`;
-          return (
-            // biome-ignore lint/a11y/useSemanticElements: SVG has no button element; role, tabindex and keys make one.
-            <circle
-              key={f.id}
-              class={`map-order st-fill-${p.status} ${CLOSED.has(p.status) ? "map-closed" : ""}`}
-              cx={x.toFixed(1)}
-              cy={y.toFixed(1)}
-              r={CLOSED.has(p.status) ? 3.6 : 5}
-              data-order-id={p.order_id}
-              data-status={p.status}
-              role="button"
-              tabIndex={0}
-              aria-label={`Open order ${name}`}
-              onClick={() => props.onOpenOrder(p.order_id)}
-              onKeyDown={onKey(() => props.onOpenOrder(p.order_id))}
-            >
-              <title>{name}</title>
-            </circle>
-          );
-        })}
-      </g>
-      <g class="map-contractors">
-        {contractors.map(({ feature: f, x, y }) => {
-          const p = f.properties;
-          const pinned = props.pinnedContractor === p.contractor_id;
-          return (
-            // biome-ignore lint/a11y/useSemanticElements: SVG has no button element; role, tabindex and keys make one.
-            <rect
-              key={f.id}
-              class={`map-contractor map-standing-${p.standing} ${pinned ? "map-pinned" : ""}`}
-              x={(x - 4.5).toFixed(1)}
-              y={(y - 4.5).toFixed(1)}
-              width="9"
-              height="9"
-              transform={`rotate(45 ${x.toFixed(1)} ${y.toFixed(1)})`}
-              data-contractor-id={p.contractor_id}
-              data-standing={p.standing}
-              role="button"
-              tabIndex={0}
-              aria-pressed={pinned}
-              aria-label={`Contractor ${p.name}: show its base and service area`}
-              onMouseEnter={() => props.onShowContractor(p.contractor_id)}
-              onMouseLeave={() => props.onShowContractor(null)}
-              onFocus={() => props.onShowContractor(p.contractor_id)}
-              onBlur={() => props.onShowContractor(null)}
-              onClick={() => props.onShowContractor(p.contractor_id, true)}
-              onKeyDown={onKey(() => props.onShowContractor(p.contractor_id, true))}
-            />
-          );
-        })}
-      </g>
+      <OrderPoints orders={orders} onOpenOrder={props.onOpenOrder} />
+      <ContractorPoints
+        contractors={contractors}
+        pinned={props.pinnedContractor}
+        onShowContractor={props.onShowContractor}
+      />
       {shown && <Tip x={shown.x} y={shown.y} feature={shown.feature} />}
     </svg>
+  );
+}
+
+/** The states, their borders and the insets' boxes; a line of text until they are loaded. */
+function StateShapes({ base, failed }: { base: Shapes | null; failed: boolean }) {
+  return (
+    // biome-ignore lint/a11y/noAriaHiddenOnFocusable: the shapes are not focusable, only the points.
+    <g class="map-base" aria-hidden="true">
+      {base ? (
+        <>
+          {base.states.map((s) => (
+            <path key={s.id} class="map-state" d={s.d}>
+              <title>{s.name}</title>
+            </path>
+          ))}
+          <path class="map-borders" d={base.borders} />
+          <path class="map-outline" d={base.outline} />
+          {insetBoxes().map((b) => (
+            <rect key={b.id} class="map-inset" x={b.x} y={b.y} width={b.width} height={b.height} />
+          ))}
+        </>
+      ) : (
+        <text class="map-loading" x={WIDTH / 2} y={HEIGHT / 2}>
+          {failed ? "The state shapes could not be loaded." : "Loading the map…"}
+        </text>
+      )}
+    </g>
+  );
+}
+
+/** The orders' points, coloured by status (closed ones smaller): each opens its order. */
+function OrderPoints(props: { orders: Array<Placed<OrderFeature>>; onOpenOrder: (orderId: string) => void }) {
+  return (
+    <g class="map-orders">
+      {props.orders.map(({ feature: f, x, y }) => {
+        const p = f.properties;
+        const name = `${STATUS_LABEL[p.status]}: ${titleCase(p.trade)}, ${p.place} (${p.order_id})`;
+        return (
+          // biome-ignore lint/a11y/useSemanticElements: SVG has no button element; role, tabindex and keys make one.
+          <circle
+            key={f.id}
+            class={`map-order st-fill-${p.status} ${CLOSED.has(p.status) ? "map-closed" : ""}`}
+            cx={x.toFixed(1)}
+            cy={y.toFixed(1)}
+            r={CLOSED.has(p.status) ? 3.6 : 5}
+            data-order-id={p.order_id}
+            data-status={p.status}
+            role="button"
+            tabIndex={0}
+            aria-label={`Open order ${name}`}
+            onClick={() => props.onOpenOrder(p.order_id)}
+            onKeyDown={onKey(() => props.onOpenOrder(p.order_id))}
+          >
+            <title>{name}</title>
+          </circle>
+        );
+      })}
+    </g>
+  );
+}
+
+/** The contractors' bases: hovering or focusing one shows its service area, a click pins it. */
+function ContractorPoints(props: {
+  contractors: Array<Placed<ContractorFeature>>;
+  pinned: string | null;
+  onShowContractor: BaseMapProps["onShowContractor"];
+}) {
+  const show = props.onShowContractor;
+  return (
+    <g class="map-contractors">
+      {props.contractors.map(({ feature: f, x, y }) => {
+        const p = f.properties;
+        const pinned = props.pinned === p.contractor_id;
+        return (
+          // biome-ignore lint/a11y/useSemanticElements: SVG has no button element; role, tabindex and keys make one.
+          <rect
+            key={f.id}
+            class={`map-contractor map-standing-${p.standing} ${pinned ? "map-pinned" : ""}`}
+            x={(x - 4.5).toFixed(1)}
+            y={(y - 4.5).toFixed(1)}
+            width="9"
+            height="9"
+            transform={`rotate(45 ${x.toFixed(1)} ${y.toFixed(1)})`}
+            data-contractor-id={p.contractor_id}
+            data-standing={p.standing}
+            role="button"
+            tabIndex={0}
+            aria-pressed={pinned}
+            aria-label={`Contractor ${p.name}: show its base and service area`}
+            onMouseEnter={() => show(p.contractor_id)}
+            onMouseLeave={() => show(null)}
+            onFocus={() => show(p.contractor_id)}
+            onBlur={() => show(null)}
+            onClick={() => show(p.contractor_id, true)}
+            onKeyDown={onKey(() => show(p.contractor_id, true))}
+          />
+        );
+      })}
+    </g>
   );
 }
 

@@ -4,6 +4,7 @@
 
 import { computed, type ReadonlySignal, signal } from "@preact/signals";
 import { useEffect, useState } from "preact/hooks";
+import { URGENCIES } from "../../../src/domain/pricing";
 import { ApiProblem, allPages, get, post } from "../api";
 import { ago, clock, minute, money, now, place, STATUS_LABEL, timeLeft, titleCase } from "../format";
 import { subscribe } from "../live";
@@ -37,18 +38,29 @@ const CANCELLABLE = new Set<OrderStatus>([
   "on_site",
 ]);
 
-const GROUPS: Array<{ id: string; title: string; statuses: OrderStatus[]; hint: string }> = [
-  {
-    id: "tray",
-    title: "Needs a dispatcher",
-    statuses: ["needs_dispatcher", "cannot_complete", "received"],
-    hint: "No contractor took these: assign one by hand.",
-  },
-  { id: "offered", title: "Offered", statuses: ["offered"], hint: "Waiting for the contractor's answer." },
-  { id: "accepted", title: "Accepted", statuses: ["accepted"], hint: "" },
-  { id: "en_route", title: "En route", statuses: ["en_route"], hint: "" },
-  { id: "on_site", title: "On site", statuses: ["on_site"], hint: "" },
-  { id: "closed", title: "Recently closed", statuses: ["completed", "invoiced", "cancelled"], hint: "" },
+type GroupId = "tray" | "offered" | "accepted" | "en_route" | "on_site" | "closed";
+
+/** The group each status is shown in: a status the domain adds fails typecheck until it has one. */
+const GROUP_OF: Record<OrderStatus, GroupId> = {
+  needs_dispatcher: "tray",
+  cannot_complete: "tray",
+  received: "tray",
+  offered: "offered",
+  accepted: "accepted",
+  en_route: "en_route",
+  on_site: "on_site",
+  completed: "closed",
+  invoiced: "closed",
+  cancelled: "closed",
+};
+
+const GROUPS: Array<{ id: GroupId; title: string; hint: string }> = [
+  { id: "tray", title: "Needs a dispatcher", hint: "No contractor took these: assign one by hand." },
+  { id: "offered", title: "Offered", hint: "Waiting for the contractor's answer." },
+  { id: "accepted", title: "Accepted", hint: "" },
+  { id: "en_route", title: "En route", hint: "" },
+  { id: "on_site", title: "On site", hint: "" },
+  { id: "closed", title: "Recently closed", hint: "" },
 ];
 
 const orders = signal<Map<string, Order>>(new Map());
@@ -101,7 +113,6 @@ function onEvent(event: StreamEvent) {
 
 const trades = computed(() => [...new Set([...orders.value.values()].map((o) => o.trade))].sort());
 const states = computed(() => [...new Set([...orders.value.values()].map((o) => o.location.state))].sort());
-const URGENCIES = ["emergency", "urgent", "routine", "scheduled"];
 /** An accepted job nobody set off for within this long is flagged at risk. */
 const NO_MOVEMENT_MS = 60 * 60_000;
 
@@ -136,7 +147,7 @@ const visible = computed(() => {
 });
 
 function groupOrders(group: (typeof GROUPS)[number], list: Order[]): Order[] {
-  const inGroup = list.filter((o) => group.statuses.includes(o.status));
+  const inGroup = list.filter((o) => GROUP_OF[o.status] === group.id);
   if (group.id === "offered") {
     return inGroup.sort((a, b) => (a.offer_deadline_at ?? "~").localeCompare(b.offer_deadline_at ?? "~"));
   }
@@ -406,15 +417,11 @@ function Detail({ order }: { order: Order }) {
   );
 }
 
-function AssignPanel({ order, onDone }: { order: Order; onDone: (m: string) => void }) {
-  const [name, setName] = useState("");
+/** Active contractors where the job is, of its trade, found by name as typed (after a pause); when none of
+ * its trade is there, every active contractor there (`anyTrade`). */
+function useCandidates(order: Order, name: string, onError: (message: string) => void) {
   const [found, setFound] = useState<Contractor[] | null>(null);
   const [anyTrade, setAnyTrade] = useState(false);
-  const [picked, setPicked] = useState<string | null>(null);
-  const [reason, setReason] = useState("");
-  const [error, setError] = useState<string | null>(null);
-  const [busy, setBusy] = useState(false);
-
   useEffect(() => {
     let stale = false;
     const timer = setTimeout(async () => {
@@ -444,7 +451,7 @@ function AssignPanel({ order, onDone }: { order: Order; onDone: (m: string) => v
           setAnyTrade(widened);
         }
       } catch (err) {
-        if (!stale) setError(err instanceof ApiProblem ? err.message : "The contractor search failed.");
+        if (!stale) onError(err instanceof ApiProblem ? err.message : "The contractor search failed.");
       }
     }, 200);
     return () => {
@@ -452,6 +459,16 @@ function AssignPanel({ order, onDone }: { order: Order; onDone: (m: string) => v
       clearTimeout(timer);
     };
   }, [order.order_id, name]);
+  return { found, anyTrade };
+}
+
+function AssignPanel({ order, onDone }: { order: Order; onDone: (m: string) => void }) {
+  const [name, setName] = useState("");
+  const [picked, setPicked] = useState<string | null>(null);
+  const [reason, setReason] = useState("");
+  const [error, setError] = useState<string | null>(null);
+  const [busy, setBusy] = useState(false);
+  const { found, anyTrade } = useCandidates(order, name, setError);
 
   const submit = async (e: Event) => {
     e.preventDefault();
@@ -493,35 +510,7 @@ function AssignPanel({ order, onDone }: { order: Order; onDone: (m: string) => v
       ) : found.length === 0 ? (
         <p class="muted">No active contractor in {order.location.state} matches.</p>
       ) : (
-        <ul class="picker" aria-label="Contractors">
-          {found.map((c) => (
-            <li
-              key={c.contractor_id}
-              data-contractor-id={c.contractor_id}
-              class={picked === c.contractor_id ? "picked" : ""}
-            >
-              <label>
-                <input
-                  type="radio"
-                  name="contractor"
-                  value={c.contractor_id}
-                  checked={picked === c.contractor_id}
-                  onChange={() => setPicked(c.contractor_id)}
-                />
-                <span class="pick-main">
-                  <span class="pick-name">{c.name}</span>
-                  <span class="pick-meta">
-                    {c.trades.map(titleCase).join(", ")} · ★ {c.rating.toFixed(1)}
-                    {c.distance_miles !== null && ` · ${c.distance_miles} mi`}
-                  </span>
-                </span>
-                <span class={`cap ${c.capacity.free === 0 ? "cap-full" : ""}`}>
-                  {c.capacity.free}/{c.capacity.max_active_jobs} free
-                </span>
-              </label>
-            </li>
-          ))}
-        </ul>
+        <ContractorPicker found={found} picked={picked} onPick={setPicked} />
       )}
       <label for={`assign-reason-${order.order_id}`}>Reason</label>
       <input
@@ -541,6 +530,45 @@ function AssignPanel({ order, onDone }: { order: Order; onDone: (m: string) => v
         Assign
       </button>
     </form>
+  );
+}
+
+/** The contractors found, one to pick: trades, rating, distance and free capacity. */
+function ContractorPicker(props: {
+  found: Contractor[];
+  picked: string | null;
+  onPick: (id: string) => void;
+}) {
+  return (
+    <ul class="picker" aria-label="Contractors">
+      {props.found.map((c) => (
+        <li
+          key={c.contractor_id}
+          data-contractor-id={c.contractor_id}
+          class={props.picked === c.contractor_id ? "picked" : ""}
+        >
+          <label>
+            <input
+              type="radio"
+              name="contractor"
+              value={c.contractor_id}
+              checked={props.picked === c.contractor_id}
+              onChange={() => props.onPick(c.contractor_id)}
+            />
+            <span class="pick-main">
+              <span class="pick-name">{c.name}</span>
+              <span class="pick-meta">
+                {c.trades.map(titleCase).join(", ")} · ★ {c.rating.toFixed(1)}
+                {c.distance_miles !== null && ` · ${c.distance_miles} mi`}
+              </span>
+            </span>
+            <span class={`cap ${c.capacity.free === 0 ? "cap-full" : ""}`}>
+              {c.capacity.free}/{c.capacity.max_active_jobs} free
+            </span>
+          </label>
+        </li>
+      ))}
+    </ul>
   );
 }
 

@@ -4,7 +4,7 @@
 
 import { useEffect, useState } from "preact/hooks";
 import { ApiProblem, get } from "../api";
-import { STATUS_LABEL } from "../format";
+import { everyStatus, STATUS_LABEL } from "../format";
 import type { OrderStatus } from "../types";
 import { dayLabel, LineChart, StackedBars, ticks } from "./charts";
 
@@ -37,7 +37,7 @@ interface Series {
 }
 
 /** Bottom to top: the work's course, then the ways out of it. */
-const STACK: OrderStatus[] = [
+const STACK: OrderStatus[] = everyStatus([
   "invoiced",
   "completed",
   "on_site",
@@ -48,7 +48,7 @@ const STACK: OrderStatus[] = [
   "needs_dispatcher",
   "cannot_complete",
   "cancelled",
-];
+]);
 
 const percent = (v: number) => `${Math.round(v * 100)} %`;
 
@@ -83,8 +83,10 @@ function rangeSummary(vals: Array<number | null>, fmt: (v: number) => string, wh
   return `${known.length} of ${vals.length} days have ${what}: from ${fmt(lo)} to ${fmt(hi)}.`;
 }
 
-export function EvalsSeriesCharts({ period }: { period: string }) {
-  const [mode, setMode] = useState<"live" | "sandbox">("live");
+type Mode = "live" | "sandbox";
+
+/** The period's series of `mode`'s orders, loaded again when either changes. */
+function useSeries(period: string, mode: Mode): { series: Series | null; error: string | null } {
   const [series, setSeries] = useState<Series | null>(null);
   const [error, setError] = useState<string | null>(null);
   useEffect(() => {
@@ -104,26 +106,12 @@ export function EvalsSeriesCharts({ period }: { period: string }) {
       stale = true;
     };
   }, [period, mode]);
+  return { series, error };
+}
 
-  const days = series?.days ?? [];
-  const labels = days.map((d) => d.day);
-  const received = days.reduce((s, d) => s + d.orders_received, 0);
-  const busiest = days.reduce<SeriesDay | null>(
-    (b, d) => (b === null || d.orders_received > b.orders_received ? d : b),
-    null,
-  );
-  /** Ticks in the unit that reads best for the chart's largest value (ms, s or min). */
-  const latencyTicks = (max: number) => {
-    const { div } = timeUnit(max);
-    return ticks(max / div).map((t) => t * div);
-  };
-  const dispatchP50 = values(days, (d) => d.dispatch_latency_p50);
-  const dispatchP95 = values(days, (d) => d.dispatch_latency_p95);
-  const acceptP50 = values(days, (d) => d.acceptance_latency_p50);
-  const acceptP95 = values(days, (d) => d.acceptance_latency_p95);
-  const dispatchTime = durationIn(largest(dispatchP50, dispatchP95));
-  const acceptTime = durationIn(largest(acceptP50, acceptP95));
-
+export function EvalsSeriesCharts({ period }: { period: string }) {
+  const [mode, setMode] = useState<Mode>("live");
+  const { series, error } = useSeries(period, mode);
   return (
     <section class="series" aria-labelledby="per-day" data-mode={series?.mode}>
       <div class="board-head">
@@ -156,97 +144,9 @@ export function EvalsSeriesCharts({ period }: { period: string }) {
               : "Sandbox orders only: test keys and the simulated traffic, not real work."}{" "}
             Each day counts the orders received that UTC day, in their status now; today is partial.
           </p>
-          <StackedBars
-            chart="orders-by-status"
-            title="Orders received per day, by status now"
-            summary={
-              received === 0
-                ? "No order was received in the period."
-                : `${received} orders over ${days.length} days; the busiest, ${busiest ? dayLabel(busiest.day) : ""}, had ${busiest?.orders_received}.`
-            }
-            days={days.map((d) => ({ day: d.day, counts: d.orders_by_status }))}
-            keys={STACK}
-            label={(k) => STATUS_LABEL[k as OrderStatus] ?? k}
-            cls={(k) => `sf-${k}`}
-          />
-          <div class="chart-grid">
-            <LineChart
-              chart="completion-rate"
-              title="Completion rate per day"
-              summary={rangeSummary(
-                values(days, (d) => d.completion_rate),
-                percent,
-                "orders with an outcome",
-              )}
-              days={labels}
-              lines={[
-                {
-                  key: "completion_rate",
-                  label: "Completion rate",
-                  values: values(days, (d) => d.completion_rate),
-                  n: samples(days, (d) => d.completion_rate),
-                },
-              ]}
-              format={percent}
-              max={1}
-            />
-            <LineChart
-              chart="override-rate"
-              title="Human override rate per day"
-              summary={rangeSummary(
-                values(days, (d) => d.human_override_rate),
-                percent,
-                "orders dispatched",
-              )}
-              days={labels}
-              lines={[
-                {
-                  key: "human_override_rate",
-                  label: "Override rate",
-                  values: values(days, (d) => d.human_override_rate),
-                  n: samples(days, (d) => d.human_override_rate),
-                },
-              ]}
-              format={percent}
-              max={1}
-            />
-          </div>
-          <div class="chart-grid">
-            <LineChart
-              chart="dispatch-latency"
-              title="Dispatch latency per day (received to first offer)"
-              summary={rangeSummary(dispatchP50, dispatchTime, "a first offer (median shown)")}
-              days={labels}
-              lines={[
-                {
-                  key: "p50",
-                  label: "p50",
-                  values: dispatchP50,
-                  n: samples(days, (d) => d.dispatch_latency_p50),
-                },
-                { key: "p95", label: "p95", values: dispatchP95 },
-              ]}
-              format={dispatchTime}
-              tickMax={latencyTicks}
-            />
-            <LineChart
-              chart="acceptance-latency"
-              title="Acceptance latency per day (received to first acceptance)"
-              summary={rangeSummary(acceptP50, acceptTime, "an acceptance (median shown)")}
-              days={labels}
-              lines={[
-                {
-                  key: "p50",
-                  label: "p50",
-                  values: acceptP50,
-                  n: samples(days, (d) => d.acceptance_latency_p50),
-                },
-                { key: "p95", label: "p95", values: acceptP95 },
-              ]}
-              format={acceptTime}
-              tickMax={latencyTicks}
-            />
-          </div>
+          <OrdersByStatusChart days={series.days} />
+          <RateCharts days={series.days} />
+          <LatencyCharts days={series.days} />
           <details class="methodology-box">
             <summary>Methodology of the daily figures</summary>
             <p class="methodology">{series.methodology}</p>
@@ -259,5 +159,133 @@ export function EvalsSeriesCharts({ period }: { period: string }) {
         </>
       )}
     </section>
+  );
+}
+
+/** Orders received per day, stacked by their status now. */
+function OrdersByStatusChart({ days }: { days: SeriesDay[] }) {
+  const received = days.reduce((s, d) => s + d.orders_received, 0);
+  const busiest = days.reduce<SeriesDay | null>(
+    (b, d) => (b === null || d.orders_received > b.orders_received ? d : b),
+    null,
+  );
+  return (
+    <StackedBars
+      chart="orders-by-status"
+      title="Orders received per day, by status now"
+      summary={
+        received === 0
+          ? "No order was received in the period."
+          : `${received} orders over ${days.length} days; the busiest, ${busiest ? dayLabel(busiest.day) : ""}, had ${busiest?.orders_received}.`
+      }
+      days={days.map((d) => ({ day: d.day, counts: d.orders_by_status }))}
+      keys={STACK}
+      label={(k) => STATUS_LABEL[k as OrderStatus] ?? k}
+      cls={(k) => `sf-${k}`}
+    />
+  );
+}
+
+/** The completion rate and the human override rate per day. */
+function RateCharts({ days }: { days: SeriesDay[] }) {
+  const labels = days.map((d) => d.day);
+  return (
+    <div class="chart-grid">
+      <LineChart
+        chart="completion-rate"
+        title="Completion rate per day"
+        summary={rangeSummary(
+          values(days, (d) => d.completion_rate),
+          percent,
+          "orders with an outcome",
+        )}
+        days={labels}
+        lines={[
+          {
+            key: "completion_rate",
+            label: "Completion rate",
+            values: values(days, (d) => d.completion_rate),
+            n: samples(days, (d) => d.completion_rate),
+          },
+        ]}
+        format={percent}
+        max={1}
+      />
+      <LineChart
+        chart="override-rate"
+        title="Human override rate per day"
+        summary={rangeSummary(
+          values(days, (d) => d.human_override_rate),
+          percent,
+          "orders dispatched",
+        )}
+        days={labels}
+        lines={[
+          {
+            key: "human_override_rate",
+            label: "Override rate",
+            values: values(days, (d) => d.human_override_rate),
+            n: samples(days, (d) => d.human_override_rate),
+          },
+        ]}
+        format={percent}
+        max={1}
+      />
+    </div>
+  );
+}
+
+/** Ticks in the unit that reads best for the chart's largest value (ms, s or min). */
+function latencyTicks(max: number): number[] {
+  const { div } = timeUnit(max);
+  return ticks(max / div).map((t) => t * div);
+}
+
+/** Dispatch and acceptance latency per day, p50 and p95, each in the unit that reads best for it. */
+function LatencyCharts({ days }: { days: SeriesDay[] }) {
+  const labels = days.map((d) => d.day);
+  const dispatchP50 = values(days, (d) => d.dispatch_latency_p50);
+  const dispatchP95 = values(days, (d) => d.dispatch_latency_p95);
+  const acceptP50 = values(days, (d) => d.acceptance_latency_p50);
+  const acceptP95 = values(days, (d) => d.acceptance_latency_p95);
+  const dispatchTime = durationIn(largest(dispatchP50, dispatchP95));
+  const acceptTime = durationIn(largest(acceptP50, acceptP95));
+  return (
+    <div class="chart-grid">
+      <LineChart
+        chart="dispatch-latency"
+        title="Dispatch latency per day (received to first offer)"
+        summary={rangeSummary(dispatchP50, dispatchTime, "a first offer (median shown)")}
+        days={labels}
+        lines={[
+          {
+            key: "p50",
+            label: "p50",
+            values: dispatchP50,
+            n: samples(days, (d) => d.dispatch_latency_p50),
+          },
+          { key: "p95", label: "p95", values: dispatchP95 },
+        ]}
+        format={dispatchTime}
+        tickMax={latencyTicks}
+      />
+      <LineChart
+        chart="acceptance-latency"
+        title="Acceptance latency per day (received to first acceptance)"
+        summary={rangeSummary(acceptP50, acceptTime, "an acceptance (median shown)")}
+        days={labels}
+        lines={[
+          {
+            key: "p50",
+            label: "p50",
+            values: acceptP50,
+            n: samples(days, (d) => d.acceptance_latency_p50),
+          },
+          { key: "p95", label: "p95", values: acceptP95 },
+        ]}
+        format={acceptTime}
+        tickMax={latencyTicks}
+      />
+    </div>
   );
 }

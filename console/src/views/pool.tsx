@@ -3,6 +3,7 @@
 // with the pool actions (dispatcher.pool: activate or deactivate, exclude or include) and their reason.
 
 import { useEffect, useState } from "preact/hooks";
+import { TRADE_CODES } from "../../../src/domain/trades";
 import { ApiProblem, get, post } from "../api";
 import { titleCase } from "../format";
 
@@ -31,17 +32,6 @@ interface PoolContractor {
   };
 }
 
-const TRADES = [
-  "plumbing",
-  "electrical",
-  "hvac",
-  "appliance_repair",
-  "locksmith",
-  "roofing",
-  "pest_control",
-  "handyman",
-];
-
 const VERIFICATION_LABEL: Record<Verification, string> = {
   not_verified: "not verified",
   expired: "expired",
@@ -53,15 +43,19 @@ type Action = "activate" | "deactivate" | "exclude" | "include";
 
 const plural = (n: number, word: string) => `${n} ${word}${n === 1 ? "" : "s"}`;
 
-export function Pool() {
-  const [name, setName] = useState("");
-  const [trade, setTrade] = useState("");
-  const [state, setState] = useState("");
-  const [standing, setStanding] = useState("");
+interface PoolFilter {
+  name: string;
+  trade: string;
+  state: string;
+  standing: string;
+}
+
+/** The pool's contractors matching `filter`, 50 a page: the first page loaded after typing pauses, `more`
+ * appends the next; `changed` shows a contractor's new standing without loading again. */
+function usePoolPages({ name, trade, state, standing }: PoolFilter) {
   const [list, setList] = useState<PoolContractor[] | null>(null);
   const [cursor, setCursor] = useState<string | null>(null);
   const [error, setError] = useState<string | null>(null);
-  const [open, setOpen] = useState<string | null>(null);
 
   const query = (after?: string) =>
     get<{ contractors: PoolContractor[]; next_cursor: string | null }>("/api/dispatcher/v1/contractors", {
@@ -106,6 +100,17 @@ export function Pool() {
   const changed = (id: string, status: Standing) =>
     setList((list ?? []).map((c) => (c.contractor_id === id ? { ...c, status } : c)));
 
+  return { list, cursor, error, more, changed };
+}
+
+export function Pool() {
+  const [name, setName] = useState("");
+  const [trade, setTrade] = useState("");
+  const [state, setState] = useState("");
+  const [standing, setStanding] = useState("");
+  const [open, setOpen] = useState<string | null>(null);
+  const { list, cursor, error, more, changed } = usePoolPages({ name, trade, state, standing });
+
   return (
     <section aria-labelledby="pool-title">
       <div class="board-head">
@@ -126,7 +131,7 @@ export function Pool() {
           onChange={(e) => setTrade((e.target as HTMLSelectElement).value)}
         >
           <option value="">All trades</option>
-          {TRADES.map((t) => (
+          {TRADE_CODES.map((t) => (
             <option key={t} value={t}>
               {titleCase(t)}
             </option>
