@@ -5,6 +5,7 @@ import { z } from "zod";
 import type { Commitment } from "../../domain/commitments.js";
 import type { MatchResult, RankedCandidate } from "../../domain/matching.js";
 import { type CreateOrder, createOrder } from "../../domain/orders/commands.js";
+import type { Refusal } from "../../domain/orders/order.js";
 import { ApiError } from "../../errors.js";
 import { newSortableId } from "../../ids.js";
 import { checkWebhookUrl } from "../../webhooks/targets.js";
@@ -225,7 +226,7 @@ async function commitOrder(
   command: CreateOrder,
   matched: MatchedOrder,
   hold: TentativeHold,
-): Promise<{ outcome: Awaited<ReturnType<typeof tryOrderCommand>>; view: OrderView | undefined }> {
+): Promise<{ outcome: Committed | Refusal | { kind: "lost" }; view: OrderView | undefined }> {
   const { time, job, candidates } = matched;
   const id = command.request.id;
   let view: OrderView | undefined;
@@ -247,7 +248,7 @@ async function commitOrder(
           candidates.flatMap((c) => (c.startAt === null ? [] : [[c.contractor.id, c.startAt] as const])),
         ),
       },
-      guard: async (tx, { change, audit }: Committed) => {
+      guard: async (tx, { change, audit }) => {
         view = orderView(
           change.after,
           ctx,
