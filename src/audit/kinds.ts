@@ -1,9 +1,11 @@
 // The closed list of audit event kinds: every decision the service records is one of these. A new kind
-// is added here, with what its `data` holds, before anything can record it.
+// is added here, with what its `data` holds, before anything can record it. An order's kinds are listed
+// by its commands' domain (domain/orders/order.ts ORDER_AUDIT_KINDS): each must be described here.
 
-export const AUDIT_KINDS = {
-  "quote.issued":
-    "A quote: its inputs, the price breakdown, the candidates considered with their scores and the one chosen.",
+import type { OrderAuditKind } from "../domain/orders/order.js";
+
+/** What each audit kind of an order's commands records. */
+const ORDER_KINDS = {
   "order.created":
     "A work order was accepted: its inputs as received, its idempotency key and reference. The caller's contact details and bookkeeping (callback_url, reference_id, idempotency_key, the location's address and name) are disclosures for the caller and the dispatch team: a contractor reads the job as its offer shows it.",
   "order.matched":
@@ -28,6 +30,12 @@ export const AUDIT_KINDS = {
     "A service-level clock of the order is at risk (80 % of its time used with its step not done, or the contractor's ETA after its deadline): the clock (respond or arrive), why, its start and deadline, the time allowed and used, the ETA, and the order's status.",
   "order.sla_breached":
     "A service-level clock of the order passed its deadline with its step not done (or done late): the clock, its start and deadline, the time allowed and used, the ETA, and the order's status.",
+} as const satisfies Record<OrderAuditKind, string>;
+
+export const AUDIT_KINDS = {
+  "quote.issued":
+    "A quote: its inputs, the price breakdown, the candidates considered with their scores and the one chosen.",
+  ...ORDER_KINDS,
   "schedule.applied":
     "A dispatcher applied a day optimiser's proposal: its id and SHA-256 hash, the day, and each assignment it made (or that was refused, with the reason); each assignment also has its own order.assigned record.",
   "pool.changed": "A dispatcher activated, deactivated, excluded or re-included a contractor, and why.",

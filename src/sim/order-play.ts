@@ -45,12 +45,12 @@ const HOUR_MS = 3_600_000;
 const MAX_STEPS = 40;
 
 /** Orders a caller may still cancel itself, from the transition table. */
-const CALLER_CANCELLABLE = (status: string) =>
-  allowedActions(status as OrderStatus, "caller").includes("cancel");
+const CALLER_CANCELLABLE = (status: OrderStatus | "none") =>
+  status !== "none" && allowedActions(status, "caller").includes("cancel");
 
 /** One order's life, played by its caller, the contractors offered it, and the dispatch team. */
 export class OrderPlay {
-  private status = "none";
+  private status: OrderStatus | "none" = "none";
   private id = "";
   private contractor: string | null = null;
   private readonly tried = new Set<string>();
@@ -82,7 +82,7 @@ export class OrderPlay {
     for (let step = 0; step < MAX_STEPS && !this.stuck; step++) {
       if (this.status === "offered") await this.answerOffer();
       else if (this.status === "needs_dispatcher" || this.status === "cannot_complete")
-        await this.dispatcherTakesOver();
+        await this.dispatcherTakesOver(this.status);
       else if (this.status === "accepted") await this.doJob();
       else if (this.status === "completed") await this.invoice();
       else return;
@@ -220,9 +220,9 @@ export class OrderPlay {
   }
 
   /** The dispatch team picks the order up from its queue: assigns a contractor by hand, or cancels. */
-  private async dispatcherTakesOver(): Promise<void> {
+  private async dispatcherTakesOver(status: "needs_dispatcher" | "cannot_complete"): Promise<void> {
     const { world, rng, plan } = this;
-    const afterFailure = this.status === "cannot_complete";
+    const afterFailure = status === "cannot_complete";
     const at = this.now + dispatcherDelayMs(rng, plan.urgency);
     const cancels = rng() < (afterFailure ? MIX.dispatcherCancelAfterFailure : MIX.dispatcherCancelUnmatched);
     const reason = afterFailure ? pick(rng, REASONS.reassignAfterFailure) : pick(rng, REASONS.assign);
@@ -232,7 +232,7 @@ export class OrderPlay {
     );
     if (!(await this.wait(at))) return;
     const queue = await world.call(dispatcherOrdersOperation, world.dispatcherKey, {
-      status: this.status as OrderStatus,
+      status,
       limit: 20,
     });
     if (this.unexpected(queue)) return;
@@ -277,23 +277,34 @@ export class OrderPlay {
   private async doJob(): Promise<void> {
     const { world, rng, plan } = this;
     const departAt = this.now + departDelayMs(rng, plan.urgency);
-    if (!this.reassigned && rng() < MIX.reassign) {
-      this.reassigned = true;
-      const at = this.now + (departAt - this.now) * uniform(rng, 0.2, 0.8);
-      const reason = pick(rng, REASONS.reassign);
-      if (!(await this.wait(at))) return;
-      if (await this.assign("reassigned", reason)) return; // the new contractor sets off in its own time
-      if (this.stuck) return;
-    }
+    if (!(await this.reassignBeforeDeparting(departAt))) return;
     if (!(await this.wait(departAt))) return;
-    const contractor = this.contractor as string;
-    const key = await world.contractorKey(contractor);
+    const key = await world.contractorKey(this.contractor as string);
     const jobs = await world.call(contractorJobsOperation, key, {});
     if (this.unexpected(jobs)) return;
     if (!jobs.value.jobs.some((j) => j.order_id === this.id && j.address !== null)) {
       this.unexpected({ ok: false, code: "job_not_listed", message: `no job ${this.id} with its address` });
       return;
     }
+    await this.travel(key);
+  }
+
+  /** Once per order, maybe, a dispatcher gives the job to another contractor before it sets off. False
+   * when the job's contractor does not set off now (reassigned: the new one sets off in its own time). */
+  private async reassignBeforeDeparting(departAt: number): Promise<boolean> {
+    const { rng } = this;
+    if (this.reassigned || rng() >= MIX.reassign) return true;
+    this.reassigned = true;
+    const at = this.now + (departAt - this.now) * uniform(rng, 0.2, 0.8);
+    const reason = pick(rng, REASONS.reassign);
+    if (!(await this.wait(at))) return false;
+    if (await this.assign("reassigned", reason)) return false;
+    return !this.stuck;
+  }
+
+  /** On the way (with an ETA), then on site, unless the contractor cannot complete the job on the way. */
+  private async travel(key: string): Promise<void> {
+    const { world, rng, plan } = this;
     const eta = etaMinutes(rng, plan.urgency);
     const enRoute = await world.call(contractorReportOperation, key, {
       order_id: this.id,
@@ -314,8 +325,14 @@ export class OrderPlay {
     const onSite = await world.call(contractorReportOperation, key, { order_id: this.id, status: "on_site" });
     if (this.unexpected(onSite)) return;
     this.status = onSite.value.status;
+    await this.work(key, failsOnSite ? failure : null);
+  }
+
+  /** The work on site: it fails (`failure`), or is done at a final cost, maybe after asking for more NTE. */
+  private async work(key: string, failure: string | null): Promise<void> {
+    const { world, rng, plan } = this;
     const workMs = TRADES[plan.trade].typicalJobHours * HOUR_MS * uniform(rng, 0.5, 1.8);
-    if (failsOnSite) {
+    if (failure !== null) {
       await world.clock.until(this.now + workMs * 0.3);
       await this.cannotComplete(key, failure);
       return;
@@ -325,42 +342,14 @@ export class OrderPlay {
     this.finalCost = Math.max(1, Math.round(this.estimate * factor));
     let doneAt = this.now + workMs;
     const asks = rng() < MIX.nteAsk;
-    const askAt = this.now + workMs * uniform(rng, 0.2, 0.5);
-    const decideAfter = uniform(rng, ...MIX.nteDecisionAfterMs);
-    const approves = rng() < MIX.nteApprove;
-    const nteReason = pick(rng, REASONS.nte);
+    const ask = {
+      at: this.now + workMs * uniform(rng, 0.2, 0.5),
+      decideAfter: uniform(rng, ...MIX.nteDecisionAfterMs),
+      approves: rng() < MIX.nteApprove,
+      reason: pick(rng, REASONS.nte),
+    };
     if (this.nte !== null && this.finalCost > this.nte && asks) {
-      await world.clock.until(askAt);
-      const requested = Math.ceil(this.finalCost / 1000) * 1000;
-      const request = await world.call(contractorNteRequestOperation, key, {
-        order_id: this.id,
-        requested_nte_cents: requested,
-        reason: nteReason,
-      });
-      if (this.unexpected(request)) return;
-      world.counters.nteRequests++;
-      // The caller reads its order, finds the pending request and decides.
-      await world.clock.until(this.now + decideAfter);
-      const view = await world.call(orderStatusOperation, world.callerKey, { order_id: this.id });
-      if (this.unexpected(view)) return;
-      const pending = view.value.nte_requests.find((r) => r.status === "pending");
-      if (!pending) {
-        this.unexpected({ ok: false, code: "nte_request_not_listed", message: this.id });
-        return;
-      }
-      const decided = await world.call(nteDecisionOperation, world.callerKey, {
-        order_id: this.id,
-        request_id: pending.request_id,
-        decision: approves ? "approve" : "reject",
-        ...(approves ? {} : { reason: "over budget: finish within the original NTE" }),
-      });
-      if (this.unexpected(decided)) return;
-      if (approves) {
-        this.nte = requested;
-        world.counters.nteApproved++;
-      } else {
-        world.counters.nteRejected++;
-      }
+      if (!(await this.askForMoreNte(key, ask))) return;
       doneAt = Math.max(doneAt, this.now + 15 * 60_000);
     }
     await world.clock.until(doneAt);
@@ -374,6 +363,47 @@ export class OrderPlay {
     if (this.nte === null) world.counters.completedWithoutNte++;
     else if (this.finalCost > this.nte) world.counters.completedOverNte++;
     else world.counters.completedWithinNte++;
+  }
+
+  /** The contractor asks for an NTE that covers its final cost; the caller reads its order and decides.
+   * False when the order's play stops. */
+  private async askForMoreNte(
+    key: string,
+    ask: { at: number; decideAfter: number; approves: boolean; reason: string },
+  ): Promise<boolean> {
+    const { world } = this;
+    await world.clock.until(ask.at);
+    const requested = Math.ceil(this.finalCost / 1000) * 1000;
+    const request = await world.call(contractorNteRequestOperation, key, {
+      order_id: this.id,
+      requested_nte_cents: requested,
+      reason: ask.reason,
+    });
+    if (this.unexpected(request)) return false;
+    world.counters.nteRequests++;
+    // The caller reads its order, finds the pending request and decides.
+    await world.clock.until(this.now + ask.decideAfter);
+    const view = await world.call(orderStatusOperation, world.callerKey, { order_id: this.id });
+    if (this.unexpected(view)) return false;
+    const pending = view.value.nte_requests.find((r) => r.status === "pending");
+    if (!pending) {
+      this.unexpected({ ok: false, code: "nte_request_not_listed", message: this.id });
+      return false;
+    }
+    const decided = await world.call(nteDecisionOperation, world.callerKey, {
+      order_id: this.id,
+      request_id: pending.request_id,
+      decision: ask.approves ? "approve" : "reject",
+      ...(ask.approves ? {} : { reason: "over budget: finish within the original NTE" }),
+    });
+    if (this.unexpected(decided)) return false;
+    if (ask.approves) {
+      this.nte = requested;
+      world.counters.nteApproved++;
+    } else {
+      world.counters.nteRejected++;
+    }
+    return true;
   }
 
   private async cannotComplete(key: string, reason: string): Promise<void> {

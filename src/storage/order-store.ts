@@ -1,13 +1,22 @@
 // Reading work orders, their offers and NTE requests: by id (inside a command's write, locked), by
 // account and mode page by page, and the queues the sweeper, the sandbox and contractors read. Orders
-// change only through the one writer (order-writer.ts).
+// change only through the one writer (order-writer.ts). Orders and offers are returned as the domain's
+// values, mapped from their rows by order-rows.ts.
 
 import { type Kysely, sql } from "kysely";
+import type { NteRequest, Offer, OfferStatus, Order } from "../domain/orders/order.js";
 import { OPEN_ORDERS_SQL } from "../domain/orders/sla-clocks.js";
+import type { OrderStatus } from "../domain/orders/transitions.js";
 import type { Dialect } from "./dialect.js";
-import type { Database, NteRequestsTable, OfferStatus, OffersTable, OrdersTable } from "./schema.js";
+import { type OfferRow, type OrderRow, offerFromRow, orderFromRow } from "./order-rows.js";
+import type { Database } from "./schema.js";
 import type { OrderQuery, OrderStore, WriteTx } from "./store.js";
 import { trxOf } from "./write-tx.js";
+
+const oneOrder = (row: OrderRow | undefined) => (row === undefined ? undefined : orderFromRow(row));
+const toOrders = (rows: OrderRow[]) => rows.map(orderFromRow);
+const oneOffer = (row: OfferRow | undefined) => (row === undefined ? undefined : offerFromRow(row));
+const toOffers = (rows: OfferRow[]) => rows.map(offerFromRow);
 
 /** An unrevoked key of the contractor in `column`: a contractor with one plays its own part in the
  * sandbox, so the simulator leaves it alone. Read from the store at each round, so every process agrees
@@ -30,50 +39,60 @@ export class KyselyOrderStore implements OrderStore {
   /** An order; with `lock` inside a write, locked until COMMIT where the store has row locks
    * (PostgreSQL: the command then decides on a state nobody can change before it is written; SQLite has
    * one writer, and a transaction sees no other). */
-  byId(id: string, tx?: WriteTx, lock = false): Promise<OrdersTable | undefined> {
+  byId(id: string, tx?: WriteTx, lock = false): Promise<Order | undefined> {
     const query = trxOf(tx, this.db).selectFrom("orders").selectAll().where("id", "=", id);
-    return (lock && tx && this.dialect === "postgres" ? query.forUpdate() : query).executeTakeFirst();
+    return (lock && tx && this.dialect === "postgres" ? query.forUpdate() : query)
+      .executeTakeFirst()
+      .then(oneOrder);
   }
 
-  offerById(id: string, tx?: WriteTx): Promise<OffersTable | undefined> {
-    return trxOf(tx, this.db).selectFrom("offers").selectAll().where("id", "=", id).executeTakeFirst();
+  offerById(id: string, tx?: WriteTx): Promise<Offer | undefined> {
+    return trxOf(tx, this.db)
+      .selectFrom("offers")
+      .selectAll()
+      .where("id", "=", id)
+      .executeTakeFirst()
+      .then(oneOffer);
   }
 
   /** An order's offers, first attempt first. */
-  offersOf(orderId: string, tx?: WriteTx): Promise<OffersTable[]> {
+  offersOf(orderId: string, tx?: WriteTx): Promise<Offer[]> {
     return trxOf(tx, this.db)
       .selectFrom("offers")
       .selectAll()
       .where("order_id", "=", orderId)
       .orderBy("attempt")
-      .execute();
+      .execute()
+      .then(toOffers);
   }
 
-  pendingOffersOf(orderIds: string[]): Promise<OffersTable[]> {
+  pendingOffersOf(orderIds: string[]): Promise<Offer[]> {
     if (orderIds.length === 0) return Promise.resolve([]);
     return this.db
       .selectFrom("offers")
       .selectAll()
       .where("order_id", "in", orderIds)
       .where("status", "=", "pending")
-      .execute();
+      .execute()
+      .then(toOffers);
   }
 
-  nteRequestById(id: string, tx?: WriteTx): Promise<NteRequestsTable | undefined> {
+  nteRequestById(id: string, tx?: WriteTx): Promise<NteRequest | undefined> {
     return trxOf(tx, this.db).selectFrom("nte_requests").selectAll().where("id", "=", id).executeTakeFirst();
   }
 
-  find(id: string, accountId: string, livemode: boolean): Promise<OrdersTable | undefined> {
+  find(id: string, accountId: string, livemode: boolean): Promise<Order | undefined> {
     return this.db
       .selectFrom("orders")
       .selectAll()
       .where("id", "=", id)
       .where("account_id", "=", accountId)
       .where("livemode", "=", livemode ? 1 : 0)
-      .executeTakeFirst();
+      .executeTakeFirst()
+      .then(oneOrder);
   }
 
-  slaWatched(after: string | null, limit: number): Promise<OrdersTable[]> {
+  slaWatched(after: string | null, limit: number): Promise<Order[]> {
     let query = this.db
       .selectFrom("orders")
       .selectAll()
@@ -88,10 +107,10 @@ export class KyselyOrderStore implements OrderStore {
         ]),
       );
     if (after !== null) query = query.where("id", ">", after);
-    return query.orderBy("id").limit(limit).execute();
+    return query.orderBy("id").limit(limit).execute().then(toOrders);
   }
 
-  dueOffers(now: string, limit: number): Promise<OffersTable[]> {
+  dueOffers(now: string, limit: number): Promise<Offer[]> {
     return this.db
       .selectFrom("offers")
       .selectAll()
@@ -99,10 +118,11 @@ export class KyselyOrderStore implements OrderStore {
       .where("deadline_at", "<=", now)
       .orderBy("deadline_at")
       .limit(limit)
-      .execute();
+      .execute()
+      .then(toOffers);
   }
 
-  sandboxOffers(cutoff: string, limit: number): Promise<OffersTable[]> {
+  sandboxOffers(cutoff: string, limit: number): Promise<Offer[]> {
     return this.db
       .selectFrom("offers")
       .selectAll()
@@ -112,12 +132,13 @@ export class KyselyOrderStore implements OrderStore {
       .where(({ not, exists }) => not(exists(keyOfContractor(this.db, "offers.contractor_id"))))
       .orderBy("offered_at")
       .limit(limit)
-      .execute();
+      .execute()
+      .then(toOffers);
   }
 
   // `livemode = 0` as text, the partial index's own predicate (orders_sandbox_idx, migration 0024): a
   // bound 0 would not match it.
-  sandboxOrdersIn(statuses: string[], cutoff: string, limit: number): Promise<OrdersTable[]> {
+  sandboxOrdersIn(statuses: readonly OrderStatus[], cutoff: string, limit: number): Promise<Order[]> {
     return this.db
       .selectFrom("orders")
       .selectAll()
@@ -127,7 +148,8 @@ export class KyselyOrderStore implements OrderStore {
       .where(({ not, exists }) => not(exists(keyOfContractor(this.db, "orders.contractor_id"))))
       .orderBy("updated_at")
       .limit(limit)
-      .execute();
+      .execute()
+      .then(toOrders);
   }
 
   offersOfContractor(
@@ -135,7 +157,7 @@ export class KyselyOrderStore implements OrderStore {
     livemode: boolean,
     status: OfferStatus,
     limit: number,
-  ): Promise<OffersTable[]> {
+  ): Promise<Offer[]> {
     return this.db
       .selectFrom("offers")
       .selectAll()
@@ -144,15 +166,16 @@ export class KyselyOrderStore implements OrderStore {
       .where("status", "=", status)
       .orderBy("offered_at", "desc")
       .limit(limit)
-      .execute();
+      .execute()
+      .then(toOffers);
   }
 
   ordersOfContractor(
     contractorId: string,
     livemode: boolean,
-    statuses: string[],
+    statuses: readonly OrderStatus[],
     limit: number,
-  ): Promise<OrdersTable[]> {
+  ): Promise<Order[]> {
     return this.db
       .selectFrom("orders")
       .selectAll()
@@ -161,11 +184,12 @@ export class KyselyOrderStore implements OrderStore {
       .where("status", "in", statuses)
       .orderBy("created_at", "desc")
       .limit(limit)
-      .execute();
+      .execute()
+      .then(toOrders);
   }
 
   /** An order's NTE requests, oldest first. */
-  nteRequests(orderId: string, tx?: WriteTx): Promise<NteRequestsTable[]> {
+  nteRequests(orderId: string, tx?: WriteTx): Promise<NteRequest[]> {
     return trxOf(tx, this.db)
       .selectFrom("nte_requests")
       .selectAll()
@@ -174,13 +198,13 @@ export class KyselyOrderStore implements OrderStore {
       .execute();
   }
 
-  byIds(ids: string[], tx?: WriteTx, lock = false): Promise<OrdersTable[]> {
+  byIds(ids: string[], tx?: WriteTx, lock = false): Promise<Order[]> {
     if (ids.length === 0) return Promise.resolve([]);
     const query = trxOf(tx, this.db).selectFrom("orders").selectAll().where("id", "in", ids);
-    return (lock && tx && this.dialect === "postgres" ? query.forUpdate() : query).execute();
+    return (lock && tx && this.dialect === "postgres" ? query.forUpdate() : query).execute().then(toOrders);
   }
 
-  list(q: OrderQuery): Promise<OrdersTable[]> {
+  list(q: OrderQuery): Promise<Order[]> {
     let query = this.db
       .selectFrom("orders")
       .selectAll()
@@ -200,6 +224,6 @@ export class KyselyOrderStore implements OrderStore {
       );
     }
     // Served by orders_account_idx (account_id, livemode, created_at).
-    return query.orderBy("created_at", "desc").orderBy("id", "desc").limit(q.limit).execute();
+    return query.orderBy("created_at", "desc").orderBy("id", "desc").limit(q.limit).execute().then(toOrders);
   }
 }

@@ -27,9 +27,10 @@
 import type { Kysely, Transaction } from "kysely";
 import type { AuditEntry } from "../audit/record.js";
 import type { Commitment } from "../domain/commitments.js";
-import type { Offer, OrderChange, Order as OrderRow } from "../domain/orders/order.js";
+import type { OrderChange } from "../domain/orders/order.js";
 import { blockColumns, commitmentOf, type TransactionTime } from "./commitment-ledger.js";
 import type { NewOrderEvent } from "./order-event-store.js";
+import { type OfferRow, type OrderRow, offerToRow, orderPatchToRow, orderToRow } from "./order-rows.js";
 import type { CapacityHoldsTable, Database, WebhookEventsTable } from "./schema.js";
 
 /** An OrderChange with what the writer stores besides it: sealed records, the outbox row. */
@@ -70,7 +71,7 @@ export interface WriterTx {
   /** Rows written together just before COMMIT: nothing in this transaction reads them back. */
   buffered: {
     orders: OrderRow[];
-    offers: Offer[];
+    offers: OfferRow[];
     holds: CapacityHoldsTable[];
     audit: AuditEntry[];
     events: WebhookEventsTable[];
@@ -258,15 +259,14 @@ export async function commitOrderChange(w: WriterTx, c: CommittableChange): Prom
   const { before, after } = change;
   if (before === null) {
     // A new order: nobody can name it before it commits, so its rows go out with the batch's inserts.
-    w.buffered.orders.push(after);
-    w.buffered.offers.push(...change.offers.create);
+    w.buffered.orders.push(orderToRow(after));
+    for (const offer of change.offers.create) w.buffered.offers.push(offerToRow(offer));
   } else {
-    const version = Number(before.version ?? 0);
     const result = await w.trx
       .updateTable("orders")
-      .set({ ...change.patch, version: version + 1 })
+      .set(orderPatchToRow(change.patch, before.version + 1))
       .where("id", "=", before.id)
-      .where("version", "=", version)
+      .where("version", "=", before.version)
       .executeTakeFirst();
     if (Number(result.numUpdatedRows) === 0) {
       await undo();
@@ -285,7 +285,7 @@ export async function commitOrderChange(w: WriterTx, c: CommittableChange): Prom
     }
     // Written now, not at COMMIT: a later command on this order in the same batch must see it.
     if (change.offers.create.length > 0) {
-      await w.trx.insertInto("offers").values(change.offers.create).execute();
+      await w.trx.insertInto("offers").values(change.offers.create.map(offerToRow)).execute();
     }
   }
   if (change.nte.create) await w.trx.insertInto("nte_requests").values(change.nte.create).execute();

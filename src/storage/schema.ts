@@ -3,7 +3,12 @@
 
 import type { Generated } from "kysely";
 import type { AuditCheckpointRow, AuditRecordRow, LegalHoldRow } from "../audit/persistence.js";
-import type { NteRequest, NteRequestStatus, Offer, OfferStatus, Order } from "../domain/orders/order.js";
+import type { EtaTier } from "../domain/matching.js";
+import type { NteRequestStatus, OfferStatus } from "../domain/orders/order.js";
+import type { OrderStatus } from "../domain/orders/transitions.js";
+import type { Urgency } from "../domain/pricing.js";
+import type { WindowSource } from "../domain/time/service-window.js";
+import type { TradeCode } from "../domain/trades.js";
 
 export interface AccountsTable {
   id: string;
@@ -104,10 +109,103 @@ export interface QuotesTable {
   expires_at: string;
 }
 
-// The work order's rows are the domain's own types (domain/orders/order.ts): one definition.
-export type OrdersTable = Order;
-export type NteRequestsTable = NteRequest;
-export type OffersTable = Offer;
+/**
+ * A work order's row. The domain's Order (domain/orders/order.ts) is read from it and written to it by
+ * storage/order-rows.ts, the one mapping: livemode is 0/1 and the ranking JSON text here. A text column
+ * whose values are a closed list is typed as that list (the writer writes only those). Columns added by
+ * later migrations with a default are Generated: an insert may leave them out.
+ */
+export interface OrdersTable {
+  id: string;
+  account_id: string;
+  livemode: number;
+  status: OrderStatus;
+  trade: TradeCode;
+  urgency: Urgency;
+  state: string;
+  zip: string | null;
+  city: string | null;
+  address: string | null;
+  location_name: string | null;
+  description: string;
+  nte_cents: number | null;
+  callback_url: string | null;
+  reference_id: string | null;
+  contractor_id: string | null;
+  estimated_cost_cents: number;
+  currency: string;
+  eta_tier: EtaTier | null;
+  match_score: number | null;
+  received_at: string;
+  matched_at: string | null;
+  dispatch_latency_ms: number | null;
+  created_at: string;
+  updated_at: string;
+  /** JSON array of contractor ids, best first. */
+  ranking: string | null;
+  accepted_at: string | null;
+  eta_at: string | null;
+  /** Migration 0013. */
+  on_site_at: string | null;
+  completed_at: string | null;
+  final_cost_cents: number | null;
+  status_reason: string | null;
+  nte_approved_cents: number | null;
+  invoice_cents: number | null;
+  invoiced_at: string | null;
+  /** Migration 0008; defaults to 0. */
+  override_count: Generated<number>;
+  matching_time_ms: number | null;
+  first_accepted_at: string | null;
+  offers_made: number;
+  offers_declined: number;
+  offers_expired: number;
+  accepted_offer_attempt: number | null;
+  manual_dispatch_count: number;
+  redispatch_count: number;
+  /** Migration 0017. */
+  time_zone: string | null;
+  window_start: string | null;
+  window_end: string | null;
+  window_source: WindowSource | null;
+  respond_by: string | null;
+  arrive_by: string | null;
+  /** Migration 0020. */
+  sla_respond_at_risk_at: string | null;
+  sla_respond_breached_at: string | null;
+  sla_arrive_at_risk_at: string | null;
+  sla_arrive_breached_at: string | null;
+  /** Migration 0010; defaults to 0. */
+  version: Generated<number>;
+}
+
+/** An offer's row (the domain's Offer with livemode 0/1: storage/order-rows.ts). */
+export interface OffersTable {
+  id: string;
+  order_id: string;
+  contractor_id: string;
+  livemode: number;
+  attempt: number;
+  status: OfferStatus;
+  offered_at: string;
+  deadline_at: string;
+  responded_at: string | null;
+  reason: string | null;
+}
+
+/** An NTE request's row: the domain's NteRequest as it is (no column needs mapping). */
+export interface NteRequestsTable {
+  id: string;
+  order_id: string;
+  contractor_id: string;
+  requested_cents: number;
+  reason: string;
+  status: NteRequestStatus;
+  created_at: string;
+  decided_at: string | null;
+  decision_reason: string | null;
+}
+
 export type { NteRequestStatus, OfferStatus };
 
 /** One unit of a contractor's capacity an order holds (migration 0011). */

@@ -9,6 +9,8 @@ import type { AuditEntry } from "../audit/record.js";
 import type { Commitment } from "../domain/commitments.js";
 import type { Contractor, Pool } from "../domain/contractor.js";
 import type { ContractorStanding } from "../domain/contractor-directory.js";
+import type { NteRequest, Offer, OfferStatus, Order } from "../domain/orders/order.js";
+import type { OrderStatus } from "../domain/orders/transitions.js";
 import type { TradeCode } from "../domain/trades.js";
 import type { StateCode } from "../domain/us-regions.js";
 import type { EvalsPersistence } from "./evals-store.js";
@@ -21,10 +23,6 @@ import type {
   ContractorsTable,
   ContractorTimeOffTable,
   IdempotencyKeysTable,
-  NteRequestsTable,
-  OfferStatus,
-  OffersTable,
-  OrdersTable,
   QuotesTable,
   ScheduleProposalsTable,
   WebhookEventsTable,
@@ -45,7 +43,7 @@ export interface OrderQuery {
   /** Unset: every account's orders (the dispatch team's view). */
   accountId?: string;
   livemode: boolean;
-  status?: string;
+  status?: OrderStatus;
   referenceId?: string;
   since?: string;
   until?: string;
@@ -60,7 +58,7 @@ export interface WriteTx {
   commitOrderChange(change: CommittableChange): Promise<CommitOutcome>;
   insertQuote(row: QuotesTable): Promise<void>;
   /** Inserts an order as it is (no change, no record: the writer's primitive, and fixtures'). */
-  insertOrder(row: OrdersTable): Promise<void>;
+  insertOrder(order: Order): Promise<void>;
   /**
    * Stores an order's dispatch latency, measured after its first offer committed (the one order column
    * written outside the order writer: see order-writer.ts). Once: a latency already stored stays.
@@ -78,7 +76,7 @@ export interface WriteTx {
    * before: webhooks/outbox.ts). */
   enqueueWebhook(row: WebhookEventsTable): void;
   /** Whether the account has a default webhook endpoint in this mode, as it is in this transaction. */
-  hasDefaultEndpoint(accountId: string, livemode: number): Promise<boolean>;
+  hasDefaultEndpoint(accountId: string, livemode: boolean): Promise<boolean>;
   /** Claims the once-a-day `job` for this UTC day and mode (the daily_runs row): true for the one
    * transaction that claims it, which commits it with its other writes. */
   claimDaily(job: string, day: string, livemode: boolean): Promise<boolean>;
@@ -262,50 +260,51 @@ export interface CapacityDrift {
   stale: string[];
 }
 
-/** Work orders, their offers and NTE requests, as read (they change through WriteTx.commitOrderChange). */
+/** Work orders, their offers and NTE requests, as read: the domain's values (they change through
+ * WriteTx.commitOrderChange). */
 export interface OrderStore {
   /** An order; `lock` (inside a write) holds it until COMMIT where the store has row locks. */
-  byId(id: string, tx?: WriteTx, lock?: boolean): Promise<OrdersTable | undefined>;
-  offerById(id: string, tx?: WriteTx): Promise<OffersTable | undefined>;
+  byId(id: string, tx?: WriteTx, lock?: boolean): Promise<Order | undefined>;
+  offerById(id: string, tx?: WriteTx): Promise<Offer | undefined>;
   /** An order's offers, first attempt first. */
-  offersOf(orderId: string, tx?: WriteTx): Promise<OffersTable[]>;
+  offersOf(orderId: string, tx?: WriteTx): Promise<Offer[]>;
   /** The pending offers of these orders (at most one each): the deadlines the dispatch team's board shows. */
-  pendingOffersOf(orderIds: string[]): Promise<OffersTable[]>;
-  nteRequestById(id: string, tx?: WriteTx): Promise<NteRequestsTable | undefined>;
+  pendingOffersOf(orderIds: string[]): Promise<Offer[]>;
+  nteRequestById(id: string, tx?: WriteTx): Promise<NteRequest | undefined>;
   /** An order's NTE requests, oldest first. */
-  nteRequests(orderId: string, tx?: WriteTx): Promise<NteRequestsTable[]>;
+  nteRequests(orderId: string, tx?: WriteTx): Promise<NteRequest[]>;
   /** An order of one account and mode. */
-  find(id: string, accountId: string, livemode: boolean): Promise<OrdersTable | undefined>;
+  find(id: string, accountId: string, livemode: boolean): Promise<Order | undefined>;
   /** Orders by id; inside a write with `lock`, locked until COMMIT where the store locks rows. */
-  byIds(ids: string[], tx?: WriteTx, lock?: boolean): Promise<OrdersTable[]>;
+  byIds(ids: string[], tx?: WriteTx, lock?: boolean): Promise<Order[]>;
   /** An account's orders in one mode (every account's without accountId), newest first, after `before`. */
-  list(q: OrderQuery): Promise<OrdersTable[]>;
+  list(q: OrderQuery): Promise<Order[]>;
   /** Orders whose service-level clocks may still fire (domain/orders/sla-clocks.ts): not closed, with a
    * respond clock or an arrive clock not yet breached, in id order after `after`. The clocks' rules
    * decide which are due. */
-  slaWatched(after: string | null, limit: number): Promise<OrdersTable[]>;
+  slaWatched(after: string | null, limit: number): Promise<Order[]>;
   /** Pending offers whose deadline has passed (oldest deadline first). */
-  dueOffers(now: string, limit: number): Promise<OffersTable[]>;
+  dueOffers(now: string, limit: number): Promise<Offer[]>;
   /** Pending sandbox offers made before `cutoff` to contractors without a key of their own (unrevoked):
    * the simulated contractors answer them. */
-  sandboxOffers(cutoff: string, limit: number): Promise<OffersTable[]>;
+  sandboxOffers(cutoff: string, limit: number): Promise<Offer[]>;
   /** Sandbox orders in one of `statuses` unchanged since `cutoff`, held by contractors without a key of
    * their own (unrevoked): the simulated contractors move them on. */
-  sandboxOrdersIn(statuses: string[], cutoff: string, limit: number): Promise<OrdersTable[]>;
+  sandboxOrdersIn(statuses: readonly OrderStatus[], cutoff: string, limit: number): Promise<Order[]>;
   /** A contractor's offers of one mode in `status`, newest first. */
   offersOfContractor(
     contractorId: string,
     livemode: boolean,
     status: OfferStatus,
     limit: number,
-  ): Promise<OffersTable[]>;
+  ): Promise<Offer[]>;
   /** Orders of one mode a contractor holds in one of `statuses`, newest first. */
   ordersOfContractor(
     contractorId: string,
     livemode: boolean,
-    statuses: string[],
+    statuses: readonly OrderStatus[],
     limit: number,
-  ): Promise<OrdersTable[]>;
+  ): Promise<Order[]>;
 }
 
 /** Idempotency records. */

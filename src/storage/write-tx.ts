@@ -7,6 +7,7 @@ import type { AuditStore } from "./audit-store.js";
 import { type CommittedTime, TransactionTime } from "./commitment-ledger.js";
 import type { Dialect } from "./dialect.js";
 import type { OrderEventStore } from "./order-event-store.js";
+import { orderToRow } from "./order-rows.js";
 import { commitOrderChange, giveBackUnit, takeUnit, type WriterTx } from "./order-writer.js";
 import { PreparedInsert } from "./prepared-insert.js";
 import type { Database, QuotesTable } from "./schema.js";
@@ -112,10 +113,11 @@ export function writeTx(
       return commitOrderChange(writer, change);
     },
     hasDefaultEndpoint(accountId, livemode) {
-      const scope = `${livemode ? 1 : 0}|${accountId}`;
+      const mode = livemode ? 1 : 0;
+      const scope = `${mode}|${accountId}`;
       let known = defaults.get(scope);
       if (known === undefined) {
-        known = stores.webhooks.hasDefaultEndpoint(trx, accountId, livemode);
+        known = stores.webhooks.hasDefaultEndpoint(trx, accountId, mode);
         defaults.set(scope, known);
       }
       return known;
@@ -123,8 +125,8 @@ export function writeTx(
     appendAudit(entry) {
       buffered.audit.push(entry);
     },
-    async insertOrder(row) {
-      buffered.orders.push(row);
+    async insertOrder(order) {
+      buffered.orders.push(orderToRow(order));
     },
     async recordDispatchLatency(orderId, latencyMs) {
       await trx.executeQuery(prepared.dispatchLatency(orderId, latencyMs));

@@ -8,23 +8,13 @@
 //   secret signs, space-separated, so a receiver holding either secret verifies.
 
 import { createHmac, randomBytes } from "node:crypto";
-import type { OrderEventType } from "../domain/orders/order.js";
-import { ORDER_STATUSES, type OrderStatus } from "../domain/orders/transitions.js";
+import { ORDER_EVENT_TYPES, type OrderEventType } from "../domain/orders/order.js";
+import type { OrderStatus } from "../domain/orders/transitions.js";
 
-/** The order statuses a change can lead to: each has its event type `order.<status>`. */
-const STATUS_EVENTS = ORDER_STATUSES.filter((s) => s !== "received").map((s) => `order.${s}` as const);
+/** The event types: the order's events (domain/orders): one type per status a change leads to, the NTE
+ * ones, and the service-level clocks'. */
+export const WEBHOOK_EVENT_TYPES = ORDER_EVENT_TYPES;
 
-export const WEBHOOK_EVENT_TYPES = [
-  ...STATUS_EVENTS,
-  "order.nte_requested",
-  "order.nte_approved",
-  "order.nte_rejected",
-  "order.sla_at_risk",
-  "order.sla_breached",
-] as const satisfies readonly OrderEventType[];
-
-/** The order's events (domain/orders): one type per status a change leads to, the NTE ones, and the
- * service-level clocks'. */
 export type WebhookEventType = OrderEventType;
 
 export const WEBHOOK_EVENT_DESCRIPTIONS: Record<WebhookEventType, string> = {

@@ -33,13 +33,14 @@ export async function outboxEvent(
     id,
     type: event.type,
     created_at: event.at,
-    livemode: order.livemode === 1,
+    livemode: order.livemode,
     data: { order: orderView(order), ...event.details },
   };
   return {
     id,
     account_id: order.account_id,
-    livemode: order.livemode,
+    // The outbox row's column (0/1), as every row of webhook_events.
+    livemode: order.livemode ? 1 : 0,
     order_id: order.id,
     type: event.type,
     created_at: event.at,

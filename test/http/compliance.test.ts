@@ -76,7 +76,7 @@ describe("compliance", () => {
     expect(res.statusCode, res.body).toBe(200);
     const orderId = res.json().order_id as string;
     const [order] = await h.services.store.orders.byIds([orderId]);
-    expect(JSON.parse(order?.ranking ?? "[]")).toEqual([ids.good, ids.second]);
+    expect(order?.ranking ?? []).toEqual([ids.good, ids.second]);
     expect(await holder(h, orderId)).toBe(ids.good);
 
     // The cascade after declines moves to the next compliant contractor, then to a dispatcher.

@@ -8,11 +8,12 @@
 import fc from "fast-check";
 import { sql } from "kysely";
 import { beforeAll, describe, expect, it } from "vitest";
+import type { Order } from "../../src/domain/orders/order.js";
 import { ORDER_STATUSES } from "../../src/domain/orders/transitions.js";
 import { EvalsStore } from "../../src/storage/evals-store.js";
 import type { KyselyStore } from "../../src/storage/kysely-store.js";
-import type { OrdersTable } from "../../src/storage/schema.js";
 import { createHarness } from "../helpers/harness.js";
+import { orderFixture } from "../helpers/order-fixture.js";
 
 const DAY = 86_400_000;
 const BASE = Date.parse("2031-04-10T00:00:00.000Z");
@@ -61,30 +62,20 @@ const orderArb = fc.record({
 
 type OrderSpec = typeof orderArb extends fc.Arbitrary<infer T> ? T : never;
 
-function row(i: number, run: number, o: OrderSpec): OrdersTable {
+function row(i: number, run: number, o: OrderSpec): Order {
   const received = BASE + o.received;
   const first = o.firstAccept === null ? null : received + o.firstAccept;
   const [overrides, dispatches, redispatches] = o.assignments;
   const [made, declined, expired, acceptedAttempt] = o.offers;
-  return {
+  return orderFixture({
     id: `ord_p${run}_${i}`,
     account_id: account,
-    livemode: o.livemode,
+    livemode: o.livemode === 1,
     status: o.status,
-    trade: "plumbing",
-    urgency: "routine",
     state: "CA",
-    zip: null,
-    city: null,
-    address: null,
-    location_name: null,
     description: "property",
     nte_cents: o.nte,
-    callback_url: null,
-    reference_id: null,
     contractor_id: null,
-    estimated_cost_cents: 10_000,
-    currency: "USD",
     eta_tier: null,
     match_score: null,
     received_at: iso(received),
@@ -92,15 +83,9 @@ function row(i: number, run: number, o: OrderSpec): OrdersTable {
     dispatch_latency_ms: o.matched ? o.latency : null,
     created_at: iso(received),
     updated_at: iso(received),
-    ranking: null,
     accepted_at: first === null ? null : iso(first + o.lastAfter),
-    eta_at: null,
-    completed_at: null,
     final_cost_cents: o.cost,
-    status_reason: null,
     nte_approved_cents: o.nte !== null && o.approvedBy !== null ? o.nte + o.approvedBy : null,
-    invoice_cents: null,
-    invoiced_at: null,
     override_count: overrides + dispatches + redispatches,
     matching_time_ms: o.matching,
     first_accepted_at: first === null ? null : iso(first),
@@ -110,13 +95,7 @@ function row(i: number, run: number, o: OrderSpec): OrdersTable {
     accepted_offer_attempt: acceptedAttempt,
     manual_dispatch_count: dispatches,
     redispatch_count: redispatches,
-    time_zone: null,
-    window_start: null,
-    window_end: null,
-    window_source: null,
-    respond_by: null,
-    arrive_by: null,
-  };
+  });
 }
 
 /**

@@ -15,6 +15,7 @@ import { EvalsStore } from "../../src/storage/evals-store.js";
 import type { KyselyStore } from "../../src/storage/kysely-store.js";
 import { liveContractor, testRecord } from "../helpers/fixtures.js";
 import { createHarness, type Harness, ORDER_PATH } from "../helpers/harness.js";
+import { orderFixture } from "../helpers/order-fixture.js";
 
 const EVALS = "/api/dispatch/analytics/evals";
 const M = 60_000;
@@ -792,25 +793,13 @@ describe("nearest rank", () => {
     const rows = accept.map((latency, i) => {
       const received = base + i * 37 * M;
       const offer = 0.2 + ((i * 31) % 17) / 1000 + (i % 3 === 0 ? 0.0004 : 0);
-      return {
+      return orderFixture({
         id: `ord_rank${String(i).padStart(4, "0")}`,
         account_id: account,
-        livemode: i % 10 === 9 ? 0 : 1,
-        status: "accepted",
-        trade: "plumbing",
-        urgency: "routine",
+        livemode: i % 10 !== 9,
         state: "CA",
-        zip: null,
-        city: null,
-        address: null,
-        location_name: null,
         description: "rank",
-        nte_cents: null,
-        callback_url: null,
-        reference_id: null,
         contractor_id: null,
-        estimated_cost_cents: 10_000,
-        currency: "USD",
         eta_tier: null,
         match_score: null,
         received_at: new Date(received).toISOString(),
@@ -818,31 +807,11 @@ describe("nearest rank", () => {
         dispatch_latency_ms: offer,
         created_at: new Date(received).toISOString(),
         updated_at: new Date(received).toISOString(),
-        ranking: null,
         accepted_at: new Date(received + latency).toISOString(),
-        eta_at: null,
-        completed_at: null,
-        final_cost_cents: null,
-        status_reason: null,
-        nte_approved_cents: null,
-        invoice_cents: null,
-        invoiced_at: null,
         // Matching times a tenth of the offer's; the first acceptance a third of the way to the last.
         matching_time_ms: Math.round(offer * 100_000) / 1_000_000,
         first_accepted_at: new Date(received + Math.round(latency / 3)).toISOString(),
-        offers_made: 0,
-        offers_declined: 0,
-        offers_expired: 0,
-        accepted_offer_attempt: null,
-        manual_dispatch_count: 0,
-        redispatch_count: 0,
-        time_zone: null,
-        window_start: null,
-        window_end: null,
-        window_source: null,
-        respond_by: null,
-        arrive_by: null,
-      };
+      });
     });
     await store.write(async (tx) => {
       for (const row of rows) await tx.insertOrder(row);
@@ -856,14 +825,16 @@ describe("nearest rank", () => {
     ] as const) {
       const inWindow = rows.filter((r) => {
         const t = Date.parse(r.received_at);
-        return r.livemode === 1 && t >= start && t < end;
+        return r.livemode && t >= start && t < end;
       });
-      const since = (at: string, r: { received_at: string }) => Date.parse(at) - Date.parse(r.received_at);
+      // Every row has each of these set (a null would have no place in the figures).
+      const since = (at: string | null, r: { received_at: string }) =>
+        at === null ? [] : [Date.parse(at) - Date.parse(r.received_at)];
       const expected = {
-        final_accept: inWindow.map((r) => since(r.accepted_at, r)),
-        first_accept: inWindow.map((r) => since(r.first_accepted_at, r)),
-        offer: inWindow.map((r) => r.dispatch_latency_ms),
-        matching: inWindow.map((r) => r.matching_time_ms),
+        final_accept: inWindow.flatMap((r) => since(r.accepted_at, r)),
+        first_accept: inWindow.flatMap((r) => since(r.first_accepted_at, r)),
+        offer: inWindow.flatMap((r) => r.dispatch_latency_ms ?? []),
+        matching: inWindow.flatMap((r) => r.matching_time_ms ?? []),
       };
       const figures = await store.evals.figures(
         true,

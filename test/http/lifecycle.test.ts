@@ -543,7 +543,7 @@ describe("eligibility at commit", () => {
     const created = await order(h, caller);
     const first = (await holder(h, created.order_id)) as string;
     const [ranked] = await h.services.store.orders.byIds([created.order_id]);
-    const ranking = JSON.parse(ranked?.ranking ?? "[]") as string[];
+    const ranking = ranked?.ranking ?? [];
     const [second, third] = ranking.filter((id) => id !== first);
     for (const [id, action] of [
       [second, "deactivate"],

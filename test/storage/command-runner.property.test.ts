@@ -12,12 +12,12 @@ import { afterAll, describe, expect, it } from "vitest";
 import { ContractorRefs } from "../../src/auth/contractor-refs.js";
 import { loadConfig } from "../../src/config.js";
 import { createOrder } from "../../src/domain/orders/commands.js";
-import type { Order } from "../../src/domain/orders/order.js";
 import { ContractorPool } from "../../src/operations/kernel/contractor-pool.js";
 import * as commands from "../../src/operations/orders/command-runner.js";
 import { openSqliteStore } from "../../src/storage/sqlite.js";
 import type { Store } from "../../src/storage/store.js";
 import { liveContractor, testRecord } from "../helpers/fixtures.js";
+import { orderRequestFixture } from "../helpers/order-fixture.js";
 import { orderAnomalies } from "../helpers/order-invariants.js";
 import { type OrderStep, orderStep } from "../helpers/order-steps.js";
 import { openPostgresTestStore, type TestStore } from "../helpers/test-store.js";
@@ -77,63 +77,24 @@ async function play(w: World, s: OrderStep, orders: string[]): Promise<void> {
     const id = `ord_prop${orders.length}${Math.random().toString(36).slice(2, 8)}`;
     const at = services.now().toISOString();
     const ranking = s.ranking.map((i) => CONTRACTORS[i] as string);
-    const draft = {
+    // What the caller asks for; the command decides the rest of the order.
+    const request = orderRequestFixture({
       id,
       account_id: w.account,
-      livemode: 1,
-      status: "received",
-      trade: "plumbing",
-      urgency: "routine",
       state: "CA",
       zip: "94103",
-      city: null,
-      address: null,
-      location_name: null,
-      description: "leak",
       nte_cents: 50_000,
       callback_url: s.callback ? "https://hooks.example.com/x" : null,
-      reference_id: null,
-      contractor_id: null,
-      estimated_cost_cents: 30_000,
-      currency: "USD",
-      eta_tier: null,
-      match_score: null,
       received_at: at,
-      matched_at: null,
-      dispatch_latency_ms: null,
       created_at: at,
-      updated_at: at,
-      ranking: JSON.stringify(ranking),
-      accepted_at: null,
-      eta_at: null,
-      completed_at: null,
-      final_cost_cents: null,
-      status_reason: null,
-      nte_approved_cents: null,
-      invoice_cents: null,
-      invoiced_at: null,
-      matching_time_ms: null,
-      first_accepted_at: null,
-      offers_made: 0,
-      offers_declined: 0,
-      offers_expired: 0,
-      accepted_offer_attempt: null,
-      manual_dispatch_count: 0,
-      redispatch_count: 0,
-      time_zone: null,
-      window_start: null,
-      window_end: null,
-      window_source: null,
-      respond_by: null,
-      arrive_by: null,
-    } satisfies Order;
+    });
     await commands.tryOrderCommand(
       services,
       async () => null,
       (_none, ctx) =>
         createOrder(
           {
-            draft,
+            request,
             candidates: ranking.map((c) => ({
               contractorId: c,
               priceCents: 30_000,

@@ -5,9 +5,10 @@
 import type { Kysely } from "kysely";
 import { afterAll, describe, expect, it } from "vitest";
 import { sealRecord } from "../../src/audit/record.js";
+import type { OrderStatus } from "../../src/domain/orders/transitions.js";
 import type { KyselyStore } from "../../src/storage/kysely-store.js";
+import { orderFixture, orderRowBefore } from "../helpers/order-fixture.js";
 import { openPostgresTestStore, openTestStore, type TestStore } from "../helpers/test-store.js";
-import { order } from "./store-contract.js";
 
 const opened: TestStore[] = [];
 afterAll(async () => {
@@ -32,29 +33,30 @@ function suite(open: () => Promise<TestStore>) {
     await migrate(store, "0012-evals-figures");
     const account = (await store.keys.ensureAccount("migration")).id;
     const raw = store.db as unknown as Kysely<Record<string, Record<string, unknown>>>;
-    const row = (id: string, status: string, acceptedAt: number, etaAt: number | null) => {
-      const o: Record<string, unknown> = {
-        ...order({
+    const row = (id: string, status: OrderStatus, acceptedAt: number, etaAt: number | null) =>
+      orderRowBefore(
+        orderFixture({
           id,
           account_id: account,
           status,
           accepted_at: at(acceptedAt),
           eta_at: etaAt === null ? null : at(etaAt),
         }),
-      };
-      // Columns of 0013 and later migrations, which 0012's table does not have.
-      const later = [
-        "on_site_at",
-        "time_zone",
-        "window_start",
-        "window_end",
-        "window_source",
-        "respond_by",
-        "arrive_by",
-      ];
-      for (const column of later) delete o[column];
-      return o;
-    };
+        // Columns of 0013 and later migrations, which 0012's table does not have.
+        [
+          "on_site_at",
+          "time_zone",
+          "window_start",
+          "window_end",
+          "window_source",
+          "respond_by",
+          "arrive_by",
+          "sla_respond_at_risk_at",
+          "sla_respond_breached_at",
+          "sla_arrive_at_risk_at",
+          "sla_arrive_breached_at",
+        ],
+      );
     await raw
       .insertInto("orders")
       .values([

@@ -5,11 +5,11 @@
 import { type Kysely, sql } from "kysely";
 import { afterAll, describe, expect, it } from "vitest";
 import { sealRecord } from "../../src/audit/record.js";
+import type { Order } from "../../src/domain/orders/order.js";
 import { EvalsStore } from "../../src/storage/evals-store.js";
 import type { KyselyStore } from "../../src/storage/kysely-store.js";
-import type { OrdersTable } from "../../src/storage/schema.js";
+import { orderFixture, orderRowBefore } from "../helpers/order-fixture.js";
 import { openPostgresTestStore, openTestStore, type TestStore } from "../helpers/test-store.js";
-import { order } from "./store-contract.js";
 
 const opened: TestStore[] = [];
 afterAll(async () => {
@@ -43,8 +43,14 @@ const ADDED = [
   "redispatch_count",
 ] as const;
 
-/** Columns of later migrations (0017's order time), which 0010's table does not have either. */
+/** Columns of later migrations (0013's arrival, 0017's order time, 0020's clocks), which 0010's table
+ * does not have either. */
 const LATER = [
+  "on_site_at",
+  "sla_respond_at_risk_at",
+  "sla_respond_breached_at",
+  "sla_arrive_at_risk_at",
+  "sla_arrive_breached_at",
   "time_zone",
   "window_start",
   "window_end",
@@ -53,10 +59,8 @@ const LATER = [
   "arrive_by",
 ] as const;
 
-function as0010(row: OrdersTable): Record<string, unknown> {
-  const copy: Record<string, unknown> = { ...row };
-  for (const column of [...ADDED, ...LATER]) delete copy[column];
-  return copy;
+function as0010(order: Order): Record<string, unknown> {
+  return orderRowBefore(order, [...ADDED, ...LATER]);
 }
 
 /** Orders of ten days as 0010 stored them: every status, some with NTEs, overrides and latencies. */
@@ -64,14 +68,14 @@ function history(accountId: string) {
   const statuses = ["offered", "accepted", "completed", "invoiced", "cancelled", "needs_dispatcher"];
   return Array.from({ length: 60 }, (_, i) => {
     const received = T0 - 10 * DAY + i * 4 * 3_600_000 + i * 7_919;
-    const status = statuses[i % statuses.length] as string;
+    const status = statuses[i % statuses.length] as Order["status"];
     const accepted =
       ["accepted", "completed", "invoiced"].includes(status) || (status === "cancelled" && i % 2);
     return as0010(
-      order({
+      orderFixture({
         id: `ord_mig${String(i).padStart(3, "0")}`,
         account_id: accountId,
-        livemode: i % 7 === 6 ? 0 : 1,
+        livemode: i % 7 !== 6,
         status,
         received_at: iso(received),
         created_at: iso(received),
@@ -240,7 +244,7 @@ function suite(open: () => Promise<TestStore>) {
     expect(back?.dispatch_latency_ms).toBe(0.042);
     await raw
       .insertInto("orders")
-      .values(as0010(order({ id: "ord_mig_after", account_id: account })))
+      .values(as0010(orderFixture({ id: "ord_mig_after", account_id: account })))
       .execute();
     expect(await rolledUp(store)).toBe(61);
     await migrateToLatest(store);

@@ -6,8 +6,9 @@
 import { sql } from "kysely";
 import { afterAll, describe, expect, it } from "vitest";
 import type { KyselyStore } from "../../src/storage/kysely-store.js";
+import { orderToRow } from "../../src/storage/order-rows.js";
+import { orderFixture } from "../helpers/order-fixture.js";
 import { openPostgresTestStore, openTestStore, type TestStore } from "../helpers/test-store.js";
-import { order } from "./store-contract.js";
 
 const opened: TestStore[] = [];
 afterAll(async () => {
@@ -46,14 +47,24 @@ function suite(open: () => Promise<TestStore>) {
     await store.db
       .insertInto("orders")
       .values([
-        order({
-          id: "ord_sandbox0024",
-          account_id: account,
-          livemode: 0,
-          status: "accepted",
-          updated_at: at,
-        }),
-        order({ id: "ord_live0024", account_id: account, livemode: 1, status: "accepted", updated_at: at }),
+        orderToRow(
+          orderFixture({
+            id: "ord_sandbox0024",
+            account_id: account,
+            livemode: false,
+            status: "accepted",
+            updated_at: at,
+          }),
+        ),
+        orderToRow(
+          orderFixture({
+            id: "ord_live0024",
+            account_id: account,
+            livemode: true,
+            status: "accepted",
+            updated_at: at,
+          }),
+        ),
       ])
       .execute();
     const swept = async () =>

@@ -17,8 +17,8 @@ import type { Placement } from "../../src/storage/order-writer.js";
 import { openSqliteStore } from "../../src/storage/sqlite.js";
 import type { Store } from "../../src/storage/store.js";
 import { liveContractor, testRecord } from "../helpers/fixtures.js";
+import { orderFixture } from "../helpers/order-fixture.js";
 import { openPostgresTestStore, type TestStore } from "../helpers/test-store.js";
-import { order as orderRow } from "./store-contract.js";
 
 const STORES: Array<"sqlite" | "postgres"> = process.env.TEST_DATABASE_URL
   ? ["sqlite", "postgres"]
@@ -96,7 +96,7 @@ describe.each(STORES)("the order writer (%s)", (kind) => {
     );
 
   async function placed(contractor: string | null): Promise<Order> {
-    const row = orderRow({
+    const row = orderFixture({
       account_id: account,
       status: contractor ? "accepted" : "needs_dispatcher",
       contractor_id: contractor,
@@ -156,7 +156,7 @@ describe.each(STORES)("the order writer (%s)", (kind) => {
   });
 
   it("writes nothing when its guard refuses (an idempotency key claimed elsewhere)", async () => {
-    const row = orderRow({ account_id: account, status: "accepted", contractor_id: "ctr_free" });
+    const row = orderFixture({ account_id: account, status: "accepted", contractor_id: "ctr_free" });
     const c = change(null, row, ["ctr_free"]);
     const before = await counter("ctr_free");
     const outcome = await store.write((tx) =>
@@ -228,7 +228,7 @@ describe.each(STORES)("the order writer (%s)", (kind) => {
           .execute()
       ).map((r) => r.starts_at);
     const book = (contractor: string) => {
-      const row = orderRow({ account_id: account, status: "offered", contractor_id: contractor });
+      const row = orderFixture({ account_id: account, status: "offered", contractor_id: contractor });
       const c = change(null, row, [contractor]);
       return store.write((tx) =>
         tx.commitOrderChange({ change: c, audit: sealed(c), outbox: null, place: inWindow(row.id) }),

@@ -2,10 +2,11 @@
 // clocks have fired nothing) and the open orders' partial index, and takes both back down. On SQLite,
 // and on PostgreSQL with TEST_DATABASE_URL.
 
+import type { Kysely } from "kysely";
 import { afterAll, describe, expect, it } from "vitest";
 import type { KyselyStore } from "../../src/storage/kysely-store.js";
+import { orderFixture, orderRowBefore } from "../helpers/order-fixture.js";
 import { columnsOf, openPostgresTestStore, openTestStore, type TestStore } from "../helpers/test-store.js";
-import { order } from "./store-contract.js";
 
 const opened: TestStore[] = [];
 afterAll(async () => {
@@ -29,9 +30,15 @@ function suite(open: () => Promise<TestStore>) {
     const store = t.store as KyselyStore;
     await store.migrateTo("0017-order-time");
     const account = (await store.keys.ensureAccount("sla-migration")).id;
-    await store.db
+    const raw = store.db as unknown as Kysely<Record<string, Record<string, unknown>>>;
+    await raw
       .insertInto("orders")
-      .values(order({ id: "ord_before0020", account_id: account, status: "offered" }))
+      .values(
+        orderRowBefore(
+          orderFixture({ id: "ord_before0020", account_id: account, status: "offered" }),
+          SLA_COLUMNS,
+        ),
+      )
       .execute();
     await store.migrate();
     const row = (await store.orders.byId("ord_before0020")) as unknown as Record<string, unknown>;

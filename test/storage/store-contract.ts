@@ -9,65 +9,10 @@ import { CheckpointSigner } from "../../src/audit/signing.js";
 import type { Clock } from "../../src/clock.js";
 import type { KyselyStore } from "../../src/storage/kysely-store.js";
 import { AUDIT_LOG_TABLES } from "../../src/storage/migrations/0003-audit-log.js";
-import type { OrdersTable } from "../../src/storage/schema.js";
 import type { Store } from "../../src/storage/store.js";
 import { liveContractor, testRecord } from "../helpers/fixtures.js";
+import { orderFixture } from "../helpers/order-fixture.js";
 import { testClock } from "../helpers/test-clock.js";
-
-export function order(overrides: Partial<OrdersTable> = {}): OrdersTable {
-  const now = new Date().toISOString();
-  return {
-    id: `ord_${Math.random().toString(36).slice(2)}`,
-    account_id: "acct_1",
-    livemode: 1,
-    status: "accepted",
-    trade: "plumbing",
-    urgency: "routine",
-    state: "TX",
-    zip: null,
-    city: null,
-    address: null,
-    location_name: null,
-    description: "leak",
-    nte_cents: null,
-    callback_url: null,
-    reference_id: null,
-    contractor_id: "ctr_1",
-    estimated_cost_cents: 10_000,
-    currency: "USD",
-    eta_tier: "same_day",
-    match_score: 0.5,
-    received_at: now,
-    matched_at: now,
-    dispatch_latency_ms: 1,
-    ranking: null,
-    accepted_at: null,
-    eta_at: null,
-    completed_at: null,
-    final_cost_cents: null,
-    status_reason: null,
-    nte_approved_cents: null,
-    invoice_cents: null,
-    invoiced_at: null,
-    created_at: now,
-    updated_at: now,
-    matching_time_ms: null,
-    first_accepted_at: null,
-    offers_made: 0,
-    offers_declined: 0,
-    offers_expired: 0,
-    accepted_offer_attempt: null,
-    manual_dispatch_count: 0,
-    redispatch_count: 0,
-    time_zone: null,
-    window_start: null,
-    window_end: null,
-    window_source: null,
-    respond_by: null,
-    arrive_by: null,
-    ...overrides,
-  };
-}
 
 /** A text column of each audit log table, to attempt an UPDATE on. */
 const COLUMN_OF: Record<(typeof AUDIT_LOG_TABLES)[number], string> = {
@@ -168,11 +113,39 @@ export function runStoreContract(name: string, open: (clock: Clock) => Promise<S
     });
 
     it("finds orders only for their account and mode", async () => {
-      const o = order({ account_id: accountId });
+      const o = orderFixture({ account_id: accountId });
       await store.write((tx) => tx.insertOrder(o));
       expect(await store.orders.find(o.id, accountId, true)).toMatchObject({ id: o.id, description: "leak" });
       expect(await store.orders.find(o.id, accountId, false)).toBeUndefined();
       expect(await store.orders.find(o.id, "acct_other", true)).toBeUndefined();
+    });
+
+    it("reads an order back as the domain's value it wrote: its mode a boolean, its ranking a list", async () => {
+      const sandbox = orderFixture({
+        account_id: accountId,
+        livemode: false,
+        status: "offered",
+        urgency: "emergency",
+        ranking: ["ctr_1", "ctr_2"],
+        window_source: "earliest",
+        sla_respond_at_risk_at: "2026-06-01T00:00:00.000Z",
+        override_count: 2,
+        version: 3,
+      });
+      const live = orderFixture({ account_id: accountId });
+      await store.write(async (tx) => {
+        await tx.insertOrder(sandbox);
+        await tx.insertOrder(live);
+      });
+      expect(await store.orders.byId(sandbox.id)).toEqual(sandbox);
+      expect(await store.orders.find(sandbox.id, accountId, false)).toEqual(sandbox);
+      expect(await store.orders.byIds([live.id])).toEqual([live]);
+      const row = await (store as KyselyStore).db
+        .selectFrom("orders")
+        .select(["livemode", "ranking"])
+        .where("id", "=", sandbox.id)
+        .executeTakeFirstOrThrow();
+      expect(row).toEqual({ livemode: 0, ranking: JSON.stringify(["ctr_1", "ctr_2"]) });
     });
 
     it("claims an idempotency key once until it expires", async () => {
@@ -211,9 +184,9 @@ export function runStoreContract(name: string, open: (clock: Clock) => Promise<S
     });
 
     it("group-commits concurrent writes, and one failing write does not fail the others", async () => {
-      const dup = order({ account_id: accountId });
+      const dup = orderFixture({ account_id: accountId });
       await store.write((tx) => tx.insertOrder(dup));
-      const fresh = Array.from({ length: 50 }, () => order({ account_id: accountId }));
+      const fresh = Array.from({ length: 50 }, () => orderFixture({ account_id: accountId }));
       const results = await Promise.allSettled([
         ...fresh.map((o) => store.write((tx) => tx.insertOrder(o))),
         store.write((tx) => tx.insertOrder(dup)), // primary key conflict
@@ -224,7 +197,7 @@ export function runStoreContract(name: string, open: (clock: Clock) => Promise<S
     });
 
     it("writes thousands of rows in one transaction (several multi-row statements)", async () => {
-      const many = Array.from({ length: 2_500 }, () => order({ account_id: accountId }));
+      const many = Array.from({ length: 2_500 }, () => orderFixture({ account_id: accountId }));
       await store.write(async (tx) => {
         for (const o of many) await tx.insertOrder(o);
       });

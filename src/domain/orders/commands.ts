@@ -8,10 +8,10 @@
 // has none left (another order took it meanwhile), the command is decided again with that contractor in
 // `unavailable`, so the cascade moves down the ranking as if it had never been free.
 
+import { AVAILABILITY_MAX_DAYS } from "../availability.js";
 import { complianceIssues, dayOf, describeIssues } from "../compliance.js";
-import type { Urgency } from "../pricing.js";
-import { servicePromise, type TimeWindow } from "../time/service-window.js";
-import type { TradeCode } from "../trades.js";
+import type { EtaTier } from "../matching.js";
+import { type ServicePromise, servicePromise, type TimeWindow } from "../time/service-window.js";
 import type {
   Actor,
   AuditFact,
@@ -23,11 +23,19 @@ import type {
   OrderChange,
   OrderEvent,
   OrderEventType,
+  OrderPatch,
   OrderState,
   Refusal,
 } from "./order.js";
-import { MAX_OFFERS, nteInForce, offerDeadline, rankingOf } from "./policy.js";
-import { type Action, holdsContractor, type OrderStatus, type Role, TRANSITIONS } from "./transitions.js";
+import { MAX_OFFERS, nteInForce, offerDeadline } from "./policy.js";
+import {
+  type Action,
+  holdsContractor,
+  type OrderStatus,
+  type Role,
+  TRANSITIONS,
+  transition,
+} from "./transitions.js";
 
 /** What every command is decided against besides the state: the clock, ids, and the writer's findings. */
 export interface CommandContext {
@@ -48,13 +56,12 @@ export function refuse(
 }
 
 /** The status `action` by `role` leads to, or the refusal naming the current status. */
-export function nextStatus(current: string, action: Action, role: Role): OrderStatus | Refusal {
-  const status = current as OrderStatus;
-  const t = TRANSITIONS.find((x) => x.action === action && x.from.includes(status) && x.by.includes(role));
+export function nextStatus(current: OrderStatus, action: Action, role: Role): OrderStatus | Refusal {
+  const t = TRANSITIONS.find((x) => x.action === action && x.from.includes(current) && x.by.includes(role));
   if (t) return t.to;
   const allowed = [
     ...new Set(
-      TRANSITIONS.filter((x) => x.from.includes(status) && x.by.includes(role)).map((x) => x.action),
+      TRANSITIONS.filter((x) => x.from.includes(current) && x.by.includes(role)).map((x) => x.action),
     ),
   ];
   return refuse(
@@ -65,7 +72,7 @@ export function nextStatus(current: string, action: Action, role: Role): OrderSt
 }
 
 /** The statuses in which an NTE increase is asked and decided: the job is active (or done, not invoiced). */
-const NTE_STATUSES: readonly string[] = ["accepted", "en_route", "on_site", "completed"];
+const NTE_STATUSES: readonly OrderStatus[] = ["accepted", "en_route", "on_site", "completed"];
 
 const isRefusal = (x: unknown): x is Refusal =>
   typeof x === "object" && x !== null && (x as Refusal).kind === "refused";
@@ -78,8 +85,8 @@ export interface ContractorKey {
 }
 
 /** Whether an offer or a job is this contractor's, in its key's mode. */
-function owns(key: ContractorKey, row: { contractor_id: string | null; livemode: number }): boolean {
-  return row.contractor_id === key.contractorId && row.livemode === (key.livemode ? 1 : 0);
+function owns(key: ContractorKey, held: { contractor_id: string | null; livemode: boolean }): boolean {
+  return held.contractor_id === key.contractorId && held.livemode === key.livemode;
 }
 
 export function statusEvent(status: OrderStatus): OrderEventType {
@@ -89,13 +96,13 @@ export function statusEvent(status: OrderStatus): OrderEventType {
 /** A change of an existing order: `patch` applied, the version bumped; the rest filled in by `parts`. */
 export function changeOf(
   order: Order,
-  patch: Partial<Order>,
+  patch: OrderPatch,
   parts: Partial<Omit<OrderChange, "kind" | "before" | "after" | "patch">> = {},
 ): OrderChange {
   return {
     kind: "change",
     before: order,
-    after: { ...order, ...patch, version: Number(order.version ?? 0) + 1 },
+    after: { ...order, ...patch, version: order.version + 1 },
     patch,
     offers: parts.offers ?? { create: [], settle: [] },
     nte: parts.nte ?? { create: null, decide: null },
@@ -124,7 +131,7 @@ function nextOffer(
       attempt,
       status: "pending",
       offered_at: ctx.now.toISOString(),
-      deadline_at: offerDeadline(order.urgency, order.livemode === 1, ctx.now, ctx.sandboxPlayed),
+      deadline_at: offerDeadline(order.urgency, order.livemode, ctx.now, ctx.sandboxPlayed),
       responded_at: null,
       reason: null,
     };
@@ -144,13 +151,35 @@ function withdrawPending(offers: readonly Offer[], at: string, reason: string): 
 export interface RankedChoice {
   contractorId: string;
   priceCents: number;
-  etaTier: string;
+  etaTier: EtaTier;
   score: number;
 }
 
+/** What a new order takes from its request: the caller's job, and the order's id, account, mode, and
+ * when the request arrived and the order was made. */
+export type OrderRequest = Pick<
+  Order,
+  | "id"
+  | "account_id"
+  | "livemode"
+  | "trade"
+  | "urgency"
+  | "state"
+  | "zip"
+  | "city"
+  | "address"
+  | "location_name"
+  | "description"
+  | "nte_cents"
+  | "callback_url"
+  | "reference_id"
+  | "received_at"
+  | "created_at"
+>;
+
 export interface CreateOrder {
-  /** The order with no contractor chosen yet (the command sets the status and the match's fields). */
-  draft: Order;
+  /** The caller's request; the command decides every other column of the order. */
+  request: OrderRequest;
   /** The matched candidates, best first: the ranking the cascade offers the job in. */
   candidates: readonly RankedChoice[];
   modelPriceCents: number;
@@ -163,46 +192,89 @@ export interface CreateOrder {
   /** The match's evidence for the order.matched / order.unmatched record (candidates and scores). */
   decisionData: Record<string, unknown>;
   /** The job's time zone and the caller's service window (already checked against the window rules);
-   * for scheduled work without one, the earliest window the pool can serve, if any. */
+   * for scheduled work without one, the earliest window the pool can serve, if any (null: none). */
   time: { timeZone: string; window: TimeWindow | null; earliest?: TimeWindow | null | undefined };
 }
 
 /** A new order: offered to the best-ranked candidate with capacity, or handed to a dispatcher. */
 export function createOrder(cmd: CreateOrder, ctx: CommandContext): OrderChange {
   const nowIso = ctx.now.toISOString();
-  const offer = nextOffer(
-    cmd.draft,
-    cmd.candidates.map((c) => c.contractorId),
-    new Set(),
-    1,
-    ctx,
-  );
+  const ranking = cmd.candidates.map((c) => c.contractorId);
+  const offer = nextOffer(cmd.request, ranking, new Set(), 1, ctx);
   const chosen = offer ? (cmd.candidates.find((c) => c.contractorId === offer.contractor_id) ?? null) : null;
-  const status = nextStatus("received", chosen ? "offer" : "no_candidate", "system") as OrderStatus;
+  const status = transition("received", chosen ? "offer" : "no_candidate", "system");
   // The time promised, from the order's creation (created_at, the same however often the command is
   // decided again): its window, or its urgency's service level.
+  const { request, time } = cmd;
   const promise = servicePromise(
     {
-      urgency: cmd.draft.urgency as Urgency,
-      trade: cmd.draft.trade as TradeCode,
-      timeZone: cmd.time.timeZone,
-      window: cmd.time.window,
-      earliest: cmd.time.earliest,
+      urgency: request.urgency,
+      trade: request.trade,
+      timeZone: time.timeZone,
+      window: time.window,
+      earliest: time.earliest,
     },
-    new Date(cmd.draft.created_at),
+    new Date(request.created_at),
   );
-  const order: Order = {
-    ...cmd.draft,
-    status,
+  const order = newOrder(cmd, { status, chosen, offered: offer !== null, ranking, promise, at: nowIso });
+  return {
+    kind: "change",
+    before: null,
+    after: order,
+    patch: order,
+    offers: { create: offer ? [offer] : [], settle: [] },
+    nte: { create: null, decide: null },
+    capacity: { take: offer ? [offer.contractor_id] : [], release: [] },
+    audit: creationAudit(cmd, order, chosen, offer, nowIso),
+    event: { type: statusEvent(status), at: nowIso, details: { previous_status: "received" } },
+  };
+}
+
+/** Why scheduled work that no contractor can take in any window of the search waits. */
+const NO_WINDOW_REASON =
+  `no contractor can take a window in the next ${AVAILABILITY_MAX_DAYS} days: the service's ` +
+  "booking rule's window is stated and a dispatcher books the job";
+
+/** The new order, every column decided: the request's, the match's, and a new order's counters. */
+function newOrder(
+  cmd: CreateOrder,
+  made: {
+    status: OrderStatus;
+    chosen: RankedChoice | null;
+    offered: boolean;
+    ranking: readonly string[];
+    promise: ServicePromise;
+    at: string;
+  },
+): Order {
+  const { request: r } = cmd;
+  const { chosen, promise } = made;
+  return {
+    ...r,
+    status: made.status,
     contractor_id: chosen?.contractorId ?? null,
     estimated_cost_cents: chosen?.priceCents ?? cmd.modelPriceCents,
+    currency: "USD",
     eta_tier: chosen?.etaTier ?? null,
     match_score: chosen?.score ?? null,
-    matched_at: chosen ? nowIso : null,
+    matched_at: chosen ? made.at : null,
     dispatch_latency_ms: null,
+    updated_at: r.created_at,
+    // The cascade's order: the ranked candidates, best first.
+    ranking: made.ranking,
+    accepted_at: null,
+    eta_at: null,
+    on_site_at: null,
+    completed_at: null,
+    final_cost_cents: null,
+    status_reason: cmd.time.earliest === null ? NO_WINDOW_REASON : null,
+    nte_approved_cents: null,
+    invoice_cents: null,
+    invoiced_at: null,
+    override_count: 0,
     matching_time_ms: cmd.matchingTimeMs,
     first_accepted_at: null,
-    offers_made: offer ? 1 : 0,
+    offers_made: made.offered ? 1 : 0,
     offers_declined: 0,
     offers_expired: 0,
     accepted_offer_attempt: null,
@@ -214,45 +286,49 @@ export function createOrder(cmd: CreateOrder, ctx: CommandContext): OrderChange 
     window_source: promise.arrivalWindow?.source ?? null,
     respond_by: promise.respondBy?.toISOString() ?? null,
     arrive_by: promise.arriveBy?.toISOString() ?? null,
-    // No version (nor override_count): the columns' defaults (0) stand for a new order.
+    sla_respond_at_risk_at: null,
+    sla_respond_breached_at: null,
+    sla_arrive_at_risk_at: null,
+    sla_arrive_breached_at: null,
+    version: 0,
   };
-  return {
-    kind: "change",
-    before: null,
-    after: order,
-    patch: order,
-    offers: { create: offer ? [offer] : [], settle: [] },
-    nte: { create: null, decide: null },
-    capacity: { take: offer ? [offer.contractor_id] : [], release: [] },
-    audit: [
-      { kind: "order.created", actor: cmd.actor, at: order.received_at, data: cmd.createdData },
-      {
-        kind: chosen ? "order.matched" : "order.unmatched",
-        actor: cmd.actor,
-        at: nowIso,
-        data: {
-          status,
-          chosen: chosen?.contractorId ?? null,
-          offer_deadline_at: offer?.deadline_at ?? null,
-          estimated_cost_cents: order.estimated_cost_cents,
-          model_price_cents: cmd.modelPriceCents,
-          matching_time_ms: order.matching_time_ms,
-          // The time promised, sealed with the decision.
-          service_time: {
-            time_zone: order.time_zone,
-            arrival_window:
-              order.window_start === null
-                ? null
-                : { start: order.window_start, end: order.window_end, source: order.window_source },
-            respond_by: order.respond_by,
-            arrive_by: order.arrive_by,
-          },
-          ...cmd.decisionData,
+}
+
+/** A new order's records: order.created, then order.matched (or order.unmatched) with the time promised. */
+function creationAudit(
+  cmd: CreateOrder,
+  order: Order,
+  chosen: RankedChoice | null,
+  offer: Offer | null,
+  at: string,
+): AuditFact[] {
+  return [
+    { kind: "order.created", actor: cmd.actor, at: order.received_at, data: cmd.createdData },
+    {
+      kind: chosen ? "order.matched" : "order.unmatched",
+      actor: cmd.actor,
+      at,
+      data: {
+        status: order.status,
+        chosen: chosen?.contractorId ?? null,
+        offer_deadline_at: offer?.deadline_at ?? null,
+        estimated_cost_cents: order.estimated_cost_cents,
+        model_price_cents: cmd.modelPriceCents,
+        matching_time_ms: order.matching_time_ms,
+        // The time promised, sealed with the decision.
+        service_time: {
+          time_zone: order.time_zone,
+          arrival_window:
+            order.window_start === null
+              ? null
+              : { start: order.window_start, end: order.window_end, source: order.window_source },
+          respond_by: order.respond_by,
+          arrive_by: order.arrive_by,
         },
+        ...cmd.decisionData,
       },
-    ],
-    event: { type: statusEvent(status), at: nowIso, details: { previous_status: "received" } },
-  };
+    },
+  ];
 }
 
 // --- Offers: the cascade, and the contractor's answer ------------------------------------------------
@@ -302,10 +378,10 @@ export function settleOffer(state: OrderState | null, cmd: SettleOffer, ctx: Com
   };
   const settle = [{ id: offer.id, status: cmd.outcome, at, reason: cmd.reason }];
   // The offer funnel (evals) counts each answer on the order.
-  const counted: Partial<Order> =
+  const counted: OrderPatch =
     cmd.outcome === "declined"
-      ? { offers_declined: Number(order.offers_declined) + 1 }
-      : { offers_expired: Number(order.offers_expired) + 1 };
+      ? { offers_declined: order.offers_declined + 1 }
+      : { offers_expired: order.offers_expired + 1 };
   // The order moved on meanwhile (cancelled, assigned by hand): nothing more to offer.
   if (order.status !== "offered" || order.contractor_id !== offer.contractor_id) {
     return changeOf(order, counted, {
@@ -316,18 +392,18 @@ export function settleOffer(state: OrderState | null, cmd: SettleOffer, ctx: Com
   }
   const next = nextOffer(
     order,
-    rankingOf(order),
+    order.ranking ?? [],
     new Set(state.offers.map((o) => o.contractor_id)),
     state.offers.length + 1,
     ctx,
   );
-  const status = nextStatus("offered", next ? "reoffer" : "exhaust", "system") as OrderStatus;
-  const patch: Partial<Order> = {
+  const status = transition("offered", next ? "reoffer" : "exhaust", "system");
+  const patch: OrderPatch = {
     status,
     contractor_id: next?.contractor_id ?? null,
     updated_at: at,
     ...counted,
-    ...(next ? { offers_made: Number(order.offers_made) + 1 } : {}),
+    ...(next ? { offers_made: order.offers_made + 1 } : {}),
   };
   if (next) {
     return changeOf(order, patch, {
@@ -453,7 +529,7 @@ export function reportProgress(
   const status = nextStatus(order.status, REPORT_ACTION[report.status], "contractor");
   if (isRefusal(status)) return status;
   const iso = ctx.now.toISOString();
-  const patch: Partial<Order> = { status, updated_at: iso };
+  const patch: OrderPatch = { status, updated_at: iso };
   if (report.status === "en_route")
     patch.eta_at = new Date(ctx.now.getTime() + report.eta_minutes * 60_000).toISOString();
   if (report.status === "on_site") patch.on_site_at = iso;
@@ -462,7 +538,7 @@ export function reportProgress(
     patch.completed_at = iso;
   }
   if (report.status === "cannot_complete") patch.status_reason = report.reason;
-  const frees = holdsContractor(order.status as OrderStatus) && !holdsContractor(status);
+  const frees = holdsContractor(order.status) && !holdsContractor(status);
   return changeOf(order, patch, {
     capacity: { take: [], release: frees ? [order.contractor_id as string] : [] },
     audit: [
@@ -588,7 +664,7 @@ export function cancelOrder(
   const status = nextStatus(order.status, "cancel", cmd.role);
   if (isRefusal(status)) return status;
   const at = ctx.now.toISOString();
-  const frees = holdsContractor(order.status as OrderStatus) && order.contractor_id;
+  const frees = holdsContractor(order.status) && order.contractor_id;
   return changeOf(
     order,
     { status, status_reason: cmd.reason, updated_at: at },
@@ -652,7 +728,7 @@ export function assignContractor(
     );
   }
   const order = state?.order;
-  if (!state || !order || order.livemode !== (cmd.livemode ? 1 : 0)) {
+  if (!state || !order || order.livemode !== cmd.livemode) {
     return refuse("not_found", `No order ${cmd.orderId}.`);
   }
   const issues = complianceIssues(contractor, dayOf(ctx.now));
@@ -675,7 +751,7 @@ export function assignContractor(
     return refuse("contractor_unavailable", `Contractor ${contractorId} has no capacity left.`);
   }
   const at = ctx.now.toISOString();
-  const frees = holdsContractor(order.status as OrderStatus) && order.contractor_id;
+  const frees = holdsContractor(order.status) && order.contractor_id;
   return changeOf(
     order,
     {
@@ -683,11 +759,11 @@ export function assignContractor(
       contractor_id: contractorId,
       // Every assignment counts, and by its kind (evals): a dispatch automation could not make, a
       // re-dispatch after a failure, or (the rest) a contractor replaced.
-      override_count: Number(order.override_count ?? 0) + 1,
+      override_count: order.override_count + 1,
       ...(order.status === "needs_dispatcher"
-        ? { manual_dispatch_count: Number(order.manual_dispatch_count) + 1 }
+        ? { manual_dispatch_count: order.manual_dispatch_count + 1 }
         : {}),
-      ...(order.status === "cannot_complete" ? { redispatch_count: Number(order.redispatch_count) + 1 } : {}),
+      ...(order.status === "cannot_complete" ? { redispatch_count: order.redispatch_count + 1 } : {}),
       accepted_at: at,
       first_accepted_at: order.first_accepted_at ?? at,
       eta_at: null,
@@ -751,7 +827,7 @@ export function decideNte(
     );
   }
   const at = ctx.now.toISOString();
-  const patch: Partial<Order> =
+  const patch: OrderPatch =
     cmd.decision === "approved"
       ? { nte_approved_cents: request.requested_cents, updated_at: at }
       : { updated_at: at };

@@ -1,17 +1,28 @@
-// The work order aggregate's values: the order, its offers and its NTE requests (the storage rows are
-// these types), and what a command decides: an OrderChange to commit, or a Refusal to answer. Pure types.
+// The work order aggregate's values: the order, its offers and its NTE requests, and what a command
+// decides: an OrderChange to commit, or a Refusal to answer. Pure types, and the closed lists of the audit
+// kinds an order's commands write and the events its changes report. The rows they are stored as, and the
+// mapping to and from them, are storage's (storage/order-rows.ts).
 
 import type { ErrorCode, FieldError } from "../../errors.js";
-import type { OrderStatus } from "./transitions.js";
+import type { EtaTier } from "../matching.js";
+import type { Urgency } from "../pricing.js";
+import type { WindowSource } from "../time/service-window.js";
+import type { TradeCode } from "../trades.js";
+import { ORDER_STATUSES, type OrderStatus } from "./transitions.js";
 
-/** A work order as stored: one row of `orders`. */
+/**
+ * A work order. Every field is stated, a new order's too (createOrder in commands.ts decides them).
+ * Field names are the columns' and the API's (snake_case); times are ISO-8601 UTC text, as stored and as
+ * the API shows them (they compare as text: every one is written by Date#toISOString).
+ */
 export interface Order {
   id: string;
   account_id: string;
-  livemode: number;
-  status: string;
-  trade: string;
-  urgency: string;
+  /** false for a sandbox order (made with a test key). */
+  livemode: boolean;
+  status: OrderStatus;
+  trade: TradeCode;
+  urgency: Urgency;
   state: string;
   zip: string | null;
   city: string | null;
@@ -24,22 +35,22 @@ export interface Order {
   contractor_id: string | null;
   estimated_cost_cents: number;
   currency: string;
-  eta_tier: string | null;
+  eta_tier: EtaTier | null;
   match_score: number | null;
   received_at: string;
   matched_at: string | null;
   dispatch_latency_ms: number | null;
   created_at: string;
   updated_at: string;
-  /** JSON array of the contractor ids considered at creation, best first: the order offers go in. */
-  ranking: string | null;
+  /** The contractor ids considered at creation, best first: the order offers go in. Null when not read
+   * (the event log's copy of an order leaves it out). */
+  ranking: readonly string[] | null;
   accepted_at: string | null;
   /** When the contractor on its way expects to arrive. */
   eta_at: string | null;
-  /** When the contractor holding the job reported itself on site (migration 0013; cleared with eta_at
-   * by an assignment, so both are the current contractor's). Absent from an insert: the column
-   * defaults to null. */
-  on_site_at?: string | null;
+  /** When the contractor holding the job reported itself on site (cleared with eta_at by an assignment,
+   * so both are the current contractor's). */
+  on_site_at: string | null;
   completed_at: string | null;
   final_cost_cents: number | null;
   /** Why the order was cancelled or could not be completed. */
@@ -48,10 +59,9 @@ export interface Order {
   nte_approved_cents: number | null;
   invoice_cents: number | null;
   invoiced_at: string | null;
-  /** Every dispatcher assignment of this order, of any kind (migration 0008; manual_dispatch_count and
-   * redispatch_count say how many were which, the rest replaced the contractor the order was with); the
-   * column defaults to 0, so an insert may leave it out. */
-  override_count?: number;
+  /** Every dispatcher assignment of this order, of any kind (manual_dispatch_count and redispatch_count
+   * say how many were which, the rest replaced the contractor the order was with). */
+  override_count: number;
   /** How long the in-memory match took (ranking the pool for the job, no I/O), in milliseconds. */
   matching_time_ms: number | null;
   /** The order's first acceptance (by its contractor, or a dispatcher's assignment); accepted_at is the
@@ -67,27 +77,30 @@ export interface Order {
   manual_dispatch_count: number;
   /** Assignments by a dispatcher after the contractor could not complete the job (from cannot_complete). */
   redispatch_count: number;
-  /** The job's local time zone, IANA (migration 0017; null for orders created before it). */
+  /** The job's local time zone, IANA (null for orders created before it was kept, migration 0017). */
   time_zone: string | null;
   /** The arrival window of windowed work (routine with a window, or scheduled), UTC, and whether the
    * caller asked for it ("requested") or the service gave the earliest ("earliest"). */
   window_start: string | null;
   window_end: string | null;
-  window_source: string | null;
+  window_source: WindowSource | null;
   /** For as-soon-as-possible work, the urgency's service level: a contractor committed by, on site by. */
   respond_by: string | null;
   arrive_by: string | null;
-  /** When each service-level clock fired its at-risk and breached event (migration 0020; domain/orders/
-   * sla-clocks.ts): set once by the change that fires it. Absent from an insert: the columns default to
-   * null. */
-  sla_respond_at_risk_at?: string | null;
-  sla_respond_breached_at?: string | null;
-  sla_arrive_at_risk_at?: string | null;
-  sla_arrive_breached_at?: string | null;
-  /** Bumped by every change of the order, its offers or its NTE requests (migration 0010): a write that
-   * read an older version matches no row. */
-  version?: number;
+  /** When each service-level clock fired its at-risk and breached event (domain/orders/sla-clocks.ts):
+   * set once by the change that fires it. */
+  sla_respond_at_risk_at: string | null;
+  sla_respond_breached_at: string | null;
+  sla_arrive_at_risk_at: string | null;
+  sla_arrive_breached_at: string | null;
+  /** Bumped by every change of the order, its offers or its NTE requests (0 for a new order): a write
+   * that read an older version matches no row. */
+  version: number;
 }
+
+/** The columns a change of an existing order may set: not its identity, its mode or its ranking (fixed
+ * when it is created), nor its version (the writer's). */
+export type OrderPatch = Partial<Omit<Order, "id" | "account_id" | "livemode" | "ranking" | "version">>;
 
 export type NteRequestStatus = "pending" | "approved" | "rejected";
 
@@ -111,7 +124,7 @@ export interface Offer {
   id: string;
   order_id: string;
   contractor_id: string;
-  livemode: number;
+  livemode: boolean;
   /** 1 for the first contractor offered the job, 2 for the next, ... */
   attempt: number;
   status: OfferStatus;
@@ -131,24 +144,26 @@ export interface OrderState {
   offers: readonly Offer[];
 }
 
-/** The audit kinds an order's commands write. */
-export type OrderAuditKind =
-  | "order.created"
-  | "order.matched"
-  | "order.unmatched"
-  | "order.offered"
-  | "order.offer_declined"
-  | "order.offer_expired"
-  | "order.needs_dispatcher"
-  | "order.accepted"
-  | "order.status_changed"
-  | "order.cancelled"
-  | "order.nte_requested"
-  | "order.nte_decided"
-  | "order.invoiced"
-  | "order.assigned"
-  | "order.sla_at_risk"
-  | "order.sla_breached";
+/** The audit kinds an order's commands write (audit/kinds.ts describes each: one list). */
+export const ORDER_AUDIT_KINDS = [
+  "order.created",
+  "order.matched",
+  "order.unmatched",
+  "order.offered",
+  "order.offer_declined",
+  "order.offer_expired",
+  "order.needs_dispatcher",
+  "order.accepted",
+  "order.status_changed",
+  "order.cancelled",
+  "order.nte_requested",
+  "order.nte_decided",
+  "order.invoiced",
+  "order.assigned",
+  "order.sla_at_risk",
+  "order.sla_breached",
+] as const;
+export type OrderAuditKind = (typeof ORDER_AUDIT_KINDS)[number];
 
 /** One audit record a change writes (sealed by the writer's caller, in the change's transaction). */
 export interface AuditFact {
@@ -158,15 +173,18 @@ export interface AuditFact {
   data: Record<string, unknown>;
 }
 
-/** The webhook events of an order's changes: `order.<status>` for a new status, the NTE ones, and the
- * service-level clocks' (sla-clocks.ts). */
-export type OrderEventType =
-  | `order.${Exclude<OrderStatus, "received">}`
-  | "order.nte_requested"
-  | "order.nte_approved"
-  | "order.nte_rejected"
-  | "order.sla_at_risk"
-  | "order.sla_breached";
+/** The events of an order's changes, as webhooks and the event stream report them (webhooks/events.ts
+ * describes each): `order.<status>` for a new status (none for `received`, which no change leads to), the
+ * NTE ones, and the service-level clocks' (sla-clocks.ts). */
+export const ORDER_EVENT_TYPES = [
+  ...ORDER_STATUSES.filter((s) => s !== "received").map((s) => `order.${s}` as const),
+  "order.nte_requested",
+  "order.nte_approved",
+  "order.nte_rejected",
+  "order.sla_at_risk",
+  "order.sla_breached",
+] as const;
+export type OrderEventType = (typeof ORDER_EVENT_TYPES)[number];
 
 /** The webhook event a change reports, about the order as it is after the change. */
 export interface OrderEvent {
@@ -194,7 +212,7 @@ export interface OrderChange {
   /** The order after the change (its version is the next one). */
   after: Order;
   /** The columns that change (all of them for a new order). */
-  patch: Partial<Order>;
+  patch: OrderPatch;
   offers: { create: Offer[]; settle: OfferSettlement[] };
   nte: {
     create: NteRequest | null;

@@ -1,6 +1,7 @@
 // The order's policy figures: how long a contractor has to answer an offer, how many contractors are
 // offered a job before a dispatcher takes over, and which NTE is in force. Pure.
 
+import type { Urgency } from "../pricing.js";
 import type { Order } from "./order.js";
 
 /** How long a contractor has to answer an offer, by urgency (live orders). */
@@ -15,7 +16,7 @@ export const SANDBOX_OFFER_WINDOW_MS = 20_000;
 export const MAX_OFFERS = 3;
 
 /** An offer's deadline. Sandbox offers get the short window while simulated contractors play them. */
-export function offerDeadline(urgency: string, livemode: boolean, now: Date, sandboxPlayed = true): string {
+export function offerDeadline(urgency: Urgency, livemode: boolean, now: Date, sandboxPlayed = true): string {
   const window =
     livemode || !sandboxPlayed
       ? (OFFER_WINDOW_MS[urgency] ?? OFFER_WINDOW_MS.routine ?? 3_600_000)
@@ -25,16 +26,5 @@ export function offerDeadline(urgency: string, livemode: boolean, now: Date, san
 
 /** The NTE in force: the last increase the caller approved, else the caller's own; null when none was set. */
 export function nteInForce(order: Pick<Order, "nte_cents" | "nte_approved_cents">): number | null {
-  const value = order.nte_approved_cents ?? order.nte_cents;
-  return value === null || value === undefined ? null : Number(value);
-}
-
-/** The contractors considered at creation, best first: the order the cascade offers the job in. */
-export function rankingOf(order: Pick<Order, "ranking">): string[] {
-  try {
-    const ids: unknown = JSON.parse(order.ranking ?? "[]");
-    return Array.isArray(ids) ? ids.filter((x): x is string => typeof x === "string") : [];
-  } catch {
-    return [];
-  }
+  return order.nte_approved_cents ?? order.nte_cents;
 }

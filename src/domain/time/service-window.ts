@@ -137,11 +137,14 @@ function computeEarliestWindow(now: Date, timeZone: string, trade: TradeCode): T
   return { start, end };
 }
 
+/** Whose an arrival window is: the caller's ("requested") or the earliest the service gave ("earliest"). */
+export type WindowSource = "requested" | "earliest";
+
 /** The time an answer promises for a job. */
 export interface ServicePromise {
   timeZone: string;
   /** For windowed work: the caller's window ("requested") or the earliest one ("earliest"). */
-  arrivalWindow: (TimeWindow & { source: "requested" | "earliest" }) | null;
+  arrivalWindow: (TimeWindow & { source: WindowSource }) | null;
   /** For as-soon-as-possible work: a contractor committed by, on site by. */
   respondBy: Date | null;
   arriveBy: Date | null;

@@ -40,9 +40,8 @@ import type {
 } from "../../domain/orders/order.js";
 import { dueFirings, fireSlaClock } from "../../domain/orders/sla-clocks.js";
 import type { Role } from "../../domain/orders/transitions.js";
-import type { Urgency } from "../../domain/pricing.js";
 import type { ZoneOffsets } from "../../domain/time/calendar.js";
-import { TRADES, type TradeCode } from "../../domain/trades.js";
+import { TRADES } from "../../domain/trades.js";
 import { ApiError } from "../../errors.js";
 import { newSortableId } from "../../ids.js";
 import type { Placement } from "../../storage/order-writer.js";
@@ -105,7 +104,7 @@ function seal(change: OrderChange, refs: ContractorRefs): AuditEntry[] {
       kind: fact.kind,
       at: fact.at,
       accountId: order.account_id,
-      livemode: order.livemode === 1,
+      livemode: order.livemode,
       orderId: order.id,
       actor: fact.actor,
       data: fact.data,
@@ -204,7 +203,7 @@ function orderTime(order: Order, now: Date): MatchTime | null {
       : null;
   const arriveBy = order.arrive_by === null ? null : Date.parse(order.arrive_by);
   if (window === null && arriveBy === null) return null;
-  const hours = TRADES[order.trade as TradeCode]?.typicalJobHours ?? 2;
+  const hours = TRADES[order.trade]?.typicalJobHours ?? 2;
   return { now: now.getTime(), window, arriveBy, durationMinutes: Math.round(hours * 60) };
 }
 
@@ -226,7 +225,7 @@ export function placementFor(
   if (time === null) return undefined;
   const point = timing.point !== undefined ? timing.point : orderPoint(order);
   const req: Pick<MatchRequest, "urgency" | "point" | "time"> = {
-    urgency: order.urgency as Urgency,
+    urgency: order.urgency,
     point,
     time,
   };

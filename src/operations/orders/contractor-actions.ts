@@ -4,7 +4,7 @@
 // what, the NTE; the street address once the job is accepted), never the account or its references.
 
 import { z } from "zod";
-import type { OffersTable, OrdersTable } from "../../storage/schema.js";
+import type { Offer, Order } from "../../domain/orders/order.js";
 import { contractorOf, defineOperation } from "../kernel/operation.js";
 import { acceptOffer, declineOffer, invoice, reportProgress, requestNte } from "./command-runner.js";
 import { ORDER_STATUSES, orderServiceTimeShape, serviceTimeOf } from "./order-view.js";
@@ -47,37 +47,39 @@ export const contractorJobSchema = z
   })
   .meta({ id: "ContractorJob" });
 
-function job(order: OrdersTable) {
+function job(order: Order) {
   return {
     order_id: order.id,
     trade: order.trade,
     urgency: order.urgency,
     description: order.description,
     location: { state: order.state, zip: order.zip, city: order.city },
-    nte_cents: order.nte_cents === null ? null : Number(order.nte_cents),
-    estimated_cost_cents: Number(order.estimated_cost_cents),
+    nte_cents: order.nte_cents,
+    estimated_cost_cents: order.estimated_cost_cents,
     ...serviceTimeOf(order),
   };
 }
 
-export function offerView(offer: OffersTable, order: OrdersTable) {
+/** An offer as its contractor sees it (of the offer, only what every copy of it holds, the event log's
+ * too). */
+export function offerView(offer: Pick<Offer, "id" | "attempt" | "offered_at" | "deadline_at">, order: Order) {
   return {
     offer_id: offer.id,
-    attempt: Number(offer.attempt),
+    attempt: offer.attempt,
     offered_at: offer.offered_at,
     deadline_at: offer.deadline_at,
     ...job(order),
   };
 }
 
-export function jobView(order: OrdersTable) {
+export function jobView(order: Order) {
   return {
     ...job(order),
-    status: order.status as (typeof ORDER_STATUSES)[number],
+    status: order.status,
     address: order.address,
     location_name: order.location_name,
-    accepted_at: order.accepted_at ?? null,
-    eta_at: order.eta_at ?? null,
+    accepted_at: order.accepted_at,
+    eta_at: order.eta_at,
   };
 }
 

@@ -2,13 +2,14 @@
 // the order's response is stored under it in the order's own transaction (idempotency.ts).
 
 import { z } from "zod";
-import { AVAILABILITY_MAX_DAYS } from "../../domain/availability.js";
+import type { Commitment } from "../../domain/commitments.js";
+import type { MatchResult, RankedCandidate } from "../../domain/matching.js";
 import { type CreateOrder, createOrder } from "../../domain/orders/commands.js";
+import type { Refusal } from "../../domain/orders/order.js";
 import { ApiError } from "../../errors.js";
 import { newSortableId } from "../../ids.js";
-import type { OrdersTable } from "../../storage/schema.js";
 import { checkWebhookUrl } from "../../webhooks/targets.js";
-import { defineOperation, principalOf } from "../kernel/operation.js";
+import { defineOperation, type OperationContext, principalOf, type Services } from "../kernel/operation.js";
 import {
   nteSchema,
   orderLocationSchema,
@@ -18,8 +19,14 @@ import {
 } from "../kernel/schemas.js";
 import { nextFreeWindows, timedMatch, windowView } from "../matching/availability.js";
 import { matchDecision, sealRef } from "../matching/decision-records.js";
-import { cascadeCandidates, resolveJob, resolveJobTime } from "../matching/job.js";
-import { tryOrderCommand } from "./command-runner.js";
+import {
+  cascadeCandidates,
+  type JobTime,
+  type ResolvedJob,
+  resolveJob,
+  resolveJobTime,
+} from "../matching/job.js";
+import { type Committed, tryOrderCommand } from "./command-runner.js";
 import { recordDispatchLatency } from "./dispatch-latency.js";
 import { type OrderView, orderSchema, orderView } from "./order-view.js";
 
@@ -75,164 +82,19 @@ export const orderOperation = defineOperation({
     const { services } = ctx;
     if (input.callback_url !== undefined)
       checkWebhookUrl(input.callback_url, "callback_url", principal.livemode, services.config);
-    const requestedAt = services.now();
-    const requested = resolveJobTime(input, requestedAt);
-    const matchStartHr = process.hrtime.bigint();
-    // Scheduled work without a window is matched into the earliest window the pool can serve.
-    const { job, time, result } = timedMatch(
-      services,
-      resolveJob(input, requestedAt),
-      requested,
-      principal.livemode,
-      requestedAt,
-    );
-    const matchedHr = process.hrtime.bigint();
-    const candidates = await cascadeCandidates(services, job, principal.livemode, result);
+    const matched = await matchOrder(services, input, principal.livemode);
     // The caller named a window no contractor can take any more (it filled since availability, or was
     // never free): say so with the next free ones, rather than queue the order for a dispatcher.
-    const windowUnavailable = () => {
-      const window = time.window as NonNullable<typeof time.window>;
-      const next = nextFreeWindows(services, job, time.timeZone, window, principal.livemode, services.now());
-      return new ApiError(
-        "window_unavailable",
-        "No eligible contractor can take the job in service_window any more: name one of `alternatives` " +
-          "(POST /api/dispatch/v1/availability lists more).",
-        {
-          errors: [
-            { field: "service_window", code: "window_unavailable", message: "window no longer available" },
-          ],
-          extra: { time_zone: time.timeZone, alternatives: next.map(windowView) },
-        },
-      );
-    };
-    if (time.window !== null && candidates.length === 0) throw windowUnavailable();
-    // Count the best candidate as busy in this process now, in the same tick as the match, so that
-    // concurrent orders of this process look further down; the store's capacity decides at commit.
-    const tentative = result.chosen?.contractor.id ?? null;
+    if (matched.time.window !== null && matched.candidates.length === 0)
+      throw windowUnavailable(services, matched, principal.livemode);
     const id = newSortableId("ord");
-    const durationMs = (job.time?.durationMinutes ?? 0) * 60_000;
-    const startAt = result.chosen?.startAt ?? null;
-    const tentativeBlock =
-      tentative !== null && startAt !== null
-        ? { orderId: id, start: startAt, end: startAt + durationMs, point: job.point }
-        : null;
-    if (tentative !== null) services.pool.index.addJob(tentative);
-    if (tentative !== null && tentativeBlock !== null) services.pool.index.hold(tentative, tentativeBlock);
-    const now = services.now();
-    const nowIso = now.toISOString();
-    const actor = `key:${principal.keyId}` as const;
-    const draft: OrdersTable = {
-      id,
-      account_id: principal.accountId,
-      livemode: principal.livemode ? 1 : 0,
-      status: "received",
-      trade: job.trade,
-      urgency: job.urgency,
-      state: job.state,
-      zip: input.location.zip ?? null,
-      city: input.location.city ?? null,
-      address: input.location.address ?? null,
-      location_name: input.location.name ?? null,
-      description: input.description,
-      nte_cents: job.nteCents,
-      callback_url: input.callback_url ?? null,
-      reference_id: input.reference_id ?? null,
-      contractor_id: null,
-      estimated_cost_cents: job.modelPrice.total_cents,
-      currency: "USD",
-      eta_tier: null,
-      match_score: null,
-      received_at: ctx.receivedAt.toISOString(),
-      matched_at: null,
-      dispatch_latency_ms: null,
-      created_at: nowIso,
-      updated_at: nowIso,
-      // The cascade's order: the ranked candidates, best first.
-      ranking: JSON.stringify(candidates.map((c) => c.contractor.id)),
-      accepted_at: null,
-      eta_at: null,
-      completed_at: null,
-      final_cost_cents: null,
-      // Scheduled work that no contractor can take in any window of the search: say why it waits.
-      status_reason:
-        time.earliest === null
-          ? `no contractor can take a window in the next ${AVAILABILITY_MAX_DAYS} days: the service's ` +
-            "booking rule's window is stated and a dispatcher books the job"
-          : null,
-      nte_approved_cents: null,
-      invoice_cents: null,
-      invoiced_at: null,
-      // The command sets these for a new order.
-      matching_time_ms: null,
-      first_accepted_at: null,
-      offers_made: 0,
-      offers_declined: 0,
-      offers_expired: 0,
-      accepted_offer_attempt: null,
-      manual_dispatch_count: 0,
-      redispatch_count: 0,
-      // The command states the time promised.
-      time_zone: null,
-      window_start: null,
-      window_end: null,
-      window_source: null,
-      respond_by: null,
-      arrive_by: null,
-    };
-    const command: CreateOrder = {
-      draft,
-      candidates: candidates.map((c) => ({
-        contractorId: c.contractor.id,
-        priceCents: c.price.total_cents,
-        etaTier: c.etaTier,
-        score: c.score,
-      })),
-      modelPriceCents: job.modelPrice.total_cents,
-      matchingTimeMs: Number(matchedHr - matchStartHr) / 1e6,
-      actor,
-      // Sealed with the caller's contact details and bookkeeping as disclosures (audit/redaction.ts).
-      createdData: {
-        input: ctx.rawInput,
-        idempotency_key: ctx.idempotency?.key ?? null,
-        reference_id: draft.reference_id,
-      },
-      decisionData: matchDecision(result),
-      time,
-    };
-    let view: OrderView | undefined;
-    const outcome = await tryOrderCommand(
-      services,
-      async () => null,
-      (_none, commandCtx) =>
-        // Every candidate's capacity went to concurrent orders before this one committed.
-        time.window !== null && command.candidates.every((c) => commandCtx.unavailable.has(c.contractorId))
-          ? { kind: "refused", code: "window_unavailable", message: "window filled" }
-          : createOrder(command, commandCtx),
-      {
-        tentative,
-        tentativeBlock,
-        // The job's place and the starts the match found: the writer places the job with them.
-        timing: {
-          strict: true,
-          point: job.point,
-          starts: new Map(
-            candidates.flatMap((c) => (c.startAt === null ? [] : [[c.contractor.id, c.startAt] as const])),
-          ),
-        },
-        guard: async (tx, { change, audit }) => {
-          view = orderView(
-            change.after,
-            ctx,
-            audit.map((a) => sealRef(ctx.baseUrl, a.seal, a.kind, a.created_at)),
-          );
-          // Another process stored this key first: its order stands, ours is not written.
-          return ctx.idempotency ? ctx.idempotency.claim(tx, view, id) : true;
-        },
-      },
-    );
+    const hold = holdTentatively(services, id, matched);
+    const command = creation(ctx, input, id, matched);
+    const { outcome, view } = await commitOrder(ctx, command, matched, hold);
     // Only a lost idempotency claim writes nothing: the gate answers with the winner's response.
     if (outcome.kind === "lost") return null as never;
-    if (outcome.kind === "refused" && outcome.code === "window_unavailable") throw windowUnavailable();
+    if (outcome.kind === "refused" && outcome.code === "window_unavailable")
+      throw windowUnavailable(services, matched, principal.livemode);
     if (outcome.kind === "refused" || view === undefined) throw new Error("order creation was refused");
     // The runner returns once the group commit is durable: the first offer, if any, is committed now.
     if (outcome.change.offers.create.length > 0) {
@@ -241,3 +103,161 @@ export const orderOperation = defineOperation({
     return view;
   },
 });
+
+type OrderInput = z.infer<typeof orderInput>;
+
+/** The job the request describes, matched against the pool. */
+interface MatchedOrder {
+  job: ResolvedJob;
+  /** The job's time zone and window (for scheduled work without one, the earliest the pool can serve). */
+  time: JobTime;
+  result: MatchResult;
+  /** The cascade's candidates, best first. */
+  candidates: RankedCandidate[];
+  /** How long the in-memory match took, in milliseconds. */
+  matchingTimeMs: number;
+}
+
+async function matchOrder(services: Services, input: OrderInput, livemode: boolean): Promise<MatchedOrder> {
+  const requestedAt = services.now();
+  const requested = resolveJobTime(input, requestedAt);
+  const matchStartHr = process.hrtime.bigint();
+  // Scheduled work without a window is matched into the earliest window the pool can serve.
+  const { job, time, result } = timedMatch(
+    services,
+    resolveJob(input, requestedAt),
+    requested,
+    livemode,
+    requestedAt,
+  );
+  const matchingTimeMs = Number(process.hrtime.bigint() - matchStartHr) / 1e6;
+  const candidates = await cascadeCandidates(services, job, livemode, result);
+  return { job, time, result, candidates, matchingTimeMs };
+}
+
+/** The 409 of a window no contractor can take any more, with the next free ones. */
+function windowUnavailable(services: Services, matched: MatchedOrder, livemode: boolean): ApiError {
+  const { job, time } = matched;
+  const window = time.window as NonNullable<typeof time.window>;
+  const next = nextFreeWindows(services, job, time.timeZone, window, livemode, services.now());
+  return new ApiError(
+    "window_unavailable",
+    "No eligible contractor can take the job in service_window any more: name one of `alternatives` " +
+      "(POST /api/dispatch/v1/availability lists more).",
+    {
+      errors: [
+        { field: "service_window", code: "window_unavailable", message: "window no longer available" },
+      ],
+      extra: { time_zone: time.timeZone, alternatives: next.map(windowView) },
+    },
+  );
+}
+
+/** The best candidate counted as busy in this process until the order commits. */
+interface TentativeHold {
+  tentative: string | null;
+  tentativeBlock: Commitment | null;
+}
+
+/** Counts the best candidate as busy in this process now, in the same tick as the match, so that
+ * concurrent orders of this process look further down; the store's capacity decides at commit. */
+function holdTentatively(services: Services, orderId: string, matched: MatchedOrder): TentativeHold {
+  const { job, result } = matched;
+  const tentative = result.chosen?.contractor.id ?? null;
+  const durationMs = (job.time?.durationMinutes ?? 0) * 60_000;
+  const startAt = result.chosen?.startAt ?? null;
+  const tentativeBlock =
+    tentative !== null && startAt !== null
+      ? { orderId, start: startAt, end: startAt + durationMs, point: job.point }
+      : null;
+  if (tentative !== null) services.pool.index.addJob(tentative);
+  if (tentative !== null && tentativeBlock !== null) services.pool.index.hold(tentative, tentativeBlock);
+  return { tentative, tentativeBlock };
+}
+
+/** The domain's creation command: what the caller asked for and what the match found. */
+function creation(ctx: OperationContext, input: OrderInput, id: string, matched: MatchedOrder): CreateOrder {
+  const principal = principalOf(ctx);
+  const { job, time, result, candidates } = matched;
+  const request: CreateOrder["request"] = {
+    id,
+    account_id: principal.accountId,
+    livemode: principal.livemode,
+    trade: job.trade,
+    urgency: job.urgency,
+    state: job.state,
+    zip: input.location.zip ?? null,
+    city: input.location.city ?? null,
+    address: input.location.address ?? null,
+    location_name: input.location.name ?? null,
+    description: input.description,
+    nte_cents: job.nteCents,
+    callback_url: input.callback_url ?? null,
+    reference_id: input.reference_id ?? null,
+    received_at: ctx.receivedAt.toISOString(),
+    created_at: ctx.services.now().toISOString(),
+  };
+  return {
+    request,
+    candidates: candidates.map((c) => ({
+      contractorId: c.contractor.id,
+      priceCents: c.price.total_cents,
+      etaTier: c.etaTier,
+      score: c.score,
+    })),
+    modelPriceCents: job.modelPrice.total_cents,
+    matchingTimeMs: matched.matchingTimeMs,
+    actor: `key:${principal.keyId}`,
+    // Sealed with the caller's contact details and bookkeeping as disclosures (audit/redaction.ts).
+    createdData: {
+      input: ctx.rawInput,
+      idempotency_key: ctx.idempotency?.key ?? null,
+      reference_id: request.reference_id,
+    },
+    decisionData: matchDecision(result),
+    time,
+  };
+}
+
+/** Decides and commits the order; `view` is the answer, built once the capacity is secured (and stored
+ * under the caller's idempotency key in the same transaction). */
+async function commitOrder(
+  ctx: OperationContext,
+  command: CreateOrder,
+  matched: MatchedOrder,
+  hold: TentativeHold,
+): Promise<{ outcome: Committed | Refusal | { kind: "lost" }; view: OrderView | undefined }> {
+  const { time, job, candidates } = matched;
+  const id = command.request.id;
+  let view: OrderView | undefined;
+  const outcome = await tryOrderCommand(
+    ctx.services,
+    async () => null,
+    (_none, commandCtx) =>
+      // Every candidate's capacity went to concurrent orders before this one committed.
+      time.window !== null && command.candidates.every((c) => commandCtx.unavailable.has(c.contractorId))
+        ? { kind: "refused", code: "window_unavailable", message: "window filled" }
+        : createOrder(command, commandCtx),
+    {
+      ...hold,
+      // The job's place and the starts the match found: the writer places the job with them.
+      timing: {
+        strict: true,
+        point: job.point,
+        starts: new Map(
+          candidates.flatMap((c) => (c.startAt === null ? [] : [[c.contractor.id, c.startAt] as const])),
+        ),
+      },
+      guard: async (tx, { change, audit }) => {
+        view = orderView(
+          change.after,
+          ctx,
+          audit.map((a) => sealRef(ctx.baseUrl, a.seal, a.kind, a.created_at)),
+        );
+        // Another process stored this key first: its order stands, ours is not written.
+        return ctx.idempotency ? ctx.idempotency.claim(tx, view, id) : true;
+      },
+    },
+  );
+  return { outcome, view };
+}

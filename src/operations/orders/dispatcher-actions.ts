@@ -5,8 +5,8 @@
 
 import { z } from "zod";
 import { sealRecord } from "../../audit/record.js";
+import type { Order } from "../../domain/orders/order.js";
 import { ApiError } from "../../errors.js";
-import type { OrdersTable } from "../../storage/schema.js";
 import { defineOperation, principalOf } from "../kernel/operation.js";
 import {
   cursorSchema,
@@ -45,7 +45,7 @@ const dispatcherOrderSchema = orderSchema
   .meta({ id: "DispatcherOrder" });
 
 /** An order as the dispatch team sees it; `offerDeadline`: its pending offer's, while it is offered. */
-export function dispatcherOrderView(row: OrdersTable, at: ViewContext, offerDeadline: string | null = null) {
+export function dispatcherOrderView(row: Order, at: ViewContext, offerDeadline: string | null = null) {
   const view = orderSummaryView(row, at);
   return {
     ...view,
@@ -169,7 +169,7 @@ export const dispatcherCancelOperation = defineOperation({
   async handler(ctx, input) {
     const principal = principalOf(ctx);
     const [order] = await ctx.services.store.orders.byIds([input.order_id]);
-    if (!order || order.livemode !== (principal.livemode ? 1 : 0)) {
+    if (!order || order.livemode !== principal.livemode) {
       throw new ApiError("not_found", `No order ${input.order_id}.`);
     }
     const cancelled = await cancelOrder(

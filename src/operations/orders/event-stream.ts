@@ -9,7 +9,7 @@
 import { z } from "zod";
 import type { Principal } from "../../auth/api-key-service.js";
 import type { EventScope, StoredOrderEvent } from "../../storage/order-event-store.js";
-import type { OrdersTable } from "../../storage/schema.js";
+import { orderFromLogged } from "../../storage/order-rows.js";
 import { WEBHOOK_EVENT_TYPES } from "../../webhooks/events.js";
 import { defineOperation, principalOf } from "../kernel/operation.js";
 import { jobView, offerView } from "./contractor-actions.js";
@@ -70,7 +70,7 @@ export function eventView(row: StoredOrderEvent, principal: Principal, at: ViewC
     };
   }
   const payload = JSON.parse(row.payload) as LoggedPayload;
-  const order = { ...payload.order, ranking: null } as OrdersTable;
+  const order = orderFromLogged(payload.order);
   const envelope = {
     id: String(row.id),
     type: row.type as StreamEvent["type"],

@@ -1,11 +1,11 @@
-// The order resource as callers see it: one schema and one mapping from the stored row, shared by
+// The order resource as callers see it: one schema and one mapping from the domain's order, shared by
 // dispatchOrder and dispatchOrderStatus.
 
 import { z } from "zod";
 import type { ContractorRefs } from "../../auth/contractor-refs.js";
 import { approximatePoint } from "../../domain/geo.js";
+import type { NteRequest, Order } from "../../domain/orders/order.js";
 import { ORDER_STATUSES, type OrderStatus, TRANSITIONS } from "../../domain/orders/transitions.js";
-import type { NteRequestsTable, OrdersTable } from "../../storage/schema.js";
 import { currencySchema, etaTierSchema, serviceTimeShape, timeZoneSchema } from "../kernel/schemas.js";
 import { type SealRef, sealRefSchema, sealSchema } from "../matching/decision-records.js";
 
@@ -36,7 +36,7 @@ export const orderCoordinatesShape = {
 };
 
 /** The order's approximate point (memoised lookups of the ZIP and city centroids). */
-export function orderCoordinates(row: Pick<OrdersTable, "zip" | "city" | "state">) {
+export function orderCoordinates(row: Pick<Order, "zip" | "city" | "state">) {
   return { coordinates: approximatePoint(row.zip, row.city, row.state) };
 }
 
@@ -132,22 +132,14 @@ const STATUS_DETAIL: Record<OrderStatus, string> = {
   cannot_complete: "The contractor could not complete the job; the order awaits a dispatcher.",
 };
 
-const num = (v: number | null | undefined) => (v === null || v === undefined ? null : Number(v));
-
-/** The order's stated time; rows (and event payloads) from before migration 0017 have none. */
-export function serviceTimeOf(row: OrdersTable) {
-  const windowed = row.window_start && row.window_end;
+/** The order's stated time; orders from before migration 0017 have none. */
+export function serviceTimeOf(order: Order) {
+  const { window_start: start, window_end: end } = order;
   return {
-    time_zone: row.time_zone ?? null,
-    arrival_window: windowed
-      ? {
-          start: row.window_start as string,
-          end: row.window_end as string,
-          source: row.window_source === "earliest" ? ("earliest" as const) : ("requested" as const),
-        }
-      : null,
-    respond_by: row.respond_by ?? null,
-    arrive_by: row.arrive_by ?? null,
+    time_zone: order.time_zone,
+    arrival_window: start && end ? { start, end, source: order.window_source ?? "requested" } : null,
+    respond_by: order.respond_by,
+    arrive_by: order.arrive_by,
   };
 }
 
@@ -158,19 +150,19 @@ export interface ViewContext {
 }
 
 export function orderView(
-  row: OrdersTable,
+  row: Order,
   at: ViewContext,
   seals: SealRef[],
-  nteRequests: NteRequestsTable[] = [],
+  nteRequests: readonly NteRequest[] = [],
 ): OrderView {
-  const status = row.status as OrderStatus;
+  const { status } = row;
   return {
     order_id: row.id,
     status,
     status_detail: STATUS_DETAIL[status],
     contractor_ref: row.contractor_id ? at.services.refs.of(row.account_id, row.contractor_id) : null,
     status_url: `${at.baseUrl}/api/dispatch/v1/orders/${row.id}`,
-    livemode: row.livemode === 1,
+    livemode: row.livemode,
     trade: row.trade,
     urgency: row.urgency,
     location: {
@@ -181,30 +173,27 @@ export function orderView(
       name: row.location_name,
     },
     description: row.description,
-    nte_cents: row.nte_cents === null ? null : Number(row.nte_cents),
+    nte_cents: row.nte_cents,
     reference_id: row.reference_id,
     callback_url: row.callback_url,
-    estimated_cost_cents: Number(row.estimated_cost_cents),
-    final_cost_cents:
-      row.final_cost_cents === null || row.final_cost_cents === undefined
-        ? null
-        : Number(row.final_cost_cents),
-    eta_at: row.eta_at ?? null,
+    estimated_cost_cents: row.estimated_cost_cents,
+    final_cost_cents: row.final_cost_cents,
+    eta_at: row.eta_at,
     ...serviceTimeOf(row),
-    status_reason: row.status_reason ?? null,
-    nte_approved_cents: num(row.nte_approved_cents),
-    invoice_cents: num(row.invoice_cents),
-    invoiced_at: row.invoiced_at ?? null,
+    status_reason: row.status_reason,
+    nte_approved_cents: row.nte_approved_cents,
+    invoice_cents: row.invoice_cents,
+    invoiced_at: row.invoiced_at,
     nte_requests: nteRequests.map((r) => ({
       request_id: r.id,
-      requested_cents: Number(r.requested_cents),
+      requested_cents: r.requested_cents,
       reason: r.reason,
       status: r.status,
       created_at: r.created_at,
       decided_at: r.decided_at,
     })),
     currency: "USD",
-    eta_tier: row.eta_tier as OrderView["eta_tier"],
+    eta_tier: row.eta_tier,
     created_at: row.created_at,
     updated_at: row.updated_at,
     seal: seals[seals.length - 1]?.seal ?? null,
@@ -213,7 +202,7 @@ export function orderView(
 }
 
 /** The order without its audit trail and NTE requests: what lists and state changes answer. */
-export function orderSummaryView(row: OrdersTable, at: ViewContext) {
+export function orderSummaryView(row: Order, at: ViewContext) {
   const { seal: _seal, seals: _seals, nte_requests: _nte, ...summary } = orderView(row, at, []);
   return summary;
 }

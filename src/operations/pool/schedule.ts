@@ -292,7 +292,7 @@ async function propose(
     if (input.state !== undefined && order.state !== input.state) continue;
     const interval = intervalOf(order, input.date, now);
     if (interval === null) continue;
-    basis[order.id] = Number(order.version ?? 0);
+    basis[order.id] = order.version;
     current.set(order.id, order.contractor_id);
     const point = pointOf(order);
     if (point === null) {
@@ -517,7 +517,7 @@ export const scheduleApplyOperation = defineOperation({
     const verdict = await services.store.write(async (tx) => {
       const ids = Object.keys(basis);
       const orders = await services.store.orders.byIds(ids, tx, true);
-      const versions = new Map(orders.map((o) => [o.id, Number(o.version ?? 0)]));
+      const versions = new Map(orders.map((o) => [o.id, o.version]));
       const changedOrders = ids.filter((id) => (versions.get(id) ?? -1) !== basis[id]);
       const contractorIds = Object.keys(contractorBasis);
       const prints = await services.store.contractors.fingerprints(contractorIds, proposal.generated_at, tx);

@@ -28,6 +28,7 @@ import {
   type Role,
   TRANSITIONS,
 } from "../../../src/domain/orders/transitions.js";
+import { orderFixture, orderRequestFixture } from "../../helpers/order-fixture.js";
 
 const NOW = new Date("2026-11-23T12:00:00.000Z");
 let seq = 0;
@@ -39,67 +40,42 @@ const ctx = (unavailable: string[] = []): CommandContext => ({
 });
 
 function order(status: OrderStatus, overrides: Partial<Order> = {}): Order {
-  return {
+  return orderFixture({
     id: "ord_1",
-    account_id: "acct_1",
-    livemode: 1,
     status,
-    trade: "plumbing",
-    urgency: "routine",
-    state: "TX",
     zip: "78701",
-    city: null,
     address: "1 Main St",
-    location_name: null,
-    description: "leak",
     nte_cents: 50_000,
-    callback_url: null,
-    reference_id: null,
     contractor_id: status === "received" || status === "needs_dispatcher" ? null : "ctr_a",
     estimated_cost_cents: 30_000,
-    currency: "USD",
-    eta_tier: "same_day",
     match_score: 0.9,
     received_at: "2026-11-23T11:00:00.000Z",
     matched_at: "2026-11-23T11:00:00.000Z",
-    dispatch_latency_ms: 1,
     created_at: "2026-11-23T11:00:00.000Z",
     updated_at: "2026-11-23T11:00:00.000Z",
-    ranking: JSON.stringify(["ctr_a", "ctr_b", "ctr_c", "ctr_d"]),
-    accepted_at: null,
-    eta_at: null,
-    completed_at: null,
-    final_cost_cents: null,
-    status_reason: null,
-    nte_approved_cents: null,
-    invoice_cents: null,
-    invoiced_at: null,
-    override_count: 0,
-    matching_time_ms: null,
-    first_accepted_at: null,
+    ranking: ["ctr_a", "ctr_b", "ctr_c", "ctr_d"],
     offers_made: status === "received" || status === "needs_dispatcher" ? 0 : 1,
-    offers_declined: 0,
-    offers_expired: 0,
-    accepted_offer_attempt: null,
-    manual_dispatch_count: 0,
-    redispatch_count: 0,
-    time_zone: null,
-    window_start: null,
-    window_end: null,
-    window_source: null,
-    respond_by: null,
-    arrive_by: null,
     version: 7,
     ...overrides,
-  };
+  });
 }
+
+/** What createOrder is given for order("received"): its request. */
+const REQUEST = orderRequestFixture({
+  id: "ord_1",
+  zip: "78701",
+  address: "1 Main St",
+  nte_cents: 50_000,
+  received_at: "2026-11-23T11:00:00.000Z",
+  created_at: "2026-11-23T11:00:00.000Z",
+});
 
 function offer(overrides: Partial<Offer> = {}): Offer {
   return {
     id: "ofr_1",
     order_id: "ord_1",
     contractor_id: "ctr_a",
-    livemode: 1,
+    livemode: true,
     attempt: 1,
     status: "pending",
     offered_at: "2026-11-23T11:00:00.000Z",
@@ -294,7 +270,7 @@ describe("what each change carries", () => {
   const created = (candidates: string[], unavailable: string[] = []) =>
     createOrder(
       {
-        draft: order("received", { contractor_id: null, ranking: JSON.stringify(candidates), version: 0 }),
+        request: REQUEST,
         candidates: candidates.map((id, i) => ({
           contractorId: id,
           priceCents: 20_000 + i,
@@ -661,7 +637,7 @@ describe("what the evals read, as the commands record it", () => {
   const create = (candidates: string[], unavailable: string[] = []) =>
     createOrder(
       {
-        draft: order("received", { contractor_id: null, ranking: JSON.stringify(candidates), version: 0 }),
+        request: REQUEST,
         candidates: candidates.map((id) => ({
           contractorId: id,
           priceCents: 1,

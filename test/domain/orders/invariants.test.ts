@@ -34,7 +34,8 @@ import type {
   Order,
   OrderChange,
 } from "../../../src/domain/orders/order.js";
-import { holdsContractor, type OrderStatus } from "../../../src/domain/orders/transitions.js";
+import { holdsContractor } from "../../../src/domain/orders/transitions.js";
+import { orderRequestFixture } from "../../helpers/order-fixture.js";
 import { type OrderStep, orderStep } from "../../helpers/order-steps.js";
 
 const CONTRACTORS = ["ctr_a", "ctr_b", "ctr_c", "ctr_d"];
@@ -130,7 +131,7 @@ function checkInvariants(w: World): void {
   for (const c of CONTRACTORS) {
     const offers = w.offers.filter((o) => o.contractor_id === c && o.status === "pending").length;
     const jobs = w.orders.filter(
-      (o) => o.contractor_id === c && o.status !== "offered" && holdsContractor(o.status as OrderStatus),
+      (o) => o.contractor_id === c && o.status !== "offered" && holdsContractor(o.status),
     ).length;
     expect(w.held.get(c), `capacity held by ${c}`).toBe(offers + jobs);
     expect(w.held.get(c)).toBeLessThanOrEqual(CAPACITY);
@@ -168,28 +169,16 @@ function play(w: World, s: OrderStep): void {
       w.run((ctx) =>
         createOrder(
           {
-            draft: {
-              // A new order's lifecycle fields, as create-order.ts drafts them (not another order's).
-              accepted_at: null,
-              eta_at: null,
-              completed_at: null,
-              final_cost_cents: null,
-              status_reason: null,
-              invoice_cents: null,
-              invoiced_at: null,
+            request: orderRequestFixture({
               id: `ord_${n}`,
               account_id: "acct_1",
-              livemode: 1,
-              status: "received",
+              livemode: true,
               urgency: "routine",
               nte_cents: 50_000,
-              nte_approved_cents: null,
-              contractor_id: null,
-              ranking: JSON.stringify(ranking),
               callback_url: null,
               received_at: w.now.toISOString(),
               created_at: w.now.toISOString(),
-            } as Order,
+            }),
             candidates: ranking.map((id) => ({
               contractorId: id,
               priceCents: 1,

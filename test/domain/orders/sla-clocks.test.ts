@@ -4,7 +4,6 @@
 
 import { describe, expect, it } from "vitest";
 import type { CommandContext } from "../../../src/domain/orders/commands.js";
-import type { Order } from "../../../src/domain/orders/order.js";
 import {
   AT_RISK_SHARE,
   atRiskTime,
@@ -13,6 +12,7 @@ import {
   type SlaOrder,
   slaClocks,
 } from "../../../src/domain/orders/sla-clocks.js";
+import { orderFixture } from "../../helpers/order-fixture.js";
 
 const RECEIVED = "2026-11-23T10:00:00.000Z";
 const at = (minutes: number) => new Date(Date.parse(RECEIVED) + minutes * 60_000);
@@ -29,6 +29,10 @@ function emergency(overrides: Partial<SlaOrder> = {}): SlaOrder {
     first_accepted_at: null,
     eta_at: null,
     on_site_at: null,
+    sla_respond_at_risk_at: null,
+    sla_respond_breached_at: null,
+    sla_arrive_at_risk_at: null,
+    sla_arrive_breached_at: null,
     ...overrides,
   };
 }
@@ -96,7 +100,7 @@ describe("the service-level clocks", () => {
   });
 
   it("fire nothing on closed orders", () => {
-    for (const status of ["completed", "invoiced", "cancelled", "cannot_complete"]) {
+    for (const status of ["completed", "invoiced", "cancelled", "cannot_complete"] as const) {
       expect(summary(emergency({ status }), 500)).toEqual([]);
     }
   });
@@ -106,7 +110,7 @@ describe("the service-level clocks", () => {
   });
 
   it("fire through the aggregate: no status move, the column set, an audit record and the event", () => {
-    const order = { ...emergency(), id: "ord_1", account_id: "acct_1", version: 3 } as unknown as Order;
+    const order = orderFixture({ ...emergency(), id: "ord_1", account_id: "acct_1", version: 3 });
     const ctx: CommandContext = {
       now: at(13),
       unavailable: new Set(),

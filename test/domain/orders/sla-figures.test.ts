@@ -23,6 +23,10 @@ const windowed = (onSite: number | null, overrides: Partial<SlaFigureRow> = {}):
   first_accepted_at: iso(START - 23 * 60 * M),
   eta_at: null,
   on_site_at: onSite === null ? null : iso(onSite),
+  sla_respond_at_risk_at: null,
+  sla_respond_breached_at: null,
+  sla_arrive_at_risk_at: null,
+  sla_arrive_breached_at: null,
   ...overrides,
 });
 
