@@ -5,23 +5,9 @@
 // after a pause, resuming after the last event it saw (`after`), so nothing is missed.
 
 import { signal } from "@preact/signals";
+import { ORDER_EVENT_TYPES } from "../../src/domain/orders/statuses";
 import { loadSession, session } from "./api";
 import type { StreamEvent } from "./types";
-
-const EVENT_TYPES = [
-  "order.offered",
-  "order.accepted",
-  "order.en_route",
-  "order.on_site",
-  "order.completed",
-  "order.invoiced",
-  "order.needs_dispatcher",
-  "order.cancelled",
-  "order.cannot_complete",
-  "order.nte_requested",
-  "order.nte_approved",
-  "order.nte_rejected",
-];
 
 const RETRY_MS = [2_000, 5_000, 10_000, 30_000];
 
@@ -66,7 +52,7 @@ export function subscribe(onEvent: (event: StreamEvent) => void): () => void {
         timer = setTimeout(open, wait);
       });
     };
-    for (const type of EVENT_TYPES) es.addEventListener(type, listener);
+    for (const type of ORDER_EVENT_TYPES) es.addEventListener(type, listener);
   };
 
   open();

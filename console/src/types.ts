@@ -2,7 +2,7 @@
 // order statuses and urgencies are the service's own lists (src/domain, bundled by Vite), so a status or
 // urgency added there is one here: every Record<OrderStatus, ...> then fails typecheck until it has it.
 
-import type { OrderStatus } from "../../src/domain/orders/transitions";
+import type { OrderStatus } from "../../src/domain/orders/statuses";
 import type { Urgency } from "../../src/domain/pricing";
 
 export type { OrderStatus, Urgency };

@@ -8,7 +8,7 @@
 //   secret signs, space-separated, so a receiver holding either secret verifies.
 
 import { createHmac, randomBytes } from "node:crypto";
-import { ORDER_EVENT_TYPES, type OrderEventType } from "../domain/orders/order.js";
+import { ORDER_EVENT_TYPES, type OrderEventType } from "../domain/orders/statuses.js";
 import type { OrderStatus } from "../domain/orders/transitions.js";
 
 /** The event types: the order's events (domain/orders): one type per status a change leads to, the NTE

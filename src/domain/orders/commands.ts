@@ -22,12 +22,12 @@ import type {
   Order,
   OrderChange,
   OrderEvent,
-  OrderEventType,
   OrderPatch,
   OrderState,
   Refusal,
 } from "./order.js";
 import { MAX_OFFERS, nteInForce, offerDeadline } from "./policy.js";
+import type { OrderEventType } from "./statuses.js";
 import {
   type Action,
   holdsContractor,

@@ -8,7 +8,8 @@ import type { EtaTier } from "../matching.js";
 import type { Urgency } from "../pricing.js";
 import type { WindowSource } from "../time/service-window.js";
 import type { TradeCode } from "../trades.js";
-import { ORDER_STATUSES, type OrderStatus } from "./transitions.js";
+import type { OrderEventType } from "./statuses.js";
+import type { OrderStatus } from "./transitions.js";
 
 /**
  * A work order. Every field is stated, a new order's too (createOrder in commands.ts decides them).
@@ -172,19 +173,6 @@ export interface AuditFact {
   at: string;
   data: Record<string, unknown>;
 }
-
-/** The events of an order's changes, as webhooks and the event stream report them (webhooks/events.ts
- * describes each): `order.<status>` for a new status (none for `received`, which no change leads to), the
- * NTE ones, and the service-level clocks' (sla-clocks.ts). */
-export const ORDER_EVENT_TYPES = [
-  ...ORDER_STATUSES.filter((s) => s !== "received").map((s) => `order.${s}` as const),
-  "order.nte_requested",
-  "order.nte_approved",
-  "order.nte_rejected",
-  "order.sla_at_risk",
-  "order.sla_breached",
-] as const;
-export type OrderEventType = (typeof ORDER_EVENT_TYPES)[number];
 
 /** The webhook event a change reports, about the order as it is after the change. */
 export interface OrderEvent {

@@ -8,19 +8,9 @@
 // Declines and expired offers are recorded events, not statuses: the order stays `offered` while the job
 // moves down the ranking (the `reoffer` action), until a contractor accepts or the list runs out.
 
-export const ORDER_STATUSES = [
-  "received",
-  "offered",
-  "accepted",
-  "en_route",
-  "on_site",
-  "completed",
-  "invoiced",
-  "needs_dispatcher",
-  "cancelled",
-  "cannot_complete",
-] as const;
-export type OrderStatus = (typeof ORDER_STATUSES)[number];
+import { ORDER_STATUSES, type OrderStatus } from "./statuses.js";
+
+export { ORDER_STATUSES, type OrderStatus };
 
 /** Who may take an action: the service itself, the contractor on the job, the dispatch team, the caller. */
 export const ROLES = ["system", "contractor", "dispatcher", "caller"] as const;
