@@ -384,6 +384,11 @@ const RAD = Math.PI / 180;
  * score as `hardFilter` and `scoreCandidate` (the readable per-contractor definitions; a property test
  * holds the two equal), computed over the set's typed arrays: a full RankedCandidate is built only for
  * candidates whose score bound can still enter the top list.
+ *
+ * The hot path of every quote and order: what the request fixes is computed once into a Scan, and each
+ * step takes the scan and the candidate's index, so a candidate allocates nothing the steps' own results
+ * do not (no closure, no array, no object per candidate; only an eligible one's arrival and, if it can
+ * enter the top list, its RankedCandidate).
  */
 export function match(
   req: MatchRequest,
@@ -392,114 +397,177 @@ export function match(
   limit = 5,
   booked: Booked = NOTHING_BOOKED,
 ): MatchResult {
-  const rejected: Record<RejectReason, number> = {
-    inactive: 0,
-    excluded: 0,
-    trade: 0,
-    coverage: 0,
-    compliance: 0,
-    capacity: 0,
-    emergency: 0,
-    calendar: 0,
-  };
-  const zones = zoneOffsetsFor(req);
+  const scan = scanOf(req, set, jobs, booked);
   const top: RankedCandidate[] = [];
   let eligible = 0;
-  const checkTradeState = set.only === null || set.only.trade !== req.trade || set.only.state !== req.state;
+  for (let i = 0; i < set.length; i++) {
+    // Miles, NaN when unknown (null only for the RankedCandidate: a number is never boxed on the way).
+    const miles = screen(scan, i);
+    if (miles === REJECTED) continue;
+    const c = set.contractors[i] as Contractor;
+    const arrival = arrivalIn(scan, i, c, miles);
+    if (arrival === null) continue;
+    eligible++;
+    const active = jobs[set.slot[i] as number] ?? 0;
+    const last = top.length < limit ? undefined : top[top.length - 1];
+    if (last && scoreBound(scan, i, miles, active, arrival) + 1e-6 < last.score) continue;
+    enterTop(top, scoreCandidate(c, req, active, Number.isNaN(miles) ? null : miles, arrival), last);
+  }
+  return { chosen: top[0] ?? null, ranked: top, considered: set.length, eligible, rejected: scan.rejected };
+}
+
+/** One match's scan of a candidate set: what the request fixes, computed once, and the rejections
+ * counted so far. */
+interface Scan {
+  readonly req: MatchRequest;
+  readonly set: CandidateSet;
+  readonly jobs: ArrayLike<number>;
+  readonly booked: Booked;
+  readonly zones: ZoneOffsets;
+  /** The held time of a contractor that holds no job (with the booked travel). */
+  readonly free: HeldTime;
+  /** False when the set is the request's (trade, state) bucket: those checks are skipped. */
+  readonly checkTradeState: boolean;
+  readonly hasPoint: boolean;
+  /** The job's place in radians, and the cosine of its latitude. */
+  readonly pLat: number;
+  readonly pLon: number;
+  readonly pCos: number;
+  readonly emergency: boolean;
+  readonly etaTarget: number;
+  readonly rejected: Record<RejectReason, number>;
+}
+
+function scanOf(req: MatchRequest, set: CandidateSet, jobs: ArrayLike<number>, booked: Booked): Scan {
   const hasPoint = req.point !== null;
   const pLat = hasPoint ? (req.point as Point).lat * RAD : 0;
-  const pLon = hasPoint ? (req.point as Point).lon * RAD : 0;
-  const pCos = Math.cos(pLat);
-  const emergency = req.urgency === "emergency";
-  const etaTarget = ETA_TARGET_MINUTES[req.urgency];
-  const today = req.today;
-  const { flags, latRad, lonRad, cosLat, radius, maxJobs, rating, responseMinutes, slot } = set;
-  const through = set.compliantThrough;
-  const free: HeldTime = booked.travel === FREE.travel ? FREE : { ...FREE, travel: booked.travel };
+  return {
+    req,
+    set,
+    jobs,
+    booked,
+    zones: zoneOffsetsFor(req),
+    free: booked.travel === FREE.travel ? FREE : { ...FREE, travel: booked.travel },
+    checkTradeState: set.only === null || set.only.trade !== req.trade || set.only.state !== req.state,
+    hasPoint,
+    pLat,
+    pLon: hasPoint ? (req.point as Point).lon * RAD : 0,
+    pCos: Math.cos(pLat),
+    emergency: req.urgency === "emergency",
+    etaTarget: ETA_TARGET_MINUTES[req.urgency],
+    rejected: {
+      inactive: 0,
+      excluded: 0,
+      trade: 0,
+      coverage: 0,
+      compliance: 0,
+      capacity: 0,
+      emergency: 0,
+      calendar: 0,
+    },
+  };
+}
 
-  for (let i = 0; i < set.length; i++) {
-    const f = flags[i] as number;
-    if ((f & FLAG_ACTIVE) === 0) {
-      rejected.inactive++;
-      continue;
-    }
-    if ((f & FLAG_EXCLUDED) !== 0) {
-      rejected.excluded++;
-      continue;
-    }
-    if (checkTradeState) {
-      const c = set.contractors[i] as Contractor;
-      if (!c.trades.includes(req.trade)) {
-        rejected.trade++;
-        continue;
-      }
-      if (!c.states.includes(req.state)) {
-        rejected.coverage++;
-        continue;
-      }
-    }
-    const lat = latRad[i] as number;
-    let distance: number | null = null;
-    if (hasPoint && !Number.isNaN(lat)) {
-      const dLat = lat - pLat;
-      const dLon = (lonRad[i] as number) - pLon;
-      const h = Math.sin(dLat / 2) ** 2 + pCos * (cosLat[i] as number) * Math.sin(dLon / 2) ** 2;
-      distance = 2 * EARTH_RADIUS_MILES * Math.asin(Math.min(1, Math.sqrt(h)));
-      const r = radius[i] as number;
-      if (!Number.isNaN(r) && distance > r) {
-        rejected.coverage++;
-        continue;
-      }
-    }
-    if ((through[i] as number) < today) {
-      rejected.compliance++;
-      continue;
-    }
-    const active = jobs[slot[i] as number] ?? 0;
-    const max = maxJobs[i] as number;
-    if (active >= max) {
-      rejected.capacity++;
-      continue;
-    }
-    if (emergency && (f & FLAG_EMERGENCY) === 0) {
-      rejected.emergency++;
-      continue;
-    }
+/** `screen`'s answer for a candidate a filter rejected (a distance is never negative). */
+const REJECTED = -1;
+
+/**
+ * The hard filters but the calendar, in hardFilter's order, for candidate `i`: REJECTED (the reason
+ * counted) when one fails, else its distance in miles (NaN when unknown). A number rather than an
+ * object, so that no candidate allocates.
+ */
+function screen(s: Scan, i: number): number {
+  const { set, req, rejected } = s;
+  const f = set.flags[i] as number;
+  if ((f & FLAG_ACTIVE) === 0) {
+    rejected.inactive++;
+    return REJECTED;
+  }
+  if ((f & FLAG_EXCLUDED) !== 0) {
+    rejected.excluded++;
+    return REJECTED;
+  }
+  if (s.checkTradeState) {
     const c = set.contractors[i] as Contractor;
-    const travel =
-      distance === null ? UNKNOWN_TRAVEL_MINUTES : baseTravelMinutes(c, req.point, booked.travel);
-    const held = booked.held[slot[i] as number];
-    const time: HeldTime =
-      held === undefined || held.length === 0 ? free : { held, travel: booked.travel, judgeDeadline: true };
-    const arrival = arrivalOf(c.calendar, req, responseMinutes[i] as number, travel, zones, time);
-    if (arrival === null) {
-      rejected[heldReason(c, req, travel, zones, time)]++;
-      continue;
+    if (!c.trades.includes(req.trade)) {
+      rejected.trade++;
+      return REJECTED;
     }
-    eligible++;
-    const last = top.length < limit ? undefined : top[top.length - 1];
-    if (last) {
-      // Upper bound of the score: the price component taken at its best (1).
-      const r = radius[i] as number;
-      const reach = Number.isNaN(r) ? STATEWIDE_REACH_MILES : r;
-      const fit = distance === null ? 0.5 : clamp01(1 - distance / reach);
-      const eta = clamp01(etaTarget / Math.max(1, arrival.lead));
-      const bound =
-        SCORE_WEIGHTS.fit * fit +
-        SCORE_WEIGHTS.eta * eta +
-        SCORE_WEIGHTS.quality * clamp01((rating[i] as number) / 5) +
-        SCORE_WEIGHTS.price +
-        SCORE_WEIGHTS.load * clamp01(1 - active / Math.max(1, max));
-      if (Math.round(bound * 1e6) / 1e6 + 1e-6 < last.score) continue;
-    }
-    const ranked = scoreCandidate(set.contractors[i] as Contractor, req, active, distance, arrival);
-    if (!last) {
-      top.push(ranked);
-      top.sort(compareCandidates);
-    } else if (compareCandidates(ranked, last) < 0) {
-      top[top.length - 1] = ranked;
-      top.sort(compareCandidates);
+    if (!c.states.includes(req.state)) {
+      rejected.coverage++;
+      return REJECTED;
     }
   }
-  return { chosen: top[0] ?? null, ranked: top, considered: set.length, eligible, rejected };
+  const distance = milesTo(s, i);
+  if (distance > (set.radius[i] as number)) {
+    // NaN on either side (unknown distance, statewide contractor) compares false: no radius to exceed.
+    rejected.coverage++;
+    return REJECTED;
+  }
+  if ((set.compliantThrough[i] as number) < req.today) {
+    rejected.compliance++;
+    return REJECTED;
+  }
+  if ((s.jobs[set.slot[i] as number] ?? 0) >= (set.maxJobs[i] as number)) {
+    rejected.capacity++;
+    return REJECTED;
+  }
+  if (s.emergency && (f & FLAG_EMERGENCY) === 0) {
+    rejected.emergency++;
+    return REJECTED;
+  }
+  return distance;
+}
+
+/** Great-circle miles from the job to candidate `i`'s base (haversine); NaN when either place is unknown. */
+function milesTo(s: Scan, i: number): number {
+  const lat = s.set.latRad[i] as number;
+  if (!s.hasPoint || Number.isNaN(lat)) return Number.NaN;
+  const dLat = lat - s.pLat;
+  const dLon = (s.set.lonRad[i] as number) - s.pLon;
+  const h = Math.sin(dLat / 2) ** 2 + s.pCos * (s.set.cosLat[i] as number) * Math.sin(dLon / 2) ** 2;
+  return 2 * EARTH_RADIUS_MILES * Math.asin(Math.min(1, Math.sqrt(h)));
+}
+
+/** When candidate `i` (contractor `c`, `miles` away, NaN unknown) can be on site given its calendar and
+ * held jobs; null (the reason, calendar or capacity, counted) when the job does not fit. */
+function arrivalIn(s: Scan, i: number, c: Contractor, miles: number): Arrival | null {
+  const { req, booked, zones } = s;
+  const travel = Number.isNaN(miles)
+    ? UNKNOWN_TRAVEL_MINUTES
+    : baseTravelMinutes(c, req.point, booked.travel);
+  const held = booked.held[s.set.slot[i] as number];
+  const time: HeldTime =
+    held === undefined || held.length === 0 ? s.free : { held, travel: booked.travel, judgeDeadline: true };
+  const arrival = arrivalOf(c.calendar, req, s.set.responseMinutes[i] as number, travel, zones, time);
+  if (arrival === null) s.rejected[heldReason(c, req, travel, zones, time)]++;
+  return arrival;
+}
+
+/** An upper bound of candidate `i`'s score (rounded as the score is): the price component taken at its
+ * best (1), so that a candidate that cannot enter the top list is never priced. */
+function scoreBound(s: Scan, i: number, miles: number, active: number, arrival: Arrival): number {
+  const r = s.set.radius[i] as number;
+  const reach = Number.isNaN(r) ? STATEWIDE_REACH_MILES : r;
+  const fit = Number.isNaN(miles) ? 0.5 : clamp01(1 - miles / reach);
+  const eta = clamp01(s.etaTarget / Math.max(1, arrival.lead));
+  const bound =
+    SCORE_WEIGHTS.fit * fit +
+    SCORE_WEIGHTS.eta * eta +
+    SCORE_WEIGHTS.quality * clamp01((s.set.rating[i] as number) / 5) +
+    SCORE_WEIGHTS.price +
+    SCORE_WEIGHTS.load * clamp01(1 - active / Math.max(1, s.set.maxJobs[i] as number));
+  return Math.round(bound * 1e6) / 1e6;
+}
+
+/** Puts `ranked` into the top list, kept sorted: appended while it is short (`last` undefined), else in
+ * place of the last when it ranks before it. */
+function enterTop(top: RankedCandidate[], ranked: RankedCandidate, last: RankedCandidate | undefined): void {
+  if (!last) {
+    top.push(ranked);
+    top.sort(compareCandidates);
+  } else if (compareCandidates(ranked, last) < 0) {
+    top[top.length - 1] = ranked;
+    top.sort(compareCandidates);
+  }
 }

@@ -176,51 +176,9 @@ export async function runSimulation(
   config: Config,
   options: SimulationOptions,
 ): Promise<SimulationReport> {
-  const progress = options.progress ?? (() => {});
-  if (!config.DISPATCH_ENABLED) {
-    throw new SimulationRefused(
-      "DISPATCH_ENABLED is false: the dispatch operations the simulator drives are off",
-    );
-  }
-  const others = await otherAccountsWithLiveOrders(store, options.account);
-  if (others.length > 0 && !options.force) {
-    throw new SimulationRefused(
-      `other accounts have live orders in this store (${others.slice(0, 5).join(", ")}${others.length > 5 ? ", ..." : ""}): ` +
-        `it looks like a store serving real traffic, whose evals the simulated orders would change. Point DATA_DIR ` +
-        `(or DATABASE_URL) at another store, or pass --force to simulate here anyway.`,
-    );
-  }
-
-  let live = (await store.contractors.load()).filter((c) => c.pool === "live");
-  let imported = 0;
-  if (live.length === 0) {
-    // Dated from the first simulated day, so the run sees what a pool imported then would.
-    imported = await importGeneratedPool(store, new Date(options.end.getTime() - options.days * DAY_MS));
-    progress(
-      `the live pool was empty: imported ${imported} generated contractors (external_ref sim-...) through the ` +
-        "contractor import path; they match real live orders too, so keep this store for demos",
-    );
-    live = (await store.contractors.load()).filter((c) => c.pool === "live");
-  }
-  const active = live.filter((c) => c.active && !c.excluded);
-  if (active.length === 0) {
-    throw new SimulationRefused(
-      `the live pool has ${live.length} contractors and none is active: activate some (dispatcher pool operation) or import a pool`,
-    );
-  }
-  const byBucket = new Map<string, Contractor[]>();
-  for (const c of active) {
-    for (const trade of c.trades) {
-      for (const state of c.states) {
-        const key = `${trade}|${state}`;
-        const list = byBucket.get(key) ?? [];
-        list.push(c);
-        byBucket.set(key, list);
-      }
-    }
-  }
-  for (const list of byBucket.values()) list.sort((a, b) => b.rating - a.rating || (a.id < b.id ? -1 : 1));
-
+  await refuseUnsafeStore(store, config, options);
+  const { active, imported } = await activePool(store, options);
+  const byBucket = bucketsOf(active);
   const endMs = options.end.getTime();
   const startMs = endMs - options.days * DAY_MS;
   const clock = new VirtualTime(startMs, endMs, {
@@ -240,58 +198,139 @@ export async function runSimulation(
   try {
     world.callerKey = await world.issue("account");
     world.dispatcherKey = await world.issue("dispatcher");
-
-    const demand = new Demand(byBucket);
-    const planRng = rngOf(seedOf(options.seed, "plan"));
-    let index = 0;
-    for (let day = 0; day < options.days; day++) {
-      for (let i = 0; i < options.ordersPerDay; i++) {
-        const plan = demand.plan(planRng, index++, startMs + day * DAY_MS);
-        clock.spawn(plan.at, () => new OrderPlay(world, plan).play());
-      }
-    }
-    let nextDay = startMs + DAY_MS;
-    await clock.run((virtualMs) => {
-      if (virtualMs < nextDay) return;
-      while (nextDay <= virtualMs) nextDay += DAY_MS;
-      const day = Math.round((nextDay - startMs) / DAY_MS) - 1;
-      const calls = [...world.calls.values()].reduce((a, b) => a + b, 0);
-      progress(
-        `day ${day}/${options.days}: ${world.counters.ordersCreated} orders, ${calls} operations, ` +
-          `${((performance.now() - began) / 1000).toFixed(1)} s`,
-      );
-    });
+    await play(world, clock, byBucket, startMs, options, began);
   } finally {
     await revokeAll(world);
     await services.limiter.close();
     await services.fetcher.close();
   }
   const wallMs = performance.now() - began;
-
-  const statuses: Record<string, number> = {};
-  for (let i = 0; i < world.orderIds.length; i += 500) {
-    for (const row of await store.orders.byIds(world.orderIds.slice(i, i + 500))) {
-      statuses[row.status] = (statuses[row.status] ?? 0) + 1;
-    }
-  }
-  const byName = Object.fromEntries([...world.calls].sort(([a], [b]) => (a < b ? -1 : 1)));
   return {
     seed: options.seed,
     account: options.account,
     window: { start: new Date(startMs).toISOString(), end: new Date(endMs).toISOString() },
     days: options.days,
     ordersPerDay: options.ordersPerDay,
-    statuses,
+    statuses: await statusesOf(store, world.orderIds),
     counters: world.counters,
-    operations: {
-      total: Object.values(byName).reduce((a, b) => a + b, 0),
-      byName,
-      refused: Object.fromEntries(world.refused),
-    },
+    operations: operationsOf(world),
     sweeps: world.sweeps,
     pool: { liveContractors: active.length, imported },
     keysIssued: world.issuedKeyIds.length,
     wallMs,
+  };
+}
+
+/** Refuses to run with dispatch off, or on a store where other accounts have live orders (unless forced). */
+async function refuseUnsafeStore(store: Store, config: Config, options: SimulationOptions): Promise<void> {
+  if (!config.DISPATCH_ENABLED) {
+    throw new SimulationRefused(
+      "DISPATCH_ENABLED is false: the dispatch operations the simulator drives are off",
+    );
+  }
+  const others = await otherAccountsWithLiveOrders(store, options.account);
+  if (others.length > 0 && !options.force) {
+    throw new SimulationRefused(
+      `other accounts have live orders in this store (${others.slice(0, 5).join(", ")}${others.length > 5 ? ", ..." : ""}): ` +
+        `it looks like a store serving real traffic, whose evals the simulated orders would change. Point DATA_DIR ` +
+        `(or DATABASE_URL) at another store, or pass --force to simulate here anyway.`,
+    );
+  }
+}
+
+/** The live pool's active contractors, the generated pool imported first when the live pool is empty. */
+async function activePool(
+  store: Store,
+  options: SimulationOptions,
+): Promise<{ active: Contractor[]; imported: number }> {
+  let live = (await store.contractors.load()).filter((c) => c.pool === "live");
+  let imported = 0;
+  if (live.length === 0) {
+    // Dated from the first simulated day, so the run sees what a pool imported then would.
+    imported = await importGeneratedPool(store, new Date(options.end.getTime() - options.days * DAY_MS));
+    options.progress?.(
+      `the live pool was empty: imported ${imported} generated contractors (external_ref sim-...) through the ` +
+        "contractor import path; they match real live orders too, so keep this store for demos",
+    );
+    live = (await store.contractors.load()).filter((c) => c.pool === "live");
+  }
+  const active = live.filter((c) => c.active && !c.excluded);
+  if (active.length === 0) {
+    throw new SimulationRefused(
+      `the live pool has ${live.length} contractors and none is active: activate some (dispatcher pool operation) or import a pool`,
+    );
+  }
+  return { active, imported };
+}
+
+/** The contractors by `trade|state`, best rated first (then by id). */
+function bucketsOf(active: readonly Contractor[]): Map<string, Contractor[]> {
+  const byBucket = new Map<string, Contractor[]>();
+  for (const c of active) {
+    for (const trade of c.trades) {
+      for (const state of c.states) {
+        const key = `${trade}|${state}`;
+        const list = byBucket.get(key) ?? [];
+        list.push(c);
+        byBucket.set(key, list);
+      }
+    }
+  }
+  for (const list of byBucket.values()) list.sort((a, b) => b.rating - a.rating || (a.id < b.id ? -1 : 1));
+  return byBucket;
+}
+
+/** Plans every order of every day as a lane of the clock and runs the clock, telling progress once a day
+ * (with the wall-clock time since `began`, a performance.now()). */
+async function play(
+  world: World,
+  clock: VirtualTime,
+  byBucket: Map<string, Contractor[]>,
+  startMs: number,
+  options: SimulationOptions,
+  began: number,
+): Promise<void> {
+  const progress = options.progress ?? (() => {});
+  const demand = new Demand(byBucket);
+  const planRng = rngOf(seedOf(options.seed, "plan"));
+  let index = 0;
+  for (let day = 0; day < options.days; day++) {
+    for (let i = 0; i < options.ordersPerDay; i++) {
+      const plan = demand.plan(planRng, index++, startMs + day * DAY_MS);
+      clock.spawn(plan.at, () => new OrderPlay(world, plan).play());
+    }
+  }
+  let nextDay = startMs + DAY_MS;
+  await clock.run((virtualMs) => {
+    if (virtualMs < nextDay) return;
+    while (nextDay <= virtualMs) nextDay += DAY_MS;
+    const day = Math.round((nextDay - startMs) / DAY_MS) - 1;
+    const calls = [...world.calls.values()].reduce((a, b) => a + b, 0);
+    progress(
+      `day ${day}/${options.days}: ${world.counters.ordersCreated} orders, ${calls} operations, ` +
+        `${((performance.now() - began) / 1000).toFixed(1)} s`,
+    );
+  });
+}
+
+/** The simulated orders' statuses at the end, read from the store a batch at a time. */
+async function statusesOf(store: Store, orderIds: readonly string[]): Promise<Record<string, number>> {
+  const statuses: Record<string, number> = {};
+  for (let i = 0; i < orderIds.length; i += 500) {
+    for (const row of await store.orders.byIds(orderIds.slice(i, i + 500))) {
+      statuses[row.status] = (statuses[row.status] ?? 0) + 1;
+    }
+  }
+  return statuses;
+}
+
+/** Operation calls by name (sorted), their total, and the refusals. */
+function operationsOf(world: World): SimulationReport["operations"] {
+  const byName = Object.fromEntries([...world.calls].sort(([a], [b]) => (a < b ? -1 : 1)));
+  return {
+    total: Object.values(byName).reduce((a, b) => a + b, 0),
+    byName,
+    refused: Object.fromEntries(world.refused),
   };
 }
 

@@ -10,7 +10,7 @@
 
 import { distanceMiles, type Point } from "../geo.js";
 import { greatCircleTravel, type TravelTime } from "../travel-time.js";
-import type { Job, Problem, SearchStop, Vehicle } from "./model.js";
+import type { Job, Problem, Route, SearchStop, Vehicle } from "./model.js";
 import { matrixOf } from "./model.js";
 import { solve } from "./solver.js";
 
@@ -95,32 +95,60 @@ export function planDay(
   contractors: readonly DayContractor[],
   options: PlanOptions = {},
 ): DayPlan {
-  const unassigned: Array<{ orderId: string; reason: UnplannedReason }> = [];
-  const vehicleOf = new Map(contractors.map((c, i) => [c.id, i]));
   const origin = Math.min(
     ...jobs.map((j) => j.ready.getTime()),
     ...contractors.map((c) => c.shiftStart.getTime()),
   );
+  const { problem, jobOf, unassigned } = problemOf(
+    jobs,
+    contractors,
+    origin,
+    options.travel ?? greatCircleTravel,
+  );
+  const solution =
+    problem.jobs.length === 0
+      ? { routes: [], unassigned: [], distance: 0, search: { iterations: 0, stopped: "budget" as const } }
+      : solve(problem, {
+          seed: options.seed ?? 1,
+          ...(options.iterations === undefined ? {} : { iterations: options.iterations }),
+          ...(options.now && options.deadline !== undefined
+            ? { now: options.now, deadline: options.deadline }
+            : {}),
+        });
+  for (const j of solution.unassigned)
+    unassigned.push({ orderId: (jobOf[j] as DayJob).orderId, reason: "no_feasible_slot" });
+  const routes: PlannedRoute[] = [];
+  let total = 0;
+  for (const route of solution.routes) {
+    const { planned, drive } = plannedRoute(problem, route, origin);
+    total += drive;
+    routes.push(planned);
+  }
+  routes.sort((a, b) => (a.contractorId < b.contractorId ? -1 : 1));
+  const search = solution.search ?? { iterations: 0, stopped: "budget" as const };
+  return { routes, unassigned, travelMinutes: round1(total), search };
+}
+
+/** The day as the solver's problem (times in minutes from `origin`), the day's job behind each of its
+ * jobs, and the jobs no contractor may take at all. */
+function problemOf(
+  jobs: readonly DayJob[],
+  contractors: readonly DayContractor[],
+  origin: number,
+  travelTime: TravelTime,
+): { problem: Problem; jobOf: DayJob[]; unassigned: Array<{ orderId: string; reason: UnplannedReason }> } {
+  const unassigned: Array<{ orderId: string; reason: UnplannedReason }> = [];
+  const vehicleOf = new Map(contractors.map((c, i) => [c.id, i]));
   const minutes = (d: Date) => (d.getTime() - origin) / MINUTE;
   // Locations: each contractor's base, then each job's place.
   const points: Point[] = contractors.map((c) => c.base);
   const problemJobs: Job[] = [];
   const jobOf: DayJob[] = [];
   for (const job of jobs) {
-    let allowed: number[];
-    if (job.pinned) {
-      const v = job.contractorId === null ? undefined : vehicleOf.get(job.contractorId);
-      if (v === undefined) {
-        unassigned.push({ orderId: job.orderId, reason: "contractor_unavailable" });
-        continue;
-      }
-      allowed = [v];
-    } else {
-      allowed = contractors.flatMap((c, v) => (canServe(c, job) ? [v] : []));
-      if (allowed.length === 0) {
-        unassigned.push({ orderId: job.orderId, reason: "no_contractor" });
-        continue;
-      }
+    const allowed = allowedVehicles(job, contractors, vehicleOf);
+    if (typeof allowed === "string") {
+      unassigned.push({ orderId: job.orderId, reason: allowed });
+      continue;
     }
     problemJobs.push({
       id: job.orderId,
@@ -143,62 +171,63 @@ export function planDay(
     shiftEnd: minutes(c.shiftEnd),
     capacity: c.capacity,
   }));
-  const travelTime = options.travel ?? greatCircleTravel;
   const travel = matrixOf(points.length, (a, b) =>
     a === b ? 0 : travelTime.minutes(points[a] as Point, points[b] as Point),
   );
-  const problem: Problem = { vehicles, jobs: problemJobs, travel };
-  const solution =
-    problemJobs.length === 0
-      ? { routes: [], unassigned: [], distance: 0, search: { iterations: 0, stopped: "budget" as const } }
-      : solve(problem, {
-          seed: options.seed ?? 1,
-          ...(options.iterations === undefined ? {} : { iterations: options.iterations }),
-          ...(options.now && options.deadline !== undefined
-            ? { now: options.now, deadline: options.deadline }
-            : {}),
-        });
-  for (const j of solution.unassigned)
-    unassigned.push({ orderId: (jobOf[j] as DayJob).orderId, reason: "no_feasible_slot" });
-  const at = (m: number) => new Date(origin + m * MINUTE);
-  const routes: PlannedRoute[] = [];
-  let total = 0;
-  for (const route of solution.routes) {
-    const vehicle = vehicles[route.vehicle] as Vehicle;
-    let time = vehicle.shiftStart;
-    let here = vehicle.start;
-    let drive = 0;
-    let idle = 0;
-    const stops: PlannedStop[] = [];
-    for (const j of route.jobs) {
-      const job = problemJobs[j] as Job;
-      const leg = travel.times[here * travel.size + job.location] as number;
-      const arrive = time + leg;
-      const start = Math.max(arrive, job.ready);
-      idle += start - arrive;
-      drive += leg;
-      stops.push({
-        orderId: job.id,
-        arriveAt: at(arrive),
-        startAt: at(start),
-        endAt: at(start + job.service),
-        travelMinutes: round1(leg),
-      });
-      time = start + job.service;
-      here = job.location;
-    }
-    drive += travel.times[here * travel.size + vehicle.end] as number;
-    total += drive;
-    routes.push({
-      contractorId: vehicle.id,
-      stops,
-      travelMinutes: round1(drive),
-      idleMinutes: round1(idle),
-    });
+  return { problem: { vehicles, jobs: problemJobs, travel }, jobOf, unassigned };
+}
+
+/** The vehicles (contractor indexes) that may take `job`, or why none may: a pinned job rides only its
+ * contractor, if that one works the day; another, every contractor that can serve it. */
+function allowedVehicles(
+  job: DayJob,
+  contractors: readonly DayContractor[],
+  vehicleOf: ReadonlyMap<string, number>,
+): number[] | UnplannedReason {
+  if (job.pinned) {
+    const v = job.contractorId === null ? undefined : vehicleOf.get(job.contractorId);
+    return v === undefined ? "contractor_unavailable" : [v];
   }
-  routes.sort((a, b) => (a.contractorId < b.contractorId ? -1 : 1));
-  const search = solution.search ?? { iterations: 0, stopped: "budget" as const };
-  return { routes, unassigned, travelMinutes: round1(total), search };
+  const allowed = contractors.flatMap((c, v) => (canServe(c, job) ? [v] : []));
+  return allowed.length === 0 ? "no_contractor" : allowed;
+}
+
+/** One solver route as a contractor's stops with their times, and its driving (unrounded, base to base). */
+function plannedRoute(
+  problem: Problem,
+  route: Route,
+  origin: number,
+): { planned: PlannedRoute; drive: number } {
+  const { travel } = problem;
+  const vehicle = problem.vehicles[route.vehicle] as Vehicle;
+  const at = (m: number) => new Date(origin + m * MINUTE);
+  let time = vehicle.shiftStart;
+  let here = vehicle.start;
+  let drive = 0;
+  let idle = 0;
+  const stops: PlannedStop[] = [];
+  for (const j of route.jobs) {
+    const job = problem.jobs[j] as Job;
+    const leg = travel.times[here * travel.size + job.location] as number;
+    const arrive = time + leg;
+    const start = Math.max(arrive, job.ready);
+    idle += start - arrive;
+    drive += leg;
+    stops.push({
+      orderId: job.id,
+      arriveAt: at(arrive),
+      startAt: at(start),
+      endAt: at(start + job.service),
+      travelMinutes: round1(leg),
+    });
+    time = start + job.service;
+    here = job.location;
+  }
+  drive += travel.times[here * travel.size + vehicle.end] as number;
+  return {
+    planned: { contractorId: vehicle.id, stops, travelMinutes: round1(drive), idleMinutes: round1(idle) },
+    drive,
+  };
 }
 
 const round1 = (x: number) => Math.round(x * 10) / 10;

@@ -25,6 +25,7 @@ import {
   canServe,
   type DayContractor,
   type DayJob,
+  type DayPlan,
   planDay,
   ROAD_FACTOR,
 } from "../../domain/schedule/day.js";
@@ -35,6 +36,7 @@ import { TRADES, type TradeCode } from "../../domain/trades.js";
 import type { StateCode } from "../../domain/us-regions.js";
 import { ApiError } from "../../errors.js";
 import { newSortableId } from "../../ids.js";
+import type { ScheduleProposalsTable } from "../../storage/schema.js";
 import { defineOperation, principalOf, type Services } from "../kernel/operation.js";
 import { stateSchema } from "../kernel/schemas.js";
 import { assign } from "../orders/command-runner.js";
@@ -269,16 +271,19 @@ function usefulFor(c: DayContractor, jobs: readonly DayJob[]): boolean {
   return jobs.some((job) => (job.pinned ? job.contractorId === c.id : canServe(c, job)));
 }
 
-async function propose(
+/** The day's jobs read from the mode's orders, with what apply checks of them (their versions), who
+ * holds each now, and those left out for want of a location. */
+async function dayJobs(
   services: Services,
   livemode: boolean,
   input: z.infer<typeof optimizeInput>,
+  now: Date,
 ): Promise<{
-  proposal: Proposal;
+  jobs: DayJob[];
+  current: Map<string, string | null>;
   basis: Record<string, number>;
-  contractorBasis: Record<string, string>;
+  unassigned: Proposal["unassigned"];
 }> {
-  const now = services.now();
   const orders: Order[] = [];
   for (const status of SCHEDULED_STATUSES) {
     orders.push(...(await services.store.orders.list({ livemode, status, limit: ORDERS_PER_STATUS })));
@@ -315,20 +320,30 @@ async function propose(
       pinned: stays && order.contractor_id !== null,
     });
   }
+  return { jobs, current, basis, unassigned };
+}
+
+/** The mode's contractors who work `date` and could take one of the jobs. */
+async function dayContractors(
+  services: Services,
+  livemode: boolean,
+  date: string,
+  jobs: readonly DayJob[],
+): Promise<DayContractor[]> {
   const pool = livemode ? "live" : "sandbox";
-  const contractors = (await services.store.contractors.load())
+  return (await services.store.contractors.load())
     .filter((c) => c.pool === pool)
-    .map((c) => dayContractor(c, input.date))
+    .map((c) => dayContractor(c, date))
     .filter((c): c is DayContractor => c !== null)
     .filter((c) => usefulFor(c, jobs));
-  const clock = () => performance.now();
-  const plan = planDay(jobs, contractors, {
-    travel: services.pool.travel,
-    seed: input.seed,
-    iterations: input.iterations,
-    now: clock,
-    deadline: clock() + input.time_limit_ms,
-  });
+}
+
+/** The plan's routes as the proposal shows them, each stop marked against who holds its order now. */
+function proposedRoutes(
+  plan: DayPlan,
+  contractors: readonly DayContractor[],
+  current: ReadonlyMap<string, string | null>,
+): { routes: Proposal["routes"]; changes: number } {
   const shiftOf = new Map(contractors.map((c) => [c.id, c]));
   let changes = 0;
   const routes = plan.routes.map((r) => {
@@ -359,6 +374,30 @@ async function propose(
       idle_minutes: r.idleMinutes,
     };
   });
+  return { routes, changes };
+}
+
+async function propose(
+  services: Services,
+  livemode: boolean,
+  input: z.infer<typeof optimizeInput>,
+): Promise<{
+  proposal: Proposal;
+  basis: Record<string, number>;
+  contractorBasis: Record<string, string>;
+}> {
+  const now = services.now();
+  const { jobs, current, basis, unassigned } = await dayJobs(services, livemode, input, now);
+  const contractors = await dayContractors(services, livemode, input.date, jobs);
+  const clock = () => performance.now();
+  const plan = planDay(jobs, contractors, {
+    travel: services.pool.travel,
+    seed: input.seed,
+    iterations: input.iterations,
+    now: clock,
+    deadline: clock() + input.time_limit_ms,
+  });
+  const { routes, changes } = proposedRoutes(plan, contractors, current);
   for (const u of plan.unassigned) unassigned.push({ order_id: u.orderId, reason: u.reason });
   const served = routes.reduce((n, r) => n + r.stops.length, 0);
   const body = {
@@ -496,84 +535,27 @@ export const scheduleApplyOperation = defineOperation({
   async handler(ctx, input) {
     const principal = principalOf(ctx);
     const services = ctx.services;
-    const row = await services.store.schedules.byId(input.proposal_id);
+    const stored = await services.store.schedules.byId(input.proposal_id);
     const now = services.now();
-    if (!row || Boolean(row.livemode) !== principal.livemode || Date.parse(row.expires_at) <= now.getTime()) {
-      throw new ApiError(
-        "not_found",
-        `No proposal ${input.proposal_id} to apply (unknown, of the other mode, or expired).`,
-      );
-    }
-    if (row.applied_at !== null) {
-      throw new ApiError("proposal_applied", `Proposal ${row.id} was applied at ${row.applied_at}.`);
-    }
+    const row = applicable(stored, input.proposal_id, principal.livemode, now);
     const proposal = JSON.parse(row.body) as Proposal;
-    const basis = JSON.parse(row.basis) as Record<string, number>;
-    const contractorBasis = JSON.parse(row.contractor_basis ?? "{}") as Record<string, string>;
     const appliedAt = now.toISOString();
-    // The check and the claim in one write: nothing the proposal relies on can change between them (the
-    // orders and contractors read are locked until COMMIT where the store locks rows; SQLite has one
-    // writer), and a stale proposal is not claimed.
-    const verdict = await services.store.write(async (tx) => {
-      const ids = Object.keys(basis);
-      const orders = await services.store.orders.byIds(ids, tx, true);
-      const versions = new Map(orders.map((o) => [o.id, o.version]));
-      const changedOrders = ids.filter((id) => (versions.get(id) ?? -1) !== basis[id]);
-      const contractorIds = Object.keys(contractorBasis);
-      const prints = await services.store.contractors.fingerprints(contractorIds, proposal.generated_at, tx);
-      const changedContractors = contractorIds.filter((id) => prints.get(id) !== contractorBasis[id]);
-      if (changedOrders.length > 0 || changedContractors.length > 0)
-        return { kind: "stale" as const, changedOrders, changedContractors };
-      if (!(await services.store.schedules.claim(row.id, appliedAt, tx))) return { kind: "taken" as const };
-      return { kind: "claimed" as const, holders: new Map(orders.map((o) => [o.id, o.contractor_id])) };
-    });
-    if (verdict.kind === "stale") {
-      const { changedOrders, changedContractors } = verdict;
-      throw new ApiError(
-        "proposal_stale",
-        `${changedOrders.length} of the proposal's orders and ${changedContractors.length} of its ` +
-          "contractors changed since it was made: propose the day again.",
-        {
-          extra: {
-            changed_orders: changedOrders.slice(0, 100),
-            changed_contractors: changedContractors.slice(0, 100),
-          },
-        },
-      );
-    }
-    if (verdict.kind === "taken") {
-      throw new ApiError(
-        "proposal_applied",
-        `Proposal ${row.id} is being applied, or was, by another request.`,
-      );
-    }
+    const holders = await claim(services, row, proposal, appliedAt);
     // Jobs the proposal could not place stay as they are (apply never takes a job away): listed so the
     // dispatcher can place them by hand.
     const leftAsTheyAre = proposal.unassigned.map((u) => ({
       order_id: u.order_id,
       reason: u.reason,
-      contractor_id: verdict.holders.get(u.order_id) ?? null,
+      contractor_id: holders.get(u.order_id) ?? null,
     }));
-    const reason = input.reason ?? `schedule proposal ${row.id}`;
     const actor = `operator:${principal.keyId}` as const;
-    const assignments: z.infer<typeof appliedSchema>["assignments"] = [];
-    for (const route of proposal.routes) {
-      for (const s of route.stops) {
-        if (s.change === "kept") continue;
-        try {
-          await assign(services, s.order_id, principal.livemode, route.contractor_id, reason, actor);
-          assignments.push({ order_id: s.order_id, contractor_id: route.contractor_id, outcome: "assigned" });
-        } catch (error) {
-          if (!(error instanceof ApiError)) throw error;
-          assignments.push({
-            order_id: s.order_id,
-            contractor_id: route.contractor_id,
-            outcome: "refused",
-            reason: `${error.code}: ${error.message}`,
-          });
-        }
-      }
-    }
+    const assignments = await carryOut(
+      services,
+      proposal,
+      principal.livemode,
+      input.reason ?? `schedule proposal ${row.id}`,
+      actor,
+    );
     const record = sealRecord({
       kind: "schedule.applied",
       at: appliedAt,
@@ -606,3 +588,100 @@ export const scheduleApplyOperation = defineOperation({
     };
   },
 });
+
+type Assignments = z.infer<typeof appliedSchema>["assignments"];
+
+/** The stored proposal, if it may be applied: 404 unless it is of the caller's mode and unexpired, 409
+ * once applied. */
+function applicable(
+  row: ScheduleProposalsTable | undefined,
+  id: string,
+  livemode: boolean,
+  now: Date,
+): ScheduleProposalsTable {
+  if (!row || Boolean(row.livemode) !== livemode || Date.parse(row.expires_at) <= now.getTime()) {
+    throw new ApiError("not_found", `No proposal ${id} to apply (unknown, of the other mode, or expired).`);
+  }
+  if (row.applied_at !== null) {
+    throw new ApiError("proposal_applied", `Proposal ${row.id} was applied at ${row.applied_at}.`);
+  }
+  return row;
+}
+
+/**
+ * Checks that nothing the proposal relies on changed and claims it, in one write: the orders and
+ * contractors read are locked until COMMIT where the store locks rows (SQLite has one writer), and a stale
+ * proposal is not claimed. Returns who holds each planned order now; 409 when stale or claimed already.
+ */
+async function claim(
+  services: Services,
+  row: ScheduleProposalsTable,
+  proposal: Proposal,
+  appliedAt: string,
+): Promise<Map<string, string | null>> {
+  const basis = JSON.parse(row.basis) as Record<string, number>;
+  const contractorBasis = JSON.parse(row.contractor_basis ?? "{}") as Record<string, string>;
+  const verdict = await services.store.write(async (tx) => {
+    const ids = Object.keys(basis);
+    const orders = await services.store.orders.byIds(ids, tx, true);
+    const versions = new Map(orders.map((o) => [o.id, o.version]));
+    const changedOrders = ids.filter((id) => (versions.get(id) ?? -1) !== basis[id]);
+    const contractorIds = Object.keys(contractorBasis);
+    const prints = await services.store.contractors.fingerprints(contractorIds, proposal.generated_at, tx);
+    const changedContractors = contractorIds.filter((id) => prints.get(id) !== contractorBasis[id]);
+    if (changedOrders.length > 0 || changedContractors.length > 0)
+      return { kind: "stale" as const, changedOrders, changedContractors };
+    if (!(await services.store.schedules.claim(row.id, appliedAt, tx))) return { kind: "taken" as const };
+    return { kind: "claimed" as const, holders: new Map(orders.map((o) => [o.id, o.contractor_id])) };
+  });
+  if (verdict.kind === "stale") {
+    const { changedOrders, changedContractors } = verdict;
+    throw new ApiError(
+      "proposal_stale",
+      `${changedOrders.length} of the proposal's orders and ${changedContractors.length} of its ` +
+        "contractors changed since it was made: propose the day again.",
+      {
+        extra: {
+          changed_orders: changedOrders.slice(0, 100),
+          changed_contractors: changedContractors.slice(0, 100),
+        },
+      },
+    );
+  }
+  if (verdict.kind === "taken") {
+    throw new ApiError(
+      "proposal_applied",
+      `Proposal ${row.id} is being applied, or was, by another request.`,
+    );
+  }
+  return verdict.holders;
+}
+
+/** Each stop whose contractor changes becomes an ordinary assignment; a refused one is listed with why. */
+async function carryOut(
+  services: Services,
+  proposal: Proposal,
+  livemode: boolean,
+  reason: string,
+  actor: `operator:${string}`,
+): Promise<Assignments> {
+  const assignments: Assignments = [];
+  for (const route of proposal.routes) {
+    for (const s of route.stops) {
+      if (s.change === "kept") continue;
+      try {
+        await assign(services, s.order_id, livemode, route.contractor_id, reason, actor);
+        assignments.push({ order_id: s.order_id, contractor_id: route.contractor_id, outcome: "assigned" });
+      } catch (error) {
+        if (!(error instanceof ApiError)) throw error;
+        assignments.push({
+          order_id: s.order_id,
+          contractor_id: route.contractor_id,
+          outcome: "refused",
+          reason: `${error.code}: ${error.message}`,
+        });
+      }
+    }
+  }
+  return assignments;
+}
