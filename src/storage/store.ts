@@ -168,8 +168,9 @@ export interface ContractorStore {
   count(pool: "sandbox" | "live"): Promise<number>;
   /** Inserts contractors (skipping ids that exist) and records `audit` in the same transaction. */
   insert(rows: NewContractor[], audit: AuditEntry): Promise<void>;
-  /** Inserts or updates live contractors by their external reference, recording `audit(counts)`. */
-  upsertLive(
+  /** Inserts or updates contractors by their pool (each row's) and external reference, recording
+   * `audit(counts)`: `contractors import`, into the live or the sandbox pool. */
+  upsert(
     rows: NewContractor[],
     audit: (counts: { inserted: number; updated: number }) => AuditEntry,
   ): Promise<{ inserted: number; updated: number }>;

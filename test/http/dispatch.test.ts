@@ -231,7 +231,7 @@ describe("pool changes and store failures", () => {
     const job = { trade: "roofing", location: { state: "OR", zip: "97201" } };
     expect((await fresh.post(QUOTE_PATH, job, { "x-api-key": key })).json().contractor_ref).toBeNull();
     expect(await fresh.services.pool.refresh()).toBe(false);
-    await fresh.services.store.contractors.upsertLive(
+    await fresh.services.store.contractors.upsert(
       [
         liveContractor({
           id: "ctr_roofer1",
