@@ -4,6 +4,7 @@ import { orderSchema } from "../../src/operations/orders/order-view.js";
 import { liveContractor, testRecord } from "../helpers/fixtures.js";
 import {
   createHarness,
+  ESTIMATE_PATH,
   type Harness,
   ORDER_PATH,
   QUOTE_PATH,
@@ -112,6 +113,36 @@ describe("POST /api/dispatch/v1/quote", () => {
     );
     expect(body.errors).toEqual([{ field: "location.zip", message: "ZIP 10001 is in NY, not CA" }]);
   });
+
+  it.each(["00000", "99999", "00000-0000"])(
+    "answers 422 on location.zip for ZIP %s, which exists nowhere: quote, order, estimate and availability",
+    async (zip) => {
+      const location = { state: "TX", zip };
+      const calls: Array<[string, object]> = [
+        [QUOTE_PATH, validQuote({ location })],
+        [ORDER_PATH, validOrder({ location })],
+        [ESTIMATE_PATH, { trade: "plumbing", location }],
+        [
+          "/api/dispatch/v1/availability",
+          { trade: "plumbing", location, start_date: "2030-06-04", end_date: "2030-06-05" },
+        ],
+      ];
+      for (const [path, body] of calls) {
+        const problem = expectProblem(
+          await h.post(path, body, { "x-api-key": testKey }),
+          422,
+          "validation_failed",
+        );
+        expect(problem.errors, path).toEqual([
+          {
+            field: "location.zip",
+            message: `ZIP ${zip} is not a known US ZIP code: give the site's ZIP code, or leave zip out and give the city`,
+            code: "zip_unknown",
+          },
+        ]);
+      }
+    },
+  );
 
   it("answers 422 naming every offending field at once", async () => {
     const body = expectProblem(

@@ -27,7 +27,7 @@ export const zipSchema = z
   .string()
   .max(10, { error: "zip must be at most 10 characters" })
   .regex(/^\d{5}(-\d{4})?$/, { error: "zip must be a US ZIP code: 12345 or 12345-6789" })
-  .describe("US ZIP code (12345 or 12345-6789). When known, it must lie in `state`.");
+  .describe("US ZIP code (12345 or 12345-6789): a ZIP code in use (422 zip_unknown otherwise), in `state`.");
 
 const LISTED = "GET /api/dispatcher/v1/contractors lists them";
 
