@@ -362,7 +362,7 @@ describe("audit CLI", () => {
       );
       expect(withRecord.code, withRecord.stdout + withRecord.stderr).toBe(0);
       expect(withRecord.stdout).toMatch(/record: +hashes to the leaf; 1 disclosure committed in it/);
-      const forged = Buffer.from(JSON.stringify(["AAAAAAAAAAAAAAAAAAAAAA", "chosen_ref", "cref_x"])).toString(
+      const forged = Buffer.from(JSON.stringify(["AAAAAAAAAAAAAAAAAAAAAA", "chosen_ref", "cref-x"])).toString(
         "base64url",
       );
       writeFileSync(shownFile, JSON.stringify({ ...shown, disclosures: [forged] }));

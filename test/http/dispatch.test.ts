@@ -35,7 +35,7 @@ describe("POST /api/dispatch/v1/quote", () => {
     const body = quoteOutput.parse(res.json());
     expect(body.quote_id).toMatch(/^qte_/);
     expect(body.livemode).toBe(false);
-    expect(body.contractor_ref).toMatch(/^cref_[0-9A-Za-z]{22}$/);
+    expect(body.contractor_ref).toMatch(/^cref-[0-9A-Za-z]{22}$/);
     expect(body.availability).toBe("available");
     expect(body.currency).toBe("USD");
     expect(body.valid_for_minutes).toBe(60);
@@ -174,7 +174,7 @@ describe("POST /api/dispatch/v1/order and GET its status_url", () => {
     const order = orderSchema.parse(res.json());
     expect(order.order_id).toMatch(/^ord_/);
     expect(order.status).toBe("offered");
-    expect(order.contractor_ref).toMatch(/^cref_[0-9A-Za-z]{22}$/);
+    expect(order.contractor_ref).toMatch(/^cref-[0-9A-Za-z]{22}$/);
     expect(order.livemode).toBe(true);
     expect(order.reference_id).toBe("PO-1");
     expect(order.location.address).toBe("1 Market St");
