@@ -291,8 +291,14 @@ export interface OrderStore {
    * the simulated contractors answer them. */
   sandboxOffers(cutoff: string, limit: number): Promise<OffersTable[]>;
   /** Sandbox orders in one of `statuses` unchanged since `cutoff`, held by contractors without a key of
-   * their own (unrevoked): the simulated contractors move them on. */
-  sandboxOrdersIn(statuses: string[], cutoff: string, limit: number): Promise<OrdersTable[]>;
+   * their own (unrevoked): the simulated contractors move them on. With `windowsStartedBy`, an accepted
+   * order whose window starts after it is left out (its contractor waits for the window). */
+  sandboxOrdersIn(
+    statuses: string[],
+    cutoff: string,
+    limit: number,
+    windowsStartedBy?: string,
+  ): Promise<OrdersTable[]>;
   /** A contractor's offers of one mode in `status`, newest first. */
   offersOfContractor(
     contractorId: string,
