@@ -60,7 +60,10 @@ export async function prepareStore(env: Record<string, string>, dist: string = D
   const dataDir = env.DATA_DIR as string;
   const poolFile = join(dataDir, "generated-pool.json");
   writeFileSync(poolFile, generatedPoolFile(new Date()));
-  execFileSync(process.execPath, [join(dist, "src/cli/index.js"), "contractors", "import", poolFile], {
+  // `--mode live` after the file: a build from before the flag (bench/ab.ts runs older builds' CLIs too)
+  // reads the file as its first argument and ignores the rest.
+  const cli = [join(dist, "src/cli/index.js"), "contractors", "import", poolFile, "--mode", "live"];
+  execFileSync(process.execPath, cli, {
     env: { ...process.env, ...env },
     stdio: ["ignore", "ignore", "inherit"],
   });

@@ -149,6 +149,16 @@ export const configSchema = z.object({
    * deadlines. Off: sandbox orders wait for contractor keys' answers with live deadlines (a load test of
    * order creation, say). */
   SANDBOX_SIMULATION: bool.default(true),
+  /** How fast the sandbox's clock runs for its simulated contractors, who start a windowed job (scheduled
+   * work, or a service_window) when that clock reaches the window: 1, real time, so a job booked for
+   * tomorrow 08:00 starts then, as a real contractor's would. More, for tests and demos only: 3600 runs
+   * an hour a second from the process's start. Offers and as-soon-as-possible work are played in seconds
+   * whatever it is. */
+  SANDBOX_CLOCK_SPEED: z.coerce
+    .number({ error: "SANDBOX_CLOCK_SPEED must be a number" })
+    .min(1, { error: "SANDBOX_CLOCK_SPEED must be at least 1 (real time)" })
+    .max(1_000_000, { error: "SANDBOX_CLOCK_SPEED must be at most 1000000" })
+    .default(1),
   /** The API key MCP tools and A2A skills that need a key run under, on the caller's behalf (an
    * account's key, issued with the operator CLI). A caller's own x-api-key takes precedence. Unset: the
    * sandbox key (MCP_USE_SANDBOX_KEY). */

@@ -49,39 +49,52 @@ const QUOTE_EXAMPLE = {
   urgency: "urgent",
 };
 
-/** The console's address; what the first start made (the sandbox key, shown once); and on every start which
- * key agents run under. */
-function printWelcome(
-  first: BootstrapResult,
-  base: string,
-  config: Config,
-  agentKey: StoredSandboxKey | null,
-  dispatchKey: string | null,
-): void {
-  // The web console, served by this process (docs/console.md); signed in with any API key.
-  process.stdout.write(`Console: ${base.replace(/\/+$/, "")}/console/ (sign in with an API key)\n`);
-  // The API reference (api-docs.ts): "try it" with a key pasted under Authorize.
-  process.stdout.write(`API reference: ${base.replace(/\/+$/, "")}/docs (try it with an API key)\n`);
+/** The first start's one-time secrets, printed as soon as they exist: before anything else at start
+ * can fail (the API's port taken, say), so a start that dies after issuing them has shown them. */
+function printFirstStart(first: BootstrapResult, dispatchKey: string | null): void {
   if (first.seededContractors > 0) {
     process.stdout.write(`Seeded the sandbox pool with ${first.seededContractors} contractors.\n`);
   }
-  if (first.sandboxKey) {
+  if (!first.sandboxKey) return;
+  process.stdout.write(
+    [
+      "",
+      "Your sandbox API key (shown once; it matches only the sandbox contractor pool):",
+      `  ${first.sandboxKey}`,
+      "",
+      ...(dispatchKey
+        ? [
+            "A sandbox dispatch-team key (shown once): sign in with it for the board of every sandbox order:",
+            `  ${dispatchKey}`,
+            "",
+          ]
+        : []),
+      'Keep them: later starts print no key (README.md, "Lost one?", says how to issue another).',
+      "",
+    ].join("\n"),
+  );
+}
+
+/** Once listening: the console's address, a first quote to try with the sandbox key the first start
+ * printed, and on every start which key agents run under. */
+function printWelcome(
+  first: BootstrapResult | null,
+  base: string,
+  config: Config,
+  agentKey: StoredSandboxKey | null,
+): void {
+  const root = base.replace(/\/+$/, "");
+  // The web console, served by this process (docs/console.md); signed in with any API key.
+  process.stdout.write(`Console: ${root}/console/ (sign in with an API key)\n`);
+  // The API reference (api-docs.ts): "try it" with a key pasted under Authorize.
+  process.stdout.write(`API reference: ${root}/docs (try it with an API key)\n`);
+  if (first?.sandboxKey) {
     process.stdout.write(
       [
         "",
-        "Your sandbox API key (shown once; it matches only the sandbox contractor pool):",
-        `  ${first.sandboxKey}`,
+        "Open the console and sign in with the sandbox API key to watch your sandbox orders live:",
+        `  ${root}/console/`,
         "",
-        "Open the console and sign in with it to watch your sandbox orders live:",
-        `  ${base.replace(/\/+$/, "")}/console/`,
-        "",
-        ...(dispatchKey
-          ? [
-              "A sandbox dispatch-team key (shown once): sign in with it for the board of every sandbox order:",
-              `  ${dispatchKey}`,
-              "",
-            ]
-          : []),
         "Try a quote:",
         `  curl -s ${base}/api/dispatch/v1/quote \\`,
         "    -H 'content-type: application/json' \\",
@@ -134,14 +147,33 @@ async function serveMetrics(
   return () => closeMetrics(server);
 }
 
-/** One server process. `first` is set when this process prepared the store itself. */
+/** Workers shut down when their primary says so (SIGTERM), once: a terminal's Ctrl-C reaches every process
+ * of the group, and a worker that also took the SIGINT would take the primary's SIGTERM as a second signal
+ * and exit at once, without draining ("second SIGTERM, exiting"). */
+function ignoreTerminalInterrupt(): void {
+  process.on("SIGINT", () => {});
+}
+
+/** One server process. `prepare`: this process prepares the store itself (not a worker). */
 async function serve(config: Config, prepare: boolean): Promise<void> {
+  if (cluster.isWorker) ignoreTerminalInterrupt();
   const logger = createLogger(config);
   const store = openStore(config);
   const services = createServices(config, store, { logger });
-  if (cluster.isWorker) offerWorkerMetrics(services.metrics.registry);
+  const { registry } = services.metrics;
+  if (cluster.isWorker) offerWorkerMetrics(registry);
+  // The metrics listener is bound before the first start issues its one-time keys: a port in use stops
+  // the start before anything is used up, and the next start prints the keys.
+  const stopMetrics = cluster.isWorker
+    ? async () => {}
+    : await serveMetrics(
+        config,
+        { contentType: registry.contentType, scrape: () => registry.metrics() },
+        logger,
+      );
   const first = prepare ? await bootstrap(store, services.keys) : null;
   const dispatchKey = first?.sandboxKey ? await issueSandboxDispatchKey(services.keys) : null;
+  if (first) printFirstStart(first, dispatchKey);
   const agentKey = first ? await sandboxKeyOf(store) : null;
   await services.pool.load();
 
@@ -166,20 +198,21 @@ async function serve(config: Config, prepare: boolean): Promise<void> {
   purge.unref();
 
   const address = await app.listen({ port: config.PORT, host: config.HOST });
-  const { registry } = services.metrics;
-  const stopMetrics = cluster.isWorker
-    ? async () => {}
-    : await serveMetrics(
-        config,
-        { contentType: registry.contentType, scrape: () => registry.metrics() },
-        logger,
-      );
-  // A worker whose primary is gone stops too (draining first) instead of serving unsupervised.
-  if (cluster.isWorker) process.once("disconnect", () => process.kill(process.pid, "SIGTERM"));
-  if (first) printWelcome(first, config.PUBLIC_BASE_URL ?? address, config, agentKey, dispatchKey);
+  let closing = false;
+  if (cluster.isWorker) {
+    // A worker whose primary is gone stops too (draining first) instead of serving unsupervised.
+    process.once("disconnect", () => {
+      if (!closing) process.kill(process.pid, "SIGTERM");
+    });
+  }
+  if (first) printWelcome(first, config.PUBLIC_BASE_URL ?? address, config, agentKey);
 
-  closeWithGrace({ delay: config.SHUTDOWN_GRACE_MS }, async ({ err, signal }) => {
+  // A worker leaves the shutdown message to its primary ("stopping workers"), and SIGINT to it too.
+  const skip: "SIGINT"[] = cluster.isWorker ? ["SIGINT"] : [];
+  closeWithGrace({ delay: config.SHUTDOWN_GRACE_MS, skip }, async ({ err, signal }) => {
+    closing = true;
     if (err) app.log.error({ err }, "shutting down after an error");
+    else if (cluster.isWorker) app.log.debug({ signal }, "worker shutting down");
     else app.log.info({ signal }, "shutting down");
     clearInterval(purge);
     services.pool.stop();
@@ -208,15 +241,17 @@ async function supervise(config: Config, workers: number): Promise<void> {
     );
   }
   const logger = createLogger(config);
+  // Bound before the first start issues its one-time keys (see serve).
+  const stopMetrics = await serveMetrics(config, clusterMetricsSource(), logger);
   const store = openStore(config);
   const keys = new ApiKeyService(store, 0);
   const first = await bootstrap(store, keys);
   const dispatchKey = first.sandboxKey ? await issueSandboxDispatchKey(keys) : null;
+  printFirstStart(first, dispatchKey);
   const agentKey = await sandboxKeyOf(store);
   await store.close();
   loadSigningKey(config.AUDIT_SIGNING_KEY, config.DATA_DIR); // created once here, before workers read it
 
-  const stopMetrics = await serveMetrics(config, clusterMetricsSource(), logger);
   let stopping = false;
   let announced = false;
   const fork = () => cluster.fork();
@@ -225,13 +260,7 @@ async function supervise(config: Config, workers: number): Promise<void> {
     announced = true;
     const host = address.address?.includes(":") ? `[${address.address}]` : (address.address ?? config.HOST);
     process.stdout.write(`Server listening at http://${host}:${address.port} with ${workers} workers\n`);
-    printWelcome(
-      first,
-      config.PUBLIC_BASE_URL ?? `http://${host}:${address.port}`,
-      config,
-      agentKey,
-      dispatchKey,
-    );
+    printWelcome(first, config.PUBLIC_BASE_URL ?? `http://${host}:${address.port}`, config, agentKey);
   });
   cluster.on("exit", (worker, code, signal) => {
     if (stopping) return;

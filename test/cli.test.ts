@@ -138,6 +138,42 @@ describe("operator CLI", () => {
     expect(drift.stdout).toContain(`${first?.id}: counter 2, ledger 0, open offers and jobs 0`);
   }, 180_000);
 
+  it("migrate prepares a fresh store and prints its two one-time keys, the sandbox and the dispatch team's, once", async () => {
+    const fresh = mkdtempSync(join(tmpdir(), "fd-cli-migrate-"));
+    const migrate = async () => {
+      const { stdout } = await run(process.execPath, ["--import", "tsx", "src/cli/index.ts", "migrate"], {
+        cwd: ROOT,
+        env: { ...process.env, ENV_FILE: "", DATA_DIR: fresh },
+      });
+      return stdout;
+    };
+    try {
+      const first = await migrate();
+      const key = /^sandbox key \(shown once\): (fsd_test_\w{36})$/m.exec(first)?.[1];
+      const opsKey = /^sandbox dispatch-team key \(shown once\): (fsd_test_\w{36})$/m.exec(first)?.[1];
+      expect(key && opsKey, first).toBeTruthy();
+      expect(first.match(/fsd_test_/g)).toHaveLength(2);
+      const again = await migrate();
+      expect(again).toMatch(/^schema up to date$/m);
+      expect(again).not.toMatch(/fsd_test_/);
+      const store = openSqliteStore(join(fresh, "field-dispatch.sqlite"));
+      try {
+        const keys = await store.keys.list();
+        expect(keys.map((k) => [k.account_name, k.mode, k.kind]).sort()).toEqual([
+          ["sandbox", "test", "account"],
+          ["sandbox-dispatch", "test", "dispatcher"],
+        ]);
+        expect(keys.map((k) => k.key_hint).sort()).toEqual(
+          [`fsd_test_...${key?.slice(-4)}`, `fsd_test_...${opsKey?.slice(-4)}`].sort(),
+        );
+      } finally {
+        await store.close();
+      }
+    } finally {
+      rmSync(fresh, { recursive: true, force: true });
+    }
+  }, 180_000);
+
   it("refuses bad usage with exit code 2", async () => {
     expect((await cli("keys", "create", "--account", "acme", "--mode", "prod")).code).toBe(2);
     expect((await cli("frobnicate")).code).toBe(2);
@@ -153,9 +189,9 @@ describe("operator CLI", () => {
         "A-2,Beta Electric,,electrical,tx;ok,,,9500,false,",
       ].join("\n"),
     );
-    const res = await cli("contractors", "import", csv);
+    const res = await cli("contractors", "import", csv, "--mode", "live");
     expect(res.code, res.stderr).toBe(0);
-    expect(res.stdout).toContain("imported 2 live contractors (2 new, 0 updated)");
+    expect(res.stdout).toContain("imported 2 contractors into the live pool (--mode live; 2 new, 0 updated)");
 
     const json = join(dir, "pool.json");
     writeFileSync(
@@ -170,7 +206,9 @@ describe("operator CLI", () => {
         },
       ]),
     );
-    expect((await cli("contractors", "import", json)).stdout).toContain("(0 new, 1 updated)");
+    expect((await cli("contractors", "import", "--mode", "live", json)).stdout).toContain(
+      "0 new, 1 updated)",
+    );
     const live = await liveContractorsInStore();
     expect(live).toHaveLength(2);
     const beta = live.find((c) => c.trades.includes("electrical"));
@@ -180,6 +218,57 @@ describe("operator CLI", () => {
       emergencyCapable: false,
       rating: 4,
     });
+  }, 180_000);
+
+  it("imports only with --mode, into the pool of that mode: --mode test into the sandbox pool", async () => {
+    const csv = join(dir, "sandbox-pool.csv");
+    writeFileSync(
+      csv,
+      [
+        "external_ref,name,trades,states,zip,hourly_rate_cents",
+        "S-1,Sandbox Roofing,roofing,OR,97201,9000",
+      ].join("\n"),
+    );
+    const unsaid = await cli("contractors", "import", csv);
+    expect(unsaid.code).toBe(2);
+    expect(unsaid.stderr).toMatch(/needs --mode live \(the live pool.*or --mode test \(the sandbox pool/);
+    expect((await cli("contractors", "import", csv, "--mode", "prod")).code).toBe(2);
+    expect((await cli("migrate")).code).toBe(0); // the sandbox pool is seeded before anything is added to it
+    const res = await cli("contractors", "import", csv, "--mode", "test");
+    expect(res.code, res.stderr).toBe(0);
+    expect(res.stdout).toContain(
+      "imported 1 contractors into the sandbox pool (--mode test; 1 new, 0 updated)",
+    );
+    const store = openSqliteStore(join(dir, "field-dispatch.sqlite"));
+    try {
+      const imported = (await store.contractors.load()).filter(
+        (c) => c.trades.includes("roofing") && c.states.includes("OR") && c.hourlyRateCents === 9000,
+      );
+      expect(imported.map((c) => c.pool)).toEqual(["sandbox"]);
+    } finally {
+      await store.close();
+    }
+    expect((await liveContractorsInStore()).some((c) => c.hourlyRateCents === 9000)).toBe(false);
+  }, 180_000);
+
+  it("refuses an import into the sandbox pool before the sandbox is seeded", async () => {
+    const empty = mkdtempSync(join(tmpdir(), "fd-cli-empty-"));
+    try {
+      const csv = join(empty, "pool.csv");
+      writeFileSync(csv, "external_ref,name,trades,states,hourly_rate_cents\nS-1,Early,plumbing,TX,9000\n");
+      const { stdout, stderr } = await run(
+        process.execPath,
+        ["--import", "tsx", "src/cli/index.ts", "contractors", "import", csv, "--mode", "test"],
+        { cwd: ROOT, env: { ...process.env, ENV_FILE: "", DATA_DIR: empty } },
+      ).catch((e: { stdout: string; stderr: string; code: number }) => {
+        expect(e.code).toBe(1);
+        return e;
+      });
+      expect(stdout).toBe("");
+      expect(stderr).toMatch(/sandbox pool is not seeded yet: run `npm run cli -- migrate`/);
+    } finally {
+      rmSync(empty, { recursive: true, force: true });
+    }
   }, 180_000);
 
   it("imports nothing from a file with a bad row and lists every problem", async () => {
@@ -192,7 +281,7 @@ describe("operator CLI", () => {
         "B-2,Bad Co,carpentry,ZZ,-5",
       ].join("\n"),
     );
-    const res = await cli("contractors", "import", bad);
+    const res = await cli("contractors", "import", bad, "--mode", "live");
     expect(res.code).toBe(1);
     expect(res.stderr).toContain("nothing imported");
     expect(res.stderr).toMatch(/line 3: trades/);
@@ -273,7 +362,7 @@ describe("audit CLI", () => {
       );
       expect(withRecord.code, withRecord.stdout + withRecord.stderr).toBe(0);
       expect(withRecord.stdout).toMatch(/record: +hashes to the leaf; 1 disclosure committed in it/);
-      const forged = Buffer.from(JSON.stringify(["AAAAAAAAAAAAAAAAAAAAAA", "chosen_ref", "cref_x"])).toString(
+      const forged = Buffer.from(JSON.stringify(["AAAAAAAAAAAAAAAAAAAAAA", "chosen_ref", "cref-x"])).toString(
         "base64url",
       );
       writeFileSync(shownFile, JSON.stringify({ ...shown, disclosures: [forged] }));

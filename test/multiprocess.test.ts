@@ -186,7 +186,7 @@ describe.skipIf(!ready)("contractor capacity across processes", () => {
     const a = await startChildServer(vars);
     servers.push(a);
     const store = openPostgresStore(vars.DATABASE_URL as string, { poolSize: 1, schema });
-    await store.contractors.upsertLive(
+    await store.contractors.upsert(
       [
         {
           id: "ctr_capacity3",
@@ -281,6 +281,22 @@ describe.skipIf(!ready)("--workers", () => {
     const exited = new Promise<number | null>((resolve) => server.proc.once("exit", (code) => resolve(code)));
     server.proc.kill("SIGTERM");
     expect(await exited).toBe(0);
+  }, 120_000);
+
+  it("stops with one clean shutdown message on a terminal's Ctrl-C (SIGINT to every process of the group)", async () => {
+    const { vars } = await env();
+    const server = await startChildServer(vars, 60_000, ["--workers", "2"], { detached: true });
+    servers.push(server);
+    await server.waitFor(/with 2 workers/);
+    const pid = server.proc.pid as number;
+    const exited = new Promise<number | null>((resolve) => server.proc.once("exit", (code) => resolve(code)));
+    process.kill(-pid, "SIGINT"); // the group: the primary and both workers, as the terminal sends it
+    expect(await exited).toBe(0);
+    await server.closed;
+    const printed = server.output() + server.errors();
+    expect(printed).not.toMatch(/second SIG/);
+    expect(printed).not.toMatch(/killed by timeout|worker died/);
+    expect(printed.match(/stopping workers|shutting down/g)).toEqual(["stopping workers"]);
   }, 120_000);
 
   it("refuses several workers without a shared store and limiter", async () => {

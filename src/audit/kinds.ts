@@ -51,7 +51,7 @@ export const AUDIT_KINDS = {
   "pool.seeded":
     "The sandbox contractor pool was generated: how many contractors and a digest of the pool; or, once, a pool seeded before verification dates got them (verification_dates_backfilled: how many), or before working hours (working_hours_backfilled: how many).",
   "pool.imported":
-    "Live contractors were imported: how many were added and updated, and a digest of the file.",
+    "Contractors were imported into a pool (pool: live or sandbox; a live record for the live pool): how many were added and updated, and a digest of the file.",
 } as const;
 
 export type AuditKind = keyof typeof AUDIT_KINDS;

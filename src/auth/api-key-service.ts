@@ -49,7 +49,7 @@ export class ApiKeyService {
         "invalid_api_key",
         parsed.reason === "checksum"
           ? "The API key's checksum does not match: check it was copied completely."
-          : "The API key is malformed: expected fsd_live_... or fsd_test_... .",
+          : "The API key must be the whole key the service issued: fsd_live_ or fsd_test_ and 36 letters or digits.",
       );
     }
     return this.authenticateHash(hashApiKey(rawKey));

@@ -1,6 +1,8 @@
 // Contractor handles. An account never sees a contractor's id: it sees `contractor_ref`, the handle of
-// that contractor for that account, `cref_` + 22 base62 characters of HMAC-SHA256(secret, account id ||
-// 0x00 || contractor id). The same contractor has the same handle for one account every time, different
+// that contractor for that account, `cref-` + 22 base62 characters of HMAC-SHA256(secret, account id ||
+// 0x00 || contractor id): the contract's masked contractor reference, `<prefix>-{id}`. Handles were
+// answered as `cref_...` before; the same 22 characters after either separator name the same contractor,
+// and every input that may carry a handle back accepts both spellings (CONTRACTOR_REF_PATTERN). The same contractor has the same handle for one account every time, different
 // handles for different accounts (two accounts cannot tell that they were sent the same contractor), and
 // nobody without the secret can turn a handle back into an id or compute one. The dispatch team sees ids.
 //
@@ -10,7 +12,8 @@
 
 import { createHmac } from "node:crypto";
 
-export const CONTRACTOR_REF_PATTERN = /^cref_[0-9A-Za-z]{22}$/;
+/** A handle in either spelling: `cref-` (answered now) or `cref_` (answered before; still accepted). */
+export const CONTRACTOR_REF_PATTERN = /^cref[-_][0-9A-Za-z]{22}$/;
 const BASE62 = "0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz";
 /** Handles computed are kept (a map, emptied when full): a busy order path asks for the same few. */
 const CACHE_LIMIT = 50_000;
@@ -41,7 +44,7 @@ export class ContractorRefs {
     let forAccount = this.cache.get(accountId);
     const hit = forAccount?.get(contractorId);
     if (hit !== undefined) return hit;
-    const ref = `cref_${base62Of(createHmac("sha256", this.secret).update(`${accountId}\u0000${contractorId}`, "utf8").digest())}`;
+    const ref = `cref-${base62Of(createHmac("sha256", this.secret).update(`${accountId}\u0000${contractorId}`, "utf8").digest())}`;
     if (this.cached >= CACHE_LIMIT) {
       this.cache.clear();
       this.cached = 0;

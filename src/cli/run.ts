@@ -13,7 +13,7 @@ import { type ShownRecord, UnreachableError, verifyRemote } from "../audit/remot
 import { RETENTION_YEARS, retentionCutoff } from "../audit/retention.js";
 import { loadSigningKey, SIGNING_KEY_FILE } from "../audit/signing.js";
 import { ApiKeyService } from "../auth/api-key-service.js";
-import { bootstrap } from "../bootstrap.js";
+import { bootstrap, issueSandboxDispatchKey } from "../bootstrap.js";
 import { type Config, loadConfig, serverBaseUrl } from "../config.js";
 import { newId } from "../ids.js";
 import { parseContractorFile } from "../operations/pool/contractor-file.js";
@@ -34,7 +34,9 @@ const USAGE = `usage: npm run cli -- <command>
                                           credentials; --dispatcher: the dispatch team's operator role
   keys list [--account <name>]            list keys (hints only, never the key)
   keys revoke <key-id>                    revoke a key at once
-  contractors import <file.csv|file.json> load or update the live contractor pool
+  contractors import <file.csv|file.json> --mode live|test
+                                          load or update the live pool (--mode live) or the
+                                          sandbox pool (--mode test), by external_ref
   pool check                              recompute every contractor's capacity from its open offers
                                           and jobs, and report any drift from the counter or the
                                           capacity ledger; exit 1 on any
@@ -296,24 +298,51 @@ async function keys(args: string[]): Promise<void> {
   throw new UsageError(`unknown keys command ${sub ?? ""}`);
 }
 
+const IMPORT_USAGE = "contractors import <file.csv|file.json> --mode live|test";
+
+/**
+ * `contractors import <file> --mode live|test`: upserts the file's contractors into the pool a key of that
+ * mode reaches, the live pool or the sandbox pool. The mode is required: a pool file meant for one pool
+ * must never land in the other unasked (a sandbox dispatcher does not see live contractors).
+ */
 async function contractors(args: string[]): Promise<void> {
-  const [sub, file] = args;
-  if (sub !== "import" || !file) throw new UsageError("contractors import <file.csv|file.json>");
+  const [sub, ...rest] = args;
+  const { values, positionals } = parseArgs({
+    args: rest,
+    allowPositionals: true,
+    options: { mode: { type: "string" } },
+  });
+  const file = positionals[0];
+  if (sub !== "import" || !file || positionals.length > 1) throw new UsageError(IMPORT_USAGE);
+  if (values.mode !== "live" && values.mode !== "test") {
+    throw new UsageError(
+      `contractors import needs --mode live (the live pool, matched for live keys) or --mode test (the sandbox pool, matched for test keys)\n${IMPORT_USAGE}`,
+    );
+  }
+  const pool = values.mode === "live" ? "live" : "sandbox";
   const format = extname(file).toLowerCase() === ".json" ? "json" : "csv";
-  const { contractors: rows, errors } = parseContractorFile(readFileSync(file, "utf8"), format);
+  const { contractors: rows, errors } = parseContractorFile(readFileSync(file, "utf8"), format, pool);
   if (errors.length > 0) {
     throw new Error(`nothing imported; ${errors.length} problem(s) in ${file}:\n  ${errors.join("\n  ")}`);
   }
   await withStore(async (store) => {
+    // The first start seeds the sandbox pool only when it is empty: an import into it before then would
+    // leave the sandbox without its generated contractors.
+    if (pool === "sandbox" && (await store.contractors.count("sandbox")) === 0) {
+      throw new Error(
+        "the sandbox pool is not seeded yet: run `npm run cli -- migrate` (or start the server once) first",
+      );
+    }
     const digest = createHash("sha256").update(readFileSync(file)).digest("hex");
-    const { inserted, updated } = await store.contractors.upsertLive(rows, (counts) =>
+    const { inserted, updated } = await store.contractors.upsert(rows, (counts) =>
       sealRecord({
         kind: "pool.imported",
         at: new Date().toISOString(),
         accountId: null,
-        livemode: true,
+        livemode: pool === "live",
         actor: OPERATOR,
         data: {
+          pool,
           file: basename(file),
           file_sha256: digest,
           ...counts,
@@ -322,9 +351,26 @@ async function contractors(args: string[]): Promise<void> {
       }),
     );
     process.stdout.write(
-      `imported ${rows.length} live contractors (${inserted} new, ${updated} updated); running servers pick them up within POOL_REFRESH_MS\n`,
+      `imported ${rows.length} contractors into the ${pool} pool (--mode ${values.mode}; ${inserted} new, ${updated} updated); running servers pick them up within POOL_REFRESH_MS\n`,
     );
   });
+}
+
+/**
+ * `migrate`: the schema, the sandbox pool, and on the store's first preparation the two one-time keys a
+ * first server start prints (the sandbox key and the sandbox dispatch-team key), printed here instead:
+ * a store prepared this way (a PostgreSQL deployment, say) starts servers that print no key.
+ */
+async function migrate(store: Store): Promise<void> {
+  const keys = new ApiKeyService(store, 0);
+  const result = await bootstrap(store, keys);
+  process.stdout.write(
+    `schema up to date${result.seededContractors ? `; seeded ${result.seededContractors} sandbox contractors` : ""}\n`,
+  );
+  if (!result.sandboxKey) return;
+  process.stdout.write(`sandbox key (shown once): ${result.sandboxKey}\n`);
+  const dispatchKey = await issueSandboxDispatchKey(keys);
+  process.stdout.write(`sandbox dispatch-team key (shown once): ${dispatchKey}\n`);
 }
 
 /** `pool check`: every contractor's capacity recomputed from its open offers and jobs. */
@@ -357,13 +403,7 @@ export async function runCli(argv: string[]): Promise<number> {
         await import("../main.js");
         return 0;
       case "migrate":
-        await withStore(async (store) => {
-          const result = await bootstrap(store, new ApiKeyService(store, 0));
-          process.stdout.write(
-            `schema up to date${result.seededContractors ? `; seeded ${result.seededContractors} sandbox contractors` : ""}\n`,
-          );
-          if (result.sandboxKey) process.stdout.write(`sandbox key: ${result.sandboxKey}\n`);
-        });
+        await withStore(migrate);
         return 0;
       case "keys":
         await keys(rest);

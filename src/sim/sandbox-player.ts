@@ -1,6 +1,8 @@
 // The sandbox's simulated contractors: with SANDBOX_SIMULATION on, they answer sandbox offers and move
 // sandbox jobs on, one step every SANDBOX_STEP_MS, so an integrator with a test key sees an order's whole
-// life in seconds. They act through the order's commands (operations/orders/command-runner.ts) as
+// life in seconds. A windowed job (scheduled work, or a service_window) is the exception: its contractor
+// accepts at once but sets off when the sandbox's clock reaches the window's start, as a real one would,
+// so the board shows a real day (SANDBOX_CLOCK_SPEED runs that clock faster, for tests and demos). They act through the order's commands (operations/orders/command-runner.ts) as
 // `system:sandbox`, like any contractor would. Markers in an order's description force an outcome.
 // A contractor with a key of its own (unrevoked, `keys create --contractor`) is not played: its integrator
 // plays it. The store's queries leave it out at each round, so every process agrees as soon as the key is
@@ -49,12 +51,25 @@ export class SandboxPlayer {
     (err) => this.logger?.error({ err }, "sandbox play failed"),
   );
 
+  /** When the sandbox's clock started: the services' time when this player was made. */
+  private readonly origin: number;
+
   constructor(
     private readonly services: OrderServices,
     private readonly logger?: { error(obj: object, msg: string): void },
-  ) {}
+  ) {
+    this.origin = services.now().getTime();
+  }
 
-  /** Answers the sandbox offers and moves on the sandbox jobs that waited a step. */
+  /** The sandbox's clock: the services' clock, run SANDBOX_CLOCK_SPEED times as fast since this player
+   * started (at the default, 1, the services' clock itself). */
+  sandboxNow(): Date {
+    const elapsed = this.services.now().getTime() - this.origin;
+    return new Date(this.origin + elapsed * this.services.config.SANDBOX_CLOCK_SPEED);
+  }
+
+  /** Answers the sandbox offers and moves on the sandbox jobs that waited a step; an accepted windowed
+   * job waits for its window. */
   async tick(): Promise<void> {
     const { store } = this.services;
     const cutoff = new Date(this.services.now().getTime() - SANDBOX_STEP_MS).toISOString();
@@ -79,6 +94,7 @@ export class SandboxPlayer {
       ["accepted", "en_route", "on_site", "completed"],
       cutoff,
       100,
+      this.sandboxNow().toISOString(),
     )) {
       const contractorId = order.contractor_id;
       if (!contractorId) continue;

@@ -141,14 +141,14 @@ function externalRefOf(generatedId: string): string {
  */
 async function importGeneratedPool(store: Store, now: Date): Promise<number> {
   const file = generatedPoolFile(now);
-  const parsed = parseContractorFile(file, "json");
+  const parsed = parseContractorFile(file, "json", "live");
   if (parsed.errors.length > 0) {
     throw new Error(`the generated pool does not parse: ${parsed.errors.slice(0, 3).join("; ")}`);
   }
   const ids = new Map(generateSandboxPool(now, SIMULATED_POOL_SEED).map((c) => [externalRefOf(c.id), c.id]));
   const rows = parsed.contractors.map((c) => ({ ...c, id: ids.get(c.externalRef ?? "") ?? c.id }));
   const digest = createHash("sha256").update(file).digest("hex");
-  const { inserted } = await store.contractors.upsertLive(rows, (counts) =>
+  const { inserted } = await store.contractors.upsert(rows, (counts) =>
     sealRecord({
       kind: "pool.imported",
       at: new Date().toISOString(),

@@ -192,7 +192,7 @@ export class KyselyContractorStore implements ContractorStore {
     });
   }
 
-  async upsertLive(
+  async upsert(
     rows: NewContractor[],
     audit: (counts: { inserted: number; updated: number }) => AuditEntry,
   ): Promise<{ inserted: number; updated: number }> {
@@ -204,7 +204,7 @@ export class KyselyContractorStore implements ContractorStore {
         const existing = await trx
           .selectFrom("contractors")
           .select("id")
-          .where("pool", "=", "live")
+          .where("pool", "=", c.pool)
           .where("external_ref", "=", c.externalRef)
           .executeTakeFirst();
         if (existing) {

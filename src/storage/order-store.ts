@@ -138,13 +138,28 @@ export class KyselyOrderStore implements OrderStore {
 
   // `livemode = 0` as text, the partial index's own predicate (orders_sandbox_idx, migration 0024): a
   // bound 0 would not match it.
-  sandboxOrdersIn(statuses: readonly OrderStatus[], cutoff: string, limit: number): Promise<Order[]> {
-    return this.db
+  sandboxOrdersIn(
+    statuses: readonly OrderStatus[],
+    cutoff: string,
+    limit: number,
+    windowsStartedBy?: string,
+  ): Promise<Order[]> {
+    let query = this.db
       .selectFrom("orders")
       .selectAll()
       .where(sql<boolean>`livemode = 0`)
       .where("status", "in", statuses)
-      .where("updated_at", "<=", cutoff)
+      .where("updated_at", "<=", cutoff);
+    if (windowsStartedBy !== undefined) {
+      query = query.where((eb) =>
+        eb.or([
+          eb("status", "<>", "accepted"),
+          eb("window_start", "is", null),
+          eb("window_start", "<=", windowsStartedBy),
+        ]),
+      );
+    }
+    return query
       .where(({ not, exists }) => not(exists(keyOfContractor(this.db, "orders.contractor_id"))))
       .orderBy("updated_at")
       .limit(limit)

@@ -166,8 +166,9 @@ export interface ContractorStore {
   count(pool: "sandbox" | "live"): Promise<number>;
   /** Inserts contractors (skipping ids that exist) and records `audit` in the same transaction. */
   insert(rows: NewContractor[], audit: AuditEntry): Promise<void>;
-  /** Inserts or updates live contractors by their external reference, recording `audit(counts)`. */
-  upsertLive(
+  /** Inserts or updates contractors by their pool (each row's) and external reference, recording
+   * `audit(counts)`: `contractors import`, into the live or the sandbox pool. */
+  upsert(
     rows: NewContractor[],
     audit: (counts: { inserted: number; updated: number }) => AuditEntry,
   ): Promise<{ inserted: number; updated: number }>;
@@ -289,8 +290,14 @@ export interface OrderStore {
    * the simulated contractors answer them. */
   sandboxOffers(cutoff: string, limit: number): Promise<Offer[]>;
   /** Sandbox orders in one of `statuses` unchanged since `cutoff`, held by contractors without a key of
-   * their own (unrevoked): the simulated contractors move them on. */
-  sandboxOrdersIn(statuses: readonly OrderStatus[], cutoff: string, limit: number): Promise<Order[]>;
+   * their own (unrevoked): the simulated contractors move them on. With `windowsStartedBy`, an accepted
+   * order whose window starts after it is left out (its contractor waits for the window). */
+  sandboxOrdersIn(
+    statuses: readonly OrderStatus[],
+    cutoff: string,
+    limit: number,
+    windowsStartedBy?: string,
+  ): Promise<Order[]>;
   /** A contractor's offers of one mode in `status`, newest first. */
   offersOfContractor(
     contractorId: string,

@@ -53,6 +53,17 @@ describe("MCP tools/call", () => {
     expect(problem.errors).toEqual([{ field: "location.city", message: expect.stringContaining("U+0000") }]);
   });
 
+  it("answers a ZIP that exists nowhere with the 422 problem naming location.zip, as REST does", async () => {
+    const result = (await client.callTool({
+      name: "dispatch.quote",
+      arguments: { trade: "plumbing", location: { state: "TX", zip: "00000" } },
+    })) as CallToolResult;
+    expect(result.isError).toBe(true);
+    const problem = JSON.parse(result.content[0]?.type === "text" ? result.content[0].text : "{}");
+    expect(problem).toMatchObject({ status: 422, code: "validation_failed" });
+    expect(problem.errors).toEqual([expect.objectContaining({ field: "location.zip", code: "zip_unknown" })]);
+  });
+
   it("refuses a lone surrogate in an argument with HTTP 400 invalid_json", async () => {
     const call = client.callTool({ name: "dispatch.order", arguments: withLoneSurrogate() });
     await expect(call).rejects.toMatchObject({ code: 400 });

@@ -77,7 +77,7 @@ describe("audit records", () => {
 });
 
 describe("record format v2: private parts as disclosures", () => {
-  const refOf = (id: string) => `cref_${id.slice(4).padEnd(22, "x")}`;
+  const refOf = (id: string) => `cref-${id.slice(4).padEnd(22, "x")}`;
   const input = {
     kind: "order.matched" as const,
     at: "2026-11-24T00:00:00.000Z",

@@ -12,6 +12,8 @@ export interface ChildServer {
   baseUrl: string;
   /** Everything the process printed on stdout so far. */
   output(): string;
+  /** Everything the process printed on stderr so far. */
+  errors(): string;
   /** Resolves once the process has exited and its stdout and stderr are read to the end: after it,
    * output() is everything the process ever printed. */
   closed: Promise<void>;
@@ -25,9 +27,13 @@ export async function startChildServer(
   // A bound, not a measurement: tsx compiles the sources at each start, which takes long on a loaded machine.
   timeoutMs = 90_000,
   args: string[] = [],
+  /** detached: the process leads a process group of its own (its workers join it), so that a signal can
+   * reach the whole group as a terminal's Ctrl-C does: `process.kill(-proc.pid, "SIGINT")`. */
+  options: { detached?: boolean } = {},
 ): Promise<ChildServer> {
   const proc = spawn(process.execPath, ["--import", "tsx", "src/main.ts", ...args], {
     cwd: ROOT,
+    detached: options.detached ?? false,
     // VALIDATE_RESPONSES: a response that does not match its operation's output schema answers 500.
     // ENV_FILE empty: a developer's .env in the checkout never reaches a test server.
     env: {
@@ -75,6 +81,7 @@ export async function startChildServer(
     proc,
     baseUrl,
     output: () => out,
+    errors: () => err,
     closed,
     async waitFor(pattern, waitMs = 10_000) {
       const deadline = Date.now() + waitMs;

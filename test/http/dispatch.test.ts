@@ -4,6 +4,7 @@ import { orderSchema } from "../../src/operations/orders/order-view.js";
 import { liveContractor, testRecord } from "../helpers/fixtures.js";
 import {
   createHarness,
+  ESTIMATE_PATH,
   type Harness,
   ORDER_PATH,
   QUOTE_PATH,
@@ -34,7 +35,7 @@ describe("POST /api/dispatch/v1/quote", () => {
     const body = quoteOutput.parse(res.json());
     expect(body.quote_id).toMatch(/^qte_/);
     expect(body.livemode).toBe(false);
-    expect(body.contractor_ref).toMatch(/^cref_[0-9A-Za-z]{22}$/);
+    expect(body.contractor_ref).toMatch(/^cref-[0-9A-Za-z]{22}$/);
     expect(body.availability).toBe("available");
     expect(body.currency).toBe("USD");
     expect(body.valid_for_minutes).toBe(60);
@@ -113,6 +114,36 @@ describe("POST /api/dispatch/v1/quote", () => {
     expect(body.errors).toEqual([{ field: "location.zip", message: "ZIP 10001 is in NY, not CA" }]);
   });
 
+  it.each(["00000", "99999", "00000-0000"])(
+    "answers 422 on location.zip for ZIP %s, which exists nowhere: quote, order, estimate and availability",
+    async (zip) => {
+      const location = { state: "TX", zip };
+      const calls: Array<[string, object]> = [
+        [QUOTE_PATH, validQuote({ location })],
+        [ORDER_PATH, validOrder({ location })],
+        [ESTIMATE_PATH, { trade: "plumbing", location }],
+        [
+          "/api/dispatch/v1/availability",
+          { trade: "plumbing", location, start_date: "2030-06-04", end_date: "2030-06-05" },
+        ],
+      ];
+      for (const [path, body] of calls) {
+        const problem = expectProblem(
+          await h.post(path, body, { "x-api-key": testKey }),
+          422,
+          "validation_failed",
+        );
+        expect(problem.errors, path).toEqual([
+          {
+            field: "location.zip",
+            message: `ZIP ${zip} is not a known US ZIP code: give the site's ZIP code, or leave zip out and give the city`,
+            code: "zip_unknown",
+          },
+        ]);
+      }
+    },
+  );
+
   it("answers 422 naming every offending field at once", async () => {
     const body = expectProblem(
       await h.post(
@@ -143,7 +174,7 @@ describe("POST /api/dispatch/v1/order and GET its status_url", () => {
     const order = orderSchema.parse(res.json());
     expect(order.order_id).toMatch(/^ord_/);
     expect(order.status).toBe("offered");
-    expect(order.contractor_ref).toMatch(/^cref_[0-9A-Za-z]{22}$/);
+    expect(order.contractor_ref).toMatch(/^cref-[0-9A-Za-z]{22}$/);
     expect(order.livemode).toBe(true);
     expect(order.reference_id).toBe("PO-1");
     expect(order.location.address).toBe("1 Market St");
@@ -231,7 +262,7 @@ describe("pool changes and store failures", () => {
     const job = { trade: "roofing", location: { state: "OR", zip: "97201" } };
     expect((await fresh.post(QUOTE_PATH, job, { "x-api-key": key })).json().contractor_ref).toBeNull();
     expect(await fresh.services.pool.refresh()).toBe(false);
-    await fresh.services.store.contractors.upsertLive(
+    await fresh.services.store.contractors.upsert(
       [
         liveContractor({
           id: "ctr_roofer1",

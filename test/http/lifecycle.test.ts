@@ -291,6 +291,66 @@ describe("sandbox", () => {
   });
 });
 
+describe("sandbox windowed work", () => {
+  const statusOf = async (h: Harness, id: string) => (await h.services.store.orders.byIds([id]))[0]?.status;
+  const windowStart = async (h: Harness, id: string) =>
+    Date.parse((await h.services.store.orders.byIds([id]))[0]?.window_start as string);
+
+  it("accepts a scheduled job at once but starts it at its window, in the sandbox's clock", async () => {
+    const h = await createHarness();
+    open.push(h);
+    const booked = await order(h, h.sandboxKey, {
+      ...JOB,
+      urgency: "scheduled",
+      description: "Water heater",
+    });
+    expect(booked.status).toBe("offered");
+    const start = await windowStart(h, booked.order_id);
+    const now = Date.now();
+    expect(start).toBeGreaterThan(now + 60 * 60_000); // the earliest window: the next working day, 08:00
+    const tickAt = (ms: number) => background(h.services, { now: () => new Date(ms) }).tick();
+    await tickAt(now + SANDBOX_STEP_MS + 500);
+    expect(await statusOf(h, booked.order_id)).toBe("accepted");
+    // Round after round until the window: the contractor waits, as a real one would.
+    for (const at of [now + 60_000, now + 60 * 60_000, start - 60_000]) {
+      await tickAt(at);
+      expect(await statusOf(h, booked.order_id)).toBe("accepted");
+    }
+    const seen: Array<string | undefined> = [];
+    for (let step = 0; step < 4; step++) {
+      await tickAt(start + step * (SANDBOX_STEP_MS + 500));
+      seen.push(await statusOf(h, booked.order_id));
+    }
+    expect(seen).toEqual(["en_route", "on_site", "completed", "invoiced"]);
+  });
+
+  it("reaches the window sooner with SANDBOX_CLOCK_SPEED (tests and demos): 3600, an hour a second", async () => {
+    const h = await createHarness({ SANDBOX_CLOCK_SPEED: "3600" });
+    open.push(h);
+    const booked = await order(h, h.sandboxKey, {
+      ...JOB,
+      urgency: "scheduled",
+      description: "Water heater",
+    });
+    const start = await windowStart(h, booked.order_id);
+    let now = Date.now();
+    const clock = () => new Date(now);
+    const player = new SandboxPlayer({ ...h.services, now: clock }); // the sandbox's clock starts here
+    const origin = now;
+    now += SANDBOX_STEP_MS + 500;
+    await player.tick();
+    expect(await statusOf(h, booked.order_id)).toBe("accepted");
+    // Real seconds to the window: (start - origin) / 3600. Just before, it waits; just after, it sets off.
+    const toWindow = (start - origin) / 3600;
+    now = origin + Math.max(toWindow - 1_000, SANDBOX_STEP_MS + 1_000);
+    await player.tick();
+    expect(await statusOf(h, booked.order_id)).toBe("accepted");
+    now = origin + toWindow + SANDBOX_STEP_MS + 1_000;
+    await player.tick();
+    expect(await statusOf(h, booked.order_id)).toBe("en_route");
+  });
+});
+
 describe("NTE increases and the invoice", () => {
   it("caps the invoice at the NTE in force, raised only by the caller's approval of the contractor's request", async () => {
     const { h, caller, keys } = await setup();

@@ -83,8 +83,8 @@ export function runStoreContract(name: string, open: (clock: Clock) => Promise<S
 
     it("round-trips contractors and upserts live ones by external reference", async () => {
       const c = liveContractor({ id: "ctr_contract1", externalRef: "ext-1", serviceRadiusMiles: null });
-      await store.contractors.upsertLive([c], () => testRecord());
-      await store.contractors.upsertLive([{ ...c, id: "ctr_ignored", hourlyRateCents: 15_000 }], () =>
+      await store.contractors.upsert([c], () => testRecord());
+      await store.contractors.upsert([{ ...c, id: "ctr_ignored", hourlyRateCents: 15_000 }], () =>
         testRecord(),
       );
       const loaded = (await store.contractors.load()).filter((x) => x.id === "ctr_contract1");
@@ -98,17 +98,28 @@ export function runStoreContract(name: string, open: (clock: Clock) => Promise<S
         active: true,
       });
       expect(await store.contractors.count("live")).toBeGreaterThanOrEqual(1);
+      // The same external reference in the sandbox pool is another contractor: the live one is untouched.
+      const sandboxed = { ...c, id: "ctr_contract1s", pool: "sandbox" as const, hourlyRateCents: 9_000 };
+      expect(await store.contractors.upsert([sandboxed], () => testRecord())).toEqual({
+        inserted: 1,
+        updated: 0,
+      });
+      const both = (await store.contractors.load()).filter((x) => x.id.startsWith("ctr_contract1"));
+      expect(both.map((x) => [x.id, x.pool, x.hourlyRateCents]).sort()).toEqual([
+        ["ctr_contract1", "live", 15_000],
+        ["ctr_contract1s", "sandbox", 9_000],
+      ]);
     });
 
     it("changes the contractors version on every insert or update", async () => {
       const before = await store.contractors.version();
       expect(await store.contractors.version()).toBe(before);
       const c = liveContractor({ id: "ctr_version1", externalRef: "ext-version" });
-      await store.contractors.upsertLive([c], () => testRecord());
+      await store.contractors.upsert([c], () => testRecord());
       const afterInsert = await store.contractors.version();
       expect(afterInsert).not.toBe(before);
       clock.advance(1); // the update is stamped a millisecond after the insert, whatever the machine's speed
-      await store.contractors.upsertLive([{ ...c, rating: 3 }], () => testRecord());
+      await store.contractors.upsert([{ ...c, rating: 3 }], () => testRecord());
       expect(await store.contractors.version()).not.toBe(afterInsert);
     });
 

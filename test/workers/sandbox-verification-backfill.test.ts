@@ -47,6 +47,6 @@ describe("sandbox verification backfill", () => {
     await h.services.pool.load();
     const after = await h.post(QUOTE_PATH, job, { "x-api-key": h.sandboxKey });
     expect(after.statusCode, after.body).toBe(200);
-    expect(after.json().contractor_ref).toMatch(/^cref_/);
+    expect(after.json().contractor_ref).toMatch(/^cref-/);
   });
 });

@@ -7,6 +7,7 @@ import type { Principal } from "../../auth/api-key-service.js";
 import { rateLimitHeaders } from "../../auth/rate-limit-headers.js";
 import type { RateDecision, RatePolicy } from "../../auth/rate-limiter.js";
 import { ApiError, type FieldError, validationError } from "../../errors.js";
+import { fieldMessage } from "./field-messages.js";
 import { runIdempotent } from "./idempotency.js";
 import { textErrors } from "./input-text.js";
 import type { AnyOperation, OperationContext, Services } from "./operation.js";
@@ -187,7 +188,9 @@ function undeclaredKeys(wire: unknown, read: unknown, path: PropertyKey[], out: 
 
 /** The input validated against the operation's schema and the text every input refuses (422 otherwise). */
 export function parseInput(op: AnyOperation, raw: unknown): unknown {
-  const parsed = op.input.safeParse(raw ?? {});
+  // Issues the schema did not word itself are worded by fieldMessage (the service's words, not zod's);
+  // each issue keeps its input, so that fieldErrors tells a missing field from one of the wrong type.
+  const parsed = op.input.safeParse(raw ?? {}, { error: fieldMessage, reportInput: true });
   const badText = textErrors(raw);
   if (!parsed.success) throw validationError([...fieldErrors(parsed.error), ...badText]);
   if (badText.length > 0) throw validationError(badText);

@@ -27,26 +27,27 @@ export const zipSchema = z
   .string()
   .max(10, { error: "zip must be at most 10 characters" })
   .regex(/^\d{5}(-\d{4})?$/, { error: "zip must be a US ZIP code: 12345 or 12345-6789" })
-  .describe("US ZIP code (12345 or 12345-6789). When known, it must lie in `state`.");
+  .describe("US ZIP code (12345 or 12345-6789): a ZIP code in use (422 zip_unknown otherwise), in `state`.");
 
 const LISTED = "GET /api/dispatcher/v1/contractors lists them";
 
-/** A contractor's id in the pool, as the dispatch team names it. An account's handle (`cref_...`) is
- * refused with a message saying which form is expected. */
+/** A contractor's id in the pool, as the dispatch team names it. An account's handle (`cref-...`, or the
+ * older spelling `cref_...`) is refused with a message saying which form is expected. */
 export const contractorIdSchema = z
   .string({ error: "contractor_id is required and must be a string" })
   .regex(CONTRACTOR_ID_PATTERN, {
     error: (issue) => {
       const form = "ctr_ followed by 1-40 letters or digits (e.g. ctr_2f6a9c1d7e3b)";
-      const handle = typeof issue.input === "string" && /^(cref_|ctr-)/.test(issue.input);
+      // A handle in either spelling (auth/contractor-refs.ts), or one half-way to an id.
+      const handle = typeof issue.input === "string" && /^(cref[-_]|ctr-)/.test(issue.input);
       return handle
-        ? `contractor_id must be a contractor id, ${form}, not a contractor_ref handle (cref_...) that callers see; ${LISTED}`
+        ? `contractor_id must be a contractor id, ${form}, not a contractor_ref handle (cref-...) that callers see; ${LISTED}`
         : `contractor_id must be a contractor id: ${form}; ${LISTED}`;
     },
   })
   .describe(
     "The contractor's id in the pool: ctr_ followed by 1-40 letters or digits (contractor_id in " +
-      "GET /api/dispatcher/v1/contractors). Not the handle cref_... that callers see.",
+      "GET /api/dispatcher/v1/contractors). Not the handle cref-... that callers see.",
   );
 
 export const citySchema = z.string().max(255, { error: "city must be at most 255 characters" });

@@ -34,19 +34,31 @@ export interface JobInput {
 /** A job resolved for pricing and matching: exactly what the matcher takes. */
 export type ResolvedJob = MatchRequest;
 
-/** Resolves coordinates (ZIP first, then city) and checks a known ZIP lies in the given state; `now`
- * (the request's time) is the day compliance is judged on until timedJob moves it to the job's day. */
+/** Resolves coordinates (ZIP first, then city) and checks a ZIP is one the service knows (it has its
+ * centroid) and lies in the given state; `now` (the request's time) is the day compliance is judged on
+ * until timedJob moves it to the job's day. */
 export function resolveJob(input: JobInput, now: Date): ResolvedJob {
   const state = input.location.state as StateCode;
   let point: Point | null = null;
   if (input.location.zip) {
     const zip = lookupZip(input.location.zip);
-    if (zip && zip.state !== state) {
+    // A ZIP that exists nowhere (00000, 99999) would be priced and matched on the state alone, as if it
+    // had not been given: refused like a ZIP of another state, so the caller corrects it.
+    if (!zip) {
+      throw validationError([
+        {
+          field: "location.zip",
+          message: `ZIP ${input.location.zip} is not a known US ZIP code: give the site's ZIP code, or leave zip out and give the city`,
+          code: "zip_unknown",
+        },
+      ]);
+    }
+    if (zip.state !== state) {
       throw validationError([
         { field: "location.zip", message: `ZIP ${input.location.zip} is in ${zip.state}, not ${state}` },
       ]);
     }
-    if (zip) point = { lat: zip.lat, lon: zip.lon };
+    point = { lat: zip.lat, lon: zip.lon };
   }
   if (!point && input.location.city) point = lookupCity(input.location.city, state) ?? null;
   return {

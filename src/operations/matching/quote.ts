@@ -47,7 +47,7 @@ export const quoteOutput = z
       .string()
       .nullable()
       .describe(
-        "Your account's handle of the matched contractor (cref_...; stable for your account, different for every other); null when none is available.",
+        "Your account's handle of the matched contractor (cref-...; stable for your account, different for every other); null when none is available.",
       ),
     availability: z
       .enum(["available", "no_contractor_available"])

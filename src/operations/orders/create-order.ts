@@ -35,7 +35,9 @@ export const orderInput = z
     trade: tradeSchema,
     location: orderLocationSchema,
     description: z
-      .string({ error: "description is required" })
+      .string({
+        error: (iss) => `description ${iss.input === undefined ? "is required" : "must be a string"}`,
+      })
       .min(1, { error: "description must not be empty" })
       .max(5000, { error: "description must be at most 5000 characters" })
       .refine((s) => s.trim().length > 0, { error: "description must not be blank" }),

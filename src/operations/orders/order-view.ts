@@ -54,7 +54,7 @@ export const orderSchema = z
       .string()
       .nullable()
       .describe(
-        "Your account's handle of the contractor offered or holding the job (cref_...; the same contractor has another handle for every other account); null when none.",
+        "Your account's handle of the contractor offered or holding the job (cref-...; the same contractor has another handle for every other account); null when none.",
       ),
     status_url: z.url().describe("Absolute URL of this order's status (GET)."),
     livemode: z.boolean().describe("false for sandbox orders made with a test key."),

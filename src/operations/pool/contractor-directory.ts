@@ -403,7 +403,7 @@ export const dispatcherContractorOperation = defineOperation({
   description:
     "One contractor of the key's pool with the fields of dispatcher.contractors and the orders it holds " +
     "now (offered to it, accepted, en_route, on_site). 422 for an id not of the form ctr_... (such as the " +
-    "handle cref_... callers see); 404 for an id not in this pool.",
+    "handle cref-... callers see); 404 for an id not in this pool.",
   access: "dispatcher",
   effect: "read",
   limit: "key",

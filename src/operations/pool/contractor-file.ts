@@ -1,5 +1,6 @@
-// Parses a live contractor pool file (CSV or JSON) into validated contractors. Every row is checked and
-// all problems are reported together; nothing is imported from a file with a bad row.
+// Parses a contractor pool file (CSV or JSON) into validated contractors of one pool: the live pool, or
+// the sandbox pool (`contractors import --mode live|test`). Every row is checked and all problems are
+// reported together; nothing is imported from a file with a bad row.
 //
 // Columns (CSV header names, or JSON object keys):
 //   external_ref        required  your own unique id for the contractor (re-importing updates by it)
@@ -120,7 +121,11 @@ export interface ImportParseResult {
   errors: string[];
 }
 
-export function parseContractorFile(content: string, format: "csv" | "json"): ImportParseResult {
+export function parseContractorFile(
+  content: string,
+  format: "csv" | "json",
+  pool: "live" | "sandbox",
+): ImportParseResult {
   let rows: unknown[];
   try {
     rows =
@@ -156,7 +161,7 @@ export function parseContractorFile(content: string, format: "csv" | "json"): Im
     }
     contractors.push({
       id: newId("ctr", 12),
-      pool: "live",
+      pool,
       externalRef: r.external_ref,
       name: r.name,
       email: r.email ?? null,

@@ -72,7 +72,10 @@ export const probeOperation = defineOperation({
   http: { method: "POST", path: "/api/agentic-commerce/probe", input: "body" },
   input: z.strictObject({
     url: z
-      .string({ error: "url is required: a storefront URL or domain" })
+      .string({
+        error: (iss) =>
+          `url ${iss.input === undefined ? "is required" : "must be a string"}: a storefront URL or domain`,
+      })
       .describe(
         "Storefront URL or bare domain (https://shop.example/ or shop.example); at most 255 characters.",
       ),

@@ -11,6 +11,7 @@ describe("contractor pool file: verification", () => {
     const parsed = parseContractorFile(
       [HEAD, "A-1,Alpha,plumbing,TX,10000,2027-03-31,2026-12-31", "A-2,Beta,plumbing,TX,10000,,"].join("\n"),
       "csv",
+      "live",
     );
     expect(parsed.errors).toEqual([]);
     expect(parsed.contractors.map((c) => [c.insuranceVerifiedUntil, c.licenseVerifiedUntil])).toEqual([
@@ -23,6 +24,7 @@ describe("contractor pool file: verification", () => {
     const parsed = parseContractorFile(
       [HEAD, "A-1,Alpha,plumbing,TX,10000,yes,2026-02-30"].join("\n"),
       "csv",
+      "live",
     );
     expect(parsed.contractors).toEqual([]);
     expect(parsed.errors).toEqual([
@@ -43,6 +45,7 @@ describe("contractor pool file: working hours", () => {
         "A-2,Beta,plumbing,TX,78701,10000,",
       ].join("\n"),
       "csv",
+      "live",
     );
     expect(parsed.errors).toEqual([]);
     expect(parsed.contractors.map((c) => c.hours)).toEqual(["mon-fri 08:00-17:00; sat 09:00-13:00", null]);
@@ -52,6 +55,7 @@ describe("contractor pool file: working hours", () => {
     const parsed = parseContractorFile(
       [HOURS_HEAD, "A-1,Alpha,plumbing,TX,78701,10000,mon-fri 17:00-08:00"].join("\n"),
       "csv",
+      "live",
     );
     expect(parsed.contractors).toEqual([]);
     expect(parsed.errors).toEqual([
