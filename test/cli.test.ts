@@ -295,6 +295,9 @@ describe("audit CLI", () => {
 
       // Tamper below the application: drop the guard, change one record.
       const db = new Database(join(auditDir, "field-dispatch.sqlite"));
+      const original = db.prepare("SELECT record FROM audit_records WHERE seal = ?").get(seal) as {
+        record: string;
+      };
       db.exec("DROP TRIGGER audit_records_no_update");
       db.prepare(
         "UPDATE audit_records SET record = replace(record, '\"hvac\"', '\"roof\"') WHERE seal = ?",
@@ -311,6 +314,22 @@ describe("audit CLI", () => {
       const failed = await auditCli("audit", "verify", seal, "--url", server.baseUrl);
       expect(failed.code).toBe(1);
       expect(failed.stdout).toContain("mismatch (record_altered)");
+
+      // A seconds-old record deleted is tampering too, not a purge (issue 28, item 21).
+      const again = new Database(join(auditDir, "field-dispatch.sqlite"));
+      again.prepare("UPDATE audit_records SET record = ? WHERE seal = ?").run(original.record, seal);
+      again.exec("DROP TRIGGER audit_records_no_delete");
+      again.prepare("DELETE FROM audit_records WHERE seal = ?").run(seal);
+      again.close();
+      const deleted = await auditCli("audit", "check");
+      expect(deleted.code, deleted.stdout).toBe(1);
+      expect(deleted.stdout).toContain(`(0 purged records) before the first mismatch, at leaf ${leaf},`);
+      expect(deleted.stdout).toContain(
+        `MISMATCH: leaf ${leaf} (${seal}): its record is missing, but the leaf`,
+      );
+      const gone = await auditCli("audit", "verify", seal, "--url", server.baseUrl);
+      expect(gone.code).toBe(1);
+      expect(gone.stdout).toContain("mismatch (record_missing)");
     } finally {
       await server.kill();
     }
