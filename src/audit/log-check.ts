@@ -1,13 +1,15 @@
 // `audit check`: recomputes the whole log from the store and compares it with what is stored and signed:
 // every record against its leaf, every stored tree node against the one recomputed from the leaves, and
 // the root at the latest checkpoint's size against that checkpoint, whose signature is checked with the
-// service's key. A record may be missing only if its leaf is past retention (retention.ts); any other
+// service's key. Each record's disclosures, stored beside it, must be the ones it commits to by digest
+// (redaction.ts). A record may be missing only if its leaf is past retention (retention.ts); any other
 // missing record is reported as tampering.
 
 import type { KeyObject } from "node:crypto";
 import { appendLeaves, type Hash, type NewNode, nodeKey } from "./merkle.js";
 import type { AuditPersistence, LeafWithRecord } from "./persistence.js";
 import { rowMatchesLeaf } from "./record.js";
+import { disclosureProblem } from "./redaction.js";
 import { missingRecordProblem } from "./retention.js";
 import { toCheckpoint, verifyCheckpoint } from "./signing.js";
 
@@ -116,6 +118,11 @@ async function checkRecords(
         message: `leaf ${leaf.leaf_index} (${leaf.seal}): the stored record does not hash to its leaf`,
         leaf: leaf.leaf_index,
       };
+    } else {
+      const problem = disclosureProblem(leaf.record);
+      if (problem !== null) {
+        return { message: `leaf ${leaf.leaf_index} (${leaf.seal}): ${problem}`, leaf: leaf.leaf_index };
+      }
     }
     report.leaves++;
   }

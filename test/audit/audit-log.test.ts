@@ -505,3 +505,74 @@ describe("audit retention", () => {
     await h.close();
   }, 60_000);
 });
+
+describe("audit disclosures altered where they are stored (issue 28, item 22)", () => {
+  it("fail audit check, and the listings show the record's disclosures as failed, never a 500", async () => {
+    const h = await createHarness(OPEN_LIMITS, {}, { now: clock.now });
+    const { store, audit } = h.services;
+    const key = await h.key("disclosing", "test");
+    const ops = await h.dispatcherKey("test");
+    const accountId = (await store.keys.ensureAccount("disclosing")).id;
+    const entry = sealRecord({
+      kind: "order.matched",
+      at: new Date().toISOString(),
+      accountId,
+      livemode: false,
+      orderId: "ord_disclosed",
+      actor: "system:test",
+      data: { chosen: "ctr_disclosed", candidates: [{ contractor_id: "ctr_disclosed", price_cents: 100 }] },
+      refOf: () => "cref_mine",
+    });
+    await store.write(async (tx) => tx.appendAudit(entry));
+    await audit.sequence(true);
+    expect((await checkLog(store.audit, audit.signer.publicKey)).ok).toBe(true);
+    const list = (url: string, apiKey: string) => h.get(url, { "x-api-key": apiKey });
+    const mine = await list("/api/audit?order_id=ord_disclosed", key);
+    expect(mine.json().records[0]).toMatchObject({
+      disclosure_status: "verified",
+      disclosure_error: null,
+      disclosed: { chosen_ref: "cref_mine" },
+    });
+
+    // The caller's handle, rewritten in the stored disclosures: the sealed record itself is untouched.
+    const outsider = outsiderDb(h);
+    const trigger = auditTriggerNames(store.dialect).find(
+      (t) => t.table === "audit_records" && /no_update|append_only/.test(t.name),
+    );
+    await sql
+      .raw(
+        store.dialect === "sqlite"
+          ? `DROP TRIGGER ${trigger?.name}`
+          : `DROP TRIGGER ${trigger?.name} ON ${trigger?.table}`,
+      )
+      .execute(outsider.db);
+    await outsider.db
+      .updateTable("audit_records")
+      .set({ disclosures: (entry.disclosures as string).replace("cref_mine", "cref_theirs") })
+      .where("seal", "=", entry.seal)
+      .execute();
+    settle();
+
+    const report = await checkLog(store.audit, audit.signer.publicKey);
+    expect(report.ok).toBe(false);
+    expect(report.mismatch).toMatch(
+      new RegExp(`\\(${entry.seal}\\): disclosure \\S+ is not committed in the record`),
+    );
+    // Verification proves the sealed record, which is intact.
+    expect((await h.get(`/api/attest/verify/${entry.seal}`)).json().status).toBe("verified");
+    for (const [url, apiKey] of [
+      ["/api/audit?order_id=ord_disclosed", key],
+      ["/api/dispatcher/v1/audit?order_id=ord_disclosed", ops],
+    ] as const) {
+      const res = await list(url, apiKey);
+      expect(res.statusCode, res.body).toBe(200);
+      const [record] = res.json().records;
+      expect(record).toMatchObject({ seal: entry.seal, disclosure_status: "failed" });
+      expect(record.disclosure_error).toMatch(/is not committed in the record/);
+      // None of the stored disclosures is applied: the altered handle is not shown as the record's.
+      expect(record.disclosed).toEqual({});
+    }
+    await outsider.close();
+    await h.close();
+  }, 60_000);
+});
