@@ -31,11 +31,16 @@ export interface CheckReport {
 
 type Failure = { message: string; leaf: number | null };
 
-export async function checkLog(
+/** Checks the whole log (see above), reading it in one snapshot of the store. */
+export function checkLog(
   store: AuditPersistence,
   publicKey: KeyObject,
   now: Date = new Date(),
 ): Promise<CheckReport> {
+  return store.snapshot((log) => checkSnapshot(log, publicKey, now));
+}
+
+async function checkSnapshot(store: AuditPersistence, publicKey: KeyObject, now: Date): Promise<CheckReport> {
   const latest = await store.latestCheckpoint();
   const checkpoint = latest ? toCheckpoint(latest) : null;
   const report: CheckReport = {

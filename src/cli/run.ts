@@ -63,13 +63,22 @@ function positiveInt(value: string | undefined, name: string): number | null {
   return Number(value);
 }
 
-async function withStore<T>(fn: (store: Store, config: Config) => Promise<T>): Promise<T> {
+/**
+ * Runs a command on the store the settings name, migrated first (which writes nothing to a store that is
+ * up to date). `writes`: the command may record decisions, which are sealed into the log's tree after it
+ * (sequenceOwnRecords). `reads`: it only reads, and writes nothing at all, so that it runs beside a server
+ * without waiting for (or failing on) the server's writes.
+ */
+async function withStore<T>(
+  fn: (store: Store, config: Config) => Promise<T>,
+  access: "reads" | "writes" = "writes",
+): Promise<T> {
   const config = loadConfig();
   const store = openStore(config);
   try {
     await store.migrate();
     const result = await fn(store, config);
-    await sequenceOwnRecords(store, config);
+    if (access === "writes") await sequenceOwnRecords(store, config);
     return result;
   } finally {
     await store.close();
@@ -157,7 +166,7 @@ function auditCheck(): Promise<number> {
     }
     process.stdout.write(`MISMATCH: ${report.mismatch}\n`);
     return 1;
-  });
+  }, "reads");
 }
 
 /** `audit purge [--before <time>]`: records past retention, not under a hold. */
@@ -202,7 +211,7 @@ async function auditHold(positionals: string[], values: AuditValues): Promise<nu
           `${h.id}\t${scope}\t${h.released_at ? `released ${h.released_at}` : "active"}\t${h.created_at}\t${h.reason}\n`,
         );
       }
-    });
+    }, "reads");
     return 0;
   }
   throw new UsageError("audit hold add|release|list");
@@ -299,7 +308,7 @@ async function keys(args: string[]): Promise<void> {
         );
       }
       if (rows.length === 0) process.stderr.write("no keys\n");
-    });
+    }, "reads");
     return;
   }
   if (sub === "revoke") {
@@ -394,7 +403,7 @@ export async function runCli(argv: string[]): Promise<number> {
         return await audit(rest);
       case "pool":
         if (rest[0] !== "check" || rest.length > 1) throw new UsageError("pool check");
-        return await withStore(poolCheck);
+        return await withStore(poolCheck, "reads");
       case "simulate": {
         const parsed = parseSimulateArgs(rest);
         if (!parsed.ok) throw new UsageError(parsed.error);
@@ -403,7 +412,10 @@ export async function runCli(argv: string[]): Promise<number> {
         );
       }
       case "webhooks":
-        return await withStore((store) => webhooksCommand(rest, store, (message) => new UsageError(message)));
+        return await withStore(
+          (store) => webhooksCommand(rest, store, (message) => new UsageError(message)),
+          rest[0] === "deliveries" ? "reads" : "writes",
+        );
       case undefined:
       case "help":
       case "--help":
