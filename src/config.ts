@@ -159,11 +159,11 @@ export const configSchema = z.object({
     .min(1, { error: "SANDBOX_CLOCK_SPEED must be at least 1 (real time)" })
     .max(1_000_000, { error: "SANDBOX_CLOCK_SPEED must be at most 1000000" })
     .default(1),
-  /** The API key MCP tools and A2A skills that need a key run under, on the caller's behalf (an
-   * account's key, issued with the operator CLI). A caller's own x-api-key takes precedence. Unset: the
-   * sandbox key (MCP_USE_SANDBOX_KEY). */
+  /** The API key dispatch.quote, dispatch.order and dispatch.order_status run under over MCP and A2A, on
+   * the behalf of a caller without a key of its own (an account's key, issued with the operator CLI); every
+   * other keyed tool needs the caller's own x-api-key. Unset: the sandbox key (MCP_USE_SANDBOX_KEY). */
   MCP_API_KEY: z.string().min(1).optional(),
-  /** With no MCP_API_KEY, those tools run under the key the first start issued to the sandbox account
+  /** With no MCP_API_KEY, those three run under the key the first start issued to the sandbox account
    * (a test key: the sandbox pool and sandbox orders only), as long as it is not revoked. false: they
    * answer dispatch_not_configured unless the caller sends its own x-api-key. */
   MCP_USE_SANDBOX_KEY: bool.default(true),

@@ -121,7 +121,7 @@ function printWelcome(
   process.stdout.write(
     [
       "",
-      "Agents: no MCP_API_KEY is set, so the MCP tools and A2A skills that need a key run in sandbox mode",
+      "Agents: no MCP_API_KEY is set, so quotes, orders and their status for agents without a key run in sandbox mode",
       `under the sandbox key ${agentKey.hint} (test mode: the sandbox pool only, never a live key).`,
       `  MCP: ${base}/api/mcp    A2A: ${base}/api/a2a (agent card ${base}/.well-known/agent-card.json)`,
       "Try a quote over MCP, with no key:",

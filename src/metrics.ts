@@ -1,5 +1,5 @@
 // Operational metrics in Prometheus format (prom-client), one registry per app instance: requests by
-// operation and status, their duration, dispatch latency, limiter decisions, store pool use and the
+// operation and status (and apart, those whose client hung up before they arrived), their duration, dispatch latency, limiter decisions, store pool use and the
 // group-commit queue. Served by the metrics listener (transports/http/metrics-server.ts), not the API.
 
 import { Counter, collectDefaultMetrics, Gauge, Histogram, Registry } from "prom-client";
@@ -14,6 +14,7 @@ export interface StoreGauges {
 export class Metrics {
   readonly registry = new Registry();
   readonly requests: Counter<"operation" | "method" | "status">;
+  readonly requestsAborted: Counter<"operation">;
   readonly duration: Histogram<"operation" | "status">;
   readonly dispatchLatency: Histogram;
   readonly dispatchLatencyUnrecorded: Counter;
@@ -29,6 +30,12 @@ export class Metrics {
       name: "fsd_http_requests_total",
       help: "HTTP requests answered, by operation, method and status.",
       labelNames: ["operation", "method", "status"],
+      registers,
+    });
+    this.requestsAborted = new Counter({
+      name: "fsd_http_requests_aborted_total",
+      help: "Requests whose client hung up before the request had fully arrived (a body cut short), by operation: answered nothing, and not in fsd_http_requests_total.",
+      labelNames: ["operation"],
       registers,
     });
     this.duration = new Histogram({

@@ -384,6 +384,9 @@ describe("audit CLI", () => {
 
       // Tamper below the application: drop the guard, change one record.
       const db = new Database(join(auditDir, "field-dispatch.sqlite"));
+      const original = db.prepare("SELECT record FROM audit_records WHERE seal = ?").get(seal) as {
+        record: string;
+      };
       db.exec("DROP TRIGGER audit_records_no_update");
       db.prepare(
         "UPDATE audit_records SET record = replace(record, '\"hvac\"', '\"roof\"') WHERE seal = ?",
@@ -400,6 +403,22 @@ describe("audit CLI", () => {
       const failed = await auditCli("audit", "verify", seal, "--url", server.baseUrl);
       expect(failed.code).toBe(1);
       expect(failed.stdout).toContain("mismatch (record_altered)");
+
+      // A seconds-old record deleted is tampering too, not a purge (issue 28, item 21).
+      const again = new Database(join(auditDir, "field-dispatch.sqlite"));
+      again.prepare("UPDATE audit_records SET record = ? WHERE seal = ?").run(original.record, seal);
+      again.exec("DROP TRIGGER audit_records_no_delete");
+      again.prepare("DELETE FROM audit_records WHERE seal = ?").run(seal);
+      again.close();
+      const deleted = await auditCli("audit", "check");
+      expect(deleted.code, deleted.stdout).toBe(1);
+      expect(deleted.stdout).toContain(`(0 purged records) before the first mismatch, at leaf ${leaf},`);
+      expect(deleted.stdout).toContain(
+        `MISMATCH: leaf ${leaf} (${seal}): its record is missing, but the leaf`,
+      );
+      const gone = await auditCli("audit", "verify", seal, "--url", server.baseUrl);
+      expect(gone.code).toBe(1);
+      expect(gone.stdout).toContain("mismatch (record_missing)");
     } finally {
       await server.kill();
     }
@@ -547,4 +566,68 @@ describe("webhooks CLI", () => {
     }
     expect((await cli("webhooks", "redeliver")).code).toBe(2);
   }, 180_000);
+});
+
+describe("the CLI's read-only commands beside a running server (issue 28, item 23)", () => {
+  const sharedDir = mkdtempSync(join(tmpdir(), "fd-cli-beside-"));
+  afterAll(() => rmSync(sharedDir, { recursive: true, force: true }));
+  const sharedCli = async (...args: string[]) => {
+    try {
+      const { stdout, stderr } = await run(
+        process.execPath,
+        ["--import", "tsx", "src/cli/index.ts", ...args],
+        {
+          cwd: ROOT,
+          env: { ...process.env, ENV_FILE: "", DATA_DIR: sharedDir },
+        },
+      );
+      return { code: 0, stdout, stderr };
+    } catch (error) {
+      const e = error as { code: number; stdout: string; stderr: string };
+      return { code: e.code, stdout: e.stdout, stderr: e.stderr };
+    }
+  };
+
+  it("check the pool and the log and list keys and holds beside the server while a write holds the lock, writing nothing", async () => {
+    // The server's own sequencer off: the records it writes stay past the latest checkpoint, for whoever
+    // signs the log next to seal.
+    const server = await startChildServer({ DATA_DIR: sharedDir, AUDIT_SEQUENCE_INTERVAL_MS: "0" });
+    const db = new Database(join(sharedDir, "field-dispatch.sqlite"));
+    try {
+      const key = (await server.waitFor(/(fsd_test_[0-9A-Za-z]{36})/))[1] ?? "";
+      const quote = await fetch(`${server.baseUrl}/api/dispatch/v1/quote`, {
+        method: "POST",
+        headers: { "content-type": "application/json", "x-api-key": key },
+        body: JSON.stringify({ trade: "hvac", location: { state: "NY", zip: "10001" }, urgency: "routine" }),
+      });
+      expect(quote.status).toBe(200);
+      const signed = () =>
+        (db.prepare("SELECT coalesce(max(tree_size), 0) AS n FROM audit_checkpoints").get() as { n: number })
+          .n;
+      const leaves = () => (db.prepare("SELECT count(*) AS n FROM audit_leaves").get() as { n: number }).n;
+      const before = signed();
+      expect(leaves()).toBeGreaterThan(before); // the quote's record waits to be signed
+      // The write lock, held as a long write of a busy server's holds it (here by the test's connection).
+      db.exec("BEGIN IMMEDIATE");
+      try {
+        for (const args of [
+          ["pool", "check"],
+          ["audit", "check"],
+          ["keys", "list"],
+          ["audit", "hold", "list"],
+        ]) {
+          const res = await sharedCli(...args);
+          expect(res.code, `${args.join(" ")}: ${res.stdout}${res.stderr}`).toBe(0);
+          expect(res.stderr).not.toMatch(/locked/);
+        }
+      } finally {
+        db.exec("ROLLBACK");
+      }
+      // Nothing was signed (or written) by the checks.
+      expect(signed()).toBe(before);
+    } finally {
+      db.close();
+      await server.kill();
+    }
+  }, 240_000);
 });

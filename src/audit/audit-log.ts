@@ -18,9 +18,10 @@ import {
   verifyInclusion,
   withNodes,
 } from "./merkle.js";
-import type { AuditCheckpointRow, AuditPersistence } from "./persistence.js";
+import type { AuditPersistence } from "./persistence.js";
 import { rowMatchesLeaf } from "./record.js";
-import { CHECKPOINT_ORIGIN, type Checkpoint, type CheckpointSigner, verifyCheckpoint } from "./signing.js";
+import { missingRecordProblem } from "./retention.js";
+import { type Checkpoint, type CheckpointSigner, toCheckpoint, verifyCheckpoint } from "./signing.js";
 
 // Records per sequencing transaction: small enough that the order writes waiting behind it on SQLite's
 // single connection wait milliseconds, not a second.
@@ -35,7 +36,12 @@ const VERIFIED_CACHE_MAX = 100_000;
 export const EXTERNAL_CHANGE_CHECK_MS = 250;
 
 export type VerifyStatus = "verified" | "mismatch" | "purged";
-export type MismatchReason = "record_altered" | "not_in_log" | "proof_invalid" | "signature_invalid";
+export type MismatchReason =
+  | "record_altered"
+  | "record_missing"
+  | "not_in_log"
+  | "proof_invalid"
+  | "signature_invalid";
 
 export interface Verification {
   seal: string;
@@ -45,17 +51,6 @@ export interface Verification {
   leaf_hash: string | null;
   inclusion_proof: { tree_size: number; leaf_index: number; hashes: string[] } | null;
   checkpoint: Checkpoint | null;
-}
-
-export function toCheckpoint(row: AuditCheckpointRow): Checkpoint {
-  return {
-    origin: CHECKPOINT_ORIGIN,
-    tree_size: Number(row.tree_size),
-    root_hash: row.root_hash,
-    timestamp: row.timestamp,
-    key_id: row.key_id,
-    signature: row.signature,
-  };
 }
 
 export class AuditLog {
@@ -322,7 +317,12 @@ export class AuditLog {
     };
     if (!signatureOk) return { ...result, reason: "signature_invalid" };
     if (!proven) return { ...result, reason: "proof_invalid" };
-    if (!found.record) return { ...result, status: "purged" };
+    if (!found.record) {
+      // Gone: purged only if its leaf is past retention (retention.ts), else deleted behind the log's back.
+      const now = this.options.now?.() ?? new Date();
+      const problem = await missingRecordProblem(this.store, leaf_index, now, this.signer.publicKey);
+      return problem === null ? { ...result, status: "purged" } : { ...result, reason: "record_missing" };
+    }
     if (!rowMatchesLeaf(found.record, leaf_hash)) return { ...result, reason: "record_altered" };
     return { ...result, status: "verified" };
   }

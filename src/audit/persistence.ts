@@ -104,6 +104,11 @@ export interface AuditPersistence {
   latestCheckpoint(): Promise<AuditCheckpointRow | undefined>;
   checkpointAt(size: number): Promise<AuditCheckpointRow | undefined>;
   listCheckpoints(after: number, limit: number): Promise<AuditCheckpointRow[]>;
+  /**
+   * Runs `read` against one snapshot of the log, read-only: whatever is committed meanwhile, every read
+   * through the log it is given sees the store as it was (audit check, beside a running server).
+   */
+  snapshot<T>(read: (log: AuditPersistence) => Promise<T>): Promise<T>;
   auditNodes(refs: NodeRef[]): Promise<Map<string, Hash>>;
   pendingAuditCount(): Promise<number>;
   sequenceAudit(plan: SequencePlan, limit: number, wait: boolean): Promise<AuditCheckpointRow | null>;

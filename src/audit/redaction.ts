@@ -219,6 +219,40 @@ function encodeJson(json: string): string {
   return Buffer.from(json, "utf8").toString("base64url");
 }
 
+/** How many digests `value` commits: the entries of every `_sd` in it, at any depth. */
+function committedDigests(value: unknown): number {
+  if (typeof value !== "object" || value === null) return 0;
+  let count = 0;
+  if (!Array.isArray(value)) {
+    const sd = (value as Record<string, unknown>)._sd;
+    if (Array.isArray(sd)) count += sd.length;
+  }
+  for (const member of Object.values(value)) count += committedDigests(member);
+  return count;
+}
+
+/**
+ * What is wrong with a stored record's disclosures, or null when nothing is: each one is committed in the
+ * record (its digest in an `_sd` of the sealed data, given once, naming no member the record has), and
+ * each digest the record commits has its disclosure. `audit check` runs it on every record.
+ */
+export function disclosureProblem(row: { record: string; disclosures: string | null }): string | null {
+  let data: Record<string, unknown>;
+  try {
+    data = (JSON.parse(row.record) as { data: Record<string, unknown> }).data;
+  } catch {
+    return "the record is not JSON";
+  }
+  const all = disclosuresFor(row.disclosures, { role: "dispatcher" });
+  const checked = applyDisclosures(data, all);
+  if (!checked.ok) return checked.reason;
+  const committed = committedDigests(data);
+  if (committed !== all.length) {
+    return `the record commits ${committed} digests, and ${all.length} disclosures are stored beside it`;
+  }
+  return null;
+}
+
 /**
  * A stored record read with every disclosure applied, as the dispatch team reads it: its data in full,
  * and the actor as it was before sealing (`contractor:<id>` for a contractor). Throws if a disclosure

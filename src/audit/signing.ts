@@ -22,6 +22,7 @@ import {
 } from "node:crypto";
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
+import type { AuditCheckpointRow } from "./persistence.js";
 
 export const CHECKPOINT_ORIGIN = "field-dispatch/audit-log";
 export const SIGNING_KEY_FILE = "audit-signing-key.pem";
@@ -43,6 +44,18 @@ export interface PublishedKey {
   /** Base64 of the raw 32-byte public key. */
   public_key: string;
   public_key_pem: string;
+}
+
+/** A checkpoint as stored, with the log's origin. */
+export function toCheckpoint(row: AuditCheckpointRow): Checkpoint {
+  return {
+    origin: CHECKPOINT_ORIGIN,
+    tree_size: Number(row.tree_size),
+    root_hash: row.root_hash,
+    timestamp: row.timestamp,
+    key_id: row.key_id,
+    signature: row.signature,
+  };
 }
 
 export function checkpointNote(

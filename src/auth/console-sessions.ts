@@ -61,7 +61,19 @@ export class ConsoleSessions {
   }
 
   /** The live session of a cookie's value, its idle expiry moved on; throws invalid_session otherwise. */
-  async resolve(id: string): Promise<ResolvedSession> {
+  resolve(id: string): Promise<ResolvedSession> {
+    return this.find(id, true);
+  }
+
+  /**
+   * The live session of a cookie's value, its expiry left as it is: what an open event stream checks again
+   * (a stream held open is not the user's activity); throws invalid_session otherwise.
+   */
+  check(id: string): Promise<ResolvedSession> {
+    return this.find(id, false);
+  }
+
+  private async find(id: string, extend: boolean): Promise<ResolvedSession> {
     if (!TOKEN_PATTERN.test(id)) throw invalidSession("The console session cookie is malformed.");
     const idHash = hashOf(id);
     const row = await this.store.consoleSessions.find(idHash);
@@ -73,7 +85,7 @@ export class ConsoleSessions {
       throw invalidSession("The console session has expired; sign in again.");
     }
     let expiresAt = row.expires_at;
-    if (now + this.idleMs - expires >= EXTEND_EVERY_MS) {
+    if (extend && now + this.idleMs - expires >= EXTEND_EVERY_MS) {
       expiresAt = new Date(now + this.idleMs).toISOString();
       await this.store.consoleSessions.extend(idHash, expiresAt);
     }

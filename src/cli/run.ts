@@ -65,13 +65,22 @@ function positiveInt(value: string | undefined, name: string): number | null {
   return Number(value);
 }
 
-async function withStore<T>(fn: (store: Store, config: Config) => Promise<T>): Promise<T> {
+/**
+ * Runs a command on the store the settings name, migrated first (which writes nothing to a store that is
+ * up to date). `writes`: the command may record decisions, which are sealed into the log's tree after it
+ * (sequenceOwnRecords). `reads`: it only reads, and writes nothing at all, so that it runs beside a server
+ * without waiting for (or failing on) the server's writes.
+ */
+async function withStore<T>(
+  fn: (store: Store, config: Config) => Promise<T>,
+  access: "reads" | "writes" = "writes",
+): Promise<T> {
   const config = loadConfig();
   const store = openStore(config);
   try {
     await store.migrate();
     const result = await fn(store, config);
-    await sequenceOwnRecords(store, config);
+    if (access === "writes") await sequenceOwnRecords(store, config);
     return result;
   } finally {
     await store.close();
@@ -92,9 +101,10 @@ async function sequenceOwnRecords(store: Store, config: Config): Promise<void> {
   await new AuditLog(store.audit, loadSigningKey(config.AUDIT_SIGNING_KEY, config.DATA_DIR)).sequence(true);
 }
 
-async function audit(args: string[]): Promise<number> {
-  const [sub, ...rest] = args;
-  const { values, positionals } = parseArgs({
+type AuditValues = ReturnType<typeof parseAuditArgs>["values"];
+
+function parseAuditArgs(rest: string[]) {
+  return parseArgs({
     args: rest,
     allowPositionals: true,
     options: {
@@ -107,114 +117,132 @@ async function audit(args: string[]): Promise<number> {
       reason: { type: "string" },
     },
   });
-  if (sub === "verify") {
-    const seal = positionals[0];
-    if (!seal) throw new UsageError("audit verify needs a seal");
-    const base = values.url ?? serverBaseUrl(loadConfig());
-    if (!base) throw new UsageError("PORT is 0 (a free port chosen at start): pass --url <base-url>");
-    const pinned = values.key ? createPublicKey(readFileSync(values.key, "utf8")) : undefined;
-    const shown = values.record
-      ? (JSON.parse(readFileSync(values.record === "-" ? 0 : values.record, "utf8")) as ShownRecord)
-      : undefined;
-    const result = await verifyRemote(base, seal, pinned, shown).catch((error: unknown) => {
-      if (!(error instanceof UnreachableError)) throw error;
-      const from = values.url
-        ? "--url"
-        : "PUBLIC_BASE_URL, else HOST and PORT, as the server reads them (environment, then .env)";
-      throw new Error(`${error.message}\nIs the service running there? The URL came from ${from}.`);
-    });
-    process.stdout.write(`${result.lines.join("\n")}\n${result.ok ? "VERIFIED" : "NOT VERIFIED"}\n`);
-    return result.ok ? 0 : 1;
-  }
-  if (sub === "check") {
-    return withStore(async (store, config) => {
-      const signer = loadSigningKey(config.AUDIT_SIGNING_KEY, config.DATA_DIR);
-      const report = await checkLog(store.audit, signer.publicKey);
-      const checked = `${report.leaves} leaves checked (${report.purged} purged records)`;
-      const where =
-        report.ok || report.failedAtLeaf === null
-          ? ""
-          : ` before the first mismatch, at leaf ${report.failedAtLeaf}`;
-      process.stdout.write(
-        `${checked}${where}, ${report.pending} waiting to be sequenced, checkpoint size ${report.checkpointSize ?? "none"}\n`,
-      );
-      if (report.ok) {
-        process.stdout.write("log consistent: every record, node and the root match the signed checkpoint\n");
-        return 0;
-      }
-      process.stdout.write(`MISMATCH: ${report.mismatch}\n`);
-      return 1;
-    });
-  }
-  if (sub === "purge") {
-    const now = new Date();
-    const cutoff = retentionCutoff(now);
-    let before = cutoff;
-    if (values.before !== undefined) {
-      before = new Date(values.before);
-      if (Number.isNaN(before.getTime())) throw new UsageError("--before must be an ISO 8601 time");
-      if (before > cutoff) {
-        throw new UsageError(
-          `--before must be at most ${cutoff.toISOString()}: records are kept ${RETENTION_YEARS} years`,
-        );
-      }
+}
+
+async function audit(args: string[]): Promise<number> {
+  const [sub, ...rest] = args;
+  const { values, positionals } = parseAuditArgs(rest);
+  if (sub === "verify") return auditVerify(positionals[0], values);
+  if (sub === "check") return auditCheck();
+  if (sub === "purge") return auditPurge(values);
+  if (sub === "hold") return auditHold(positionals, values);
+  throw new UsageError(`unknown audit command ${sub ?? ""}`);
+}
+
+/** `audit verify <seal>`: a record's proof fetched from a server and checked offline. */
+async function auditVerify(seal: string | undefined, values: AuditValues): Promise<number> {
+  if (!seal) throw new UsageError("audit verify needs a seal");
+  const base = values.url ?? serverBaseUrl(loadConfig());
+  if (!base) throw new UsageError("PORT is 0 (a free port chosen at start): pass --url <base-url>");
+  const pinned = values.key ? createPublicKey(readFileSync(values.key, "utf8")) : undefined;
+  const shown = values.record
+    ? (JSON.parse(readFileSync(values.record === "-" ? 0 : values.record, "utf8")) as ShownRecord)
+    : undefined;
+  const result = await verifyRemote(base, seal, pinned, shown).catch((error: unknown) => {
+    if (!(error instanceof UnreachableError)) throw error;
+    const from = values.url
+      ? "--url"
+      : "PUBLIC_BASE_URL, else HOST and PORT, as the server reads them (environment, then .env)";
+    throw new Error(`${error.message}\nIs the service running there? The URL came from ${from}.`);
+  });
+  process.stdout.write(`${result.lines.join("\n")}\n${result.ok ? "VERIFIED" : "NOT VERIFIED"}\n`);
+  return result.ok ? 0 : 1;
+}
+
+/** `audit check`: the whole log recomputed from the store. */
+function auditCheck(): Promise<number> {
+  return withStore(async (store, config) => {
+    const signer = loadSigningKey(config.AUDIT_SIGNING_KEY, config.DATA_DIR);
+    const report = await checkLog(store.audit, signer.publicKey);
+    const checked = `${report.leaves} leaves checked (${report.purged} purged records)`;
+    const where =
+      report.ok || report.failedAtLeaf === null
+        ? ""
+        : ` before the first mismatch, at leaf ${report.failedAtLeaf}`;
+    process.stdout.write(
+      `${checked}${where}, ${report.pending} waiting to be sequenced, checkpoint size ${report.checkpointSize ?? "none"}\n`,
+    );
+    if (report.ok) {
+      process.stdout.write("log consistent: every record, node and the root match the signed checkpoint\n");
+      return 0;
     }
+    process.stdout.write(`MISMATCH: ${report.mismatch}\n`);
+    return 1;
+  }, "reads");
+}
+
+/** `audit purge [--before <time>]`: records past retention, not under a hold. */
+async function auditPurge(values: AuditValues): Promise<number> {
+  const now = new Date();
+  const cutoff = retentionCutoff(now);
+  let before = cutoff;
+  if (values.before !== undefined) {
+    before = new Date(values.before);
+    if (Number.isNaN(before.getTime())) throw new UsageError("--before must be an ISO 8601 time");
+    if (before > cutoff) {
+      throw new UsageError(
+        `--before must be at most ${cutoff.toISOString()}: records are kept ${RETENTION_YEARS} years`,
+      );
+    }
+  }
+  await withStore(async (store) => {
+    const purged = await store.audit.purgeAudit(before.toISOString());
+    process.stdout.write(`purged ${purged} audit records created before ${before.toISOString()}\n`);
+  });
+  return 0;
+}
+
+/** `audit hold add|release|list`: legal holds. */
+async function auditHold(positionals: string[], values: AuditValues): Promise<number> {
+  const [action, id] = positionals;
+  if (action === "add") return holdAdd(values);
+  if (action === "release") {
+    if (!id) throw new UsageError("audit hold release needs a hold id (see audit hold list)");
     await withStore(async (store) => {
-      const purged = await store.audit.purgeAudit(before.toISOString());
-      process.stdout.write(`purged ${purged} audit records created before ${before.toISOString()}\n`);
+      if (!(await store.audit.releaseLegalHold(id, new Date().toISOString())))
+        throw new Error(`no active hold ${id}`);
+      process.stdout.write(`released ${id}\n`);
     });
     return 0;
   }
-  if (sub === "hold") {
-    const [action, id] = positionals;
-    if (action === "add") {
-      if (!values.reason) throw new UsageError("audit hold add needs --reason <text>");
-      if ((values.order === undefined) === (values.account === undefined))
-        throw new UsageError("audit hold add needs exactly one of --order <id> or --account <name>");
-      const reason = values.reason;
-      await withStore(async (store) => {
-        let accountId: string | null = null;
-        if (values.account !== undefined) {
-          const account = await store.keys.findAccountByName(values.account);
-          if (!account) throw new Error(`no account ${values.account}`);
-          accountId = account.id;
-        }
-        const hold = {
-          id: newId("hold"),
-          account_id: accountId,
-          order_id: values.order ?? null,
-          reason,
-          created_at: new Date().toISOString(),
-          released_at: null,
-        };
-        await store.audit.addLegalHold(hold);
-        process.stdout.write(`${hold.id}\n`);
-      });
-      return 0;
-    }
-    if (action === "release") {
-      if (!id) throw new UsageError("audit hold release needs a hold id (see audit hold list)");
-      await withStore(async (store) => {
-        if (!(await store.audit.releaseLegalHold(id, new Date().toISOString())))
-          throw new Error(`no active hold ${id}`);
-        process.stdout.write(`released ${id}\n`);
-      });
-      return 0;
-    }
-    if (action === "list") {
-      await withStore(async (store) => {
-        for (const h of await store.audit.listLegalHolds()) {
-          const scope = h.order_id ? `order ${h.order_id}` : `account ${h.account_id}`;
-          process.stdout.write(
-            `${h.id}\t${scope}\t${h.released_at ? `released ${h.released_at}` : "active"}\t${h.created_at}\t${h.reason}\n`,
-          );
-        }
-      });
-      return 0;
-    }
-    throw new UsageError("audit hold add|release|list");
+  if (action === "list") {
+    await withStore(async (store) => {
+      for (const h of await store.audit.listLegalHolds()) {
+        const scope = h.order_id ? `order ${h.order_id}` : `account ${h.account_id}`;
+        process.stdout.write(
+          `${h.id}\t${scope}\t${h.released_at ? `released ${h.released_at}` : "active"}\t${h.created_at}\t${h.reason}\n`,
+        );
+      }
+    }, "reads");
+    return 0;
   }
-  throw new UsageError(`unknown audit command ${sub ?? ""}`);
+  throw new UsageError("audit hold add|release|list");
+}
+
+async function holdAdd(values: AuditValues): Promise<number> {
+  if (!values.reason) throw new UsageError("audit hold add needs --reason <text>");
+  if ((values.order === undefined) === (values.account === undefined))
+    throw new UsageError("audit hold add needs exactly one of --order <id> or --account <name>");
+  const reason = values.reason;
+  await withStore(async (store) => {
+    let accountId: string | null = null;
+    if (values.account !== undefined) {
+      const account = await store.keys.findAccountByName(values.account);
+      if (!account) throw new Error(`no account ${values.account}`);
+      accountId = account.id;
+    }
+    const hold = {
+      id: newId("hold"),
+      account_id: accountId,
+      order_id: values.order ?? null,
+      reason,
+      created_at: new Date().toISOString(),
+      released_at: null,
+    };
+    await store.audit.addLegalHold(hold);
+    process.stdout.write(`${hold.id}\n`);
+  });
+  return 0;
 }
 
 async function keys(args: string[]): Promise<void> {
@@ -282,7 +310,7 @@ async function keys(args: string[]): Promise<void> {
         );
       }
       if (rows.length === 0) process.stderr.write("no keys\n");
-    });
+    }, "reads");
     return;
   }
   if (sub === "revoke") {
@@ -415,7 +443,7 @@ export async function runCli(argv: string[]): Promise<number> {
         return await audit(rest);
       case "pool":
         if (rest[0] !== "check" || rest.length > 1) throw new UsageError("pool check");
-        return await withStore(poolCheck);
+        return await withStore(poolCheck, "reads");
       case "simulate": {
         const parsed = parseSimulateArgs(rest);
         if (!parsed.ok) throw new UsageError(parsed.error);
@@ -424,7 +452,10 @@ export async function runCli(argv: string[]): Promise<number> {
         );
       }
       case "webhooks":
-        return await withStore((store) => webhooksCommand(rest, store, (message) => new UsageError(message)));
+        return await withStore(
+          (store) => webhooksCommand(rest, store, (message) => new UsageError(message)),
+          rest[0] === "deliveries" ? "reads" : "writes",
+        );
       case undefined:
       case "help":
       case "--help":

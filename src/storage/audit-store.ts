@@ -18,7 +18,7 @@ import type {
 import { ALL_ACCOUNTS } from "../audit/persistence.js";
 import type { AuditEntry } from "../audit/record.js";
 import { type Clock, systemClock } from "../clock.js";
-import type { Dialect } from "./dialect.js";
+import { type Dialect, inSnapshot } from "./dialect.js";
 import { PreparedInsert } from "./prepared-insert.js";
 import type { Database } from "./schema.js";
 
@@ -310,6 +310,10 @@ export class AuditStore implements AuditPersistence {
       .where("tree_size", "=", size)
       .executeTakeFirst()
       .then((r) => (r ? { ...r, tree_size: Number(r.tree_size) } : undefined));
+  }
+
+  snapshot<T>(read: (log: AuditPersistence) => Promise<T>): Promise<T> {
+    return inSnapshot(this.db, this.dialect, (trx) => read(new AuditStore(trx, this.dialect, this.clock)));
   }
 
   listCheckpoints(after: number, limit: number): Promise<AuditCheckpointRow[]> {

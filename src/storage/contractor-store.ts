@@ -12,7 +12,7 @@ import type { TradeCode } from "../domain/trades.js";
 import type { StateCode } from "../domain/us-regions.js";
 import type { AuditStore } from "./audit-store.js";
 import { loadCommitments } from "./commitment-ledger.js";
-import type { Dialect } from "./dialect.js";
+import { type Dialect, inSnapshot } from "./dialect.js";
 import type { ContractorsTable, ContractorTimeOffTable, Database } from "./schema.js";
 import type {
   CapacityDrift,
@@ -478,14 +478,18 @@ export class KyselyContractorStore implements ContractorStore {
   }
 
   async capacityDrift(): Promise<CapacityDrift[]> {
-    // What is open: each pending offer, and each job, holds one unit of its contractor.
-    const open = await sql<{ order_id: string; contractor_id: string }>`
-      SELECT order_id, contractor_id FROM offers WHERE status = 'pending'
-      UNION
-      SELECT id AS order_id, contractor_id FROM orders
-      WHERE status IN ('accepted', 'en_route', 'on_site') AND contractor_id IS NOT NULL`.execute(this.db);
-    const holds = await this.db.selectFrom("capacity_holds").select(["order_id", "contractor_id"]).execute();
-    const counters = await this.db.selectFrom("contractors").select(["id", "active_jobs"]).execute();
+    // The three reads in one snapshot: a change committed between them (an offer made while the check
+    // runs beside a server) would otherwise show as drift that is not there.
+    const { open, holds, counters } = await inSnapshot(this.db, this.dialect, async (trx) => ({
+      // What is open: each pending offer, and each job, holds one unit of its contractor.
+      open: await sql<{ order_id: string; contractor_id: string }>`
+        SELECT order_id, contractor_id FROM offers WHERE status = 'pending'
+        UNION
+        SELECT id AS order_id, contractor_id FROM orders
+        WHERE status IN ('accepted', 'en_route', 'on_site') AND contractor_id IS NOT NULL`.execute(trx),
+      holds: await trx.selectFrom("capacity_holds").select(["order_id", "contractor_id"]).execute(),
+      counters: await trx.selectFrom("contractors").select(["id", "active_jobs"]).execute(),
+    }));
     const byContractor = new Map<string, CapacityDrift>();
     const entry = (id: string, counter: number): CapacityDrift => {
       let e = byContractor.get(id);

@@ -2,14 +2,17 @@
 // (message/send, ...) through the SDK's compatibility handler, chosen per request by the A2A-Version
 // header or else by the method's name. A message whose data part is { "skill": "<name>", "input": {...} }
 // runs that operation (agent-call.ts) and is answered with a data part holding its result; anything else
-// gets a text part saying what went wrong. Skills that need a key use the caller's x-api-key, else the
-// server's MCP_API_KEY, else the sandbox key (test mode only). An idempotent skill takes an idempotency_key
-// beside its input fields (in `input`); a replayed answer carries metadata { idempotent_replayed: true }.
+// gets a text part saying what went wrong. Skills that need a key use the caller's x-api-key; with none,
+// the skills declared onServerKey (dispatch.quote, dispatch.order, dispatch.order_status) use the server's
+// MCP_API_KEY, else the sandbox key (test mode only), and the others answer 401. An idempotent skill takes
+// an idempotency_key beside its input fields (in `input`); a replayed answer carries metadata
+// { idempotent_replayed: true }.
 //
 // The agent card is generated from the operation registry. It is one public document for every caller, so
 // it lists every skill and marks the key each one needs: tags `public`, or `needs-key` with `account-key`,
-// `contractor-key` or `dispatcher-key`; skills only a contractor's or the dispatch team's own key opens
-// also carry a security requirement naming that role (the server never applies its own key to them).
+// `contractor-key` or `dispatcher-key`, plus `server-key` where the server's own key stands in for a
+// caller that sends none; every other keyed skill carries a security requirement naming the role whose own
+// key it needs (the server never applies its own key to them).
 //
 // A body is checked before the SDK sees it (json-rpc.ts): not JSON is -32700, not a JSON-RPC request
 // (or a batch, which A2A does not have) -32600; the SDK answers -32602 for params that do not fit.
@@ -48,6 +51,7 @@ import {
   agentInputSchema,
   invokeOperation,
   operationByName,
+  runsOnServerKey,
 } from "./agent-call.js";
 import { A2A_PROTOCOL_VERSION, API_VERSION, SERVICE_NAME, SUMMARY } from "./discovery/documents.js";
 import {
@@ -78,10 +82,24 @@ function inputDescription(op: AnyOperation): string {
   return fields.length ? `Input fields: ${fields.join("; ")}.` : "Input: {} (no fields).";
 }
 
-/** The card's tags for the key a skill needs: `public`, or `needs-key` and the key's kind. */
+/** The role whose key a skill takes: account, contractor or dispatcher (null for a public skill). */
+function keyRole(op: AnyOperation): string | null {
+  if (op.access === "public") return null;
+  return op.access === "key" ? "account" : op.access;
+}
+
+/** The card's tags for the key a skill needs: `public`, or `needs-key`, the key's kind and, when the
+ * server's own key stands in for a caller that sends none, `server-key`. */
 function accessTags(op: AnyOperation): string[] {
-  if (op.access === "public") return ["public"];
-  return ["needs-key", `${op.access === "key" ? "account" : op.access}-key`];
+  const role = keyRole(op);
+  if (role === null) return ["public"];
+  return ["needs-key", `${role}-key`, ...(runsOnServerKey(op) ? ["server-key"] : [])];
+}
+
+/** A skill's security requirement: the caller's own key of its role, unless the server's may stand in. */
+function securityOf(op: AnyOperation) {
+  const role = keyRole(op);
+  return role === null || runsOnServerKey(op) ? [] : [{ schemes: { apiKey: { list: [role] } } }];
 }
 
 /** The agent card, for the JSON-RPC endpoint at `base`/api/a2a, generated from the registry. */
@@ -105,7 +123,7 @@ export function agentCard(base: string): AgentCard {
             location: "header",
             name: "x-api-key",
             description:
-              "Optional for skills tagged account-key: they run under the server's own key (MCP_API_KEY, else its sandbox key, test mode only) unless the caller sends its own. Skills tagged contractor-key or dispatcher-key need that kind of key from the caller.",
+              "Optional for skills tagged server-key: they run under the server's own key (MCP_API_KEY, else its sandbox key, test mode only) unless the caller sends its own. Every other skill tagged needs-key needs the caller's own key of the kind its tag names (account-key, contractor-key or dispatcher-key).",
           },
         },
       },
@@ -121,10 +139,7 @@ export function agentCard(base: string): AgentCard {
       examples: [JSON.stringify({ skill: op.name, input: op.example })],
       inputModes: ["application/json"],
       outputModes: ["application/json", "text/plain"],
-      securityRequirements:
-        op.access === "contractor" || op.access === "dispatcher"
-          ? [{ schemes: { apiKey: { list: [op.access] } } }]
-          : [],
+      securityRequirements: securityOf(op),
     })),
     signatures: [],
     documentationUrl: `${base}/llms-full.txt`,

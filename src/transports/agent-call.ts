@@ -28,10 +28,11 @@ import { AGENT_OPERATIONS } from "../operations/registry.js";
 /**
  * The key an agent's call runs under, and where it comes from: the caller's own x-api-key, else the
  * server's MCP_API_KEY, else the first-start sandbox key (held by its stored hash, never a live key),
- * else none.
+ * else none. The server's keys stand in only for the operations declared `onServerKey`.
  */
 export type AgentKey =
-  | { source: "caller" | "server"; apiKey: string }
+  | { source: "caller"; apiKey: string }
+  | { source: "server"; apiKey: string }
   | { source: "sandbox"; key: StoredSandboxKey }
   | { source: "none" };
 
@@ -130,19 +131,29 @@ export async function invokeOperation(
   }
 }
 
+/** Whether the server's key may stand in for an agent that sends none (Operation.onServerKey). */
+export function runsOnServerKey(op: AnyOperation): boolean {
+  return op.access === "key" && op.onServerKey === true;
+}
+
+/** The names of the operations the server's key stands in for, in words. */
+const SERVER_KEY_NAMES = AGENT_OPERATIONS.filter(runsOnServerKey)
+  .map((op) => op.name)
+  .join(", ");
+
 /** The gate, under the caller's agent key (AgentKey). */
 async function admitAgent(op: AnyOperation, services: Services, caller: AgentCaller): Promise<Admission> {
   const { key } = caller;
   if (op.access === "public") return admit(op, services, { apiKey: undefined, clientIp: caller.clientIp });
+  if (key.source === "caller") return admit(op, services, { apiKey: key.apiKey, clientIp: caller.clientIp });
+  if (!runsOnServerKey(op)) return ownKeyNeeded(op, services, caller);
   if (key.source === "none") {
     throw new ApiError(
       "dispatch_not_configured",
       `${op.name} needs an API key: this server has no MCP_API_KEY configured to act for its agents (nor a sandbox key it may use), and the call carried no x-api-key of its own.`,
     );
   }
-  if (key.source !== "sandbox") {
-    return admit(op, services, { apiKey: key.apiKey, clientIp: caller.clientIp });
-  }
+  if (key.source === "server") return admit(op, services, { apiKey: key.apiKey, clientIp: caller.clientIp });
   let admission: Admission;
   try {
     admission = await admit(op, services, {
@@ -167,6 +178,22 @@ async function admitAgent(op: AnyOperation, services: Services, caller: AgentCal
 }
 
 /**
+ * The gate's answer to a call that brought no key to an operation the server's key does not stand in for:
+ * 503 when dispatch is disabled, else 401 missing_api_key, saying which operations need no key of its own.
+ */
+async function ownKeyNeeded(op: AnyOperation, services: Services, caller: AgentCaller): Promise<never> {
+  try {
+    await admit(op, services, { apiKey: undefined, clientIp: caller.clientIp });
+  } catch (error) {
+    if (!(error instanceof ApiError) || error.code !== "missing_api_key") throw error;
+  }
+  throw new ApiError(
+    "missing_api_key",
+    `${op.name} needs your own API key: send it in the x-api-key header. The server applies its own key on a caller's behalf only to ${SERVER_KEY_NAMES}.`,
+  );
+}
+
+/**
  * The kind of key operations the caller's agent key opens besides the public ones ("key", "contractor" or
  * "dispatcher"), or null when it opens none (no key, a key that does not authenticate, dispatch disabled).
  */
@@ -185,10 +212,16 @@ export async function keyedAccessOf(services: Services, caller: AgentCaller): Pr
   }
 }
 
-/** The operations a caller may use: the public ones and those its key's kind opens. */
+/**
+ * The operations a caller may use: the public ones and those its key's kind opens; under the server's key
+ * (the caller sent none), only those the server's key stands in for.
+ */
 export async function operationsFor(services: Services, caller: AgentCaller): Promise<AnyOperation[]> {
   const access = await keyedAccessOf(services, caller);
-  return AGENT_OPERATIONS.filter((op) => op.access === "public" || op.access === access);
+  const own = caller.key.source === "caller";
+  return AGENT_OPERATIONS.filter(
+    (op) => op.access === "public" || (op.access === access && (own || runsOnServerKey(op))),
+  );
 }
 
 async function agentLimit(services: Services, clientIp: string): Promise<void> {
@@ -247,7 +280,10 @@ export function accessText(op: AnyOperation): string {
   if (op.access === "dispatcher") {
     return "Needs an API key: the dispatch team's key (x-api-key), issued by the operator.";
   }
+  if (runsOnServerKey(op)) {
+    return "Needs an API key: the server applies its own on the caller's behalf (MCP_API_KEY, else its sandbox key, test mode only), or the caller sends x-api-key.";
+  }
   return op.access === "key"
-    ? "Needs an API key: the server applies its own on the caller's behalf (MCP_API_KEY, else its sandbox key, test mode only), or the caller sends x-api-key."
+    ? "Needs an API key: the caller's own account key (x-api-key), issued by the operator; the server never applies its own key here."
     : "Public: no key needed.";
 }

@@ -2,9 +2,11 @@
 // (a fresh server and transport per request) with JSON responses. Every operation of the registry is a
 // tool: its name, description, input and output schemas and annotations come from the operation; a call
 // runs it through the same gate and validation as REST (agent-call.ts). Tools that need a key run under
-// the caller's own x-api-key, else the server's MCP_API_KEY, else the sandbox key (test mode only).
-// tools/list shows the tools that key may use: the public ones and those of its kind. Failures are
-// isError results whose text is the problem document REST would answer.
+// the caller's own x-api-key; with none, dispatch.quote, dispatch.order and dispatch.order_status (the
+// operations declared onServerKey) run under the server's MCP_API_KEY, else the sandbox key (test mode
+// only), and every other keyed tool answers 401. tools/list shows the tools the caller may use: the public
+// ones and those of its key's kind, or with no key of its own those the server's key stands in for.
+// Failures are isError results whose text is the problem document REST would answer.
 //
 // A body is checked before the SDK sees it (json-rpc.ts): not JSON is -32700, not a JSON-RPC request
 // -32600, params that do not fit the method (a tools/call without a string name, or with arguments that
@@ -173,9 +175,10 @@ function mcpServer(services: Services, caller: AgentCaller, naming: ToolNaming, 
       instructions:
         "Quote and order field-service jobs (plumbing, electrical, HVAC, ...), read orders, estimates, the trade " +
         "index and public evals, run the agentic-commerce readiness probe and verify audit records. Tools that " +
-        "need an API key run under your x-api-key, else under this server's own key on your behalf (its " +
-        "sandbox key, test mode only, unless it is configured with another); tools/list shows the ones your " +
-        "key may call.",
+        "need an API key run under your x-api-key. Without one, dispatch.quote, dispatch.order and " +
+        "dispatch.order_status run under this server's own key on your behalf (its sandbox key, test mode " +
+        "only, unless it is configured with another), and the other keyed tools need your key; tools/list " +
+        "shows the ones you may call.",
     },
   );
   server.setRequestHandler(ListToolsRequestSchema, async () => ({

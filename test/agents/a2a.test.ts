@@ -1,7 +1,8 @@
 // A2A through the @a2a-js/sdk client: it resolves the agent card, then runs skills by sending a message
 // with a data part { skill, input } over JSON-RPC; the 0.3 `message/send` form works too. The card marks
-// the key each skill needs; on a fresh store with no MCP_API_KEY, keyed skills run under the sandbox key;
-// malformed JSON-RPC is answered with the code that names the fault.
+// the key each skill needs; a caller without a key of its own gets dispatch.quote, dispatch.order and
+// dispatch.order_status under the server's key (on a fresh store with no MCP_API_KEY, the sandbox key) and
+// no other keyed skill; malformed JSON-RPC is answered with the code that names the fault.
 
 import { randomUUID } from "node:crypto";
 import type { AddressInfo } from "node:net";
@@ -9,6 +10,7 @@ import { type Message, Message as MessageCodec, type SendMessageRequest } from "
 import { type Client, ClientFactory } from "@a2a-js/sdk/client";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { AGENT_OPERATIONS as OPERATIONS } from "../../src/operations/registry.js";
+import { runsOnServerKey } from "../../src/transports/agent-call.js";
 import { austinCrew, testRecord } from "../helpers/fixtures.js";
 import { createHarness, type Harness } from "../helpers/harness.js";
 import { exemplary, type Storefront, startStorefront } from "../helpers/storefronts.js";
@@ -26,6 +28,8 @@ let h: Harness;
 let base: string;
 let shop: Storefront;
 let client: Client;
+/** The account key this server applies on callers' behalf (MCP_API_KEY), also sent by callers as their own. */
+let accountKey: string;
 
 beforeAll(async () => {
   shop = await startStorefront(exemplary);
@@ -38,7 +42,8 @@ beforeAll(async () => {
   // The examples' orders (plumbing, downtown Austin) go to contractors free whatever the hour.
   await h.services.store.contractors.insert(austinCrew("a2a"), testRecord());
   await h.services.pool.load();
-  (h.services.config as { MCP_API_KEY?: string }).MCP_API_KEY = await h.key("a2a-account", "test");
+  accountKey = await h.key("a2a-account", "test");
+  (h.services.config as { MCP_API_KEY?: string }).MCP_API_KEY = accountKey;
   await h.app.listen({ port: 0, host: "127.0.0.1" });
   base = `http://127.0.0.1:${(h.app.server.address() as AddressInfo).port}`;
   client = await new ClientFactory().createFromUrl(base);
@@ -106,11 +111,12 @@ describe("A2A", () => {
         any_key: "any_key-key",
       }[op?.access ?? "public"];
       if (kind) expect(skill.tags).toContain(kind);
-      // Only the skills a caller must bring its own key for say so as a security requirement.
-      expect(skill.securityRequirements ?? []).toEqual(
-        op?.access === "contractor" || op?.access === "dispatcher"
-          ? [{ schemes: { apiKey: { list: [op.access] } } }]
-          : [],
+      // The server's own key stands in for quote, order and order status only (tag server-key); every other
+      // keyed skill says, as a security requirement, that the caller must bring its own key of that role.
+      const onServerKey = op !== undefined && runsOnServerKey(op);
+      expect(skill.tags.includes("server-key"), skill.id).toBe(onServerKey);
+      expect(skill.securityRequirements ?? [], skill.id).toEqual(
+        kind === null || onServerKey ? [] : [{ schemes: { apiKey: { list: [kind.replace(/-key$/, "")] } } }],
       );
       const example = JSON.parse(skill.examples[0] ?? "{}");
       expect(example.skill).toBe(skill.id);
@@ -120,7 +126,8 @@ describe("A2A", () => {
 
   it("runs every skill (the contract's six first) and answers a data part with its result", async () => {
     const done = new Set<string>();
-    const run = async (skill: string, input: unknown, key?: string) => {
+    // An account's skills under its own key by default; null: none (the server's key, where it may).
+    const run = async (skill: string, input: unknown, key: string | null = accountKey) => {
       const op = OPERATIONS.find((o) => o.name === skill);
       const options = key ? { serviceParameters: { "x-api-key": key } } : undefined;
       const res = answer(await client.sendMessage(request({ skill, input }), options));
@@ -132,7 +139,11 @@ describe("A2A", () => {
     };
     const example = (name: string) => OPERATIONS.find((o) => o.name === name)?.example;
     for (const skill of CONTRACT_SKILLS) {
-      await run(skill, skill === "agentic.readiness_probe" ? { url: `${shop.origin}/` } : example(skill));
+      await run(
+        skill,
+        skill === "agentic.readiness_probe" ? { url: `${shop.origin}/` } : example(skill),
+        null,
+      );
     }
     const order = await run("dispatch.order", example("dispatch.order"));
     const second = await run("dispatch.order", example("dispatch.order"));
@@ -315,6 +326,55 @@ describe("A2A on a fresh store, with no MCP_API_KEY", () => {
     expect(own.data?.livemode).toBe(true);
     await fresh.close();
   });
+});
+
+describe("A2A for a caller without a key of its own (issue 28, item 19)", () => {
+  it("orders and reads that order under the sandbox key, and refuses every other keyed skill with 401", async () => {
+    const fresh = await createHarness();
+    try {
+      await fresh.services.store.contractors.insert(austinCrew("a2a-anon"), testRecord());
+      await fresh.services.pool.load();
+      await fresh.app.listen({ port: 0, host: "127.0.0.1" });
+      const freshBase = `http://127.0.0.1:${(fresh.app.server.address() as AddressInfo).port}`;
+      const agent = await new ClientFactory().createFromUrl(freshBase);
+      const send = async (skill: string, input: unknown, key?: string) =>
+        answer(
+          await agent.sendMessage(
+            request({ skill, input }),
+            key ? { serviceParameters: { "x-api-key": key } } : undefined,
+          ),
+        );
+      const example = (name: string) => OPERATIONS.find((o) => o.name === name)?.example;
+      const order = await send("dispatch.order", example("dispatch.order"));
+      expect(order.text).toBeUndefined();
+      const orderId = order.data?.order_id as string;
+      const status = await send("dispatch.order_status", { order_id: orderId });
+      expect(status.text).toBeUndefined();
+      expect(status.data?.order_id).toBe(orderId);
+      const attacks: Record<string, unknown> = {
+        "dispatch.order_cancel": { order_id: orderId, reason: "not mine" },
+        "dispatch.webhooks_set_endpoint": { url: "https://attacker.example/hook" },
+        "dispatch.webhooks_rotate_secret": {},
+        "audit.list": { order_id: orderId },
+      };
+      for (const op of OPERATIONS.filter((o) => o.access !== "public" && !runsOnServerKey(o))) {
+        const refused = await send(op.name, attacks[op.name] ?? op.example);
+        expect(refused.data, op.name).toBeUndefined();
+        expect(refused.text, op.name).toMatch(/missing_api_key \(401\).*x-api-key/);
+      }
+      const own = { "x-api-key": fresh.sandboxKey };
+      expect((await fresh.get(`/api/dispatch/v1/orders/${orderId}`, own)).json().status).not.toBe(
+        "cancelled",
+      );
+      expect((await fresh.get("/api/dispatch/v1/webhooks", own)).json().secrets).toEqual([]);
+      // The caller's own key opens them.
+      const mine = await send("audit.list", { order_id: orderId }, fresh.sandboxKey);
+      expect(mine.text).toBeUndefined();
+      expect((mine.data?.records as unknown[] | undefined)?.length ?? 0).toBeGreaterThan(0);
+    } finally {
+      await fresh.close();
+    }
+  }, 60_000);
 });
 
 describe("A2A JSON-RPC errors and headers", () => {

@@ -1,8 +1,9 @@
 // MCP through the official SDK client (Client + StreamableHTTPClientTransport) against the service
 // listening on 127.0.0.1: every operation is a tool, listed with schemas and annotations from the registry
 // to the callers whose key may use it, and calling each returns structuredContent that matches its
-// outputSchema, plus the same JSON as text. On a fresh store with no MCP_API_KEY, keyed tools run under
-// the sandbox key. Malformed JSON-RPC is answered with the code that names the fault.
+// outputSchema, plus the same JSON as text. A caller without a key of its own gets dispatch.quote,
+// dispatch.order and dispatch.order_status under the server's key (MCP_API_KEY, else on a fresh store the
+// sandbox key) and nothing else keyed. Malformed JSON-RPC is answered with the code that names the fault.
 
 import { mkdtempSync, rmSync } from "node:fs";
 import type { AddressInfo } from "node:net";
@@ -16,6 +17,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { SANDBOX_ACCOUNT, SANDBOX_KEY_LABEL, sandboxKeyOf } from "../../src/auth/sandbox-key.js";
 import type { Access } from "../../src/operations/kernel/operation.js";
 import { AGENT_OPERATIONS as OPERATIONS } from "../../src/operations/registry.js";
+import { runsOnServerKey } from "../../src/transports/agent-call.js";
 import { buildApp } from "../../src/transports/http/app.js";
 import { mcpTools } from "../../src/transports/mcp.js";
 import { startChildServer } from "../helpers/child-server.js";
@@ -26,6 +28,8 @@ import { exemplary, type Storefront, startStorefront } from "../helpers/storefro
 let h: Harness;
 let base: string;
 let shop: Storefront;
+/** The account key this server applies on callers' behalf (MCP_API_KEY), also sent by callers as their own. */
+let accountKey: string;
 
 async function listen(harness: Harness): Promise<string> {
   await harness.app.listen({ port: 0, host: "127.0.0.1" });
@@ -52,7 +56,8 @@ beforeAll(async () => {
   await h.services.store.contractors.insert(austinCrew("mcp"), testRecord());
   await h.services.pool.load();
   // The server-side key keyed tools run under (MCP_API_KEY): an account's own key.
-  (h.services.config as { MCP_API_KEY?: string }).MCP_API_KEY = await h.key("mcp-account", "test");
+  accountKey = await h.key("mcp-account", "test");
+  (h.services.config as { MCP_API_KEY?: string }).MCP_API_KEY = accountKey;
   base = await listen(h);
 });
 afterAll(async () => {
@@ -63,6 +68,13 @@ afterAll(async () => {
 /** The names of the operations a key of this access may use, with the public ones. */
 const namesFor = (access: Access | null) =>
   OPERATIONS.filter((o) => o.access === "public" || o.access === access)
+    .map((o) => o.name)
+    .sort();
+
+/** The names of the tools a caller without a key of its own may use: the public ones, and those the
+ * server's key stands in for. */
+const namesOnServerKey = () =>
+  OPERATIONS.filter((o) => o.access === "public" || runsOnServerKey(o))
     .map((o) => o.name)
     .sort();
 
@@ -94,8 +106,10 @@ describe("MCP tools", () => {
   });
 
   it("lists the public tools and those of the key in use: an account's, a contractor's or the dispatch team's", async () => {
-    // The server's MCP_API_KEY here is an account's key.
-    expect(await listedNames(`${base}/api/mcp`)).toEqual(namesFor("key"));
+    // The server's MCP_API_KEY here is an account's key: a caller without a key of its own gets the tools
+    // it stands in for; a caller sending an account's key gets every account tool.
+    expect(await listedNames(`${base}/api/mcp`)).toEqual(namesOnServerKey());
+    expect(await listedNames(`${base}/api/mcp`, { "x-api-key": accountKey })).toEqual(namesFor("key"));
     const contractor = (await h.services.store.contractors.load()).find((c) => c.pool === "sandbox");
     const crew = await h.services.keys.issue({
       accountName: "crew-list",
@@ -114,7 +128,7 @@ describe("MCP tools", () => {
 
   it("annotates each tool from its operation's effect: reads, writes, destructive changes, idempotency", async () => {
     const ops = await h.dispatcherKey("test");
-    const client = await connect(`${base}/api/mcp`);
+    const client = await connect(`${base}/api/mcp`, { "x-api-key": accountKey });
     const dispatcher = await connect(`${base}/api/mcp`, { "x-api-key": ops });
     const tools = [...(await client.listTools()).tools, ...(await dispatcher.listTools()).tools];
     const hints = (name: string) => tools.find((t) => t.name === name)?.annotations;
@@ -168,7 +182,8 @@ describe("MCP tools", () => {
   });
 
   it("calls every tool; each result validates against the tool's outputSchema and repeats it as text", async () => {
-    const client = await connect(`${base}/api/mcp`);
+    // An account's tools under its own key, sent by its MCP client.
+    const client = await connect(`${base}/api/mcp`, { "x-api-key": accountKey });
     await client.listTools(); // from here on the client itself checks outputs too
     const tools = mcpTools(); // every tool's schema, whichever key's client calls it
     const validator = new AjvJsonSchemaValidator();
@@ -408,7 +423,7 @@ describe("MCP on a fresh store, with no MCP_API_KEY", () => {
     const fresh = await createHarness();
     const url = `${await listen(fresh)}/api/mcp`;
     expect(fresh.config.MCP_API_KEY).toBeUndefined();
-    expect(await listedNames(url)).toEqual(namesFor("key"));
+    expect(await listedNames(url)).toEqual(namesOnServerKey());
     const client = await connect(url);
     const result = (await client.callTool({ name: "dispatch.quote", arguments: quote })) as CallToolResult;
     expect(result.isError, text(result)).toBeFalsy();
@@ -524,6 +539,80 @@ describe("MCP on a fresh store, with no MCP_API_KEY", () => {
     await restarted.close();
     await fresh.close();
   });
+});
+
+describe("MCP for a caller without a key of its own (issue 28, item 19)", () => {
+  it("quotes, orders and reads that order under the sandbox key, and nothing else keyed: each other tool is 401 and unlisted", async () => {
+    const fresh = await createHarness();
+    try {
+      await fresh.services.store.contractors.insert(austinCrew("anon"), testRecord());
+      await fresh.services.pool.load();
+      const url = `${await listen(fresh)}/api/mcp`;
+      const anonymous = await connect(url);
+      const listed = (await anonymous.listTools()).tools.map((t) => t.name).sort();
+      expect(listed).toEqual(namesOnServerKey());
+      expect(listed.filter((n) => OPERATIONS.find((o) => o.name === n)?.access !== "public").sort()).toEqual([
+        "dispatch.order",
+        "dispatch.order_status",
+        "dispatch.quote",
+      ]);
+      const example = (name: string) =>
+        OPERATIONS.find((o) => o.name === name)?.example as Record<string, unknown>;
+      const made = (await anonymous.callTool({
+        name: "dispatch.order",
+        arguments: example("dispatch.order"),
+      })) as CallToolResult;
+      expect(made.isError, text(made)).toBeFalsy();
+      const order = made.structuredContent as { order_id: string; status: string };
+      // The order's id is what opens its status to the agent that was given it.
+      const status = (await anonymous.callTool({
+        name: "dispatch.order_status",
+        arguments: { order_id: order.order_id },
+      })) as CallToolResult;
+      expect(status.isError, text(status)).toBeFalsy();
+      expect(status.structuredContent).toMatchObject({ order_id: order.order_id });
+
+      // Every other keyed tool: the sandbox account's orders, audit records, cancellations and webhook
+      // settings are not the server's to hand out.
+      const attacks: Record<string, Record<string, unknown>> = {
+        "dispatch.order_cancel": { order_id: order.order_id, reason: "not mine" },
+        "dispatch.webhooks_set_endpoint": { url: "https://attacker.example/hook" },
+        "dispatch.webhooks_rotate_secret": {},
+        "audit.list": { order_id: order.order_id },
+      };
+      for (const op of OPERATIONS.filter((o) => o.access !== "public" && !runsOnServerKey(o))) {
+        const refused = (await anonymous.callTool({
+          name: op.name,
+          arguments: attacks[op.name] ?? example(op.name),
+        })) as CallToolResult;
+        expect(refused.isError, op.name).toBe(true);
+        const problem = JSON.parse(text(refused));
+        expect(problem, op.name).toMatchObject({ status: 401, code: "missing_api_key" });
+        expect(problem.detail).toMatch(/x-api-key/);
+      }
+      await anonymous.close();
+      const own = { "x-api-key": fresh.sandboxKey };
+      // Nothing changed: the order stands, no endpoint was set and no secret made.
+      const read = await fresh.get(`/api/dispatch/v1/orders/${order.order_id}`, own);
+      expect(read.json().status).not.toBe("cancelled");
+      const hooks = (await fresh.get("/api/dispatch/v1/webhooks", own)).json();
+      expect(hooks.secrets).toEqual([]);
+      expect(JSON.stringify(hooks.endpoints)).not.toContain("attacker.example");
+
+      // The same tools answer the account's own key, sent by the caller.
+      const keyed = await connect(url, own);
+      expect((await keyed.listTools()).tools.map((t) => t.name).sort()).toEqual(namesFor("key"));
+      const mine = (await keyed.callTool({
+        name: "audit.list",
+        arguments: { order_id: order.order_id },
+      })) as CallToolResult;
+      expect(mine.isError, text(mine)).toBeFalsy();
+      expect((mine.structuredContent as { records: unknown[] }).records.length).toBeGreaterThan(0);
+      await keyed.close();
+    } finally {
+      await fresh.close();
+    }
+  }, 60_000);
 });
 
 describe("MCP JSON-RPC errors and headers", () => {

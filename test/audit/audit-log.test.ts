@@ -9,6 +9,7 @@ import canonicalize from "canonicalize";
 import { Kysely, SqliteDialect, sql } from "kysely";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { EXTERNAL_CHANGE_CHECK_MS } from "../../src/audit/audit-log.js";
+import { checkLog } from "../../src/audit/log-check.js";
 import { sealRecord } from "../../src/audit/record.js";
 import type { Checkpoint } from "../../src/audit/signing.js";
 import type { KyselyStore } from "../../src/storage/kysely-store.js";
@@ -391,14 +392,21 @@ describe("audit log tampering", () => {
 
 describe("audit retention", () => {
   it("purges only records older than 7 years and not under legal hold; their leaves stay provable", async () => {
-    const h = await createHarness(OPEN_LIMITS);
+    const years = (n: number) => n * 365.25 * 86_400_000;
+    const past = testClock();
+    const h = await createHarness(OPEN_LIMITS, {}, { now: past.now });
     const { store, audit } = h.services;
-    const eightYearsAgo = new Date(Date.now() - 8 * 365.25 * 86_400_000).toISOString();
-    const sixYearsAgo = new Date(Date.now() - 6 * 365.25 * 86_400_000).toISOString();
+    const eightYearsAgo = new Date(Date.now() - years(8)).toISOString();
+    const sixYearsAgo = new Date(Date.now() - years(6)).toISOString();
+    // The old records were signed into the log when they were written, eight years ago.
+    past.advance(-years(8));
     const old = await writeRecords(h, 5, eightYearsAgo);
     const held = await writeRecords(h, 3, eightYearsAgo, "ord_held");
+    await audit.sequence(true);
+    past.advance(years(2));
     const young = await writeRecords(h, 4, sixYearsAgo);
     await audit.sequence(true);
+    past.advance(years(6));
     await store.audit.addLegalHold({
       id: "hold_1",
       account_id: null,
@@ -450,9 +458,121 @@ describe("audit retention", () => {
       ).toBe(true);
     }
 
+    // The whole log checks out: the missing records' leaves are past retention.
+    const report = await checkLog(store.audit, audit.signer.publicKey);
+    expect(report).toMatchObject({ ok: true, purged: old.length });
+
     // Released, the hold no longer protects the records.
     expect(await store.audit.releaseLegalHold("hold_1", new Date().toISOString())).toBe(true);
     expect(await store.audit.purgeAudit(cutoff)).toBe(held.length);
+    await h.close();
+  }, 60_000);
+
+  it("reports a record deleted before its retention ended as tampering, not as purged (issue 28, item 21)", async () => {
+    const h = await createHarness(OPEN_LIMITS, {}, { now: clock.now });
+    const { store, audit } = h.services;
+    const seals = await writeRecords(h, 6);
+    await audit.sequence(true);
+    const target = seals[3] as string;
+    expect((await h.get(`/api/attest/verify/${target}`)).json().status).toBe("verified");
+    // An outsider drops the delete trigger and removes a seconds-old record.
+    const outsider = outsiderDb(h);
+    const trigger = auditTriggerNames(store.dialect).find(
+      (t) => t.table === "audit_records" && /no_delete|append_only/.test(t.name),
+    );
+    await sql
+      .raw(
+        store.dialect === "sqlite"
+          ? `DROP TRIGGER ${trigger?.name}`
+          : `DROP TRIGGER ${trigger?.name} ON ${trigger?.table}`,
+      )
+      .execute(outsider.db);
+    await outsider.db.deleteFrom("audit_records").where("seal", "=", target).execute();
+    settle();
+    expect((await h.get(`/api/attest/verify/${target}`)).json()).toMatchObject({
+      status: "mismatch",
+      reason: "record_missing",
+    });
+    const report = await checkLog(store.audit, audit.signer.publicKey);
+    expect(report.ok).toBe(false);
+    expect(report.purged).toBe(0);
+    expect(report.mismatch).toMatch(
+      new RegExp(`${target}\\): its record is missing, but the leaf was signed at`),
+    );
+    const leaf = (await store.audit.findAudit(seals[3] as string)).leaf;
+    expect(report.failedAtLeaf).toBe(leaf?.leaf_index);
+    await outsider.close();
+    await h.close();
+  }, 60_000);
+});
+
+describe("audit disclosures altered where they are stored (issue 28, item 22)", () => {
+  it("fail audit check, and the listings show the record's disclosures as failed, never a 500", async () => {
+    const h = await createHarness(OPEN_LIMITS, {}, { now: clock.now });
+    const { store, audit } = h.services;
+    const key = await h.key("disclosing", "test");
+    const ops = await h.dispatcherKey("test");
+    const accountId = (await store.keys.ensureAccount("disclosing")).id;
+    const entry = sealRecord({
+      kind: "order.matched",
+      at: new Date().toISOString(),
+      accountId,
+      livemode: false,
+      orderId: "ord_disclosed",
+      actor: "system:test",
+      data: { chosen: "ctr_disclosed", candidates: [{ contractor_id: "ctr_disclosed", price_cents: 100 }] },
+      refOf: () => "cref_mine",
+    });
+    await store.write(async (tx) => tx.appendAudit(entry));
+    await audit.sequence(true);
+    expect((await checkLog(store.audit, audit.signer.publicKey)).ok).toBe(true);
+    const list = (url: string, apiKey: string) => h.get(url, { "x-api-key": apiKey });
+    const mine = await list("/api/audit?order_id=ord_disclosed", key);
+    expect(mine.json().records[0]).toMatchObject({
+      disclosure_status: "verified",
+      disclosure_error: null,
+      disclosed: { chosen_ref: "cref_mine" },
+    });
+
+    // The caller's handle, rewritten in the stored disclosures: the sealed record itself is untouched.
+    const outsider = outsiderDb(h);
+    const trigger = auditTriggerNames(store.dialect).find(
+      (t) => t.table === "audit_records" && /no_update|append_only/.test(t.name),
+    );
+    await sql
+      .raw(
+        store.dialect === "sqlite"
+          ? `DROP TRIGGER ${trigger?.name}`
+          : `DROP TRIGGER ${trigger?.name} ON ${trigger?.table}`,
+      )
+      .execute(outsider.db);
+    await outsider.db
+      .updateTable("audit_records")
+      .set({ disclosures: (entry.disclosures as string).replace("cref_mine", "cref_theirs") })
+      .where("seal", "=", entry.seal)
+      .execute();
+    settle();
+
+    const report = await checkLog(store.audit, audit.signer.publicKey);
+    expect(report.ok).toBe(false);
+    expect(report.mismatch).toMatch(
+      new RegExp(`\\(${entry.seal}\\): disclosure \\S+ is not committed in the record`),
+    );
+    // Verification proves the sealed record, which is intact.
+    expect((await h.get(`/api/attest/verify/${entry.seal}`)).json().status).toBe("verified");
+    for (const [url, apiKey] of [
+      ["/api/audit?order_id=ord_disclosed", key],
+      ["/api/dispatcher/v1/audit?order_id=ord_disclosed", ops],
+    ] as const) {
+      const res = await list(url, apiKey);
+      expect(res.statusCode, res.body).toBe(200);
+      const [record] = res.json().records;
+      expect(record).toMatchObject({ seal: entry.seal, disclosure_status: "failed" });
+      expect(record.disclosure_error).toMatch(/is not committed in the record/);
+      // None of the stored disclosures is applied: the altered handle is not shown as the record's.
+      expect(record.disclosed).toEqual({});
+    }
+    await outsider.close();
     await h.close();
   }, 60_000);
 });

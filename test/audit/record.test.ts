@@ -7,7 +7,13 @@ import { describe, expect, it, vi } from "vitest";
 import { applyDisclosures, encodeDisclosure } from "../../src/audit/disclosure.js";
 import { leafHash } from "../../src/audit/merkle.js";
 import { newSeal, rowMatchesLeaf, SEAL_PATTERN, sealRecord } from "../../src/audit/record.js";
-import { disclosuresFor, holdsCallerDetails, openRecord, type Reader } from "../../src/audit/redaction.js";
+import {
+  disclosureProblem,
+  disclosuresFor,
+  holdsCallerDetails,
+  openRecord,
+  type Reader,
+} from "../../src/audit/redaction.js";
 import { canonicalJson } from "../../src/canonical-json.js";
 
 describe("audit records", () => {
@@ -184,6 +190,23 @@ describe("record format v2: private parts as disclosures", () => {
     expect(plain.disclosures).toBeNull();
   });
 
+  it("finds stored disclosures altered, added or lost against the digests the record commits", () => {
+    const entry = sealRecord(input);
+    expect(disclosureProblem(entry)).toBeNull();
+    const lines = (entry.disclosures as string).split("\n");
+    expect(lines.length).toBeGreaterThan(2);
+    const altered = lines.map((l) => l.replace('"ctr_a"', '"ctr_z"')).join("\n");
+    expect(disclosureProblem({ ...entry, disclosures: altered })).toMatch(/is not committed in the record/);
+    const lost = lines.slice(1).join("\n");
+    expect(disclosureProblem({ ...entry, disclosures: lost })).toMatch(
+      new RegExp(`commits ${lines.length} digests, and ${lines.length - 1} disclosures are stored`),
+    );
+    const twice = [...lines, lines[0]].join("\n");
+    expect(disclosureProblem({ ...entry, disclosures: twice })).toMatch(/given twice/);
+    // Every one of them lost.
+    expect(disclosureProblem({ ...entry, disclosures: null })).toMatch(/commits \d+ digests, and 0/);
+  });
+
   it("still verifies version 1 records, sealed with everything in the clear", () => {
     const record = {
       account_id: "acct_1",
@@ -212,5 +235,6 @@ describe("record format v2: private parts as disclosures", () => {
     expect(rowMatchesLeaf(row, leaf)).toBe(true);
     expect(rowMatchesLeaf({ ...row, actor: "contractor" }, leaf)).toBe(false);
     expect(openRecord(row)).toEqual({ actor: "contractor:ctr_b", data: { chosen: "ctr_a" } });
+    expect(disclosureProblem(row)).toBeNull();
   });
 });

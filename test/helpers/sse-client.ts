@@ -26,9 +26,12 @@ export interface SseStream {
   next(match: (e: SseEvent) => boolean, timeoutMs?: number): Promise<SseEvent>;
   /** Resolves once `n` comment lines arrived. */
   comment(n: number, timeoutMs?: number): Promise<void>;
+  /** Resolves once the server has ended the stream. */
+  ended: Promise<void>;
   close(): void;
 }
 
+/** `key`: the x-api-key to send; "" sends none (a console session's cookie in `headers` instead). */
 export function openStream(
   baseUrl: string,
   key: string,
@@ -37,7 +40,7 @@ export function openStream(
 ): Promise<SseStream> {
   return new Promise((resolve, reject) => {
     const req = request(`${baseUrl}${path}`, {
-      headers: { "x-api-key": key, accept: "text/event-stream", ...headers },
+      headers: { ...(key === "" ? {} : { "x-api-key": key }), accept: "text/event-stream", ...headers },
     });
     req.on("error", reject);
     req.on("response", (res) => {
@@ -48,6 +51,7 @@ export function openStream(
         body: "",
         events: [],
         comments: [],
+        ended: new Promise((ended) => res.once("end", () => ended())),
         next(match, timeoutMs = 10_000) {
           return until(() => stream.events.find(match), timeoutMs, "an event");
         },

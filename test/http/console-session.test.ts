@@ -6,6 +6,7 @@ import { createHash } from "node:crypto";
 import type { LightMyRequestResponse } from "fastify";
 import { beforeAll, describe, expect, it } from "vitest";
 import { createHarness, type Harness, ORDER_PATH, validOrder } from "../helpers/harness.js";
+import { openStream } from "../helpers/sse-client.js";
 import { type TestClock, testClock } from "../helpers/test-clock.js";
 
 const SESSION = "/console/session";
@@ -273,5 +274,37 @@ describe("the console session", () => {
     const after = await h.get(ORDERS, { cookie: s.cookie });
     expect(after.statusCode).toBe(401);
     expect(problemCode(after)).toBe("invalid_session");
+  });
+});
+
+describe("the console session's event stream (issue 28, item 20)", () => {
+  it("ends with a stream.closed event once the session signs out", async () => {
+    // Checked every API_KEY_CACHE_TTL_MS.
+    const h = await createHarness({ API_KEY_CACHE_TTL_MS: "50" });
+    try {
+      const account = await h.key("streamer", "live");
+      const base = await h.app.listen({ port: 0, host: "127.0.0.1" });
+      const s = await signIn(h, account);
+      const events = await openStream(base, "", { cookie: s.cookie });
+      expect(events.status, events.body).toBe(200);
+      const order = await h.post(ORDER_PATH, validOrder({ trade: "locksmith" }), {
+        cookie: s.cookie,
+        origin: OWN,
+        "x-csrf-token": s.csrf,
+      });
+      expect(order.statusCode, order.body).toBe(200);
+      await events.next((e) => e.data.data.order?.order_id === order.json().order_id);
+      const out = await h.app.inject({
+        method: "DELETE",
+        url: SESSION,
+        headers: { cookie: s.cookie, origin: OWN, "x-csrf-token": s.csrf },
+      });
+      expect(out.statusCode).toBe(204);
+      const closed = await events.next((e) => e.event === "stream.closed");
+      expect(closed.data).toMatchObject({ status: 401, code: "invalid_session" });
+      await events.ended;
+    } finally {
+      await h.close();
+    }
   });
 });

@@ -1,9 +1,10 @@
 // The live event stream (GET /api/events): each key sees exactly its own scope (an account its orders, a
 // contractor its offers and jobs and the events that take one away, the dispatch team every order of its
 // mode), resumes exactly after Last-Event-ID, keeps the connection alive with comments, holds a bounded
-// number of streams per key, and is not an agent tool.
+// number of streams per key, ends once its key is revoked, and is not an agent tool.
 
 import { afterEach, describe, expect, it } from "vitest";
+import { ApiKeyService } from "../../src/auth/api-key-service.js";
 import { MAX_OFFERS } from "../../src/domain/orders/policy.js";
 import { AGENT_OPERATIONS } from "../../src/operations/registry.js";
 import { liveContractor, testRecord } from "../helpers/fixtures.js";
@@ -216,6 +217,26 @@ describe("the event stream", () => {
       expect(tries).toBeLessThan(100);
       await new Promise((r) => setTimeout(r, 20));
     }
+  });
+
+  it("ends the stream with a stream.closed event once its key is revoked elsewhere (issue 28, item 20)", async () => {
+    // The key cache lives API_KEY_CACHE_TTL_MS; the stream is checked as often.
+    const { h, base } = await setup({ API_KEY_CACHE_TTL_MS: "50" });
+    const issued = await h.services.keys.issue({
+      accountName: "leaver",
+      mode: "live",
+      actor: "operator:test",
+    });
+    const s = await stream(base, issued.key);
+    const id = await order(h, issued.key);
+    await s.next(about(id, "order.offered"));
+    // Revoked by another process (the operator's CLI): this process's key cache is not told.
+    expect(await new ApiKeyService(h.services.store, 0).revoke(issued.id, "operator:test")).toBe("revoked");
+    const closed = await s.next((e) => e.event === "stream.closed");
+    expect(closed.id).toBe("");
+    expect(closed.data).toMatchObject({ status: 401, code: "api_key_revoked", instance: "/api/events" });
+    await s.ended;
+    expect(s.events[s.events.length - 1]).toBe(closed);
   });
 
   it("refuses a missing key, and is REST only", async () => {

@@ -1,9 +1,11 @@
 // Logs: access lines only when LOG_REQUESTS is on, each with the request id; 5xx logged with the stack
-// but answered without internals; the API key never written.
+// but answered without internals; the API key never written; a client hanging up mid-body at debug only.
 
+import type { IncomingMessage } from "node:http";
+import { connect } from "node:net";
 import { Writable } from "node:stream";
 import { describe, expect, it, vi } from "vitest";
-import { createHarness, QUOTE_PATH, validQuote } from "../helpers/harness.js";
+import { createHarness, ORDER_PATH, QUOTE_PATH, validQuote } from "../helpers/harness.js";
 import { expectProblem } from "../helpers/security-suite.js";
 
 function capture() {
@@ -66,5 +68,50 @@ describe("logging", () => {
     expect(JSON.stringify(line?.err)).toContain("secret internal detail");
     expect(log.lines.join("\n")).not.toContain(h.sandboxKey);
     await h.close();
+  });
+});
+
+describe("a request body cut short by its client (issue 28, item 24)", () => {
+  it("is logged at debug, not as a store fault, and counted apart from the answered requests", async () => {
+    const log = capture();
+    const h = await createHarness({ LOG_LEVEL: "debug" }, { logDestination: log.stream });
+    try {
+      const base = new URL(await h.app.listen({ port: 0, host: "127.0.0.1" }));
+      const aborted = () =>
+        h.services.metrics.registry.getSingleMetricAsString("fsd_http_requests_aborted_total");
+      for (const path of [ORDER_PATH, "/api/mcp"]) {
+        let reading: IncomingMessage | undefined;
+        h.app.server.once("request", (request: IncomingMessage) => {
+          reading = request;
+        });
+        const socket = connect(Number(base.port), "127.0.0.1");
+        await new Promise((ready) => socket.once("connect", ready));
+        // Headers and the start of a body Content-Length says is longer; then the client hangs up.
+        socket.write(
+          `POST ${path} HTTP/1.1\r\nHost: 127.0.0.1\r\ncontent-type: application/json\r\n` +
+            `accept: application/json, text/event-stream\r\nx-api-key: ${h.sandboxKey}\r\n` +
+            'content-length: 1000\r\n\r\n{"trade":"plumb',
+        );
+        // Hang up once the server is reading the body (past the key check).
+        await vi.waitFor(() => expect(reading?.readableFlowing).toBe(true));
+        socket.destroy();
+        const line = await vi.waitFor(() => {
+          const found = log.parsed().find((l) => l.msg === "client hung up before its request arrived");
+          expect(found).toBeDefined();
+          return found;
+        });
+        expect(line?.level).toBe(20); // debug
+      }
+      await vi.waitFor(async () => {
+        const counted = await aborted();
+        expect(counted).toMatch(/^fsd_http_requests_aborted_total\{operation="dispatchOrder"\} 1$/m);
+        expect(counted).toMatch(/^fsd_http_requests_aborted_total\{operation="mcp"\} 1$/m);
+      });
+      expect(log.parsed().filter((l) => (l.level as number) >= 40)).toEqual([]);
+      const answered = await h.services.metrics.registry.getSingleMetricAsString("fsd_http_requests_total");
+      expect(answered).not.toMatch(/status="503"/);
+    } finally {
+      await h.close();
+    }
   });
 });

@@ -40,12 +40,16 @@ export const verificationSchema = z
       .enum(["verified", "mismatch", "purged"])
       .describe(
         "verified: the stored record hashes to its leaf and the leaf is proven in the signed checkpoint; " +
-          "mismatch: it does not (see reason); purged: the record's retention ended, its leaf is still proven.",
+          "mismatch: it does not (see reason); purged: the record is gone and may be, its leaf signed more " +
+          "than 7 years ago (the retention period), and the leaf is still proven.",
       ),
     reason: z
-      .enum(["record_altered", "not_in_log", "proof_invalid", "signature_invalid"])
+      .enum(["record_altered", "record_missing", "not_in_log", "proof_invalid", "signature_invalid"])
       .nullable()
-      .describe("Why a mismatch was found; null otherwise."),
+      .describe(
+        "Why a mismatch was found; null otherwise. record_missing: the record is gone though its leaf was " +
+          "signed less than 7 years ago, so it was deleted, not purged.",
+      ),
     leaf_index: z.number().int().nullable().describe("Position of the record in the log (0-based)."),
     leaf_hash: hex32.nullable().describe("SHA-256(0x00 || canonical JSON of the record), hex."),
     inclusion_proof: z

@@ -69,8 +69,20 @@ export const auditRecordSchema = z
     disclosed: z
       .record(z.string(), z.unknown())
       .describe(
-        "record.data with your disclosures applied and without _sd and _sd_alg: the record as you may read it.",
+        "record.data with your disclosures applied and without _sd and _sd_alg: the record as you may read it. " +
+          "When disclosure_status is failed, only the record's own members: no disclosure is applied.",
       ),
+    disclosure_status: z
+      .enum(["verified", "failed"])
+      .describe(
+        "verified: each of your disclosures is committed in the record (its digest in record.data._sd). " +
+          "failed: one is not, or is malformed: the disclosures stored beside the record were altered, " +
+          "disclosure_error says how, and `disclosed` holds none of them.",
+      ),
+    disclosure_error: z
+      .string()
+      .nullable()
+      .describe("Why the disclosures failed (disclosure_status failed); null otherwise."),
     verify_url: z.url(),
   })
   .meta({ id: "AuditRecord" });
@@ -82,12 +94,25 @@ export const auditListOutput = z
   })
   .meta({ id: "AuditRecordPage" });
 
-/** A record as `reader` is shown it. */
+/** The members of sealed data as they read with no disclosure: without `_sd` and `_sd_alg`, at any depth. */
+function plainMembers(value: unknown): unknown {
+  if (typeof value !== "object" || value === null) return value;
+  if (Array.isArray(value)) return value.map(plainMembers);
+  const out: Record<string, unknown> = {};
+  for (const [name, member] of Object.entries(value)) {
+    if (name !== "_sd" && name !== "_sd_alg") out[name] = plainMembers(member);
+  }
+  return out;
+}
+
+/**
+ * A record as `reader` is shown it. Disclosures that do not match the record (altered where they are
+ * stored) are not applied: the record is shown with disclosure_status failed, never as an error.
+ */
 export function auditRecordView(row: AuditRecordRow, reader: Reader, baseUrl: string) {
   const record = JSON.parse(row.record) as { data: Record<string, unknown> } & Record<string, unknown>;
   const disclosures = disclosuresFor(row.disclosures, reader);
   const checked = applyDisclosures(record.data, disclosures);
-  if (!checked.ok) throw new Error(`audit record ${row.seal}: ${checked.reason}`);
   return {
     seal: row.seal,
     kind: row.kind,
@@ -96,7 +121,9 @@ export function auditRecordView(row: AuditRecordRow, reader: Reader, baseUrl: st
     actor: row.actor,
     record,
     disclosures,
-    disclosed: checked.claims,
+    disclosed: checked.ok ? checked.claims : (plainMembers(record.data) as Record<string, unknown>),
+    disclosure_status: checked.ok ? ("verified" as const) : ("failed" as const),
+    disclosure_error: checked.ok ? null : checked.reason,
     verify_url: verifyUrl(baseUrl, row.seal),
   };
 }

@@ -108,6 +108,10 @@ export interface Operation<I extends z.ZodType = z.ZodType, O extends z.ZodType 
   summary: string;
   description: string;
   access: Access;
+  /** For an operation of `access: "key"`: an agent (MCP, A2A) that sends no key of its own may call it
+   * under the server's key (MCP_API_KEY, else the sandbox key), as the contract has the server do for
+   * dispatch.quote and dispatch.order. Every other keyed operation needs the caller's own key. */
+  onServerKey?: true;
   effect: Effect;
   /** The call itself reaches hosts outside this service that its input names (the readiness probe). */
   openWorld?: true;

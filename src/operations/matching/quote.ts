@@ -84,6 +84,7 @@ export const quoteOperation = defineOperation({
     "how long the quote stays valid, with the job's time zone and the time promised: the arrival window " +
     "for windowed work, respond_by and arrive_by for as-soon-as-possible work.",
   access: "key",
+  onServerKey: true,
   effect: "write",
   limit: "key",
   http: { method: "POST", path: "/api/dispatch/v1/quote", input: "body" },

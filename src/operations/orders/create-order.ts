@@ -64,6 +64,7 @@ export const orderOperation = defineOperation({
     "needs_dispatcher, except for an order naming a service_window: that answers 409 window_unavailable " +
     "with the next free windows (`alternatives`, as dispatch.availability gives them) and creates nothing.",
   access: "key",
+  onServerKey: true,
   effect: "write",
   limit: "key",
   http: { method: "POST", path: "/api/dispatch/v1/order", input: "body" },

@@ -117,7 +117,9 @@ export const eventsOperation = defineOperation({
     "key its own orders, a contractor's key its offers and jobs, the dispatch team's key every order of " +
     "its mode. Each event has `id:` (increasing), `event:` (the type, as the webhooks') and `data:` (the " +
     "event as JSON). Send Last-Event-ID (or `after`) to resume after an event, as far back as events are " +
-    "kept (the webhook retention); a comment line every 15 s keeps the connection open. At most a few " +
+    "kept (the webhook retention); a comment line every 15 s keeps the connection open. Once the key is " +
+    "revoked or the console session has ended, a last `stream.closed` event (no id; its data the 401 " +
+    "problem document) ends the stream. At most a few " +
     "streams per key at once (429 beyond). A request that accepts only application/json gets one page of " +
     "events after `after` instead. REST only: not an MCP tool or A2A skill.",
   access: "any_key",

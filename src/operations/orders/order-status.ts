@@ -18,6 +18,8 @@ export const orderStatusOperation = defineOperation({
     "Returns the current state of one of your work orders: its status, the masked contractor handle and " +
     "the job details. Orders of other accounts, and live orders read with a test key, are not found.",
   access: "key",
+  // For an agent without a key of its own, the order id it was given is what opens its status.
+  onServerKey: true,
   effect: "read",
   limit: "key",
   http: { method: "GET", path: "/api/dispatch/v1/orders/:order_id", input: "params" },

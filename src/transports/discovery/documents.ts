@@ -259,7 +259,7 @@ export function mcpServerCard(base: string, tools: Array<{ name: string; descrip
     ],
     authentication: {
       description:
-        "None for the MCP client: tools that need an API key run under the server's own on the caller's behalf (MCP_API_KEY, else its sandbox key, test mode only), or under the caller's x-api-key. tools/list shows the tools the key in use may call.",
+        "None for the MCP client to quote, order and read that order: dispatch.quote, dispatch.order and dispatch.order_status run under the server's own key on the caller's behalf (MCP_API_KEY, else its sandbox key, test mode only) unless the caller sends its own x-api-key. Every other tool that needs an API key needs the caller's own x-api-key. tools/list shows the tools the caller may call.",
     },
     tools: tools.map((t) => ({ name: t.name, description: t.description })),
   };

@@ -36,7 +36,7 @@ import { registerDiscovery } from "./discovery-routes.js";
 import { eventStreams, wantsStream } from "./event-stream.js";
 import { readJsonBody } from "./json-body.js";
 import { leanJsonSchemaTransformObject } from "./openapi-components.js";
-import { handleError, sendProblem } from "./problem-reply.js";
+import { countClientAborts, handleError, sendProblem } from "./problem-reply.js";
 
 declare module "fastify" {
   interface FastifyRequest {
@@ -242,6 +242,7 @@ export async function buildApp(services: Services, options: AppOptions = {}): Pr
   });
 
   app.setErrorHandler(handleError);
+  countClientAborts(app, metrics);
 
   const known = methodsByPath();
   app.setNotFoundHandler((request, reply) => {

@@ -4,13 +4,74 @@
 // stopped when the client goes or the server closes. A key holds EVENTS_MAX_STREAMS_PER_KEY streams at
 // most in each process (429 beyond). A client too slow to take its events is cut off (it resumes with
 // Last-Event-ID) rather than have this process buffer them without end.
+//
+// A stream is only as good as what opened it: its key (x-api-key) or console session (the cookie) is
+// checked again every API_KEY_CACHE_TTL_MS, the time a revoked key's calls keep working at most, and a
+// stream whose key was revoked or whose session ended gets a last `stream.closed` event whose data is the
+// problem document saying why (its 401), then ends.
 
-import type { FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
-import { ApiError } from "../../errors.js";
+import type { FastifyBaseLogger, FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
+import { ApiError, toProblem } from "../../errors.js";
+import { asApiError } from "../../operations/kernel/failures.js";
 import type { AnyOperation, OperationContext, Services } from "../../operations/kernel/operation.js";
+import { sessionCookieOf } from "./console-session.js";
 
 /** Bytes a stream may have waiting to be sent before it is cut off. */
 const MAX_BUFFERED_BYTES = 1024 * 1024;
+
+/** The event a stream ends with when what opened it is no longer valid. */
+export const STREAM_CLOSED_EVENT = "stream.closed";
+/** How often a stream's key or session is checked when API_KEY_CACHE_TTL_MS is 0 (no cache). */
+const UNCACHED_CHECK_MS = 1_000;
+
+/**
+ * Checks again what the stream's request authenticated with, as the gate did (an explicit key wins over
+ * the console's cookie); throws its 401 when that is no longer valid. Null for a request with neither.
+ */
+function credentialCheck(services: Services, request: FastifyRequest): (() => Promise<void>) | null {
+  const header = request.headers["x-api-key"];
+  const apiKey = Array.isArray(header) ? header[0] : header;
+  if (apiKey !== undefined) {
+    return async () => {
+      await services.keys.authenticate(apiKey);
+    };
+  }
+  const cookie = sessionCookieOf(request);
+  if (cookie === undefined) return null;
+  return async () => {
+    const session = await services.sessions.check(cookie);
+    await services.keys.authenticateHash(session.keyHash);
+  };
+}
+
+/**
+ * Runs `check` every `intervalMs` (one at a time) and calls `expired` with the 401 once it fails that
+ * way; another failure (the store down for a moment) is logged and the next check decides. Returns the
+ * function that stops it.
+ */
+function watchCredential(
+  check: () => Promise<void>,
+  intervalMs: number,
+  expired: (error: ApiError) => void,
+  log: FastifyBaseLogger,
+): () => void {
+  let running = false;
+  const timer = setInterval(() => {
+    if (running) return;
+    running = true;
+    check()
+      .catch((error: unknown) => {
+        const known = asApiError(error);
+        if (known?.status === 401) expired(known);
+        else log.warn({ err: error }, "could not check an event stream's key; checking again");
+      })
+      .finally(() => {
+        running = false;
+      });
+  }, intervalMs);
+  timer.unref();
+  return () => clearInterval(timer);
+}
 
 /** Whether the request asks for a stream: anything but a request that accepts JSON and not a stream. */
 export function wantsStream(request: FastifyRequest): boolean {
@@ -31,6 +92,8 @@ export function eventStreams(app: FastifyInstance, services: Services): EventStr
     done();
   });
   const { EVENTS_HEARTBEAT_MS: heartbeatMs, EVENTS_MAX_STREAMS_PER_KEY: maxStreams } = services.config;
+  const checkMs =
+    services.config.API_KEY_CACHE_TTL_MS > 0 ? services.config.API_KEY_CACHE_TTL_MS : UNCACHED_CHECK_MS;
 
   return {
     async open(op, ctx, input, reply) {
@@ -57,11 +120,13 @@ export function eventStreams(app: FastifyInstance, services: Services): EventStr
         else raw.write(text);
       };
       let stop: () => void = () => {};
+      let unwatch: () => void = () => {};
       let heartbeat: ReturnType<typeof setInterval> | null = null;
       const end = () => {
         if (ended) return;
         ended = true;
         stop();
+        unwatch();
         if (heartbeat) clearInterval(heartbeat);
         open.delete(end);
         const left = (perKey.get(keyId) ?? 1) - 1;
@@ -100,6 +165,19 @@ export function eventStreams(app: FastifyInstance, services: Services): EventStr
       for (const text of backlog) write(text);
       heartbeat = setInterval(() => write(":\n\n"), heartbeatMs);
       heartbeat.unref();
+      const check = credentialCheck(services, reply.request);
+      if (check) {
+        unwatch = watchCredential(
+          check,
+          checkMs,
+          (error) => {
+            const problem = toProblem(error, ctx.requestId, reply.request.url.split("?")[0]);
+            write(`event: ${STREAM_CLOSED_EVENT}\ndata: ${JSON.stringify(problem)}\n\n`);
+            end();
+          },
+          reply.log,
+        );
+      }
       if (raw.destroyed) end();
     },
   };

@@ -1,9 +1,12 @@
 // Renders any error as an RFC 9457 problem: ApiErrors as they are, Fastify's own request errors mapped to
-// the closed code set, anything else as a logged 500 that leaks nothing.
+// the closed code set, anything else as a logged 500 that leaks nothing. A request whose client hung up
+// before it had fully arrived is answered nothing (nobody is there), logged at debug and counted apart
+// (countClientAborts), not taken for a store fault.
 
-import type { FastifyError, FastifyReply, FastifyRequest } from "fastify";
+import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
 import { ApiError, toProblem } from "../../errors.js";
-import { asApiError } from "../../operations/kernel/failures.js";
+import type { Metrics } from "../../metrics.js";
+import { asApiError, isClientAbort } from "../../operations/kernel/failures.js";
 
 function fromFastifyError(error: FastifyError): ApiError | null {
   switch (error.code) {
@@ -40,6 +43,12 @@ export function sendProblem(request: FastifyRequest, reply: FastifyReply, error:
 }
 
 export function handleError(error: FastifyError | Error, request: FastifyRequest, reply: FastifyReply) {
+  if (isClientAbort(error)) {
+    request.log.debug({ err: error, request_id: request.id }, "client hung up before its request arrived");
+    reply.hijack();
+    reply.raw.destroy();
+    return reply;
+  }
   const expected = asApiError(error);
   if (expected) {
     // An unavailable store is worth an operator's attention even though the caller only retries.
@@ -58,4 +67,19 @@ export function handleError(error: FastifyError | Error, request: FastifyRequest
       `An internal error occurred; quote request id ${request.id} when reporting it.`,
     ),
   );
+}
+
+/**
+ * Counts the requests whose client hung up before the request had fully arrived (a body cut short), by
+ * operation, in fsd_http_requests_aborted_total: they are answered nothing, so fsd_http_requests_total
+ * never sees them. A stream's client going away later (its request long complete) is not one.
+ */
+export function countClientAborts(app: FastifyInstance, metrics: Metrics): void {
+  app.addHook("onRequestAbort", (request, done) => {
+    if (!request.raw.complete) {
+      const config = request.routeOptions.config as { operation?: string } | undefined;
+      metrics.requestsAborted.inc({ operation: config?.operation ?? "other" });
+    }
+    done();
+  });
 }
