@@ -5,13 +5,14 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest, HookHandlerDoneFunction } from "fastify";
 import { z } from "zod";
 import { type Admission, admit, execute, parseInput } from "../../operations/kernel/gate.js";
-import { IDEMPOTENCY_KEY_HEADER } from "../../operations/kernel/idempotency.js";
+import { IDEMPOTENCY_KEY_HEADER, idempotencyKeyArgument } from "../../operations/kernel/idempotency.js";
 import type { AnyOperation, OperationContext, Services } from "../../operations/kernel/operation.js";
 import { problemSchema } from "../../operations/kernel/schemas.js";
 import { OPERATIONS } from "../../operations/registry.js";
 import { baseUrlOf } from "./base-url.js";
 import { admitSession, sessionCookieOf } from "./console-session.js";
 import { type EventStreams, eventStreams, wantsStream } from "./event-stream.js";
+import { tagOf } from "./openapi-operations.js";
 
 export const firstHeader = (value: string | string[] | undefined) =>
   Array.isArray(value) ? value[0] : value;
@@ -39,11 +40,12 @@ function routeSchema(op: AnyOperation) {
   const headers = op.idempotent
     ? {
         headers: z.object({
-          [IDEMPOTENCY_HEADER]: z
-            .string()
-            .max(255)
+          // The form the server checks (1-255 visible ASCII characters), as the agents' argument has it.
+          [IDEMPOTENCY_HEADER]: idempotencyKeyArgument
             .optional()
-            .describe("Retry-safe key: the same key and body replay the first response for 24 h."),
+            .describe(
+              "Retry-safe key, 1-255 visible ASCII characters: the same key and body replay the first response for 24 h.",
+            ),
         }),
       }
     : {};
@@ -51,13 +53,7 @@ function routeSchema(op: AnyOperation) {
     operationId: op.id,
     summary: op.summary,
     description: op.description,
-    tags: [
-      op.access === "public"
-        ? "public"
-        : op.access === "key" || op.access === "any_key"
-          ? "dispatch"
-          : op.access,
-    ],
+    tags: [tagOf(op)],
     // A public operation says so (an empty list), rather than leaving readers to guess.
     security: op.access === "public" ? [] : [{ "x-api-key": [] }],
     ...input,
