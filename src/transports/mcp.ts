@@ -258,6 +258,8 @@ export function registerMcp(
         method,
         url: path,
         schema: { hide: true },
+        // Not a method this path takes: the Allow of other refused methods leaves it out (not-found.ts).
+        config: { refusesMethod: true },
         handler: async (_request, reply) =>
           reply
             .code(405)

@@ -5,6 +5,7 @@
 
 import Fastify, {
   type FastifyBaseLogger,
+  type FastifyError,
   type FastifyInstance,
   type FastifyServerOptions,
   LogController,
@@ -19,9 +20,10 @@ import type { Services } from "../../operations/kernel/operation.js";
 import { checkReadiness } from "../../operations/kernel/readiness.js";
 import { registerAgentEndpoints } from "./agent-endpoints.js";
 import { registerApiDocs } from "./api-docs.js";
+import { clientErrorHandler } from "./client-errors.js";
 import { registerConsoleAssets } from "./console-assets.js";
 import { registerConsoleSession } from "./console-session.js";
-import { registerNotFound } from "./not-found.js";
+import { RouteMethods, registerNotFound } from "./not-found.js";
 import { registerOpenApi } from "./openapi-document.js";
 import { registerOperationRoutes } from "./operation-routes.js";
 import { handleError, sendProblem } from "./problem-reply.js";
@@ -45,7 +47,11 @@ export interface AppOptions {
   logDestination?: DestinationStream;
 }
 
-function serverOptions(config: Services["config"], logger: FastifyBaseLogger): FastifyServerOptions {
+function serverOptions(
+  config: Services["config"],
+  logger: FastifyBaseLogger,
+  routes: RouteMethods,
+): FastifyServerOptions {
   return {
     bodyLimit: BODY_LIMIT,
     // Fastify also accepts a hop count here; its types only name boolean and string forms.
@@ -65,6 +71,8 @@ function serverOptions(config: Services["config"], logger: FastifyBaseLogger): F
       return typeof incoming === "string" && REQUEST_ID_PATTERN.test(incoming) ? incoming : newId("req");
     },
     loggerInstance: logger,
+    // What Node's parser refuses (an unknown method, bad syntax) is a problem document too.
+    clientErrorHandler: clientErrorHandler(routes),
     // The router refuses a path it cannot decode (bad percent-encoding, a lone surrogate's bytes) or with an
     // over-long parameter before any hook runs; answer that with a problem too, not Fastify's own JSON.
     frameworkErrors: (error, request, reply) => {
@@ -112,15 +120,20 @@ function registerProblemTypes(app: FastifyInstance): void {
 
 export async function buildApp(services: Services, options: AppOptions = {}): Promise<FastifyInstance> {
   const logger = options.logger ?? createLogger(services.config, options.logDestination);
-  const app = Fastify(serverOptions(services.config, logger));
+  const routes = new RouteMethods();
+  const app = Fastify(serverOptions(services.config, logger, routes));
   // Validation and serialisation happen in the operations layer (shared with every transport); the
   // route schemas feed the OpenAPI document only.
   app.setValidatorCompiler(() => (data) => ({ value: data }));
   app.setSerializerCompiler(() => (data) => JSON.stringify(data));
   registerBodyParsing(app);
   registerRequestHooks(app, services);
-  app.setErrorHandler(handleError);
-  registerNotFound(app);
+  const unrouted = registerNotFound(app, routes);
+  // A request no route takes is answered 404 or 405 even when its body could not be read (an empty or
+  // broken JSON body on PUT): the body of a method the path does not take does not matter.
+  app.setErrorHandler((error: FastifyError, request, reply) =>
+    request.is404 ? unrouted(request, reply) : handleError(error, request, reply),
+  );
   await registerOpenApi(app);
   registerOperationRoutes(app, services);
   registerConsoleSession(app, services);
