@@ -246,6 +246,13 @@ describe("/openapi.json", () => {
     expect(probe.properties.url.maxLength).toBe(255);
   });
 
+  it("requires a request body only where some member is required (no body reads as {})", async () => {
+    const { doc } = await documentOf(h);
+    expect(doc.paths["/api/dispatch/v1/webhooks/secret"].post.requestBody.required).toBe(false);
+    expect(doc.paths[ORDER_PATH].post.requestBody.required).toBe(true);
+    expect(doc.paths["/api/contractor/v1/jobs/status"].post.requestBody.required).toBe(true); // a union
+  });
+
   it("defines at the top level, with a description, every tag its operations use", async () => {
     const { doc, operations } = await documentOf(h);
     const defined = new Map((doc.tags ?? []).map((t: { name: string; description?: string }) => [t.name, t]));

@@ -32,7 +32,10 @@ export class RouteMethods {
     this.paths.set(url, entry);
   }
 
-  /** The methods some route takes at `path`, or null when no route serves the path. */
+  /**
+   * The methods some route takes at `path` (every route whose pattern matches it: GET
+   * /orders/:order_id serves /orders/cancel as well as POST /orders/cancel does), or null when none does.
+   */
   allowedAt(path: string): string[] | null {
     const methods = new Set<string>();
     for (const { pattern, methods: taken } of this.paths.values()) {

@@ -153,6 +153,24 @@ function describeSuccess(op: AnyOperation, response: Json): Json {
   };
 }
 
+/** A request body is required only when some member is: a request without one is read as {}. */
+function describeRequestBody(body: Json, document: Json): Json {
+  let schema = ((body.content as Record<string, Json> | undefined)?.["application/json"]?.schema ??
+    {}) as Json;
+  if (typeof schema.$ref === "string") {
+    const schemas = (document.components as { schemas?: Record<string, Json> } | undefined)?.schemas ?? {};
+    schema = schemas[schema.$ref.split("/").pop() as string] ?? {};
+  }
+  // A union (oneOf, anyOf) requires what each of its forms does: taken as required.
+  const optional =
+    schema.type === "object" &&
+    !(Array.isArray(schema.required) && schema.required.length > 0) &&
+    schema.oneOf === undefined &&
+    schema.anyOf === undefined &&
+    schema.allOf === undefined;
+  return { ...body, required: !optional };
+}
+
 /**
  * The document with every operation's answers described (descriptions, headers, media types; each error
  * status one shared answer in components.responses), the header components they refer to and the
@@ -166,6 +184,9 @@ export function describeOperations(document: Json): Json {
     for (const operation of Object.values(item)) {
       const op = byId.get(operation.operationId as string);
       if (!op) continue;
+      if (operation.requestBody) {
+        operation.requestBody = describeRequestBody(operation.requestBody as Json, document);
+      }
       const responses = operation.responses as Record<string, Json>;
       for (const [status, response] of Object.entries(responses)) {
         if (Number(status) < 400) {

@@ -4,6 +4,7 @@
 
 import type { FastifyInstance, FastifyReply, FastifyRequest, HookHandlerDoneFunction } from "fastify";
 import { z } from "zod";
+import { validationError } from "../../errors.js";
 import { type Admission, admit, execute, parseInput } from "../../operations/kernel/gate.js";
 import { IDEMPOTENCY_KEY_HEADER, idempotencyKeyArgument } from "../../operations/kernel/idempotency.js";
 import type { AnyOperation, OperationContext, Services } from "../../operations/kernel/operation.js";
@@ -128,6 +129,11 @@ function operationHandler(op: AnyOperation, services: Services, streams: EventSt
     if (request.rateHeaders) reply.headers(request.rateHeaders);
     const raw =
       op.http.input === "body" ? request.body : op.http.input === "params" ? request.params : request.query;
+    // JSON's null is a body, not an object; no body at all (no Content-Type: Fastify's validation step
+    // hands it over as null too) is read as {}.
+    if (raw === null && request.headers["content-type"] !== undefined) {
+      throw validationError([{ field: "body", message: "the body must be a JSON object" }]);
+    }
     const ctx = contextOf(services, request, reply, raw);
     if (op.stream) {
       // SSE's reconnection names the last event it saw in Last-Event-ID: it wins over `after`.
