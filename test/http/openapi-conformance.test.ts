@@ -284,120 +284,140 @@ afterAll(async () => {
   await shop?.close();
 });
 
-describe("the OpenAPI document against its server", () => {
-  it("is compiled by Ajv in JSON Schema 2020-12 mode: every component and every schema of every operation", () => {
-    for (const [name, schema] of Object.entries(doc.components.schemas as Record<string, JsonSchema>)) {
-      expect(ajv.validateSchema(schema), `${name}: ${ajv.errorsText(ajv.errors)}`).toBe(true);
+/** Compiles every schema of the document: components, and each operation's parameters, bodies, answers. */
+function compileEverySchema(): void {
+  for (const [name, schema] of Object.entries(doc.components.schemas as Record<string, JsonSchema>)) {
+    expect(ajv.validateSchema(schema), `${name}: ${ajv.errorsText(ajv.errors)}`).toBe(true);
+  }
+  for (const name of Object.keys(doc.components.schemas)) validatorAt(`/components/schemas/${segment(name)}`);
+  let schemas = 0;
+  for (const op of operationsOf(doc)) {
+    for (const i of ((op.operation.parameters ?? []) as JsonSchema[]).keys()) {
+      validatorAt(`${op.pointer}/parameters/${i}/schema`);
+      schemas++;
     }
-    for (const name of Object.keys(doc.components.schemas))
-      validatorAt(`/components/schemas/${segment(name)}`);
-    let schemas = 0;
-    for (const op of operationsOf(doc)) {
-      for (const i of ((op.operation.parameters ?? []) as JsonSchema[]).keys()) {
-        validatorAt(`${op.pointer}/parameters/${i}/schema`);
+    for (const type of Object.keys(op.operation.requestBody?.content ?? {})) {
+      validatorAt(`${op.pointer}/requestBody/content/${segment(type)}/schema`);
+      schemas++;
+    }
+    for (const status of Object.keys(op.operation.responses)) {
+      const documented = documentedAnswer(op, Number(status));
+      for (const type of Object.keys(documented?.answer.content ?? {})) {
+        validatorAt(`${documented?.pointer}/content/${segment(type)}/schema`);
         schemas++;
       }
-      for (const type of Object.keys(op.operation.requestBody?.content ?? {})) {
-        validatorAt(`${op.pointer}/requestBody/content/${segment(type)}/schema`);
-        schemas++;
-      }
-      for (const status of Object.keys(op.operation.responses)) {
-        const documented = documentedAnswer(op, Number(status));
-        for (const type of Object.keys(documented?.answer.content ?? {})) {
-          validatorAt(`${documented?.pointer}/content/${segment(type)}/schema`);
-          schemas++;
-        }
-      }
     }
-    expect(schemas).toBeGreaterThan(OPERATIONS.length * 2);
+  }
+  expect(schemas).toBeGreaterThan(OPERATIONS.length * 2);
+}
+
+/** Drives one operation with its example and drawn requests, checking every answer against the document. */
+async function driveOperation(id: string): Promise<void> {
+  const op = operationsOf(doc).find((o) => o.id === id);
+  if (!op) throw new Error(`${id} is not in the document`);
+  const known = knownValues();
+  const ctx: SchemaContext = { components: doc.components.schemas, known, now: new Date() };
+  const media = op.operation.requestBody?.content?.["application/json"];
+  const requestValid = media
+    ? validatorAt(`${op.pointer}/requestBody/content/application~1json/schema`)
+    : null;
+  const example = resolved(OPERATIONS.find((o) => o.id === id)?.example ?? {}, known) as Record<
+    string,
+    unknown
+  >;
+  const asDrawn: Drawn = media ? { params: {}, body: example } : { params: example };
+  const seen = new Map<number, number>();
+  statuses.set(id, seen);
+  await fc.assert(
+    fc.asyncProperty(requestArbitrary(op, ctx), async (drawn) => {
+      const res = await send(op, drawn);
+      seen.set(res.status, (seen.get(res.status) ?? 0) + 1);
+      checkAnswer(op, res);
+      const refused = refusedPart(op, drawn, requestValid);
+      if (refused) expect(res.status, `${id} accepted ${refused}`).toBeGreaterThanOrEqual(400);
+    }),
+    { numRuns: RUNS, examples: [[asDrawn]], endOnFailure: true, interruptAfterTimeLimit: TIME_LIMIT_MS },
+  );
+}
+
+/** Each keyed operation's example, sent without a key. */
+async function refusedWithoutKey(): Promise<void> {
+  const known = knownValues();
+  for (const op of operationsOf(doc)) {
+    if ((op.operation.security ?? []).length === 0) continue;
+    const example = resolved(OPERATIONS.find((o) => o.id === op.id)?.example ?? {}, known);
+    const drawn: Drawn = op.operation.requestBody
+      ? { params: {}, body: example }
+      : { params: example as Record<string, unknown> };
+    const res = await send(op, drawn, "application/json", {});
+    expect(res.status, `${op.id}: ${res.body}`).toBe(401);
+    checkAnswer(op, res);
+  }
+}
+
+/** Each documented path with each method none of the operations at its URL takes. */
+async function refusedMethods(): Promise<void> {
+  const problem = validatorAt("/components/schemas/Problem");
+  const templates = Object.entries(doc.paths as Record<string, Record<string, unknown>>).map(
+    ([path, item]) => ({
+      pattern: new RegExp(`^${path.replace(/\{[a-z_]+\}/g, "[^/]+")}$`),
+      methods: Object.keys(item).map((m) => m.toUpperCase()),
+    }),
+  );
+  for (const path of Object.keys(doc.paths)) {
+    const concrete = path.replace(/\{[a-z_]+\}/g, "x1");
+    // Every documented operation at this URL: /orders/cancel is also an {order_id} of /orders/{order_id}.
+    const documented = [
+      ...new Set(templates.filter((t) => t.pattern.test(concrete)).flatMap((t) => t.methods)),
+    ];
+    const expected = documented.includes("GET") ? [...documented, "HEAD"] : documented;
+    for (const method of ["PUT", "PATCH", "DELETE", "GET", "POST"].filter((m) => !documented.includes(m))) {
+      const res = await fetch(`${base}${concrete}`, {
+        method,
+        headers: { "content-type": "application/json" },
+      });
+      const where = `${method} ${path}`;
+      expect(res.status, where).toBe(405);
+      expect(res.headers.get("content-type"), where).toMatch(/^application\/problem\+json/);
+      expect(problem(await res.json()), where).toBe(true);
+      expect((res.headers.get("allow") ?? "").split(", ").sort(), where).toEqual(expected.sort());
+    }
+  }
+}
+
+/** The event stream's head, then the stream abandoned. */
+async function streamHead(): Promise<void> {
+  const op = operationsOf(doc).find((o) => o.id === "dispatchEvents");
+  if (!op) throw new Error("dispatchEvents is not in the document");
+  const controller = new AbortController();
+  const res = await fetch(`${base}${op.path}`, {
+    headers: { ...keyFor(op.id), accept: "text/event-stream" },
+    signal: controller.signal,
   });
+  const type = (res.headers.get("content-type") ?? "").split(";")[0];
+  const documented = documentedAnswer(op, res.status);
+  controller.abort();
+  expect(res.status).toBe(200);
+  expect(Object.keys(documented?.answer.content ?? {})).toContain(type);
+  expect(res.headers.get("request-id")).toBeTruthy();
+}
+
+describe("the OpenAPI document against its server", () => {
+  it("is compiled by Ajv in JSON Schema 2020-12 mode: every component and every schema of every operation", () =>
+    compileEverySchema());
 
   it.each(OPERATIONS.map((o) => [o.id]))(
     "%s: every answer to requests drawn from its schemas is documented, and matches",
-    async (id) => {
-      const op = operationsOf(doc).find((o) => o.id === id);
-      if (!op) throw new Error(`${id} is not in the document`);
-      const known = knownValues();
-      const ctx: SchemaContext = { components: doc.components.schemas, known, now: new Date() };
-      const media = op.operation.requestBody?.content?.["application/json"];
-      const requestValid = media
-        ? validatorAt(`${op.pointer}/requestBody/content/application~1json/schema`)
-        : null;
-      const example = OPERATIONS.find((o) => o.id === id)?.example ?? {};
-      const exampleInput = resolved(example, known) as Record<string, unknown>;
-      const asDrawn: Drawn = media ? { params: {}, body: exampleInput } : { params: exampleInput };
-      const seen = new Map<number, number>();
-      statuses.set(id, seen);
-      await fc.assert(
-        fc.asyncProperty(requestArbitrary(op, ctx), async (drawn) => {
-          const res = await send(op, drawn);
-          seen.set(res.status, (seen.get(res.status) ?? 0) + 1);
-          checkAnswer(op, res);
-          const refused = refusedPart(op, drawn, requestValid);
-          if (refused) expect(res.status, `${id} accepted ${refused}`).toBeGreaterThanOrEqual(400);
-        }),
-        { numRuns: RUNS, examples: [[asDrawn]], endOnFailure: true, interruptAfterTimeLimit: TIME_LIMIT_MS },
-      );
-    },
+    (id) => driveOperation(id),
     TIME_LIMIT_MS + 30_000,
   );
 
-  it("refuses each keyed operation's example without a key: 401, as documented", async () => {
-    const known = knownValues();
-    for (const op of operationsOf(doc)) {
-      if ((op.operation.security ?? []).length === 0) continue;
-      const example = resolved(OPERATIONS.find((o) => o.id === op.id)?.example ?? {}, known);
-      const drawn: Drawn = op.operation.requestBody
-        ? { params: {}, body: example }
-        : { params: example as Record<string, unknown> };
-      const res = await send(op, drawn, "application/json", {});
-      expect(res.status, `${op.id}: ${res.body}`).toBe(401);
-      checkAnswer(op, res);
-    }
-  });
+  it("refuses each keyed operation's example without a key: 401, as documented", () => refusedWithoutKey());
 
-  it("answers a method a documented path does not take with 405, Allow naming the documented ones", async () => {
-    const problem = validatorAt("/components/schemas/Problem");
-    const templates = Object.entries(doc.paths as Record<string, Record<string, unknown>>).map(
-      ([path, item]) => ({
-        pattern: new RegExp(`^${path.replace(/\{[a-z_]+\}/g, "[^/]+")}$`),
-        methods: Object.keys(item).map((m) => m.toUpperCase()),
-      }),
-    );
-    for (const path of Object.keys(doc.paths)) {
-      const concrete = path.replace(/\{[a-z_]+\}/g, "x1");
-      // Every documented operation at this URL: /orders/cancel is also an {order_id} of /orders/{order_id}.
-      const documented = [
-        ...new Set(templates.filter((t) => t.pattern.test(concrete)).flatMap((t) => t.methods)),
-      ];
-      const expected = documented.includes("GET") ? [...documented, "HEAD"] : documented;
-      const url = `${base}${concrete}`;
-      for (const method of ["PUT", "PATCH", "DELETE", "GET", "POST"].filter((m) => !documented.includes(m))) {
-        const res = await fetch(url, { method, headers: { "content-type": "application/json" } });
-        const where = `${method} ${path}`;
-        expect(res.status, where).toBe(405);
-        expect(res.headers.get("content-type"), where).toMatch(/^application\/problem\+json/);
-        expect(problem(await res.json()), where).toBe(true);
-        expect((res.headers.get("allow") ?? "").split(", ").sort(), where).toEqual(expected.sort());
-      }
-    }
-  });
+  it("answers a method a documented path does not take with 405, Allow naming the documented ones", () =>
+    refusedMethods());
 
-  it("serves the event stream as its documented text/event-stream", async () => {
-    const op = operationsOf(doc).find((o) => o.id === "dispatchEvents");
-    if (!op) throw new Error("dispatchEvents is not in the document");
-    const controller = new AbortController();
-    const res = await fetch(`${base}${op.path}`, {
-      headers: { ...keyFor(op.id), accept: "text/event-stream" },
-      signal: controller.signal,
-    });
-    const type = (res.headers.get("content-type") ?? "").split(";")[0];
-    const documented = documentedAnswer(op, res.status);
-    controller.abort();
-    expect(res.status).toBe(200);
-    expect(Object.keys(documented?.answer.content ?? {})).toContain(type);
-    expect(res.headers.get("request-id")).toBeTruthy();
-  });
+  it("serves the event stream as its documented text/event-stream", () => streamHead());
 
   it("reached most operations' results, not only their refusals", () => {
     const answered = [...statuses.entries()].filter(([, seen]) => (seen.get(200) ?? 0) > 0).map(([id]) => id);

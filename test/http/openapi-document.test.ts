@@ -146,6 +146,18 @@ describe("/openapi.json", () => {
     for (const name of names) expect(text, name).toContain(`"#/components/schemas/${name}"`);
   });
 
+  it("chooses br before gzip, honours q=0 and a wildcard", () => {
+    expect(chooseEncoding(undefined)).toBeNull();
+    expect(chooseEncoding("gzip")).toBe("gzip");
+    expect(chooseEncoding("gzip, br")).toBe("br");
+    expect(chooseEncoding("br;q=0, gzip")).toBe("gzip");
+    expect(chooseEncoding("identity")).toBeNull();
+    expect(chooseEncoding("*")).toBe("br");
+    expect(chooseEncoding("*, br;q=0")).toBe("gzip");
+  });
+});
+
+describe("/openapi.json for a generated client: errors, schemas, media types", () => {
   it("declares every 4xx and 5xx as application/problem+json with the Problem schema, as it is served", async () => {
     const { operations } = await documentOf(h);
     for (const op of operations) {
@@ -201,7 +213,9 @@ describe("/openapi.json", () => {
       expectProblem(res, 400, "invalid_request");
     }
   });
+});
 
+describe("/openapi.json for a generated client: headers, bounds and tags", () => {
   it("declares the response headers the server sends: Request-Id, the rate-limit fields, Retry-After, Idempotent-Replayed", async () => {
     const { doc, operations } = await documentOf(h);
     const sent = Object.keys(
@@ -259,15 +273,5 @@ describe("/openapi.json", () => {
     const used = new Set(operations.flatMap((op) => op.tags));
     for (const tag of used) expect(defined.get(tag), tag).toMatchObject({ description: expect.any(String) });
     expect([...defined.keys()].sort()).toEqual([...used].sort());
-  });
-
-  it("chooses br before gzip, honours q=0 and a wildcard", () => {
-    expect(chooseEncoding(undefined)).toBeNull();
-    expect(chooseEncoding("gzip")).toBe("gzip");
-    expect(chooseEncoding("gzip, br")).toBe("br");
-    expect(chooseEncoding("br;q=0, gzip")).toBe("gzip");
-    expect(chooseEncoding("identity")).toBeNull();
-    expect(chooseEncoding("*")).toBe("br");
-    expect(chooseEncoding("*, br;q=0")).toBe("gzip");
   });
 });
