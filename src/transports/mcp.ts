@@ -27,7 +27,6 @@ import {
   InitializeRequestSchema,
   JSONRPCMessageSchema,
   ListToolsRequestSchema,
-  McpError,
   PingRequestSchema,
   type Tool,
 } from "@modelcontextprotocol/sdk/types.js";
@@ -166,6 +165,14 @@ function sdkEnvelopeProblem(message: unknown): string | null {
     : "not a JSON-RPC 2.0 request, notification or response";
 }
 
+/**
+ * A JSON-RPC error for the SDK to answer with: its code and its plain message. (An McpError's message
+ * starts "MCP error <code>: ", which the SDK would send as it is, and clients prefix again.)
+ */
+function rpcFailure(code: number, message: string): Error & { code: number } {
+  return Object.assign(new Error(message), { code });
+}
+
 function mcpServer(services: Services, caller: AgentCaller, naming: ToolNaming, log: FastifyBaseLogger) {
   const server = new Server(
     { name: SERVICE_NAME, title: "Field Dispatch", version: API_VERSION },
@@ -187,7 +194,7 @@ function mcpServer(services: Services, caller: AgentCaller, naming: ToolNaming, 
   server.setRequestHandler(CallToolRequestSchema, async (request): Promise<CallToolResult> => {
     const op = operationByName(request.params.name);
     if (!op) {
-      throw new McpError(
+      throw rpcFailure(
         ErrorCode.InvalidParams,
         `Unknown tool ${request.params.name}; tools/list names the tools your key may call.`,
       );
@@ -261,6 +268,8 @@ export function registerMcp(
         method,
         url: path,
         schema: { hide: true },
+        // Not a method this path takes: the Allow of other refused methods leaves it out (not-found.ts).
+        config: { refusesMethod: true },
         handler: async (_request, reply) =>
           reply
             .code(405)

@@ -629,6 +629,25 @@ describe("MCP JSON-RPC errors and headers", () => {
   const rpc = async (res: Response) =>
     (await res.json()) as { id: unknown; error?: { code: number; message: string }; result?: unknown };
 
+  it("sends an error's plain message, which the client prefixes with its code once", async () => {
+    const res = await post(
+      JSON.stringify({
+        jsonrpc: "2.0",
+        id: 3,
+        method: "tools/call",
+        params: { name: "dispatch.nothing", arguments: {} },
+      }),
+    );
+    const answer = await rpc(res);
+    expect(answer.error?.code).toBe(-32602);
+    expect(answer.error?.message).toMatch(/^Unknown tool dispatch\.nothing; tools\/list names/);
+    const client = await connect(`${base}/api/mcp`);
+    const error = await client.callTool({ name: "dispatch.nothing", arguments: {} }).catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(McpError);
+    expect((error as McpError).message).toBe(`MCP error -32602: ${answer.error?.message}`);
+    await client.close();
+  });
+
   it("answers -32700 only for a body that is not JSON", async () => {
     const res = await post('{"jsonrpc": "2.0", "id": 1, "method": "tools/list"');
     expect(res.status).toBe(400);

@@ -58,15 +58,17 @@ describe("discovery documents", () => {
     ]) {
       expect(ids).toContain(id);
     }
+    type Response = { $ref?: string; content?: Record<string, { schema: unknown }> };
     for (const path of Object.values(
-      doc.paths as Record<
-        string,
-        Record<string, { responses: Record<string, { content?: Record<string, { schema: unknown }> }> }>
-      >,
+      doc.paths as Record<string, Record<string, { responses: Record<string, Response> }>>,
     )) {
       for (const op of Object.values(path)) {
-        for (const [status, response] of Object.entries(op.responses)) {
+        for (const [status, answer] of Object.entries(op.responses)) {
           if (status.startsWith("2")) continue;
+          // An error is one of the shared answers of components.responses.
+          const response: Response = answer.$ref
+            ? doc.components.responses[answer.$ref.replace("#/components/responses/", "")]
+            : answer;
           expect(JSON.stringify(response.content)).toMatch(/Problem|problem/);
         }
       }

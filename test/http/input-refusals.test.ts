@@ -172,6 +172,17 @@ describe("I-JSON bodies", () => {
     }
   });
 
+  it("refuses a JSON null body as not the object an operation takes (422 on body), and reads no body as {}", async () => {
+    const secret = "/api/dispatch/v1/webhooks/secret";
+    for (const path of [secret, QUOTE_PATH]) {
+      const problem = expectProblem(await post(path, "null"), 422, "validation_failed");
+      expect(problem.errors.map((e: { field: string }) => e.field)).toEqual(["body"]);
+    }
+    // Without a body (and its Content-Type), a body whose members are all optional is {}.
+    const bare = await h.app.inject({ method: "POST", url: secret, headers: { "x-api-key": key } });
+    expect(bare.statusCode, bare.body).toBe(200);
+  });
+
   it("still answers malformed and empty bodies 400 invalid_json", async () => {
     expectProblem(await post(QUOTE_PATH, '{"trade":'), 400, "invalid_json");
     expectProblem(await post(QUOTE_PATH, ""), 400, "invalid_json");

@@ -1,6 +1,7 @@
 // HTTP protocol behaviour: problem documents for malformed, oversized and non-JSON bodies, undecodable
 // paths, unknown paths and methods, Request-Id, health and readiness, the OpenAPI document.
 
+import { connect } from "node:net";
 import { beforeAll, describe, expect, it } from "vitest";
 import { WEBHOOK_EVENT_TYPES } from "../../src/webhooks/events.js";
 import { createHarness, type Harness, ORDER_PATH, QUOTE_PATH, validQuote } from "../helpers/harness.js";
@@ -52,6 +53,95 @@ describe("HTTP protocol", () => {
     const res = await h.get(QUOTE_PATH);
     expectProblem(res, 405, "method_not_allowed");
     expect(res.headers.allow).toBe("POST");
+  });
+
+  it("answers 405 with Allow, not 400, to a method the path does not take, whatever its body", async () => {
+    // QUERY (a method Node parses, with a body) is not in light-my-request's list of method names.
+    for (const method of ["PUT", "PATCH", "DELETE", "OPTIONS", "QUERY"]) {
+      const res = await h.app.inject({
+        method: method as "PUT",
+        url: QUOTE_PATH,
+        headers: { "content-type": "application/json" },
+      });
+      expectProblem(res, 405, "method_not_allowed");
+      expect(res.headers.allow, method).toBe("POST");
+    }
+    const broken = await h.app.inject({
+      method: "PUT",
+      url: "/api/dispatch/v1/orders/ord_1",
+      headers: { "content-type": "application/json" },
+      payload: "{nope",
+    });
+    expectProblem(broken, 405, "method_not_allowed");
+    expect(broken.headers.allow).toBe("GET, HEAD");
+    // Any route's path, not only an operation's; an unknown path is 404 with or without a body.
+    const health = await h.app.inject({ method: "DELETE", url: "/healthz" });
+    expectProblem(health, 405, "method_not_allowed");
+    expect(health.headers.allow).toBe("GET, HEAD");
+    const unknown = await h.app.inject({
+      method: "PUT",
+      url: "/api/nope",
+      headers: { "content-type": "application/json" },
+    });
+    expectProblem(unknown, 404, "not_found");
+  });
+
+  it("answers a request Node cannot parse (an unknown method, bad syntax) with a problem document", async () => {
+    const served = await createHarness();
+    await served.app.listen({ port: 0, host: "127.0.0.1" });
+    const { port } = served.app.server.address() as { port: number };
+    const raw = (head: string) =>
+      new Promise<{ status: number; headers: Record<string, string>; body: string }>((resolve, reject) => {
+        const socket = connect(port, "127.0.0.1", () => socket.write(`${head}\r\nHost: x\r\n\r\n`));
+        let text = "";
+        socket.on("data", (chunk) => {
+          text += chunk;
+        });
+        socket.on("error", reject);
+        socket.on("close", () => {
+          const [top = "", body = ""] = text.split("\r\n\r\n");
+          const [statusLine = "", ...lines] = top.split("\r\n");
+          const headers = Object.fromEntries(
+            lines.map((l) => [l.slice(0, l.indexOf(":")).toLowerCase(), l.slice(l.indexOf(":") + 1).trim()]),
+          );
+          resolve({ status: Number(statusLine.split(" ")[1]), headers, body });
+        });
+      });
+    const problemOf = (
+      res: { headers: Record<string, string>; body: string },
+      status: number,
+      code: string,
+    ) => {
+      expect(res.headers["content-type"]).toMatch(/^application\/problem\+json/);
+      const problem = JSON.parse(res.body);
+      expect(problem).toMatchObject({ status, code, type: `/problems/${code}` });
+      expect(problem.request_id).toBe(res.headers["request-id"]);
+      return problem;
+    };
+    const unknownMethod = await raw(`FOO ${QUOTE_PATH} HTTP/1.1`);
+    expect(unknownMethod.status).toBe(405);
+    expect(unknownMethod.headers.allow).toBe("POST");
+    problemOf(unknownMethod, 405, "method_not_allowed");
+    const elsewhere = await raw("FOO /api/nope HTTP/1.1");
+    expect(elsewhere.status).toBe(404);
+    problemOf(elsewhere, 404, "not_found");
+    const garbled = await raw("GET /healthz HTTP/9.9");
+    expect(garbled.status).toBe(400);
+    problemOf(garbled, 400, "invalid_request");
+    await served.close();
+  });
+
+  it("redirects a browser from / to the console, and answers a JSON client 404", async () => {
+    const browser = "text/html,application/xhtml+xml,application/xml;q=0.9,*/*;q=0.8";
+    const res = await h.get("/", { accept: browser });
+    expect(res.statusCode).toBe(302);
+    expect(res.headers.location).toBe("/console/");
+    expect(res.headers.vary).toMatch(/Accept/);
+    for (const accept of ["application/json", "*/*", "application/problem+json, text/html;q=0.5"]) {
+      expectProblem(await h.get("/", { accept }), 404, "not_found");
+    }
+    expectProblem(await h.get("/"), 404, "not_found");
+    expectProblem(await h.get("/elsewhere", { accept: browser }), 404, "not_found");
   });
 
   it("answers 400 invalid_request to a path the router cannot decode or with an over-long parameter", async () => {

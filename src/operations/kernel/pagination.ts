@@ -13,11 +13,13 @@ export const pageLimitSchema = z.coerce
 
 export const sinceSchema = z.iso
   .datetime({ error: "since must be an ISO 8601 UTC timestamp" })
+  .max(64, { error: "since must be at most 64 characters" })
   .optional()
   .describe("From (inclusive).");
 
 export const untilSchema = z.iso
   .datetime({ error: "until must be an ISO 8601 UTC timestamp" })
+  .max(64, { error: "until must be at most 64 characters" })
   .optional()
   .describe("Until (exclusive).");
 

@@ -35,6 +35,7 @@ const LISTED = "GET /api/dispatcher/v1/contractors lists them";
  * older spelling `cref_...`) is refused with a message saying which form is expected. */
 export const contractorIdSchema = z
   .string({ error: "contractor_id is required and must be a string" })
+  .max(44, { error: "contractor_id must be at most 44 characters" })
   .regex(CONTRACTOR_ID_PATTERN, {
     error: (issue) => {
       const form = "ctr_ followed by 1-40 letters or digits (e.g. ctr_2f6a9c1d7e3b)";
@@ -135,6 +136,7 @@ const rfc3339 = (field: string) =>
       offset: true,
       error: `${field} must be an RFC 3339 date-time with a UTC offset, e.g. 2026-11-03T09:00:00-05:00`,
     })
+    .max(64, { error: `${field} must be at most 64 characters` })
     .describe("RFC 3339 date-time with a UTC offset (Z or +hh:mm).");
 
 export const serviceWindowSchema = z

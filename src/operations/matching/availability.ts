@@ -33,6 +33,7 @@ export const ALTERNATIVES = 5;
 const localDate = (field: string) =>
   z.iso
     .date({ error: `${field} must be a date, YYYY-MM-DD` })
+    .max(10, { error: `${field} must be a date, YYYY-MM-DD` })
     .describe("A local date in the job's time zone, YYYY-MM-DD.");
 
 export const availabilityInput = z

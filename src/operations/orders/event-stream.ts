@@ -129,6 +129,7 @@ export const eventsOperation = defineOperation({
   input: z.object({
     after: z
       .string()
+      .max(15, "after must be an event id")
       .regex(/^\d{1,15}$/, "after must be an event id")
       .optional()
       .describe("Events after this id (what Last-Event-ID says, which takes precedence)."),

@@ -51,7 +51,7 @@ const MAX_ITERATIONS = 20_000;
 /** About a second for a 500-job, 100-contractor day on a busy 2-core machine (bench/RESULTS.md). */
 const DEFAULT_DAY_ITERATIONS = 1000;
 
-const isoDate = z.iso.date().describe("The day to plan, YYYY-MM-DD (each job's own local date).");
+const isoDate = z.iso.date().max(10).describe("The day to plan, YYYY-MM-DD (each job's own local date).");
 
 export const optimizeInput = z.strictObject({
   date: isoDate,

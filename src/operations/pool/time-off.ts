@@ -37,13 +37,17 @@ const timeOffListSchema = z
   .meta({ id: "TimeOffList" });
 
 const periodShape = {
-  start: z.iso.datetime({ offset: true }).describe("First instant off, ISO 8601 with its offset."),
-  end: z.iso.datetime({ offset: true }).describe("First instant back at work: the period is [start, end)."),
+  start: z.iso.datetime({ offset: true }).max(64).describe("First instant off, ISO 8601 with its offset."),
+  end: z.iso
+    .datetime({ offset: true })
+    .max(64)
+    .describe("First instant back at work: the period is [start, end)."),
   reason: z.string().min(1).max(500).optional().describe("Why (kept in the audit record)."),
 };
 
 const timeOffIdSchema = z
   .string()
+  .max(44, { error: "time_off_id must be off_ followed by letters or digits" })
   .regex(/^off_[0-9A-Za-z]{1,40}$/, { error: "time_off_id must be off_ followed by letters or digits" });
 
 function view(row: ContractorTimeOffTable) {

@@ -3,7 +3,7 @@
 
 import { z } from "zod";
 import { ApiError } from "../../errors.js";
-import { UrlRefused } from "../../net/address-policy.js";
+import { MAX_URL_LENGTH, UrlRefused } from "../../net/address-policy.js";
 import { CHECK_AREAS, CHECK_WEIGHTS } from "../../probe/scoring.js";
 import { defineOperation } from "../kernel/operation.js";
 
@@ -76,6 +76,9 @@ export const probeOperation = defineOperation({
         error: (iss) =>
           `url ${iss.input === undefined ? "is required" : "must be a string"}: a storefront URL or domain`,
       })
+      // The contract's bound, published; a longer url is refused by the address policy (400 invalid_url,
+      // reason too_long), as the contract's probe refuses every bad URL, not by the schema (422).
+      .meta({ maxLength: MAX_URL_LENGTH })
       .describe(
         "Storefront URL or bare domain (https://shop.example/ or shop.example); at most 255 characters.",
       ),

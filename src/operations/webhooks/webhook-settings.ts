@@ -277,7 +277,11 @@ export const webhooksDeliveriesOperation = defineOperation({
   limit: "key",
   http: { method: "GET", path: "/api/dispatch/v1/webhooks/deliveries", input: "query" },
   input: z.strictObject({
-    endpoint_id: z.string().regex(ENDPOINT_ID, { error: "endpoint_id must be a whe_ id" }).optional(),
+    endpoint_id: z
+      .string()
+      .max(44, { error: "endpoint_id must be a whe_ id" })
+      .regex(ENDPOINT_ID, { error: "endpoint_id must be a whe_ id" })
+      .optional(),
     status: z
       .enum(["pending", "succeeded", "failed", "cancelled"], {
         error: "status must be one of: pending, succeeded, failed, cancelled",
@@ -349,7 +353,10 @@ export const webhooksRedeliverOperation = defineOperation({
   http: { method: "POST", path: "/api/dispatch/v1/webhooks/redeliver", input: "body" },
   problems: [404, 409],
   input: z.strictObject({
-    delivery_id: z.string().regex(DELIVERY_ID, { error: "delivery_id must be a whd_ id" }),
+    delivery_id: z
+      .string()
+      .max(44, { error: "delivery_id must be a whd_ id" })
+      .regex(DELIVERY_ID, { error: "delivery_id must be a whd_ id" }),
   }),
   output: deliverySchema,
   example: { delivery_id: "whd_0VberZOdAb12Cd34Ef56" },
@@ -383,7 +390,10 @@ export const webhooksEnableEndpointOperation = defineOperation({
   http: { method: "POST", path: "/api/dispatch/v1/webhooks/endpoint/enable", input: "body" },
   problems: [404],
   input: z.strictObject({
-    endpoint_id: z.string().regex(ENDPOINT_ID, { error: "endpoint_id must be a whe_ id" }),
+    endpoint_id: z
+      .string()
+      .max(44, { error: "endpoint_id must be a whe_ id" })
+      .regex(ENDPOINT_ID, { error: "endpoint_id must be a whe_ id" }),
   }),
   output: endpointSchema,
   example: { endpoint_id: "whe_0VberZOdAb12Cd34Ef56" },

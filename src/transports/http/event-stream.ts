@@ -16,6 +16,20 @@ import { asApiError } from "../../operations/kernel/failures.js";
 import type { AnyOperation, OperationContext, Services } from "../../operations/kernel/operation.js";
 import { sessionCookieOf } from "./console-session.js";
 
+/** The stream's format, as the OpenAPI document describes its text/event-stream answer. */
+export const EVENT_STREAM_FORMAT =
+  "Server-Sent Events (text/event-stream; charset=utf-8). It opens with a comment line naming the request " +
+  "and `retry: 2000`; then each event is three lines and a blank line: `id:` (the event's id, increasing: " +
+  "send it back as Last-Event-ID to resume after it), `event:` (its type, as StreamEvent's `type`) and " +
+  "`data:` (the event, a StreamEvent (#/components/schemas/StreamEvent) as one line of JSON). A comment line " +
+  "(`:`) every EVENTS_HEARTBEAT_MS (15 s) keeps the connection open; the stream does not end on its own.";
+
+export const EVENT_STREAM_EXAMPLE =
+  "id: 1843\nevent: order.accepted\ndata: " +
+  '{"id":"1843","type":"order.accepted","created_at":"2026-11-21T10:00:00.000Z","livemode":false,' +
+  '"data":{"order":{"order_id":"ord_0VberZOdAb12Cd34Ef56","status":"accepted"},"previous_status":"offered"}}' +
+  "\n\n";
+
 /** Bytes a stream may have waiting to be sent before it is cut off. */
 const MAX_BUFFERED_BYTES = 1024 * 1024;
 
@@ -105,7 +119,7 @@ export function eventStreams(app: FastifyInstance, services: Services): EventStr
         throw new ApiError(
           "rate_limited",
           `This key holds ${held} event streams already, the most it may; close one first.`,
-          { extra: { retry_after_seconds: 1 } },
+          { headers: { "Retry-After": "1" }, extra: { retry_after_seconds: 1 } },
         );
       }
       perKey.set(keyId, held + 1);

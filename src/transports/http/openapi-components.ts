@@ -2,7 +2,9 @@
 // every schema of the registry twice, as read (output, `Order`) and as written (input, `OrderInput`),
 // whether or not anything refers to both. Here only the forms the document uses are kept, under the
 // schema's own name: a request schema is published as its input form (`QuoteRequest`), a response schema
-// as its output form. Only a schema used both ways whose two forms differ keeps the `Input` twin.
+// as its output form. Only a schema used both ways whose two forms differ keeps the `Input` twin. Each
+// loses the `$id` (`#/components/schemas/...`, a fragment JSON Schema 2020-12 forbids there, which zod
+// writes from `.meta({ id })`) and the `$schema` it is written with: the document's own dialect applies.
 
 import type { SwaggerTransformObject } from "@fastify/swagger";
 import { jsonSchemaTransformObject } from "fastify-type-provider-zod";
@@ -82,7 +84,8 @@ export function leanComponents(document: Record<string, Json>): Record<string, J
     if (!reachable.has(name)) continue;
     const target = names.get(name) ?? name;
     if (target !== name && reachable.has(target)) continue; // merged into its identical twin
-    kept[target] = renameRefs(schema, names);
+    const { $id: _id, $schema: _dialect, ...body } = schema as Record<string, Json>;
+    kept[target] = renameRefs(body, names);
   }
   const rest = renameRefs(roots, names) as Record<string, Json>;
   const otherComponents = renameRefs({ ...components, schemas: undefined }, names) as Record<string, Json>;

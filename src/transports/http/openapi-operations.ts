@@ -1,0 +1,208 @@
+// What the OpenAPI document says of each operation beyond its zod schemas, from the operation's own
+// declaration (access, limit, idempotent, stream) and the closed error set: its tag (each tag defined at
+// the top level), a description of every answer, errors as application/problem+json (how problem-reply.ts
+// serves them), the response headers the server sends, and the event stream's text/event-stream.
+
+import { STATUS_CODES } from "node:http";
+import { ERROR_CODE_LIST, ERROR_CODES } from "../../errors.js";
+import type { Access, AnyOperation } from "../../operations/kernel/operation.js";
+import { OPERATIONS } from "../../operations/registry.js";
+import { EVENT_STREAM_EXAMPLE, EVENT_STREAM_FORMAT } from "./event-stream.js";
+
+type Json = Record<string, unknown>;
+
+const TAG_OF_ACCESS: Record<Access, string> = {
+  key: "dispatch",
+  any_key: "dispatch",
+  public: "public",
+  contractor: "contractor",
+  dispatcher: "dispatcher",
+};
+
+/** The tag an operation is listed under: who may call it. */
+export function tagOf(op: AnyOperation): string {
+  return TAG_OF_ACCESS[op.access];
+}
+
+const TAG_DESCRIPTIONS: Record<string, string> = {
+  dispatch:
+    "A caller's operations, under an account's API key: quotes, work orders, their events, webhooks and " +
+    "the account's audit records.",
+  public: "No key: estimates, the trade index, evals, the readiness probe and the audit log's proofs.",
+  contractor: "A contractor's own key: its offers and jobs, NTE requests, invoices and time off.",
+  dispatcher:
+    "The dispatch team's key: every order of its mode, assignments, the contractor pool, schedules and " +
+    "time off.",
+};
+
+/** The top-level tags: those the operations use, in the registry's order. */
+function documentTags(): Array<{ name: string; description: string }> {
+  const used = [...new Set(OPERATIONS.map(tagOf))];
+  return used.map((name) => ({ name, description: TAG_DESCRIPTIONS[name] ?? name }));
+}
+
+const HEADER = "#/components/headers/";
+
+/** Response headers, one component each (a header's `required` cannot vary by reference). */
+const HEADERS: Record<string, Json> = {
+  RequestId: {
+    description: "This request's id (a sane incoming Request-Id is kept): quote it when reporting a problem.",
+    required: true,
+    schema: { type: "string", maxLength: 128 },
+  },
+  RateLimitPolicy: {
+    description:
+      'The limit applied (draft-ietf-httpapi-ratelimit-headers): `"<name>";q=<requests>;w=60;fsd-burst=<burst>`.',
+    required: true,
+    schema: { type: "string" },
+  },
+  RateLimit: {
+    description: 'What is left of it: `"<name>";r=<remaining>;t=<seconds until the bucket is full>`.',
+    required: true,
+    schema: { type: "string" },
+  },
+  XRateLimitLimit: {
+    description: "The bucket's capacity (the burst).",
+    required: true,
+    schema: { type: "integer", minimum: 0 },
+  },
+  XRateLimitRemaining: {
+    description: "Requests left in the bucket.",
+    required: true,
+    schema: { type: "integer", minimum: 0 },
+  },
+  XRateLimitReset: {
+    description: "Unix time (seconds) at which the bucket is full again.",
+    required: true,
+    schema: { type: "integer", minimum: 0 },
+  },
+  RetryAfter: {
+    description: "Seconds to wait before retrying.",
+    required: true,
+    schema: { type: "integer", minimum: 0 },
+  },
+  RetryAfterWhenTransient: {
+    description:
+      "Seconds to wait before retrying, when the store is briefly unavailable (service_unavailable).",
+    schema: { type: "integer", minimum: 0 },
+  },
+  IdempotentReplayed: {
+    description: "`true` on a replay: the stored answer to the first request with this Idempotency-Key.",
+    schema: { type: "string", enum: ["true"] },
+  },
+};
+
+const ref = (name: keyof typeof HEADERS) => ({ $ref: `${HEADER}${name}` });
+
+const RATE_LIMIT_HEADERS = {
+  "RateLimit-Policy": ref("RateLimitPolicy"),
+  RateLimit: ref("RateLimit"),
+  "X-RateLimit-Limit": ref("XRateLimitLimit"),
+  "X-RateLimit-Remaining": ref("XRateLimitRemaining"),
+  "X-RateLimit-Reset": ref("XRateLimitReset"),
+};
+
+/** The headers of a successful answer of `op`. */
+function headersOf(op: AnyOperation): Json {
+  const headers: Json = { "Request-Id": ref("RequestId") };
+  // A limited call's answer carries the limit once the gate has counted it.
+  if (op.limit !== "none") Object.assign(headers, RATE_LIMIT_HEADERS);
+  if (op.idempotent) headers["Idempotent-Replayed"] = ref("IdempotentReplayed");
+  return headers;
+}
+
+const PROBLEM = { $ref: "#/components/schemas/Problem" };
+
+/** The name of the shared answer for an error status: `TooManyRequests` for 429. */
+const errorResponseName = (status: number) => (STATUS_CODES[status] ?? `Status${status}`).replace(/\W/g, "");
+
+/** The shared answer for an error status: a problem document, whatever the operation. */
+function errorResponse(status: number): Json {
+  const codes = ERROR_CODE_LIST.filter((code) => ERROR_CODES[code].status === status);
+  const headers: Json = { "Request-Id": ref("RequestId") };
+  // Only a limited operation answers 429, always from its limit (or its count of open streams).
+  if (status === 429) Object.assign(headers, RATE_LIMIT_HEADERS, { "Retry-After": ref("RetryAfter") });
+  if (status === 503) headers["Retry-After"] = ref("RetryAfterWhenTransient");
+  return {
+    description: `${STATUS_CODES[status] ?? status}: an RFC 9457 problem document; its \`code\` is one of ${codes
+      .map((c) => `\`${c}\``)
+      .join(", ")}.`,
+    headers,
+    content: { "application/problem+json": { schema: PROBLEM } },
+  };
+}
+
+/** One successful answer of `op`: its description, headers and media types. */
+function describeSuccess(op: AnyOperation, response: Json): Json {
+  const content = (response.content ?? {}) as Record<string, Json>;
+  const schema = content["application/json"]?.schema;
+  const media: Record<string, Json> = { "application/json": { schema } };
+  // JSON first: what a client that names no stream (and the API reference's "try it") asks for.
+  if (op.stream) {
+    media["text/event-stream"] = {
+      schema: { type: "string", description: EVENT_STREAM_FORMAT },
+      example: EVENT_STREAM_EXAMPLE,
+    };
+  }
+  return {
+    description: op.stream
+      ? "The events: a Server-Sent Events stream (text/event-stream, the default), or one page of them as JSON to a request that accepts only application/json."
+      : "OK",
+    headers: headersOf(op),
+    content: media,
+  };
+}
+
+/** A request body is required only when some member is: a request without one is read as {}. */
+function describeRequestBody(body: Json, document: Json): Json {
+  let schema = ((body.content as Record<string, Json> | undefined)?.["application/json"]?.schema ??
+    {}) as Json;
+  if (typeof schema.$ref === "string") {
+    const schemas = (document.components as { schemas?: Record<string, Json> } | undefined)?.schemas ?? {};
+    schema = schemas[schema.$ref.split("/").pop() as string] ?? {};
+  }
+  // A union (oneOf, anyOf) requires what each of its forms does: taken as required.
+  const optional =
+    schema.type === "object" &&
+    !(Array.isArray(schema.required) && schema.required.length > 0) &&
+    schema.oneOf === undefined &&
+    schema.anyOf === undefined &&
+    schema.allOf === undefined;
+  return { ...body, required: !optional };
+}
+
+/**
+ * The document with every operation's answers described (descriptions, headers, media types; each error
+ * status one shared answer in components.responses), the header components they refer to and the
+ * top-level tags.
+ */
+export function describeOperations(document: Json): Json {
+  const byId = new Map(OPERATIONS.map((op) => [op.id, op]));
+  const errors: Record<string, Json> = {};
+  const paths = (document.paths ?? {}) as Record<string, Record<string, Json>>;
+  for (const item of Object.values(paths)) {
+    for (const operation of Object.values(item)) {
+      const op = byId.get(operation.operationId as string);
+      if (!op) continue;
+      if (operation.requestBody) {
+        operation.requestBody = describeRequestBody(operation.requestBody as Json, document);
+      }
+      const responses = operation.responses as Record<string, Json>;
+      for (const [status, response] of Object.entries(responses)) {
+        if (Number(status) < 400) {
+          responses[status] = describeSuccess(op, response);
+          continue;
+        }
+        const name = errorResponseName(Number(status));
+        errors[name] ??= errorResponse(Number(status));
+        responses[status] = { $ref: `#/components/responses/${name}` };
+      }
+    }
+  }
+  const components = (document.components ?? {}) as Json;
+  return {
+    ...document,
+    tags: documentTags(),
+    components: { ...components, responses: errors, headers: HEADERS },
+  };
+}
