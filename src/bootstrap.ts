@@ -105,7 +105,7 @@ export async function bootstrap(
 }
 
 /** The account of the dispatch-team key the first server start prints, so the console's board can be tried. */
-export const SANDBOX_DISPATCH_ACCOUNT = "sandbox-dispatch";
+const SANDBOX_DISPATCH_ACCOUNT = "sandbox-dispatch";
 
 /**
  * A sandbox (test-mode) dispatch-team key, for the first start of a server (main.ts) to print once beside

@@ -9,7 +9,7 @@ const bool = z
 
 const positiveInt = z.coerce.number().int().positive();
 
-export const configSchema = z.object({
+const configSchema = z.object({
   PORT: z.coerce.number().int().min(0).max(65535).default(8080),
   HOST: z.string().min(1).default("127.0.0.1"),
   /** The Prometheus /metrics listener, apart from the API: a port (0: any free one), or "off" (or empty)

@@ -90,7 +90,7 @@ export interface Problem {
   [extra: string]: unknown;
 }
 
-export function problemType(code: ErrorCode): string {
+function problemType(code: ErrorCode): string {
   return `/problems/${code}`;
 }
 

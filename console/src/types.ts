@@ -5,9 +5,9 @@
 import type { OrderStatus } from "../../src/domain/orders/statuses";
 import type { Urgency } from "../../src/domain/pricing";
 
-export type { OrderStatus, Urgency };
+export type { OrderStatus };
 
-export type KeyKind = "account" | "contractor" | "dispatcher";
+type KeyKind = "account" | "contractor" | "dispatcher";
 
 export interface Session {
   kind: KeyKind;
@@ -18,7 +18,7 @@ export interface Session {
   expires_at: string;
 }
 
-export interface Location {
+interface Location {
   state: string;
   zip: string | null;
   city: string | null;

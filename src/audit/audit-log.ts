@@ -35,8 +35,8 @@ const VERIFIED_CACHE_MAX = 100_000;
 // verification within this time.
 export const EXTERNAL_CHANGE_CHECK_MS = 250;
 
-export type VerifyStatus = "verified" | "mismatch" | "purged";
-export type MismatchReason =
+type VerifyStatus = "verified" | "mismatch" | "purged";
+type MismatchReason =
   | "record_altered"
   | "record_missing"
   | "not_in_log"

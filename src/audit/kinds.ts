@@ -32,7 +32,7 @@ const ORDER_KINDS = {
     "A service-level clock of the order passed its deadline with its step not done (or done late): the clock, its start and deadline, the time allowed and used, the ETA, and the order's status.",
 } as const satisfies Record<OrderAuditKind, string>;
 
-export const AUDIT_KINDS = {
+const AUDIT_KINDS = {
   "quote.issued":
     "A quote: its inputs, the price breakdown, the candidates considered with their scores and the one chosen.",
   ...ORDER_KINDS,

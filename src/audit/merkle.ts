@@ -18,7 +18,7 @@ export function leafHash(leaf: Uint8Array): Hash {
   return createHash("sha256").update(LEAF_PREFIX).update(leaf).digest();
 }
 
-export function nodeHash(left: Uint8Array, right: Uint8Array): Hash {
+function nodeHash(left: Uint8Array, right: Uint8Array): Hash {
   return createHash("sha256").update(NODE_PREFIX).update(left).update(right).digest();
 }
 
@@ -62,7 +62,7 @@ export function compactRange(size: number): NodeRef[] {
 }
 
 /** The root of a tree from its compact range hashes (left to right). */
-export function rootFromRange(range: Hash[]): Hash {
+function rootFromRange(range: Hash[]): Hash {
   if (range.length === 0) return EMPTY_ROOT;
   let acc = range[range.length - 1] as Hash;
   for (let i = range.length - 2; i >= 0; i--) acc = nodeHash(range[i] as Hash, acc);
@@ -112,7 +112,7 @@ function isPerfect(start: number, end: number): { level: number; index: number }
 }
 
 /** MTH(D[start:end]) from stored perfect subtrees. */
-export function subtreeHash(get: NodeSource, start: number, end: number): Hash {
+function subtreeHash(get: NodeSource, start: number, end: number): Hash {
   const perfect = isPerfect(start, end);
   if (perfect) return get(perfect.level, perfect.index);
   const k = splitPoint(end - start);

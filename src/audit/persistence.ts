@@ -61,13 +61,13 @@ export interface AuditQuery {
   limit: number;
 }
 
-export interface PendingLeaf {
+interface PendingLeaf {
   seal: string;
   leaf_hash: string;
 }
 
 /** What the sequencer decides for one batch: the tree's new nodes and the checkpoint that signs it. */
-export interface SequencedBatch {
+interface SequencedBatch {
   nodes: NewNode[];
   checkpoint: AuditCheckpointRow;
 }

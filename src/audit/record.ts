@@ -37,7 +37,7 @@ export interface AuditInput {
 export type AuditEntry = Omit<AuditRecordRow, "seq"> & { kind: AuditKind; leaf_hash: string };
 
 /** The envelope that is hashed. Field names are part of the log format: never rename them. */
-export interface AuditRecord {
+interface AuditRecord {
   v: 1 | 2;
   seal: string;
   kind: AuditKind;

@@ -21,9 +21,6 @@
 
 import { applyDisclosures, type DisclosureArray, disclosureDigest, newSalts, SD_ALG } from "./disclosure.js";
 
-/** Who a disclosure is shown to besides the dispatch team, which is shown every disclosure. */
-export type Audience = "caller" | `contractor:${string}`;
-
 /** An account's handle of a contractor id. */
 export type RefOf = (contractorId: string) => string;
 

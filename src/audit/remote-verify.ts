@@ -70,7 +70,7 @@ export interface ShownRecord {
  * Checks a record as it was shown against the leaf the service proves: its canonical JSON hashes to the
  * leaf, and each disclosure is committed in it (and, when given, `disclosed` is what they make).
  */
-export function checkShownRecord(shown: ShownRecord, seal: string, leafHashHex: string): string[] {
+function checkShownRecord(shown: ShownRecord, seal: string, leafHashHex: string): string[] {
   const problems: string[] = [];
   if (shown.seal !== undefined && shown.seal !== seal)
     problems.push(`the record shown is ${String(shown.seal)}`);

@@ -22,7 +22,7 @@ export function retentionCutoff(now: Date): Date {
 }
 
 /** 7 years before `now`: a record whose leaf was signed before this may have been purged. */
-export function retentionStart(now: Date): Date {
+function retentionStart(now: Date): Date {
   const start = new Date(now.getTime());
   start.setUTCFullYear(start.getUTCFullYear() - RETENTION_YEARS);
   return start;

@@ -58,9 +58,7 @@ export function toCheckpoint(row: AuditCheckpointRow): Checkpoint {
   };
 }
 
-export function checkpointNote(
-  c: Pick<Checkpoint, "origin" | "tree_size" | "root_hash" | "timestamp">,
-): string {
+function checkpointNote(c: Pick<Checkpoint, "origin" | "tree_size" | "root_hash" | "timestamp">): string {
   const root = Buffer.from(c.root_hash, "hex").toString("base64");
   return `${c.origin}\n${c.tree_size}\n${root}\n${c.timestamp}\n`;
 }

@@ -6,8 +6,8 @@ import { hash, timingSafeEqual } from "node:crypto";
 import { crc32 } from "node:zlib";
 import { base62, randomBase62 } from "../base62.js";
 
-export const KEY_PREFIX = "fsd";
-export const KEY_MODES = ["live", "test"] as const;
+const KEY_PREFIX = "fsd";
+const KEY_MODES = ["live", "test"] as const;
 export type KeyMode = (typeof KEY_MODES)[number];
 
 const RANDOM_LENGTH = 30;

@@ -32,7 +32,7 @@ export interface RateLimiter {
   close(): Promise<void>;
 }
 
-export function gcraDecide(
+function gcraDecide(
   tat: number | undefined,
   now: number,
   policy: RatePolicy,

@@ -11,7 +11,7 @@
 import { Redis } from "ioredis";
 import { MemoryRateLimiter, type RateDecision, type RateLimiter, type RatePolicy } from "./rate-limiter.js";
 
-export const GCRA_LUA = `
+const GCRA_LUA = `
 local t = redis.call('TIME')
 local now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
 local interval = tonumber(ARGV[1])

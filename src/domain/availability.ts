@@ -20,7 +20,7 @@ import { TRADES, type TradeCode } from "./trades.js";
 /** How many local days one request may span. */
 export const AVAILABILITY_MAX_DAYS = 14;
 /** The local hour the last window of a day ends by. */
-export const SLOT_DAY_END_HOUR = 20;
+const SLOT_DAY_END_HOUR = 20;
 
 const DAY_MS = 86_400_000;
 
@@ -105,7 +105,7 @@ function forWindow(job: MatchRequest, window: TimeWindow, now: Date): MatchReque
 
 /** How many contractors of `set` could take the job in `window` now (`jobs`: their active-job counts;
  * `booked`: the time their jobs hold). */
-export function contractorsFor(
+function contractorsFor(
   job: MatchRequest,
   window: TimeWindow,
   set: CandidateSet,

@@ -21,7 +21,7 @@ export function dateOfDay(day: number): string {
 }
 
 /** The last day both verifications hold, for matching; below every real day when either is missing. */
-export const NOT_VERIFIED_DAY = -2_147_483_648;
+const NOT_VERIFIED_DAY = -2_147_483_648;
 
 export interface Verifications {
   readonly insuranceVerifiedUntil: string | null;
@@ -35,8 +35,8 @@ export function compliantThrough(c: Verifications): number {
   return Number.isNaN(day) ? NOT_VERIFIED_DAY : day;
 }
 
-export const COMPLIANCE_DOCUMENTS = ["insurance", "license"] as const;
-export type ComplianceDocument = (typeof COMPLIANCE_DOCUMENTS)[number];
+const COMPLIANCE_DOCUMENTS = ["insurance", "license"] as const;
+type ComplianceDocument = (typeof COMPLIANCE_DOCUMENTS)[number];
 
 /** One document that keeps a contractor from work: expired (with its date) or never verified. */
 export interface ComplianceIssue {
@@ -70,7 +70,7 @@ export function describeIssues(issues: readonly ComplianceIssue[]): string {
 }
 
 /** How far ahead the daily compliance list looks, in days: the directory's `expiring` window. */
-export const COMPLIANCE_WARNING_DAYS = EXPIRING_WITHIN_DAYS;
+const COMPLIANCE_WARNING_DAYS = EXPIRING_WITHIN_DAYS;
 
 /** One contractor on the day's compliance list: each document with its date and its state on the day. */
 export interface ComplianceWatchEntry {

@@ -48,7 +48,7 @@ export interface Ranked {
 }
 
 /** Nearest first; contractors without a known base last; ties by id. */
-export function compareRanked(a: Ranked, b: Ranked): number {
+function compareRanked(a: Ranked, b: Ranked): number {
   if (a.distance !== b.distance) {
     if (a.distance === null) return 1;
     if (b.distance === null) return -1;

@@ -47,11 +47,11 @@ import type { StateCode } from "./us-regions.js";
 
 export { UNKNOWN_TRAVEL_MINUTES } from "./travel-time.js";
 
-export const SCORE_WEIGHTS = { fit: 0.3, eta: 0.25, quality: 0.2, price: 0.15, load: 0.1 } as const;
+const SCORE_WEIGHTS = { fit: 0.3, eta: 0.25, quality: 0.2, price: 0.15, load: 0.1 } as const;
 
 /** Arrival targets per urgency, minutes: the published service levels' (time/service-levels.ts); for
  * scheduled work, booked days ahead, a week. */
-export const ETA_TARGET_MINUTES: Readonly<Record<Urgency, number>> = {
+const ETA_TARGET_MINUTES: Readonly<Record<Urgency, number>> = {
   emergency: SERVICE_LEVELS.emergency.arriveMinutes ?? 120,
   urgent: SERVICE_LEVELS.urgent.arriveMinutes ?? 480,
   routine: SERVICE_LEVELS.routine.arriveMinutes ?? 2880,
@@ -60,9 +60,9 @@ export const ETA_TARGET_MINUTES: Readonly<Record<Urgency, number>> = {
 
 /** How far past arrive_by an as-soon-as-possible arrival is still looked for (a contractor able to start
  * by arrive_by but busy until later reports that later ETA). */
-export const ASAP_HORIZON_MINUTES = 7 * 1440;
+const ASAP_HORIZON_MINUTES = 7 * 1440;
 /** Reach used for the fit score of a statewide contractor. */
-export const STATEWIDE_REACH_MILES = 150;
+const STATEWIDE_REACH_MILES = 150;
 
 export const ETA_TIERS = ["within_2_hours", "same_day", "next_day", "within_3_days", "scheduled"] as const;
 export type EtaTier = (typeof ETA_TIERS)[number];
@@ -231,7 +231,7 @@ export function arrivalOf(
   return { eta, lead: eta, at };
 }
 
-export interface ScoreComponents {
+interface ScoreComponents {
   fit: number;
   eta: number;
   quality: number;

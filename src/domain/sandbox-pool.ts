@@ -22,15 +22,15 @@ import { rngOf, seedOf } from "./random.js";
 import { TRADE_CODES, TRADES } from "./trades.js";
 import { REGIONS, STATE_CODES } from "./us-regions.js";
 
-export const SANDBOX_SEED = "field-dispatch-sandbox-v1";
+const SANDBOX_SEED = "field-dispatch-sandbox-v1";
 /** Contractors spread by population on top of the per-(state, trade) minimum. */
-export const SANDBOX_POPULATION_WEIGHTED = 2400;
+const SANDBOX_POPULATION_WEIGHTED = 2400;
 /** Every (state, trade) pair has at least this many sandbox contractors. */
-export const SANDBOX_MIN_PER_TRADE = 2;
+const SANDBOX_MIN_PER_TRADE = 2;
 /** Share of the non-anchor sandbox contractors with an expired insurance or license when generated. */
-export const SANDBOX_EXPIRED_SHARE = 0.05;
+const SANDBOX_EXPIRED_SHARE = 0.05;
 /** Share of them whose verification runs out within the 45-day warning window (still valid). */
-export const SANDBOX_EXPIRING_SHARE = 0.06;
+const SANDBOX_EXPIRING_SHARE = 0.06;
 
 /** The working-hours templates sandbox contractors are drawn from, with their weights. */
 export const SANDBOX_HOURS: ReadonlyArray<readonly [string, number]> = [

@@ -102,9 +102,3 @@ export const TRADES: Readonly<Record<TradeCode, TradeInfo>> = {
     emergencyShare: 0.2,
   },
 };
-
-const tradeSet: ReadonlySet<string> = new Set(TRADE_CODES);
-
-export function isTradeCode(value: string): value is TradeCode {
-  return tradeSet.has(value);
-}

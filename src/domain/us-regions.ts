@@ -9,8 +9,8 @@
 // Population: US Census Bureau, 2020 Census resident population (states, DC, PR) and 2020 Island Areas
 // censuses (AS, GU, MP, VI).
 
-export type RegionKind = "state" | "district" | "territory";
-export type FactorSource =
+type RegionKind = "state" | "district" | "territory";
+type FactorSource =
   | "bea_rpp_2023"
   | "oews_all_occupations_may2023"
   | "proxy_guam_oews_all_occupations_may2023";
@@ -426,8 +426,4 @@ const codeSet: ReadonlySet<string> = new Set(STATE_CODES);
 
 export function isStateCode(value: string): value is StateCode {
   return codeSet.has(value);
-}
-
-export function regionOf(code: StateCode): RegionInfo {
-  return REGIONS[code];
 }

@@ -57,7 +57,7 @@ const SPECIAL_USE_SUFFIXES = [
 ];
 
 /** The address's class: "unicast" when public, else ipaddr.js's name for its special range. */
-export function addressRange(address: string): string {
+function addressRange(address: string): string {
   const parsed = ipaddr.parse(address);
   if (parsed.kind() === "ipv4") return parsed.range();
   const v6 = parsed as ipaddr.IPv6;
@@ -82,7 +82,7 @@ export function addressRefusal(address: string, policy: AddressPolicy): string |
 }
 
 /** The URL's host without IPv6 brackets. */
-export function bareHost(url: URL): string {
+function bareHost(url: URL): string {
   return url.hostname.startsWith("[") ? url.hostname.slice(1, -1) : url.hostname;
 }
 

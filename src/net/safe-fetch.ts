@@ -54,7 +54,7 @@ export interface FetchInit {
   maxBodyBytes?: number;
 }
 
-export interface FetchedResponse {
+interface FetchedResponse {
   ok: true;
   /** The URL that answered (after redirects). */
   url: string;
@@ -76,7 +76,7 @@ export type FetchFailureCode =
   | "bad_redirect"
   | "connection_failed";
 
-export interface FetchFailure {
+interface FetchFailure {
   ok: false;
   url: string;
   code: FetchFailureCode;

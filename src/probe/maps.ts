@@ -21,7 +21,7 @@ function locs(entries: unknown): string[] {
 }
 
 /** A sitemap's page URLs, or an index's sitemap URLs. */
-export function parseSitemap(fetched: FetchResult): Parsed & { url: string; status: number | null } {
+function parseSitemap(fetched: FetchResult): Parsed & { url: string; status: number | null } {
   const url = fetched.url;
   if (!fetched.ok) return { kind: "invalid", why: fetched.message, url, status: null };
   if (fetched.status < 200 || fetched.status > 299) {
@@ -77,7 +77,7 @@ export function parseSitemap(fetched: FetchResult): Parsed & { url: string; stat
 const PRODUCT_PATH = /\/(?:products?|p|item|items|dp|shop\/[^/]+)\/[^/?#]+/i;
 
 /** The page most likely to be a product page: a product-looking path, else any page but the home page. */
-export function pickProductUrl(pages: string[], origin: URL): string | null {
+function pickProductUrl(pages: string[], origin: URL): string | null {
   const valid = pages.filter((p) => {
     try {
       const u = new URL(p);

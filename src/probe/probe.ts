@@ -12,7 +12,7 @@ import { checkRobotsAgents, checkRobotsSitemapLine, readRobots } from "./robots.
 import { type CheckResult, grade } from "./scoring.js";
 import { Site } from "./site.js";
 
-export const PROBE_NOTICE =
+const PROBE_NOTICE =
   "A snapshot of what an AI agent could read from this storefront when it was taken: not an attested " +
   "grade, not a certification, and not a merchant endpoint. Nothing was bought or submitted.";
 

@@ -9,11 +9,11 @@ import { asDocument, isRecord, type Site } from "./site.js";
 const CURRENCIES = new Set(Intl.supportedValuesOf("currency"));
 const AVAILABILITY = /^https?:\/\/schema\.org\/[A-Za-z]+$/;
 const IDENTIFIERS = ["gtin", "gtin8", "gtin12", "gtin13", "gtin14", "mpn", "sku"] as const;
-export const PRODUCT_FIELDS = ["name", "image", "offers", "identifier", "brand"] as const;
+const PRODUCT_FIELDS = ["name", "image", "offers", "identifier", "brand"] as const;
 type ProductField = (typeof PRODUCT_FIELDS)[number];
 
 /** The contents of every <script type="application/ld+json"> in a page. */
-export function jsonLdBlocks(html: string): string[] {
+function jsonLdBlocks(html: string): string[] {
   const blocks: string[] = [];
   let current: string[] | null = null;
   const parser = new Parser(
@@ -46,7 +46,7 @@ function hasType(node: Record<string, unknown>, type: string): boolean {
 }
 
 /** Every Product (or ProductGroup) object anywhere in the JSON-LD, @graph and nesting included. */
-export function findProducts(blocks: string[]): Record<string, unknown>[] {
+function findProducts(blocks: string[]): Record<string, unknown>[] {
   const products: Record<string, unknown>[] = [];
   let visited = 0;
   const walk = (node: unknown, depth: number): void => {
@@ -77,7 +77,7 @@ function positive(v: unknown): boolean {
 }
 
 /** Which of the required fields the product has. */
-export function productFields(p: Record<string, unknown>): Record<ProductField, boolean> {
+function productFields(p: Record<string, unknown>): Record<ProductField, boolean> {
   const image = list(p.image).some(
     (i) =>
       (typeof i === "string" && i.trim() !== "") ||

@@ -23,7 +23,7 @@ const robotsParser = createRequire(import.meta.url)("robots-parser") as (
 ) => RobotsRules;
 
 /** Agents that fetch on a user's behalf or for AI answers (scored). Bare product tokens, as RFC 9309 matches. */
-export const AI_AGENTS = [
+const AI_AGENTS = [
   { token: "OAI-SearchBot", vendor: "OpenAI", role: "search" },
   { token: "ChatGPT-User", vendor: "OpenAI", role: "user_triggered" },
   { token: "Claude-SearchBot", vendor: "Anthropic", role: "search" },
@@ -35,7 +35,7 @@ export const AI_AGENTS = [
 ] as const;
 
 /** Crawlers (or opt-out tokens) for model training only: reported, not scored. */
-export const TRAINING_CRAWLERS = [
+const TRAINING_CRAWLERS = [
   "GPTBot",
   "ClaudeBot",
   "Google-Extended",

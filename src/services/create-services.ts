@@ -34,7 +34,7 @@ export function openStore(config: Config): Store {
 }
 
 /** The limiter the configuration selects: shared on Redis with REDIS_URL, else in memory. */
-export function createLimiter(config: Config, logger?: FastifyBaseLogger, metrics?: Metrics): RateLimiter {
+function createLimiter(config: Config, logger?: FastifyBaseLogger, metrics?: Metrics): RateLimiter {
   if (!config.REDIS_URL) {
     return new MemoryRateLimiter(Date.now, (allowed) =>
       metrics?.limiterDecisions.inc({ source: "memory", outcome: allowed ? "allowed" : "limited" }),

@@ -22,7 +22,7 @@ import { Periodic } from "../workers/periodic.js";
 
 /** The sandbox's simulated contractors answer an offer, and move a job on, after this long. */
 export const SANDBOX_STEP_MS = 3_000;
-export const SANDBOX_PLAY_MS = 1_000;
+const SANDBOX_PLAY_MS = 1_000;
 
 /** Values in a sandbox order's description that force an outcome. */
 export const SANDBOX_MARKERS = {

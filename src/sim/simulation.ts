@@ -27,14 +27,12 @@ import { OrderPlay } from "./order-play.js";
 import { VirtualTime } from "./virtual-time.js";
 import { SIM_OPERATOR, type SimulationCounters, World } from "./world.js";
 
-export type { SimulationCounters } from "./world.js";
-
 export const DEFAULT_SIM_ACCOUNT = "simulation";
 /** The seed of the pool imported into an empty live pool (same seed, same contractors). */
 export const SIMULATED_POOL_SEED = "field-dispatch-simulation-v1";
 /** Lanes in flight at once, and how far (virtual) ahead of the earliest one a lane may start. */
 export const DEFAULT_CONCURRENCY = 128;
-export const HORIZON_MS = 30 * 60_000;
+const HORIZON_MS = 30 * 60_000;
 
 const DAY_MS = 86_400_000;
 
@@ -91,7 +89,7 @@ const UNLIMITED: RateLimiter = {
 };
 
 /** Accounts other than `account` that have live orders: a store serving real traffic. */
-export async function otherAccountsWithLiveOrders(store: Store, account: string): Promise<string[]> {
+async function otherAccountsWithLiveOrders(store: Store, account: string): Promise<string[]> {
   // Orders are made with callers' keys, so every account that has orders has keys.
   const names = new Set((await store.keys.list()).map((k) => k.account_name));
   names.delete(account);

@@ -45,7 +45,7 @@ export interface SimulationCounters {
   ordersStuck: number;
 }
 
-export function emptyCounters(): SimulationCounters {
+function emptyCounters(): SimulationCounters {
   return {
     ordersCreated: 0,
     unmatchedAtCreation: 0,

@@ -28,7 +28,7 @@ import type { Database } from "./schema.js";
 
 export type StatusSums = Record<EvalsSum, number>;
 
-export interface LatencyFigure {
+interface LatencyFigure {
   /** Orders that have this latency. */
   n: number;
   /** Nearest-rank percentiles, milliseconds; null without orders. */
@@ -80,7 +80,7 @@ interface LivePart {
   sign: 1 | -1;
 }
 
-export interface WindowPlan {
+interface WindowPlan {
   /** Whole UTC days read from the rollup (inclusive), if any. */
   days: { first: string; last: string } | null;
   live: LivePart[];
@@ -90,7 +90,7 @@ const iso = (ms: number) => new Date(ms).toISOString();
 const dayOf = (ms: number) => Math.floor(ms / DAY_MS) * DAY_MS;
 
 /** Splits [since, until) into rollup days and live corrections. */
-export function planWindow(since: string, until: string, rollup: boolean): WindowPlan {
+function planWindow(since: string, until: string, rollup: boolean): WindowPlan {
   const s = Date.parse(since);
   const u = Date.parse(until);
   const lastDay = dayOf(u - 1);

@@ -194,7 +194,7 @@ export interface OffersTable {
 }
 
 /** An NTE request's row: the domain's NteRequest as it is (no column needs mapping). */
-export interface NteRequestsTable {
+interface NteRequestsTable {
   id: string;
   order_id: string;
   contractor_id: string;
@@ -205,8 +205,6 @@ export interface NteRequestsTable {
   decided_at: string | null;
   decision_reason: string | null;
 }
-
-export type { NteRequestStatus, OfferStatus };
 
 /** One unit of a contractor's capacity an order holds (migration 0011). */
 export interface CapacityHoldsTable {
@@ -232,32 +230,32 @@ export interface IdempotencyKeysTable {
   expires_at: string;
 }
 
-export interface AuditRecordsTable extends Omit<AuditRecordRow, "seq"> {
+interface AuditRecordsTable extends Omit<AuditRecordRow, "seq"> {
   seq: Generated<number>;
 }
 
-export interface AuditPendingTable {
+interface AuditPendingTable {
   id: Generated<number>;
   seal: string;
   leaf_hash: string;
 }
 
-export interface AuditLeavesTable {
+interface AuditLeavesTable {
   leaf_index: number;
   seal: string;
   leaf_hash: string;
   integrated_at: string;
 }
 
-export interface AuditNodesTable {
+interface AuditNodesTable {
   level: number;
   idx: number;
   hash: string;
 }
 
-export type AuditCheckpointsTable = AuditCheckpointRow;
+type AuditCheckpointsTable = AuditCheckpointRow;
 
-export type AuditLegalHoldsTable = LegalHoldRow;
+type AuditLegalHoldsTable = LegalHoldRow;
 
 export interface WebhookSecretsTable {
   id: string;
@@ -270,7 +268,7 @@ export interface WebhookSecretsTable {
   expires_at: string | null;
 }
 
-export type WebhookEndpointStatus = "enabled" | "disabled";
+type WebhookEndpointStatus = "enabled" | "disabled";
 
 export interface WebhookEndpointsTable {
   id: string;
@@ -350,7 +348,7 @@ export interface WebhookAttemptsTable {
 }
 
 /** One row per once-a-day job run: which job, which UTC day (YYYY-MM-DD), which mode. */
-export interface DailyRunsTable {
+interface DailyRunsTable {
   job: string;
   day: string;
   livemode: number;

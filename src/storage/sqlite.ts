@@ -19,7 +19,7 @@ const STATEMENT_CACHE_SIZE = 256;
  * store's queries are a small fixed set of SQL texts, so prepared statements are kept and reused
  * (least recently used dropped past 256).
  */
-export function withStatementCache(database: SQLite.Database, profile?: SqlProfile): SqliteDatabase {
+function withStatementCache(database: SQLite.Database, profile?: SqlProfile): SqliteDatabase {
   const cache = new Map<string, SqliteStatement>();
   return {
     close: () => database.close(),
@@ -47,7 +47,7 @@ export function withStatementCache(database: SQLite.Database, profile?: SqlProfi
  * better-sqlite3 (COMMIT included), not Kysely's building of it. "%p" in the file's name stands for the
  * process id (the CLI's processes and the server's would otherwise write the same file).
  */
-export class SqlProfile {
+class SqlProfile {
   private readonly spent = new Map<string, { count: number; ns: bigint }>();
 
   constructor(private readonly file: string) {}

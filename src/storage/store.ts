@@ -370,7 +370,7 @@ export interface Store {
 }
 
 /** The day optimiser's proposals. */
-export interface ScheduleProposals {
+interface ScheduleProposals {
   insert(row: ScheduleProposalsTable): Promise<void>;
   byId(id: string): Promise<ScheduleProposalsTable | undefined>;
   /** Marks a proposal applied unless it already was: true for the one caller that claims it. Inside a

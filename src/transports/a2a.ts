@@ -68,7 +68,7 @@ const CALLER = "field-dispatch.caller";
 const LOGGER = "field-dispatch.log";
 /** Message metadata member set on an answer that is the stored result of an earlier call with the same
  * idempotency_key. */
-export const REPLAYED_METADATA = "idempotent_replayed";
+const REPLAYED_METADATA = "idempotent_replayed";
 
 function inputDescription(op: AnyOperation): string {
   const schema = agentInputSchema(op) as {
@@ -103,7 +103,7 @@ function securityOf(op: AnyOperation) {
 }
 
 /** The agent card, for the JSON-RPC endpoint at `base`/api/a2a, generated from the registry. */
-export function agentCard(base: string): AgentCard {
+function agentCard(base: string): AgentCard {
   const url = `${base}/api/a2a`;
   return {
     name: SERVICE_NAME,
@@ -304,7 +304,7 @@ export function registerA2a(
 }
 
 /** The -32600 to answer instead of handing the body to the SDK (which answers these -32602), or null. */
-export function invalidA2aBody(body: unknown): JsonRpcErrorResponse | null {
+function invalidA2aBody(body: unknown): JsonRpcErrorResponse | null {
   if (Array.isArray(body)) {
     return rpcError(
       null,

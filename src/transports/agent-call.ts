@@ -197,7 +197,7 @@ async function ownKeyNeeded(op: AnyOperation, services: Services, caller: AgentC
  * The kind of key operations the caller's agent key opens besides the public ones ("key", "contractor" or
  * "dispatcher"), or null when it opens none (no key, a key that does not authenticate, dispatch disabled).
  */
-export async function keyedAccessOf(services: Services, caller: AgentCaller): Promise<Access | null> {
+async function keyedAccessOf(services: Services, caller: AgentCaller): Promise<Access | null> {
   const { key } = caller;
   if (key.source === "none" || !services.config.DISPATCH_ENABLED) return null;
   try {

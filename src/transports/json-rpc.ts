@@ -28,11 +28,7 @@ export function rpcError(id: JsonRpcId, code: number, message: string): JsonRpcE
 }
 
 /** The answer to a body that is not JSON. */
-export const PARSE_ERROR = rpcError(
-  null,
-  JSON_RPC_ERROR.parseError,
-  "Parse error: the body is not valid JSON.",
-);
+const PARSE_ERROR = rpcError(null, JSON_RPC_ERROR.parseError, "Parse error: the body is not valid JSON.");
 
 const isObject = (v: unknown): v is Record<string, unknown> =>
   typeof v === "object" && v !== null && !Array.isArray(v);

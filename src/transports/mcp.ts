@@ -61,7 +61,7 @@ import {
 export type ToolNaming = "dotted" | "underscore";
 
 /** `_meta` member of a tool result that is the stored answer to an earlier call with the same idempotency_key. */
-export const REPLAYED_META = "field-dispatch/idempotent-replayed";
+const REPLAYED_META = "field-dispatch/idempotent-replayed";
 
 const tools = new Map<ToolNaming, Map<AnyOperation, Tool>>();
 
@@ -116,7 +116,7 @@ const PARAMS_HINT: Record<string, string> = {
  * there is no request to answer, as the SDK's transport does; 200 for a request's own error), or null.
  * A batch with one bad member is answered with that one error.
  */
-export function invalidMcpBody(body: unknown): { status: number; body: JsonRpcErrorResponse } | null {
+function invalidMcpBody(body: unknown): { status: number; body: JsonRpcErrorResponse } | null {
   const batch = Array.isArray(body);
   const messages: unknown[] = batch ? body : [body];
   if (messages.length === 0) {

@@ -59,7 +59,7 @@ export interface WebhookEnvelope {
   };
 }
 
-export const SECRET_PREFIX = "whsec_";
+const SECRET_PREFIX = "whsec_";
 
 /** A new signing secret: whsec_ + base64 of 32 random bytes (the Standard Webhooks form). */
 export function newWebhookSecret(): string {
@@ -107,7 +107,7 @@ export const RETRY_DELAYS_MS = [
 export const MAX_ATTEMPTS = RETRY_DELAYS_MS.length + 1;
 
 /** The longest wait a Retry-After may ask for: beyond it the schedule's own delay stands. */
-export const MAX_RETRY_AFTER_MS = 24 * 3_600_000;
+const MAX_RETRY_AFTER_MS = 24 * 3_600_000;
 
 /**
  * When to try again after failed attempt number `attempt` (1-based), or null when the schedule is done.
@@ -128,7 +128,7 @@ export function nextAttemptAt(
 }
 
 /** A Retry-After header's wait in ms (delta-seconds or an HTTP date, RFC 9110 10.2.3); null if absent or bad. */
-export function retryAfterMs(value: string | undefined, now: Date): number | null {
+function retryAfterMs(value: string | undefined, now: Date): number | null {
   if (value === undefined) return null;
   const trimmed = value.trim();
   if (/^\d+$/.test(trimmed)) return Number(trimmed) * 1000;

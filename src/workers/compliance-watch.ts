@@ -11,8 +11,8 @@ import { complianceWatchList, dateOfDay, dayOf } from "../domain/compliance.js";
 import type { Services } from "../operations/kernel/operation.js";
 import { Periodic } from "./periodic.js";
 
-export const COMPLIANCE_WATCH_MS = 15 * 60_000;
-export const COMPLIANCE_JOB = "pool.compliance_expiring";
+const COMPLIANCE_WATCH_MS = 15 * 60_000;
+const COMPLIANCE_JOB = "pool.compliance_expiring";
 
 export class ComplianceWatch {
   private readonly periodic = new Periodic(

@@ -8,7 +8,7 @@ import { dueFirings } from "../domain/orders/sla-clocks.js";
 import { fireSlaClocks, type OrderServices } from "../operations/orders/command-runner.js";
 import { Periodic } from "./periodic.js";
 
-export const SLA_WATCH_MS = 30_000;
+const SLA_WATCH_MS = 30_000;
 /** Orders read per page of a round. */
 const PAGE = 500;
 

@@ -8,26 +8,26 @@
 import { everyStatus } from "../format";
 import type { Order, OrderStatus } from "../types";
 
-export interface Coordinates {
+interface Coordinates {
   lat: number;
   lon: number;
 }
 
-export interface PointFeature<P> {
+interface PointFeature<P> {
   type: "Feature";
   id: string;
   geometry: { type: "Point"; coordinates: [number, number] };
   properties: P;
 }
 
-export interface OrderProps {
+interface OrderProps {
   order_id: string;
   status: OrderStatus;
   trade: string;
   place: string;
 }
 
-export interface ContractorProps {
+interface ContractorProps {
   contractor_id: string;
   name: string;
   standing: "active" | "inactive" | "excluded";

@@ -13,7 +13,7 @@ const CENTER: [number, number] = [WIDTH / 2, HEIGHT / 2];
 const EPSILON = 1e-6;
 
 /** Each inset's box, in units of the scale, from the frame's centre: [[x0, y0], [x1, y1]]. */
-export const INSETS = {
+const INSETS = {
   alaska: [
     [-0.425, 0.12],
     [-0.214, 0.234],

@@ -21,7 +21,6 @@ import type {
   OfferSettlement,
   Order,
   OrderChange,
-  OrderEvent,
   OrderPatch,
   OrderState,
   Refusal,
@@ -56,7 +55,7 @@ export function refuse(
 }
 
 /** The status `action` by `role` leads to, or the refusal naming the current status. */
-export function nextStatus(current: OrderStatus, action: Action, role: Role): OrderStatus | Refusal {
+function nextStatus(current: OrderStatus, action: Action, role: Role): OrderStatus | Refusal {
   const t = TRANSITIONS.find((x) => x.action === action && x.from.includes(current) && x.by.includes(role));
   if (t) return t.to;
   const allowed = [
@@ -89,7 +88,7 @@ function owns(key: ContractorKey, held: { contractor_id: string | null; livemode
   return held.contractor_id === key.contractorId && held.livemode === key.livemode;
 }
 
-export function statusEvent(status: OrderStatus): OrderEventType {
+function statusEvent(status: OrderStatus): OrderEventType {
   return `order.${status}` as OrderEventType;
 }
 
@@ -148,7 +147,7 @@ function withdrawPending(offers: readonly Offer[], at: string, reason: string): 
 // --- Creation ---------------------------------------------------------------------------------------
 
 /** A ranked candidate as the order takes it: its id and what the order records of it. */
-export interface RankedChoice {
+interface RankedChoice {
   contractorId: string;
   priceCents: number;
   etaTier: EtaTier;
@@ -861,6 +860,3 @@ export function decideNte(
     },
   });
 }
-
-export type { OrderEvent };
-export { isRefusal };

@@ -146,7 +146,7 @@ export interface OrderState {
 }
 
 /** The audit kinds an order's commands write (audit/kinds.ts describes each: one list). */
-export const ORDER_AUDIT_KINDS = [
+const ORDER_AUDIT_KINDS = [
   "order.created",
   "order.matched",
   "order.unmatched",

@@ -5,13 +5,13 @@ import type { Urgency } from "../pricing.js";
 import type { Order } from "./order.js";
 
 /** How long a contractor has to answer an offer, by urgency (live orders). */
-export const OFFER_WINDOW_MS: Record<string, number> = {
+const OFFER_WINDOW_MS: Record<string, number> = {
   emergency: 5 * 60_000,
   urgent: 15 * 60_000,
   routine: 60 * 60_000,
 };
 /** Sandbox offers expire sooner, so that an integrator sees the cascade in seconds. */
-export const SANDBOX_OFFER_WINDOW_MS = 20_000;
+const SANDBOX_OFFER_WINDOW_MS = 20_000;
 /** Contractors offered the job, one after another, before a dispatcher takes over. */
 export const MAX_OFFERS = 3;
 

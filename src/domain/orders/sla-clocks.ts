@@ -28,7 +28,7 @@ import type { Actor, Decision, Order, OrderState } from "./order.js";
 /** The share of a clock's time after which, its step not done, it is at risk. */
 export const AT_RISK_SHARE = 0.8;
 
-export const SLA_CLOCKS = ["respond", "arrive"] as const;
+const SLA_CLOCKS = ["respond", "arrive"] as const;
 export type SlaClockName = (typeof SLA_CLOCKS)[number];
 
 /** Statuses in which no clock fires: the order's story is over. */
@@ -70,8 +70,8 @@ export interface SlaClock {
   doneAt: Date | null;
 }
 
-export type SlaFiringKind = "at_risk" | "breached";
-export type SlaReason = "time_used" | "eta_after_deadline" | "deadline_passed" | "done_late";
+type SlaFiringKind = "at_risk" | "breached";
+type SlaReason = "time_used" | "eta_after_deadline" | "deadline_passed" | "done_late";
 
 /** A clock that is due to fire, with what its event says. */
 export interface SlaFiring {
@@ -128,7 +128,7 @@ export function atRiskTime(clock: Pick<SlaClock, "startedAt" | "deadline">): Dat
 }
 
 /** What a clock should have fired by `now`, whether stored or not: its breach, else its risk, else null. */
-export function clockState(
+function clockState(
   clock: SlaClock,
   eta: Date | null,
   now: Date,
@@ -174,7 +174,7 @@ export function dueFirings(order: SlaOrder, now: Date): SlaFiring[] {
 }
 
 /** What the audit record, the webhook and the event stream say of a firing. */
-export function firingFacts(firing: SlaFiring): Record<string, unknown> {
+function firingFacts(firing: SlaFiring): Record<string, unknown> {
   return {
     clock: firing.clock,
     reason: firing.reason,

@@ -3,7 +3,7 @@
 
 import type { Problem, Route } from "./model.js";
 
-export type Violation =
+type Violation =
   | { kind: "unknown-vehicle"; vehicle: number }
   | { kind: "vehicle-reused"; vehicle: number }
   | { kind: "unknown-job"; job: number }

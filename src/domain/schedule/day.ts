@@ -43,7 +43,7 @@ export interface DayContractor {
   readonly capacity: number;
 }
 
-export interface PlannedStop {
+interface PlannedStop {
   readonly orderId: string;
   readonly arriveAt: Date;
   readonly startAt: Date;
@@ -51,7 +51,7 @@ export interface PlannedStop {
   readonly travelMinutes: number;
 }
 
-export interface PlannedRoute {
+interface PlannedRoute {
   readonly contractorId: string;
   readonly stops: readonly PlannedStop[];
   /** Driving, base to base. */
@@ -60,7 +60,7 @@ export interface PlannedRoute {
   readonly idleMinutes: number;
 }
 
-export type UnplannedReason = "no_contractor" | "contractor_unavailable" | "no_feasible_slot";
+type UnplannedReason = "no_contractor" | "contractor_unavailable" | "no_feasible_slot";
 
 export interface DayPlan {
   readonly routes: readonly PlannedRoute[];

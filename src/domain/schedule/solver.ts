@@ -9,7 +9,7 @@ import { type Rng, rngOf } from "../random.js";
 import type { Problem, Route, SearchStop, Solution, Vehicle } from "./model.js";
 
 /** Ruin-and-recreate iterations when the caller names none. */
-export const DEFAULT_ITERATIONS = 2_000;
+const DEFAULT_ITERATIONS = 2_000;
 
 export interface SolveOptions {
   /** Seed of the pseudo-random choices (default 1). */

@@ -14,13 +14,13 @@
 
 import { offsetMinutes } from "./local-time.js";
 
-export const WEEK_MINUTES = 10_080;
+const WEEK_MINUTES = 10_080;
 const DAY_MINUTES = 1440;
 const MINUTE_MS = 60_000;
 /** 1970-01-01 was a Thursday: local epoch minutes + this, modulo a week, is the minute of the week. */
 const EPOCH_WEEK_SHIFT = 4 * DAY_MINUTES;
 
-export const DAY_CODES = ["sun", "mon", "tue", "wed", "thu", "fri", "sat"] as const;
+const DAY_CODES = ["sun", "mon", "tue", "wed", "thu", "fri", "sat"] as const;
 /** Display order of the days (the working week first). */
 const DISPLAY_ORDER = [1, 2, 3, 4, 5, 6, 0] as const;
 

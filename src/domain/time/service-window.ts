@@ -33,7 +33,7 @@ export interface TimeWindow {
   end: Date;
 }
 
-export type WindowIssueCode =
+type WindowIssueCode =
   | "window_not_allowed"
   | "window_not_ordered"
   | "window_in_past"

@@ -33,7 +33,7 @@ const verifyInput = z.strictObject({
   seal: z.string().max(128).describe("The seal returned with a quote or order (seal_...)."),
 });
 
-export const verificationSchema = z
+const verificationSchema = z
   .object({
     seal: z.string(),
     status: z
@@ -157,7 +157,7 @@ export const attestCheckpointAtOperation = defineOperation({
   },
 });
 
-export const consistencySchema = z
+const consistencySchema = z
   .object({
     first: z.number().int(),
     second: z.number().int(),
@@ -205,7 +205,7 @@ export const attestConsistencyOperation = defineOperation({
   },
 });
 
-export const publishedKeysSchema = z
+const publishedKeysSchema = z
   .object({
     origin: z.string(),
     keys: z.array(

@@ -41,7 +41,7 @@ const auditListInput = z.strictObject({
   limit: pageLimitSchema,
 });
 
-export const auditRecordSchema = z
+const auditRecordSchema = z
   .object({
     seal: z.string(),
     kind: z.string(),
@@ -87,7 +87,7 @@ export const auditRecordSchema = z
   })
   .meta({ id: "AuditRecord" });
 
-export const auditListOutput = z
+const auditListOutput = z
   .object({
     records: z.array(auditRecordSchema).describe("In log order: oldest first."),
     next_cursor: z.string().nullable().describe("Pass as `cursor` for the next page; null on the last page."),
@@ -109,7 +109,7 @@ function plainMembers(value: unknown): unknown {
  * A record as `reader` is shown it. Disclosures that do not match the record (altered where they are
  * stored) are not applied: the record is shown with disclosure_status failed, never as an error.
  */
-export function auditRecordView(row: AuditRecordRow, reader: Reader, baseUrl: string) {
+function auditRecordView(row: AuditRecordRow, reader: Reader, baseUrl: string) {
   const record = JSON.parse(row.record) as { data: Record<string, unknown> } & Record<string, unknown>;
   const disclosures = disclosuresFor(row.disclosures, reader);
   const checked = applyDisclosures(record.data, disclosures);

@@ -15,7 +15,7 @@ const DAY_MS = 86_400_000;
 const MODES = ["live", "sandbox"] as const;
 type Mode = (typeof MODES)[number];
 
-export const evalsSeriesInput = z.object({
+const evalsSeriesInput = z.object({
   period: z
     .enum(PERIOD_NAMES as [Period, ...Period[]], {
       error: `period must be one of: ${PERIOD_NAMES.join(", ")}`,

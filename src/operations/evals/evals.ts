@@ -37,7 +37,7 @@ export const EVAL_PERIODS = { rolling_7d: 7, rolling_30d: 30, rolling_90d: 90 } 
 export type Period = keyof typeof EVAL_PERIODS;
 export const PERIOD_NAMES = Object.keys(EVAL_PERIODS) as Period[];
 
-export const PUBLISHED_TARGETS = {
+const PUBLISHED_TARGETS = {
   quote_turnaround_hours: 2,
   completion_rate: 0.9,
   dispatch_latency_p50_ms: 340,
@@ -56,7 +56,7 @@ export const metric = z.object({
   unit: z.string().describe("ratio (0-1), ms, or offers (a mean number of offers per order)."),
 });
 
-export const evalsInput = z.object({
+const evalsInput = z.object({
   period: z
     .enum(PERIOD_NAMES as [Period, ...Period[]], {
       error: `period must be one of: ${PERIOD_NAMES.join(", ")}`,

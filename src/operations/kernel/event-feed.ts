@@ -9,7 +9,7 @@ import type { EventScope, OrderEventLog, StoredOrderEvent } from "../../storage/
 const PAGE = 500;
 
 /** Whether a caller of `scope` may see `event` (the log's rows carry what it takes to say). */
-export function inScope(scope: EventScope, event: StoredOrderEvent): boolean {
+function inScope(scope: EventScope, event: StoredOrderEvent): boolean {
   if (event.livemode !== (scope.livemode ? 1 : 0)) return false;
   if (scope.accountId !== undefined && event.account_id !== scope.accountId) return false;
   if (scope.contractorId !== undefined) {

@@ -18,7 +18,7 @@ export interface Admission {
   headers: Record<string, string>;
 }
 
-export function keyPolicy(services: Services, principal: Principal): RatePolicy {
+function keyPolicy(services: Services, principal: Principal): RatePolicy {
   return {
     name: "per-key",
     ratePerMinute: principal.ratePerMinute ?? services.config.KEY_RATE_LIMIT_PER_MINUTE,
@@ -34,7 +34,7 @@ export function clientIpPolicy(services: Services): RatePolicy {
   };
 }
 
-export function probePolicy(services: Services): RatePolicy {
+function probePolicy(services: Services): RatePolicy {
   return {
     name: "probe-per-ip",
     ratePerMinute: services.config.PROBE_RATE_LIMIT_PER_MINUTE,
@@ -140,7 +140,7 @@ export function fieldErrors(error: z.ZodError): FieldError[] {
  * A handler's result that does not match its operation's output schema: a bug, which every transport
  * logs (with `operation` and `issues`) and answers as an internal error.
  */
-export class ResponseMismatch extends Error {
+class ResponseMismatch extends Error {
   constructor(
     readonly operation: string,
     readonly issues: z.core.$ZodIssue[],

@@ -16,7 +16,7 @@ import {
   type SentIdempotencyKey,
 } from "./operation.js";
 
-export const IDEMPOTENCY_TTL_MS = 24 * 60 * 60 * 1000;
+const IDEMPOTENCY_TTL_MS = 24 * 60 * 60 * 1000;
 /** The REST header a key is sent in. */
 export const IDEMPOTENCY_KEY_HEADER = "Idempotency-Key";
 /** The MCP / A2A argument a key is sent in, beside the operation's own input. */

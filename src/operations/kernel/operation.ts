@@ -85,18 +85,18 @@ export type Access = "key" | "contractor" | "dispatcher" | "any_key" | "public";
  * moves things forward (a quote, an order, an acceptance, a report); `destructive` takes something away or
  * replaces it for good (a cancellation, a reassignment, a pool exclusion, a rotated secret). MCP's tool
  * annotations are derived from it. */
-export type Effect = "read" | "write" | "destructive";
+type Effect = "read" | "write" | "destructive";
 /** key: the key's bucket; client_ip: the public per-IP bucket; probe_ip: the probe's own, stricter per-IP bucket. */
-export type LimitScope = "key" | "client_ip" | "probe_ip" | "none";
+type LimitScope = "key" | "client_ip" | "probe_ip" | "none";
 
-export interface HttpBinding {
+interface HttpBinding {
   method: "GET" | "POST";
   path: string;
   input: "body" | "query" | "params";
 }
 
 /** Where a streaming operation writes its events (the REST transport's Server-Sent Events). */
-export interface StreamSink {
+interface StreamSink {
   send(id: string, event: string, data: unknown): void;
 }
 

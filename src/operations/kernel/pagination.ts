@@ -25,7 +25,7 @@ export const untilSchema = z.iso
 
 export const cursorSchema = z.string().max(512).optional().describe("next_cursor of the previous page.");
 
-export function encodeCursor(kind: string, position: string): string {
+function encodeCursor(kind: string, position: string): string {
   return Buffer.from(`${kind}:${position}`).toString("base64url");
 }
 

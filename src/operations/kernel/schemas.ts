@@ -51,7 +51,7 @@ export const contractorIdSchema = z
       "GET /api/dispatcher/v1/contractors). Not the handle cref-... that callers see.",
   );
 
-export const citySchema = z.string().max(255, { error: "city must be at most 255 characters" });
+const citySchema = z.string().max(255, { error: "city must be at most 255 characters" });
 
 /** Location as quotes and estimates take it; `address` and `name` are accepted and ignored. */
 export const quoteLocationSchema = z.strictObject({
@@ -79,7 +79,7 @@ export const urgencySchema = z
   .default("routine")
   .describe("emergency (x1.75), urgent (x1.35), routine (x1.0, default) or scheduled (x0.95).");
 
-export const MAX_CENTS = 2_147_483_647;
+const MAX_CENTS = 2_147_483_647;
 
 export const nteSchema = z
   .number({ error: "nte_cents must be an integer number of cents" })

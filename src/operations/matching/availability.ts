@@ -28,7 +28,7 @@ import { type JobTime, matchJob, type ResolvedJob, resolveJob, resolveJobTime, t
 
 const DAY_MS = 86_400_000;
 /** How many next free windows a 409 window_unavailable lists. */
-export const ALTERNATIVES = 5;
+const ALTERNATIVES = 5;
 
 const localDate = (field: string) =>
   z.iso
@@ -36,7 +36,7 @@ const localDate = (field: string) =>
     .max(10, { error: `${field} must be a date, YYYY-MM-DD` })
     .describe("A local date in the job's time zone, YYYY-MM-DD.");
 
-export const availabilityInput = z
+const availabilityInput = z
   .strictObject({
     trade: tradeSchema,
     location: quoteLocationSchema,
@@ -62,7 +62,7 @@ const windowSchema = z
   })
   .meta({ id: "BookableWindow" });
 
-export const availabilityOutput = z
+const availabilityOutput = z
   .object({
     livemode: z.boolean(),
     trade: z.string(),
@@ -100,7 +100,7 @@ function dayNumber(d: LocalDay): number {
 }
 
 /** The bookable windows of `days` local days from `first`, in the caller's pool. */
-export function availableWindows(
+function availableWindows(
   services: Services,
   job: MatchRequest,
   zone: string,
@@ -126,7 +126,7 @@ export function availableWindows(
  * over AVAILABILITY_MAX_DAYS days, that an eligible contractor of the caller's pool can take (what
  * availability would list first), with the match for it; null when no slot has one.
  */
-export function earliestBookable(
+function earliestBookable(
   services: Services,
   job: MatchRequest,
   zone: string,

@@ -18,7 +18,7 @@ import {
 } from "../kernel/schemas.js";
 import { resolveJob, resolveJobTime, serviceTimeView } from "./job.js";
 
-export const estimateInput = z
+const estimateInput = z
   .strictObject({
     trade: tradeSchema,
     location: quoteLocationSchema,

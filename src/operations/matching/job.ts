@@ -112,7 +112,7 @@ export function resolveJobTime(
 
 /** The job's time as the matcher reads it (its calendar filter and ETA): the promised window, or the
  * service level's arrive_by, and the trade's typical hours. */
-export function matchTimeOf(p: ServicePromise, trade: TradeCode, now: Date): MatchTime {
+function matchTimeOf(p: ServicePromise, trade: TradeCode, now: Date): MatchTime {
   return {
     now: now.getTime(),
     window: p.arrivalWindow

@@ -22,9 +22,9 @@ import { matchDecision, sealSchema } from "./decision-records.js";
 import { resolveJob, resolveJobTime, serviceTimeView } from "./job.js";
 
 /** How long a quote stays valid, by urgency (minutes): urgent work is re-priced sooner. */
-export const QUOTE_VALIDITY_MINUTES = { emergency: 15, urgent: 60, routine: 240, scheduled: 1440 } as const;
+const QUOTE_VALIDITY_MINUTES = { emergency: 15, urgent: 60, routine: 240, scheduled: 1440 } as const;
 
-export const quoteInput = z
+const quoteInput = z
   .strictObject({
     trade: tradeSchema,
     location: quoteLocationSchema,

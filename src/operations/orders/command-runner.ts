@@ -63,7 +63,7 @@ export interface Committed {
 }
 
 /** How a command's job is placed in a contractor's time (see the module's comment). */
-export interface Timing {
+interface Timing {
   /** No room: no capacity (the automatic steps); false: placed anyway (a dispatcher's assignment). */
   strict: boolean;
   /** The job's place, when the caller resolved it already. */
@@ -85,7 +85,7 @@ export interface RunOptions {
 }
 
 /** The problem a refusal answers with. */
-export function refusalError(refusal: Refusal): ApiError {
+function refusalError(refusal: Refusal): ApiError {
   const extra =
     refusal.currentStatus === undefined
       ? refusal.extra
@@ -215,7 +215,7 @@ function orderPoint(order: Order): Point | null {
 
 /** Where the order's job goes in a contractor's time, given the blocks it holds (see the module's
  * comment); undefined when the order states no time. */
-export function placementFor(
+function placementFor(
   services: OrderServices,
   order: Order,
   now: Date,
@@ -276,7 +276,7 @@ function mirrorCapacity(
 }
 
 /** As tryOrderCommand, answering a refusal with its problem (the operations' form). */
-export async function runOrderCommand<S>(
+async function runOrderCommand<S>(
   services: OrderServices,
   load: (tx: WriteTx) => Promise<S>,
   decide: (state: S, ctx: CommandContext) => Decision,
@@ -291,11 +291,7 @@ export async function runOrderCommand<S>(
 // --- What the commands read ---------------------------------------------------------------------------
 
 /** An order and its offers, the order locked until COMMIT (where the store locks rows). */
-export async function loadOrder(
-  services: OrderServices,
-  tx: WriteTx,
-  orderId: string,
-): Promise<OrderState | null> {
+async function loadOrder(services: OrderServices, tx: WriteTx, orderId: string): Promise<OrderState | null> {
   const order = await services.store.orders.byId(orderId, tx, true);
   return order ? { order, offers: await services.store.orders.offersOf(order.id, tx) } : null;
 }

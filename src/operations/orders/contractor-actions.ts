@@ -21,7 +21,7 @@ const jobBase = {
   ...orderServiceTimeShape,
 };
 
-export const contractorOfferSchema = z
+const contractorOfferSchema = z
   .object({
     offer_id: z.string(),
     attempt: z
@@ -36,7 +36,7 @@ export const contractorOfferSchema = z
   })
   .meta({ id: "ContractorOffer" });
 
-export const contractorJobSchema = z
+const contractorJobSchema = z
   .object({
     ...jobBase,
     status: z.enum(ORDER_STATUSES),

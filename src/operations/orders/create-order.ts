@@ -30,7 +30,7 @@ import { type Committed, tryOrderCommand } from "./command-runner.js";
 import { recordDispatchLatency } from "./dispatch-latency.js";
 import { type OrderView, orderSchema, orderView } from "./order-view.js";
 
-export const orderInput = z
+const orderInput = z
   .strictObject({
     trade: tradeSchema,
     location: orderLocationSchema,

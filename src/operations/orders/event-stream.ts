@@ -20,7 +20,7 @@ import { orderCoordinates, orderSummaryView, type ViewContext } from "./order-vi
 /** The one pool-level event of the log: not about an order, for the dispatch team only. */
 const POOL_COMPLIANCE_EVENT = "pool.compliance_expiring";
 
-export const streamEventSchema = z
+const streamEventSchema = z
   .object({
     id: z
       .string()
@@ -47,7 +47,7 @@ export const streamEventSchema = z
 export type StreamEvent = z.infer<typeof streamEventSchema>;
 
 /** The events a key may see. */
-export function scopeOf(principal: Principal): EventScope {
+function scopeOf(principal: Principal): EventScope {
   if (principal.kind === "dispatcher") return { livemode: principal.livemode };
   if (principal.kind === "contractor") {
     if (principal.contractorId === null) throw new Error("a contractor key without its contractor");

@@ -36,12 +36,12 @@ const orderListInput = z.strictObject({
 
 /** An order in a list: the order without its seal list (read one order for its audit trail), with its
  * approximate point for a map. */
-export const orderSummarySchema = orderSchema
+const orderSummarySchema = orderSchema
   .omit({ seals: true, seal: true, nte_requests: true })
   .extend(orderCoordinatesShape)
   .meta({ id: "OrderSummary" });
 
-export const orderListOutput = z
+const orderListOutput = z
   .object({
     orders: z.array(orderSummarySchema).describe("Newest first."),
     next_cursor: z.string().nullable().describe("Pass as `cursor` for the next page; null on the last page."),

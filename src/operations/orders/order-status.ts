@@ -6,7 +6,7 @@ import { defineOperation, principalOf } from "../kernel/operation.js";
 import { sealRef } from "../matching/decision-records.js";
 import { orderSchema, orderView } from "./order-view.js";
 
-export const orderStatusInput = z.strictObject({
+const orderStatusInput = z.strictObject({
   order_id: z.string().min(1).max(64).describe("The order_id returned when the order was created."),
 });
 

@@ -53,7 +53,7 @@ const DEFAULT_DAY_ITERATIONS = 1000;
 
 const isoDate = z.iso.date().max(10).describe("The day to plan, YYYY-MM-DD (each job's own local date).");
 
-export const optimizeInput = z.strictObject({
+const optimizeInput = z.strictObject({
   date: isoDate,
   state: stateSchema.optional().describe("Only the jobs in this state (the region); all states when absent."),
   mode: z
@@ -116,7 +116,7 @@ const stop = z.object({
     .describe("kept: its contractor now; moved: from another contractor; assigned: it had none."),
 });
 
-export const proposalSchema = z
+const proposalSchema = z
   .object({
     proposal_id: z.string(),
     hash: z.string().describe("SHA-256 (hex) of the proposal's canonical JSON without proposal_id and hash."),

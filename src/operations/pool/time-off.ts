@@ -15,9 +15,9 @@ import { contractorIdSchema } from "../kernel/schemas.js";
 
 const DAY_MS = 86_400_000;
 /** How long one period may be. */
-export const TIME_OFF_MAX_DAYS = 366;
+const TIME_OFF_MAX_DAYS = 366;
 /** How far ahead it may start. */
-export const TIME_OFF_MAX_AHEAD_DAYS = 5 * 366;
+const TIME_OFF_MAX_AHEAD_DAYS = 5 * 366;
 /** How many periods one list answer holds at most (the earliest first). */
 const LIST_LIMIT = 200;
 

@@ -17,7 +17,7 @@ const weightsText = Object.entries(CHECK_WEIGHTS)
   .map(([id, w]) => `${id} ${w}`)
   .join(", ");
 
-export const probeReportSchema = z
+const probeReportSchema = z
   .object({
     url: z.url().describe("The URL probed (a bare domain becomes https://<domain>/)."),
     origin: z.string().describe("The origin the checks ran against, after the home page's redirects."),

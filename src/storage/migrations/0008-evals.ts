@@ -24,7 +24,7 @@ import { type Kysely, type Migration, sql } from "kysely";
 import type { Dialect } from "../dialect.js";
 
 /** The additive figures of an order, summed per (day, status) in the rollup and in the live queries. */
-export const EVALS_SUMS = [
+const EVALS_SUMS = [
   "orders",
   "matched",
   "dispatched",
@@ -35,10 +35,10 @@ export const EVALS_SUMS = [
   "nte_within",
   "nte_ppm",
 ] as const;
-export type EvalsSum = (typeof EVALS_SUMS)[number];
+type EvalsSum = (typeof EVALS_SUMS)[number];
 
-export type LatencyMetric = "offer" | "accept";
-export const LATENCY_METRICS: readonly LatencyMetric[] = ["offer", "accept"];
+type LatencyMetric = "offer" | "accept";
+const LATENCY_METRICS: readonly LatencyMetric[] = ["offer", "accept"];
 
 const int = (dialect: Dialect) => (dialect === "postgres" ? "bigint" : "integer");
 
@@ -52,7 +52,7 @@ const int = (dialect: Dialect) => (dialect === "postgres" ? "bigint" : "integer"
  *   final cost (the invoice, else the contractor's reported cost): how many, how many within the NTE,
  *   and the sum of (cost - NTE) / NTE in parts per million (integers add and subtract exactly).
  */
-export function evalsSumExprs(r: string, dialect: Dialect): Record<EvalsSum, string> {
+function evalsSumExprs(r: string, dialect: Dialect): Record<EvalsSum, string> {
   const nte = `coalesce(${r}nte_approved_cents, ${r}nte_cents)`;
   const cost = `coalesce(${r}invoice_cents, ${r}final_cost_cents)`;
   const eligible = `${r}status IN ('completed', 'invoiced') AND ${nte} > 0 AND ${cost} IS NOT NULL`;
@@ -75,7 +75,7 @@ export function evalsSumExprs(r: string, dialect: Dialect): Record<EvalsSum, str
  * (dispatch_latency_ms, milliseconds with sub-millisecond precision); received -> accepted is the
  * difference of the two timestamps, in whole milliseconds.
  */
-export function latencyExpr(metric: LatencyMetric, r: string, dialect: Dialect): string {
+function latencyExpr(metric: LatencyMetric, r: string, dialect: Dialect): string {
   if (metric === "offer") return `${r}dispatch_latency_ms`;
   return dialect === "postgres"
     ? `(fsd_epoch_ms(${r}accepted_at) - fsd_epoch_ms(${r}received_at))`
@@ -83,7 +83,7 @@ export function latencyExpr(metric: LatencyMetric, r: string, dialect: Dialect):
 }
 
 /** The condition under which an order has the latency (the partial index's WHERE). */
-export function latencyPresent(metric: LatencyMetric, r: string): string {
+function latencyPresent(metric: LatencyMetric, r: string): string {
   return metric === "offer" ? `${r}dispatch_latency_ms IS NOT NULL` : `${r}accepted_at IS NOT NULL`;
 }
 
@@ -93,7 +93,7 @@ export function latencyPresent(metric: LatencyMetric, r: string): string {
  * 34,567 -> 534, 35,999 -> 534), so buckets are 2-20 % wide at any scale and ordered like the values.
  * Negative values (a wall clock stepped back) count as 0.
  */
-export function latencyBucketExpr(metric: LatencyMetric, r: string, dialect: Dialect): string {
+function latencyBucketExpr(metric: LatencyMetric, r: string, dialect: Dialect): string {
   // PostgreSQL: the same whole milliseconds as the indexed fsd_epoch_ms difference, computed inline
   // (a call of the SQL function costs several times the casts).
   const raw =
@@ -106,14 +106,6 @@ export function latencyBucketExpr(metric: LatencyMetric, r: string, dialect: Dia
       ? `greatest(CAST(${scaled} AS bigint), 0)::text`
       : `max(CAST(${scaled} AS integer), 0)`;
   return `(length(${v}) * 100 + CAST(substr(${v}, 1, 2) AS integer) / 2 * 2)`;
-}
-
-/** The range of values (in the histogram's unit) of a bucket: [lo, hi). */
-export function bucketRange(bucket: number): { lo: number; hi: number } {
-  const digits = Math.floor(bucket / 100);
-  const pair = bucket % 100;
-  const scale = digits <= 1 ? 1 : 10 ** (digits - 2);
-  return { lo: pair * scale, hi: (pair + 2) * scale };
 }
 
 const day = (r: string) => `substr(${r}received_at, 1, 10)`;

@@ -394,7 +394,7 @@ const latencyIndexNames = () => [
 ];
 
 /** Drops the rollup, its triggers and functions and the latency indexes (0008's, or an earlier build). */
-export async function dropEvalsRollup(db: Kysely<unknown>, dialect: Dialect): Promise<void> {
+async function dropEvalsRollup(db: Kysely<unknown>, dialect: Dialect): Promise<void> {
   if (dialect === "sqlite") {
     for (const t of ["orders_evals_insert", "orders_evals_update", "orders_evals_delete"]) {
       await sql.raw(`DROP TRIGGER IF EXISTS ${t}`).execute(db);
@@ -413,7 +413,7 @@ export async function dropEvalsRollup(db: Kysely<unknown>, dialect: Dialect): Pr
 }
 
 /** Creates the latency indexes, the rollup (filled from the orders there are) and its triggers. */
-export async function buildEvalsRollup(db: Kysely<unknown>, dialect: Dialect): Promise<void> {
+async function buildEvalsRollup(db: Kysely<unknown>, dialect: Dialect): Promise<void> {
   for (const metric of LATENCY_METRICS) {
     await sql
       .raw(`CREATE INDEX orders_${metric}_latency_idx ON orders

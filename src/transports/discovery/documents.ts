@@ -11,7 +11,7 @@ import { accessText, objectJsonSchema, underscoreName } from "../agent-call.js";
 
 export const SERVICE_NAME = "field-dispatch";
 export const API_VERSION = "1.0.0";
-export const MCP_PROTOCOL_VERSION = "2025-11-25";
+const MCP_PROTOCOL_VERSION = "2025-11-25";
 export const A2A_PROTOCOL_VERSION = "1.0";
 export const SUMMARY =
   "Dispatch field-service jobs (plumbing, electrical, HVAC, ...): price a job, create a work order that is " +

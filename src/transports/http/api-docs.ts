@@ -7,7 +7,7 @@ import fastifySwaggerUi from "@fastify/swagger-ui";
 import type { FastifyInstance } from "fastify";
 import { secure } from "./console-assets.js";
 
-export const DOCS_PATH = "/docs";
+const DOCS_PATH = "/docs";
 
 export async function registerApiDocs(app: FastifyInstance): Promise<void> {
   await app.register(async (docs) => {

@@ -40,7 +40,7 @@ interface Built {
 }
 
 /** dist/console of the package this module belongs to (found from src/ under tsx and from dist/src/). */
-export function defaultConsoleDir(): string {
+function defaultConsoleDir(): string {
   let dir = dirname(fileURLToPath(import.meta.url));
   while (!existsSync(join(dir, "package.json"))) {
     const up = dirname(dir);

@@ -12,9 +12,9 @@ import { type Admission, admit, clientIpPolicy, fieldErrors } from "../../operat
 import type { AnyOperation, Services } from "../../operations/kernel/operation.js";
 import { baseUrlOf } from "./base-url.js";
 
-export const SESSION_COOKIE = "fd_console";
-export const CSRF_HEADER = "x-csrf-token";
-export const SESSION_PATH = "/console/session";
+const SESSION_COOKIE = "fd_console";
+const CSRF_HEADER = "x-csrf-token";
+const SESSION_PATH = "/console/session";
 
 const exchangeSchema = z.strictObject({ api_key: z.string().min(1).max(200) });
 

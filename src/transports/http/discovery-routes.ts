@@ -51,7 +51,7 @@ export function negotiate(accept: string | undefined, offered: string[]): string
 }
 
 /** The release in use: BUILD_HASH, else the git commit checked out next to the code, else "unknown". */
-export function buildHash(configured: string | undefined): string {
+function buildHash(configured: string | undefined): string {
   if (configured) return configured;
   try {
     const git = new URL("../../../../.git/", import.meta.url);

@@ -34,7 +34,7 @@ export const EVENT_STREAM_EXAMPLE =
 const MAX_BUFFERED_BYTES = 1024 * 1024;
 
 /** The event a stream ends with when what opened it is no longer valid. */
-export const STREAM_CLOSED_EVENT = "stream.closed";
+const STREAM_CLOSED_EVENT = "stream.closed";
 /** How often a stream's key or session is checked when API_KEY_CACHE_TTL_MS is 0 (no cache). */
 const UNCACHED_CHECK_MS = 1_000;
 

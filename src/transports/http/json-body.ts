@@ -19,7 +19,7 @@ const DECODERS = new Map<string, Decoder>([
 ]);
 
 /** The content codings a request body may have, as a 415 names them in Accept-Encoding. */
-export const ACCEPTED_ENCODINGS = "gzip, deflate, br";
+const ACCEPTED_ENCODINGS = "gzip, deflate, br";
 
 const CHARSET = /;\s*charset\s*=\s*(?:"([^"]*)"|([^;\s]*))/i;
 
