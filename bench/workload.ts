@@ -178,12 +178,15 @@ export function placedOf(
   if (status !== "offered") return { status, placed: null };
   const orderId = /"order_id":"([^"]+)"/.exec(body)?.[1];
   const ref = /"contractor_ref":"([^"]+)"/.exec(body)?.[1];
-  // Builds before per-account handles (issue 16) answered `ctr-<hex>` for `ctr_<hex>`: so that bench/ab.ts
-  // and a "before" run can measure them, that form is read back too.
+  // Older builds' handles are read back too, so that bench/ab.ts and a "before" run can measure them:
+  // builds before issue 28 answered `cref_<id>` for today's `cref-<id>`, and builds before per-account
+  // handles (issue 16) `ctr-<hex>` for `ctr_<hex>`.
   const contractorId =
     ref === undefined
       ? undefined
-      : (contractorOfRef.get(ref) ?? (ref.startsWith("ctr-") ? `ctr_${ref.slice(4)}` : undefined));
+      : (contractorOfRef.get(ref) ??
+        (ref.startsWith("cref_") ? contractorOfRef.get(`cref-${ref.slice(5)}`) : undefined) ??
+        (ref.startsWith("ctr-") ? `ctr_${ref.slice(4)}` : undefined));
   return { status, placed: orderId && contractorId ? { orderId, contractorId } : null };
 }
 
