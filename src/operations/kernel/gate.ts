@@ -188,9 +188,16 @@ function undeclaredKeys(wire: unknown, read: unknown, path: PropertyKey[], out: 
 
 /** The input validated against the operation's schema and the text every input refuses (422 otherwise). */
 export function parseInput(op: AnyOperation, raw: unknown): unknown {
-  // Issues the schema did not word itself are worded by fieldMessage (the service's words, not zod's);
-  // each issue keeps its input, so that fieldErrors tells a missing field from one of the wrong type.
-  const parsed = op.input.safeParse(raw ?? {}, { error: fieldMessage, reportInput: true });
+  // A valid input is parsed once, plainly: zod's parse with an error map and reported inputs costs about
+  // three times as much (2-3 µs a quote), and only a refusal needs them. A refused input is parsed again
+  // with them: issues the schema did not word itself are worded by fieldMessage (the service's words, not
+  // zod's), and each issue keeps its input, so that fieldErrors tells a missing field from one of the
+  // wrong type.
+  const input = raw ?? {};
+  const plain = op.input.safeParse(input);
+  const parsed = plain.success
+    ? plain
+    : op.input.safeParse(input, { error: fieldMessage, reportInput: true });
   const badText = textErrors(raw);
   if (!parsed.success) throw validationError([...fieldErrors(parsed.error), ...badText]);
   if (badText.length > 0) throw validationError(badText);
