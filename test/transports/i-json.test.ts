@@ -1,6 +1,8 @@
 // The I-JSON parser against a model: JSON text generated from trees whose objects are lists of members
 // (duplicates allowed), written with random whitespace and escapes, is refused exactly when some object
-// has a name twice, and otherwise parses to what JSON.parse gives.
+// has a name twice, and otherwise parses to the tree's own value. Not to JSON.parse's: on Node 24 it
+// misreads an escaped member name once an earlier text planted a map transition (nodejs/node#63785),
+// which this property's texts do by chance (it failed a CI run that way).
 
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
@@ -57,6 +59,13 @@ function write(n: Node, ws: () => string, escapeNext: () => boolean): string {
   return `{${ws()}${members.join(`${ws()},${ws()}`)}${ws()}}`;
 }
 
+/** The value the tree stands for, built without JSON.parse on any object. */
+function modelValue(n: Node): unknown {
+  if (n.kind === "leaf") return typeof n.value === "number" ? JSON.parse(JSON.stringify(n.value)) : n.value;
+  if (n.kind === "array") return n.items.map(modelValue);
+  return Object.fromEntries(n.members.map(([k, v]) => [k, modelValue(v)]));
+}
+
 function hasDuplicate(n: Node): boolean {
   if (n.kind === "leaf") return false;
   if (n.kind === "array") return n.items.some(hasDuplicate);
@@ -67,7 +76,7 @@ function hasDuplicate(n: Node): boolean {
 const parse = (text: string) => parseIJson(Buffer.from(text));
 
 describe("I-JSON parser", () => {
-  it("refuses exactly the texts with a duplicate member name, and otherwise parses as JSON.parse", () => {
+  it("refuses exactly the texts with a duplicate member name, and otherwise reads the value written", () => {
     fc.assert(
       fc.property(
         node,
@@ -82,12 +91,26 @@ describe("I-JSON parser", () => {
           if (hasDuplicate(tree)) {
             expect(() => parse(text)).toThrow(/appears twice/);
           } else {
-            expect(parse(text)).toEqual(JSON.parse(text));
+            expect(parse(text)).toEqual(modelValue(tree));
           }
         },
       ),
       { numRuns: 2000 },
     );
+  });
+
+  it("reads escaped member names right after JSON.parse has read a name that is a backslash", () => {
+    // The planted transitions of nodejs/node#63785: after these, Node 24's JSON.parse names the second
+    // member of the texts below `\\`.
+    for (const plant of ['{"h":[],"\\\\":0}', '{"\\r":[],"\\\\":0}', '{"a":[],"\\\\":0}']) JSON.parse(plant);
+    expect(Object.keys(parse('{"h":1,"\\"":2}') as object)).toEqual(["h", '"']);
+    expect(Object.keys(parse('{"\\r":"x","\\n":"y"}') as object)).toEqual(["\r", "\n"]);
+    expect(parse('{"a":{},"\\u0062":[{"\\u0061":1,"a ":2}]}')).toEqual({ a: {}, b: [{ a: 1, "a ": 2 }] });
+    expect(() => parse('{"a":0,"\\u0061":1}')).toThrow(/"a" appears twice at \/a/);
+    expect(() => parse('[{"\\u0062":1},{"x":{"b":1,"\\u0062":2}}]')).toThrow(/at \/1\/x\/b/);
+    expect(() => parse('{"\\u0061":1} x')).toThrow(/not valid JSON/);
+    expect(() => parse('{"\\u0061" 1}')).toThrow(/not valid JSON/);
+    expect(() => parse('{"\\u005f_proto__":{}}')).toThrow(/"__proto__" is not allowed/);
   });
 
   it("names the duplicate's JSON pointer, escaping ~ and /", () => {
@@ -104,5 +127,6 @@ describe("I-JSON parser", () => {
     const depth = 200_000;
     expect(() => parse(`${"[".repeat(depth)}"\\ud800"${"]".repeat(depth)}`)).toThrow(/lone surrogate/);
     expect(parse(`${"[".repeat(depth)}1${"]".repeat(depth)}`)).toBeInstanceOf(Array);
+    expect(parse(`${'{"\\u0061":'.repeat(depth)}1${"}".repeat(depth)}`)).toHaveProperty("a");
   });
 });

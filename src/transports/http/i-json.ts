@@ -6,11 +6,13 @@
 // the parsed value (strings well-formed, numbers finite, members counted), and a count of the colons that
 // follow a closing quote in the text. Every member has one such colon, so when the two counts agree no
 // member was dropped as a duplicate. Only when they differ (a duplicate, or a string value holding `\":`)
-// does a scanner walk the text to find the duplicate. Hand-written: of the parsers in the registry list
+// does a scanner walk the text to find the duplicate. A body with a member name written with an escape
+// never reaches JSON.parse, which misreads such names on Node 24 (json-text.ts reads it). Hand-written: of the parsers in the registry list
 // none reports duplicates without building a whole AST in JavaScript for every body.
 
 import { isUtf8 } from "node:buffer";
 import { ApiError } from "../../errors.js";
+import { hasEscapedName, isJsonSpace, readJsonText, stringEnd } from "./json-text.js";
 
 /** Longer pointers (a value nested thousands deep) are left out rather than sent back whole. */
 const MAX_POINTER = 1024;
@@ -37,19 +39,40 @@ export function parseIJson(body: Buffer): unknown {
   if (text.length === 0) {
     throw new ApiError("invalid_json", "The body is empty but Content-Type is application/json.");
   }
+  return hasEscapedName(text) ? parseEscapedNames(text) : parseNative(text);
+}
+
+const notJson = () => new ApiError("invalid_json", "The request body is not valid JSON.");
+const twice = (d: { name: string; pointer: string }) =>
+  invalid(`member name ${JSON.stringify(d.name)} appears twice`, d.pointer);
+
+/** Text whose member names are all written without escapes: JSON.parse, and the checks after it. */
+function parseNative(text: string): unknown {
   let value: unknown;
   try {
     value = JSON.parse(text);
   } catch {
-    throw new ApiError("invalid_json", "The request body is not valid JSON.");
+    throw notJson();
   }
   const members = inspect(value);
   if (members !== memberColons(text)) {
     const duplicate = findDuplicate(text);
-    if (duplicate !== null)
-      throw invalid(`member name ${JSON.stringify(duplicate.name)} appears twice`, duplicate.pointer);
+    if (duplicate !== null) throw twice(duplicate);
   }
   return value;
+}
+
+/** Text with an escaped member name, which JSON.parse may misread (json-text.ts): read without it. */
+function parseEscapedNames(text: string): unknown {
+  let reading: ReturnType<typeof readJsonText>;
+  try {
+    reading = readJsonText(text);
+  } catch {
+    throw notJson();
+  }
+  if ("duplicate" in reading) throw twice(reading.duplicate);
+  inspect(reading.value);
+  return reading.value;
 }
 
 /** What is wrong with one value by itself, or null. */
@@ -133,8 +156,6 @@ function locate(root: unknown): ApiError {
   return invalid("a value is not allowed");
 }
 
-const isJsonSpace = (c: number) => c === 0x20 || c === 0x0a || c === 0x0d || c === 0x09;
-
 /**
  * Colons that follow a closing quote (past whitespace): one per member, plus one per `\":` inside a
  * string value (a quote inside a string is always escaped). Never fewer than the members the text has.
@@ -147,18 +168,6 @@ function memberColons(text: string): number {
     if (text.charCodeAt(j) === 0x22) count++;
   }
   return count;
-}
-
-/** End (index of the closing quote) of the string token opening at `start`, in valid JSON text. */
-function stringEnd(text: string, start: number): number {
-  let end = text.indexOf('"', start + 1);
-  for (;;) {
-    if (end === -1) return text.length; // unterminated: not in text JSON.parse accepted
-    let backslashes = 0;
-    while (text.charCodeAt(end - 1 - backslashes) === 0x5c) backslashes++;
-    if (backslashes % 2 === 0) return end;
-    end = text.indexOf('"', end + 1);
-  }
 }
 
 type Frame = { names: Set<string>; key: string | null; expectName: boolean } | { index: number };
