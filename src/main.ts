@@ -78,7 +78,7 @@ function printFirstStart(first: BootstrapResult, dispatchKey: string | null): vo
 /** Once listening: the console's address, a first quote to try with the sandbox key the first start
  * printed, and on every start which key agents run under. */
 function printWelcome(
-  first: BootstrapResult | null,
+  first: BootstrapResult,
   base: string,
   config: Config,
   agentKey: StoredSandboxKey | null,
@@ -88,7 +88,7 @@ function printWelcome(
   process.stdout.write(`Console: ${root}/console/ (sign in with an API key)\n`);
   // The API reference (api-docs.ts): "try it" with a key pasted under Authorize.
   process.stdout.write(`API reference: ${root}/docs (try it with an API key)\n`);
-  if (first?.sandboxKey) {
+  if (first.sandboxKey) {
     process.stdout.write(
       [
         "",

@@ -4,12 +4,13 @@
 // rollup (evals-store.ts `daily`). Public and self-reported like the evals.
 
 import { z } from "zod";
-import { ORDER_STATUSES, type OrderStatus } from "../../domain/orders/transitions.js";
-import type { EvalsFigures, StatusSums } from "../../storage/evals-store.js";
+import { ORDER_STATUSES } from "../../domain/orders/transitions.js";
+import type { EvalsFigures } from "../../storage/evals-store.js";
 import { defineOperation, type Services } from "../kernel/operation.js";
 import { everyKeyObject } from "../kernel/schemas.js";
 import { dispatchLatenciesStored } from "../orders/dispatch-latency.js";
 import { EVAL_PERIODS, EVALS_CACHE_MS, metric, ms, PERIOD_NAMES, type Period, ratio } from "./evals.js";
+import { FINISHED, tallyOf } from "./figures/tally.js";
 
 const DAY_MS = 86_400_000;
 const MODES = ["live", "sandbox"] as const;
@@ -78,16 +79,8 @@ const METHODOLOGY =
   "the orders dispatched. The days are whole UTC days ending today (today partial), read from the daily " +
   "rollup the evals use. A series is reused for up to 5 seconds per period and mode.";
 
-const FINISHED: readonly OrderStatus[] = ["completed", "invoiced"];
-
 function dayOf(day: string, partial: boolean, figures: EvalsFigures | undefined): Day {
-  const of = (status: OrderStatus): StatusSums | undefined => figures?.byStatus.get(status);
-  const sum = (field: keyof StatusSums, statuses: readonly OrderStatus[] = ORDER_STATUSES) =>
-    statuses.reduce((total, s) => total + (of(s)?.[field] ?? 0), 0);
-  const byStatus = Object.fromEntries(ORDER_STATUSES.map((s) => [s, of(s)?.orders ?? 0])) as Record<
-    OrderStatus,
-    number
-  >;
+  const { byStatus, sum } = tallyOf(figures);
   const succeeded = sum("orders", FINISHED);
   const outcomes = succeeded + byStatus.cannot_complete + byStatus.cancelled;
   const offer = figures?.latency.offer ?? { n: 0, p50: null, p95: null };

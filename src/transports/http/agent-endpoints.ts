@@ -11,7 +11,7 @@ import { mcpServerCard } from "../discovery/documents.js";
 import { mcpTools, registerMcp } from "../mcp.js";
 import { baseUrlOf } from "./base-url.js";
 import { registerDiscovery } from "./discovery-routes.js";
-import { firstHeader } from "./operation-routes.js";
+import { firstHeader } from "./headers.js";
 import { sendProblem } from "./problem-reply.js";
 
 const AGENT_PATHS = /^\/api\/(mcp|a2a)(\/|\?|$)/;

@@ -26,7 +26,7 @@ import { registerConsoleSession } from "./console-session.js";
 import { RouteMethods, registerNotFound } from "./not-found.js";
 import { registerOpenApi } from "./openapi-document.js";
 import { registerOperationRoutes } from "./operation-routes.js";
-import { countClientAborts, handleError, sendProblem } from "./problem-reply.js";
+import { handleError, sendProblem } from "./problem-reply.js";
 import { BODY_LIMIT, registerBodyParsing, registerRequestHooks } from "./request-hooks.js";
 
 declare module "fastify" {
@@ -134,7 +134,6 @@ export async function buildApp(services: Services, options: AppOptions = {}): Pr
   app.setErrorHandler((error: FastifyError, request, reply) =>
     request.is404 ? unrouted(request, reply) : handleError(error, request, reply),
   );
-  countClientAborts(app, services.metrics);
   await registerOpenApi(app);
   registerOperationRoutes(app, services);
   registerConsoleSession(app, services);

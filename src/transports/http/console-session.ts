@@ -11,14 +11,13 @@ import { ApiError, validationError } from "../../errors.js";
 import { type Admission, admit, clientIpPolicy, fieldErrors } from "../../operations/kernel/gate.js";
 import type { AnyOperation, Services } from "../../operations/kernel/operation.js";
 import { baseUrlOf } from "./base-url.js";
+import { firstHeader } from "./headers.js";
 
 const SESSION_COOKIE = "fd_console";
 const CSRF_HEADER = "x-csrf-token";
 const SESSION_PATH = "/console/session";
 
 const exchangeSchema = z.strictObject({ api_key: z.string().min(1).max(200) });
-
-const firstHeader = (value: string | string[] | undefined) => (Array.isArray(value) ? value[0] : value);
 
 /** The session cookie's value in the request, if it sent one. */
 export function sessionCookieOf(request: FastifyRequest): string | undefined {

@@ -15,6 +15,7 @@ import { ApiError, toProblem } from "../../errors.js";
 import { asApiError } from "../../operations/kernel/failures.js";
 import type { AnyOperation, OperationContext, Services } from "../../operations/kernel/operation.js";
 import { sessionCookieOf } from "./console-session.js";
+import { firstHeader } from "./headers.js";
 
 /** The stream's format, as the OpenAPI document describes its text/event-stream answer. */
 export const EVENT_STREAM_FORMAT =
@@ -43,8 +44,7 @@ const UNCACHED_CHECK_MS = 1_000;
  * the console's cookie); throws its 401 when that is no longer valid. Null for a request with neither.
  */
 function credentialCheck(services: Services, request: FastifyRequest): (() => Promise<void>) | null {
-  const header = request.headers["x-api-key"];
-  const apiKey = Array.isArray(header) ? header[0] : header;
+  const apiKey = firstHeader(request.headers["x-api-key"]);
   if (apiKey !== undefined) {
     return async () => {
       await services.keys.authenticate(apiKey);

@@ -13,10 +13,8 @@ import { OPERATIONS } from "../../operations/registry.js";
 import { baseUrlOf } from "./base-url.js";
 import { admitSession, sessionCookieOf } from "./console-session.js";
 import { type EventStreams, eventStreams, wantsStream } from "./event-stream.js";
+import { firstHeader } from "./headers.js";
 import { tagOf } from "./openapi-operations.js";
-
-export const firstHeader = (value: string | string[] | undefined) =>
-  Array.isArray(value) ? value[0] : value;
 
 const IDEMPOTENCY_HEADER = IDEMPOTENCY_KEY_HEADER.toLowerCase();
 

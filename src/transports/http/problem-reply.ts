@@ -3,9 +3,8 @@
 // before it had fully arrived is answered nothing (nobody is there), logged at debug and counted apart
 // (countClientAborts), not taken for a store fault.
 
-import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
+import type { FastifyError, FastifyReply, FastifyRequest } from "fastify";
 import { ApiError, toProblem } from "../../errors.js";
-import type { Metrics } from "../../metrics.js";
 import { asApiError, isClientAbort } from "../../operations/kernel/failures.js";
 
 function fromFastifyError(error: FastifyError): ApiError | null {
@@ -67,19 +66,4 @@ export function handleError(error: FastifyError | Error, request: FastifyRequest
       `An internal error occurred; quote request id ${request.id} when reporting it.`,
     ),
   );
-}
-
-/**
- * Counts the requests whose client hung up before the request had fully arrived (a body cut short), by
- * operation, in fsd_http_requests_aborted_total: they are answered nothing, so fsd_http_requests_total
- * never sees them. A stream's client going away later (its request long complete) is not one.
- */
-export function countClientAborts(app: FastifyInstance, metrics: Metrics): void {
-  app.addHook("onRequestAbort", (request, done) => {
-    if (!request.raw.complete) {
-      const config = request.routeOptions.config as { operation?: string } | undefined;
-      metrics.requestsAborted.inc({ operation: config?.operation ?? "other" });
-    }
-    done();
-  });
 }

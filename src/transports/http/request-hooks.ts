@@ -1,6 +1,7 @@
 // What every request of the REST app goes through besides its route: its JSON body read as I-JSON
 // (json-body.ts), the fields the gate and the handlers fill in, the arrival time every latency is measured
-// from, and one metrics sample (and, when asked, one access log line) when it is answered.
+// from, and one metrics sample (and, when asked, one access log line) when it is answered, or a count of
+// it when its client hung up before it had arrived.
 
 import type { FastifyInstance } from "fastify";
 import type { Services } from "../../operations/kernel/operation.js";
@@ -58,6 +59,16 @@ export function registerRequestHooks(app: FastifyInstance, services: Services): 
         },
         "request completed",
       );
+    }
+    done();
+  });
+  // The requests whose client hung up before the request had fully arrived (a body cut short), by
+  // operation, in fsd_http_requests_aborted_total: they are answered nothing, so the onResponse sample
+  // above never sees them. A stream's client going away later (its request long complete) is not one.
+  app.addHook("onRequestAbort", (request, done) => {
+    if (!request.raw.complete) {
+      const route = request.routeOptions.config as { operation?: string } | undefined;
+      metrics.requestsAborted.inc({ operation: route?.operation ?? "other" });
     }
     done();
   });

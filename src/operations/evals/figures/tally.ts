@@ -13,8 +13,9 @@ export interface Tally {
   sum(field: keyof StatusSums, statuses?: readonly OrderStatus[]): number;
 }
 
-export function tallyOf(figures: EvalsFigures): Tally {
-  const of = (status: OrderStatus): StatusSums | undefined => figures.byStatus.get(status);
+/** The tally of `figures`; of nothing (every count zero) for a day without orders. */
+export function tallyOf(figures: EvalsFigures | undefined): Tally {
+  const of = (status: OrderStatus): StatusSums | undefined => figures?.byStatus.get(status);
   return {
     byStatus: Object.fromEntries(ORDER_STATUSES.map((s) => [s, of(s)?.orders ?? 0])) as Record<
       OrderStatus,
