@@ -102,6 +102,8 @@ export interface Load {
   headers?: Record<string, string>;
   /** Bodies sent in turn, one per request (already JSON); `body` is sent with every request otherwise. */
   bodies?: readonly string[];
+  /** Paths requested in turn, one per request (`path` is the first request's until then). */
+  paths?: readonly string[];
   /** Sees every response (status and body); set only where the answers are read, since it costs the client. */
   onResponse?: (status: number, body: string) => void;
   /** Stops the run after this many requests, if its time is not up before (a pool's capacity, say). */
@@ -163,7 +165,9 @@ export async function driveRun(server: Server, load: Load, seconds: number): Pro
   const windowStart = process.hrtime.bigint() / 1000n;
   const headers = { "content-type": "application/json", ...(load.headers ?? {}) };
   const bodies = load.bodies;
+  const paths = load.paths;
   let next = 0;
+  let nextPath = 0;
   const latencies: number[] = [];
   const began = performance.now();
   let last = began;
@@ -175,18 +179,19 @@ export async function driveRun(server: Server, load: Load, seconds: number): Pro
     ...(load.maxRequests ? { maxOverallRequests: load.maxRequests } : {}),
     headers,
     body: load.body === undefined ? undefined : JSON.stringify(load.body),
-    ...(bodies || load.onResponse
+    ...(bodies || paths || load.onResponse
       ? {
           requests: [
             {
               method: load.method,
               path: load.path,
               headers,
-              ...(bodies
+              ...(bodies || paths
                 ? {
                     setupRequest: (req: autocannon.Request) => ({
                       ...req,
-                      body: bodies[next++ % bodies.length] as string,
+                      ...(bodies ? { body: bodies[next++ % bodies.length] as string } : {}),
+                      ...(paths ? { path: paths[nextPath++ % paths.length] as string } : {}),
                     }),
                   }
                 : {}),

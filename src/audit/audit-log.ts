@@ -9,14 +9,16 @@
 
 import {
   appendLeaves,
-  consistencyProof,
+  consistencySpans,
   type Hash,
-  inclusionProof,
+  inclusionSpans,
   type NewNode,
   type NodeRef,
   nodeKey,
+  type Span,
+  spanHash,
+  spanNodes,
   verifyInclusion,
-  withNodes,
 } from "./merkle.js";
 import type { AuditPersistence } from "./persistence.js";
 import { rowMatchesLeaf } from "./record.js";
@@ -28,6 +30,7 @@ import { type Checkpoint, type CheckpointSigner, toCheckpoint, verifyCheckpoint 
 const SEQUENCE_BATCH = 500;
 const CHECKPOINT_TTL_MS = 1_000;
 const NODE_CACHE_MAX = 200_000;
+const EDGE_CACHE_MAX = 10_000;
 const PROOF_CACHE_MAX = 50_000;
 const VERIFIED_CACHE_MAX = 100_000;
 // How often the store is asked whether another connection committed (asking costs a read transaction,
@@ -55,6 +58,8 @@ export interface Verification {
 
 export class AuditLog {
   private readonly nodes = new Map<string, Hash>();
+  /** Hashes of proof spans on a tree's right edge (not perfect), by "end:start": fixed for that tree. */
+  private readonly edges = new Map<string, Hash>();
   private readonly proofs = new Map<string, string[]>();
   private readonly verifications = new Map<
     string,
@@ -192,18 +197,18 @@ export class AuditLog {
     this.nodes.set(key, hash);
   }
 
-  /** Loads stored nodes, from the cache where it has them. */
+  /** Loads stored nodes, from the cache where it has them, the rest in one read. */
   private async fetchNodes(refs: NodeRef[]): Promise<Map<string, Hash>> {
     const found = new Map<string, Hash>();
-    const missing: NodeRef[] = [];
+    const missing = new Map<string, NodeRef>();
     for (const r of refs) {
       const key = nodeKey(r.level, r.index);
       const hit = this.nodes.get(key);
       if (hit) found.set(key, hit);
-      else missing.push(r);
+      else missing.set(key, r);
     }
-    if (missing.length > 0) {
-      const loaded = await this.store.auditNodes(missing);
+    if (missing.size > 0) {
+      const loaded = await this.store.auditNodes([...missing.values()]);
       // Cached once read: a proof's nodes are fixed once written. The leaf being verified is never
       // taken from here; `verify` reads it from the store every time.
       for (const [key, hash] of loaded) {
@@ -214,18 +219,40 @@ export class AuditLog {
     return found;
   }
 
+  /**
+   * The hashes of a proof's spans. A perfect span is one stored node; a span on the tree's right edge is
+   * hashed from the O(log n) perfect subtrees it is made of, once per tree size (every proof against
+   * that tree shares the same few edge spans), then kept.
+   */
+  private async proofOf(spans: Span[]): Promise<Hash[]> {
+    const edgeKey = (s: Span) => `${s.end}:${s.start}`;
+    const refs: NodeRef[] = [];
+    for (const span of spans) if (!this.edges.has(edgeKey(span))) spanNodes(span, refs);
+    const found = await this.fetchNodes(refs);
+    const get = (level: number, index: number): Hash => {
+      const hash = found.get(nodeKey(level, index));
+      if (!hash) throw new Error(`audit tree node ${level}/${index} is missing from the store`);
+      return hash;
+    };
+    return spans.map((span) => {
+      const key = edgeKey(span);
+      const cached = this.edges.get(key);
+      if (cached) return cached;
+      const hash = spanHash(get, span);
+      if (spanNodes(span).length > 1) {
+        if (this.edges.size >= EDGE_CACHE_MAX) this.edges.clear();
+        this.edges.set(key, hash);
+      }
+      return hash;
+    });
+  }
+
   inclusion(leafIndex: number, treeSize: number): Promise<Hash[]> {
-    return withNodes(
-      (get) => inclusionProof(get, leafIndex, treeSize),
-      (refs) => this.fetchNodes(refs),
-    );
+    return this.proofOf(inclusionSpans(leafIndex, treeSize));
   }
 
   consistency(first: number, second: number): Promise<Hash[]> {
-    return withNodes(
-      (get) => consistencyProof(get, first, second),
-      (refs) => this.fetchNodes(refs),
-    );
+    return this.proofOf(consistencySpans(first, second));
   }
 
   /**

@@ -111,62 +111,88 @@ function isPerfect(start: number, end: number): { level: number; index: number }
   return { level: Math.log2(width), index: start / width };
 }
 
+/** A run of leaves [start, end) of the tree: a proof's element is the hash of one. */
+export interface Span {
+  start: number;
+  end: number;
+}
+
+/**
+ * The perfect subtrees whose hashes make up MTH(D[start:end]), in the order the RFC's split visits them.
+ * A span of a proof is either perfect (one node) or ends at the tree's size (its right edge).
+ */
+export function spanNodes(span: Span, out: NodeRef[] = []): NodeRef[] {
+  const perfect = isPerfect(span.start, span.end);
+  if (perfect) out.push(perfect);
+  else {
+    const k = splitPoint(span.end - span.start);
+    spanNodes({ start: span.start, end: span.start + k }, out);
+    spanNodes({ start: span.start + k, end: span.end }, out);
+  }
+  return out;
+}
+
 /** MTH(D[start:end]) from stored perfect subtrees. */
-function subtreeHash(get: NodeSource, start: number, end: number): Hash {
-  const perfect = isPerfect(start, end);
+export function spanHash(get: NodeSource, span: Span): Hash {
+  const perfect = isPerfect(span.start, span.end);
   if (perfect) return get(perfect.level, perfect.index);
-  const k = splitPoint(end - start);
-  return nodeHash(subtreeHash(get, start, start + k), subtreeHash(get, start + k, end));
+  const k = splitPoint(span.end - span.start);
+  return nodeHash(
+    spanHash(get, { start: span.start, end: span.start + k }),
+    spanHash(get, { start: span.start + k, end: span.end }),
+  );
+}
+
+/** The spans of RFC 9162 2.1.3.1's inclusion proof PATH(m, D[0:n]), leaf to root. */
+export function inclusionSpans(m: number, n: number): Span[] {
+  if (m < 0 || m >= n) throw new RangeError(`leaf ${m} is not in a tree of ${n}`);
+  const out: Span[] = [];
+  const path = (start: number, end: number): void => {
+    if (end - start === 1) return;
+    const k = splitPoint(end - start);
+    if (m < start + k) {
+      path(start, start + k);
+      out.push({ start: start + k, end });
+    } else {
+      path(start + k, end);
+      out.push({ start, end: start + k });
+    }
+  };
+  path(0, n);
+  return out;
+}
+
+/** The spans of RFC 9162 2.1.4.1's consistency proof PROOF(m, D[0:n]). */
+export function consistencySpans(m: number, n: number): Span[] {
+  if (m < 1 || m > n) throw new RangeError(`no consistency proof from ${m} to ${n}`);
+  const out: Span[] = [];
+  const sub = (m: number, start: number, end: number, b: boolean): void => {
+    const size = end - start;
+    if (m === size) {
+      if (!b) out.push({ start, end });
+      return;
+    }
+    const k = splitPoint(size);
+    if (m <= k) {
+      sub(m, start, start + k, b);
+      out.push({ start: start + k, end });
+    } else {
+      sub(m - k, start + k, end, false);
+      out.push({ start, end: start + k });
+    }
+  };
+  if (m < n) sub(m, 0, n, true);
+  return out;
 }
 
 /** RFC 9162 2.1.3.1: the inclusion proof PATH(m, D[0:n]) of leaf m in a tree of n leaves. */
 export function inclusionProof(get: NodeSource, m: number, n: number): Hash[] {
-  if (m < 0 || m >= n) throw new RangeError(`leaf ${m} is not in a tree of ${n}`);
-  const path = (m: number, start: number, end: number): Hash[] => {
-    if (end - start === 1) return [];
-    const k = splitPoint(end - start);
-    return m < start + k
-      ? [...path(m, start, start + k), subtreeHash(get, start + k, end)]
-      : [...path(m, start + k, end), subtreeHash(get, start, start + k)];
-  };
-  return path(m, 0, n);
+  return inclusionSpans(m, n).map((span) => spanHash(get, span));
 }
 
 /** RFC 9162 2.1.4.1: the consistency proof PROOF(m, D[0:n]) between tree sizes m and n. */
 export function consistencyProof(get: NodeSource, m: number, n: number): Hash[] {
-  if (m < 1 || m > n) throw new RangeError(`no consistency proof from ${m} to ${n}`);
-  if (m === n) return [];
-  const sub = (m: number, start: number, end: number, b: boolean): Hash[] => {
-    const size = end - start;
-    if (m === size) return b ? [] : [subtreeHash(get, start, end)];
-    const k = splitPoint(size);
-    return m <= k
-      ? [...sub(m, start, start + k, b), subtreeHash(get, start + k, end)]
-      : [...sub(m - k, start + k, end, false), subtreeHash(get, start, start + k)];
-  };
-  return sub(m, 0, n, true);
-}
-
-/**
- * Runs `compute` twice: first with a recording source to learn which stored nodes it reads, then, once
- * `fetch` has loaded them in one go, for real. Lets a caller read a proof's nodes in one query.
- */
-export async function withNodes<T>(
-  compute: (get: NodeSource) => T,
-  fetch: (refs: NodeRef[]) => Promise<Map<string, Hash>>,
-): Promise<T> {
-  const wanted = new Map<string, NodeRef>();
-  const dummy = Buffer.alloc(32);
-  compute((level, index) => {
-    wanted.set(nodeKey(level, index), { level, index });
-    return dummy;
-  });
-  const found = await fetch([...wanted.values()]);
-  return compute((level, index) => {
-    const hash = found.get(nodeKey(level, index));
-    if (!hash) throw new Error(`audit tree node ${level}/${index} is missing from the store`);
-    return hash;
-  });
+  return consistencySpans(m, n).map((span) => spanHash(get, span));
 }
 
 export function nodeKey(level: number, index: number): string {

@@ -68,34 +68,55 @@ function toLeafWithRecord(r: LeafRow): LeafWithRecord {
 
 type Db = Kysely<Database> | Transaction<Database>;
 
-async function readNodes(db: Db, refs: NodeRef[]): Promise<Map<string, Hash>> {
-  const out = new Map<string, Hash>();
-  const leaves = refs.filter((r) => r.level === 0).map((r) => r.index);
-  const inner = refs.filter((r) => r.level > 0);
-  for (let i = 0; i < leaves.length; i += ROWS_PER_STATEMENT) {
-    const rows = await db
-      .selectFrom("audit_leaves")
-      .select(["leaf_index", "leaf_hash"])
-      .where("leaf_index", "in", leaves.slice(i, i + ROWS_PER_STATEMENT))
-      .execute();
-    for (const r of rows) out.set(nodeKey(0, Number(r.leaf_index)), Buffer.from(r.leaf_hash, "hex"));
+/** SQL text of a node read per (dialect, leaves, inner nodes): built once per shape, then only bound. */
+const nodeReadSql = new Map<string, string>();
+
+function nodeRead(dialect: Dialect, leaves: number, inner: number): string {
+  const key = `${dialect}:${leaves}:${inner}`;
+  let text = nodeReadSql.get(key);
+  if (text) return text;
+  let n = 0;
+  const p = () => (dialect === "postgres" ? `$${++n}` : "?");
+  const parts: string[] = [];
+  if (leaves > 0) {
+    const list = Array.from({ length: leaves }, p).join(", ");
+    parts.push(
+      `select 0 as level, leaf_index as idx, leaf_hash as hash from audit_leaves where leaf_index in (${list})`,
+    );
   }
-  for (let i = 0; i < inner.length; i += ROWS_PER_STATEMENT) {
-    const part = inner.slice(i, i + ROWS_PER_STATEMENT);
-    const rows = await db
-      .selectFrom("audit_nodes")
-      .select(["level", "idx", "hash"])
-      .where((eb) => eb.or(part.map((r) => eb.and([eb("level", "=", r.level), eb("idx", "=", r.index)]))))
-      .execute();
-    for (const r of rows) out.set(nodeKey(r.level, Number(r.idx)), Buffer.from(r.hash, "hex"));
+  if (inner > 0) {
+    const terms = Array.from({ length: inner }, () => `(level = ${p()} and idx = ${p()})`).join(" or ");
+    parts.push(`select level, idx, hash from audit_nodes where ${terms}`);
+  }
+  text = parts.join(" union all ");
+  nodeReadSql.set(key, text);
+  return text;
+}
+
+/**
+ * Stored perfect subtrees (level 0 from the leaves), in one statement per ROWS_PER_STATEMENT refs: a
+ * proof's nodes are one query whose text is compiled once per shape.
+ */
+async function readNodes(db: Db, dialect: Dialect, refs: NodeRef[]): Promise<Map<string, Hash>> {
+  const out = new Map<string, Hash>();
+  for (let i = 0; i < refs.length; i += ROWS_PER_STATEMENT) {
+    const part = refs.slice(i, i + ROWS_PER_STATEMENT);
+    const leaves = part.filter((r) => r.level === 0).map((r) => r.index);
+    const inner = part.filter((r) => r.level > 0).flatMap((r) => [r.level, r.index]);
+    const query = CompiledQuery.raw(nodeRead(dialect, leaves.length, inner.length / 2), [
+      ...leaves,
+      ...inner,
+    ]);
+    const { rows } = await db.executeQuery<{ level: number; idx: number | string; hash: string }>(query);
+    for (const r of rows) out.set(nodeKey(Number(r.level), Number(r.idx)), Buffer.from(r.hash, "hex"));
   }
   return out;
 }
 
 /** The compact range (right edge) hashes of the stored tree of `size` leaves. */
-async function rangeAt(db: Db, size: number): Promise<Hash[]> {
+async function rangeAt(db: Db, dialect: Dialect, size: number): Promise<Hash[]> {
   const refs = compactRange(size);
-  const found = await readNodes(db, refs);
+  const found = await readNodes(db, dialect, refs);
   return refs.map((r) => {
     const hash = found.get(nodeKey(r.level, r.index));
     if (!hash) throw new Error(`audit tree node ${r.level}/${r.index} is missing`);
@@ -171,7 +192,9 @@ export class AuditStore implements AuditPersistence {
     const { size, lastLeaf } = await treeEnd(trx);
     const edge = this.edge;
     const range =
-      edge && edge.size === size && edge.lastLeaf === lastLeaf ? edge.range : await rangeAt(trx, size);
+      edge && edge.size === size && edge.lastLeaf === lastLeaf
+        ? edge.range
+        : await rangeAt(trx, this.dialect, size);
     const grown = appendLeaves(
       size,
       range,
@@ -328,7 +351,7 @@ export class AuditStore implements AuditPersistence {
   }
 
   auditNodes(refs: NodeRef[]): Promise<Map<string, Hash>> {
-    return readNodes(this.db, refs);
+    return readNodes(this.db, this.dialect, refs);
   }
 
   /** Records not yet under a signed checkpoint: queued ones, and leaves past the latest checkpoint. */
@@ -379,7 +402,7 @@ export class AuditStore implements AuditPersistence {
       const signed = head ? Number(head.tree_size) : 0;
       // Nothing queued and every leaf signed: nothing to do.
       if (pending.length === 0 && signed === size) return null;
-      const range = await rangeAt(trx, size);
+      const range = await rangeAt(trx, this.dialect, size);
       const batch = plan({ size, signed, keyId: head?.key_id ?? null, range, pending });
       await this.insertTree(trx, size, pending, batch.nodes, batch.checkpoint.timestamp);
       await trx.insertInto("audit_checkpoints").values(batch.checkpoint).execute();

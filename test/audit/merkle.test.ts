@@ -8,12 +8,15 @@ import {
   appendLeaves,
   compactRange,
   consistencyProof,
+  consistencySpans,
   EMPTY_ROOT,
   type Hash,
   inclusionProof,
+  inclusionSpans,
   leafHash,
   type NodeSource,
   nodeKey,
+  spanNodes,
   verifyConsistency,
   verifyInclusion,
 } from "../../src/audit/merkle.js";
@@ -99,6 +102,19 @@ describe("Merkle tree (RFC 9162)", () => {
         }
       }),
       { numRuns: 150 },
+    );
+  });
+
+  it("plans a proof over at most 2 log2(n) stored nodes, whatever the tree's size", () => {
+    fc.assert(
+      fc.property(fc.integer({ min: 1, max: 2 ** 40 }), fc.nat(), fc.nat(), (n, a, b) => {
+        const bound = 2 * Math.ceil(Math.log2(n + 1)) + 1;
+        const nodes = (spans: Array<{ start: number; end: number }>) =>
+          new Set(spans.flatMap((s) => spanNodes(s)).map((r) => nodeKey(r.level, r.index))).size;
+        expect(nodes(inclusionSpans(a % n, n))).toBeLessThanOrEqual(bound);
+        expect(nodes(consistencySpans(1 + (b % n), n))).toBeLessThanOrEqual(bound);
+      }),
+      { numRuns: 500 },
     );
   });
 });

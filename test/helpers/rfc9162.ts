@@ -21,6 +21,41 @@ export function rfcMth(leaves: Buffer[]): Buffer {
   return sha256(NODE, rfcMth(leaves.slice(0, k)), rfcMth(leaves.slice(k)));
 }
 
+/** MTH over leaves given by their leaf hashes (2.1.1, with the leaf hashing already done). */
+export function rfcMthOfHashes(hashes: Buffer[]): Buffer {
+  const n = hashes.length;
+  if (n === 0) return sha256();
+  if (n === 1) return hashes[0] as Buffer;
+  let k = 1;
+  while (k << 1 < n) k <<= 1;
+  return sha256(NODE, rfcMthOfHashes(hashes.slice(0, k)), rfcMthOfHashes(hashes.slice(k)));
+}
+
+/** 2.1.3.1: PATH(m, D[n]) straight from the definition, over leaf hashes. */
+export function rfcPath(m: number, hashes: Buffer[]): Buffer[] {
+  const n = hashes.length;
+  if (n === 1) return [];
+  let k = 1;
+  while (k << 1 < n) k <<= 1;
+  return m < k
+    ? [...rfcPath(m, hashes.slice(0, k)), rfcMthOfHashes(hashes.slice(k))]
+    : [...rfcPath(m - k, hashes.slice(k)), rfcMthOfHashes(hashes.slice(0, k))];
+}
+
+/** 2.1.4.1: PROOF(m, D[n]) straight from the definition, over leaf hashes. */
+export function rfcProof(m: number, hashes: Buffer[]): Buffer[] {
+  const sub = (m: number, d: Buffer[], b: boolean): Buffer[] => {
+    const n = d.length;
+    if (m === n) return b ? [] : [rfcMthOfHashes(d)];
+    let k = 1;
+    while (k << 1 < n) k <<= 1;
+    return m <= k
+      ? [...sub(m, d.slice(0, k), b), rfcMthOfHashes(d.slice(k))]
+      : [...sub(m - k, d.slice(k), false), rfcMthOfHashes(d.slice(0, k))];
+  };
+  return m === hashes.length ? [] : sub(m, hashes, true);
+}
+
 /** 2.1.3.2: verifying an inclusion proof. */
 export function rfcVerifyInclusion(
   hash: Buffer,

@@ -12,6 +12,7 @@ import { AUDIT_LOG_TABLES } from "../../src/storage/migrations/0003-audit-log.js
 import type { Store } from "../../src/storage/store.js";
 import { liveContractor, testRecord } from "../helpers/fixtures.js";
 import { orderFixture } from "../helpers/order-fixture.js";
+import { rfcMthOfHashes, rfcPath, rfcProof } from "../helpers/rfc9162.js";
 import { testClock } from "../helpers/test-clock.js";
 
 /** A text column of each audit log table, to attempt an UPDATE on. */
@@ -236,6 +237,62 @@ export function runStoreContract(name: string, open: (clock: Clock) => Promise<S
       // The record just written exists and is young: the retention rule refuses its deletion too.
       const rows = await db.selectFrom("audit_records").select("seal").execute();
       expect(rows.length).toBeGreaterThan(0);
+    });
+
+    it("stores every perfect subtree as recomputed from the leaves, and proves as the RFC defines, at every size", async () => {
+      const signer = new CheckpointSigner(generateKeyPairSync("ed25519").privateKey);
+      const warm = new AuditLog(store.audit, signer); // keeps its caches across the appends
+      const sizes: number[] = [];
+      // Appends in batches of many sizes (crossing powers of two at several levels), one transaction each.
+      for (const batch of [1, 1, 2, 3, 5, 8, 13, 21, 34, 55, 89, 1, 64, 7]) {
+        const entries = Array.from({ length: batch }, () => testRecord());
+        await store.write(async (tx) => {
+          for (const e of entries) tx.appendAudit(e);
+        });
+        await warm.sequence(true);
+        const size = (await warm.checkpoint()).checkpoint?.tree_size ?? 0;
+        sizes.push(size);
+        // Proofs against this size from the process that watched the log grow, checked right away.
+        const leaves = await store.audit.leavesWithRecords(0, size);
+        const hashes = leaves.map((l) => Buffer.from(l.leaf_hash, "hex"));
+        for (const m of [0, size >> 1, size - 1]) {
+          const proof = await warm.inclusion(m, size);
+          expect(proof, `inclusion ${m} of ${size}`).toEqual(rfcPath(m, hashes));
+        }
+        const first = Math.max(1, size - batch);
+        expect(await warm.consistency(first, size), `consistency ${first}-${size}`).toEqual(
+          rfcProof(first, hashes),
+        );
+      }
+      const n = sizes[sizes.length - 1] as number;
+      const leaves = await store.audit.leavesWithRecords(0, n);
+      const hashes = leaves.map((l) => Buffer.from(l.leaf_hash, "hex"));
+      // Every perfect subtree of the tree, read from the store, equals its hash recomputed from the leaves.
+      const refs: Array<{ level: number; index: number }> = [];
+      for (let level = 0; 2 ** level <= n; level++) {
+        for (let index = 0; (index + 1) * 2 ** level <= n; index++) refs.push({ level, index });
+      }
+      const stored = await store.audit.auditNodes(refs);
+      for (const { level, index } of refs) {
+        const width = 2 ** level;
+        const expected = rfcMthOfHashes(hashes.slice(index * width, (index + 1) * width));
+        expect(stored.get(`${level}/${index}`)?.toString("hex"), `node ${level}/${index}`).toBe(
+          expected.toString("hex"),
+        );
+      }
+      // A process with cold caches proves every size the same way the RFC's definitions do.
+      const cold = new AuditLog(store.audit, signer);
+      for (const size of sizes) {
+        const upto = hashes.slice(0, size);
+        for (let m = 0; m < size; m += Math.max(1, size >> 3)) {
+          expect(await cold.inclusion(m, size), `inclusion ${m} of ${size}`).toEqual(rfcPath(m, upto));
+        }
+        for (const first of [1, size >> 1, size].filter((f) => f >= 1)) {
+          expect(await cold.consistency(first, n), `consistency ${first}-${n}`).toEqual(
+            rfcProof(first, hashes),
+          );
+        }
+      }
     });
 
     it("reserves contractor capacity atomically, up to the maximum, and counts it", async () => {
