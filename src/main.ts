@@ -217,6 +217,7 @@ async function serve(config: Config, prepare: boolean): Promise<void> {
     clearInterval(purge);
     services.pool.stop();
     await app.close(); // stops accepting, drains in-flight requests
+    await services.planner.close();
     await stopMetrics();
     await sweeper.stop();
     await compliance.stop();
