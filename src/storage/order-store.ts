@@ -97,7 +97,8 @@ export class KyselyOrderStore implements OrderStore {
   }
 
   scheduledOrders(livemode: boolean, state: string | undefined, limit: number): Promise<Order[]> {
-    // Served by orders_schedule_idx (livemode, state, partial: SCHEDULED_ORDERS_SQL); no ORDER BY, which
+    // Served by orders_schedule_idx (livemode, state, status, partial: SCHEDULED_ORDERS_SQL), or in the
+    // test mode without a state by orders_sandbox_idx (livemode, status): no ORDER BY, which
     // orders_evals_idx would serve by walking every order of the mode.
     let query = this.db
       .selectFrom("orders")

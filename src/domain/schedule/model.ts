@@ -77,7 +77,7 @@ export interface Solution {
 export type SearchStop = "budget" | "time_limit" | "time_limit_construction";
 
 /** A matrix from a cost function over `size` locations. */
-export function matrixOf(size: number, cost: (from: number, to: number) => number): TravelMatrix {
+function matrixOf(size: number, cost: (from: number, to: number) => number): TravelMatrix {
   const times = new Float64Array(size * size);
   for (let a = 0; a < size; a++) for (let b = 0; b < size; b++) times[a * size + b] = cost(a, b);
   return { size, times };
