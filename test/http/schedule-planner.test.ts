@@ -31,6 +31,7 @@ function at(zone: string, hour: number): string {
 
 beforeAll(async () => {
   h = await createHarness();
+  await h.services.planner.warm();
   const caller = await h.key("planner", "test");
   ops = await h.dispatcherKey("test");
   date = weekdayAhead(3);
@@ -76,6 +77,7 @@ describe("the optimiser's worker thread", () => {
     });
     const original = h.services.planner;
     h.services.planner = new DayPlanner({ gate, onStarted: () => started() });
+    await h.services.planner.warm();
     try {
       const first = h.post(OPTIMIZE, { date, state: "CA", iterations: 100 }, { "x-api-key": ops });
       await inFlight; // its thread has the day and waits at the gate

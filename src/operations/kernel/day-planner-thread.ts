@@ -28,6 +28,7 @@ export interface PlanTask {
 }
 
 export type PlanReply =
+  | { readonly id: 0; readonly kind: "ready" }
   | { readonly id: number; readonly kind: "started" }
   | { readonly id: number; readonly kind: "planned"; readonly plan: DayPlan };
 
@@ -64,6 +65,7 @@ function plan(task: PlanTask): DayPlan {
   });
 }
 
+parentPort?.postMessage({ id: 0, kind: "ready" } satisfies PlanReply);
 parentPort?.on("message", (task: PlanTask) => {
   parentPort?.postMessage({ id: task.id, kind: "started" } satisfies PlanReply);
   if (task.gate) Atomics.wait(task.gate, 0, 0);

@@ -52,6 +52,7 @@ interface Pending {
 export class DayPlanner {
   private readonly running = new Map<Mode, number>();
   private readonly threads = new Map<Mode, Worker>();
+  private readonly ready = new Map<Mode, Promise<void>>();
   private readonly pending = new Map<number, Pending & { mode: Mode }>();
   private nextId = 1;
 
@@ -80,10 +81,18 @@ export class DayPlanner {
     }
   }
 
+  /** Starts both modes' threads and waits until they can plan: a cold thread loads its modules (tens of
+   * milliseconds compiled, seconds from the TypeScript source) inside the first call's time limit. */
+  async warm(): Promise<void> {
+    for (const mode of ["live", "test"] as const) this.threadOf(mode);
+    await Promise.all(this.ready.values());
+  }
+
   /** Ends the threads (shutdown); a later run starts them again. */
   async close(): Promise<void> {
     const threads = [...this.threads.values()];
     this.threads.clear();
+    this.ready.clear();
     await Promise.all(threads.map((t) => t.terminate()));
   }
 
@@ -120,7 +129,18 @@ export class DayPlanner {
     if (known) return known;
     const thread = startThread();
     thread.unref();
+    let isReady: () => void = () => {};
+    this.ready.set(
+      mode,
+      new Promise<void>((resolve) => {
+        isReady = resolve;
+      }),
+    );
     thread.on("message", (reply: PlanReply) => {
+      if (reply.kind === "ready") {
+        isReady();
+        return;
+      }
       if (reply.kind === "started") {
         this.options.onStarted?.(mode);
         return;
@@ -137,7 +157,8 @@ export class DayPlanner {
 
   /** Fails the mode's waiting run and forgets its thread (the next run starts another). */
   private fail(mode: Mode, error: Error): void {
-    if (this.threads.get(mode)) this.threads.delete(mode);
+    this.threads.delete(mode);
+    this.ready.delete(mode);
     for (const [id, waiting] of this.pending) {
       if (waiting.mode !== mode) continue;
       this.pending.delete(id);

@@ -329,10 +329,13 @@ async function dayJobs(
   return { jobs, current, basis, unassigned };
 }
 
-/** The mode's contractors who work `date` (the planner's thread keeps those who could take a job). */
-async function dayContractors(services: Services, livemode: boolean, date: string): Promise<DayContractor[]> {
+/** The mode's contractors who work `date` (the planner's thread keeps those who could take a job), from
+ * the in-memory pool (kernel/contractor-pool.ts): reading the 3,300 rows of a sandbox pool from SQLite
+ * held the event loop for 100-200 ms a call. Apply checks each routed contractor against the store. */
+function dayContractors(services: Services, livemode: boolean, date: string): DayContractor[] {
   const pool = livemode ? "live" : "sandbox";
-  return (await services.store.contractors.load())
+  return services.pool.index
+    .all()
     .filter((c) => c.pool === pool)
     .map((c) => dayContractor(c, date))
     .filter((c): c is DayContractor => c !== null);
@@ -390,7 +393,7 @@ async function propose(
 }> {
   const now = services.now();
   const { jobs, current, basis, unassigned } = await dayJobs(services, livemode, input, now);
-  const contractors = await dayContractors(services, livemode, input.date);
+  const contractors = dayContractors(services, livemode, input.date);
   const plan = await planDay({
     jobs,
     contractors,
