@@ -23,6 +23,7 @@ export const ERROR_CODES = {
   endpoint_disabled: { status: 409, title: "Webhook endpoint disabled" },
   proposal_stale: { status: 409, title: "Proposal out of date" },
   proposal_applied: { status: 409, title: "Proposal already applied" },
+  optimizer_busy: { status: 409, title: "An optimisation of this mode's day is already running" },
   idempotency_request_in_progress: { status: 409, title: "Request with this Idempotency-Key is in progress" },
   payload_too_large: { status: 413, title: "Request body too large" },
   unsupported_media_type: { status: 415, title: "Unsupported media type" },

@@ -205,6 +205,8 @@ async function serve(config: Config, prepare: boolean): Promise<void> {
       if (!closing) process.kill(process.pid, "SIGTERM");
     });
   }
+  // The optimiser's threads load now, not inside the first call's time limit.
+  void services.planner.warm();
   if (first) printWelcome(first, config.PUBLIC_BASE_URL ?? address, config, agentKey);
 
   // A worker leaves the shutdown message to its primary ("stopping workers"), and SIGINT to it too.
@@ -217,6 +219,7 @@ async function serve(config: Config, prepare: boolean): Promise<void> {
     clearInterval(purge);
     services.pool.stop();
     await app.close(); // stops accepting, drains in-flight requests
+    await services.planner.close();
     await stopMetrics();
     await sweeper.stop();
     await compliance.stop();

@@ -70,6 +70,11 @@ export class ContractorIndex {
     this.syncCommitments(commitments);
   }
 
+  /** Every contractor loaded, in load order. */
+  all(): readonly Contractor[] {
+    return this.bySlot;
+  }
+
   /** The contractor of an id in the pools (undefined when not loaded). */
   contractorOf(contractorId: string): Contractor | undefined {
     const slot = this.slots.get(contractorId);

@@ -2,11 +2,9 @@
 // The data package is in memory, so this stays free of I/O.
 
 import zipcodes from "zipcodes";
+import type { Point } from "./distance.js";
 
-export interface Point {
-  lat: number;
-  lon: number;
-}
+export { distanceMiles, type Point } from "./distance.js";
 
 export interface ZipCentroid extends Point {
   zip: string;
@@ -74,16 +72,7 @@ export function zipsOfState(state: string): ZipCentroid[] {
     .sort((a, b) => (a.zip < b.zip ? -1 : a.zip > b.zip ? 1 : 0));
 }
 
-const EARTH_RADIUS_MILES = 3958.8;
 const RAD = Math.PI / 180;
-
-/** Haversine distance in miles. */
-export function distanceMiles(a: Point, b: Point): number {
-  const dLat = (b.lat - a.lat) * RAD;
-  const dLon = (b.lon - a.lon) * RAD;
-  const s = Math.sin(dLat / 2) ** 2 + Math.cos(a.lat * RAD) * Math.cos(b.lat * RAD) * Math.sin(dLon / 2) ** 2;
-  return 2 * EARTH_RADIUS_MILES * Math.asin(Math.min(1, Math.sqrt(s)));
-}
 
 /** A latitude/longitude box holding every point within `miles` of `p` (a little more, never less). No
  * longitude bounds when the box would cross the antimeridian or reach a pole. */

@@ -14,6 +14,7 @@ import type { Config } from "../config.js";
 import { Metrics } from "../metrics.js";
 import { type FetcherOptions, SafeFetcher } from "../net/safe-fetch.js";
 import { ContractorPool } from "../operations/kernel/contractor-pool.js";
+import { DayPlanner } from "../operations/kernel/day-planner.js";
 import { EventFeed } from "../operations/kernel/event-feed.js";
 import type { Services } from "../operations/kernel/operation.js";
 import { PROBE_CACHE_TTL_MS, ProbeService } from "../probe/probe.js";
@@ -123,6 +124,7 @@ export function createServices(
         ? Buffer.from(config.CONTRACTOR_REF_SECRET, "utf8")
         : signer.deriveSecret("field-dispatch contractor_ref v1"),
     ),
+    planner: new DayPlanner(),
     events: new EventFeed(store.orderEvents, (err) =>
       options.logger?.error({ err }, "event stream: reading the order event log failed"),
     ),

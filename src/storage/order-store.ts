@@ -13,6 +13,10 @@ import type { Database } from "./schema.js";
 import type { OrderQuery, OrderStore, WriteTx } from "./store.js";
 import { trxOf } from "./write-tx.js";
 
+/** The orders the optimised day plans (not yet on site): the predicate of orders_schedule_idx (migration
+ * 0025), as literal text identical to it. */
+const SCHEDULED_ORDERS_SQL = "status in ('needs_dispatcher', 'offered', 'accepted', 'en_route')";
+
 const oneOrder = (row: OrderRow | undefined) => (row === undefined ? undefined : orderFromRow(row));
 const toOrders = (rows: OrderRow[]) => rows.map(orderFromRow);
 const oneOffer = (row: OfferRow | undefined) => (row === undefined ? undefined : offerFromRow(row));
@@ -90,6 +94,19 @@ export class KyselyOrderStore implements OrderStore {
       .where("livemode", "=", livemode ? 1 : 0)
       .executeTakeFirst()
       .then(oneOrder);
+  }
+
+  scheduledOrders(livemode: boolean, state: string | undefined, limit: number): Promise<Order[]> {
+    // Served by orders_schedule_idx (livemode, state, status, partial: SCHEDULED_ORDERS_SQL), or in the
+    // test mode without a state by orders_sandbox_idx (livemode, status): no ORDER BY, which
+    // orders_evals_idx would serve by walking every order of the mode.
+    let query = this.db
+      .selectFrom("orders")
+      .selectAll()
+      .where(sql<boolean>`${sql.raw(SCHEDULED_ORDERS_SQL)}`)
+      .where("livemode", "=", livemode ? 1 : 0);
+    if (state !== undefined) query = query.where("state", "=", state);
+    return query.limit(limit).execute().then(toOrders);
   }
 
   slaWatched(after: string | null, limit: number): Promise<Order[]> {

@@ -280,6 +280,9 @@ export interface OrderStore {
   byIds(ids: string[], tx?: WriteTx, lock?: boolean): Promise<Order[]>;
   /** An account's orders in one mode (every account's without accountId), newest first, after `before`. */
   list(q: OrderQuery): Promise<Order[]>;
+  /** The mode's orders not yet on site (needs_dispatcher, offered, accepted, en_route), of `state` only
+   * when given, at most `limit`, in no order: the optimised day's (orders_schedule_idx). */
+  scheduledOrders(livemode: boolean, state: string | undefined, limit: number): Promise<Order[]>;
   /** Orders whose service-level clocks may still fire (domain/orders/sla-clocks.ts): not closed, with a
    * respond clock or an arrive clock not yet breached, in id order after `after`. The clocks' rules
    * decide which are due. */

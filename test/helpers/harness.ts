@@ -143,6 +143,7 @@ export async function createHarness(
       closed = true;
       open.delete(h);
       await app.close();
+      await services.planner.close();
       await services.audit.stop();
       await services.limiter.close();
       await services.fetcher.close();

@@ -38,6 +38,9 @@ async function optimize(body: object, key = ops) {
 
 beforeAll(async () => {
   h = await createHarness();
+  // The optimiser's threads loaded before the calls, as the server does at start (from the TypeScript
+  // source a cold thread takes seconds: inside the first call's time limit).
+  await h.services.planner.warm();
   caller = await h.key("schedule", "test");
   ops = await h.dispatcherKey("test");
   date = weekdayAhead(2);

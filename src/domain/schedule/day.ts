@@ -8,10 +8,10 @@
 // state and reaches it (service radius); a job pinned to its contractor (already on the way, kept in
 // incremental mode, or named by the dispatcher) rides only that one. Pure.
 
-import { distanceMiles, type Point } from "../geo.js";
+import { distanceMiles, type Point } from "../distance.js";
 import { greatCircleTravel, type TravelTime } from "../travel-time.js";
 import type { Job, Problem, Route, SearchStop, Vehicle } from "./model.js";
-import { matrixOf } from "./model.js";
+import { matrixOnDemand, travelAt } from "./model.js";
 import { solve } from "./solver.js";
 
 export { AVERAGE_MPH, ROAD_FACTOR } from "../travel-time.js";
@@ -60,7 +60,8 @@ interface PlannedRoute {
   readonly idleMinutes: number;
 }
 
-type UnplannedReason = "no_contractor" | "contractor_unavailable" | "no_feasible_slot";
+/** time_limit: the time limit passed before the first plan reached the job (never tried). */
+type UnplannedReason = "no_contractor" | "contractor_unavailable" | "no_feasible_slot" | "time_limit";
 
 export interface DayPlan {
   readonly routes: readonly PlannedRoute[];
@@ -115,8 +116,12 @@ export function planDay(
             ? { now: options.now, deadline: options.deadline }
             : {}),
         });
+  const untried = new Set(solution.unplanned ?? []);
   for (const j of solution.unassigned)
-    unassigned.push({ orderId: (jobOf[j] as DayJob).orderId, reason: "no_feasible_slot" });
+    unassigned.push({
+      orderId: (jobOf[j] as DayJob).orderId,
+      reason: untried.has(j) ? "time_limit" : "no_feasible_slot",
+    });
   const routes: PlannedRoute[] = [];
   let total = 0;
   for (const route of solution.routes) {
@@ -139,13 +144,14 @@ function problemOf(
 ): { problem: Problem; jobOf: DayJob[]; unassigned: Array<{ orderId: string; reason: UnplannedReason }> } {
   const unassigned: Array<{ orderId: string; reason: UnplannedReason }> = [];
   const vehicleOf = new Map(contractors.map((c, i) => [c.id, i]));
+  const byTrade = contractorsByTrade(contractors);
   const minutes = (d: Date) => (d.getTime() - origin) / MINUTE;
   // Locations: each contractor's base, then each job's place.
   const points: Point[] = contractors.map((c) => c.base);
   const problemJobs: Job[] = [];
   const jobOf: DayJob[] = [];
   for (const job of jobs) {
-    const allowed = allowedVehicles(job, contractors, vehicleOf);
+    const allowed = allowedVehicles(job, contractors, vehicleOf, byTrade);
     if (typeof allowed === "string") {
       unassigned.push({ orderId: job.orderId, reason: allowed });
       continue;
@@ -171,10 +177,36 @@ function problemOf(
     shiftEnd: minutes(c.shiftEnd),
     capacity: c.capacity,
   }));
-  const travel = matrixOf(points.length, (a, b) =>
-    a === b ? 0 : travelTime.minutes(points[a] as Point, points[b] as Point),
+  // Filled row by row as the solver reads it: the whole matrix of a 3,000-job day is 9 million travel
+  // times, most of a second, and a short time limit reads a small part of it.
+  const travel = matrixOnDemand(
+    points.length,
+    (a, b) => (a === b ? 0 : travelTime.minutes(points[a] as Point, points[b] as Point)),
+    longestTravel(points, travelTime),
   );
   return { problem: { vehicles, jobs: problemJobs, travel }, jobOf, unassigned };
+}
+
+/**
+ * At least the travel between any two of the points, without computing every pair: twice the longer
+ * diagonal of their latitude/longitude box (a pair inside the box is no farther apart than the box's far
+ * corners, within the sphere's curvature, which the factor of two covers).
+ */
+function longestTravel(points: readonly Point[], travelTime: TravelTime): number {
+  if (points.length === 0) return 0;
+  let minLat = Number.POSITIVE_INFINITY;
+  let maxLat = Number.NEGATIVE_INFINITY;
+  let minLon = Number.POSITIVE_INFINITY;
+  let maxLon = Number.NEGATIVE_INFINITY;
+  for (const p of points) {
+    minLat = Math.min(minLat, p.lat);
+    maxLat = Math.max(maxLat, p.lat);
+    minLon = Math.min(minLon, p.lon);
+    maxLon = Math.max(maxLon, p.lon);
+  }
+  const a = travelTime.minutes({ lat: minLat, lon: minLon }, { lat: maxLat, lon: maxLon });
+  const b = travelTime.minutes({ lat: minLat, lon: maxLon }, { lat: maxLat, lon: minLon });
+  return 2 * Math.max(a, b);
 }
 
 /** The vehicles (contractor indexes) that may take `job`, or why none may: a pinned job rides only its
@@ -183,13 +215,29 @@ function allowedVehicles(
   job: DayJob,
   contractors: readonly DayContractor[],
   vehicleOf: ReadonlyMap<string, number>,
+  byTrade: ReadonlyMap<string, readonly number[]>,
 ): number[] | UnplannedReason {
   if (job.pinned) {
     const v = job.contractorId === null ? undefined : vehicleOf.get(job.contractorId);
     return v === undefined ? "contractor_unavailable" : [v];
   }
-  const allowed = contractors.flatMap((c, v) => (canServe(c, job) ? [v] : []));
+  const allowed: number[] = [];
+  for (const v of byTrade.get(job.trade) ?? [])
+    if (canServe(contractors[v] as DayContractor, job)) allowed.push(v);
   return allowed.length === 0 ? "no_contractor" : allowed;
+}
+
+/** The contractors' indexes by trade, in index order: a job looks only at those of its trade. */
+function contractorsByTrade(contractors: readonly DayContractor[]): Map<string, number[]> {
+  const byTrade = new Map<string, number[]>();
+  contractors.forEach((c, v) => {
+    for (const trade of new Set(c.trades)) {
+      const list = byTrade.get(trade);
+      if (list) list.push(v);
+      else byTrade.set(trade, [v]);
+    }
+  });
+  return byTrade;
 }
 
 /** One solver route as a contractor's stops with their times, and its driving (unrounded, base to base). */
@@ -208,7 +256,7 @@ function plannedRoute(
   const stops: PlannedStop[] = [];
   for (const j of route.jobs) {
     const job = problem.jobs[j] as Job;
-    const leg = travel.times[here * travel.size + job.location] as number;
+    const leg = travelAt(travel, here, job.location);
     const arrive = time + leg;
     const start = Math.max(arrive, job.ready);
     idle += start - arrive;
@@ -223,7 +271,7 @@ function plannedRoute(
     time = start + job.service;
     here = job.location;
   }
-  drive += travel.times[here * travel.size + vehicle.end] as number;
+  drive += travelAt(travel, here, vehicle.end);
   return {
     planned: { contractorId: vehicle.id, stops, travelMinutes: round1(drive), idleMinutes: round1(idle) },
     drive,

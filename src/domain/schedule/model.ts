@@ -6,6 +6,15 @@
 export interface TravelMatrix {
   readonly size: number;
   readonly times: Float64Array;
+  /**
+   * Present on a matrix filled on demand (matrixOnDemand), whose `times` is then empty: `row(from)` is
+   * row `from`, computed the first time it is asked for. Its diagonal is 0. Absent: `times` is complete.
+   */
+  readonly onDemand?: {
+    row(from: number): Float64Array;
+    /** At least every entry: what the solver would otherwise read the whole matrix for (its penalty). */
+    readonly bound: number;
+  };
 }
 
 export interface Vehicle {
@@ -51,8 +60,11 @@ export interface Route {
 export interface Solution {
   /** One route per vehicle that visits at least one job. */
   readonly routes: readonly Route[];
-  /** Jobs no vehicle could take within the constraints. */
+  /** Jobs no vehicle could take within the constraints, and those the construction did not reach. */
   readonly unassigned: readonly number[];
+  /** Of `unassigned`, the jobs the first construction had not reached when the deadline passed (never
+   * tried: `stopped` is then "time_limit_construction"). */
+  readonly unplanned?: readonly number[];
   /** Total travel cost of the routes. */
   readonly distance: number;
   /** How the search ended: the iterations it ran, and whether it spent its budget or hit its time cap. */
@@ -60,14 +72,45 @@ export interface Solution {
 }
 
 /** `budget`: every iteration asked for ran (the seed and budget decide the solution); `time_limit`: the
- * safety cap stopped it first. */
-export type SearchStop = "budget" | "time_limit";
+ * safety cap stopped it first; `time_limit_construction`: the cap passed before the first plan was
+ * complete (the jobs it had not reached are `unplanned`). */
+export type SearchStop = "budget" | "time_limit" | "time_limit_construction";
 
 /** A matrix from a cost function over `size` locations. */
-export function matrixOf(size: number, cost: (from: number, to: number) => number): TravelMatrix {
+function matrixOf(size: number, cost: (from: number, to: number) => number): TravelMatrix {
   const times = new Float64Array(size * size);
   for (let a = 0; a < size; a++) for (let b = 0; b < size; b++) times[a * size + b] = cost(a, b);
   return { size, times };
+}
+
+/**
+ * A matrix whose rows are computed the first time they are read: a dispatch day has thousands of places
+ * (9 million pairs for 3,000 jobs, most of a second to fill), and a search cut short by its time limit
+ * reads few of them. `bound` must be at least every entry.
+ */
+export function matrixOnDemand(
+  size: number,
+  cost: (from: number, to: number) => number,
+  bound: number,
+): TravelMatrix {
+  // A row at a time, each its own array: one array of the whole matrix (80 MB for 3,000 jobs) would be
+  // allocated, zeroed and collected for every plan however little of it is read.
+  const rows: Array<Float64Array | undefined> = new Array(size);
+  const row = (from: number): Float64Array => {
+    const known = rows[from];
+    if (known) return known;
+    const values = new Float64Array(size);
+    for (let to = 0; to < size; to++) values[to] = to === from ? 0 : cost(from, to);
+    rows[from] = values;
+    return values;
+  };
+  return { size, times: new Float64Array(0), onDemand: { row, bound } };
+}
+
+/** The travel from `a` to `b` (on a matrix filled on demand, its row is computed first). */
+export function travelAt(matrix: TravelMatrix, a: number, b: number): number {
+  if (matrix.onDemand) return a === b ? 0 : (matrix.onDemand.row(a)[b] as number);
+  return matrix.times[a * matrix.size + b] as number;
 }
 
 /** A matrix of Euclidean distances between points (the Solomon convention: unrounded, speed 1). */

@@ -4,6 +4,10 @@
 // from each route's earliest service starts (forward) and latest service starts (backward slack).
 // Pure: the caller passes an iteration budget, and may pass a clock and a deadline as a safety cap; the
 // same seed and the same budget give the same solution unless the cap cut the search short (reported).
+// The cap bounds every phase, the first construction included: it is read before each job the
+// construction places, each round (and every 32 jobs) of the local search and each ruin-and-recreate
+// iteration, so the solver returns within about one insertion or one iteration of the deadline; jobs the
+// construction had not reached by then come back unassigned and listed in `unplanned`.
 
 import { type Rng, rngOf } from "../random.js";
 import type { Problem, Route, SearchStop, Solution, Vehicle } from "./model.js";
@@ -19,8 +23,9 @@ export interface SolveOptions {
   readonly iterations?: number;
   /** The caller's clock in ms, read only to compare with `deadline`. */
   readonly now?: () => number;
-  /** A safety cap, not the budget: stop when `now()` reaches this (same unit as `now`), checked every 16
-   * iterations; the solution then says `stopped: "time_limit"` (and depends on the machine's speed). */
+  /** A safety cap, not the budget: stop when `now()` reaches this (same unit as `now`), whatever the
+   * phase; the solution then says `stopped: "time_limit"` (the search was cut) or
+   * `"time_limit_construction"` (the first plan was: see `unplanned`), and depends on the machine's speed. */
   readonly deadline?: number;
   /** Start and end temperatures, as fractions of the initial solution's mean edge cost. */
   readonly temperature?: { readonly start: number; readonly end: number };
@@ -50,7 +55,7 @@ const EPS = 1e-9;
 
 /** Solves the problem; expected outcomes (jobs no vehicle can take) come back as `unassigned`. */
 export function solve(problem: Problem, options: SolveOptions = {}): Solution {
-  const search = new Search(problem, rngOf(options.seed ?? 1));
+  const search = new Search(problem, rngOf(options.seed ?? 1), options);
   return search.run(options);
 }
 
@@ -70,12 +75,23 @@ class Search {
   private readonly svc: Float64Array;
   private readonly demand: Float64Array;
   private readonly pinnedTo: Int32Array;
-  /** Per job, the vehicles allowed (1) as a byte per vehicle; null for a job any vehicle may serve. */
-  private readonly allowed: Array<Uint8Array | null>;
+  /** Per job, whether it is restricted to some vehicles (1), and then which: `allowed[j * vehicles + v]`
+   * is 1 when vehicle v may serve job j (one array: thousands of small ones cost more to allocate). */
+  private readonly restricted: Uint8Array;
+  private readonly allowed: Uint8Array;
   private readonly cap: Float64Array;
   private readonly penalty: number;
-  /** For each job, the other jobs by increasing travel time. */
-  private readonly neighbours: Int32Array[];
+  /** For each job, the 100 other jobs nearest by travel time, computed when a ruin first starts there
+   * (sorting every job's row up front took 4 s of a 3,000-job day). */
+  private readonly neighbours: Array<Int32Array | undefined>;
+  /** A matrix filled on demand (model.ts): the rows read so far, and how to compute one; null when the
+   * matrix is complete (`T`). */
+  private readonly rows: Array<Float64Array | undefined> | null;
+  private readonly rowOf: (from: number) => Float64Array;
+  private readonly clock: (() => number) | null;
+  private readonly deadline: number;
+  /** The deadline has passed (read once, then kept: every phase winds up from there). */
+  private timedOut = false;
   private routes: RouteState[];
   private unassigned: number[] = [];
   private readonly routeOf: Int32Array;
@@ -87,49 +103,78 @@ class Search {
   constructor(
     private readonly problem: Problem,
     private readonly rng: Rng,
+    options: Pick<SolveOptions, "now" | "deadline"> = {},
   ) {
     const { jobs, vehicles, travel } = problem;
     this.n = jobs.length;
     this.size = travel.size;
     this.T = travel.times;
+    this.rows = travel.onDemand ? new Array(this.size) : null;
+    this.rowOf = travel.onDemand ? travel.onDemand.row : () => this.T;
+    const capped = options.now !== undefined && options.deadline !== undefined;
+    this.clock = capped ? (options.now as () => number) : null;
+    this.deadline = options.deadline ?? Number.POSITIVE_INFINITY;
     this.jobLoc = Int32Array.from(jobs, (j) => j.location);
     this.ready = Float64Array.from(jobs, (j) => j.ready);
     this.due = Float64Array.from(jobs, (j) => j.due);
     this.svc = Float64Array.from(jobs, (j) => j.service);
     this.demand = Float64Array.from(jobs, (j) => j.demand);
     this.pinnedTo = Int32Array.from(jobs, (j) => j.pinnedTo ?? -1);
-    this.allowed = jobs.map((j) => {
-      if (j.vehicles === undefined) return null;
-      const set = new Uint8Array(vehicles.length);
-      for (const v of j.vehicles) if (v >= 0 && v < vehicles.length) set[v] = 1;
-      return set;
+    const fleet = vehicles.length;
+    this.restricted = new Uint8Array(this.n);
+    this.allowed = new Uint8Array(jobs.some((j) => j.vehicles !== undefined) ? this.n * fleet : 0);
+    jobs.forEach((j, k) => {
+      if (j.vehicles === undefined) return;
+      this.restricted[k] = 1;
+      for (const v of j.vehicles) if (v >= 0 && v < fleet) this.allowed[k * fleet + v] = 1;
     });
     this.cap = Float64Array.from(vehicles, (v) => v.capacity ?? Number.POSITIVE_INFINITY);
-    let longest = 0;
-    for (const t of this.T) if (Number.isFinite(t) && t > longest) longest = t;
+    let longest = travel.onDemand?.bound ?? 0;
+    if (!travel.onDemand) for (const t of this.T) if (Number.isFinite(t) && t > longest) longest = t;
     this.penalty = 10 * (2 * longest + 1);
     this.routeOf = new Int32Array(this.n).fill(-1);
     this.posOf = new Int32Array(this.n).fill(-1);
-    this.neighbours = jobs.map((job, j) => {
-      const others = jobs.map((_, k) => k).filter((k) => k !== j);
-      const row = job.location * this.size;
-      const far = (k: number) => this.T[row + (this.jobLoc[k] as number)] as number;
-      others.sort((a, b) => far(a) - far(b));
-      return Int32Array.from(others.slice(0, 100));
-    });
+    this.neighbours = new Array(this.n);
     this.routes = vehicles.map((_, v) => this.build(v, []));
   }
 
   private t(a: number, b: number): number {
-    return this.T[a * this.size + b] as number;
+    if (this.rows === null) return this.T[a * this.size + b] as number;
+    // the diagonal of a matrix filled on demand is 0: an empty route (base to base) computes no row
+    if (a === b) return 0;
+    let row = this.rows[a];
+    if (row === undefined) {
+      row = this.rowOf(a);
+      this.rows[a] = row;
+    }
+    return row[b] as number;
+  }
+
+  /** The 100 other jobs nearest to job j by travel time (ties in job order), computed once. */
+  private neighboursOf(j: number): Int32Array {
+    const known = this.neighbours[j];
+    if (known) return known;
+    const others = Array.from({ length: this.n }, (_, k) => k).filter((k) => k !== j);
+    const from = this.jobLoc[j] as number;
+    const far = (k: number) => this.t(from, this.jobLoc[k] as number);
+    others.sort((a, b) => far(a) - far(b));
+    const nearest = Int32Array.from(others.slice(0, 100));
+    this.neighbours[j] = nearest;
+    return nearest;
+  }
+
+  /** Whether the caller's deadline has passed (never without one). */
+  private expired(): boolean {
+    if (this.timedOut) return true;
+    if (this.clock !== null && this.clock() >= this.deadline) this.timedOut = true;
+    return this.timedOut;
   }
 
   /** Whether vehicle v may serve job j (its pin, and the vehicles it is restricted to). */
   private canServe(j: number, v: number): boolean {
     const pin = this.pinnedTo[j] as number;
     if (pin >= 0 && pin !== v) return false;
-    const allowed = this.allowed[j];
-    return allowed === null || allowed === undefined || allowed[v] === 1;
+    return this.restricted[j] !== 1 || this.allowed[j * this.problem.vehicles.length + v] === 1;
   }
 
   /** The schedule arrays of `jobs` on vehicle `v`. */
@@ -238,9 +283,10 @@ class Search {
     const first = Math.max(pin, 0);
     const last = pin >= 0 ? pin : this.routes.length - 1;
     let triedEmpty = false;
-    const restricted = this.allowed[j] !== null;
+    const restricted = this.restricted[j] === 1;
+    const allowedAt = j * this.routes.length;
     for (let v = first; v <= last; v++) {
-      if (restricted && this.allowed[j]?.[v] !== 1) continue;
+      if (restricted && this.allowed[allowedAt + v] !== 1) continue;
       const r = this.routes[v] as RouteState;
       if (r.load + demand > (this.cap[v] as number)) continue;
       const k = r.jobs.length;
@@ -298,9 +344,19 @@ class Search {
     this.routes[v] = this.build(v, jobs);
   }
 
-  /** Inserts the jobs greedily in the given order; those that fit nowhere become unassigned. */
-  private recreate(order: readonly number[], blink: number): void {
-    for (const j of order) {
+  /** Inserts the jobs greedily in the given order; those that fit nowhere become unassigned. With
+   * `untilDeadline`, stops when the deadline passes and returns the jobs not reached (also unassigned). */
+  private recreate(order: readonly number[], blink: number, untilDeadline = false): number[] {
+    for (let i = 0; i < order.length; i++) {
+      const j = order[i] as number;
+      if (untilDeadline && this.expired()) {
+        const rest = order.slice(i);
+        for (const r of rest) {
+          this.unassigned.push(r);
+          this.routeOf[r] = -1;
+        }
+        return rest;
+      }
       const delta = this.bestInsertion(j, blink);
       if (delta === Number.POSITIVE_INFINITY || this.bestV < 0) {
         this.unassigned.push(j);
@@ -309,6 +365,7 @@ class Search {
         this.insertAt(j, this.bestV, this.bestP);
       }
     }
+    return [];
   }
 
   /** String removal around a random seed job (after Christiaens & Vanden Berghe's SISR). */
@@ -329,7 +386,7 @@ class Search {
     const ks = Math.floor(this.rng() * ksMax) + 1;
     const seed = Math.floor(this.rng() * this.n);
     const ruined = new Set<number>();
-    const candidates = [seed, ...(this.neighbours[seed] ?? [])];
+    const candidates = [seed, ...this.neighboursOf(seed)];
     for (const c of candidates) {
       if (ruined.size >= ks) break;
       const v = this.routeOf[c] as number;
@@ -380,6 +437,7 @@ class Search {
   /** Moves one job to another route where it costs less (first improvement). */
   private relocate(): boolean {
     for (let j = 0; j < this.n; j++) {
+      if ((j & 31) === 31 && this.expired()) return false;
       const a = this.routeOf[j] as number;
       if (a < 0) continue;
       const ra = this.routes[a] as RouteState;
@@ -427,6 +485,7 @@ class Search {
   /** Exchanges two jobs of different routes when that costs less. */
   private exchange(): boolean {
     for (let j = 0; j < this.n; j++) {
+      if ((j & 31) === 31 && this.expired()) return false;
       const a = this.routeOf[j] as number;
       if (a < 0) continue;
       for (let u = j + 1; u < this.n; u++) {
@@ -503,6 +562,7 @@ class Search {
   private twoOptStar(): boolean {
     const vs = this.problem.vehicles;
     for (let a = 0; a < this.routes.length; a++) {
+      if ((a & 15) === 15 && this.expired()) return false;
       const ra = this.routes[a] as RouteState;
       const va = vs[a];
       if (!va) continue;
@@ -576,6 +636,7 @@ class Search {
   /** Or-opt (move a string of 1-3 jobs) and 2-opt (reverse a segment) inside each route, O(n) checks. */
   private intraRoute(): boolean {
     for (let v = 0; v < this.routes.length; v++) {
+      if ((v & 15) === 15 && this.expired()) return false;
       const r = this.routes[v] as RouteState;
       const k = r.jobs.length;
       if (k < 2) continue;
@@ -607,15 +668,17 @@ class Search {
     return false;
   }
 
-  /** Applies improving moves until none is left (a local optimum of all four neighbourhoods). */
+  /** Applies improving moves until none is left (a local optimum of all four neighbourhoods), or until
+   * the deadline passes. */
   private localSearch(): void {
     for (let rounds = 0; rounds < 10_000; rounds++) {
+      if (this.expired()) return;
       if (this.relocate() || this.exchange() || this.twoOptStar() || this.intraRoute()) continue;
       // an unassigned job may fit now
-      if (this.unassigned.length > 0) {
+      if (this.unassigned.length > 0 && !this.expired()) {
         const waiting = this.unassigned;
         this.unassigned = [];
-        this.recreate(waiting, 0);
+        this.recreate(waiting, 0, true);
         if (this.unassigned.length < waiting.length) continue;
       }
       return;
@@ -635,7 +698,8 @@ class Search {
           ((this.due[b] as number) - (this.ready[b] as number)) ||
         this.t(depot, this.jobLoc[b] as number) - this.t(depot, this.jobLoc[a] as number),
     );
-    this.recreate(order, 0);
+    // The first plan, cut short (the rest unassigned and `unplanned`) when the deadline passes.
+    const unplanned = this.recreate(order, 0, true);
     this.localSearch();
 
     let current = this.totalCost();
@@ -651,14 +715,9 @@ class Search {
     // The cooling and the stop follow the iteration budget only, so a seed and a budget give one
     // solution whatever the machine's speed; the clock is a safety cap, and a run it cuts short says so.
     const limit = Math.max(0, Math.floor(options.iterations ?? DEFAULT_ITERATIONS));
-    const capped = options.now !== undefined && options.deadline !== undefined;
-    let stopped: SearchStop = "budget";
     let it = 0;
     for (; it < limit; it++) {
-      if (capped && (it & 15) === 0 && (options.now as () => number)() >= (options.deadline as number)) {
-        stopped = "time_limit";
-        break;
-      }
+      if (this.expired()) break;
       const temperature = t0 * (t1 / t0) ** (it / limit);
 
       const saved = this.routes.slice();
@@ -694,9 +753,12 @@ class Search {
     });
     let distance = 0;
     for (const r of this.routes) distance += r.cost;
+    const stopped: SearchStop =
+      unplanned.length > 0 ? "time_limit_construction" : this.timedOut ? "time_limit" : "budget";
     return {
       routes,
       unassigned: this.unassigned.slice().sort((a, b) => a - b),
+      ...(unplanned.length > 0 ? { unplanned: unplanned.slice().sort((a, b) => a - b) } : {}),
       distance,
       search: { iterations: it, stopped },
     };

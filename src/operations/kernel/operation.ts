@@ -15,6 +15,7 @@ import type { SafeFetcher } from "../../net/safe-fetch.js";
 import type { ProbeService } from "../../probe/probe.js";
 import type { Store, WriteTx } from "../../storage/store.js";
 import type { ContractorPool } from "./contractor-pool.js";
+import type { DayPlanner } from "./day-planner.js";
 import type { EventFeed } from "./event-feed.js";
 
 export interface Services {
@@ -34,6 +35,8 @@ export interface Services {
   refs: ContractorRefs;
   /** The live event stream's feed in this process. */
   events: EventFeed;
+  /** The optimised day's planning, on worker threads (one run per mode at a time). */
+  planner: DayPlanner;
   now(): Date;
 }
 

@@ -10,7 +10,9 @@
 // working minute that day (08:00-18:00 in their zone without working hours; none with time off that day),
 // taking at most max_active_jobs jobs in the day.
 // Pinned (ride their current contractor): en_route jobs always; accepted ones in incremental mode; any
-// job the dispatcher names in `pinned`. Travel and the solver: domain/schedule/day.ts.
+// job the dispatcher names in `pinned`. Travel and the solver: domain/schedule/day.ts, run on a worker
+// thread (kernel/day-planner.ts), one run per mode at a time (409 optimizer_busy); time_limit_ms counts
+// from the call's start and bounds every phase of the planning, the first construction included.
 
 import { createHash } from "node:crypto";
 import { z } from "zod";
@@ -22,11 +24,9 @@ import { lookupCity, lookupZip, type Point } from "../../domain/geo.js";
 import type { Order } from "../../domain/orders/order.js";
 import {
   AVERAGE_MPH,
-  canServe,
   type DayContractor,
   type DayJob,
   type DayPlan,
-  planDay,
   ROAD_FACTOR,
 } from "../../domain/schedule/day.js";
 import { workingStretches, ZoneOffsets } from "../../domain/time/calendar.js";
@@ -37,13 +37,15 @@ import type { StateCode } from "../../domain/us-regions.js";
 import { ApiError } from "../../errors.js";
 import { newSortableId } from "../../ids.js";
 import type { ScheduleProposalsTable } from "../../storage/schema.js";
+import { type Planning, plannerClock } from "../kernel/day-planner.js";
 import { defineOperation, principalOf, type Services } from "../kernel/operation.js";
 import { stateSchema } from "../kernel/schemas.js";
 import { assign } from "../orders/command-runner.js";
 
+/** The order in which the statuses' orders are planned (the store returns them in none). */
 const SCHEDULED_STATUSES = ["needs_dispatcher", "offered", "accepted", "en_route"] as const;
-/** Orders read per status: a day's work for one mode stays well under it. */
-const ORDERS_PER_STATUS = 5000;
+/** Open orders read (of the state, or the mode): a day's work stays well under it. */
+const SCHEDULED_ORDERS_READ = 20_000;
 const SHIFT = { startHour: 8, endHour: 18 } as const;
 const PROPOSAL_TTL_MS = 60 * 60_000;
 const MAX_TIME_LIMIT_MS = 2000;
@@ -85,8 +87,10 @@ const optimizeInput = z.strictObject({
     .max(MAX_TIME_LIMIT_MS)
     .default(MAX_TIME_LIMIT_MS)
     .describe(
-      `A safety cap on the search, 50-${MAX_TIME_LIMIT_MS} ms (default ${MAX_TIME_LIMIT_MS}): a search it ` +
-        'stops before its budget is spent answers search.stopped "time_limit" (and depends on the load).',
+      `A safety cap on the planning, 50-${MAX_TIME_LIMIT_MS} ms (default ${MAX_TIME_LIMIT_MS}), counted ` +
+        "from the call's start: a search it stops before its budget is spent answers search.stopped " +
+        '"time_limit"; one it stops before the first plan is complete answers "time_limit_construction", ' +
+        'the jobs not reached unassigned with reason "time_limit" (both depend on the load).',
     ),
   seed: z
     .number()
@@ -98,11 +102,12 @@ const optimizeInput = z.strictObject({
 });
 
 const unplacedReason = z
-  .enum(["no_contractor", "contractor_unavailable", "no_feasible_slot", "no_location"])
+  .enum(["no_contractor", "contractor_unavailable", "no_feasible_slot", "no_location", "time_limit"])
   .describe(
     "no_contractor: none with its trade covers its place; contractor_unavailable: pinned to a " +
       "contractor not working that day; no_feasible_slot: no route reaches it in its time; " +
-      "no_location: its ZIP and city are unknown.",
+      "no_location: its ZIP and city are unknown; time_limit: the time limit passed before the first " +
+      "plan reached it (not tried: propose again with a longer limit, or a state).",
   );
 
 const stop = z.object({
@@ -158,10 +163,12 @@ const proposalSchema = z
         iterations_run: z.number().int(),
         time_limit_ms: z.number().int(),
         stopped: z
-          .enum(["budget", "time_limit"])
+          .enum(["budget", "time_limit", "time_limit_construction"])
           .describe(
             "budget: every iteration ran, so the same day, seed and budget give the same routes; " +
-              "time_limit: the safety cap stopped the search first (raise it or lower the budget).",
+              "time_limit: the safety cap stopped the search first (raise it or lower the budget); " +
+              "time_limit_construction: it passed before the first plan was complete, and the jobs " +
+              'not reached are unassigned with reason "time_limit".',
           ),
       })
       .describe("What the search used."),
@@ -265,12 +272,6 @@ function dayContractor(c: Contractor, date: string): DayContractor | null {
   };
 }
 
-/** Whether the contractor could take any of the jobs: the others would only grow the travel matrix
- * (a sandbox pool has thousands of contractors, a state's day a few of them). */
-function usefulFor(c: DayContractor, jobs: readonly DayJob[]): boolean {
-  return jobs.some((job) => (job.pinned ? job.contractorId === c.id : canServe(c, job)));
-}
-
 /** The day's jobs read from the mode's orders, with what apply checks of them (their versions), who
  * holds each now, and those left out for want of a location. */
 async function dayJobs(
@@ -284,17 +285,22 @@ async function dayJobs(
   basis: Record<string, number>;
   unassigned: Proposal["unassigned"];
 }> {
-  const orders: Order[] = [];
-  for (const status of SCHEDULED_STATUSES) {
-    orders.push(...(await services.store.orders.list({ livemode, status, limit: ORDERS_PER_STATUS })));
-  }
+  const rank = new Map<string, number>(SCHEDULED_STATUSES.map((s, i) => [s, i]));
+  // By status, then newest first: the order the solver takes them in (its ties) does not depend on the
+  // store's.
+  const orders = (
+    await services.store.orders.scheduledOrders(livemode, input.state, SCHEDULED_ORDERS_READ)
+  ).sort(
+    (a, b) =>
+      (rank.get(a.status) ?? 0) - (rank.get(b.status) ?? 0) ||
+      (a.created_at < b.created_at ? 1 : a.created_at > b.created_at ? -1 : a.id < b.id ? 1 : -1),
+  );
   const pinned = new Set(input.pinned);
   const jobs: DayJob[] = [];
   const current = new Map<string, string | null>();
   const basis: Record<string, number> = {};
   const unassigned: Proposal["unassigned"] = [];
   for (const order of orders) {
-    if (input.state !== undefined && order.state !== input.state) continue;
     const interval = intervalOf(order, input.date, now);
     if (interval === null) continue;
     basis[order.id] = order.version;
@@ -323,19 +329,16 @@ async function dayJobs(
   return { jobs, current, basis, unassigned };
 }
 
-/** The mode's contractors who work `date` and could take one of the jobs. */
-async function dayContractors(
-  services: Services,
-  livemode: boolean,
-  date: string,
-  jobs: readonly DayJob[],
-): Promise<DayContractor[]> {
+/** The mode's contractors who work `date` (the planner's thread keeps those who could take a job), from
+ * the in-memory pool (kernel/contractor-pool.ts): reading the 3,300 rows of a sandbox pool from SQLite
+ * held the event loop for 100-200 ms a call. Apply checks each routed contractor against the store. */
+function dayContractors(services: Services, livemode: boolean, date: string): DayContractor[] {
   const pool = livemode ? "live" : "sandbox";
-  return (await services.store.contractors.load())
+  return services.pool.index
+    .all()
     .filter((c) => c.pool === pool)
     .map((c) => dayContractor(c, date))
-    .filter((c): c is DayContractor => c !== null)
-    .filter((c) => usefulFor(c, jobs));
+    .filter((c): c is DayContractor => c !== null);
 }
 
 /** The plan's routes as the proposal shows them, each stop marked against who holds its order now. */
@@ -381,6 +384,8 @@ async function propose(
   services: Services,
   livemode: boolean,
   input: z.infer<typeof optimizeInput>,
+  deadline: number,
+  planDay: Planning,
 ): Promise<{
   proposal: Proposal;
   basis: Record<string, number>;
@@ -388,14 +393,14 @@ async function propose(
 }> {
   const now = services.now();
   const { jobs, current, basis, unassigned } = await dayJobs(services, livemode, input, now);
-  const contractors = await dayContractors(services, livemode, input.date, jobs);
-  const clock = () => performance.now();
-  const plan = planDay(jobs, contractors, {
-    travel: services.pool.travel,
+  const contractors = dayContractors(services, livemode, input.date);
+  const plan = await planDay({
+    jobs,
+    contractors,
+    travel: services.pool.travel.model,
     seed: input.seed,
     iterations: input.iterations,
-    now: clock,
-    deadline: clock() + input.time_limit_ms,
+    deadline,
   });
   const { routes, changes } = proposedRoutes(plan, contractors, current);
   for (const u of plan.unassigned) unassigned.push({ order_id: u.orderId, reason: u.reason });
@@ -446,17 +451,25 @@ export const scheduleOptimizeOperation = defineOperation({
     "limits) and returns a proposal, not a change: each contractor's ordered route with arrival times, " +
     "travel and idle time, the jobs left unassigned with the reason, and the totals (jobs served, travel, " +
     "lateness, changes against today's plan). incremental keeps accepted jobs where they are; full may move " +
-    "them; pinned keeps any. Apply it with dispatcherScheduleApply within the hour.",
+    "them; pinned keeps any. Apply it with dispatcherScheduleApply within the hour. The planning runs off " +
+    "the server's event loop, one per mode at a time: 409 optimizer_busy (with Retry-After) while another " +
+    "runs.",
   access: "dispatcher",
   effect: "write",
   limit: "key",
   http: { method: "POST", path: "/api/dispatcher/v1/schedule/optimize", input: "body" },
+  problems: [409],
   input: optimizeInput,
   output: proposalSchema,
   example: { date: "2026-11-24", state: "TX", mode: "incremental", seed: 1, iterations: 1000 },
   async handler(ctx, input) {
     const livemode = principalOf(ctx).livemode;
-    const { proposal, basis, contractorBasis } = await propose(ctx.services, livemode, input);
+    const deadline = plannerClock() + input.time_limit_ms;
+    const { proposal, basis, contractorBasis } = await ctx.services.planner.exclusive(
+      livemode,
+      deadline,
+      (plan) => propose(ctx.services, livemode, input, deadline, plan),
+    );
     const { proposal_id, hash, ...body } = proposal;
     await ctx.services.store.schedules.insert({
       id: proposal_id,

@@ -86,6 +86,12 @@ const HEADERS: Record<string, Json> = {
       "Seconds to wait before retrying, when the store is briefly unavailable (service_unavailable).",
     schema: { type: "integer", minimum: 0 },
   },
+  RetryAfterWhenBusy: {
+    description:
+      "Seconds to wait before retrying, when another optimisation of the mode's day is running " +
+      "(optimizer_busy): what is left of its time limit, at least 1.",
+    schema: { type: "integer", minimum: 1 },
+  },
   IdempotentReplayed: {
     description: "`true` on a replay: the stored answer to the first request with this Idempotency-Key.",
     schema: { type: "string", enum: ["true"] },
@@ -123,6 +129,7 @@ function errorResponse(status: number): Json {
   // Only a limited operation answers 429, always from its limit (or its count of open streams).
   if (status === 429) Object.assign(headers, RATE_LIMIT_HEADERS, { "Retry-After": ref("RetryAfter") });
   if (status === 503) headers["Retry-After"] = ref("RetryAfterWhenTransient");
+  if (status === 409) headers["Retry-After"] = ref("RetryAfterWhenBusy");
   return {
     description: `${STATUS_CODES[status] ?? status}: an RFC 9457 problem document; its \`code\` is one of ${codes
       .map((c) => `\`${c}\``)

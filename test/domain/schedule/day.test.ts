@@ -93,4 +93,20 @@ describe("planDay", () => {
       { orderId: "ord_roof", reason: "no_contractor" },
     ]);
   });
+
+  it("returns what the construction placed when the time limit passes during it, the rest as time_limit", () => {
+    // The clock reads the deadline from its third reading on: the construction places two jobs (it reads
+    // the clock before each), then stops.
+    let reads = 0;
+    const cut = planDay(jobs, contractors, { seed: 1, iterations: 200, now: () => reads++, deadline: 2 });
+    expect(cut.search).toEqual({ iterations: 0, stopped: "time_limit_construction" });
+    const placed = cut.routes.flatMap((r) => r.stops.map((s) => s.orderId));
+    expect(placed).toHaveLength(2);
+    const reasons = new Map(cut.unassigned.map((u) => [u.orderId, u.reason]));
+    expect(reasons.get("ord_roof")).toBe("no_contractor");
+    expect(reasons.get("ord_gone")).toBe("contractor_unavailable");
+    // the two solver jobs not reached: never tried, so not "no_feasible_slot"
+    const untried = ["ord_a", "ord_b", "ord_pinned", "ord_night"].filter((id) => !placed.includes(id));
+    expect(untried.map((id) => reasons.get(id))).toEqual(["time_limit", "time_limit"]);
+  });
 });

@@ -172,23 +172,57 @@ describe("determinism and time box", () => {
     const problem = randomInstance(13, 30, 6, 15);
     let slow = 0;
     let fast = 0;
-    // read every 16 iterations: at most 19 reads, so the slow clock ends at 1140, short of its cap
-    const a = solve(problem, { seed: 3, iterations: 300, now: () => (slow += 60), deadline: 1200 });
+    let reads = 0;
+    const c = solve(problem, { seed: 3, iterations: 300, now: () => reads++, deadline: Number.MAX_VALUE });
+    // the slow clock ends one step short of its cap after as many reads
+    const step = 1200 / (reads + 1);
+    const a = solve(problem, { seed: 3, iterations: 300, now: () => (slow += step), deadline: 1200 });
     const b = solve(problem, { seed: 3, iterations: 300, now: () => (fast += 0.001), deadline: 1200 });
-    const c = solve(problem, { seed: 3, iterations: 300 });
     expect(a.search).toEqual({ iterations: 300, stopped: "budget" });
     expect(a).toEqual(b);
     expect(a).toEqual(c);
+    expect(a).toEqual(solve(problem, { seed: 3, iterations: 300 }));
   });
 
-  it("stops when the caller's clock reaches the cap, and says so", () => {
+  /** A clock that reads 0 for its first `reads` readings and the deadline from then on. */
+  function clockPassingAfter(reads: number): { now: () => number; deadline: number; readings: () => number } {
+    let n = 0;
+    return { now: () => (n++ < reads ? 0 : 1), deadline: 1, readings: () => n };
+  }
+
+  it("stops the search when the caller's clock reaches the cap, and says so", () => {
     const problem = randomInstance(12, 30, 6, 15);
-    let ticks = 0;
-    const solution = solve(problem, { iterations: 100_000, now: () => ticks++, deadline: 10 });
-    expect(ticks).toBeLessThan(20);
+    // How often the whole run reads the clock: the cap passes 100 readings before its end, in the
+    // ruin-and-recreate loop (read once an iteration) after the first plan.
+    const counting = clockPassingAfter(Number.MAX_SAFE_INTEGER);
+    solve(problem, { iterations: 300, ...counting });
+    const clock = clockPassingAfter(counting.readings() - 100);
+    const solution = solve(problem, { iterations: 300, ...clock });
     expect(solution.search?.stopped).toBe("time_limit");
-    expect(solution.search?.iterations).toBeLessThan(100_000);
+    expect(solution.search?.iterations).toBeLessThan(300);
+    expect(solution.unplanned).toBeUndefined();
     expect(checkSolution(problem, solution.routes, solution.unassigned).feasible).toBe(true);
+  });
+
+  it("bounds the first construction: the deadline passed after N insertions yields the plan of those N", () => {
+    const problem = randomInstance(12, 30, 6, 15);
+    const complete = solve(problem, { iterations: 0 });
+    for (const steps of [0, 1, 10]) {
+      // the construction reads the clock before each job it places
+      const clock = clockPassingAfter(steps);
+      const partial = solve(problem, { iterations: 1000, ...clock });
+      expect(partial.search).toEqual({ iterations: 0, stopped: "time_limit_construction" });
+      const planned = partial.routes.reduce((n, r) => n + r.jobs.length, 0);
+      expect(planned).toBeLessThanOrEqual(steps);
+      expect(partial.unplanned).toHaveLength(30 - steps);
+      // the jobs not reached are unassigned too; every job is either on a route or unassigned
+      for (const j of partial.unplanned ?? []) expect(partial.unassigned).toContain(j);
+      expect(planned + partial.unassigned.length).toBe(30);
+      expect(checkSolution(problem, partial.routes, partial.unassigned).feasible).toBe(true);
+      // once the deadline has passed nothing reads the clock again
+      expect(clock.readings()).toBe(steps + 1);
+    }
+    expect(complete.unplanned).toBeUndefined();
   });
 });
 

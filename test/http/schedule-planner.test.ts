@@ -1,0 +1,161 @@
+// The optimiser off the event loop: the day is planned on a worker thread, one run per mode at a time
+// (409 optimizer_busy with Retry-After), and the day's orders are read by state through their own index.
+// A run is held in flight at a gate its thread waits at (DayPlanner's test hook): had the planning been
+// on the main thread, the gate would have stopped the event loop and every check here would hang.
+
+import { join } from "node:path";
+import SQLite from "better-sqlite3";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { zonedInstant } from "../../src/domain/time/local-time.js";
+import { DayPlanner } from "../../src/operations/kernel/day-planner.js";
+import { createHarness, type Harness, ORDER_PATH, validOrder } from "../helpers/harness.js";
+import { testStoreKind } from "../helpers/test-store.js";
+
+const OPTIMIZE = "/api/dispatcher/v1/schedule/optimize";
+
+let h: Harness;
+let ops: string;
+let date: string;
+const ids: Record<"CA" | "TX", string[]> = { CA: [], TX: [] };
+
+function weekdayAhead(days: number): string {
+  const day = new Date(Date.now() + days * 86_400_000);
+  while (day.getUTCDay() === 0 || day.getUTCDay() === 6) day.setUTCDate(day.getUTCDate() + 1);
+  return day.toISOString().slice(0, 10);
+}
+
+function at(zone: string, hour: number): string {
+  const [year, month, day] = date.split("-").map(Number) as [number, number, number];
+  return zonedInstant(zone, { year, month, day, hour, minute: 0 }).toISOString();
+}
+
+beforeAll(async () => {
+  h = await createHarness();
+  await h.services.planner.warm();
+  const caller = await h.key("planner", "test");
+  ops = await h.dispatcherKey("test");
+  date = weekdayAhead(3);
+  const places = [
+    { state: "CA" as const, zone: "America/Los_Angeles", city: "Los Angeles", zip: "90012" },
+    { state: "TX" as const, zone: "America/Chicago", city: "Austin", zip: "78701" },
+  ];
+  for (const p of places) {
+    for (let i = 0; i < 3; i++) {
+      const res = await h.post(
+        ORDER_PATH,
+        validOrder({
+          trade: "plumbing",
+          urgency: "scheduled",
+          location: {
+            state: p.state,
+            zip: p.zip,
+            city: p.city,
+            address: `${100 + i} Main St`,
+            name: "Store",
+          },
+          service_window: { start: at(p.zone, 9 + i), end: at(p.zone, 13 + i) },
+          reference_id: `planner-${p.state}-${i}`,
+        }),
+        { "x-api-key": caller },
+      );
+      expect(res.statusCode, res.body).toBe(200);
+      ids[p.state].push(res.json().order_id);
+    }
+  }
+});
+
+afterAll(async () => {
+  await h?.close();
+});
+
+describe("the optimiser's worker thread", () => {
+  it("plans off the event loop, and refuses a second run of the mode while one is in flight", async () => {
+    const gate = new Int32Array(new SharedArrayBuffer(4));
+    let started: () => void = () => {};
+    const inFlight = new Promise<void>((resolve) => {
+      started = resolve;
+    });
+    const original = h.services.planner;
+    h.services.planner = new DayPlanner({ gate, onStarted: () => started() });
+    await h.services.planner.warm();
+    try {
+      const first = h.post(OPTIMIZE, { date, state: "CA", iterations: 100 }, { "x-api-key": ops });
+      await inFlight; // its thread has the day and waits at the gate
+      // The event loop goes on: a setImmediate callback runs and /healthz answers.
+      await new Promise<void>((resolve) => setImmediate(resolve));
+      const health = await h.get("/healthz");
+      expect(health.statusCode, health.body).toBe(200);
+      // A second run of the mode is refused while the first is in flight.
+      const second = await h.post(OPTIMIZE, { date, iterations: 100 }, { "x-api-key": ops });
+      expect(second.statusCode, second.body).toBe(409);
+      expect(second.json().code).toBe("optimizer_busy");
+      expect(second.headers["retry-after"]).toMatch(/^[1-9]\d*$/);
+      expect(second.json().retry_after_seconds).toBe(Number(second.headers["retry-after"]));
+      Atomics.store(gate, 0, 1);
+      Atomics.notify(gate, 0);
+      const done = await first;
+      expect(done.statusCode, done.body).toBe(200);
+      // Once it is done, the mode runs again.
+      const again = await h.post(OPTIMIZE, { date, state: "CA", iterations: 100 }, { "x-api-key": ops });
+      expect(again.statusCode, again.body).toBe(200);
+    } finally {
+      Atomics.store(gate, 0, 1);
+      Atomics.notify(gate, 0);
+      await h.services.planner.close();
+      h.services.planner = original;
+    }
+  });
+
+  it("plans a state's day from that state's orders only", async () => {
+    const res = await h.post(OPTIMIZE, { date, state: "TX", iterations: 100 }, { "x-api-key": ops });
+    expect(res.statusCode, res.body).toBe(200);
+    const p = res.json();
+    const planned = [
+      ...p.routes.flatMap((r: { stops: Array<{ order_id: string }> }) => r.stops.map((s) => s.order_id)),
+      ...p.unassigned.map((u: { order_id: string }) => u.order_id),
+    ];
+    expect(planned.sort()).toEqual([...ids.TX].sort());
+  });
+});
+
+describe("the day's orders in the store", () => {
+  it("reads only the state's open orders when a state is given", async () => {
+    const ca = await h.services.store.orders.scheduledOrders(false, "CA", 100);
+    expect(ca.map((o) => o.state)).toEqual(ca.map(() => "CA"));
+    for (const id of ids.CA) expect(ca.map((o) => o.id)).toContain(id);
+    const all = (await h.services.store.orders.scheduledOrders(false, undefined, 100)).map((o) => o.id);
+    for (const id of [...ids.CA, ...ids.TX]) expect(all).toContain(id);
+    expect(await h.services.store.orders.scheduledOrders(true, "CA", 100)).toEqual([]);
+  });
+
+  it.skipIf(testStoreKind() !== "sqlite")(
+    "is read through an index of open orders, never the whole mode",
+    () => {
+      const db = new SQLite(join(h.config.DATA_DIR, "test.sqlite"), { readonly: true });
+      const detail = (where: string) =>
+        (
+          db
+            .prepare(
+              "EXPLAIN QUERY PLAN SELECT * FROM orders WHERE status in ('needs_dispatcher', 'offered', " +
+                `'accepted', 'en_route') AND ${where} LIMIT 100`,
+            )
+            .all() as Array<{ detail: string }>
+        )
+          .map((r) => r.detail)
+          .join("; ");
+      try {
+        // With a state: that state's entries of orders_schedule_idx, in either mode.
+        for (const mode of [0, 1]) {
+          expect(detail(`livemode = ${mode} AND state = 'CA'`)).toContain(
+            "USING INDEX orders_schedule_idx (livemode=? AND state=? AND status=?)",
+          );
+        }
+        // Without: the mode's open orders (the test mode's by status in orders_sandbox_idx).
+        expect(detail("livemode = 1")).toContain("USING INDEX orders_schedule_idx (livemode=?)");
+        expect(detail("livemode = 0")).toMatch(/USING INDEX orders_(schedule_idx|sandbox_idx) \(livemode=\?/);
+      } finally {
+        db.close();
+      }
+    },
+  );
+});
