@@ -2,8 +2,9 @@
 // from each table, in small batches (one cheap statement each, oldest first on the table's created_at
 // index, each starting where the last ended), taking turns between the tables. Before each batch it
 // yields to the event loop (setImmediate), so requests waiting to run go first: on SQLite every statement
-// runs on this thread. A tick spends at most `budgetMs` purging (measured on `clock`) and leaves the rest
-// of a backlog to the next ticks; a stop ends the pass's work after the batch in progress.
+// runs on this thread. A tick spends at most `budgetMs` in purge batches (measured on `clock` from a
+// batch's start to its end; the waits between batches are the requests' time, not the purge's) and leaves
+// the rest of a backlog to the next ticks; a stop ends the pass's work after the batch in progress.
 //
 // The backlog gauge is an estimate: each table's own estimate when the pass starts (a few index lookups,
 // storage/retention.ts), less what the pass has purged since, and 0 once the table has nothing left.
@@ -19,7 +20,7 @@ export interface RetainedTable {
 }
 
 export interface RetentionPurgeOptions {
-  /** Wall time one tick may spend purging, milliseconds. */
+  /** Time one tick may spend in purge batches, milliseconds (the last batch may end past it). */
   budgetMs: number;
   /** A monotonic clock in milliseconds (performance.now). */
   clock: () => number;
@@ -60,19 +61,21 @@ export class RetentionPurge {
 
   /**
    * Purges batch after batch, yielding to the event loop before each, until the pass is done, the tick's
-   * budget is spent, or `stopped()` (checked before each batch). Returns the rows purged.
+   * budget is spent in batches, or `stopped()` (checked before each batch). Returns the rows purged.
    */
   async step(stopped: () => boolean): Promise<number> {
     const pass = this.pass;
     if (!pass) return 0;
-    const started = this.options.clock();
+    let spent = 0;
     let purged = 0;
-    while (pass.tables.length > 0 && this.options.clock() - started < this.options.budgetMs) {
+    while (pass.tables.length > 0 && spent < this.options.budgetMs) {
       await new Promise((resolve) => setImmediate(resolve));
       if (stopped()) break;
       const index = pass.turn % pass.tables.length;
       const t = pass.tables[index] as Progress;
+      const started = this.options.clock();
       const batch = await t.table.purge(pass.before, t.batch, t.from);
+      spent += this.options.clock() - started;
       purged += batch.rows;
       t.purged += batch.rows;
       if (batch.next === null) {

@@ -174,11 +174,12 @@ function suite(open: () => Promise<TestStore>, openForYields: () => Promise<Test
   it("purges a backlog larger than a tick's budget over several ticks, the gauge following it to 0", async () => {
     const store = await seeded(open);
     const metrics = new Metrics({ defaultMetrics: false });
-    // Each reading of the clock is 10 ms later: a tick with a 35 ms budget purges three batches.
+    // Each reading of the clock is 10 ms later, so each batch takes 10 ms: a tick with a 25 ms budget
+    // purges three batches.
     let ms = 0;
     const d = dispatcher(store, {
       metrics,
-      retention: { budgetMs: 35, orderEventsBatch: 100, webhookEventsBatch: 50, clock: () => (ms += 10) },
+      retention: { budgetMs: 25, orderEventsBatch: 100, webhookEventsBatch: 50, clock: () => (ms += 10) },
     });
     await d.tick();
     // Three batches, the tables taking turns: 50 webhook events, 100 order events, 50 webhook events.
