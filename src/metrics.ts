@@ -1,6 +1,6 @@
 // Operational metrics in Prometheus format (prom-client), one registry per app instance: requests by
 // operation and status (and apart, those whose client hung up before they arrived), their duration, dispatch latency, limiter decisions, store pool use and the
-// group-commit queue. Served by the metrics listener (transports/http/metrics-server.ts), not the API.
+// group-commit queue, and the retention backlog. Served by the metrics listener (transports/http/metrics-server.ts), not the API.
 
 import { Counter, collectDefaultMetrics, Gauge, Histogram, Registry } from "prom-client";
 
@@ -22,6 +22,7 @@ export class Metrics {
   readonly limiterFallback: Gauge;
   readonly auditSequenced: Counter;
   readonly webhookAttempts: Counter;
+  readonly retentionBacklog: Gauge<"table">;
 
   constructor(options: { defaultMetrics?: boolean } = {}) {
     const registers = [this.registry];
@@ -71,6 +72,13 @@ export class Metrics {
       name: "fsd_webhook_attempts_total",
       help: "Webhook delivery attempts this process made, by outcome (succeeded, retrying, failed, cancelled).",
       labelNames: ["outcome"],
+      registers,
+    });
+    this.retentionBacklog = new Gauge({
+      name: "fsd_retention_backlog_rows",
+      help: "Rows older than the retention cutoff still to purge, by table (order_events; webhook_events, whose deliveries and attempts go with them): an estimate made when a purge pass starts (hourly), less what the pass has purged since; 0 once it has purged all it could.",
+      labelNames: ["table"],
+      aggregator: "max",
       registers,
     });
     this.limiterFallback = new Gauge({

@@ -9,6 +9,7 @@ import type { Insertable, Kysely, Selectable, Transaction } from "kysely";
 import { sql } from "kysely";
 import type { Dialect } from "./dialect.js";
 import { PreparedInsert } from "./prepared-insert.js";
+import type { PurgeableTable, PurgedBatch } from "./retention.js";
 import type { Database, OrderEventsTable } from "./schema.js";
 
 export type NewOrderEvent = Insertable<OrderEventsTable> & Omit<OrderEventsTable, "id">;
@@ -34,14 +35,12 @@ export interface OrderEventLog {
   latestId(): Promise<number>;
   /** Up to `limit` events after `afterId`, oldest first, within `scope` when given. */
   after(afterId: number, limit: number, scope?: EventScope): Promise<StoredOrderEvent[]>;
-  /** Deletes up to `limit` events created before `before`; returns how many. */
-  purge(before: string, limit?: number): Promise<number>;
   /** Calls `listener` after each commit that wrote events (this process's, and on PostgreSQL every
    * process's); returns a function that stops. */
   onCommitted(listener: () => void): () => void;
 }
 
-export class OrderEventStore implements OrderEventLog {
+export class OrderEventStore implements OrderEventLog, PurgeableTable {
   private readonly insert: PreparedInsert<"order_events">;
   private readonly listeners = new Set<() => void>();
   private remote: Promise<() => Promise<void>> | null = null;
@@ -104,15 +103,47 @@ export class OrderEventStore implements OrderEventLog {
     return q.orderBy("id").limit(limit).execute();
   }
 
-  async purge(before: string, limit = 1000): Promise<number> {
-    const old = this.db
+  /** Oldest first on order_events_created_idx: a range read of `limit` index entries, then a delete by
+   * primary key. */
+  async purge(before: string, limit: number, from?: string): Promise<PurgedBatch> {
+    let old = this.db
+      .selectFrom("order_events")
+      .select(["id", "created_at"])
+      .where("created_at", "<", before);
+    if (from !== undefined) old = old.where("created_at", ">=", from);
+    const rows = await old.orderBy("created_at").limit(limit).execute();
+    if (rows.length === 0) return { rows: 0, next: null };
+    const result = await this.db
+      .deleteFrom("order_events")
+      .where(
+        "id",
+        "in",
+        rows.map((r) => r.id),
+      )
+      .executeTakeFirst();
+    return {
+      rows: Number(result.numDeletedRows),
+      next: rows.length < limit ? null : (rows[rows.length - 1]?.created_at ?? null),
+    };
+  }
+
+  /** The ids from the oldest to the newest event older than `before`: ids increase in commit order and
+   * the purge takes the oldest first, so this is exact but for the ids never used (a PostgreSQL sequence's
+   * values lost with a rolled-back transaction) and events committed out of created_at order. */
+  async backlog(before: string): Promise<number> {
+    const newest = await this.db
       .selectFrom("order_events")
       .select("id")
       .where("created_at", "<", before)
-      .orderBy("id")
-      .limit(limit);
-    const result = await this.db.deleteFrom("order_events").where("id", "in", old).executeTakeFirst();
-    return Number(result.numDeletedRows);
+      .orderBy("created_at", "desc")
+      .limit(1)
+      .executeTakeFirst();
+    if (!newest) return 0;
+    const oldest = await this.db
+      .selectFrom("order_events")
+      .select((eb) => eb.fn.min("id").as("id"))
+      .executeTakeFirst();
+    return Math.max(0, Number(newest.id) - Number(oldest?.id ?? newest.id) + 1);
   }
 
   async close(): Promise<void> {

@@ -16,6 +16,7 @@ import type { StateCode } from "../domain/us-regions.js";
 import type { EvalsPersistence } from "./evals-store.js";
 import type { OrderEventLog } from "./order-event-store.js";
 import type { CommitOutcome, CommittableChange } from "./order-writer.js";
+import type { PurgeableTable } from "./retention.js";
 import type {
   AccountsTable,
   ApiKeysTable,
@@ -367,7 +368,7 @@ export interface Store {
   /** Webhooks: secrets, endpoints, deliveries and their attempts. */
   readonly webhooks: WebhookPersistence;
   /** Every change of every order, for the live event stream (order-event-store.ts). */
-  readonly orderEvents: OrderEventLog;
+  readonly orderEvents: OrderEventLog & PurgeableTable;
   /** The day optimiser's proposals (schedule-store.ts). */
   readonly schedules: ScheduleProposals;
 }

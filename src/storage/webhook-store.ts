@@ -7,6 +7,7 @@ import { CompiledQuery, type Kysely, sql, type Transaction } from "kysely";
 import { newSortableId } from "../ids.js";
 import type { Dialect } from "./dialect.js";
 import { PreparedInsert } from "./prepared-insert.js";
+import type { PurgeableTable, PurgedBatch } from "./retention.js";
 import type {
   Database,
   WebhookAttemptsTable,
@@ -71,7 +72,7 @@ function endpointByUrl(
 }
 
 /** Webhooks' persistence as the operations, the CLI and the dispatcher use it. */
-export interface WebhookPersistence {
+export interface WebhookPersistence extends PurgeableTable {
   /** Makes `row` the account's current secret; the previous one signs until `overlapUntil`. */
   rotateSecret(row: WebhookSecretsTable, overlapUntil: string): Promise<WebhookSecretsTable[]>;
   /** The secrets that sign at `now`, newest first. */
@@ -96,7 +97,6 @@ export interface WebhookPersistence {
   deliveryById(id: string): Promise<WebhookDeliveriesTable | undefined>;
   redeliver(filter: { ids: string[] } | { endpointId: string; since: string }, now: string): Promise<number>;
   eventsOfOrder(orderId: string): Promise<WebhookEventsTable[]>;
-  purge(before: string, limit?: number): Promise<number>;
 }
 
 export class WebhookStore implements WebhookPersistence {
@@ -546,33 +546,68 @@ export class WebhookStore implements WebhookPersistence {
       .execute();
   }
 
-  /** Events and their deliveries and attempts older than `before`, none still pending. Returns events removed. */
-  async purge(before: string, limit = 1000): Promise<number> {
+  /**
+   * Up to `limit` events created before `before` (from `from` on), none of their deliveries pending, with
+   * their deliveries and attempts, oldest first on webhook_events_created_idx; `rows` counts the events.
+   */
+  async purge(before: string, limit: number, from?: string): Promise<PurgedBatch> {
     return this.db.transaction().execute(async (trx) => {
-      const old = await trx
+      let q = trx
         .selectFrom("webhook_events as e")
-        .select("e.id")
-        .where("e.created_at", "<", before)
-        .where("e.fanned_out", "=", 1)
+        .select(["e.id", "e.created_at"])
+        .where("e.created_at", "<", before);
+      if (from !== undefined) q = q.where("e.created_at", ">=", from);
+      // On SQLite, a unary + keeps a term off the indexes (SQLite's documented way): without it the planner,
+      // having no statistics, reads the events by fanned_out (every fanned-out event, sorted) and each
+      // event's deliveries by status (every pending delivery), instead of created_at and event_id.
+      const plain = (ref: string) => (this.dialect === "sqlite" ? sql`+${sql.ref(ref)}` : sql.ref(ref));
+      const old = await q
+        .where(plain("e.fanned_out"), "=", 1)
         .where(({ not, exists, selectFrom }) =>
           not(
             exists(
               selectFrom("webhook_deliveries as d")
                 .select(sql`1`.as("one"))
                 .whereRef("d.event_id", "=", "e.id")
-                .where("d.status", "=", "pending"),
+                .where(plain("d.status"), "=", "pending"),
             ),
           ),
         )
+        .orderBy("e.created_at")
         .limit(limit)
         .execute();
       const ids = old.map((e) => e.id);
-      if (ids.length === 0) return 0;
+      if (ids.length === 0) return { rows: 0, next: null };
       const deliveries = trx.selectFrom("webhook_deliveries").select("id").where("event_id", "in", ids);
       await trx.deleteFrom("webhook_attempts").where("delivery_id", "in", deliveries).execute();
       await trx.deleteFrom("webhook_deliveries").where("event_id", "in", ids).execute();
       await trx.deleteFrom("webhook_events").where("id", "in", ids).execute();
-      return ids.length;
+      return {
+        rows: ids.length,
+        next: ids.length < limit ? null : (old[old.length - 1]?.created_at ?? null),
+      };
     });
+  }
+
+  /**
+   * On SQLite, the rowids from the oldest event to the newest older than `before` (rowids increase as
+   * events are written, and the purge takes the oldest first); on PostgreSQL, the planner's estimate of
+   * the rows before `before` (from the column's statistics, the index's actual ends past them). Both count
+   * events still pending too.
+   */
+  async backlog(before: string): Promise<number> {
+    if (this.dialect === "postgres") {
+      const plan = await sql<{ "QUERY PLAN": Array<{ Plan: { "Plan Rows": number } }> }>`
+        explain (format json) select 1 from webhook_events where created_at < ${before}`.execute(this.db);
+      return Math.round(plan.rows[0]?.["QUERY PLAN"][0]?.Plan["Plan Rows"] ?? 0);
+    }
+    const newest = await sql<{ n: number }>`
+      select rowid as n from webhook_events where created_at < ${before} order by created_at desc limit 1`.execute(
+      this.db,
+    );
+    const last = newest.rows[0]?.n;
+    if (last === undefined) return 0;
+    const oldest = await sql<{ n: number }>`select min(rowid) as n from webhook_events`.execute(this.db);
+    return Math.max(0, last - (oldest.rows[0]?.n ?? last) + 1);
   }
 }

@@ -8,7 +8,8 @@
 //   endpoint and cancels its pending deliveries. Anything else is retried on the schedule in
 //   webhooks/events.ts (about three days, with jitter), later if the endpoint's Retry-After asks.
 // - Events, deliveries and attempts are purged WEBHOOK_RETENTION_DAYS after the event, once none is
-//   pending.
+//   pending, and so is the order event log: a pass every hour, in small batches that yield to requests,
+//   a bounded time per tick (retention-purge.ts).
 
 import type { Metrics } from "../metrics.js";
 import type { SafeFetcher } from "../net/safe-fetch.js";
@@ -16,6 +17,7 @@ import type { Store } from "../storage/store.js";
 import type { AttemptResult, ClaimedDelivery } from "../storage/webhook-store.js";
 import { MAX_ATTEMPTS, nextAttemptAt, signatureHeader } from "../webhooks/events.js";
 import { Periodic } from "./periodic.js";
+import { RetentionPurge } from "./retention-purge.js";
 
 /** Largest answer read from an endpoint: only its status matters. */
 const MAX_ANSWER_BYTES = 64 * 1024;
@@ -23,6 +25,12 @@ const FAN_OUT_BATCH = 200;
 /** Rounds of claiming per tick while every claim comes back full (bounds one tick's work). */
 const MAX_ROUNDS = 8;
 const PURGE_EVERY_MS = 3_600_000;
+/**
+ * Retention's share of each tick (time in purge batches), and its batches: 500 order events are read and
+ * deleted in 2.6-2.7 ms of SQLite time under load (bench/RESULTS.md, issue 30); a webhook event's batch
+ * deletes its deliveries and attempts too.
+ */
+const RETENTION_DEFAULTS = { budgetMs: 50, orderEventsBatch: 500, webhookEventsBatch: 100 };
 
 export interface WebhookDispatcherOptions {
   fetcher: SafeFetcher;
@@ -38,6 +46,9 @@ export interface WebhookDispatcherOptions {
   userAgent?: string;
   /** close() closes the fetcher too (the dispatcher made it). */
   ownsFetcher?: boolean;
+  /** Retention's budget per tick and batch sizes (RETENTION_DEFAULTS), and the monotonic clock in
+   * milliseconds the budget is measured on (performance.now). */
+  retention?: Partial<typeof RETENTION_DEFAULTS> & { clock?: () => number };
 }
 
 export class WebhookDispatcher {
@@ -46,11 +57,28 @@ export class WebhookDispatcher {
     (err) => this.options.logger?.error({ err }, "webhook dispatch failed"),
   );
   private lastPurge = 0;
+  private stopping = false;
+  private readonly retention: RetentionPurge;
 
   constructor(
     private readonly store: Store,
     private readonly options: WebhookDispatcherOptions,
-  ) {}
+  ) {
+    const r = { ...RETENTION_DEFAULTS, ...options.retention };
+    const gauge = options.metrics?.retentionBacklog;
+    this.retention = new RetentionPurge(
+      [
+        { name: "webhook_events", table: store.webhooks, batch: r.webhookEventsBatch },
+        // The live event stream resumes from the order event log as far back as webhooks are kept.
+        { name: "order_events", table: store.orderEvents, batch: r.orderEventsBatch },
+      ],
+      {
+        budgetMs: r.budgetMs,
+        clock: options.retention?.clock ?? (() => performance.now()),
+        ...(gauge ? { onBacklog: (table: string, rows: number) => gauge.set({ table }, rows) } : {}),
+      },
+    );
+  }
 
   private now(): Date {
     return this.options.now?.() ?? new Date();
@@ -74,13 +102,13 @@ export class WebhookDispatcher {
       if (claimed.length < this.options.concurrency) break;
     }
     const now = this.now();
-    if (now.getTime() - this.lastPurge >= PURGE_EVERY_MS) {
+    if (!this.retention.purging && now.getTime() - this.lastPurge >= PURGE_EVERY_MS && !this.stopping) {
       this.lastPurge = now.getTime();
-      const before = new Date(now.getTime() - this.options.retentionDays * 86_400_000).toISOString();
-      while ((await webhooks.purge(before)) > 0);
-      // The live event stream resumes from the order event log as far back as webhooks are kept.
-      while ((await this.store.orderEvents.purge(before)) > 0);
+      await this.retention.begin(
+        new Date(now.getTime() - this.options.retentionDays * 86_400_000).toISOString(),
+      );
     }
+    await this.retention.step(() => this.stopping);
     return attempts;
   }
 
@@ -187,10 +215,14 @@ export class WebhookDispatcher {
   }
 
   start(intervalMs: number): void {
+    this.stopping = false;
     this.loop.start(intervalMs);
   }
 
+  /** Stops ticking; a tick in progress ends after its current purge batch (a backlog waits for the next
+   * start). */
   stop(): Promise<void> {
+    this.stopping = true;
     return this.loop.stop();
   }
 

@@ -22,9 +22,6 @@ function heldLog() {
         .filter((r) => r.id > afterId && (!scope || r.account_id === scope.accountId))
         .slice(0, limit);
     },
-    async purge() {
-      return 0;
-    },
     onCommitted(listener) {
       signal = listener;
       return () => {};
