@@ -27,6 +27,8 @@ const COLUMN_OF: Record<(typeof AUDIT_LOG_TABLES)[number], string> = {
 export function runStoreContract(name: string, open: (clock: Clock) => Promise<Store>) {
   describe(`store contract: ${name}`, () => {
     let store: Store;
+    // The one key this store's audit log is signed with (a log refuses a second signer).
+    const signer = new CheckpointSigner(generateKeyPairSync("ed25519").privateKey);
     let accountId: string;
     const clock = testClock();
 
@@ -220,7 +222,6 @@ export function runStoreContract(name: string, open: (clock: Clock) => Promise<S
 
     it("keeps the audit log append-only below the application (every store must carry the triggers)", async () => {
       await store.write(async (tx) => tx.appendAudit(testRecord("quote.issued")));
-      const signer = new CheckpointSigner(generateKeyPairSync("ed25519").privateKey);
       // Leaves, tree nodes and a checkpoint exist, so that every log table has a row to refuse changing.
       await new AuditLog(store.audit, signer).sequence(true);
       expect((await store.audit.latestCheckpoint())?.tree_size).toBeGreaterThan(0);
@@ -240,7 +241,6 @@ export function runStoreContract(name: string, open: (clock: Clock) => Promise<S
     });
 
     it("stores every perfect subtree as recomputed from the leaves, and proves as the RFC defines, at every size", async () => {
-      const signer = new CheckpointSigner(generateKeyPairSync("ed25519").privateKey);
       const warm = new AuditLog(store.audit, signer); // keeps its caches across the appends
       const sizes: number[] = [];
       // Appends in batches of many sizes (crossing powers of two at several levels), one transaction each.
