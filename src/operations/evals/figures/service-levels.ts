@@ -1,10 +1,29 @@
 // Service levels: on-time arrival (Field Nation's rule) and, per urgency, the share of orders whose every
-// service-level clock was met. Computed by a live query (domain/orders/sla-figures.ts), not the rollup.
+// service-level clock was met (domain/orders/sla-figures.ts): from the daily rollup's sums, corrected with
+// the orders whose clocks still run (a deadline passing changes their outcome with no write).
 
 import { ON_TIME_EARLY_MS, ON_TIME_LATE_MS, type SlaFigures } from "../../../domain/orders/sla-figures.js";
 import { URGENCIES } from "../../../domain/pricing.js";
 import { ratio } from "./measures.js";
 import { type Entry, ORDERS_SOURCE, type Provenance } from "./provenance.js";
+import type { Tally } from "./tally.js";
+
+/** The service levels as the rollup's sums count them (no deadline passed unless its breach is recorded). */
+export function rolledServiceLevels(t: Tally): SlaFigures {
+  const attainment = (u: (typeof URGENCIES)[number]) => ({
+    decided: t.sum(`sla_decided_${u}`),
+    met: t.sum(`sla_met_${u}`),
+  });
+  return {
+    onTime: { arrived: t.sum("on_time_arrived"), onTime: t.sum("on_time") },
+    attainment: {
+      emergency: attainment("emergency"),
+      urgent: attainment("urgent"),
+      routine: attainment("routine"),
+      scheduled: attainment("scheduled"),
+    },
+  };
+}
 
 export function serviceLevelFigures(sl: SlaFigures) {
   return {
