@@ -28,6 +28,7 @@ import { migration0022 } from "./0022-capacity-time.js";
 import { migration0023 } from "./0023-proposal-contractor-basis.js";
 import { migration0024 } from "./0024-order-indexes.js";
 import { migration0025 } from "./0025-schedule-orders.js";
+import { migration0026 } from "./0026-schedule-order-pages.js";
 
 const MIGRATIONS: Record<Dialect, Record<string, Migration>> = {
   sqlite: {
@@ -56,6 +57,7 @@ const MIGRATIONS: Record<Dialect, Record<string, Migration>> = {
     "0023-proposal-contractor-basis": migration0023,
     "0024-order-indexes": migration0024("sqlite"),
     "0025-schedule-orders": migration0025,
+    "0026-schedule-order-pages": migration0026,
   },
   postgres: {
     "0001-initial": migration0001,
@@ -83,6 +85,7 @@ const MIGRATIONS: Record<Dialect, Record<string, Migration>> = {
     "0023-proposal-contractor-basis": migration0023,
     "0024-order-indexes": migration0024("postgres"),
     "0025-schedule-orders": migration0025,
+    "0026-schedule-order-pages": migration0026,
   },
 };
 
