@@ -133,20 +133,17 @@ export class KyselyOrderStore implements OrderStore {
     after: ScheduledCursor | null,
     limit: number,
   ): Promise<ScheduledOrder[]> {
-    // A row value after the cursor's: with a state, (status, id) after the state's equality; without,
-    // (state, status, id) after the mode's. Either is a range of orders_schedule_idx in its order.
+    // After the cursor: (state, status, id) after the cursor's, and with a state no later state, which
+    // SQLite reads as one range of orders_schedule_idx in its order (with `state = ?` beside the row
+    // value, it would walk the state's entries by status from the first instead).
     let query = this.db
       .selectFrom("orders")
       .select(SCHEDULED_COLUMNS)
       .where(sql<boolean>`${sql.raw(SCHEDULED_ORDERS_SQL)}`)
       .where("livemode", "=", livemode ? 1 : 0);
-    if (state !== undefined) {
-      query = query.where("state", "=", state);
-      if (after !== null)
-        query = query.where((eb) =>
-          eb(eb.refTuple("status", "id"), ">", eb.tuple(after.status as OrderStatus, after.id)),
-        );
-    } else if (after !== null) {
+    if (after === null) {
+      if (state !== undefined) query = query.where("state", "=", state);
+    } else {
       query = query.where((eb) =>
         eb(
           eb.refTuple("state", "status", "id"),
@@ -154,6 +151,7 @@ export class KyselyOrderStore implements OrderStore {
           eb.tuple(after.state, after.status as OrderStatus, after.id),
         ),
       );
+      if (state !== undefined) query = query.where("state", "<=", state);
     }
     return query.orderBy("state").orderBy("status").orderBy("id").limit(limit).execute();
   }
