@@ -14,6 +14,7 @@ import {
   type DayJob,
   type DayPlan,
   planDay,
+  untriedDay,
 } from "../../domain/schedule/day.js";
 import { type ProposalBody, type ProposalFrame, proposalBody } from "../../domain/schedule/proposal.js";
 import { type TravelModel, travelOf } from "../../domain/travel-time.js";
@@ -69,14 +70,19 @@ function usefulFor(contractors: readonly DayContractor[], jobs: readonly DayJob[
 
 function plan(task: PlanTask): PlannedProposal {
   const clock = () => performance.timeOrigin + performance.now();
-  const contractors = usefulFor(task.contractors, task.jobs);
-  const plan: DayPlan = planDay(task.jobs, contractors, {
-    travel: travelOf(task.travel),
-    seed: task.seed,
-    iterations: task.iterations,
-    now: clock,
-    deadline: task.deadline,
-  });
+  // Already past its deadline when it arrives (the day's reading and preparation spent the limit):
+  // answered at once, nothing tried.
+  const expired = clock() >= task.deadline;
+  const contractors = expired ? [] : usefulFor(task.contractors, task.jobs);
+  const plan: DayPlan = expired
+    ? untriedDay(task.jobs)
+    : planDay(task.jobs, contractors, {
+        travel: travelOf(task.travel),
+        seed: task.seed,
+        iterations: task.iterations,
+        now: clock,
+        deadline: task.deadline,
+      });
   const body = proposalBody(plan, task.jobs, contractors, task.frame);
   return { body, hash: createHash("sha256").update(canonicalJson(body)).digest("hex") };
 }
