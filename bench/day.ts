@@ -14,8 +14,9 @@
 // the API, then POST /api/dispatcher/v1/schedule/optimize for the state, time_limit_ms 2000 (the default
 // budget) and iterations 0 with time_limit_ms 50, each --repeat times: its wall time and its ratio to the
 // limit, the event loop's delay during the call (perf_hooks.monitorEventLoopDelay, max and p99) and the
-// latency of GET /healthz polled every 10 ms over HTTP meanwhile; first the same for 2 s without a call
-// (the machine's own noise).
+// latency of GET /healthz polled every 10 ms over HTTP meanwhile, and the loop's busy time during the call
+// (performance.eventLoopUtilization: its active milliseconds, the polling's included); first the same for
+// 2 s without a call (the machine's own noise).
 //
 //   npm run build && node dist/bench/day.js --http [--jobs 3000] [--repeat 3]
 
@@ -216,7 +217,7 @@ async function httpBench(jobCount: number, repeat: number): Promise<void> {
   process.stdout.write(
     `${placed} scheduled orders placed for ${date} in ${((performance.now() - t0) / 1000).toFixed(1)} s\n\n` +
       "call                                  wall ms  ratio  jobs  served  stopped                  " +
-      "loop max ms  loop p99 ms  healthz max ms  healthz n\n",
+      "loop max ms  loop p99 ms  healthz max ms  healthz n  loop busy ms\n",
   );
   const calls = [
     {
@@ -256,6 +257,7 @@ async function measuredCall(
     }
   })();
   loop.enable();
+  const busy0 = performance.eventLoopUtilization();
   const t0 = performance.now();
   let body: { totals?: { jobs: number; served: number }; search?: { stopped: string }; code?: string } = {};
   if (call === null) await new Promise((resolve) => setTimeout(resolve, 2000));
@@ -269,6 +271,7 @@ async function measuredCall(
     if (!res.ok) throw new Error(`optimize answered ${res.status}: ${JSON.stringify(body)}`);
   }
   const wall = performance.now() - t0;
+  const busy = performance.eventLoopUtilization(busy0).active;
   loop.disable();
   polling = false;
   await poll;
@@ -281,6 +284,6 @@ async function measuredCall(
       `${String(body.search?.stopped ?? "").padEnd(24)}${ms(loop.max).padStart(11)}  ${ms(loop.percentile(99)).padStart(11)}` +
       `  ${Math.max(0, ...health)
         .toFixed(1)
-        .padStart(14)}  ${String(health.length).padStart(9)}\n`,
+        .padStart(14)}  ${String(health.length).padStart(9)}  ${busy.toFixed(0).padStart(12)}\n`,
   );
 }

@@ -42,9 +42,9 @@ const SCHEDULED_STATUSES = ["needs_dispatcher", "offered", "accepted", "en_route
 /** Open orders read (of the state, or the mode): a day's work stays well under it. */
 const SCHEDULED_ORDERS_READ = 20_000;
 /** Open orders read a statement at a time (a page's read holds the event loop a few milliseconds). */
-const SCHEDULED_PAGE = 500;
+const SCHEDULED_PAGE = 250;
 /** Orders or contractors prepared between two turns of the event loop. */
-const PREPARED_BETWEEN_YIELDS = 500;
+const PREPARED_BETWEEN_YIELDS = 250;
 const SHIFT = { startHour: 8, endHour: 18 } as const;
 const PROPOSAL_TTL_MS = 60 * 60_000;
 const MAX_TIME_LIMIT_MS = 2000;
