@@ -87,7 +87,7 @@ const optimizeInput = z.strictObject({
     .default(MAX_TIME_LIMIT_MS)
     .describe(
       `A safety cap on the planning, 50-${MAX_TIME_LIMIT_MS} ms (default ${MAX_TIME_LIMIT_MS}), counted ` +
-        "from the call's start: a search it stops before its budget is spent answers search.stopped " +
+        "from the request's arrival: a search it stops before its budget is spent answers search.stopped " +
         '"time_limit"; one it stops before the first plan is complete answers "time_limit_construction", ' +
         'the jobs not reached unassigned with reason "time_limit" (both depend on the load).',
     ),
