@@ -14,7 +14,9 @@
 // the API, then POST /api/dispatcher/v1/schedule/optimize for the state, time_limit_ms 2000 (the default
 // budget) and iterations 0 with time_limit_ms 50, each --repeat times: its wall time and its ratio to the
 // limit, the event loop's delay during the call (perf_hooks.monitorEventLoopDelay, max and p99) and the
-// latency of GET /healthz polled every 10 ms over HTTP meanwhile.
+// latency of GET /healthz polled every 10 ms over HTTP meanwhile, and the loop's busy time during the call
+// (performance.eventLoopUtilization: its active milliseconds, the polling's included); first the same for
+// 2 s without a call (the machine's own noise).
 //
 //   npm run build && node dist/bench/day.js --http [--jobs 3000] [--repeat 3]
 
@@ -215,7 +217,7 @@ async function httpBench(jobCount: number, repeat: number): Promise<void> {
   process.stdout.write(
     `${placed} scheduled orders placed for ${date} in ${((performance.now() - t0) / 1000).toFixed(1)} s\n\n` +
       "call                                  wall ms  ratio  jobs  served  stopped                  " +
-      "loop max ms  loop p99 ms  healthz max ms  healthz n\n",
+      "loop max ms  loop p99 ms  healthz max ms  healthz n  loop busy ms\n",
   );
   const calls = [
     {
@@ -225,6 +227,8 @@ async function httpBench(jobCount: number, repeat: number): Promise<void> {
     },
     { label: "time_limit_ms 50, iterations 0", body: { time_limit_ms: 50, iterations: 0 }, limit: 50 },
   ];
+  // The machine's own noise first: the same polling and measurement for 2 s without a call.
+  await measuredCall(base, ops, date, null);
   for (const call of calls) {
     for (let r = 0; r < repeat; r++) await measuredCall(base, ops, date, call);
   }
@@ -239,7 +243,7 @@ async function measuredCall(
   base: string,
   ops: string,
   date: string,
-  call: { label: string; body: object; limit: number },
+  call: { label: string; body: object; limit: number } | null,
 ): Promise<void> {
   const loop = monitorEventLoopDelay({ resolution: 1 });
   let polling = true;
@@ -253,29 +257,33 @@ async function measuredCall(
     }
   })();
   loop.enable();
+  const busy0 = performance.eventLoopUtilization();
   const t0 = performance.now();
-  const res = await fetch(`${base}/api/dispatcher/v1/schedule/optimize`, {
-    method: "POST",
-    headers: { "content-type": "application/json", "x-api-key": ops },
-    body: JSON.stringify({ date, state: "CA", ...call.body }),
-  });
-  const body = (await res.json()) as {
-    totals?: { jobs: number; served: number };
-    search?: { stopped: string };
-    code?: string;
-  };
+  let body: { totals?: { jobs: number; served: number }; search?: { stopped: string }; code?: string } = {};
+  if (call === null) await new Promise((resolve) => setTimeout(resolve, 2000));
+  else {
+    const res = await fetch(`${base}/api/dispatcher/v1/schedule/optimize`, {
+      method: "POST",
+      headers: { "content-type": "application/json", "x-api-key": ops },
+      body: JSON.stringify({ date, state: "CA", ...call.body }),
+    });
+    body = (await res.json()) as typeof body;
+    if (!res.ok) throw new Error(`optimize answered ${res.status}: ${JSON.stringify(body)}`);
+  }
   const wall = performance.now() - t0;
+  const busy = performance.eventLoopUtilization(busy0).active;
   loop.disable();
   polling = false;
   await poll;
-  if (!res.ok) throw new Error(`optimize answered ${res.status}: ${JSON.stringify(body)}`);
   const ms = (ns: number) => (ns / 1e6).toFixed(1);
+  const label = call?.label ?? "(no call: 2 s of polling alone)";
+  const ratio = call === null ? "" : (wall / call.limit).toFixed(2);
   process.stdout.write(
-    `${call.label.padEnd(36)}${wall.toFixed(0).padStart(9)}  ${(wall / call.limit).toFixed(2).padStart(5)}` +
-      `${String(body.totals?.jobs).padStart(6)}${String(body.totals?.served).padStart(8)}  ` +
-      `${String(body.search?.stopped).padEnd(24)}${ms(loop.max).padStart(11)}  ${ms(loop.percentile(99)).padStart(11)}` +
+    `${label.padEnd(36)}${wall.toFixed(0).padStart(9)}  ${ratio.padStart(5)}` +
+      `${String(body.totals?.jobs ?? "").padStart(6)}${String(body.totals?.served ?? "").padStart(8)}  ` +
+      `${String(body.search?.stopped ?? "").padEnd(24)}${ms(loop.max).padStart(11)}  ${ms(loop.percentile(99)).padStart(11)}` +
       `  ${Math.max(0, ...health)
         .toFixed(1)
-        .padStart(14)}  ${String(health.length).padStart(9)}\n`,
+        .padStart(14)}  ${String(health.length).padStart(9)}  ${busy.toFixed(0).padStart(12)}\n`,
   );
 }

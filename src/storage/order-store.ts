@@ -10,12 +10,30 @@ import type { OrderStatus } from "../domain/orders/transitions.js";
 import type { Dialect } from "./dialect.js";
 import { type OfferRow, type OrderRow, offerFromRow, orderFromRow } from "./order-rows.js";
 import type { Database } from "./schema.js";
-import type { OrderQuery, OrderStore, WriteTx } from "./store.js";
+import type { OrderQuery, OrderStore, ScheduledCursor, ScheduledOrder, WriteTx } from "./store.js";
 import { trxOf } from "./write-tx.js";
 
 /** The orders the optimised day plans (not yet on site): the predicate of orders_schedule_idx (migration
  * 0025), as literal text identical to it. */
 const SCHEDULED_ORDERS_SQL = "status in ('needs_dispatcher', 'offered', 'accepted', 'en_route')";
+
+/** The columns of the optimised day's orders (store.ts ScheduledOrder). */
+const SCHEDULED_COLUMNS = [
+  "id",
+  "status",
+  "created_at",
+  "version",
+  "contractor_id",
+  "trade",
+  "state",
+  "zip",
+  "city",
+  "time_zone",
+  "window_start",
+  "window_end",
+  "arrive_by",
+  "received_at",
+] as const;
 
 const oneOrder = (row: OrderRow | undefined) => (row === undefined ? undefined : orderFromRow(row));
 const toOrders = (rows: OrderRow[]) => rows.map(orderFromRow);
@@ -107,6 +125,35 @@ export class KyselyOrderStore implements OrderStore {
       .where("livemode", "=", livemode ? 1 : 0);
     if (state !== undefined) query = query.where("state", "=", state);
     return query.limit(limit).execute().then(toOrders);
+  }
+
+  scheduledPage(
+    livemode: boolean,
+    state: string | undefined,
+    after: ScheduledCursor | null,
+    limit: number,
+  ): Promise<ScheduledOrder[]> {
+    // After the cursor: (state, status, id) after the cursor's, and with a state no later state, which
+    // SQLite reads as one range of orders_schedule_idx in its order (with `state = ?` beside the row
+    // value, it would walk the state's entries by status from the first instead).
+    let query = this.db
+      .selectFrom("orders")
+      .select(SCHEDULED_COLUMNS)
+      .where(sql<boolean>`${sql.raw(SCHEDULED_ORDERS_SQL)}`)
+      .where("livemode", "=", livemode ? 1 : 0);
+    if (after === null) {
+      if (state !== undefined) query = query.where("state", "=", state);
+    } else {
+      query = query.where((eb) =>
+        eb(
+          eb.refTuple("state", "status", "id"),
+          ">",
+          eb.tuple(after.state, after.status as OrderStatus, after.id),
+        ),
+      );
+      if (state !== undefined) query = query.where("state", "<=", state);
+    }
+    return query.orderBy("state").orderBy("status").orderBy("id").limit(limit).execute();
   }
 
   slaWatched(after: string | null, limit: number): Promise<Order[]> {

@@ -264,6 +264,32 @@ export interface CapacityDrift {
 
 /** Work orders, their offers and NTE requests, as read: the domain's values (they change through
  * WriteTx.commitOrderChange). */
+/** An open order as the optimised day reads it (operations/pool/schedule.ts): the columns it plans with. */
+export type ScheduledOrder = Pick<
+  Order,
+  | "id"
+  | "status"
+  | "created_at"
+  | "version"
+  | "contractor_id"
+  | "trade"
+  | "state"
+  | "zip"
+  | "city"
+  | "time_zone"
+  | "window_start"
+  | "window_end"
+  | "arrive_by"
+  | "received_at"
+>;
+
+/** Where a page of the day's orders ended: the next page starts after it. */
+export interface ScheduledCursor {
+  readonly state: string;
+  readonly status: string;
+  readonly id: string;
+}
+
 export interface OrderStore {
   /** An order; `lock` (inside a write) holds it until COMMIT where the store has row locks. */
   byId(id: string, tx?: WriteTx, lock?: boolean): Promise<Order | undefined>;
@@ -284,6 +310,15 @@ export interface OrderStore {
   /** The mode's orders not yet on site (needs_dispatcher, offered, accepted, en_route), of `state` only
    * when given, at most `limit`, in no order: the optimised day's (orders_schedule_idx). */
   scheduledOrders(livemode: boolean, state: string | undefined, limit: number): Promise<Order[]>;
+  /** A page of the same orders, the columns the optimised day plans with, in (state, status, id) order
+   * after `after` (from the start when null): a range of orders_schedule_idx (migration 0025), so a
+   * page costs its own rows only. */
+  scheduledPage(
+    livemode: boolean,
+    state: string | undefined,
+    after: ScheduledCursor | null,
+    limit: number,
+  ): Promise<ScheduledOrder[]>;
   /** Orders whose service-level clocks may still fire (domain/orders/sla-clocks.ts): not closed, with a
    * respond clock or an arrive clock not yet breached, in id order after `after`. The clocks' rules
    * decide which are due. */

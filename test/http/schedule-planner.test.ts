@@ -8,6 +8,8 @@ import SQLite from "better-sqlite3";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { zonedInstant } from "../../src/domain/time/local-time.js";
 import { DayPlanner } from "../../src/operations/kernel/day-planner.js";
+import type { OperationContext } from "../../src/operations/kernel/operation.js";
+import { planningDeadline, scheduleOptimizeOperation } from "../../src/operations/pool/schedule.js";
 import { createHarness, type Harness, ORDER_PATH, validOrder } from "../helpers/harness.js";
 import { testStoreKind } from "../helpers/test-store.js";
 
@@ -118,7 +120,83 @@ describe("the optimiser's worker thread", () => {
   });
 });
 
+describe("the time limit", () => {
+  it("counts from the request's arrival: the time spent before the planning is taken from it", () => {
+    const arrived = 5_000_000_000n; // process.hrtime, ns
+    // 30 ms after the arrival, at planner clock 10,000: a 50 ms limit ends at 10,020, not 10,050.
+    expect(planningDeadline(50, arrived, arrived + 30_000_000n, 10_000)).toBe(10_020);
+    expect(planningDeadline(2000, arrived, arrived + 1_500_000_000n, 10_000)).toBe(10_500);
+    expect(planningDeadline(50, arrived, arrived, 10_000)).toBe(10_050);
+    // A clock read before the arrival's (never later than the limit from now).
+    expect(planningDeadline(50, arrived, arrived - 1_000_000n, 10_000)).toBe(10_050);
+  });
+
+  it("leaves every job untried when the request arrived longer ago than its limit", async () => {
+    const principal = await h.services.keys.authenticate(ops);
+    const ctx = (receivedHr: bigint): OperationContext => ({
+      services: h.services,
+      requestId: "req_planner_deadline",
+      principal,
+      baseUrl: "http://127.0.0.1",
+      receivedAt: new Date(),
+      receivedHr,
+      idempotencyKey: undefined,
+      rawInput: {},
+      setHeader: () => {},
+    });
+    const input = scheduleOptimizeOperation.input.parse({ date, state: "CA", time_limit_ms: 2000 });
+    // Arrived a minute ago (it waited in a queue): its two seconds are spent, the day is not planned.
+    const late = await scheduleOptimizeOperation.handler(
+      ctx(process.hrtime.bigint() - 60_000_000_000n),
+      input,
+    );
+    expect(late.search.stopped).toBe("time_limit_construction");
+    expect(late.routes).toEqual([]);
+    expect(late.unassigned.map((u) => [u.order_id, u.reason]).sort()).toEqual(
+      [...ids.CA].sort().map((id) => [id, "time_limit"]),
+    );
+    // Arrived now: the same day is planned.
+    const now = await scheduleOptimizeOperation.handler(ctx(process.hrtime.bigint()), input);
+    expect(now.totals.served).toBe(ids.CA.length);
+  });
+});
+
 describe("the day's orders in the store", () => {
+  it("reads them a page at a time, in (state, status, id) order, each once", async () => {
+    const all = await h.services.store.orders.scheduledOrders(false, undefined, 1000);
+    for (const state of ["CA", undefined] as const) {
+      for (const size of [1, 2, 1000]) {
+        const read: Array<{ id: string; state: string; status: string }> = [];
+        let after = null;
+        for (;;) {
+          const page = await h.services.store.orders.scheduledPage(false, state, after, size);
+          read.push(...page);
+          const last = page.at(-1);
+          if (last === undefined || page.length < size) break;
+          after = { state: last.state, status: last.status, id: last.id };
+        }
+        const expected = all
+          .filter((o) => state === undefined || o.state === state)
+          .map((o) => ({ id: o.id, state: o.state, status: o.status }))
+          .sort((a, b) =>
+            a.state !== b.state
+              ? a.state < b.state
+                ? -1
+                : 1
+              : a.status !== b.status
+                ? a.status < b.status
+                  ? -1
+                  : 1
+                : a.id < b.id
+                  ? -1
+                  : 1,
+          );
+        expect(read.map((o) => ({ id: o.id, state: o.state, status: o.status }))).toEqual(expected);
+      }
+    }
+    expect(await h.services.store.orders.scheduledPage(true, "CA", null, 10)).toEqual([]);
+  });
+
   it("reads only the state's open orders when a state is given", async () => {
     const ca = await h.services.store.orders.scheduledOrders(false, "CA", 100);
     expect(ca.map((o) => o.state)).toEqual(ca.map(() => "CA"));
@@ -153,6 +231,19 @@ describe("the day's orders in the store", () => {
         // Without: the mode's open orders (the test mode's by status in orders_sandbox_idx).
         expect(detail("livemode = 1")).toContain("USING INDEX orders_schedule_idx (livemode=?)");
         expect(detail("livemode = 0")).toMatch(/USING INDEX orders_(schedule_idx|sandbox_idx) \(livemode=\?/);
+        // A page after a cursor: a range of the index in its order, no sort of the state's open orders.
+        const page = (where: string) => detail(`livemode = 0 AND ${where} ORDER BY state, status, id`);
+        expect(page("state = 'CA'")).not.toContain("TEMP B-TREE");
+        const withState = page("(state, status, id) > ('CA', 'accepted', 'ord_x') AND state <= 'CA'");
+        expect(withState).toContain(
+          "USING INDEX orders_schedule_idx (livemode=? AND (state,status,id)>(?,?,?) AND state<?)",
+        );
+        expect(withState).not.toContain("TEMP B-TREE");
+        const without = page("(state, status, id) > ('CA', 'accepted', 'ord_x')");
+        expect(without).toContain(
+          "USING INDEX orders_schedule_idx (livemode=? AND (state,status,id)>(?,?,?))",
+        );
+        expect(without).not.toContain("TEMP B-TREE");
       } finally {
         db.close();
       }

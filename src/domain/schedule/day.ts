@@ -134,6 +134,18 @@ export function planDay(
   return { routes, unassigned, travelMinutes: round1(total), search };
 }
 
+/** The plan when the time limit passed before the planning began (the reading and preparation of the
+ * day spent it): no route, every job untried ("time_limit"), without the work of telling which jobs
+ * some contractor could take (a 3,000-job day's is tens of milliseconds). */
+export function untriedDay(jobs: readonly DayJob[]): DayPlan {
+  return {
+    routes: [],
+    unassigned: jobs.map((j) => ({ orderId: j.orderId, reason: "time_limit" as const })),
+    travelMinutes: 0,
+    search: { iterations: 0, stopped: "time_limit_construction" },
+  };
+}
+
 /** The day as the solver's problem (times in minutes from `origin`), the day's job behind each of its
  * jobs, and the jobs no contractor may take at all. */
 function problemOf(

@@ -11,14 +11,15 @@
 // (registered in the thread itself: a worker does not inherit the parent's loader hooks).
 
 import { Worker } from "node:worker_threads";
-import type { DayContractor, DayJob, DayPlan } from "../../domain/schedule/day.js";
+import type { DayContractor, DayJob } from "../../domain/schedule/day.js";
+import type { ProposalFrame } from "../../domain/schedule/proposal.js";
 import type { TravelModel } from "../../domain/travel-time.js";
 import { ApiError } from "../../errors.js";
-import type { PlanReply, PlanTask } from "./day-planner-thread.js";
+import type { PlannedProposal, PlanReply, PlanTask } from "./day-planner-thread.js";
 
 type Mode = "live" | "test";
 
-/** What a run plans: plain data, sent to the thread as it is. */
+/** What a run plans and the frame of the proposal it answers: plain data, sent to the thread as it is. */
 export interface DayPlanRequest {
   readonly jobs: readonly DayJob[];
   readonly contractors: readonly DayContractor[];
@@ -27,6 +28,7 @@ export interface DayPlanRequest {
   readonly iterations: number;
   /** `plannerClock()` at which the planning stops, whatever its phase (the solver reads it). */
   readonly deadline: number;
+  readonly frame: ProposalFrame;
 }
 
 export interface DayPlannerOptions {
@@ -45,7 +47,7 @@ export function plannerClock(): number {
 const OVERRUN_MS = 10_000;
 
 interface Pending {
-  readonly resolve: (plan: DayPlan) => void;
+  readonly resolve: (proposal: PlannedProposal) => void;
   readonly reject: (error: Error) => void;
 }
 
@@ -96,11 +98,11 @@ export class DayPlanner {
     await Promise.all(threads.map((t) => t.terminate()));
   }
 
-  private plan(mode: Mode, request: DayPlanRequest): Promise<DayPlan> {
+  private plan(mode: Mode, request: DayPlanRequest): Promise<PlannedProposal> {
     const thread = this.threadOf(mode);
     const id = this.nextId++;
     const task: PlanTask = { id, ...request, ...(this.options.gate ? { gate: this.options.gate } : {}) };
-    return new Promise<DayPlan>((resolve, reject) => {
+    return new Promise<PlannedProposal>((resolve, reject) => {
       const overrun = setTimeout(
         () => {
           this.fail(mode, new Error(`the day planner's thread overran its deadline by ${OVERRUN_MS} ms`));
@@ -111,9 +113,9 @@ export class DayPlanner {
       overrun.unref();
       this.pending.set(id, {
         mode,
-        resolve: (plan) => {
+        resolve: (proposal) => {
           clearTimeout(overrun);
-          resolve(plan);
+          resolve(proposal);
         },
         reject: (error) => {
           clearTimeout(overrun);
@@ -147,7 +149,7 @@ export class DayPlanner {
       }
       const waiting = this.pending.get(reply.id);
       this.pending.delete(reply.id);
-      waiting?.resolve(reply.plan);
+      waiting?.resolve(reply.proposal);
     });
     thread.on("error", (error) => this.fail(mode, error));
     thread.on("exit", (code) => this.fail(mode, new Error(`the day planner's thread exited (${code})`)));
@@ -167,8 +169,8 @@ export class DayPlanner {
   }
 }
 
-/** Plans one day on the run's thread. */
-export type Planning = (request: DayPlanRequest) => Promise<DayPlan>;
+/** Plans one day on the run's thread: the proposal's body and hash. */
+export type Planning = (request: DayPlanRequest) => Promise<PlannedProposal>;
 
 /** The thread, from the compiled module beside this one, or from the TypeScript source through tsx. */
 function startThread(): Worker {

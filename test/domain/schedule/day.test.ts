@@ -3,7 +3,7 @@
 // inside its window and the routes fit the shifts, and each job it cannot plan comes back with its reason.
 
 import { describe, expect, it } from "vitest";
-import { type DayContractor, type DayJob, planDay } from "../../../src/domain/schedule/day.js";
+import { type DayContractor, type DayJob, planDay, untriedDay } from "../../../src/domain/schedule/day.js";
 import { greatCircleTravel } from "../../../src/domain/travel-time.js";
 
 const HERE = { lat: 34.05, lon: -118.25 };
@@ -92,6 +92,13 @@ describe("planDay", () => {
       { orderId: "ord_night", reason: "no_feasible_slot" },
       { orderId: "ord_roof", reason: "no_contractor" },
     ]);
+  });
+
+  it("leaves every job untried when the time limit passed before the planning began", () => {
+    const none = untriedDay(jobs);
+    expect(none.search).toEqual({ iterations: 0, stopped: "time_limit_construction" });
+    expect(none.routes).toEqual([]);
+    expect(none.unassigned).toEqual(jobs.map((j) => ({ orderId: j.orderId, reason: "time_limit" })));
   });
 
   it("returns what the construction placed when the time limit passes during it, the rest as time_limit", () => {
