@@ -27,6 +27,7 @@ import { migration0021 } from "./0021-schedule-proposals.js";
 import { migration0022 } from "./0022-capacity-time.js";
 import { migration0023 } from "./0023-proposal-contractor-basis.js";
 import { migration0024 } from "./0024-order-indexes.js";
+import { migration0025 } from "./0025-audit-tiles.js";
 
 const MIGRATIONS: Record<Dialect, Record<string, Migration>> = {
   sqlite: {
@@ -54,6 +55,7 @@ const MIGRATIONS: Record<Dialect, Record<string, Migration>> = {
     "0022-capacity-time": migration0022,
     "0023-proposal-contractor-basis": migration0023,
     "0024-order-indexes": migration0024("sqlite"),
+    "0025-audit-tiles": migration0025("sqlite"),
   },
   postgres: {
     "0001-initial": migration0001,
@@ -80,6 +82,7 @@ const MIGRATIONS: Record<Dialect, Record<string, Migration>> = {
     "0022-capacity-time": migration0022,
     "0023-proposal-contractor-basis": migration0023,
     "0024-order-indexes": migration0024("postgres"),
+    "0025-audit-tiles": migration0025("postgres"),
   },
 };
 
