@@ -7,7 +7,7 @@
 // and prints the ratio large/fresh (target: at most 2).
 //
 // The log is built in bulk: records sealed as the service seals them (audit/record.ts), their leaves and
-// the tree's perfect-subtree nodes computed with the log's own arithmetic (audit/merkle.ts appendLeaves)
+// the tree's perfect-subtree nodes and tiles computed with the log's own arithmetic (audit/merkle.ts appendLeaves)
 // and inserted in large transactions, a signed checkpoint every 65,536 leaves and at the end. Each
 // verification the benchmark spot-checks is proven against the checkpoint's root here, so a tree built
 // wrong fails the run.
@@ -20,7 +20,14 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { performance } from "node:perf_hooks";
 import SQLite from "better-sqlite3";
-import { appendLeaves, type Hash, verifyConsistency, verifyInclusion } from "../src/audit/merkle.js";
+import {
+  appendLeaves,
+  buildTile,
+  type Hash,
+  TILE_WIDTH,
+  verifyConsistency,
+  verifyInclusion,
+} from "../src/audit/merkle.js";
 import { sealRecord } from "../src/audit/record.js";
 import { loadSigningKey } from "../src/audit/signing.js";
 import { openSqliteStore } from "../src/storage/sqlite.js";
@@ -76,6 +83,8 @@ async function buildLog(dataDir: string, leaves: number): Promise<number> {
     "insert into audit_leaves (leaf_index, seal, leaf_hash, integrated_at) values (?, ?, ?, ?)",
   );
   const insertNode = db.prepare("insert into audit_nodes (level, idx, hash) values (?, ?, ?)");
+  const insertTile = db.prepare("insert into audit_tiles (idx, hashes) values (?, ?)");
+  let tile: Hash[] = []; // the leaves of the tile being filled, written with its last one
   const insertCheckpoint = db.prepare(
     `insert into audit_checkpoints (tree_size, root_hash, timestamp, key_id, signature)
      values (@tree_size, @root_hash, @timestamp, @key_id, @signature)`,
@@ -115,6 +124,11 @@ async function buildLog(dataDir: string, leaves: number): Promise<number> {
           e.disclosures,
         );
         insertLeaf.run(size + i, e.seal, e.leaf_hash, at);
+        tile.push(Buffer.from(e.leaf_hash, "hex"));
+        if (tile.length === TILE_WIDTH) {
+          insertTile.run((size + i + 1) / TILE_WIDTH - 1, buildTile(tile));
+          tile = [];
+        }
       });
       for (const n of grown.nodes) if (n.level > 0) insertNode.run(n.level, n.index, n.hash.toString("hex"));
       if (grown.size % CHECKPOINT_EVERY === 0 || grown.size === leaves) {

@@ -6,7 +6,7 @@
 // missing record is reported as tampering.
 
 import type { KeyObject } from "node:crypto";
-import { appendLeaves, type Hash, type NewNode, nodeKey } from "./merkle.js";
+import { appendLeaves, type Hash, type NewNode, nodeKey, tileOf } from "./merkle.js";
 import type { AuditPersistence, LeafWithRecord } from "./persistence.js";
 import { rowMatchesLeaf } from "./record.js";
 import { disclosureProblem } from "./redaction.js";
@@ -154,18 +154,26 @@ async function firstMissingInRetention(
   return null;
 }
 
-/** Checks the stored tree nodes against `nodes`, the ones a page of leaves gives. */
+/**
+ * Checks the stored tree nodes against `nodes`, the ones a page of leaves gives: the rows of audit_nodes,
+ * and the tiles, which hold the lowest 8 levels again and are what proofs read.
+ */
 async function checkNodes(store: AuditPersistence, nodes: NewNode[]): Promise<Failure | null> {
   const inner = nodes.filter((n) => n.level > 0);
-  const stored = await store.auditNodes(inner);
-  for (const n of inner) {
-    const s = stored.get(nodeKey(n.level, n.index));
-    if (!s?.equals(n.hash)) {
-      const first = n.index * 2 ** n.level;
-      return {
-        message: `tree node ${n.level}/${n.index} (leaves ${first} to ${first + 2 ** n.level - 1}) differs from the one its leaves give`,
-        leaf: first,
-      };
+  const low = nodes.filter((n) => tileOf(n) !== null);
+  const sources: Array<[NewNode[], Map<string, Hash>, string]> = [
+    [inner, await store.auditNodes(inner, "rows"), "tree node"],
+    [low, await store.auditNodes(low, "tiles"), "tree node as its tile holds it,"],
+  ];
+  for (const [expected, stored, what] of sources) {
+    for (const n of expected) {
+      if (!stored.get(nodeKey(n.level, n.index))?.equals(n.hash)) {
+        const first = n.index * 2 ** n.level;
+        return {
+          message: `${what} ${n.level}/${n.index} (leaves ${first} to ${first + 2 ** n.level - 1}) differs from the one its leaves give`,
+          leaf: first,
+        };
+      }
     }
   }
   return null;

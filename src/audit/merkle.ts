@@ -270,3 +270,42 @@ export function verifyConsistency(
   }
   return fr.equals(firstRoot) && sr.equals(secondRoot) && sn === 0;
 }
+
+// Tiles, as Trillian's stored subtrees and C2SP tlog-tiles keep the tree's lowest levels: one row per
+// complete subtree of TILE_WIDTH leaves holding its leaf hashes and its inner nodes below its root
+// (levels 0 to TILE_HEIGHT - 1, level by level, left to right), so the lowest TILE_HEIGHT levels of a proof
+// are one read. The tile's root (level TILE_HEIGHT) is an ordinary stored node.
+
+export const TILE_HEIGHT = 8;
+export const TILE_WIDTH = 2 ** TILE_HEIGHT;
+const HASH_BYTES = 32;
+
+/** Where level `level`'s first node sits in a tile, in hashes: 256 leaves, then 128 nodes, ... */
+function tileOffset(level: number): number {
+  return 2 * TILE_WIDTH - 2 ** (TILE_HEIGHT + 1 - level);
+}
+
+/** The tile holding a stored node, or null for a node at or above a tile's root. */
+export function tileOf(ref: NodeRef): number | null {
+  return ref.level < TILE_HEIGHT ? Math.floor(ref.index / 2 ** (TILE_HEIGHT - ref.level)) : null;
+}
+
+/** A tile's stored bytes from its TILE_WIDTH leaf hashes: every level below its root, concatenated. */
+export function buildTile(leaves: Hash[]): Buffer {
+  if (leaves.length !== TILE_WIDTH)
+    throw new Error(`a tile holds ${TILE_WIDTH} leaves, not ${leaves.length}`);
+  const levels: Hash[][] = [leaves];
+  for (let level = 1; level < TILE_HEIGHT; level++) {
+    const below = levels[level - 1] as Hash[];
+    const nodes: Hash[] = [];
+    for (let i = 0; i < below.length; i += 2) nodes.push(nodeHash(below[i] as Hash, below[i + 1] as Hash));
+    levels.push(nodes);
+  }
+  return Buffer.concat(levels.flat());
+}
+
+/** A node of tile `tile` (see tileOf) from its stored bytes. */
+export function tileNode(bytes: Buffer, tile: number, ref: NodeRef): Hash {
+  const at = tileOffset(ref.level) + ref.index - tile * 2 ** (TILE_HEIGHT - ref.level);
+  return Buffer.from(bytes.subarray(at * HASH_BYTES, (at + 1) * HASH_BYTES));
+}

@@ -109,7 +109,12 @@ export interface AuditPersistence {
    * through the log it is given sees the store as it was (audit check, beside a running server).
    */
   snapshot<T>(read: (log: AuditPersistence) => Promise<T>): Promise<T>;
-  auditNodes(refs: NodeRef[]): Promise<Map<string, Hash>>;
+  /**
+   * Stored perfect subtrees by (level, index), level 0 being the leaf hashes. From "tiles" (the default,
+   * what proofs read): nodes below a stored tile's root from its tile, the rest from the rows; from
+   * "rows": from audit_leaves and audit_nodes only (audit check compares the two).
+   */
+  auditNodes(refs: NodeRef[], from?: "tiles" | "rows"): Promise<Map<string, Hash>>;
   pendingAuditCount(): Promise<number>;
   sequenceAudit(plan: SequencePlan, limit: number, wait: boolean): Promise<AuditCheckpointRow | null>;
   leavesWithRecords(from: number, limit: number): Promise<LeafWithRecord[]>;

@@ -4,7 +4,15 @@
 
 import { CompiledQuery, type Kysely, sql, type Transaction } from "kysely";
 import type { Hash, NewNode, NodeRef } from "../audit/merkle.js";
-import { appendLeaves, compactRange, nodeKey } from "../audit/merkle.js";
+import {
+  appendLeaves,
+  buildTile,
+  compactRange,
+  nodeKey,
+  TILE_WIDTH,
+  tileNode,
+  tileOf,
+} from "../audit/merkle.js";
 import type {
   AuditCheckpointRow,
   AuditLookup,
@@ -110,6 +118,55 @@ async function readNodes(db: Db, dialect: Dialect, refs: NodeRef[]): Promise<Map
     const { rows } = await db.executeQuery<{ level: number; idx: number | string; hash: string }>(query);
     for (const r of rows) out.set(nodeKey(Number(r.level), Number(r.idx)), Buffer.from(r.hash, "hex"));
   }
+  return out;
+}
+
+/** SQL text of a read of `count` tiles by index, per (dialect, count). */
+const tileReadSql = new Map<string, string>();
+
+function tileRead(dialect: Dialect, count: number): string {
+  const key = `${dialect}:${count}`;
+  let text = tileReadSql.get(key);
+  if (!text) {
+    const list = Array.from({ length: count }, (_, i) => (dialect === "postgres" ? `$${i + 1}` : "?"));
+    text = `select idx, hashes from audit_tiles where idx in (${list.join(", ")})`;
+    tileReadSql.set(key, text);
+  }
+  return text;
+}
+
+/**
+ * Stored perfect subtrees, those below a tile's root from the tile where it is stored (one row for the
+ * lowest 8 levels of a proof), the rest as readNodes reads them.
+ */
+async function readTiled(db: Db, dialect: Dialect, refs: NodeRef[]): Promise<Map<string, Hash>> {
+  const byTile = new Map<number, NodeRef[]>();
+  const rest: NodeRef[] = [];
+  for (const r of refs) {
+    const tile = tileOf(r);
+    if (tile === null) rest.push(r);
+    else {
+      const list = byTile.get(tile);
+      if (list) list.push(r);
+      else byTile.set(tile, [r]);
+    }
+  }
+  const out = new Map<string, Hash>();
+  const ids = [...byTile.keys()];
+  for (let i = 0; i < ids.length; i += ROWS_PER_STATEMENT) {
+    const part = ids.slice(i, i + ROWS_PER_STATEMENT);
+    const query = CompiledQuery.raw(tileRead(dialect, part.length), part);
+    const { rows } = await db.executeQuery<{ idx: number | string; hashes: Buffer }>(query);
+    for (const row of rows) {
+      const tile = Number(row.idx);
+      for (const r of byTile.get(tile) ?? [])
+        out.set(nodeKey(r.level, r.index), tileNode(row.hashes, tile, r));
+      byTile.delete(tile);
+    }
+  }
+  // Not in a stored tile: the tree's last, incomplete one (or a tile an older version did not write).
+  for (const list of byTile.values()) rest.push(...list);
+  if (rest.length > 0) for (const [key, hash] of await readNodes(db, dialect, rest)) out.set(key, hash);
   return out;
 }
 
@@ -234,6 +291,39 @@ export class AuditStore implements AuditPersistence {
         .filter((n) => n.level > 0)
         .map((n) => ({ level: n.level, idx: n.index, hash: n.hash.toString("hex") })),
     );
+    await this.insertTiles(trx, size, sealed);
+  }
+
+  /**
+   * Writes the tiles that the leaves of `sealed` (appended from leaf `size` on) complete: each from its
+   * leaves, those appended before this batch read back (one range read per tile, once per 256 leaves).
+   */
+  private async insertTiles(
+    trx: Transaction<Database>,
+    size: number,
+    sealed: Array<{ leaf_hash: string }>,
+  ): Promise<void> {
+    const end = size + sealed.length;
+    for (let tile = Math.floor(size / TILE_WIDTH); (tile + 1) * TILE_WIDTH <= end; tile++) {
+      const from = tile * TILE_WIDTH;
+      const before =
+        from < size
+          ? await trx
+              .selectFrom("audit_leaves")
+              .select("leaf_hash")
+              .where("leaf_index", ">=", from)
+              .where("leaf_index", "<", size)
+              .orderBy("leaf_index")
+              .execute()
+          : [];
+      const leaves = [...before, ...sealed.slice(Math.max(from, size) - size, from + TILE_WIDTH - size)].map(
+        (l) => Buffer.from(l.leaf_hash, "hex"),
+      );
+      await trx
+        .insertInto("audit_tiles")
+        .values({ idx: tile, hashes: buildTile(leaves) })
+        .execute();
+    }
   }
 
   async externalChangeToken(): Promise<number | null> {
@@ -350,8 +440,8 @@ export class AuditStore implements AuditPersistence {
       .then((rows) => rows.map((r) => ({ ...r, tree_size: Number(r.tree_size) })));
   }
 
-  auditNodes(refs: NodeRef[]): Promise<Map<string, Hash>> {
-    return readNodes(this.db, this.dialect, refs);
+  auditNodes(refs: NodeRef[], from: "tiles" | "rows" = "tiles"): Promise<Map<string, Hash>> {
+    return from === "tiles" ? readTiled(this.db, this.dialect, refs) : readNodes(this.db, this.dialect, refs);
   }
 
   /** Records not yet under a signed checkpoint: queued ones, and leaves past the latest checkpoint. */

@@ -253,6 +253,12 @@ interface AuditNodesTable {
   hash: string;
 }
 
+/** A complete subtree of 256 leaves: its levels 0 to 7 (audit/merkle.ts buildTile), raw bytes. */
+interface AuditTilesTable {
+  idx: number;
+  hashes: Buffer;
+}
+
 type AuditCheckpointsTable = AuditCheckpointRow;
 
 type AuditLegalHoldsTable = LegalHoldRow;
@@ -370,6 +376,7 @@ export interface Database {
   audit_pending: AuditPendingTable;
   audit_leaves: AuditLeavesTable;
   audit_nodes: AuditNodesTable;
+  audit_tiles: AuditTilesTable;
   audit_checkpoints: AuditCheckpointsTable;
   audit_legal_holds: AuditLegalHoldsTable;
   webhook_secrets: WebhookSecretsTable;

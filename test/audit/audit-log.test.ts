@@ -313,6 +313,38 @@ describe("audit log", () => {
 });
 
 describe("audit log tampering", () => {
+  it("reports a tile node that differs from the one its leaves give as a mismatch (audit check)", async () => {
+    const h = await createHarness(OPEN_LIMITS, {}, { now: clock.now });
+    const { store, audit } = h.services;
+    await writeRecords(h, 300);
+    await audit.sequence(true);
+    expect((await checkLog(store.audit, audit.signer.publicKey)).ok).toBe(true);
+    const outsider = outsiderDb(h);
+    await sql
+      .raw(
+        store.dialect === "sqlite"
+          ? "DROP TRIGGER audit_tiles_no_update"
+          : "DROP TRIGGER audit_tiles_append_only ON audit_tiles",
+      )
+      .execute(outsider.db);
+    const tile = await outsider.db
+      .selectFrom("audit_tiles")
+      .select("hashes")
+      .where("idx", "=", 0)
+      .executeTakeFirstOrThrow();
+    // Level 3's node 5 (leaves 40 to 47): after the tile's 256 leaves, 128 level-1 and 64 level-2 nodes.
+    const bytes = Buffer.from(tile.hashes);
+    const at = (256 + 128 + 64 + 5) * 32;
+    bytes.writeUInt8((bytes.readUInt8(at) ^ 1) & 0xff, at);
+    await outsider.db.updateTable("audit_tiles").set({ hashes: bytes }).where("idx", "=", 0).execute();
+    const report = await checkLog(store.audit, audit.signer.publicKey);
+    expect(report.ok).toBe(false);
+    expect(report.mismatch).toMatch(/tree node as its tile holds it, 3\/5 \(leaves 40 to 47\)/);
+    expect(report.failedAtLeaf).toBe(40);
+    await outsider.close();
+    await h.close();
+  }, 60_000);
+
   it("reports a record whose stored bytes were changed as a mismatch, and every other as verified", async () => {
     const h = await createHarness(OPEN_LIMITS, {}, { now: clock.now });
     const seals = await writeRecords(h, 1_000);

@@ -6,6 +6,7 @@ import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import {
   appendLeaves,
+  buildTile,
   compactRange,
   consistencyProof,
   consistencySpans,
@@ -17,10 +18,20 @@ import {
   type NodeSource,
   nodeKey,
   spanNodes,
+  TILE_HEIGHT,
+  TILE_WIDTH,
+  tileNode,
+  tileOf,
   verifyConsistency,
   verifyInclusion,
 } from "../../src/audit/merkle.js";
-import { rfcLeafHash, rfcMth, rfcVerifyConsistency, rfcVerifyInclusion } from "../helpers/rfc9162.js";
+import {
+  rfcLeafHash,
+  rfcMth,
+  rfcMthOfHashes,
+  rfcVerifyConsistency,
+  rfcVerifyInclusion,
+} from "../helpers/rfc9162.js";
 
 /** Builds a tree of `n` random leaves by appending in random batches; returns its stored nodes. */
 function build(n: number, batches = 3) {
@@ -103,6 +114,26 @@ describe("Merkle tree (RFC 9162)", () => {
       }),
       { numRuns: 150 },
     );
+  });
+
+  it("holds in a tile every node below its root as the RFC hashes it from the tile's leaves", () => {
+    const tile = 5;
+    const leaves = Array.from({ length: TILE_WIDTH }, () => randomBytes(32));
+    const bytes = buildTile(leaves);
+    expect(bytes.length).toBe((2 * TILE_WIDTH - 2) * 32);
+    for (let level = 0; level < TILE_HEIGHT; level++) {
+      const width = 2 ** level;
+      for (let i = 0; i < TILE_WIDTH / width; i++) {
+        const ref = { level, index: tile * (TILE_WIDTH / width) + i };
+        expect(tileOf(ref)).toBe(tile);
+        expect(tileNode(bytes, tile, ref).toString("hex"), `${level}/${ref.index}`).toBe(
+          rfcMthOfHashes(leaves.slice(i * width, (i + 1) * width)).toString("hex"),
+        );
+      }
+    }
+    expect(tileOf({ level: TILE_HEIGHT, index: tile })).toBeNull();
+    expect(tileOf({ level: 0, index: 2 ** 40 + 255 })).toBe(2 ** 32);
+    expect(() => buildTile(leaves.slice(1))).toThrow();
   });
 
   it("plans a proof over at most 2 log2(n) stored nodes, whatever the tree's size", () => {

@@ -5,6 +5,7 @@ import { generateKeyPairSync } from "node:crypto";
 import { sql } from "kysely";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { AuditLog } from "../../src/audit/audit-log.js";
+import { buildTile, TILE_WIDTH } from "../../src/audit/merkle.js";
 import { CheckpointSigner } from "../../src/audit/signing.js";
 import type { Clock } from "../../src/clock.js";
 import type { KyselyStore } from "../../src/storage/kysely-store.js";
@@ -27,10 +28,10 @@ const COLUMN_OF: Record<(typeof AUDIT_LOG_TABLES)[number], string> = {
 export function runStoreContract(name: string, open: (clock: Clock) => Promise<Store>) {
   describe(`store contract: ${name}`, () => {
     let store: Store;
-    // The one key this store's audit log is signed with (a log refuses a second signer).
-    const signer = new CheckpointSigner(generateKeyPairSync("ed25519").privateKey);
     let accountId: string;
     const clock = testClock();
+    // One key for every test that signs the log: the sequencer refuses a log signed with another.
+    const signer = new CheckpointSigner(generateKeyPairSync("ed25519").privateKey);
 
     beforeAll(async () => {
       store = await open(clock.now);
@@ -244,7 +245,8 @@ export function runStoreContract(name: string, open: (clock: Clock) => Promise<S
       const warm = new AuditLog(store.audit, signer); // keeps its caches across the appends
       const sizes: number[] = [];
       // Appends in batches of many sizes (crossing powers of two at several levels), one transaction each.
-      for (const batch of [1, 1, 2, 3, 5, 8, 13, 21, 34, 55, 89, 1, 64, 7]) {
+      // The last batches cross several 256-leaf tiles in one transaction and end inside a partial tile.
+      for (const batch of [1, 1, 2, 3, 5, 8, 13, 21, 34, 55, 89, 1, 64, 7, 255, 600, 3]) {
         const entries = Array.from({ length: batch }, () => testRecord());
         await store.write(async (tx) => {
           for (const e of entries) tx.appendAudit(e);
@@ -272,13 +274,29 @@ export function runStoreContract(name: string, open: (clock: Clock) => Promise<S
       for (let level = 0; 2 ** level <= n; level++) {
         for (let index = 0; (index + 1) * 2 ** level <= n; index++) refs.push({ level, index });
       }
-      const stored = await store.audit.auditNodes(refs);
+      // Read both ways: the levels below a tile's root from the tiles (what proofs read), and from the rows.
+      expect(n % TILE_WIDTH).not.toBe(0);
+      const tiles = await store.audit.auditNodes(refs);
+      const rows = await store.audit.auditNodes(refs, "rows");
       for (const { level, index } of refs) {
         const width = 2 ** level;
-        const expected = rfcMthOfHashes(hashes.slice(index * width, (index + 1) * width));
-        expect(stored.get(`${level}/${index}`)?.toString("hex"), `node ${level}/${index}`).toBe(
-          expected.toString("hex"),
-        );
+        const expected = rfcMthOfHashes(hashes.slice(index * width, (index + 1) * width)).toString("hex");
+        expect(tiles.get(`${level}/${index}`)?.toString("hex"), `node ${level}/${index}`).toBe(expected);
+        expect(rows.get(`${level}/${index}`)?.toString("hex"), `row ${level}/${index}`).toBe(expected);
+      }
+      // One tile per complete 256 leaves, written with the leaf that completed it.
+      const stored = await (store as KyselyStore).db
+        .selectFrom("audit_tiles")
+        .select(["idx", "hashes"])
+        .orderBy("idx")
+        .execute();
+      expect(stored.map((t) => Number(t.idx))).toEqual(
+        Array.from({ length: Math.floor(n / TILE_WIDTH) }, (_, i) => i),
+      );
+      for (const t of stored) {
+        const idx = Number(t.idx);
+        const leaves = hashes.slice(idx * TILE_WIDTH, (idx + 1) * TILE_WIDTH);
+        expect(Buffer.from(t.hashes).equals(buildTile(leaves)), `tile ${idx}`).toBe(true);
       }
       // A process with cold caches proves every size the same way the RFC's definitions do.
       const cold = new AuditLog(store.audit, signer);

@@ -30,6 +30,7 @@ import { migration0024 } from "./0024-order-indexes.js";
 import { migration0025 } from "./0025-schedule-orders.js";
 import { migration0026 } from "./0026-webhook-retention.js";
 import { migration0027 } from "./0027-evals-sketches.js";
+import { migration0028 } from "./0028-audit-tiles.js";
 
 const MIGRATIONS: Record<Dialect, Record<string, Migration>> = {
   sqlite: {
@@ -60,6 +61,7 @@ const MIGRATIONS: Record<Dialect, Record<string, Migration>> = {
     "0025-schedule-orders": migration0025,
     "0026-webhook-retention": migration0026,
     "0027-evals-sketches": migration0027("sqlite"),
+    "0028-audit-tiles": migration0028("sqlite"),
   },
   postgres: {
     "0001-initial": migration0001,
@@ -89,6 +91,7 @@ const MIGRATIONS: Record<Dialect, Record<string, Migration>> = {
     "0025-schedule-orders": migration0025,
     "0026-webhook-retention": migration0026,
     "0027-evals-sketches": migration0027("postgres"),
+    "0028-audit-tiles": migration0028("postgres"),
   },
 };
 
