@@ -19,8 +19,8 @@ import {
 import { type ProposalBody, type ProposalFrame, proposalBody } from "../../domain/schedule/proposal.js";
 import { type TravelModel, travelOf } from "../../domain/travel-time.js";
 
-export interface PlanTask {
-  readonly id: number;
+/** What a run plans and the frame of the proposal it answers: plain data, sent to the thread as it is. */
+export interface DayPlanRequest {
   readonly jobs: readonly DayJob[];
   /** Every contractor who works the day; those who could take none of the jobs are left out here. */
   readonly contractors: readonly DayContractor[];
@@ -31,6 +31,11 @@ export interface PlanTask {
   readonly deadline: number;
   /** What the proposal says besides the plan. */
   readonly frame: ProposalFrame;
+}
+
+/** A request as the thread receives it. */
+export interface PlanTask extends DayPlanRequest {
+  readonly id: number;
   /** Tests only: the thread waits until `gate[0]` is not 0 before planning (day-planner.ts). */
   readonly gate?: Int32Array;
 }

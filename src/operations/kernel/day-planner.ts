@@ -11,25 +11,10 @@
 // (registered in the thread itself: a worker does not inherit the parent's loader hooks).
 
 import { Worker } from "node:worker_threads";
-import type { DayContractor, DayJob } from "../../domain/schedule/day.js";
-import type { ProposalFrame } from "../../domain/schedule/proposal.js";
-import type { TravelModel } from "../../domain/travel-time.js";
 import { ApiError } from "../../errors.js";
-import type { PlannedProposal, PlanReply, PlanTask } from "./day-planner-thread.js";
+import type { DayPlanRequest, PlannedProposal, PlanReply, PlanTask } from "./day-planner-thread.js";
 
 type Mode = "live" | "test";
-
-/** What a run plans and the frame of the proposal it answers: plain data, sent to the thread as it is. */
-export interface DayPlanRequest {
-  readonly jobs: readonly DayJob[];
-  readonly contractors: readonly DayContractor[];
-  readonly travel: TravelModel;
-  readonly seed: number;
-  readonly iterations: number;
-  /** `plannerClock()` at which the planning stops, whatever its phase (the solver reads it). */
-  readonly deadline: number;
-  readonly frame: ProposalFrame;
-}
 
 export interface DayPlannerOptions {
   /** Tests: the thread waits at this gate (an Int32Array on a SharedArrayBuffer) until `gate[0]` is not
