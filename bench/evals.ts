@@ -1,8 +1,10 @@
 // GET /api/dispatch/analytics/evals with a million live orders in the store: fills a temporary SQLite
 // store with 1,000,000 live orders received over the last 90 days (bulk inserts through the store's own
-// triggers, so the daily rollup is built as in production), then times the endpoint in process (Fastify
-// inject) per period: every request recomputed (the clock moves past the report cache between requests,
-// 5 s at a time), and served from the cache. Also times what the rollup triggers and evals indexes add to
+// triggers, so the daily rollup is built as in production; each with a promise, respond/arrive by or a
+// window, kept or breached), then times the endpoint in process (Fastify inject) per period: every request
+// recomputed (the clock moves past the report cache between requests, 5 s at a time), with the server
+// CPU it took (process.cpuUsage: the service runs in this process), and served from the cache. It imports
+// nothing of the evals' own storage, so the same file runs against an older build (bench/RESULTS.md). Also times what the rollup triggers and evals indexes add to
 // order writes, and, with BENCH_DATABASE_URL set, all of it on PostgreSQL. BENCH_EVALS_PROFILE=1 prints
 // each query's time.
 //
@@ -19,7 +21,6 @@ import { loadConfig } from "../src/config.js";
 import { EVALS_CACHE_MS } from "../src/operations/evals/evals.js";
 import { createServices } from "../src/services/create-services.js";
 import type { KyselyStore } from "../src/storage/kysely-store.js";
-import { LATENCY_METRICS } from "../src/storage/migrations/0012-evals-figures.js";
 import { openPostgresStore } from "../src/storage/postgres.js";
 import { openSqliteStore } from "../src/storage/sqlite.js";
 import type { Store } from "../src/storage/store.js";
@@ -30,7 +31,8 @@ const REQUESTS = Number(process.env.BENCH_EVALS_REQUESTS ?? 50);
 /** PostgreSQL reads whole windows live: fewer requests keep its run to minutes. */
 const PG_REQUESTS = Number(process.env.BENCH_EVALS_PG_REQUESTS ?? 5);
 const SPAN_DAYS = 90;
-const TARGET_MS = 100;
+/** Issue 30: 90 days uncached within 50 ms of server time. */
+const TARGET_MS = 50;
 const PERIODS = ["rolling_7d", "rolling_30d", "rolling_90d"] as const;
 
 /** A small deterministic generator (mulberry32), so every run builds the same orders. */
@@ -77,7 +79,16 @@ const COLUMNS = [
   "accepted_offer_attempt",
   "manual_dispatch_count",
   "redispatch_count",
+  "respond_by",
+  "arrive_by",
+  "window_start",
+  "window_end",
+  "on_site_at",
+  "sla_respond_breached_at",
+  "sla_arrive_breached_at",
 ] as const;
+
+const URGENCIES = ["emergency", "urgent", "routine", "scheduled"] as const;
 
 /** One order as it stands at the end of its life so far, received at `received` (ms). */
 function order(i: number, received: number, rnd: () => number, account: string): unknown[] {
@@ -125,13 +136,23 @@ function order(i: number, received: number, rnd: () => number, account: string):
   const inForce = approved ?? nte;
   const cost = done ? Math.round((nte ?? 30_000) * (0.6 + rnd() * 0.65)) : null;
   const invoice = status === "invoiced" ? Math.min(cost as number, inForce ?? Number.MAX_SAFE_INTEGER) : null;
+  // The promise: scheduled work has a window (a day later, 4 hours), the rest respond within 1 hour and
+  // arrive within 4. On site (a contractor arrived) for on_site and finished orders, mostly on time; the
+  // watch has recorded the breach of every open order's clock whose deadline passed.
+  const urgency = URGENCIES[Math.floor(rnd() * URGENCIES.length)] as string;
+  const windowed = urgency === "scheduled";
+  const respondBy = windowed ? null : received + 3_600_000;
+  const arriveBy = windowed ? received + 86_400_000 + 14_400_000 : received + 14_400_000;
+  const arrivalAt = (windowed ? received + 86_400_000 : received + acceptAfter) + (rnd() - 0.8) * 3_600_000;
+  const arrived = status === "on_site" || done;
+  const open = !["completed", "invoiced", "cancelled", "cannot_complete"].includes(status);
   return [
     `ord_bench${i.toString(36).padStart(8, "0")}`,
     account,
     1,
     status,
     "plumbing",
-    "routine",
+    urgency,
     "CA",
     "bench order",
     nte,
@@ -158,6 +179,13 @@ function order(i: number, received: number, rnd: () => number, account: string):
     wasAccepted && !unmatched && overrides === 0 ? 1 + retries : null,
     unmatched && status !== "needs_dispatcher" ? 1 : 0,
     0,
+    respondBy === null ? null : iso(respondBy),
+    windowed ? null : iso(arriveBy),
+    windowed ? iso(received + 86_400_000) : null,
+    windowed ? iso(arriveBy) : null,
+    arrived ? iso(arrivalAt) : null,
+    open && !wasAccepted && respondBy !== null ? iso(respondBy) : null,
+    open && !arrived ? iso(arriveBy) : null,
   ];
 }
 
@@ -232,22 +260,30 @@ async function timeEndpoint(
   const app = await buildApp(services, {});
   await app.ready();
   try {
+    // The first report after the bulk fill folds what the fill left waiting (this build's deltas, if any).
+    const w0 = performance.now();
+    await app.inject({ method: "GET", url: "/api/dispatch/analytics/evals?period=rolling_90d" });
     process.stdout.write(
-      `\n${label}: GET /api/dispatch/analytics/evals, ${requests} requests per period, in process (inject)\n\n` +
-        "period        orders in window  recomputed p50   p95      max     cached p50  verdict (recomputed p95 < 100 ms)\n",
+      `\n${label}: GET /api/dispatch/analytics/evals, ${requests} requests per period, in process (inject)\n` +
+        `(first report after the fill, not counted: ${(performance.now() - w0).toFixed(0)} ms)\n\n` +
+        "period        orders in window  recomputed ms: p50      p95      max   server CPU ms: p50      p95   cached p50  verdict (CPU p95 <= 50 ms)\n",
     );
     for (const period of PERIODS) {
       const recomputed: number[] = [];
+      const cpu: number[] = [];
       const cached: number[] = [];
       let received = 0;
       for (let i = 0; i < requests; i++) {
         clock += EVALS_CACHE_MS + 1; // past the report cache: every request computes the report
+        const c0 = process.cpuUsage();
         const t0 = performance.now();
         const res = await app.inject({
           method: "GET",
           url: `/api/dispatch/analytics/evals?period=${period}`,
         });
         recomputed.push(performance.now() - t0);
+        const c = process.cpuUsage(c0);
+        cpu.push((c.user + c.system) / 1000);
         if (res.statusCode !== 200) throw new Error(`evals answered ${res.statusCode}: ${res.body}`);
         received = res.json().operations.orders_received;
         const t1 = performance.now();
@@ -255,10 +291,11 @@ async function timeEndpoint(
         cached.push(performance.now() - t1);
       }
       const r = stats(recomputed);
+      const u = stats(cpu);
       const c = stats(cached);
       process.stdout.write(
-        `${period.padEnd(14)}${String(received).padStart(16)}  ${f(r.p50)} ${f(r.p95)} ${f(r.max)}   ${f(c.p50)}    ${
-          r.p95 < TARGET_MS ? "ok" : "MISS"
+        `${period.padEnd(14)}${String(received).padStart(16)}  ${f(r.p50)} ${f(r.p95)} ${f(r.max)}        ${f(u.p50)} ${f(u.p95)}   ${f(c.p50)}    ${
+          u.p95 <= TARGET_MS ? "ok" : "MISS"
         }\n`,
       );
     }
@@ -284,9 +321,14 @@ async function writeCost(dir: string, now: number): Promise<void> {
       const db = new SQLite(file);
       for (const t of ["orders_evals_insert", "orders_evals_update", "orders_evals_delete"])
         db.exec(`DROP TRIGGER ${t}`);
-      for (const i of ["orders_received_idx", ...LATENCY_METRICS.map((m) => `orders_${m}_latency_idx`)]) {
-        db.exec(`DROP INDEX ${i}`);
-      }
+      // The evals' indexes of whichever build runs this: 0012's latency indexes, or 0025's running clocks.
+      const evalsIndexes = db
+        .prepare(
+          "SELECT name FROM sqlite_master WHERE type = 'index' AND (name LIKE 'orders_%_latency_idx' OR name IN ('orders_received_idx', 'orders_sla_running_idx'))",
+        )
+        .pluck()
+        .all() as string[];
+      for (const i of evalsIndexes) db.exec(`DROP INDEX ${i}`);
       db.close();
     }
     const insert = fillSqlite(file, N, now, account);

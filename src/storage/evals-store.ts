@@ -1,29 +1,31 @@
-// The evals' reads: per-status sums and the latency histograms of the orders received in a window,
-// and the nearest-rank latencies. The SQL for each figure is defined once, in migrations/0012-evals-figures.ts.
+// The evals' reads: per-status sums and the latency sketches of the orders received in a window, and the
+// orders whose service-level clocks still run. The SQL of each figure is defined once, in
+// migrations/0027-evals-sketches.ts (which says why the figures are made this way).
 //
-// The window is read from the daily rollup the triggers keep (whole UTC days; on PostgreSQL the rollup
-// plus its deltas not yet folded in, summed in one statement), corrected with live queries over the
-// orders of the partial days at its edges: the shorter side of the first day (the orders before the
-// window's start are subtracted, or those after it added) and any order received after the window's end.
-// A percentile is found in two steps: the histograms say which bucket holds rank k and how many values
-// come before it; the latency index, read in order within that bucket, gives the exact value.
+// The window is read from the daily rollup the triggers keep (whole UTC days: the sums per day and status,
+// and one sketch row per day and latency, plus the bucket deltas not yet folded into them, summed in one
+// statement), corrected with live queries over the orders of the partial days at its edges: the shorter
+// side of the first day (the orders before the window's start are subtracted, or those after it added)
+// and any order received after the window's end. Sketch buckets add and subtract exactly, so the window's
+// sketch is the one its orders would make; a percentile is the value of the bucket holding its rank,
+// within SKETCH_RELATIVE_ERROR (1 %) of the exact value. No read walks the orders of whole days.
 
 import { type Kysely, sql } from "kysely";
 import type { SlaFigureRow } from "../domain/orders/sla-figures.js";
 import type { Dialect } from "./dialect.js";
 import {
-  bucketRange,
   EVALS_SUMS,
   type EvalsSum,
   evalsSumExprs,
-  isElapsed,
   LATENCY_METRICS,
   type LatencyMetric,
-  latencyBucketExpr,
-  latencyColumn,
-  latencyExpr,
   latencyPresent,
-} from "./migrations/0012-evals-figures.js";
+  RUNNING_CLOCKS_SQL,
+  SQLITE_FOLD,
+  SQLITE_FOLD_CLEAR,
+  sketchBucketExpr,
+  sketchValue,
+} from "./migrations/0027-evals-sketches.js";
 import type { Database } from "./schema.js";
 
 export type StatusSums = Record<EvalsSum, number>;
@@ -31,7 +33,7 @@ export type StatusSums = Record<EvalsSum, number>;
 interface LatencyFigure {
   /** Orders that have this latency. */
   n: number;
-  /** Nearest-rank percentiles, milliseconds; null without orders. */
+  /** Nearest-rank percentiles from the sketch (within 1 %), milliseconds; null without orders. */
   p50: number | null;
   p95: number | null;
 }
@@ -65,10 +67,12 @@ export interface EvalsPersistence {
    */
   activeLiveContractors(today: string): Promise<ActiveContractors>;
   /**
-   * The service-level columns of the orders in one mode received in [since, until) that have a promise
-   * (respond_by, arrive_by or a window): read live, not rolled up (domain/orders/sla-figures.ts says why).
+   * The orders in one mode received in [since, until) with a service-level clock still running (open,
+   * step not done, breach not recorded), read live through their partial index: the sums count their
+   * outcome as the stored columns decide it, and a deadline passing changes it with no write
+   * (domain/orders/sla-figures.ts `withRunningClocks`).
    */
-  serviceLevelRows(livemode: boolean, since: string, until: string): Promise<SlaFigureRow[]>;
+  runningClockRows(livemode: boolean, since: string, until: string): Promise<SlaFigureRow[]>;
 }
 
 const DAY_MS = 86_400_000;
@@ -111,7 +115,48 @@ function planWindow(since: string, until: string, rollup: boolean): WindowPlan {
 const zeroSums = (): StatusSums => Object.fromEntries(EVALS_SUMS.map((s) => [s, 0])) as unknown as StatusSums;
 
 type SumsRow = { status: string } & Record<EvalsSum, number | string | null>;
-type HistogramRow = { metric: string; bucket: number | string; n: number | string };
+/** A folded sketch ({bucket: count}: text on SQLite, parsed jsonb on PostgreSQL) or one bucket's delta. */
+type SketchRow = {
+  day?: string;
+  metric: string;
+  sketch: string | Record<string, number | string> | null;
+  bucket: number | string | null;
+  n: number | string | null;
+};
+
+/** Bucket counts of one latency, merged from days, deltas and live edges. */
+type Counts = Map<number, number>;
+
+function addToCounts(counts: Counts, row: SketchRow, sign: number): void {
+  const add = (bucket: number, n: number) => counts.set(bucket, (counts.get(bucket) ?? 0) + sign * n);
+  if (row.sketch === null) {
+    add(Number(row.bucket), Number(row.n));
+    return;
+  }
+  const sketch =
+    typeof row.sketch === "string" ? (JSON.parse(row.sketch) as Record<string, number>) : row.sketch;
+  for (const key in sketch) add(Number(key), Number(sketch[key]));
+}
+
+/** n, and the nearest-rank p50 and p95 (the value of the bucket that holds rank ceil(q * n)). */
+function percentiles(counts: Counts | undefined): LatencyFigure {
+  const buckets = [...(counts ?? [])].filter(([, n]) => n > 0).sort((a, b) => a[0] - b[0]);
+  const n = buckets.reduce((sum, [, count]) => sum + count, 0);
+  const at = (q: number): number | null => {
+    if (n === 0) return null;
+    // The epsilon keeps q * n from landing just above a whole number (0.95 * 20 in floating point).
+    const rank = Math.max(1, Math.ceil(q * n - 1e-9));
+    let before = 0;
+    for (const [bucket, count] of buckets) {
+      before += count;
+      if (before >= rank) return sketchValue(bucket);
+    }
+    return null;
+  };
+  return { n, p50: at(0.5), p95: at(0.95) };
+}
+
+const sumsList = (f: (s: EvalsSum) => string) => sql.raw(EVALS_SUMS.map((s) => `${f(s)} AS ${s}`).join(", "));
 
 export class EvalsStore implements EvalsPersistence {
   private readonly rollup: boolean;
@@ -121,8 +166,8 @@ export class EvalsStore implements EvalsPersistence {
     private readonly db: Kysely<Database>,
     private readonly dialect: Dialect,
     /**
-     * rollup: false reads every window from the orders themselves; compact: false leaves PostgreSQL's
-     * deltas unfolded before a read (the tests compare all three ways).
+     * rollup: false reads every window from the orders themselves; compact: false leaves the deltas
+     * unfolded before a read (the tests compare all three ways).
      */
     options: { rollup?: boolean; compact?: boolean } = {},
   ) {
@@ -130,20 +175,56 @@ export class EvalsStore implements EvalsPersistence {
     this.compact = options.compact !== false;
   }
 
-  /** The rollup's rows (PostgreSQL: and the deltas not yet folded in). */
-  private source(table: "evals_daily" | "evals_latency_daily", columns: string) {
-    if (this.dialect === "sqlite") return sql.raw(table);
-    const delta = table === "evals_daily" ? "evals_daily_delta" : "evals_latency_delta";
-    return sql.raw(`(SELECT ${columns} FROM ${table} UNION ALL SELECT ${columns} FROM ${delta}) AS rollup`);
+  /**
+   * Folds the deltas into the rollup before a read, so that a read sums few rows. PostgreSQL: its
+   * fsd_evals_compact() (one caller at a time). SQLite: the sketch deltas into the day's sketch rows, in
+   * one write transaction, when there are any.
+   */
+  private async fold(): Promise<void> {
+    if (!this.compact) return;
+    if (this.dialect === "postgres") {
+      await sql`SELECT fsd_evals_compact()`.execute(this.db);
+      return;
+    }
+    const pending = await sql`SELECT 1 AS pending FROM evals_sketch_delta LIMIT 1`.execute(this.db);
+    if (pending.rows.length === 0) return;
+    await this.db.transaction().execute(async (trx) => {
+      await sql.raw(SQLITE_FOLD).execute(trx);
+      await sql.raw(SQLITE_FOLD_CLEAR).execute(trx);
+    });
+  }
+
+  /** The sums of whole days (PostgreSQL: the rollup and its deltas not yet folded in). */
+  private daySums(mode: number, first: string, last: string, perDay: boolean) {
+    const source =
+      this.dialect === "sqlite"
+        ? sql.raw("evals_daily")
+        : sql.raw(`(SELECT livemode, day, status, ${EVALS_SUMS.join(", ")} FROM evals_daily
+            UNION ALL SELECT livemode, day, status, ${EVALS_SUMS.join(", ")} FROM evals_daily_delta) AS rollup`);
+    const keys = sql.raw(perDay ? "day, status" : "status");
+    return sql<SumsRow & { day: string }>`
+      SELECT ${keys}, ${sumsList((s) => `sum(${s})`)}
+      FROM ${source} WHERE livemode = ${mode} AND day >= ${first} AND day <= ${last}
+      GROUP BY ${keys}`.execute(this.db);
+  }
+
+  /** The sketches of whole days and their deltas not yet folded in, in one statement (one snapshot). */
+  private daySketches(mode: number, first: string, last: string, metrics: readonly LatencyMetric[]) {
+    const only = sql`AND metric IN (${sql.join(metrics.map((m) => sql.lit(m)))})`;
+    return sql<SketchRow & { day: string }>`
+      SELECT day, metric, sketch, NULL AS bucket, NULL AS n FROM evals_sketch_daily
+        WHERE livemode = ${mode} AND day >= ${first} AND day <= ${last} ${only}
+      UNION ALL
+      SELECT day, metric, NULL, bucket, sum(n) FROM evals_sketch_delta
+        WHERE livemode = ${mode} AND day >= ${first} AND day <= ${last} ${only}
+        GROUP BY day, metric, bucket`.execute(this.db);
   }
 
   async figures(livemode: boolean, since: string, until: string): Promise<EvalsFigures> {
     const mode = livemode ? 1 : 0;
     const plan = planWindow(since, until, this.rollup);
     const byStatus = new Map<string, StatusSums>();
-    const histograms = Object.fromEntries(
-      LATENCY_METRICS.map((m) => [m, new Map<number, number>()]),
-    ) as Record<LatencyMetric, Map<number, number>>;
+    const counts = new Map<string, Counts>(LATENCY_METRICS.map((m) => [m, new Map()]));
     const addSums = (rows: SumsRow[], sign: number) => {
       for (const row of rows) {
         const sums = byStatus.get(row.status) ?? zeroSums();
@@ -151,64 +232,49 @@ export class EvalsStore implements EvalsPersistence {
         byStatus.set(row.status, sums);
       }
     };
-    const addHistogram = (rows: HistogramRow[], sign: number) => {
+    const addSketches = (rows: SketchRow[], sign: number) => {
       for (const row of rows) {
-        const h = histograms[row.metric as LatencyMetric];
-        const bucket = Number(row.bucket);
-        h.set(bucket, (h.get(bucket) ?? 0) + sign * Number(row.n));
+        const c = counts.get(row.metric);
+        if (c) addToCounts(c, row, sign);
       }
     };
-
     if (plan.days) {
       const { first, last } = plan.days;
-      if (this.dialect === "postgres" && this.compact) await sql`SELECT fsd_evals_compact()`.execute(this.db);
-      const daily = this.source("evals_daily", `livemode, day, status, ${EVALS_SUMS.join(", ")}`);
-      const sums = await sql<SumsRow>`
-        SELECT status, ${sql.raw(EVALS_SUMS.map((s) => `sum(${s}) AS ${s}`).join(", "))}
-        FROM ${daily} WHERE livemode = ${mode} AND day >= ${first} AND day <= ${last}
-        GROUP BY status`.execute(this.db);
-      addSums(sums.rows, 1);
-      const latency = this.source("evals_latency_daily", "livemode, metric, day, bucket, n");
-      const histogram = await sql<HistogramRow>`
-        SELECT metric, bucket, sum(n) AS n FROM ${latency}
-        WHERE livemode = ${mode} AND day >= ${first} AND day <= ${last}
-        GROUP BY metric, bucket`.execute(this.db);
-      addHistogram(histogram.rows, 1);
+      await this.fold();
+      addSums((await this.daySums(mode, first, last, false)).rows, 1);
+      addSketches((await this.daySketches(mode, first, last, LATENCY_METRICS)).rows, 1);
     }
     const exprs = evalsSumExprs("", this.dialect);
     for (const part of plan.live) {
       const range = sql`livemode = ${mode} AND received_at >= ${part.from} AND received_at < ${part.to}`;
       const sums = await sql<SumsRow>`
-        SELECT status, ${sql.raw(EVALS_SUMS.map((s) => `sum(${exprs[s]}) AS ${s}`).join(", "))}
+        SELECT status, ${sumsList((s) => `sum(${exprs[s]})`)}
         FROM orders WHERE ${range} GROUP BY status`.execute(this.db);
       addSums(sums.rows, part.sign);
-      for (const metric of LATENCY_METRICS) {
-        const histogram = await sql<HistogramRow>`
-          SELECT ${sql.lit(metric)} AS metric, ${sql.raw(latencyBucketExpr(metric, "", this.dialect))} AS bucket,
-            count(*) AS n
-          FROM orders WHERE ${range} AND ${sql.raw(latencyPresent(metric, ""))}
-          GROUP BY 2`.execute(this.db);
-        addHistogram(histogram.rows, part.sign);
-      }
+      const buckets = LATENCY_METRICS.map(
+        (m) => sql`SELECT ${sql.lit(m)} AS metric, NULL AS sketch,
+            ${sql.raw(sketchBucketExpr(m, "", this.dialect))} AS bucket, count(*) AS n
+          FROM orders WHERE ${range} AND ${sql.raw(latencyPresent(m, ""))} GROUP BY 3`,
+      );
+      addSketches(
+        (await sql<SketchRow>`${sql.join(buckets, sql` UNION ALL `)}`.execute(this.db)).rows,
+        part.sign,
+      );
     }
 
     // A status whose orders all moved on leaves a row of zeros in the rollup.
     for (const [status, sums] of byStatus) if (sums.orders === 0) byStatus.delete(status);
-    const latency = {} as Record<LatencyMetric, LatencyFigure>;
-    for (const metric of LATENCY_METRICS) {
-      const buckets = [...histograms[metric].entries()].filter(([, n]) => n > 0).sort((a, b) => a[0] - b[0]);
-      const n = buckets.reduce((sum, [, count]) => sum + count, 0);
-      const at = (q: number) => this.nearestRank(metric, buckets, n, q, mode, since, until);
-      latency[metric] = { n, p50: await at(0.5), p95: await at(0.95) };
-    }
+    const latency = Object.fromEntries(LATENCY_METRICS.map((m) => [m, percentiles(counts.get(m))])) as Record<
+      LatencyMetric,
+      LatencyFigure
+    >;
     return { byStatus, latency };
   }
 
   /**
    * The figures of each UTC day from `first` to `last` (YYYY-MM-DD, both included) of one mode: the orders
-   * received that day, whole days, read from the rollup in two statements (sums per day and status, and
-   * the latency histograms per day), with the nearest-rank p50 and p95 of `metrics` per day from the
-   * latency index. A day without orders is absent.
+   * received that day, whole days, read from the rollup (sums per day and status, and the sketches of
+   * `metrics` per day, with their p50 and p95). A day without orders is absent.
    */
   async daily(
     livemode: boolean,
@@ -228,18 +294,13 @@ export class EvalsStore implements EvalsPersistence {
       return out;
     }
     const mode = livemode ? 1 : 0;
-    if (this.dialect === "postgres" && this.compact) await sql`SELECT fsd_evals_compact()`.execute(this.db);
-    const dailySource = this.source("evals_daily", `livemode, day, status, ${EVALS_SUMS.join(", ")}`);
-    const sums = await sql<SumsRow & { day: string }>`
-      SELECT day, status, ${sql.raw(EVALS_SUMS.map((s) => `sum(${s}) AS ${s}`).join(", "))}
-      FROM ${dailySource} WHERE livemode = ${mode} AND day >= ${first} AND day <= ${last}
-      GROUP BY day, status`.execute(this.db);
+    await this.fold();
     const emptyLatency = () =>
-      Object.fromEntries(LATENCY_METRICS.map((m) => [m, { n: 0, p50: null, p95: null }])) as Record<
+      Object.fromEntries(LATENCY_METRICS.map((m) => [m, percentiles(undefined)])) as Record<
         LatencyMetric,
         LatencyFigure
       >;
-    for (const row of sums.rows) {
+    for (const row of (await this.daySums(mode, first, last, true)).rows) {
       const sumsOf = zeroSums();
       for (const f of EVALS_SUMS) sumsOf[f] = Number(row[f] ?? 0);
       if (sumsOf.orders === 0) continue; // a status whose orders all moved on
@@ -248,94 +309,19 @@ export class EvalsStore implements EvalsPersistence {
       out.set(row.day, day);
     }
     if (metrics.length === 0 || out.size === 0) return out;
-    const latencySource = this.source("evals_latency_daily", "livemode, metric, day, bucket, n");
-    const histogram = await sql<HistogramRow & { day: string }>`
-      SELECT day, metric, bucket, sum(n) AS n FROM ${latencySource}
-      WHERE livemode = ${mode} AND day >= ${first} AND day <= ${last}
-        AND metric IN (${sql.join(metrics.map((m) => sql.lit(m)))})
-      GROUP BY day, metric, bucket`.execute(this.db);
-    const buckets = new Map<string, Array<[number, number]>>(); // day|metric -> [bucket, n]
-    for (const row of histogram.rows) {
-      const n = Number(row.n);
-      if (n <= 0) continue;
+    const counts = new Map<string, Counts>(); // day|metric -> bucket counts
+    for (const row of (await this.daySketches(mode, first, last, metrics)).rows) {
       const key = `${row.day}|${row.metric}`;
-      const list = buckets.get(key) ?? [];
-      list.push([Number(row.bucket), n]);
-      buckets.set(key, list);
+      const c = counts.get(key) ?? new Map();
+      addToCounts(c, row, 1);
+      counts.set(key, c);
     }
-    for (const [key, list] of buckets) {
+    for (const [key, c] of counts) {
       const [day, metric] = key.split("|") as [string, LatencyMetric];
       const figures = out.get(day);
-      if (!figures) continue;
-      list.sort((a, b) => a[0] - b[0]);
-      const n = list.reduce((sum, [, count]) => sum + count, 0);
-      const since = dayStart(day);
-      const until = dayStart(nextDay(day));
-      const at = (q: number) => this.nearestRank(metric, list, n, q, mode, since, until);
-      figures.latency[metric] = { n, p50: await at(0.5), p95: await at(0.95) };
+      if (figures) figures.latency[metric] = percentiles(c);
     }
     return out;
-  }
-
-  /** The value of rank ceil(q * n) (1-based) in ascending order, located by the histogram. */
-  private async nearestRank(
-    metric: LatencyMetric,
-    buckets: Array<[number, number]>,
-    n: number,
-    q: number,
-    mode: number,
-    since: string,
-    until: string,
-  ): Promise<number | null> {
-    if (n === 0) return null;
-    // The epsilon keeps q * n from landing just above a whole number (0.95 * 20 in floating point).
-    const rank = Math.max(1, Math.ceil(q * n - 1e-9));
-    let before = 0;
-    for (const [bucket, count] of buckets) {
-      if (before + count >= rank) {
-        return this.valueInBucket(metric, bucket, rank - before, count, mode, since, until);
-      }
-      before += count;
-    }
-    return null;
-  }
-
-  /**
-   * The `offset`-th (1-based) of the window's `count` latencies in a bucket, read from the latency index
-   * from whichever end of the bucket is nearer.
-   */
-  private async valueInBucket(
-    metric: LatencyMetric,
-    bucket: number,
-    offset: number,
-    count: number,
-    mode: number,
-    since: string,
-    until: string,
-  ): Promise<number | null> {
-    const value = sql.raw(latencyExpr(metric, "", this.dialect));
-    const { lo, hi } = bucketRange(bucket);
-    const elapsed = isElapsed(metric);
-    // Elapsed latencies are whole milliseconds: the bucket is exactly [lo, hi), all of it index
-    // conditions (bucket 0 also holds the negative ones). Measured ones are fractional milliseconds
-    // bucketed by rounded microseconds: the range is widened by a microsecond and the bucket tested.
-    const range = elapsed
-      ? sql`${lo === 0 ? sql`` : sql`AND ${value} >= ${lo}`} AND ${value} < ${hi}`
-      : sql`${lo === 0 ? sql`` : sql`AND ${value} >= ${(lo - 1) / 1000}`} AND ${value} < ${(hi + 1) / 1000}
-          AND ${sql.raw(latencyBucketExpr(metric, "", this.dialect))} = ${bucket}`;
-    const fromTop = offset > count / 2;
-    // PostgreSQL computes a selected expression for every row the OFFSET passes over (two function calls
-    // each): it returns the two timestamps instead, and their difference is taken here.
-    const timestamps = elapsed && this.dialect === "postgres";
-    const result = await sql<{ v?: number | string; t?: string; received_at?: string }>`
-      SELECT ${timestamps ? sql`${sql.ref(latencyColumn(metric))} AS t, received_at` : sql`${value} AS v`} FROM orders
-      WHERE livemode = ${mode} AND ${sql.raw(latencyPresent(metric, ""))} ${range}
-        AND received_at >= ${since} AND received_at < ${until}
-      ORDER BY ${value} ${sql.raw(fromTop ? "DESC" : "ASC")} LIMIT 1
-      OFFSET ${fromTop ? count - offset : offset - 1}`.execute(this.db);
-    const row = result.rows[0];
-    if (!row) return null;
-    return timestamps ? Date.parse(row.t as string) - Date.parse(row.received_at as string) : Number(row.v);
   }
 
   async activeLiveContractors(today: string): Promise<ActiveContractors> {
@@ -381,35 +367,15 @@ export class EvalsStore implements EvalsPersistence {
     return { active: Number(row.n), verified: Number(row.verified ?? 0), dated: Number(row.dated ?? 0) };
   }
 
-  serviceLevelRows(livemode: boolean, since: string, until: string): Promise<SlaFigureRow[]> {
-    return this.db
-      .selectFrom("orders")
-      .select([
-        "urgency",
-        "status",
-        "received_at",
-        "respond_by",
-        "arrive_by",
-        "window_start",
-        "window_end",
-        "first_accepted_at",
-        "eta_at",
-        "on_site_at",
-        "sla_respond_at_risk_at",
-        "sla_respond_breached_at",
-        "sla_arrive_at_risk_at",
-        "sla_arrive_breached_at",
-      ])
-      .where("livemode", "=", livemode ? 1 : 0)
-      .where("received_at", ">=", since)
-      .where("received_at", "<", until)
-      .where((eb) =>
-        eb.or([
-          eb("respond_by", "is not", null),
-          eb("arrive_by", "is not", null),
-          eb("window_end", "is not", null),
-        ]),
-      )
-      .execute();
+  async runningClockRows(livemode: boolean, since: string, until: string): Promise<SlaFigureRow[]> {
+    const result = await sql<SlaFigureRow>`
+      SELECT urgency, status, received_at, respond_by, arrive_by, window_start, window_end, first_accepted_at,
+        eta_at, on_site_at, sla_respond_at_risk_at, sla_respond_breached_at, sla_arrive_at_risk_at,
+        sla_arrive_breached_at
+      FROM orders WHERE ${sql.raw(RUNNING_CLOCKS_SQL)}
+        AND livemode = ${livemode ? 1 : 0} AND received_at >= ${since} AND received_at < ${until}`.execute(
+      this.db,
+    );
+    return result.rows;
   }
 }

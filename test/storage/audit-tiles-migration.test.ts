@@ -76,7 +76,7 @@ function suite(open: () => Promise<TestStore>) {
     const t = await open();
     opened.push(t);
     const store = t.store as KyselyStore;
-    await store.migrateTo("0026-webhook-retention");
+    await store.migrateTo("0027-evals-sketches");
     const hashes = await writeLog(store);
 
     await store.migrate();
@@ -87,7 +87,7 @@ function suite(open: () => Promise<TestStore>) {
     );
     await expect(sql`delete from audit_tiles`.execute(store.db)).rejects.toThrow(/append-only/);
 
-    await store.migrateTo("0026-webhook-retention");
+    await store.migrateTo("0027-evals-sketches");
     await expect(sql`select count(*) from audit_tiles`.execute(store.db)).rejects.toThrow();
     await store.migrate();
     await expectTiles(store, hashes);

@@ -249,7 +249,8 @@ function suite(open: () => Promise<TestStore>) {
     expect(await rolledUp(store)).toBe(61);
     await migrateToLatest(store);
     await figuresAgree(store);
-  });
+    // Up and down through every migration since 0010, twice, on PostgreSQL under load: a budget of its own.
+  }, 90_000);
 }
 
 describe("on SQLite", () => {

@@ -85,3 +85,40 @@ export function slaFigures(rows: readonly SlaFigureRow[], now: Date): SlaFigures
   }
   return figures;
 }
+
+/** A time before every deadline: the outcome the stored columns alone decide. */
+const NO_DEADLINE_PASSED = new Date(-8.64e15);
+
+/**
+ * The figures from rolled-up sums (each order's outcome as its stored columns decide it, no deadline
+ * passed unless its breach is recorded) corrected to `now` with the orders whose clocks still run: the
+ * only ones a passing deadline changes with no write. Equal to `slaFigures` over every row.
+ */
+export function withRunningClocks(
+  rolled: SlaFigures,
+  running: readonly SlaFigureRow[],
+  now: Date,
+): SlaFigures {
+  const out: SlaFigures = {
+    onTime: { ...rolled.onTime },
+    attainment: Object.fromEntries(
+      Object.entries(rolled.attainment).map(([u, a]) => [u, { ...a }]),
+    ) as SlaFigures["attainment"],
+  };
+  for (const row of running) {
+    const bucket = out.attainment[row.urgency as Urgency];
+    if (!bucket) continue;
+    const stored = attainedServiceLevel(row, NO_DEADLINE_PASSED);
+    const actual = attainedServiceLevel(row, now);
+    if (stored === actual) continue;
+    if (stored !== null) {
+      bucket.decided--;
+      if (stored) bucket.met--;
+    }
+    if (actual !== null) {
+      bucket.decided++;
+      if (actual) bucket.met++;
+    }
+  }
+  return out;
+}

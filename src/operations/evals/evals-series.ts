@@ -75,7 +75,8 @@ const METHODOLOGY =
   "Each day's figures are those of the orders received on that UTC day, whatever happened to them since " +
   "(an order received Monday and completed Tuesday counts as completed, on Monday), with the formulas of " +
   "GET /api/dispatch/analytics/evals: completion_rate over every order that reached an outcome, latencies " +
-  "nearest-rank (the value of rank ceil(q * n)) over the orders that have them, human_override_rate over " +
+  "nearest-rank (the value of rank ceil(q * n)) over the orders that have them, from the day's log-bucket " +
+  "sketch (within 1 % of the exact value), human_override_rate over " +
   "the orders dispatched. The days are whole UTC days ending today (today partial), read from the daily " +
   "rollup the evals use. A series is reused for up to 5 seconds per period and mode.";
 

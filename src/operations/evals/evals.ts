@@ -4,7 +4,7 @@
 // easy to misread). Self-reported: `estimated` is always true.
 
 import { z } from "zod";
-import { type SlaFigures, slaFigures } from "../../domain/orders/sla-figures.js";
+import { type SlaFigures, withRunningClocks } from "../../domain/orders/sla-figures.js";
 import { ORDER_STATUSES } from "../../domain/orders/transitions.js";
 import { URGENCIES } from "../../domain/pricing.js";
 import type { ActiveContractors, EvalsFigures } from "../../storage/evals-store.js";
@@ -20,7 +20,11 @@ import { latencyFigures, latencyProvenance } from "./figures/latencies.js";
 import { METHODOLOGY } from "./figures/methodology.js";
 import { nteFigures, nteProvenance } from "./figures/nte.js";
 import { entriesAt } from "./figures/provenance.js";
-import { serviceLevelFigures, serviceLevelProvenance } from "./figures/service-levels.js";
+import {
+  rolledServiceLevels,
+  serviceLevelFigures,
+  serviceLevelProvenance,
+} from "./figures/service-levels.js";
 import { type Tally, tallyOf } from "./figures/tally.js";
 import {
   type AuditLogState,
@@ -290,12 +294,12 @@ async function compute(services: Services, period: Period): Promise<Computed> {
   // The dispatch latencies of orders this process has answered are stored after their commit: wait for
   // those writes, so that an order answered before this report counts in it.
   await dispatchLatenciesStored(services);
-  const [figures, checkpoint, pending, contractors, slaRows] = await Promise.all([
+  const [figures, checkpoint, pending, contractors, running] = await Promise.all([
     services.store.evals.figures(true, start.toISOString(), until),
     services.audit.checkpoint(),
     services.store.audit.pendingAuditCount(),
     services.store.evals.activeLiveContractors(at.toISOString().slice(0, 10)),
-    services.store.evals.serviceLevelRows(true, start.toISOString(), until),
+    services.store.evals.runningClockRows(true, start.toISOString(), until),
   ]);
   const sequenced = checkpoint.checkpoint?.tree_size ?? 0;
   return {
@@ -304,7 +308,7 @@ async function compute(services: Services, period: Period): Promise<Computed> {
     figures,
     audit: { records: sequenced + pending, sequenced, checkpoint: checkpoint.checkpoint },
     contractors,
-    serviceLevels: slaFigures(slaRows, at),
+    serviceLevels: withRunningClocks(rolledServiceLevels(tallyOf(figures)), running, at),
   };
 }
 

@@ -148,7 +148,7 @@ function elapsedExpr(column: string, r: string, dialect: Dialect): string {
 }
 
 /** A latency as stored in its index, in milliseconds. */
-export function latencyExpr(metric: LatencyMetric, r: string, dialect: Dialect): string {
+function latencyExpr(metric: LatencyMetric, r: string, dialect: Dialect): string {
   const { kind, column } = LATENCIES[metric];
   return kind === "measured" ? `${r}${column}` : elapsedExpr(column, r, dialect);
 }
@@ -164,7 +164,7 @@ export function latencyPresent(metric: LatencyMetric, r: string): string {
  * 34,567 -> 534, 35,999 -> 534), so buckets are 2-20 % wide at any scale and ordered like the values.
  * Negative values (a wall clock stepped back) count as 0.
  */
-export function latencyBucketExpr(metric: LatencyMetric, r: string, dialect: Dialect): string {
+function latencyBucketExpr(metric: LatencyMetric, r: string, dialect: Dialect): string {
   const { kind, column } = LATENCIES[metric];
   // PostgreSQL: the same whole milliseconds as the indexed fsd_epoch_ms difference, computed inline
   // (a call of the SQL function costs several times the casts).
@@ -178,14 +178,6 @@ export function latencyBucketExpr(metric: LatencyMetric, r: string, dialect: Dia
       ? `greatest(CAST(${scaled} AS bigint), 0)::text`
       : `max(CAST(${scaled} AS integer), 0)`;
   return `(length(${v}) * 100 + CAST(substr(${v}, 1, 2) AS integer) / 2 * 2)`;
-}
-
-/** The range of values (in the histogram's unit) of a bucket: [lo, hi). */
-export function bucketRange(bucket: number): { lo: number; hi: number } {
-  const digits = Math.floor(bucket / 100);
-  const pair = bucket % 100;
-  const scale = digits <= 1 ? 1 : 10 ** (digits - 2);
-  return { lo: pair * scale, hi: (pair + 2) * scale };
 }
 
 const day = (r: string) => `substr(${r}received_at, 1, 10)`;
@@ -394,7 +386,7 @@ const latencyIndexNames = () => [
 ];
 
 /** Drops the rollup, its triggers and functions and the latency indexes (0008's, or an earlier build). */
-async function dropEvalsRollup(db: Kysely<unknown>, dialect: Dialect): Promise<void> {
+export async function dropEvalsRollup(db: Kysely<unknown>, dialect: Dialect): Promise<void> {
   if (dialect === "sqlite") {
     for (const t of ["orders_evals_insert", "orders_evals_update", "orders_evals_delete"]) {
       await sql.raw(`DROP TRIGGER IF EXISTS ${t}`).execute(db);
@@ -413,7 +405,7 @@ async function dropEvalsRollup(db: Kysely<unknown>, dialect: Dialect): Promise<v
 }
 
 /** Creates the latency indexes, the rollup (filled from the orders there are) and its triggers. */
-async function buildEvalsRollup(db: Kysely<unknown>, dialect: Dialect): Promise<void> {
+export async function buildEvalsRollup(db: Kysely<unknown>, dialect: Dialect): Promise<void> {
   for (const metric of LATENCY_METRICS) {
     await sql
       .raw(`CREATE INDEX orders_${metric}_latency_idx ON orders

@@ -29,6 +29,7 @@ import { migration0023 } from "./0023-proposal-contractor-basis.js";
 import { migration0024 } from "./0024-order-indexes.js";
 import { migration0025 } from "./0025-schedule-orders.js";
 import { migration0026 } from "./0026-webhook-retention.js";
+import { migration0027 } from "./0027-evals-sketches.js";
 import { migration0028 } from "./0028-audit-tiles.js";
 
 const MIGRATIONS: Record<Dialect, Record<string, Migration>> = {
@@ -59,6 +60,7 @@ const MIGRATIONS: Record<Dialect, Record<string, Migration>> = {
     "0024-order-indexes": migration0024("sqlite"),
     "0025-schedule-orders": migration0025,
     "0026-webhook-retention": migration0026,
+    "0027-evals-sketches": migration0027("sqlite"),
     "0028-audit-tiles": migration0028("sqlite"),
   },
   postgres: {
@@ -88,6 +90,7 @@ const MIGRATIONS: Record<Dialect, Record<string, Migration>> = {
     "0024-order-indexes": migration0024("postgres"),
     "0025-schedule-orders": migration0025,
     "0026-webhook-retention": migration0026,
+    "0027-evals-sketches": migration0027("postgres"),
     "0028-audit-tiles": migration0028("postgres"),
   },
 };

@@ -9,7 +9,7 @@ import type { Tally } from "./tally.js";
 type Latency = EvalsFigures["latency"];
 
 const percentile = (q: 50 | 95, expr: string, over: string) =>
-  `nearest-rank p${q} (the value of rank ceil(${q / 100} * n)) of ${expr} over ${over}`;
+  `nearest-rank p${q} (the value of rank ceil(${q / 100} * n)) of ${expr} over ${over}, from the daily log-bucket sketches (within 1 % of the exact value)`;
 
 export function latencyFigures(latency: Latency, t: Tally) {
   const { offer, matching, first_accept: firstAccept, final_accept: finalAccept } = latency;

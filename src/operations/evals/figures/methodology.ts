@@ -28,7 +28,9 @@ export const METHODOLOGY = [
     "recorded latency in dispatch_latency_unrecorded. matching_time is the in-memory match alone, a part of " +
     "it. Acceptance latency: received -> the first acceptance (the contractor offered the job accepting it, " +
     "or a dispatcher's assignment); final_assignment_latency: received -> the last one, which each " +
-    "reassignment moves. Percentiles are nearest-rank (the value of rank ceil(q * n)).",
+    "reassignment moves. Percentiles are nearest-rank (the value of rank ceil(q * n)), read from a " +
+    "log-bucket sketch kept per day (DDSketch's logarithmic mapping): each published percentile is within " +
+    "1 % of the exact value (a latency below zero, a wall clock stepped back, counts as 0).",
   "Offers: each automatic offer is accepted, declined, expired (no answer by its deadline), withdrawn (the " +
     "order was cancelled or assigned by hand meanwhile) or still pending. auto_match_rate says a first offer " +
     "was made; offer_funnel says what became of the offers, first_offer_acceptance_rate over orders whose " +
@@ -45,9 +47,9 @@ export const METHODOLOGY = [
     "a first acceptance by respond_by, the arrive clock by on_site_at by arrive_by or the window's end; a " +
     "clock is missed when its step came late, or did not come and its breach was recorded or its deadline " +
     "passed while the order is open; an order cancelled before a deadline it had not met yet, or still " +
-    "running, has no outcome and is left out. Unlike the figures above (rolled up by triggers as orders " +
-    "change), these are computed by a live query over the window's orders with a promise: an open order's " +
-    "outcome changes when a deadline passes, with no write for a trigger to see.",
+    "running, has no outcome and is left out. Like the figures above, these are rolled up per day as " +
+    "orders change; an open order whose deadline passed before its breach was recorded (a change with no " +
+    "write) is read live and counted as missed.",
   "Trust signals: audit_log is the whole log (every account and mode: it is one tree); " +
     "contractor_verification counts live contractors that are active and not excluded, and is not_measured " +
     "when none of them has a verification date.",
