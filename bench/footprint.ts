@@ -22,7 +22,9 @@ import { benchEnv, demandJobs, type Placed, placedOf, prepareStore, Releaser } f
 
 const ORDERS = Number(process.env.BENCH_FOOTPRINT_ORDERS ?? 2000);
 const DATABASE_URL =
-  process.env.BENCH_DATABASE_URL ?? process.env.TEST_DATABASE_URL ?? "postgres://postgres@127.0.0.1:5432/test";
+  process.env.BENCH_DATABASE_URL ??
+  process.env.TEST_DATABASE_URL ??
+  "postgres://postgres@127.0.0.1:5432/test";
 const REDIS_URL = process.env.BENCH_REDIS_URL ?? process.env.TEST_REDIS_URL ?? "redis://127.0.0.1:6379";
 /** Orders in flight at once: a burst the pool can hold (each contractor's time is its capacity). */
 const BURST = 200;
@@ -49,7 +51,12 @@ async function drive(server: Server, prepared: Awaited<ReturnType<typeof prepare
     const placed: Placed[] = [];
     await Promise.all(
       jobs.slice(i, i + BURST).map(async (job) => {
-        const reply = await releaser.call(prepared.callerKey, "POST", "/api/dispatch/v1/order", JSON.parse(job.order));
+        const reply = await releaser.call(
+          prepared.callerKey,
+          "POST",
+          "/api/dispatch/v1/order",
+          JSON.parse(job.order),
+        );
         if (reply === null) return;
         const { placed: p } = placedOf(JSON.stringify(reply), prepared.contractorOfRef);
         if (p) placed.push(p);
@@ -58,7 +65,8 @@ async function drive(server: Server, prepared: Awaited<ReturnType<typeof prepare
     await releaser.work(placed);
     completed += placed.length;
   }
-  if (releaser.failures > 0) process.stdout.write(`  (${releaser.failures} requests refused along the way)\n`);
+  if (releaser.failures > 0)
+    process.stdout.write(`  (${releaser.failures} requests refused along the way)\n`);
   return completed;
 }
 
@@ -95,10 +103,14 @@ function sqliteSizes(file: string): Sizes {
     const bytes = new Map<string, number>();
     // dbstat: pages per table and per index; an index's pages count for its table.
     const owner = new Map(
-      (db.prepare("select name, tbl_name from sqlite_schema where type in ('table','index')").all() as Array<{
-        name: string;
-        tbl_name: string;
-      }>).map((r) => [r.name, r.tbl_name]),
+      (
+        db
+          .prepare("select name, tbl_name from sqlite_schema where type in ('table','index')")
+          .all() as Array<{
+          name: string;
+          tbl_name: string;
+        }>
+      ).map((r) => [r.name, r.tbl_name]),
     );
     for (const r of db.prepare("select name, sum(pgsize) as b from dbstat group by name").all() as Array<{
       name: string;
@@ -210,7 +222,9 @@ function report(store: string, o: Outcome): void {
       `${"table".padEnd(28)}${"rows/order".padStart(12)}${"bytes/order".padStart(14)}\n`,
   );
   for (const [name, dn, db] of rows)
-    process.stdout.write(`${name.padEnd(28)}${per(dn).toFixed(2).padStart(12)}${per(db).toFixed(0).padStart(14)}\n`);
+    process.stdout.write(
+      `${name.padEnd(28)}${per(dn).toFixed(2).padStart(12)}${per(db).toFixed(0).padStart(14)}\n`,
+    );
   const audit = rows.find((r) => r[0] === "audit_records")?.[1] ?? 0;
   process.stdout.write(
     `${"all tables and indexes".padEnd(28)}${"".padStart(12)}${per(totalBytes).toFixed(0).padStart(14)}\n` +
