@@ -30,6 +30,8 @@ const ORDER_KINDS = {
     "A service-level clock of the order is at risk (80 % of its time used with its step not done, or the contractor's ETA after its deadline): the clock (respond or arrive), why, its start and deadline, the time allowed and used, the ETA, and the order's status.",
   "order.sla_breached":
     "A service-level clock of the order passed its deadline with its step not done (or done late): the clock, its start and deadline, the time allowed and used, the ETA, and the order's status.",
+  "order.rescheduled":
+    "A dispatcher moved the order's arrival window: the window before and after, the contractor holding or offered the job (which keeps it, placed again in the new window), and why.",
 } as const satisfies Record<OrderAuditKind, string>;
 
 const AUDIT_KINDS = {

@@ -36,6 +36,7 @@ import {
   dispatcherCancelOperation,
   dispatcherOrdersOperation,
   dispatcherPoolOperation,
+  dispatcherRescheduleOperation,
 } from "./orders/dispatcher-actions.js";
 import { eventsOperation } from "./orders/event-stream.js";
 import { orderListOperation } from "./orders/order-list.js";
@@ -103,6 +104,7 @@ export const OPERATIONS: readonly AnyOperation[] = [
   dispatcherOrdersOperation,
   dispatcherAssignOperation,
   dispatcherCancelOperation,
+  dispatcherRescheduleOperation,
   dispatcherPoolOperation,
   dispatcherAuditListOperation,
   dispatcherContractorsOperation,

@@ -113,7 +113,19 @@ async function moveCapacity(
   const undoAll = async () => {
     for (const step of steps.reverse()) await step.undo();
   };
-  for (const contractorId of [...new Set([...take, ...release])].sort()) {
+  for (const contractorId of [...new Set([...take, ...release, ...(change.capacity.retime ?? [])])].sort()) {
+    if (change.capacity.retime?.includes(contractorId)) {
+      // Its window moved: the order's block of the contractor's time is placed again, strictly (no room:
+      // no capacity for the job in that window; the old block is put back with everything else).
+      const retimed = await retime(w, contractorId, orderId, at, place);
+      if ("refused" in retimed) {
+        await undoAll();
+        return retimed.refused;
+      }
+      if (retimed.block) blocks.push([contractorId, retimed.block]);
+      steps.push(retimed.step);
+      continue;
+    }
     if (take.has(contractorId)) {
       // A new order's rows go out with the batch's inserts; a change's hold is written now, so that a
       // later command on the same order in the same batch gives it back.
@@ -167,6 +179,42 @@ async function moveCapacity(
     }
   }
   return { steps, blocks };
+}
+
+/** Gives back the order's unit of the contractor and takes it again, placed anew: the step (its undo
+ * restores the old hold), or the outcome that refuses the change. */
+async function retime(
+  w: WriterTx,
+  contractorId: string,
+  orderId: string,
+  at: string,
+  place: Placement | undefined,
+): Promise<
+  { step: CapacityStep; block: Commitment | null } | { refused: { full: string } | { moved: true } }
+> {
+  const old = await giveBackHold(w, contractorId, orderId);
+  // The order held no unit of this contractor: it moved since the command read it.
+  if (old === null) return { refused: { moved: true } };
+  const putBack = async () => {
+    await w.trx.insertInto("capacity_holds").values(old).execute();
+    await w.restore(contractorId);
+    w.time.ungaveBack(contractorId, orderId);
+  };
+  const unit = await takeUnit(w, contractorId, orderId, at, place);
+  if (unit.outcome !== "taken") {
+    await putBack();
+    return { refused: unit.outcome === "full" ? { full: contractorId } : { moved: true } };
+  }
+  return {
+    block: unit.block,
+    step: {
+      contractorId,
+      undo: async () => {
+        await giveBackUnit(w, contractorId, orderId);
+        await putBack();
+      },
+    },
+  };
 }
 
 /** After a unit was reserved: the block the job takes of the contractor's time (null: the change holds

@@ -40,6 +40,10 @@ export const WEBHOOK_EVENT_DESCRIPTIONS: Record<WebhookEventType, string> = {
   "order.sla_breached":
     "A service-level clock passed its deadline with its step not done, or the step was done late " +
     "(data.sla). Once per clock and order; the status does not change.",
+  "order.rescheduled":
+    "The dispatch team moved the arrival window (data.order.arrival_window is the new one, " +
+    "data.previous_window the old, data.reason why); the contractor holding the job keeps it. The status " +
+    "does not change.",
 };
 
 export function statusEventType(status: OrderStatus): WebhookEventType {

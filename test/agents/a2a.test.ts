@@ -221,6 +221,23 @@ describe("A2A", () => {
     const theirOff = await run("dispatcher.time_off_add", set, ops);
     await run("dispatcher.time_off", { contractor_id: held?.contractor_id }, ops);
     await run("dispatcher.time_off_remove", { time_off_id: theirOff.time_off_id, reason: "back" }, ops);
+    // A scheduled order's window moved a week on (the same local hours), by the dispatch team.
+    const scheduled = await run("dispatch.order", {
+      ...(example("dispatch.order") as object),
+      urgency: "scheduled",
+    });
+    const booked = scheduled.arrival_window as { start: string; end: string };
+    const week = (iso: string) => new Date(Date.parse(iso) + 7 * 86_400_000).toISOString();
+    await run(
+      "dispatcher.reschedule",
+      {
+        order_id: scheduled.order_id,
+        service_window: { start: week(booked.start), end: week(booked.end) },
+        reason: "the store is closed that day",
+      },
+      ops,
+    );
+    await run("dispatcher.cancel", { order_id: scheduled.order_id, reason: "done with it" }, ops);
     const third = await run("dispatch.order", example("dispatch.order"));
     await run("dispatcher.cancel", { order_id: third.order_id, reason: "duplicate" }, ops);
     await run("dispatch.order_cancel", { order_id: second.order_id });

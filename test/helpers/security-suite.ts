@@ -247,6 +247,22 @@ export interface World {
   owned: string[];
   /** The world's orders, cancelled when its operation's tests are done (giving the contractors back). */
   orders: string[];
+  /** A scheduled order (offered, in its earliest window) and a window a week after that one: the ord_
+   * and service_window of an example that moves a window (a fixed date in an example would pass). */
+  windowed: { order: string; window: { start: string; end: string } };
+}
+
+/** The example as the world drives it: ids resolved; an example with a service_window acts on the world's
+ * scheduled order, moved to the world's window. */
+export function inputOf(op: AnyOperation, world: World): Record<string, unknown> {
+  const example = op.example as Record<string, unknown>;
+  if (example && typeof example === "object" && "service_window" in example) {
+    return {
+      ...(resolve(example, { ...world.ids, ord: world.windowed.order }) as Record<string, unknown>),
+      service_window: world.windowed.window,
+    };
+  }
+  return resolve(op.example, world.ids) as Record<string, unknown>;
 }
 
 /**
@@ -309,6 +325,23 @@ export async function buildWorld(h: Harness): Promise<World> {
     ...dispatcherTimeOffAddOperation.example,
     contractor_id: d,
   });
+  // A scheduled order: booked in the earliest window the pool can serve, moved a week later by the
+  // operations that move windows (the same local hours, so the same contractor's hours hold).
+  const scheduled = await run(orderOperation, caller, {
+    ...job,
+    urgency: "scheduled",
+    reference_id: `sec-${tag}-scheduled`,
+  });
+  const booked = scheduled.arrival_window as { start: string; end: string } | null;
+  if (!booked) throw new Error(`the world's scheduled order has no window: ${scheduled.order_id}`);
+  const week = 7 * 86_400_000;
+  const windowed = {
+    order: scheduled.order_id as string,
+    window: {
+      start: new Date(Date.parse(booked.start) + week).toISOString(),
+      end: new Date(Date.parse(booked.end) + week).toISOString(),
+    },
+  };
   const ids: Record<Resolved, string> = {
     ord: first,
     ofr: offer,
@@ -332,8 +365,9 @@ export async function buildWorld(h: Harness): Promise<World> {
       contractor: (await issue(h, "contractor", "live", { contractorId: live })).key,
       dispatcher: (await issue(h, "dispatcher", "live", { account: `ops-${tag}` })).key,
     },
-    owned: [...Object.values(ids), second, c, offD.time_off_id],
-    orders: [first, second],
+    owned: [...Object.values(ids), second, c, offD.time_off_id, windowed.order],
+    orders: [first, second, windowed.order],
+    windowed,
   };
 }
 
@@ -564,7 +598,7 @@ export function runSecuritySuite() {
         const setup = async () => {
           const h = await worlds();
           world ??= await buildWorld(h);
-          return { h, world, input: resolve(op.example, world.ids) as Record<string, unknown> };
+          return { h, world, input: inputOf(op, world) };
         };
         afterAll(async () => {
           if (!world || !worldHarness) return;

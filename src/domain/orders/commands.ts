@@ -11,7 +11,12 @@
 import { AVAILABILITY_MAX_DAYS } from "../availability.js";
 import { complianceIssues, dayOf, describeIssues } from "../compliance.js";
 import type { EtaTier } from "../matching.js";
-import { type ServicePromise, servicePromise, type TimeWindow } from "../time/service-window.js";
+import {
+  type ServicePromise,
+  servicePromise,
+  type TimeWindow,
+  windowIssues,
+} from "../time/service-window.js";
 import type {
   Actor,
   AuditFact,
@@ -809,6 +814,97 @@ export function assignContractor(
         },
       ],
       event: { type: statusEvent(status), at, details: { previous_status: order.status, action } },
+    },
+  );
+}
+
+/** The statuses in which the dispatch team may move an order's arrival window: before anyone set off. */
+const RESCHEDULABLE_STATUSES: readonly OrderStatus[] = [
+  "offered",
+  "accepted",
+  "needs_dispatcher",
+  "cannot_complete",
+];
+
+/**
+ * The dispatch team moves the order's arrival window (routine and scheduled work: windowed). The window
+ * meets the rules a caller's does (windowIssues: 422 on the field); the order must not be under way yet
+ * (offered, accepted, needs_dispatcher or cannot_complete). The contractor holding the job (or offered
+ * it) keeps it: its block of time is placed again inside the new window, strictly, and when it has no
+ * room there (working hours, time off, another job) the move is refused with window_unavailable. The
+ * arrive clock starts again at the new window: a stored at-risk is cleared, a breach stays (it happened).
+ */
+export function rescheduleOrder(
+  state: OrderState | null,
+  cmd: {
+    orderId: string;
+    livemode: boolean;
+    window: TimeWindow;
+    reason: string;
+    actor: Actor;
+  },
+  ctx: CommandContext,
+): Decision {
+  const order = state?.order;
+  if (!state || !order || order.livemode !== cmd.livemode) {
+    return refuse("not_found", `No order ${cmd.orderId}.`);
+  }
+  if (!RESCHEDULABLE_STATUSES.includes(order.status)) {
+    return refuse(
+      "invalid_transition",
+      `The order is ${order.status}: its window can be moved only while it is ${RESCHEDULABLE_STATUSES.join(", ")}.`,
+      { currentStatus: order.status },
+    );
+  }
+  const issues = windowIssues(cmd.window, { urgency: order.urgency, trade: order.trade, now: ctx.now });
+  if (issues.length > 0) {
+    return refuse("validation_failed", issues.map((i) => i.message).join("; "), {
+      errors: issues.map((i) => ({ field: i.field, message: i.message, code: i.code })),
+    });
+  }
+  const start = cmd.window.start.toISOString();
+  const end = cmd.window.end.toISOString();
+  if (order.window_start === start && order.window_end === end) {
+    return refuse("invalid_transition", `The order's window is ${start} to ${end} already.`, {
+      currentStatus: order.status,
+    });
+  }
+  const holder = holdsContractor(order.status) ? order.contractor_id : null;
+  if (holder !== null && ctx.unavailable.has(holder)) {
+    return refuse(
+      "window_unavailable",
+      `Contractor ${holder} has no room for the job from ${start} to ${end}: outside its working hours, ` +
+        "on time off, or taken by its other jobs. Pick another window, or assign another contractor first.",
+      { extra: { contractor_id: holder } },
+    );
+  }
+  const at = ctx.now.toISOString();
+  const previous = order.window_start === null ? null : { start: order.window_start, end: order.window_end };
+  const moved = { start, end };
+  return changeOf(
+    order,
+    {
+      window_start: start,
+      window_end: end,
+      window_source: "rescheduled",
+      sla_arrive_at_risk_at: null,
+      updated_at: at,
+    },
+    {
+      capacity: { take: [], release: [], retime: holder === null ? [] : [holder] },
+      audit: [
+        {
+          kind: "order.rescheduled",
+          actor: cmd.actor,
+          at,
+          data: { from_window: previous, to_window: moved, contractor_id: holder, reason: cmd.reason },
+        },
+      ],
+      event: {
+        type: "order.rescheduled",
+        at,
+        details: { previous_status: null, previous_window: previous, reason: cmd.reason },
+      },
     },
   );
 }

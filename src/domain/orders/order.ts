@@ -163,6 +163,7 @@ const ORDER_AUDIT_KINDS = [
   "order.assigned",
   "order.sla_at_risk",
   "order.sla_breached",
+  "order.rescheduled",
 ] as const;
 export type OrderAuditKind = (typeof ORDER_AUDIT_KINDS)[number];
 
@@ -206,8 +207,9 @@ export interface OrderChange {
     create: NteRequest | null;
     decide: { id: string; status: "approved" | "rejected"; at: string; reason: string | null } | null;
   };
-  /** Contractors whose capacity this change takes (an offer or a job) and gives back. */
-  capacity: { take: string[]; release: string[] };
+  /** Contractors whose capacity this change takes (an offer or a job) and gives back; `retime`: the
+   * contractors whose block of time for this order is placed again (its window moved), strictly. */
+  capacity: { take: string[]; release: string[]; retime?: string[] };
   audit: AuditFact[];
   event: OrderEvent | null;
 }

@@ -26,5 +26,6 @@ export const ORDER_EVENT_TYPES = [
   "order.nte_rejected",
   "order.sla_at_risk",
   "order.sla_breached",
+  "order.rescheduled",
 ] as const;
 export type OrderEventType = (typeof ORDER_EVENT_TYPES)[number];

@@ -137,8 +137,9 @@ function computeEarliestWindow(now: Date, timeZone: string, trade: TradeCode): T
   return { start, end };
 }
 
-/** Whose an arrival window is: the caller's ("requested") or the earliest the service gave ("earliest"). */
-export type WindowSource = "requested" | "earliest";
+/** Whose an arrival window is: the caller's ("requested"), the earliest the service gave ("earliest"), or
+ * the dispatch team's, which moved it ("rescheduled"). */
+export type WindowSource = "requested" | "earliest" | "rescheduled";
 
 /** The time an answer promises for a job. */
 export interface ServicePromise {

@@ -162,8 +162,11 @@ export function serviceTimeShape<Zone extends z.ZodType>(zone: Zone) {
         start: utc(),
         end: utc(),
         source: z
-          .enum(["requested", "earliest"])
-          .describe("requested: the service_window you gave; earliest: the earliest the service books."),
+          .enum(["requested", "earliest", "rescheduled"])
+          .describe(
+            "requested: the service_window you gave; earliest: the earliest the service books; " +
+              "rescheduled: the dispatch team moved it (the order.rescheduled event says from when).",
+          ),
       })
       .nullable()
       .describe(

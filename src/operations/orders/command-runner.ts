@@ -157,7 +157,7 @@ export async function tryOrderCommand<S>(
           : null;
         const guard = options.guard;
         const place =
-          decision.capacity.take.length > 0
+          decision.capacity.take.length > 0 || (decision.capacity.retime?.length ?? 0) > 0
             ? placementFor(services, order, now, options.timing ?? STRICT)
             : undefined;
         const result = await tx.commitOrderChange({
@@ -272,6 +272,8 @@ function mirrorCapacity(
     // Taken and given back at once (assigned to the contractor offered the job): its block stays.
     if (!take.includes(id)) index.unhold(id, orderId);
   }
+  // A moved window: the old block gives way to the new one (the unit stays counted).
+  for (const id of outcome.change.capacity.retime ?? []) index.unhold(id, orderId);
   for (const [id, block] of outcome.blocks ?? []) index.hold(id, block);
 }
 
@@ -494,6 +496,25 @@ export async function assign(
     { strict: false },
   );
   // An assignment after respond_by is the first acceptance come late: the respond clock's breach.
+  await fireSlaClocksAfter(services, done.change.after);
+  return done.change.after;
+}
+
+/** The dispatch team moves the order's arrival window; its contractor's time is placed again, strictly. */
+export async function reschedule(
+  services: OrderServices,
+  orderId: string,
+  livemode: boolean,
+  window: { start: Date; end: Date },
+  reason: string,
+  actor: Actor,
+): Promise<Order> {
+  const done = await runOrderCommand(
+    services,
+    (tx) => loadOrder(services, tx, orderId),
+    (state, ctx) => orders.rescheduleOrder(state, { orderId, livemode, window, reason, actor }, ctx),
+  );
+  // A window moved into the past's reach (or away from it) may be due its clock's firing now.
   await fireSlaClocksAfter(services, done.change.after);
   return done.change.after;
 }

@@ -15,8 +15,8 @@ import {
   pageLimitSchema,
   pageOf,
 } from "../kernel/pagination.js";
-import { contractorIdSchema } from "../kernel/schemas.js";
-import { assign, cancelOrder } from "./command-runner.js";
+import { contractorIdSchema, serviceWindowSchema } from "../kernel/schemas.js";
+import { assign, cancelOrder, reschedule } from "./command-runner.js";
 import {
   ORDER_STATUSES,
   orderCoordinates,
@@ -148,6 +148,52 @@ export const dispatcherAssignOperation = defineOperation({
       input.reason,
       `operator:${principal.keyId}`,
       input.compliance_override_reason ?? null,
+    );
+    return dispatcherOrderView(order, ctx);
+  },
+});
+
+export const dispatcherRescheduleOperation = defineOperation({
+  id: "dispatcherReschedule",
+  name: "dispatcher.reschedule",
+  summary: "Move an order's arrival window",
+  description:
+    "Moves the arrival window of a routine or scheduled order that is not under way yet (offered, " +
+    "accepted, needs_dispatcher or cannot_complete). The new service_window meets the rules an order's " +
+    "does (422 on the field: in the past, more than 90 days ahead, shorter than the trade's typical job, " +
+    "or an emergency or urgent order, which is as soon as possible). The contractor holding or offered the " +
+    "job keeps it, its time placed again inside the new window: 409 window_unavailable (naming the " +
+    "contractor) when it has no room there (working hours, time off, its other jobs); assign another " +
+    "contractor first. The order's arrival_window then has source rescheduled; the order.rescheduled " +
+    "event and audit record carry the previous window and the reason. 409 invalid_transition when the " +
+    "order is under way or closed, or the window is the one it has.",
+  access: "dispatcher",
+  effect: "destructive",
+  limit: "key",
+  http: { method: "POST", path: "/api/dispatcher/v1/orders/reschedule", input: "body" },
+  problems: [404, 409, 422],
+  input: z.strictObject({
+    order_id: z.string().min(1).max(64),
+    service_window: serviceWindowSchema.describe(
+      "The new arrival window (RFC 3339 with a UTC offset), under the rules of an order's service_window.",
+    ),
+    reason: reasonSchema,
+  }),
+  output: dispatcherOrderSchema,
+  example: {
+    order_id: "ord_0VberZOdAb12Cd34Ef56",
+    service_window: { start: "2026-11-24T13:00:00-05:00", end: "2026-11-24T17:00:00-05:00" },
+    reason: "the tenant is out in the morning",
+  },
+  async handler(ctx, input) {
+    const principal = principalOf(ctx);
+    const order = await reschedule(
+      ctx.services,
+      input.order_id,
+      principal.livemode,
+      { start: new Date(input.service_window.start), end: new Date(input.service_window.end) },
+      input.reason,
+      `operator:${principal.keyId}`,
     );
     return dispatcherOrderView(order, ctx);
   },

@@ -17,6 +17,7 @@ import {
   type ProgressReport,
   reportProgress,
   requestNte,
+  rescheduleOrder,
   settleOffer,
 } from "../../../src/domain/orders/commands.js";
 import type { Decision, Offer, Order, OrderState } from "../../../src/domain/orders/order.js";
@@ -427,6 +428,72 @@ describe("what each change carries", () => {
       kind: "change",
       capacity: { take: ["ctr_z"], release: [] },
       after: { override_count: 1 },
+    });
+  });
+
+  it("moves a windowed order's window before anyone set off, re-placing its holder's time, strictly", () => {
+    const windowed = (status: OrderStatus): OrderState => {
+      const s = stateIn(status);
+      return {
+        ...s,
+        order: {
+          ...s.order,
+          urgency: "scheduled",
+          window_start: "2026-11-24T14:00:00.000Z",
+          window_end: "2026-11-24T18:00:00.000Z",
+          window_source: "requested",
+          sla_arrive_at_risk_at: "2026-11-24T17:00:00.000Z",
+          sla_arrive_breached_at: null,
+        },
+      };
+    };
+    const to = { start: new Date("2026-11-25T14:00:00.000Z"), end: new Date("2026-11-25T18:00:00.000Z") };
+    const run = (state: OrderState, window = to, unavailable: string[] = []) =>
+      rescheduleOrder(
+        state,
+        { orderId: "ord_1", livemode: true, window, reason: "tenant away", actor: "operator:k" },
+        ctx(unavailable),
+      );
+    const moved = run(windowed("accepted"));
+    expect(moved).toMatchObject({
+      kind: "change",
+      patch: {
+        window_start: "2026-11-25T14:00:00.000Z",
+        window_end: "2026-11-25T18:00:00.000Z",
+        window_source: "rescheduled",
+        sla_arrive_at_risk_at: null,
+      },
+      capacity: { take: [], release: [], retime: ["ctr_a"] },
+      audit: [{ kind: "order.rescheduled", data: { contractor_id: "ctr_a", reason: "tenant away" } }],
+      event: { type: "order.rescheduled", details: { previous_status: null } },
+      after: { status: "accepted", contractor_id: "ctr_a" },
+    });
+    // No contractor holds a needs_dispatcher order: only its window moves.
+    const waiting = windowed("needs_dispatcher");
+    expect(run({ ...waiting, order: { ...waiting.order, contractor_id: null } })).toMatchObject({
+      kind: "change",
+      capacity: { retime: [] },
+    });
+    // The holder has no room in the new window.
+    expect(run(windowed("offered"), to, ["ctr_a"])).toMatchObject({
+      kind: "refused",
+      code: "window_unavailable",
+      extra: { contractor_id: "ctr_a" },
+    });
+    for (const status of ["en_route", "on_site", "completed", "invoiced", "cancelled"] as const) {
+      expect(run(windowed(status)), status).toMatchObject({ kind: "refused", code: "invalid_transition" });
+    }
+    const past = { start: new Date("2026-11-22T14:00:00.000Z"), end: new Date("2026-11-22T18:00:00.000Z") };
+    expect(run(windowed("accepted"), past)).toMatchObject({
+      kind: "refused",
+      code: "validation_failed",
+      errors: [{ field: "service_window.start", code: "window_in_past" }],
+    });
+    expect(
+      run({ ...windowed("accepted"), order: { ...windowed("accepted").order, urgency: "urgent" } }),
+    ).toMatchObject({
+      kind: "refused",
+      errors: [{ code: "window_not_allowed" }],
     });
   });
 
