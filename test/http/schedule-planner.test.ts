@@ -6,14 +6,18 @@
 import { join } from "node:path";
 import SQLite from "better-sqlite3";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import type { z } from "zod";
 import { zonedInstant } from "../../src/domain/time/local-time.js";
 import { DayPlanner } from "../../src/operations/kernel/day-planner.js";
+import { resultValue } from "../../src/operations/kernel/json-result.js";
 import type { OperationContext } from "../../src/operations/kernel/operation.js";
 import { planningDeadline, scheduleOptimizeOperation } from "../../src/operations/pool/schedule.js";
 import { createHarness, type Harness, ORDER_PATH, validOrder } from "../helpers/harness.js";
 import { testStoreKind } from "../helpers/test-store.js";
 
 const OPTIMIZE = "/api/dispatcher/v1/schedule/optimize";
+
+type Proposal = z.output<typeof scheduleOptimizeOperation.output>;
 
 let h: Harness;
 let ops: string;
@@ -145,18 +149,17 @@ describe("the time limit", () => {
       setHeader: () => {},
     });
     const input = scheduleOptimizeOperation.input.parse({ date, state: "CA", time_limit_ms: 2000 });
+    const optimize = async (receivedHr: bigint) =>
+      resultValue(await scheduleOptimizeOperation.handler(ctx(receivedHr), input)) as Proposal;
     // Arrived a minute ago (it waited in a queue): its two seconds are spent, the day is not planned.
-    const late = await scheduleOptimizeOperation.handler(
-      ctx(process.hrtime.bigint() - 60_000_000_000n),
-      input,
-    );
+    const late = await optimize(process.hrtime.bigint() - 60_000_000_000n);
     expect(late.search.stopped).toBe("time_limit_construction");
     expect(late.routes).toEqual([]);
     expect(late.unassigned.map((u) => [u.order_id, u.reason]).sort()).toEqual(
       [...ids.CA].sort().map((id) => [id, "time_limit"]),
     );
     // Arrived now: the same day is planned.
-    const now = await scheduleOptimizeOperation.handler(ctx(process.hrtime.bigint()), input);
+    const now = await optimize(process.hrtime.bigint());
     expect(now.totals.served).toBe(ids.CA.length);
   });
 });

@@ -11,8 +11,15 @@
 // (registered in the thread itself: a worker does not inherit the parent's loader hooks).
 
 import { Worker } from "node:worker_threads";
+import type { DayContractor } from "../../domain/schedule/day.js";
 import { ApiError } from "../../errors.js";
-import type { DayPlanRequest, PlannedProposal, PlanReply, PlanTask } from "./day-planner-thread.js";
+import type {
+  ContractorsMessage,
+  DayPlanRequest,
+  PlannedProposal,
+  PlanReply,
+  PlanTask,
+} from "./day-planner-thread.js";
 
 type Mode = "live" | "test";
 
@@ -34,7 +41,12 @@ const OVERRUN_MS = 10_000;
 interface Pending {
   readonly resolve: (proposal: PlannedProposal) => void;
   readonly reject: (error: Error) => void;
+  /** Answers the thread's `holders` with the day's contractors. */
+  readonly contractors: Contractors;
 }
+
+/** The contractors who work the day: those of its state (all of the mode's without one) and `holders`. */
+export type Contractors = (holders: readonly string[]) => Promise<readonly DayContractor[]>;
 
 export class DayPlanner {
   private readonly running = new Map<Mode, number>();
@@ -62,7 +74,7 @@ export class DayPlanner {
     }
     this.running.set(mode, deadline);
     try {
-      return await work((request) => this.plan(mode, request));
+      return await work((request, contractors) => this.plan(mode, request, contractors));
     } finally {
       this.running.delete(mode);
     }
@@ -83,10 +95,15 @@ export class DayPlanner {
     await Promise.all(threads.map((t) => t.terminate()));
   }
 
-  private plan(mode: Mode, request: DayPlanRequest): Promise<PlannedProposal> {
+  private plan(mode: Mode, request: DayPlanRequest, contractors: Contractors): Promise<PlannedProposal> {
     const thread = this.threadOf(mode);
     const id = this.nextId++;
-    const task: PlanTask = { id, ...request, ...(this.options.gate ? { gate: this.options.gate } : {}) };
+    const task: PlanTask = {
+      kind: "plan",
+      id,
+      ...request,
+      ...(this.options.gate ? { gate: this.options.gate } : {}),
+    };
     return new Promise<PlannedProposal>((resolve, reject) => {
       const overrun = setTimeout(
         () => {
@@ -98,6 +115,7 @@ export class DayPlanner {
       overrun.unref();
       this.pending.set(id, {
         mode,
+        contractors,
         resolve: (proposal) => {
           clearTimeout(overrun);
           resolve(proposal);
@@ -133,8 +151,26 @@ export class DayPlanner {
         return;
       }
       const waiting = this.pending.get(reply.id);
+      if (waiting === undefined) return;
+      if (reply.kind === "holders") {
+        waiting.contractors(reply.holders).then(
+          (list) =>
+            thread.postMessage({
+              kind: "contractors",
+              id: reply.id,
+              contractors: list,
+            } satisfies ContractorsMessage),
+          (error: Error) => {
+            this.pending.delete(reply.id);
+            waiting.reject(error);
+          },
+        );
+        return;
+      }
       this.pending.delete(reply.id);
-      waiting?.resolve(reply.proposal);
+      if (reply.kind === "failed")
+        waiting.reject(new Error(`the day planner's thread failed: ${reply.message}`));
+      else waiting.resolve(reply.proposal);
     });
     thread.on("error", (error) => this.fail(mode, error));
     thread.on("exit", (code) => this.fail(mode, new Error(`the day planner's thread exited (${code})`)));
@@ -154,8 +190,9 @@ export class DayPlanner {
   }
 }
 
-/** Plans one day on the run's thread: the proposal's body and hash. */
-export type Planning = (request: DayPlanRequest) => Promise<PlannedProposal>;
+/** Plans one day on the run's thread, asking `contractors` for the contractors once it has the jobs: the
+ * proposal as JSON text. */
+export type Planning = (request: DayPlanRequest, contractors: Contractors) => Promise<PlannedProposal>;
 
 /** The thread, from the compiled module beside this one, or from the TypeScript source through tsx. */
 function startThread(): Worker {
