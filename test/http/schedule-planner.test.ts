@@ -122,6 +122,27 @@ describe("the optimiser's worker thread", () => {
     ];
     expect(planned.sort()).toEqual([...ids.TX].sort());
   });
+
+  it("plans the same day whether its thread reads the orders or they are made on the event loop", async () => {
+    // The thread reads the store through its read source; a store without one (in memory) has the day's
+    // jobs made on the event loop and sent. Same day, seed and budget: the same routes and unassigned.
+    const body = { date, state: "CA", iterations: 200, seed: 3, mode: "full" };
+    const read = await h.post(OPTIMIZE, body, { "x-api-key": ops });
+    expect(read.statusCode, read.body).toBe(200);
+    const store = h.services.store as { readSource?: unknown };
+    const source = store.readSource;
+    expect(source).toBeDefined();
+    store.readSource = undefined;
+    try {
+      const sent = await h.post(OPTIMIZE, body, { "x-api-key": ops });
+      expect(sent.statusCode, sent.body).toBe(200);
+      const plan = (p: Proposal) => ({ routes: p.routes, unassigned: p.unassigned, totals: p.totals });
+      expect(plan(sent.json())).toEqual(plan(read.json()));
+      expect(read.json().totals.served).toBeGreaterThan(0);
+    } finally {
+      store.readSource = source;
+    }
+  });
 });
 
 describe("the time limit", () => {

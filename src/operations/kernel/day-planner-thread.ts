@@ -60,7 +60,7 @@ export interface PlanTask extends DayPlanRequest {
   readonly gate?: Int32Array;
 }
 
-/** The contractors who work the day, answering the thread's `holders`. */
+/** Contractors who work the day: the state's (sent unasked), or those of the thread's `holders`. */
 export interface ContractorsMessage {
   readonly kind: "contractors";
   readonly id: number;
@@ -70,7 +70,7 @@ export interface ContractorsMessage {
 export type PlanReply =
   | { readonly id: 0; readonly kind: "ready" }
   | { readonly id: number; readonly kind: "started" }
-  /** The contractors holding one of the day's jobs now: the contractors asked for include them. */
+  /** Those holding one of the day's jobs now who are not among the contractors sent: asked for. */
   | { readonly id: number; readonly kind: "holders"; readonly holders: readonly string[] }
   | { readonly id: number; readonly kind: "planned"; readonly proposal: PlannedProposal }
   | { readonly id: number; readonly kind: "failed"; readonly message: string };
@@ -145,23 +145,42 @@ async function readDay(read: DayRead): Promise<DayJobs> {
   return builder.out;
 }
 
-/** The answers to `holders`, by task. */
-const contractorsOf = new Map<number, (contractors: readonly DayContractor[]) => void>();
+/** The contractors the server sent for each task (the state's first, then the holders asked for), and
+ * the task waiting for its next list. */
+const arrived = new Map<number, Array<readonly DayContractor[]>>();
+const waiting = new Map<number, (contractors: readonly DayContractor[]) => void>();
 
-function askContractors(id: number, jobs: readonly DayJob[]): Promise<readonly DayContractor[]> {
-  const holders = new Set<string>();
-  for (const job of jobs) if (job.contractorId !== null) holders.add(job.contractorId);
-  return new Promise((resolve) => {
-    contractorsOf.set(id, resolve);
-    parentPort?.postMessage({ id, kind: "holders", holders: [...holders] } satisfies PlanReply);
-  });
+function nextContractors(id: number): Promise<readonly DayContractor[]> {
+  const list = arrived.get(id)?.shift();
+  if (list !== undefined) return Promise.resolve(list);
+  return new Promise((resolve) => waiting.set(id, resolve));
+}
+
+function received(message: ContractorsMessage): void {
+  const resolve = waiting.get(message.id);
+  waiting.delete(message.id);
+  if (resolve) resolve(message.contractors);
+  else arrived.set(message.id, [...(arrived.get(message.id) ?? []), message.contractors]);
+}
+
+/** The state's contractors, and those holding one of the jobs who are not among them (asked for: the
+ * server answers those of them who work the day). */
+async function contractorsFor(id: number, jobs: readonly DayJob[]): Promise<readonly DayContractor[]> {
+  const ofState = await nextContractors(id);
+  const known = new Set(ofState.map((c) => c.id));
+  const missing = new Set<string>();
+  for (const job of jobs)
+    if (job.contractorId !== null && !known.has(job.contractorId)) missing.add(job.contractorId);
+  if (missing.size === 0) return ofState;
+  parentPort?.postMessage({ id, kind: "holders", holders: [...missing] } satisfies PlanReply);
+  return [...ofState, ...(await nextContractors(id))];
 }
 
 async function plan(task: PlanTask): Promise<PlannedProposal> {
   const clock = () => performance.timeOrigin + performance.now();
   const day = "read" in task.day ? await readDay(task.day.read) : null;
   const jobs = day === null ? (task.day as { jobs: readonly DayJob[] }).jobs : day.jobs;
-  const pool = await askContractors(task.id, jobs);
+  const pool = await contractorsFor(task.id, jobs);
   // Already past its deadline (the day's reading and preparation spent the limit): nothing tried.
   const expired = clock() >= task.deadline;
   const contractors = expired ? [] : usefulFor(pool, jobs);
@@ -191,10 +210,17 @@ async function plan(task: PlanTask): Promise<PlannedProposal> {
 function run(task: PlanTask): void {
   parentPort?.postMessage({ id: task.id, kind: "started" } satisfies PlanReply);
   if (task.gate) Atomics.wait(task.gate, 0, 0);
+  const done = () => {
+    arrived.delete(task.id);
+    waiting.delete(task.id);
+  };
   plan(task).then(
-    (proposal) => parentPort?.postMessage({ id: task.id, kind: "planned", proposal } satisfies PlanReply),
+    (proposal) => {
+      done();
+      parentPort?.postMessage({ id: task.id, kind: "planned", proposal } satisfies PlanReply);
+    },
     (error: unknown) => {
-      contractorsOf.delete(task.id);
+      done();
       const message = error instanceof Error ? error.message : String(error);
       parentPort?.postMessage({ id: task.id, kind: "failed", message } satisfies PlanReply);
     },
@@ -207,7 +233,5 @@ parentPort?.on("message", (message: PlanTask | ContractorsMessage) => {
     run(message);
     return;
   }
-  const resolve = contractorsOf.get(message.id);
-  contractorsOf.delete(message.id);
-  resolve?.(message.contractors);
+  received(message);
 });

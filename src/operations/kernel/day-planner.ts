@@ -41,12 +41,19 @@ const OVERRUN_MS = 10_000;
 interface Pending {
   readonly resolve: (proposal: PlannedProposal) => void;
   readonly reject: (error: Error) => void;
-  /** Answers the thread's `holders` with the day's contractors. */
-  readonly contractors: Contractors;
+  /** Answers the thread's `holders`. */
+  readonly holders: Holders;
 }
 
-/** The contractors who work the day: those of its state (all of the mode's without one) and `holders`. */
-export type Contractors = (holders: readonly string[]) => Promise<readonly DayContractor[]>;
+/** The day's contractors: those of its state (all of the mode's without one), sent to the thread as soon
+ * as they are prepared, and `holders`, asked for by the thread for those of the jobs' holders (by id)
+ * who are not among them. */
+export interface DayContractors {
+  readonly ofState: Promise<readonly DayContractor[]>;
+  readonly holders: Holders;
+}
+
+type Holders = (ids: readonly string[]) => Promise<readonly DayContractor[]>;
 
 export class DayPlanner {
   private readonly running = new Map<Mode, number>();
@@ -95,7 +102,7 @@ export class DayPlanner {
     await Promise.all(threads.map((t) => t.terminate()));
   }
 
-  private plan(mode: Mode, request: DayPlanRequest, contractors: Contractors): Promise<PlannedProposal> {
+  private plan(mode: Mode, request: DayPlanRequest, contractors: DayContractors): Promise<PlannedProposal> {
     const thread = this.threadOf(mode);
     const id = this.nextId++;
     const task: PlanTask = {
@@ -115,7 +122,7 @@ export class DayPlanner {
       overrun.unref();
       this.pending.set(id, {
         mode,
-        contractors,
+        holders: contractors.holders,
         resolve: (proposal) => {
           clearTimeout(overrun);
           resolve(proposal);
@@ -126,6 +133,10 @@ export class DayPlanner {
         },
       });
       thread.postMessage(task);
+      contractors.ofState.then(
+        (list) => this.send(thread, id, list),
+        (error: Error) => this.reject(id, error),
+      );
     });
   }
 
@@ -153,17 +164,9 @@ export class DayPlanner {
       const waiting = this.pending.get(reply.id);
       if (waiting === undefined) return;
       if (reply.kind === "holders") {
-        waiting.contractors(reply.holders).then(
-          (list) =>
-            thread.postMessage({
-              kind: "contractors",
-              id: reply.id,
-              contractors: list,
-            } satisfies ContractorsMessage),
-          (error: Error) => {
-            this.pending.delete(reply.id);
-            waiting.reject(error);
-          },
+        waiting.holders(reply.holders).then(
+          (list) => this.send(thread, reply.id, list),
+          (error: Error) => this.reject(reply.id, error),
         );
         return;
       }
@@ -178,6 +181,17 @@ export class DayPlanner {
     return thread;
   }
 
+  private send(thread: Worker, id: number, contractors: readonly DayContractor[]): void {
+    if (this.pending.has(id))
+      thread.postMessage({ kind: "contractors", id, contractors } satisfies ContractorsMessage);
+  }
+
+  private reject(id: number, error: Error): void {
+    const waiting = this.pending.get(id);
+    this.pending.delete(id);
+    waiting?.reject(error);
+  }
+
   /** Fails the mode's waiting run and forgets its thread (the next run starts another). */
   private fail(mode: Mode, error: Error): void {
     this.threads.delete(mode);
@@ -190,9 +204,8 @@ export class DayPlanner {
   }
 }
 
-/** Plans one day on the run's thread, asking `contractors` for the contractors once it has the jobs: the
- * proposal as JSON text. */
-export type Planning = (request: DayPlanRequest, contractors: Contractors) => Promise<PlannedProposal>;
+/** Plans one day on the run's thread with `contractors`: the proposal as JSON text. */
+export type Planning = (request: DayPlanRequest, contractors: DayContractors) => Promise<PlannedProposal>;
 
 /** The thread, from the compiled module beside this one, or from the TypeScript source through tsx. */
 function startThread(): Worker {

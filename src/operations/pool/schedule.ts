@@ -298,25 +298,24 @@ async function workingOn(candidates: readonly Contractor[], zones: DayZones): Pr
   return out;
 }
 
-/** The state's contractors (`ofState`, prepared while the thread reads the day), and those who hold one
- * of the day's jobs now from outside the state (a pinned job stays with its holder). */
-async function withHolders(
+/** Of the contractors holding one of the day's jobs (by id) who are not among the state's, those who
+ * work the day: from outside the state (a pinned job stays with its holder). */
+function holdersOutside(
   services: Services,
   livemode: boolean,
   state: StateCode | undefined,
   zones: DayZones,
-  ofState: Promise<DayContractor[]>,
-  holders: readonly string[],
+  ids: readonly string[],
 ): Promise<DayContractor[]> {
-  const known = await ofState;
-  if (state === undefined) return known;
+  // Without a state, every contractor of the mode who works the day was sent already.
+  if (state === undefined) return Promise.resolve([]);
   const pool = livemode ? "live" : "sandbox";
   const outside: Contractor[] = [];
-  for (const id of holders) {
+  for (const id of ids) {
     const c = services.pool.index.contractorOf(id);
     if (c !== undefined && c.pool === pool && !c.states.includes(state)) outside.push(c);
   }
-  return outside.length === 0 ? known : [...known, ...(await workingOn(outside, zones))];
+  return workingOn(outside, zones);
 }
 
 /**
@@ -362,7 +361,6 @@ async function propose(
     made === null
       ? { read: { ...options, source: source as ReadSource, livemode, state: input.state } }
       : { jobs: made.jobs };
-  const ofState = dayContractors(services, livemode, input.state, zones);
   const generatedAt = now.toISOString();
   const expiresAt = new Date(now.getTime() + PROPOSAL_TTL_MS).toISOString();
   const planned = await planDay(
@@ -384,7 +382,11 @@ async function propose(
         search: { seed: input.seed, iterations: input.iterations, time_limit_ms: input.time_limit_ms },
       },
     },
-    (holders) => withHolders(services, livemode, input.state, zones, ofState, holders),
+    {
+      // Prepared on the event loop, a few hundred between turns, while the thread reads the day.
+      ofState: dayContractors(services, livemode, input.state, zones),
+      holders: (ids) => holdersOutside(services, livemode, input.state, zones, ids),
+    },
   );
   // What apply checks of the contractors it routes (their standing, calendar, compliance, time off).
   const prints = await services.store.contractors.fingerprints([...planned.routed], generatedAt);
@@ -436,9 +438,11 @@ export const scheduleOptimizeOperation = defineOperation({
       contractor_basis: JSON.stringify(contractorBasis),
       applied_at: null,
     });
-    await ctx.services.store.schedules.purge(
-      new Date(Date.parse(generatedAt) - 24 * PROPOSAL_TTL_MS).toISOString(),
-    );
+    // Proposals a day past their expiry, dropped after the answer (housekeeping the caller need not wait
+    // for; one that fails is done by the next call).
+    ctx.services.store.schedules
+      .purge(new Date(Date.parse(generatedAt) - 24 * PROPOSAL_TTL_MS).toISOString())
+      .catch(() => {});
     // Sent as the thread made it: a 3,000-job proposal is not parsed and serialised again here.
     return new JsonResult<z.input<typeof proposalSchema>>(planned.json);
   },
