@@ -3,6 +3,7 @@
 // A run is held in flight at a gate its thread waits at (DayPlanner's test hook): had the planning been
 // on the main thread, the gate would have stopped the event loop and every check here would hang.
 
+import { tmpdir } from "node:os";
 import { join } from "node:path";
 import SQLite from "better-sqlite3";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -142,6 +143,22 @@ describe("the optimiser's worker thread", () => {
     } finally {
       store.readSource = source;
     }
+  });
+
+  it("answers 503 when its thread cannot read the store, and plans again once it can", async () => {
+    const store = h.services.store as { readSource?: unknown };
+    const source = store.readSource;
+    // A store file that is not there: the thread's read-only connection cannot open it (SQLITE_CANTOPEN).
+    store.readSource = { kind: "sqlite", file: join(tmpdir(), `fd-missing-${process.pid}.sqlite`) };
+    try {
+      const res = await h.post(OPTIMIZE, { date, state: "TX", iterations: 10 }, { "x-api-key": ops });
+      expect(res.statusCode, res.body).toBe(503);
+      expect(res.json().code).toBe("service_unavailable");
+    } finally {
+      store.readSource = source;
+    }
+    const again = await h.post(OPTIMIZE, { date, state: "TX", iterations: 10 }, { "x-api-key": ops });
+    expect(again.statusCode, again.body).toBe(200);
   });
 });
 

@@ -2,9 +2,9 @@
 // event loop. A task is plain data (structured clone): where the day's orders are (the store's read
 // source, read here on a connection of the thread's own, and made into jobs here), or the jobs themselves
 // (a store the thread cannot reach: in memory), the travel model (rebuilt here), the seed, the budget, the
-// deadline in epoch milliseconds and the proposal's frame. Once it has the jobs, it asks for the
-// contractors (those of the day's state, and those holding one of its jobs: the in-memory pool is the
-// server's) and plans. It answers the proposal as JSON text (its id, hash and body; the hash is SHA-256 of
+// deadline in epoch milliseconds and the proposal's frame. The contractors come from the server's
+// in-memory pool: those of the day's state, sent as soon as the server has prepared them (while the thread
+// reads), then, asked for, any holder of one of the jobs not among them. It answers the proposal as JSON text (its id, hash and body; the hash is SHA-256 of
 // the body's canonical JSON) and the versions of the orders planned, also as text: for a 3,000-job day,
 // reading and preparing the orders, building, hashing and serialising the proposal held the server's
 // event loop for 100-250 ms, and a structured clone of the proposal's 3,000 entries for tens more.
@@ -73,7 +73,9 @@ export type PlanReply =
   /** Those holding one of the day's jobs now who are not among the contractors sent: asked for. */
   | { readonly id: number; readonly kind: "holders"; readonly holders: readonly string[] }
   | { readonly id: number; readonly kind: "planned"; readonly proposal: PlannedProposal }
-  | { readonly id: number; readonly kind: "failed"; readonly message: string };
+  /** The read failed (the store is down, busy, ...): its message and code, so that the server answers it
+   * as it answers the same error of its own connection (503 when the store cannot serve). */
+  | { readonly id: number; readonly kind: "failed"; readonly message: string; readonly code?: string };
 
 /** The proposal as JSON text, and what the server keeps beside it. */
 export interface PlannedProposal {
@@ -222,7 +224,13 @@ function run(task: PlanTask): void {
     (error: unknown) => {
       done();
       const message = error instanceof Error ? error.message : String(error);
-      parentPort?.postMessage({ id: task.id, kind: "failed", message } satisfies PlanReply);
+      const code = (error as { code?: unknown } | null)?.code;
+      parentPort?.postMessage({
+        id: task.id,
+        kind: "failed",
+        message,
+        ...(typeof code === "string" ? { code } : {}),
+      } satisfies PlanReply);
     },
   );
 }

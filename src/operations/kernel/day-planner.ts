@@ -4,7 +4,9 @@
 // is refused (409 optimizer_busy, Retry-After: the running call's time left) rather than queued: a run
 // holds a core for up to its time limit, so a queue would turn 200 concurrent calls into minutes of
 // waiting and every caller's time limit into a fiction. With several server processes (cluster,
-// PostgreSQL), each process runs one per mode.
+// PostgreSQL), each process runs one per mode. The thread reads the day's orders on a connection of its
+// own (storage/day-reader.ts) where the store has a read source, and answers the proposal as JSON text;
+// this side sends it the day's contractors and answers its questions for more.
 //
 // The thread's module is day-planner-thread.ts: compiled JavaScript beside this file in dist/, and the
 // TypeScript source under vitest or `node --import tsx`, which a worker loads through tsx's loader
@@ -171,8 +173,7 @@ export class DayPlanner {
         return;
       }
       this.pending.delete(reply.id);
-      if (reply.kind === "failed")
-        waiting.reject(new Error(`the day planner's thread failed: ${reply.message}`));
+      if (reply.kind === "failed") waiting.reject(threadFailure(reply.message, reply.code));
       else waiting.resolve(reply.proposal);
     });
     thread.on("error", (error) => this.fail(mode, error));
@@ -206,6 +207,13 @@ export class DayPlanner {
 
 /** Plans one day on the run's thread with `contractors`: the proposal as JSON text. */
 export type Planning = (request: DayPlanRequest, contractors: DayContractors) => Promise<PlannedProposal>;
+
+/** The thread's failure as an error of this side, with its code (store-errors.ts reads it: a store that
+ * cannot serve answers 503, as on the server's own connection). */
+function threadFailure(message: string, code: string | undefined): Error {
+  const error = new Error(`the day planner's thread failed: ${message}`);
+  return code === undefined ? error : Object.assign(error, { code });
+}
 
 /** The thread, from the compiled module beside this one, or from the TypeScript source through tsx. */
 function startThread(): Worker {
