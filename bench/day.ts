@@ -149,6 +149,8 @@ async function httpBench(jobCount: number, repeat: number): Promise<void> {
   const services = createServices(config, store);
   await bootstrap(store, services.keys);
   await services.pool.load();
+  // As the server does at its start (main.ts): the planner's threads load their modules before a call.
+  await services.planner.warm();
   const app = await buildApp(services, {});
   await app.listen({ host: "127.0.0.1", port: 0 });
   const base = `http://127.0.0.1:${(app.server.address() as AddressInfo).port}`;

@@ -35,6 +35,40 @@ const SCHEDULED_COLUMNS = [
   "received_at",
 ] as const;
 
+/**
+ * A page of the optimised day's orders on `db` (store.ts scheduledPage): also run by the day planner's
+ * thread on a read connection of its own (day-reader.ts).
+ */
+export function scheduledPageOf(
+  db: Kysely<Database>,
+  livemode: boolean,
+  state: string | undefined,
+  after: ScheduledCursor | null,
+  limit: number,
+): Promise<ScheduledOrder[]> {
+  // After the cursor: (state, status, id) after the cursor's, and with a state no later state, which
+  // SQLite reads as one range of orders_schedule_idx in its order (with `state = ?` beside the row
+  // value, it would walk the state's entries by status from the first instead).
+  let query = db
+    .selectFrom("orders")
+    .select(SCHEDULED_COLUMNS)
+    .where(sql<boolean>`${sql.raw(SCHEDULED_ORDERS_SQL)}`)
+    .where("livemode", "=", livemode ? 1 : 0);
+  if (after === null) {
+    if (state !== undefined) query = query.where("state", "=", state);
+  } else {
+    query = query.where((eb) =>
+      eb(
+        eb.refTuple("state", "status", "id"),
+        ">",
+        eb.tuple(after.state, after.status as OrderStatus, after.id),
+      ),
+    );
+    if (state !== undefined) query = query.where("state", "<=", state);
+  }
+  return query.orderBy("state").orderBy("status").orderBy("id").limit(limit).execute();
+}
+
 const oneOrder = (row: OrderRow | undefined) => (row === undefined ? undefined : orderFromRow(row));
 const toOrders = (rows: OrderRow[]) => rows.map(orderFromRow);
 const oneOffer = (row: OfferRow | undefined) => (row === undefined ? undefined : offerFromRow(row));
@@ -133,27 +167,7 @@ export class KyselyOrderStore implements OrderStore {
     after: ScheduledCursor | null,
     limit: number,
   ): Promise<ScheduledOrder[]> {
-    // After the cursor: (state, status, id) after the cursor's, and with a state no later state, which
-    // SQLite reads as one range of orders_schedule_idx in its order (with `state = ?` beside the row
-    // value, it would walk the state's entries by status from the first instead).
-    let query = this.db
-      .selectFrom("orders")
-      .select(SCHEDULED_COLUMNS)
-      .where(sql<boolean>`${sql.raw(SCHEDULED_ORDERS_SQL)}`)
-      .where("livemode", "=", livemode ? 1 : 0);
-    if (after === null) {
-      if (state !== undefined) query = query.where("state", "=", state);
-    } else {
-      query = query.where((eb) =>
-        eb(
-          eb.refTuple("state", "status", "id"),
-          ">",
-          eb.tuple(after.state, after.status as OrderStatus, after.id),
-        ),
-      );
-      if (state !== undefined) query = query.where("state", "<=", state);
-    }
-    return query.orderBy("state").orderBy("status").orderBy("id").limit(limit).execute();
+    return scheduledPageOf(this.db, livemode, state, after, limit);
   }
 
   slaWatched(after: string | null, limit: number): Promise<Order[]> {

@@ -6,9 +6,8 @@ import pg from "pg";
 import { type Clock, systemClock } from "../clock.js";
 import { KyselyStore } from "./kysely-store.js";
 import { EVENTS_CHANNEL, type RemoteListener } from "./order-event-store.js";
+import { PG_TYPES } from "./pg-types.js";
 import type { Database } from "./schema.js";
-
-const INT8_OID = 20;
 
 export interface PostgresOptions {
   poolSize: number;
@@ -26,11 +25,7 @@ export function openPostgresStore(url: string, options: PostgresOptions): Kysely
     application_name: options.applicationName ?? "field-dispatch",
     connectionTimeoutMillis: 5_000,
     ...(options.schema ? { options: `-c search_path=${options.schema}` } : {}),
-    // bigint columns (counts, cents) come back as numbers: every value we store fits in 2^53.
-    types: {
-      getTypeParser: ((oid: number, format?: "text" | "binary") =>
-        oid === INT8_OID ? Number : pg.types.getTypeParser(oid, format)) as typeof pg.types.getTypeParser,
-    },
+    types: PG_TYPES,
   });
   // A connection that dies (server restart, failover, network) must not crash the process with an
   // unhandled 'error' event: idle ones are dropped by the pool; one in use fails its next query (the
@@ -51,6 +46,7 @@ export function openPostgresStore(url: string, options: PostgresOptions): Kysely
     listen: listenForEvents(url, options),
   });
   return Object.assign(store, {
+    readSource: { kind: "postgres", url, schema: options.schema } as const,
     pool: () => ({ total: pool.totalCount, idle: pool.idleCount, waiting: pool.waitingCount }),
   });
 }

@@ -135,6 +135,7 @@ export function openSqliteStore(
   const checkpointer = new WalCheckpointer(file);
   const close = store.close.bind(store);
   return Object.assign(store, {
+    readSource: { kind: "sqlite", file } as const,
     async close() {
       await close();
       await walSync.close();

@@ -366,8 +366,19 @@ export interface IdempotencyStore {
   purgeExpired(now: string): Promise<number>;
 }
 
+/**
+ * Where another thread of this process may open a read connection of its own to the same data: the
+ * SQLite file (read-only, beside the writer in WAL mode), or the PostgreSQL URL and schema. Plain data, to
+ * send to a worker thread.
+ */
+export type ReadSource =
+  | { readonly kind: "sqlite"; readonly file: string }
+  | { readonly kind: "postgres"; readonly url: string; readonly schema?: string | undefined };
+
 export interface Store {
   readonly dialect: "sqlite" | "postgres";
+  /** Where a worker thread reads the same data (day-reader.ts); none for an in-memory store. */
+  readonly readSource?: ReadSource;
   /** Whether this process is the store's only writer (the embedded store): then what it counts of the
    * store's state (a contractor's jobs) is exact. */
   readonly singleWriter: boolean;

@@ -7,6 +7,7 @@ import { afterEach, describe, expect, it, vi } from "vitest";
 import { z } from "zod";
 import { loadConfig } from "../../src/config.js";
 import { responseIssues } from "../../src/operations/kernel/gate.js";
+import { JsonResult } from "../../src/operations/kernel/json-result.js";
 import { defineOperation } from "../../src/operations/kernel/operation.js";
 import { estimateOperation } from "../../src/operations/matching/estimate.js";
 import { createHarness, ESTIMATE_PATH } from "../helpers/harness.js";
@@ -86,10 +87,11 @@ const estimate = { trade: "hvac", location: { state: "CA", zip: "94103" }, urgen
 /** The estimate's handler answers its real result with one field wrong. */
 function breakEstimate() {
   const real = estimateOperation.handler.bind(estimateOperation);
-  vi.spyOn(estimateOperation, "handler").mockImplementation(async (ctx, input) => ({
-    ...(await real(ctx, input)),
-    currency: "EUR" as "USD",
-  }));
+  vi.spyOn(estimateOperation, "handler").mockImplementation(async (ctx, input) => {
+    const result = await real(ctx, input);
+    if (result instanceof JsonResult) throw new Error("the estimate answers a value, not JSON text");
+    return { ...result, currency: "EUR" as "USD" };
+  });
 }
 
 describe("VALIDATE_RESPONSES", () => {

@@ -3,17 +3,22 @@
 // A run is held in flight at a gate its thread waits at (DayPlanner's test hook): had the planning been
 // on the main thread, the gate would have stopped the event loop and every check here would hang.
 
+import { tmpdir } from "node:os";
 import { join } from "node:path";
 import SQLite from "better-sqlite3";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import type { z } from "zod";
 import { zonedInstant } from "../../src/domain/time/local-time.js";
 import { DayPlanner } from "../../src/operations/kernel/day-planner.js";
+import { resultValue } from "../../src/operations/kernel/json-result.js";
 import type { OperationContext } from "../../src/operations/kernel/operation.js";
 import { planningDeadline, scheduleOptimizeOperation } from "../../src/operations/pool/schedule.js";
 import { createHarness, type Harness, ORDER_PATH, validOrder } from "../helpers/harness.js";
 import { testStoreKind } from "../helpers/test-store.js";
 
 const OPTIMIZE = "/api/dispatcher/v1/schedule/optimize";
+
+type Proposal = z.output<typeof scheduleOptimizeOperation.output>;
 
 let h: Harness;
 let ops: string;
@@ -118,6 +123,43 @@ describe("the optimiser's worker thread", () => {
     ];
     expect(planned.sort()).toEqual([...ids.TX].sort());
   });
+
+  it("plans the same day whether its thread reads the orders or they are made on the event loop", async () => {
+    // The thread reads the store through its read source; a store without one (in memory) has the day's
+    // jobs made on the event loop and sent. Same day, seed and budget: the same routes and unassigned.
+    const body = { date, state: "CA", iterations: 200, seed: 3, mode: "full" };
+    const read = await h.post(OPTIMIZE, body, { "x-api-key": ops });
+    expect(read.statusCode, read.body).toBe(200);
+    const store = h.services.store as { readSource?: unknown };
+    const source = store.readSource;
+    expect(source).toBeDefined();
+    store.readSource = undefined;
+    try {
+      const sent = await h.post(OPTIMIZE, body, { "x-api-key": ops });
+      expect(sent.statusCode, sent.body).toBe(200);
+      const plan = (p: Proposal) => ({ routes: p.routes, unassigned: p.unassigned, totals: p.totals });
+      expect(plan(sent.json())).toEqual(plan(read.json()));
+      expect(read.json().totals.served).toBeGreaterThan(0);
+    } finally {
+      store.readSource = source;
+    }
+  });
+
+  it("answers 503 when its thread cannot read the store, and plans again once it can", async () => {
+    const store = h.services.store as { readSource?: unknown };
+    const source = store.readSource;
+    // A store file that is not there: the thread's read-only connection cannot open it (SQLITE_CANTOPEN).
+    store.readSource = { kind: "sqlite", file: join(tmpdir(), `fd-missing-${process.pid}.sqlite`) };
+    try {
+      const res = await h.post(OPTIMIZE, { date, state: "TX", iterations: 10 }, { "x-api-key": ops });
+      expect(res.statusCode, res.body).toBe(503);
+      expect(res.json().code).toBe("service_unavailable");
+    } finally {
+      store.readSource = source;
+    }
+    const again = await h.post(OPTIMIZE, { date, state: "TX", iterations: 10 }, { "x-api-key": ops });
+    expect(again.statusCode, again.body).toBe(200);
+  });
 });
 
 describe("the time limit", () => {
@@ -145,18 +187,17 @@ describe("the time limit", () => {
       setHeader: () => {},
     });
     const input = scheduleOptimizeOperation.input.parse({ date, state: "CA", time_limit_ms: 2000 });
+    const optimize = async (receivedHr: bigint) =>
+      resultValue(await scheduleOptimizeOperation.handler(ctx(receivedHr), input)) as Proposal;
     // Arrived a minute ago (it waited in a queue): its two seconds are spent, the day is not planned.
-    const late = await scheduleOptimizeOperation.handler(
-      ctx(process.hrtime.bigint() - 60_000_000_000n),
-      input,
-    );
+    const late = await optimize(process.hrtime.bigint() - 60_000_000_000n);
     expect(late.search.stopped).toBe("time_limit_construction");
     expect(late.routes).toEqual([]);
     expect(late.unassigned.map((u) => [u.order_id, u.reason]).sort()).toEqual(
       [...ids.CA].sort().map((id) => [id, "time_limit"]),
     );
     // Arrived now: the same day is planned.
-    const now = await scheduleOptimizeOperation.handler(ctx(process.hrtime.bigint()), input);
+    const now = await optimize(process.hrtime.bigint());
     expect(now.totals.served).toBe(ids.CA.length);
   });
 });

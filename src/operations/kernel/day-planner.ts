@@ -4,15 +4,24 @@
 // is refused (409 optimizer_busy, Retry-After: the running call's time left) rather than queued: a run
 // holds a core for up to its time limit, so a queue would turn 200 concurrent calls into minutes of
 // waiting and every caller's time limit into a fiction. With several server processes (cluster,
-// PostgreSQL), each process runs one per mode.
+// PostgreSQL), each process runs one per mode. The thread reads the day's orders on a connection of its
+// own (storage/day-reader.ts) where the store has a read source, and answers the proposal as JSON text;
+// this side sends it the day's contractors and answers its questions for more.
 //
 // The thread's module is day-planner-thread.ts: compiled JavaScript beside this file in dist/, and the
 // TypeScript source under vitest or `node --import tsx`, which a worker loads through tsx's loader
 // (registered in the thread itself: a worker does not inherit the parent's loader hooks).
 
 import { Worker } from "node:worker_threads";
+import type { DayContractor } from "../../domain/schedule/day.js";
 import { ApiError } from "../../errors.js";
-import type { DayPlanRequest, PlannedProposal, PlanReply, PlanTask } from "./day-planner-thread.js";
+import type {
+  ContractorsMessage,
+  DayPlanRequest,
+  PlannedProposal,
+  PlanReply,
+  PlanTask,
+} from "./day-planner-thread.js";
 
 type Mode = "live" | "test";
 
@@ -34,7 +43,19 @@ const OVERRUN_MS = 10_000;
 interface Pending {
   readonly resolve: (proposal: PlannedProposal) => void;
   readonly reject: (error: Error) => void;
+  /** Answers the thread's `holders`. */
+  readonly holders: Holders;
 }
+
+/** The day's contractors: those of its state (all of the mode's without one), sent to the thread as soon
+ * as they are prepared, and `holders`, asked for by the thread for those of the jobs' holders (by id)
+ * who are not among them. */
+export interface DayContractors {
+  readonly ofState: Promise<readonly DayContractor[]>;
+  readonly holders: Holders;
+}
+
+type Holders = (ids: readonly string[]) => Promise<readonly DayContractor[]>;
 
 export class DayPlanner {
   private readonly running = new Map<Mode, number>();
@@ -62,7 +83,7 @@ export class DayPlanner {
     }
     this.running.set(mode, deadline);
     try {
-      return await work((request) => this.plan(mode, request));
+      return await work((request, contractors) => this.plan(mode, request, contractors));
     } finally {
       this.running.delete(mode);
     }
@@ -83,10 +104,15 @@ export class DayPlanner {
     await Promise.all(threads.map((t) => t.terminate()));
   }
 
-  private plan(mode: Mode, request: DayPlanRequest): Promise<PlannedProposal> {
+  private plan(mode: Mode, request: DayPlanRequest, contractors: DayContractors): Promise<PlannedProposal> {
     const thread = this.threadOf(mode);
     const id = this.nextId++;
-    const task: PlanTask = { id, ...request, ...(this.options.gate ? { gate: this.options.gate } : {}) };
+    const task: PlanTask = {
+      kind: "plan",
+      id,
+      ...request,
+      ...(this.options.gate ? { gate: this.options.gate } : {}),
+    };
     return new Promise<PlannedProposal>((resolve, reject) => {
       const overrun = setTimeout(
         () => {
@@ -98,6 +124,7 @@ export class DayPlanner {
       overrun.unref();
       this.pending.set(id, {
         mode,
+        holders: contractors.holders,
         resolve: (proposal) => {
           clearTimeout(overrun);
           resolve(proposal);
@@ -108,6 +135,10 @@ export class DayPlanner {
         },
       });
       thread.postMessage(task);
+      contractors.ofState.then(
+        (list) => this.send(thread, id, list),
+        (error: Error) => this.reject(id, error),
+      );
     });
   }
 
@@ -133,13 +164,33 @@ export class DayPlanner {
         return;
       }
       const waiting = this.pending.get(reply.id);
+      if (waiting === undefined) return;
+      if (reply.kind === "holders") {
+        waiting.holders(reply.holders).then(
+          (list) => this.send(thread, reply.id, list),
+          (error: Error) => this.reject(reply.id, error),
+        );
+        return;
+      }
       this.pending.delete(reply.id);
-      waiting?.resolve(reply.proposal);
+      if (reply.kind === "failed") waiting.reject(threadFailure(reply.message, reply.code));
+      else waiting.resolve(reply.proposal);
     });
     thread.on("error", (error) => this.fail(mode, error));
     thread.on("exit", (code) => this.fail(mode, new Error(`the day planner's thread exited (${code})`)));
     this.threads.set(mode, thread);
     return thread;
+  }
+
+  private send(thread: Worker, id: number, contractors: readonly DayContractor[]): void {
+    if (this.pending.has(id))
+      thread.postMessage({ kind: "contractors", id, contractors } satisfies ContractorsMessage);
+  }
+
+  private reject(id: number, error: Error): void {
+    const waiting = this.pending.get(id);
+    this.pending.delete(id);
+    waiting?.reject(error);
   }
 
   /** Fails the mode's waiting run and forgets its thread (the next run starts another). */
@@ -154,8 +205,15 @@ export class DayPlanner {
   }
 }
 
-/** Plans one day on the run's thread: the proposal's body and hash. */
-export type Planning = (request: DayPlanRequest) => Promise<PlannedProposal>;
+/** Plans one day on the run's thread with `contractors`: the proposal as JSON text. */
+export type Planning = (request: DayPlanRequest, contractors: DayContractors) => Promise<PlannedProposal>;
+
+/** The thread's failure as an error of this side, with its code (store-errors.ts reads it: a store that
+ * cannot serve answers 503, as on the server's own connection). */
+function threadFailure(message: string, code: string | undefined): Error {
+  const error = new Error(`the day planner's thread failed: ${message}`);
+  return code === undefined ? error : Object.assign(error, { code });
+}
 
 /** The thread, from the compiled module beside this one, or from the TypeScript source through tsx. */
 function startThread(): Worker {

@@ -10,6 +10,7 @@ import { ApiError, type FieldError, validationError } from "../../errors.js";
 import { fieldMessage } from "./field-messages.js";
 import { runIdempotent } from "./idempotency.js";
 import { textErrors } from "./input-text.js";
+import { resultValue } from "./json-result.js";
 import type { AnyOperation, OperationContext, Services } from "./operation.js";
 
 export interface Admission {
@@ -210,6 +211,16 @@ export function parseInput(op: AnyOperation, raw: unknown): unknown {
  * VALIDATE_RESPONSES, checks the result against the output schema (throws ResponseMismatch).
  */
 export async function execute(op: AnyOperation, ctx: OperationContext, raw: unknown): Promise<unknown> {
+  return resultValue(await executeForWire(op, ctx, raw));
+}
+
+/** execute's result as the handler gave it: a JsonResult when it had its JSON text already, which a
+ * transport that sends JSON sends as it is. */
+export async function executeForWire(
+  op: AnyOperation,
+  ctx: OperationContext,
+  raw: unknown,
+): Promise<unknown> {
   const input = parseInput(op, raw);
   const result =
     op.idempotent && ctx.idempotencyKey !== undefined

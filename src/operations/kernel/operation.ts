@@ -17,6 +17,7 @@ import type { Store, WriteTx } from "../../storage/store.js";
 import type { ContractorPool } from "./contractor-pool.js";
 import type { DayPlanner } from "./day-planner.js";
 import type { EventFeed } from "./event-feed.js";
+import type { JsonResult } from "./json-result.js";
 
 export interface Services {
   config: Config;
@@ -134,7 +135,8 @@ export interface Operation<I extends z.ZodType = z.ZodType, O extends z.ZodType 
   output: O;
   /** A valid input, shown in OpenAPI, llms-full.txt, MCP and the agent card (a test parses it). */
   example: z.input<I>;
-  handler(ctx: OperationContext, input: z.output<I>): Promise<z.input<O>>;
+  /** Its result, or the same as JSON text already made (json-result.ts). */
+  handler(ctx: OperationContext, input: z.output<I>): Promise<z.input<O> | JsonResult<z.input<O>>>;
   /**
    * Also served as a stream: REST answers a request that accepts text/event-stream with Server-Sent
    * Events, handing `sink` what this writes until the client goes (the function it resolves to stops

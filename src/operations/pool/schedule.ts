@@ -21,31 +21,34 @@ import { z } from "zod";
 import { sealRecord } from "../../audit/record.js";
 import { complianceIssues, dayOfDate } from "../../domain/compliance.js";
 import type { Contractor } from "../../domain/contractor.js";
-import { lookupCity, lookupZip, type Point } from "../../domain/geo.js";
-import { AVERAGE_MPH, type DayContractor, type DayJob, ROAD_FACTOR } from "../../domain/schedule/day.js";
-import { workingStretches, ZoneOffsets } from "../../domain/time/calendar.js";
-import { zonedInstant } from "../../domain/time/local-time.js";
+import { AVERAGE_MPH, type DayContractor, ROAD_FACTOR } from "../../domain/schedule/day.js";
+import {
+  type DayJobs,
+  DayJobsBuilder,
+  type DayJobsOptions,
+  DayZones,
+  inPlanningOrder,
+  DEFAULT_SHIFT as SHIFT,
+} from "../../domain/schedule/day-jobs.js";
+import { workingStretches } from "../../domain/time/calendar.js";
 import { timeZoneOf } from "../../domain/time/zones.js";
-import { TRADES, type TradeCode } from "../../domain/trades.js";
 import type { StateCode } from "../../domain/us-regions.js";
 import { ApiError } from "../../errors.js";
-import { newSortableId } from "../../ids.js";
 import type { ScheduleProposalsTable } from "../../storage/schema.js";
-import type { ScheduledCursor, ScheduledOrder } from "../../storage/store.js";
+import type { ReadSource, ScheduledCursor, ScheduledOrder } from "../../storage/store.js";
 import { type Planning, plannerClock } from "../kernel/day-planner.js";
+import type { PlannedProposal } from "../kernel/day-planner-thread.js";
+import { JsonResult } from "../kernel/json-result.js";
 import { defineOperation, principalOf, type Services } from "../kernel/operation.js";
 import { stateSchema } from "../kernel/schemas.js";
 import { assign } from "../orders/command-runner.js";
 
-/** The order in which the statuses' orders are planned (the store returns them in none). */
-const SCHEDULED_STATUSES = ["needs_dispatcher", "offered", "accepted", "en_route"] as const;
 /** Open orders read (of the state, or the mode): a day's work stays well under it. */
 const SCHEDULED_ORDERS_READ = 20_000;
 /** Open orders read a statement at a time (a page's read holds the event loop a few milliseconds). */
 const SCHEDULED_PAGE = 250;
 /** Orders or contractors prepared between two turns of the event loop. */
 const PREPARED_BETWEEN_YIELDS = 250;
-const SHIFT = { startHour: 8, endHour: 18 } as const;
 const PROPOSAL_TTL_MS = 60 * 60_000;
 const MAX_TIME_LIMIT_MS = 2000;
 const MAX_ITERATIONS = 20_000;
@@ -183,93 +186,6 @@ const ASSUMPTIONS =
   "with time off that day is left out; at most max_active_jobs jobs a day. " +
   "Service: the trade's typical hours. Windows are hard: a job that fits no route is left unassigned.";
 
-function dayBounds(date: string, zone: string, startHour = 0, endHour = 24): { start: Date; end: Date } {
-  const [year, month, day] = date.split("-").map(Number) as [number, number, number];
-  const start = zonedInstant(zone, { year, month, day, hour: startHour, minute: 0 });
-  const next = new Date(Date.UTC(year, month - 1, day + 1));
-  const end =
-    endHour === 24
-      ? zonedInstant(zone, {
-          year: next.getUTCFullYear(),
-          month: next.getUTCMonth() + 1,
-          day: next.getUTCDate(),
-          hour: 0,
-          minute: 0,
-        })
-      : zonedInstant(zone, { year, month, day, hour: endHour, minute: 0 });
-  return { start, end };
-}
-
-function pointOf(order: ScheduledOrder): Point | null {
-  const zip = order.zip ? lookupZip(order.zip) : undefined;
-  if (zip) return { lat: zip.lat, lon: zip.lon };
-  return order.city ? (lookupCity(order.city, order.state) ?? null) : null;
-}
-
-/**
- * One date's bounds per zone, computed once a call (a zone's midnight and working hours are the same for
- * every order and contractor in it): each is two zonedInstant calls, which for 3,000 orders and a pool of
- * 3,300 contractors held the event loop for 100-200 ms a call.
- */
-class DayZones {
-  private readonly days = new Map<string, { start: Date; end: Date }>();
-  private readonly shifts = new Map<string, { start: Date; end: Date }>();
-  private readonly offsets = new Map<string, ZoneOffsets>();
-
-  constructor(readonly date: string) {}
-
-  /** The date's midnight to the next, in `zone`. */
-  day(zone: string): { start: Date; end: Date } {
-    let day = this.days.get(zone);
-    if (day === undefined) {
-      day = dayBounds(this.date, zone);
-      this.days.set(zone, day);
-    }
-    return day;
-  }
-
-  /** The default shift's hours of the date in `zone`. */
-  shift(zone: string): { start: Date; end: Date } {
-    let shift = this.shifts.get(zone);
-    if (shift === undefined) {
-      shift = dayBounds(this.date, zone, SHIFT.startHour, SHIFT.endHour);
-      this.shifts.set(zone, shift);
-    }
-    return shift;
-  }
-
-  /** The zone offsets over the date's day in `zone` (calendars of that zone share them). */
-  zoneOffsets(zone: string): ZoneOffsets {
-    let offsets = this.offsets.get(zone);
-    if (offsets === undefined) {
-      const day = this.day(zone);
-      offsets = new ZoneOffsets(day.start.getTime(), day.end.getTime());
-      this.offsets.set(zone, offsets);
-    }
-    return offsets;
-  }
-}
-
-/** The interval an order may be served in, on `date`, or null when its promise does not meet the day. */
-function intervalOf(order: ScheduledOrder, zones: DayZones, now: Date): { ready: Date; due: Date } | null {
-  const zone = order.time_zone ?? timeZoneOf(order.state as StateCode, order.zip);
-  const day = zones.day(zone);
-  let ready: Date;
-  let due: Date;
-  if (order.window_start && order.window_end) {
-    ready = new Date(Math.max(Date.parse(order.window_start), now.getTime()));
-    due = new Date(order.window_end);
-  } else if (order.arrive_by) {
-    ready = new Date(Math.max(Date.parse(order.received_at), now.getTime()));
-    due = new Date(order.arrive_by);
-    // Already past its promise: as soon as possible, within the day.
-    if (due.getTime() <= ready.getTime()) due = day.end;
-  } else return null;
-  ready = new Date(Math.max(ready.getTime(), day.start.getTime()));
-  due = new Date(Math.min(due.getTime(), day.end.getTime()));
-  return ready.getTime() < due.getTime() ? { ready, due } : null;
-}
-
 /**
  * The contractor's working span on `date`: from its calendar's first working minute that day to its last
  * (breaks between are not modelled), or 08:00-18:00 in its zone without working hours; null when it does
@@ -335,88 +251,71 @@ async function scheduledOrders(
   return orders.slice(0, SCHEDULED_ORDERS_READ);
 }
 
-/** The day's jobs read from the mode's orders, with what apply checks of them (their versions), who
- * holds each now, and those left out for want of a location. */
+/** The day's jobs made on the event loop, a few hundred between turns: for a store the planner's thread
+ * cannot read (in memory). */
 async function dayJobs(
   services: Services,
   livemode: boolean,
   input: z.infer<typeof optimizeInput>,
-  now: Date,
-  zones: DayZones,
-): Promise<{
-  jobs: DayJob[];
-  current: Map<string, string | null>;
-  basis: Record<string, number>;
-  unassigned: Proposal["unassigned"];
-}> {
-  const rank = new Map<string, number>(SCHEDULED_STATUSES.map((s, i) => [s, i]));
-  // By status, then newest first: the order the solver takes them in (its ties) does not depend on the
-  // store's.
-  const orders = (await scheduledOrders(services, livemode, input.state)).sort(
-    (a, b) =>
-      (rank.get(a.status) ?? 0) - (rank.get(b.status) ?? 0) ||
-      (a.created_at < b.created_at ? 1 : a.created_at > b.created_at ? -1 : a.id < b.id ? 1 : -1),
-  );
-  const pinned = new Set(input.pinned);
-  const jobs: DayJob[] = [];
-  const current = new Map<string, string | null>();
-  const basis: Record<string, number> = {};
-  const unassigned: Proposal["unassigned"] = [];
+  options: DayJobsOptions,
+): Promise<DayJobs> {
+  const orders = inPlanningOrder(await scheduledOrders(services, livemode, input.state));
+  const builder = new DayJobsBuilder(options);
   for (const [i, order] of orders.entries()) {
     if (i > 0 && i % PREPARED_BETWEEN_YIELDS === 0) await setImmediate();
-    const interval = intervalOf(order, zones, now);
-    if (interval === null) continue;
-    basis[order.id] = order.version;
-    current.set(order.id, order.contractor_id);
-    const point = pointOf(order);
-    if (point === null) {
-      unassigned.push({ order_id: order.id, reason: "no_location" });
-      continue;
-    }
-    const stays =
-      order.status === "en_route" ||
-      (input.mode === "incremental" && order.status === "accepted") ||
-      pinned.has(order.id);
-    jobs.push({
-      orderId: order.id,
-      trade: order.trade,
-      state: order.state,
-      point,
-      ready: interval.ready,
-      due: interval.due,
-      serviceMinutes: Math.round((TRADES[order.trade as TradeCode]?.typicalJobHours ?? 2) * 60),
-      contractorId: order.contractor_id,
-      pinned: stays && order.contractor_id !== null,
-    });
+    builder.add(order);
   }
-  return { jobs, current, basis, unassigned };
+  return builder.out;
 }
 
 /** The mode's contractors who work `date` and could be of use to the jobs (the planner's thread keeps
- * those who could take one): with a state, those who cover it and those holding one of its jobs (every
- * job is of that state, so no other could take or keep one). From the in-memory pool
- * (kernel/contractor-pool.ts): reading the 3,300 rows of a sandbox pool from SQLite held the event loop
- * for 100-200 ms a call. Apply checks each routed contractor against the store. */
-async function dayContractors(
+ * those who could take one): with a state, those who cover it (every job is of that state, so no other
+ * could take one). From the in-memory pool (kernel/contractor-pool.ts): reading the 3,300 rows of a
+ * sandbox pool from SQLite held the event loop for 100-200 ms a call. Apply checks each routed
+ * contractor against the store. */
+function dayContractors(
   services: Services,
   livemode: boolean,
   state: StateCode | undefined,
-  holders: ReadonlyMap<string, string | null>,
   zones: DayZones,
 ): Promise<DayContractor[]> {
   const pool = livemode ? "live" : "sandbox";
-  const holding = new Set(holders.values());
-  const today = dayOfDate(zones.date);
-  const out: DayContractor[] = [];
   const candidates = services.pool.index
     .all()
-    .filter((c) => c.pool === pool && (state === undefined || c.states.includes(state) || holding.has(c.id)));
+    .filter((c) => c.pool === pool && (state === undefined || c.states.includes(state)));
+  return workingOn(candidates, zones);
+}
+
+/** Those of `candidates` who work the day, a few hundred between turns of the event loop. */
+async function workingOn(candidates: readonly Contractor[], zones: DayZones): Promise<DayContractor[]> {
+  const today = dayOfDate(zones.date);
+  const out: DayContractor[] = [];
   for (const [i, c] of candidates.entries()) {
     if (i > 0 && i % PREPARED_BETWEEN_YIELDS === 0) await setImmediate();
     const day = dayContractor(c, zones, today);
     if (day !== null) out.push(day);
   }
   return out;
+}
+
+/** Of the contractors holding one of the day's jobs (by id) who are not among the state's, those who
+ * work the day: from outside the state (a pinned job stays with its holder). */
+function holdersOutside(
+  services: Services,
+  livemode: boolean,
+  state: StateCode | undefined,
+  zones: DayZones,
+  ids: readonly string[],
+): Promise<DayContractor[]> {
+  // Without a state, every contractor of the mode who works the day was sent already.
+  if (state === undefined) return Promise.resolve([]);
+  const pool = livemode ? "live" : "sandbox";
+  const outside: Contractor[] = [];
+  for (const id of ids) {
+    const c = services.pool.index.contractorOf(id);
+    if (c !== undefined && c.pool === pool && !c.states.includes(state)) outside.push(c);
+  }
+  return workingOn(outside, zones);
 }
 
 /**
@@ -434,48 +333,70 @@ export function planningDeadline(
   return now - Math.max(0, spentMs) + limitMs;
 }
 
+/** The proposal as JSON text, what it was planned on (the orders' versions, as JSON text) and what apply
+ * checks of the contractors it routes. */
+interface Proposed {
+  readonly planned: PlannedProposal;
+  readonly basisJson: string;
+  readonly contractorBasis: Record<string, string>;
+  readonly generatedAt: string;
+  readonly expiresAt: string;
+}
+
 async function propose(
   services: Services,
   livemode: boolean,
   input: z.infer<typeof optimizeInput>,
   deadline: number,
   planDay: Planning,
-): Promise<{
-  proposal: Proposal;
-  basis: Record<string, number>;
-  contractorBasis: Record<string, string>;
-}> {
+): Promise<Proposed> {
   const now = services.now();
   const zones = new DayZones(input.date);
-  const { jobs, current, basis, unassigned } = await dayJobs(services, livemode, input, now, zones);
-  const contractors = await dayContractors(services, livemode, input.state, current, zones);
+  const options = { date: input.date, now, mode: input.mode, pinned: input.pinned };
+  const source = services.store.readSource;
+  // The planner's thread reads the day itself on a connection of its own; a store it cannot reach (in
+  // memory) has its day made here.
+  const made = source === undefined ? await dayJobs(services, livemode, input, options) : null;
+  const day =
+    made === null
+      ? { read: { ...options, source: source as ReadSource, livemode, state: input.state } }
+      : { jobs: made.jobs };
   const generatedAt = now.toISOString();
-  const { body, hash } = await planDay({
-    jobs,
-    contractors,
-    travel: services.pool.travel.model,
-    seed: input.seed,
-    iterations: input.iterations,
-    deadline,
-    frame: {
-      date: input.date,
-      state: input.state ?? null,
-      mode: input.mode,
-      livemode,
-      generated_at: generatedAt,
-      expires_at: new Date(now.getTime() + PROPOSAL_TTL_MS).toISOString(),
-      unassigned,
-      assumptions: ASSUMPTIONS,
-      search: { seed: input.seed, iterations: input.iterations, time_limit_ms: input.time_limit_ms },
+  const expiresAt = new Date(now.getTime() + PROPOSAL_TTL_MS).toISOString();
+  const planned = await planDay(
+    {
+      day,
+      travel: services.pool.travel.model,
+      seed: input.seed,
+      iterations: input.iterations,
+      deadline,
+      frame: {
+        date: input.date,
+        state: input.state ?? null,
+        mode: input.mode,
+        livemode,
+        generated_at: generatedAt,
+        expires_at: expiresAt,
+        unassigned: made?.unassigned ?? [],
+        assumptions: ASSUMPTIONS,
+        search: { seed: input.seed, iterations: input.iterations, time_limit_ms: input.time_limit_ms },
+      },
     },
-  });
-  // What apply checks of the contractors it routes (their standing, calendar, compliance, time off).
-  const prints = await services.store.contractors.fingerprints(
-    body.routes.map((r) => r.contractor_id),
-    body.generated_at,
+    {
+      // Prepared on the event loop, a few hundred between turns, while the thread reads the day.
+      ofState: dayContractors(services, livemode, input.state, zones),
+      holders: (ids) => holdersOutside(services, livemode, input.state, zones, ids),
+    },
   );
-  const contractorBasis = Object.fromEntries(prints);
-  return { proposal: { proposal_id: newSortableId("prp"), hash, ...body }, basis, contractorBasis };
+  // What apply checks of the contractors it routes (their standing, calendar, compliance, time off).
+  const prints = await services.store.contractors.fingerprints([...planned.routed], generatedAt);
+  return {
+    planned,
+    basisJson: planned.basisJson ?? JSON.stringify(made?.basis ?? {}),
+    contractorBasis: Object.fromEntries(prints),
+    generatedAt,
+    expiresAt,
+  };
 }
 
 export const scheduleOptimizeOperation = defineOperation({
@@ -502,27 +423,28 @@ export const scheduleOptimizeOperation = defineOperation({
   async handler(ctx, input) {
     const livemode = principalOf(ctx).livemode;
     const deadline = planningDeadline(input.time_limit_ms, ctx.receivedHr);
-    const { proposal, basis, contractorBasis } = await ctx.services.planner.exclusive(
-      livemode,
-      deadline,
-      (plan) => propose(ctx.services, livemode, input, deadline, plan),
-    );
-    const { proposal_id, hash, ...body } = proposal;
+    const { planned, basisJson, contractorBasis, generatedAt, expiresAt } =
+      await ctx.services.planner.exclusive(livemode, deadline, (plan) =>
+        propose(ctx.services, livemode, input, deadline, plan),
+      );
     await ctx.services.store.schedules.insert({
-      id: proposal_id,
+      id: planned.proposalId,
       livemode: livemode ? 1 : 0,
-      created_at: body.generated_at,
-      expires_at: body.expires_at,
-      hash,
-      body: JSON.stringify(proposal),
-      basis: JSON.stringify(basis),
+      created_at: generatedAt,
+      expires_at: expiresAt,
+      hash: planned.hash,
+      body: planned.json,
+      basis: basisJson,
       contractor_basis: JSON.stringify(contractorBasis),
       applied_at: null,
     });
-    await ctx.services.store.schedules.purge(
-      new Date(Date.parse(body.generated_at) - 24 * PROPOSAL_TTL_MS).toISOString(),
-    );
-    return proposal;
+    // Proposals a day past their expiry, dropped after the answer (housekeeping the caller need not wait
+    // for; one that fails is done by the next call).
+    ctx.services.store.schedules
+      .purge(new Date(Date.parse(generatedAt) - 24 * PROPOSAL_TTL_MS).toISOString())
+      .catch(() => {});
+    // Sent as the thread made it: a 3,000-job proposal is not parsed and serialised again here.
+    return new JsonResult<z.input<typeof proposalSchema>>(planned.json);
   },
 });
 

@@ -5,8 +5,9 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest, HookHandlerDoneFunction } from "fastify";
 import { z } from "zod";
 import { validationError } from "../../errors.js";
-import { type Admission, admit, execute, parseInput } from "../../operations/kernel/gate.js";
+import { type Admission, admit, execute, executeForWire, parseInput } from "../../operations/kernel/gate.js";
 import { IDEMPOTENCY_KEY_HEADER, idempotencyKeyArgument } from "../../operations/kernel/idempotency.js";
+import { JsonResult } from "../../operations/kernel/json-result.js";
 import type { AnyOperation, OperationContext, Services } from "../../operations/kernel/operation.js";
 import { problemSchema } from "../../operations/kernel/schemas.js";
 import { OPERATIONS } from "../../operations/registry.js";
@@ -65,6 +66,7 @@ function routeSchema(op: AnyOperation) {
 const serialized = new WeakMap<object, string>();
 
 function serialize(result: unknown): string {
+  if (result instanceof JsonResult) return result.json;
   if (typeof result === "object" && result !== null && Object.isFrozen(result)) {
     let text = serialized.get(result);
     if (text === undefined) {
@@ -141,7 +143,7 @@ function operationHandler(op: AnyOperation, services: Services, streams: EventSt
       const page = await execute(op, ctx, input);
       return reply.type("application/json").send(serialize(page));
     }
-    const result = await execute(op, ctx, raw);
+    const result = await executeForWire(op, ctx, raw);
     return reply.type("application/json").send(serialize(result));
   };
 }
