@@ -23,7 +23,8 @@ export type IdPrefix =
   | "whd"
   | "wha"
   | "whs"
-  | "off";
+  | "off"
+  | "att";
 
 export function newId(prefix: IdPrefix, length = 20): string {
   return `${prefix}_${randomBase62(length)}`;

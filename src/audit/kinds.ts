@@ -38,6 +38,8 @@ const AUDIT_KINDS = {
   "quote.issued":
     "A quote: its inputs, the price breakdown, the candidates considered with their scores and the one chosen.",
   ...ORDER_KINDS,
+  "order.attachment_added":
+    "A photo or PDF was added to an order (proof of work): its id, kind, sniffed media type, the SHA-256 and size of the stored file (an image without its metadata) and of the file as received, its thumbnail's SHA-256, its caption, the uploader's role, and what the photo's EXIF claimed: captured_at (DateTimeOriginal, local time) and captured_position (GPS latitude and longitude, a disclosure for the account and the dispatch team).",
   "schedule.applied":
     "A dispatcher applied a day optimiser's proposal: its id and SHA-256 hash, the day, and each assignment it made (or that was refused, with the reason); each assignment also has its own order.assigned record.",
   "pool.changed": "A dispatcher activated, deactivated, excluded or re-included a contractor, and why.",

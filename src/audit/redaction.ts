@@ -54,6 +54,8 @@ const CALLER_ONLY: Fields = {
   idempotency_key: true,
   reference_id: true,
   input: { callback_url: true, reference_id: true, location: { address: true, name: true } },
+  // Where a photo says it was taken (an attachment's EXIF GPS): the account's and the dispatch team's.
+  captured_position: true,
 };
 
 interface Claim {

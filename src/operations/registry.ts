@@ -20,6 +20,12 @@ import { availabilityOperation } from "./matching/availability.js";
 import { estimateOperation } from "./matching/estimate.js";
 import { quoteOperation } from "./matching/quote.js";
 import { tradeIndexOperation } from "./matching/trade-index.js";
+import {
+  attachmentContentOperation,
+  attachmentListOperation,
+  attachmentThumbnailOperation,
+  attachmentUploadOperation,
+} from "./orders/attachments.js";
 import { nteDecisionOperation, orderCancelOperation } from "./orders/caller-actions.js";
 import {
   contractorAcceptOperation,
@@ -73,6 +79,10 @@ export const OPERATIONS: readonly AnyOperation[] = [
   eventsOperation,
   orderCancelOperation,
   nteDecisionOperation,
+  attachmentUploadOperation,
+  attachmentListOperation,
+  attachmentContentOperation,
+  attachmentThumbnailOperation,
   webhooksConfigOperation,
   webhooksSetEndpointOperation,
   webhooksRotateSecretOperation,

@@ -21,6 +21,7 @@ import { PROBE_CACHE_TTL_MS, ProbeService } from "../probe/probe.js";
 import { openPostgresStore } from "../storage/postgres.js";
 import { openSqliteStore } from "../storage/sqlite.js";
 import type { Store } from "../storage/store.js";
+import { collectOrphanBlobs } from "../workers/orphan-blobs.js";
 import { WebhookDispatcher } from "../workers/webhook-dispatcher.js";
 
 /** The store the configuration selects: PostgreSQL with DATABASE_URL, else SQLite under DATA_DIR. */
@@ -108,6 +109,7 @@ export function createServices(
     metrics,
     config,
     store,
+    blobs: store.blobStore(join(config.DATA_DIR, "blobs")),
     pool,
     keys,
     sessions: new ConsoleSessions(store, keys, config.CONSOLE_SESSION_IDLE_MINUTES * 60_000, now),
@@ -149,6 +151,10 @@ export function createWebhookDispatcher(
     concurrency: config.WEBHOOK_CONCURRENCY,
     timeoutMs: config.WEBHOOK_TIMEOUT_MS,
     retentionDays: config.WEBHOOK_RETENTION_DAYS,
+    collectOrphans: (now) => {
+      const blobs = store.blobStore(join(config.DATA_DIR, "blobs"));
+      return collectOrphanBlobs(blobs, store.attachments, now);
+    },
     ...(options.metrics ? { metrics: options.metrics } : {}),
     ...(options.now ? { now: options.now } : {}),
     ...(options.logger ? { logger: options.logger } : {}),

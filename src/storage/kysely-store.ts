@@ -4,7 +4,11 @@
 
 import { type Kysely, Migrator, sql } from "kysely";
 import type { Clock } from "../clock.js";
+import { KyselyAttachmentStore } from "./attachment-store.js";
 import { AuditStore } from "./audit-store.js";
+import type { BlobStore } from "./blobs/blob-store.js";
+import { FsBlobStore } from "./blobs/fs-blob-store.js";
+import { SqlBlobStore } from "./blobs/sql-blob-store.js";
 import { CommittedTime, type TransactionTime } from "./commitment-ledger.js";
 import { KyselyConsoleSessionStore } from "./console-session-store.js";
 import { KyselyContractorStore } from "./contractor-store.js";
@@ -41,10 +45,12 @@ export class KyselyStore implements Store {
   readonly contractors: KyselyContractorStore;
   readonly orders: KyselyOrderStore;
   readonly idempotency: KyselyIdempotencyStore;
+  readonly attachments: KyselyAttachmentStore;
   readonly schedules: ScheduleStore;
   /** PostgreSQL schema the store works in, when not the default (the migration tables live there too). */
   readonly schema: string | undefined;
   readonly singleWriter: boolean;
+  private readonly clock: Clock;
 
   constructor(
     readonly db: Kysely<Database>,
@@ -83,6 +89,8 @@ export class KyselyStore implements Store {
     this.contractors = new KyselyContractorStore(db, this.audit, options.clock, dialect);
     this.orders = new KyselyOrderStore(db, dialect);
     this.idempotency = new KyselyIdempotencyStore(db);
+    this.attachments = new KyselyAttachmentStore(db);
+    this.clock = options.clock;
     this.schedules = new ScheduleStore(db);
     this.committer = new GroupCommitter<WriteTx>(
       async (work) => {
@@ -111,6 +119,10 @@ export class KyselyStore implements Store {
       options.commitLanes ?? 1,
       isRetryableConflict,
     );
+  }
+
+  blobStore(dir: string): BlobStore {
+    return this.dialect === "postgres" ? new SqlBlobStore(this.db, this.clock) : new FsBlobStore(dir);
   }
 
   queueDepth(): number {

@@ -388,6 +388,40 @@ export interface Database {
   daily_runs: DailyRunsTable;
   contractor_time_off: ContractorTimeOffTable;
   schedule_proposals: ScheduleProposalsTable;
+  attachments: AttachmentsTable;
+  blobs: BlobsTable;
+  blob_chunks: BlobChunksTable;
+}
+
+/** An order's attachment (migration 0029): its blob, what it is, who sent it, and the seal of its record. */
+export interface AttachmentsTable {
+  id: string;
+  order_id: string;
+  livemode: number;
+  sha256: string;
+  /** bigint: PostgreSQL's driver reads it as text. */
+  size: number | string;
+  media_type: string;
+  kind: string;
+  caption: string | null;
+  filename: string | null;
+  uploader: string;
+  created_at: string;
+  thumbnail_sha256: string | null;
+  seal: string;
+}
+
+/** A blob of the chunked blob store (PostgreSQL's; migration 0029). */
+interface BlobsTable {
+  sha256: string;
+  size: number | string;
+  created_at: string;
+}
+
+interface BlobChunksTable {
+  sha256: string;
+  idx: number;
+  data: Uint8Array;
 }
 
 export interface ScheduleProposalsTable {

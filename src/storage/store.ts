@@ -13,6 +13,7 @@ import type { NteRequest, Offer, OfferStatus, Order } from "../domain/orders/ord
 import type { OrderStatus } from "../domain/orders/transitions.js";
 import type { TradeCode } from "../domain/trades.js";
 import type { StateCode } from "../domain/us-regions.js";
+import type { BlobStore } from "./blobs/blob-store.js";
 import type { EvalsPersistence } from "./evals-store.js";
 import type { OrderEventLog } from "./order-event-store.js";
 import type { CommitOutcome, CommittableChange } from "./order-writer.js";
@@ -375,6 +376,39 @@ export type ReadSource =
   | { readonly kind: "sqlite"; readonly file: string }
   | { readonly kind: "postgres"; readonly url: string; readonly schema?: string | undefined };
 
+/** What an attachment holds, sniffed from its bytes (issue 32). */
+type AttachmentKind = "photo" | "document";
+
+/** An order's attachment: its blob (by SHA-256), what it is, who sent it and the seal of its record. */
+export interface Attachment {
+  id: string;
+  orderId: string;
+  livemode: boolean;
+  sha256: string;
+  size: number;
+  mediaType: string;
+  kind: AttachmentKind;
+  caption: string | null;
+  filename: string | null;
+  /** The actor that sent it, as audit records name actors (`contractor:ctr_...`, `key:key_...`). */
+  uploader: string;
+  createdAt: string;
+  /** The image's thumbnail's blob; null for a PDF. */
+  thumbnailSha256: string | null;
+  seal: string;
+}
+
+/** Orders' attachments (their bytes are in the blob store, storage/blobs/). */
+export interface AttachmentStore {
+  /** Writes the row in the write `tx` that seals its record. */
+  insert(attachment: Attachment, tx: WriteTx): Promise<void>;
+  /** An order's attachments, oldest first (inside `tx`: as that transaction sees them). */
+  ofOrder(orderId: string, tx?: WriteTx): Promise<Attachment[]>;
+  byId(id: string): Promise<Attachment | undefined>;
+  /** Of these blobs, those an attachment names (as its bytes or its thumbnail). */
+  referenced(sha256s: readonly string[]): Promise<Set<string>>;
+}
+
 export interface Store {
   readonly dialect: "sqlite" | "postgres";
   /** Where a worker thread reads the same data (day-reader.ts); none for an in-memory store. */
@@ -407,6 +441,11 @@ export interface Store {
   readonly contractors: ContractorStore;
   readonly orders: OrderStore;
   readonly idempotency: IdempotencyStore;
+  /** Orders' attachments. */
+  readonly attachments: AttachmentStore;
+  /** The blob store that goes with this store: chunked rows on PostgreSQL (shared by every process),
+   * files under `dir` (the data directory's blobs/) on the embedded store. */
+  blobStore(dir: string): BlobStore;
   /** The audit log's records, tree and checkpoints. */
   readonly audit: AuditPersistence;
   /** The evals' figures of a window (live orders by status, latency percentiles). */

@@ -280,6 +280,9 @@ export function accessText(op: AnyOperation): string {
   if (op.access === "dispatcher") {
     return "Needs an API key: the dispatch team's key (x-api-key), issued by the operator.";
   }
+  if (op.access === "any_key") {
+    return "Needs an API key of any kind (x-api-key): the account's, a contractor's or the dispatch team's; each is answered within its own scope.";
+  }
   if (runsOnServerKey(op)) {
     return "Needs an API key: the server applies its own on the caller's behalf (MCP_API_KEY, else its sandbox key, test mode only), or the caller sends x-api-key.";
   }

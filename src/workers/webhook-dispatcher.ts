@@ -39,6 +39,8 @@ export interface WebhookDispatcherOptions {
   /** The fetcher's deadline for one attempt: a lease outlasts it. */
   timeoutMs: number;
   retentionDays: number;
+  /** Run with each hourly retention pass: the blobs no attachment names, a day old (orphan-blobs.ts). */
+  collectOrphans?: (now: Date) => Promise<number>;
   now?: () => Date;
   random?: () => number;
   metrics?: Metrics;
@@ -104,6 +106,10 @@ export class WebhookDispatcher {
     const now = this.now();
     if (!this.retention.purging && now.getTime() - this.lastPurge >= PURGE_EVERY_MS && !this.stopping) {
       this.lastPurge = now.getTime();
+      // A failure here is logged and leaves the rest of the tick (deliveries, the purge) to run.
+      await this.options
+        .collectOrphans?.(now)
+        .catch((err) => this.options.logger?.error({ err }, "collecting orphan blobs failed"));
       await this.retention.begin(
         new Date(now.getTime() - this.options.retentionDays * 86_400_000).toISOString(),
       );

@@ -259,6 +259,7 @@ describe("A2A", () => {
       "attest.checkpoint_at": { tree_size: size },
       "attest.consistency": { first: 1, second: size },
       "audit.list": { order_id: order.order_id },
+      "order.attachments": { order_id: order.order_id },
     };
     for (const op of OPERATIONS) if (!done.has(op.name)) await run(op.name, inputs[op.name] ?? op.example);
     expect([...done].sort()).toEqual(OPERATIONS.map((o) => o.name).sort());
@@ -373,6 +374,7 @@ describe("A2A for a caller without a key of its own (issue 28, item 19)", () => 
         "dispatch.webhooks_set_endpoint": { url: "https://attacker.example/hook" },
         "dispatch.webhooks_rotate_secret": {},
         "audit.list": { order_id: orderId },
+        "order.attachments": { order_id: orderId },
       };
       for (const op of OPERATIONS.filter((o) => o.access !== "public" && !runsOnServerKey(o))) {
         const refused = await send(op.name, attacks[op.name] ?? op.example);

@@ -335,6 +335,7 @@ describe("MCP tools", () => {
       "attest.checkpoint_at": { tree_size: size },
       "attest.consistency": { first: 1, second: size },
       "audit.list": { order_id: order.order_id },
+      "order.attachments": { order_id: order.order_id },
       "agentic.readiness_probe": { url: `${shop.origin}/` },
     };
     for (const op of OPERATIONS) {
@@ -596,6 +597,7 @@ describe("MCP for a caller without a key of its own (issue 28, item 19)", () => 
         "dispatch.webhooks_set_endpoint": { url: "https://attacker.example/hook" },
         "dispatch.webhooks_rotate_secret": {},
         "audit.list": { order_id: order.order_id },
+        "order.attachments": { order_id: order.order_id },
       };
       for (const op of OPERATIONS.filter((o) => o.access !== "public" && !runsOnServerKey(o))) {
         const refused = (await anonymous.callTool({

@@ -13,6 +13,7 @@ import { afterAll, describe, expect, it } from "vitest";
 import { generateApiKey } from "../../src/auth/api-key.js";
 import type { IdPrefix } from "../../src/ids.js";
 import type { AnyOperation } from "../../src/operations/kernel/operation.js";
+import { attachmentUploadOperation } from "../../src/operations/orders/attachments.js";
 import {
   contractorAcceptOperation,
   contractorNteRequestOperation,
@@ -93,12 +94,13 @@ const ID_PREFIXES = [
   "whs",
   "prp",
   "off",
+  "att",
 ] as const satisfies readonly IdPrefix[];
 const everyPrefixListed: Exclude<IdPrefix, (typeof ID_PREFIXES)[number]> extends never ? true : false = true;
 void everyPrefixListed;
 
 /** The ids the world provides, by prefix. */
-const RESOLVED = ["ord", "ofr", "nte", "ctr", "whe", "whd", "prp", "off"] as const;
+const RESOLVED = ["ord", "ofr", "nte", "ctr", "whe", "whd", "prp", "off", "att"] as const;
 type Resolved = (typeof RESOLVED)[number];
 
 const ID_VALUE = new RegExp(`^(${ID_PREFIXES.join("|")})_[0-9A-Za-z]+$`);
@@ -171,6 +173,9 @@ function percentEncode(text: string): string {
   return out;
 }
 
+const TINY_PNG =
+  "iVBORw0KGgoAAAANSUhEUgAAAAIAAAACCAIAAAD91JpzAAAACXBIWXMAAAPoAAAD6AG1e1JrAAAADklEQVQImWPoAAMGCAUALK4GYSSeFPoAAAAASUVORK5CYII=";
+
 /** Calls `op` over REST with `input` as its route takes it (path parameters, query string or JSON body). */
 export function callOperation(
   h: Harness,
@@ -190,6 +195,23 @@ export function callOperation(
   // As an API client asks for JSON: a streaming operation (the event stream) then answers one page.
   const asked = { accept: "application/json", ...headers };
   if (op.http.method === "GET") return h.get(url, asked);
+  if (op.upload) {
+    // An operation that takes a file: a 2x2 PNG, as multipart/form-data.
+    const boundary = "----security-suite";
+    const payload = Buffer.concat([
+      Buffer.from(
+        `--${boundary}\r\nContent-Disposition: form-data; name="file"; filename="dot.png"\r\nContent-Type: image/png\r\n\r\n`,
+      ),
+      Buffer.from(TINY_PNG, "base64"),
+      Buffer.from(`\r\n--${boundary}--\r\n`),
+    ]);
+    return h.app.inject({
+      method: "POST",
+      url,
+      headers: { ...asked, "content-type": `multipart/form-data; boundary=${boundary}` },
+      payload,
+    });
+  }
   return h.post(url, op.http.input === "body" ? values : {}, asked);
 }
 
@@ -270,7 +292,7 @@ export function inputOf(op: AnyOperation, world: World): Record<string, unknown>
  * webhook endpoint and a signing secret; two of its orders (the order operation's example), the second
  * offered to contractor C (its pending offer is ofr_), the first accepted by C (by accepting its offer, or
  * assigned by a dispatcher) with an NTE increase C asked for pending (ord_, nte_); their webhook deliveries
- * fanned out (whd_); a fresh sandbox contractor D (ctr_).
+ * fanned out (whd_); a fresh sandbox contractor D (ctr_); a photo C added to the first order (att_).
  */
 export async function buildWorld(h: Harness): Promise<World> {
   const tag = Math.random().toString(36).slice(2, 10);
@@ -342,6 +364,8 @@ export async function buildWorld(h: Harness): Promise<World> {
       end: new Date(Date.parse(booked.end) + week).toISOString(),
     },
   };
+  // A photo of the first order's job, added by C.
+  const photo = await run(attachmentUploadOperation, contractor, { order_id: first });
   const ids: Record<Resolved, string> = {
     ord: first,
     ofr: offer,
@@ -351,6 +375,7 @@ export async function buildWorld(h: Harness): Promise<World> {
     whd: delivery,
     prp: proposal.proposal_id,
     off: off.time_off_id,
+    att: photo.attachment_id,
   };
   return {
     ids,

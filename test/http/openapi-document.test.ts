@@ -75,7 +75,12 @@ function unboundedStrings(doc: Json, schema: Json, where: string, out: string[],
     return out;
   }
   const types = Array.isArray(schema.type) ? schema.type : [schema.type];
-  const bounded = schema.enum !== undefined || schema.const !== undefined || schema.maxLength !== undefined;
+  // A file's bytes (contentMediaType) are bounded in bytes by the server's limit (413), not in characters.
+  const bounded =
+    schema.enum !== undefined ||
+    schema.const !== undefined ||
+    schema.maxLength !== undefined ||
+    schema.contentMediaType !== undefined;
   if (types.includes("string") && !bounded) out.push(where);
   for (const [key, value] of Object.entries(schema)) {
     if (key === "properties") {

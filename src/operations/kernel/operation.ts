@@ -13,6 +13,7 @@ import { ApiError } from "../../errors.js";
 import type { Metrics } from "../../metrics.js";
 import type { SafeFetcher } from "../../net/safe-fetch.js";
 import type { ProbeService } from "../../probe/probe.js";
+import type { BlobStore } from "../../storage/blobs/blob-store.js";
 import type { Store, WriteTx } from "../../storage/store.js";
 import type { ContractorPool } from "./contractor-pool.js";
 import type { DayPlanner } from "./day-planner.js";
@@ -22,6 +23,8 @@ import type { JsonResult } from "./json-result.js";
 export interface Services {
   config: Config;
   store: Store;
+  /** Attachments' bytes, by SHA-256 (storage/blobs/): files under DATA_DIR or the database's chunks. */
+  blobs: BlobStore;
   pool: ContractorPool;
   keys: ApiKeyService;
   /** The web console's sessions (cookies standing for API keys). */
@@ -79,6 +82,16 @@ export interface OperationContext {
    * idempotency fingerprints and the audit record). */
   rawInput: unknown;
   setHeader(name: string, value: string): void;
+  /** For an operation with `upload`: reads the request's file and form fields, refusing a file over
+   * `maxBytes` (413). Called by the handler once it has decided the caller may upload, so a refused
+   * caller's body is never read. Unset for other operations and transports. */
+  readUpload?(maxBytes: number): Promise<ReceivedUpload>;
+}
+
+/** A file as an upload received it, with the form's other fields (text). */
+export interface ReceivedUpload {
+  fields: Record<string, string>;
+  file: { bytes: Buffer; filename: string | null } | null;
 }
 
 /** key: a caller's (account) key; public: none. Contractor and dispatcher keys are refused on both kinds of
@@ -133,6 +146,17 @@ export interface Operation<I extends z.ZodType = z.ZodType, O extends z.ZodType 
   setsState?: true;
   input: I;
   output: O;
+  /**
+   * The operation takes a file: REST reads its body as multipart/form-data (the path parameters are its
+   * `input`), one file part named `file` and the text fields `fields` describes (for the OpenAPI document;
+   * the handler validates them). Agents cannot send files: an operation with an upload is REST only.
+   */
+  upload?: { fields: z.ZodObject };
+  /**
+   * The operation's result (its `output`, a `BlobDescriptor`) names a blob: REST answers with the blob's
+   * bytes (ETag, If-None-Match, Range) rather than JSON, of one of `mediaTypes`. REST only.
+   */
+  download?: { mediaTypes: readonly string[] };
   /** A valid input, shown in OpenAPI, llms-full.txt, MCP and the agent card (a test parses it). */
   example: z.input<I>;
   /** Its result, or the same as JSON text already made (json-result.ts). */
@@ -146,9 +170,9 @@ export interface Operation<I extends z.ZodType = z.ZodType, O extends z.ZodType 
   stream?(ctx: OperationContext, input: z.output<I>, sink: StreamSink): Promise<() => void>;
 }
 
-/** Whether agents (MCP tools, A2A skills) serve this operation: not a stream's. */
-export function servedToAgents(op: { stream?: unknown }): boolean {
-  return op.stream === undefined;
+/** Whether agents (MCP tools, A2A skills) serve this operation: not a stream, an upload or a download. */
+export function servedToAgents(op: { stream?: unknown; upload?: unknown; download?: unknown }): boolean {
+  return op.stream === undefined && op.upload === undefined && op.download === undefined;
 }
 
 /**

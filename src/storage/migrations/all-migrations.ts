@@ -31,6 +31,7 @@ import { migration0025 } from "./0025-schedule-orders.js";
 import { migration0026 } from "./0026-webhook-retention.js";
 import { migration0027 } from "./0027-evals-sketches.js";
 import { migration0028 } from "./0028-audit-tiles.js";
+import { migration0029 } from "./0029-attachments.js";
 
 const MIGRATIONS: Record<Dialect, Record<string, Migration>> = {
   sqlite: {
@@ -62,6 +63,7 @@ const MIGRATIONS: Record<Dialect, Record<string, Migration>> = {
     "0026-webhook-retention": migration0026,
     "0027-evals-sketches": migration0027("sqlite"),
     "0028-audit-tiles": migration0028("sqlite"),
+    "0029-attachments": migration0029("sqlite"),
   },
   postgres: {
     "0001-initial": migration0001,
@@ -92,6 +94,7 @@ const MIGRATIONS: Record<Dialect, Record<string, Migration>> = {
     "0026-webhook-retention": migration0026,
     "0027-evals-sketches": migration0027("postgres"),
     "0028-audit-tiles": migration0028("postgres"),
+    "0029-attachments": migration0029("postgres"),
   },
 };
 

@@ -4,6 +4,7 @@
 // serves them), the response headers the server sends, and the event stream's text/event-stream.
 
 import { STATUS_CODES } from "node:http";
+import { z } from "zod";
 import { ERROR_CODE_LIST, ERROR_CODES } from "../../errors.js";
 import type { Access, AnyOperation } from "../../operations/kernel/operation.js";
 import { OPERATIONS } from "../../operations/registry.js";
@@ -92,6 +93,16 @@ const HEADERS: Record<string, Json> = {
       "(optimizer_busy): what is left of its time limit, at least 1.",
     schema: { type: "integer", minimum: 1 },
   },
+  ETag: {
+    description: "The SHA-256 (hex, quoted) of the bytes: a strong validator for If-None-Match and If-Range.",
+    required: true,
+    schema: { type: "string" },
+  },
+  ContentRange: {
+    description: "The range served: `bytes <first>-<last>/<size>` (on 416: `bytes */<size>`).",
+    required: true,
+    schema: { type: "string" },
+  },
   IdempotentReplayed: {
     description: "`true` on a replay: the stored answer to the first request with this Idempotency-Key.",
     schema: { type: "string", enum: ["true"] },
@@ -130,6 +141,7 @@ function errorResponse(status: number): Json {
   if (status === 429) Object.assign(headers, RATE_LIMIT_HEADERS, { "Retry-After": ref("RetryAfter") });
   if (status === 503) headers["Retry-After"] = ref("RetryAfterWhenTransient");
   if (status === 409) headers["Retry-After"] = ref("RetryAfterWhenBusy");
+  if (status === 416) headers["Content-Range"] = ref("ContentRange");
   return {
     description: `${STATUS_CODES[status] ?? status}: an RFC 9457 problem document; its \`code\` is one of ${codes
       .map((c) => `\`${c}\``)
@@ -178,6 +190,57 @@ function describeRequestBody(body: Json, document: Json): Json {
   return { ...body, required: !optional };
 }
 
+/** An upload's body: multipart/form-data with the file and the operation's text fields. */
+function uploadBody(fields: z.ZodObject): Json {
+  const { $schema: _dialect, ...schema } = z.toJSONSchema(fields, { io: "input" }) as Json;
+  const properties = (schema.properties ?? {}) as Json;
+  return {
+    required: true,
+    content: {
+      "multipart/form-data": {
+        schema: {
+          type: "object",
+          required: ["file"],
+          properties: {
+            file: {
+              type: "string",
+              contentMediaType: "application/octet-stream",
+              description: "The file (one): its type is judged from its content.",
+            },
+            ...properties,
+          },
+        },
+      },
+    },
+  };
+}
+
+const BINARY = { schema: { type: "string", contentMediaType: "application/octet-stream" } };
+
+/** A download's answers: the bytes (200), one range of them (206), not modified (304). */
+function downloadResponses(op: AnyOperation): Json {
+  const types = op.download?.mediaTypes ?? [];
+  const content = Object.fromEntries(types.map((type) => [type, BINARY]));
+  const headers = {
+    "Request-Id": ref("RequestId"),
+    ...(op.limit !== "none" ? RATE_LIMIT_HEADERS : {}),
+    ETag: ref("ETag"),
+  };
+  return {
+    200: {
+      description: "The file's bytes, with its media type (Content-Type) and Content-Disposition.",
+      headers,
+      content,
+    },
+    206: {
+      description: "The range of the file's bytes asked for (Range: bytes=...), with Content-Range.",
+      headers: { ...headers, "Content-Range": ref("ContentRange") },
+      content,
+    },
+    304: { description: "Not modified: If-None-Match named this file's ETag.", headers },
+  };
+}
+
 /**
  * The document with every operation's answers described (descriptions, headers, media types; each error
  * status one shared answer in components.responses), the header components they refer to and the
@@ -194,10 +257,12 @@ export function describeOperations(document: Json): Json {
       if (operation.requestBody) {
         operation.requestBody = describeRequestBody(operation.requestBody as Json, document);
       }
+      if (op.upload) operation.requestBody = uploadBody(op.upload.fields);
       const responses = operation.responses as Record<string, Json>;
+      if (op.download) Object.assign(responses, downloadResponses(op));
       for (const [status, response] of Object.entries(responses)) {
         if (Number(status) < 400) {
-          responses[status] = describeSuccess(op, response);
+          if (!op.download) responses[status] = describeSuccess(op, response);
           continue;
         }
         const name = errorResponseName(Number(status));

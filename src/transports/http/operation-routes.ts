@@ -12,10 +12,12 @@ import type { AnyOperation, OperationContext, Services } from "../../operations/
 import { problemSchema } from "../../operations/kernel/schemas.js";
 import { OPERATIONS } from "../../operations/registry.js";
 import { baseUrlOf } from "./base-url.js";
+import { type BlobDescriptor, sendBlob } from "./blob-reply.js";
 import { admitSession, sessionCookieOf } from "./console-session.js";
 import { type EventStreams, eventStreams, wantsStream } from "./event-stream.js";
 import { firstHeader } from "./headers.js";
 import { tagOf } from "./openapi-operations.js";
+import { readUpload, registerMultipart } from "./upload.js";
 
 const IDEMPOTENCY_HEADER = IDEMPOTENCY_KEY_HEADER.toLowerCase();
 
@@ -26,6 +28,7 @@ function problemResponses(op: AnyOperation): Record<number, z.ZodType> {
   if (op.http.method === "POST") statuses.push(413, 415);
   if (op.http.input === "params") statuses.push(404);
   if (op.idempotent) statuses.push(409);
+  if (op.download) statuses.push(416);
   statuses.push(...(op.problems ?? []));
   return Object.fromEntries([...new Set(statuses)].map((s) => [s, problemSchema]));
 }
@@ -106,9 +109,16 @@ function gateHook(op: AnyOperation, services: Services) {
   };
 }
 
-function contextOf(services: Services, request: FastifyRequest, reply: FastifyReply, raw: unknown) {
+function contextOf(
+  op: AnyOperation,
+  services: Services,
+  request: FastifyRequest,
+  reply: FastifyReply,
+  raw: unknown,
+) {
   const idem = firstHeader(request.headers[IDEMPOTENCY_HEADER]);
   return {
+    ...(op.upload ? { readUpload: (maxBytes: number) => readUpload(request, maxBytes) } : {}),
     services,
     requestId: request.id,
     principal: request.principal,
@@ -134,7 +144,7 @@ function operationHandler(op: AnyOperation, services: Services, streams: EventSt
     if (raw === null && request.headers["content-type"] !== undefined) {
       throw validationError([{ field: "body", message: "the body must be a JSON object" }]);
     }
-    const ctx = contextOf(services, request, reply, raw);
+    const ctx = contextOf(op, services, request, reply, raw);
     if (op.stream) {
       // SSE's reconnection names the last event it saw in Last-Event-ID: it wins over `after`.
       const lastEventId = firstHeader(request.headers["last-event-id"]);
@@ -144,6 +154,7 @@ function operationHandler(op: AnyOperation, services: Services, streams: EventSt
       return reply.type("application/json").send(serialize(page));
     }
     const result = await executeForWire(op, ctx, raw);
+    if (op.download) return sendBlob(request, reply, services.blobs, result as BlobDescriptor);
     return reply.type("application/json").send(serialize(result));
   };
 }
@@ -151,16 +162,27 @@ function operationHandler(op: AnyOperation, services: Services, streams: EventSt
 /** A route per operation of the registry, each with its schema (for the OpenAPI document), gate and handler. */
 export function registerOperationRoutes(app: FastifyInstance, services: Services): void {
   const streams = eventStreams(app, services);
+  const uploads: AnyOperation[] = [];
   for (const op of OPERATIONS) {
-    const gate = gateHook(op, services);
-    const handle = operationHandler(op, services, streams);
-    app.route({
-      method: op.http.method,
-      url: op.http.path,
-      schema: routeSchema(op),
-      config: { operation: op.id },
-      onRequest: (request, _reply, done) => gate(request, done),
-      handler: (request, reply) => handle(request, reply),
-    });
+    if (op.upload) uploads.push(op);
+    else registerRoute(app, op, services, streams);
   }
+  // Multipart bodies only where an operation takes a file: every other route keeps refusing them (415).
+  app.register(async (scope) => {
+    await registerMultipart(scope);
+    for (const op of uploads) registerRoute(scope, op, services, streams);
+  });
+}
+
+function registerRoute(app: FastifyInstance, op: AnyOperation, services: Services, streams: EventStreams) {
+  const gate = gateHook(op, services);
+  const handle = operationHandler(op, services, streams);
+  app.route({
+    method: op.http.method,
+    url: op.http.path,
+    schema: routeSchema(op),
+    config: { operation: op.id },
+    onRequest: (request, _reply, done) => gate(request, done),
+    handler: (request, reply) => handle(request, reply),
+  });
 }

@@ -1,0 +1,169 @@
+// Adding an attachment to an order (issue 32): the caller is checked first (its body unread if refused),
+// then the file is read within its size limit, sniffed and processed (attachment-media.ts), its bytes
+// and thumbnail put in the blob store (durable), and only then, in one write transaction, the order's
+// quota checked again, the audit record sealed and the row written. A refusal at any step stores nothing
+// and seals nothing; a blob put for an upload refused afterwards (a quota filled meanwhile) is named by no
+// row, and the orphan collector (workers/orphan-blobs.ts) removes it after a day.
+
+import { z } from "zod";
+import { sealRecord } from "../../audit/record.js";
+import type { Config } from "../../config.js";
+import { ApiError, validationError } from "../../errors.js";
+import { newSortableId } from "../../ids.js";
+import { sha256Hex as sha256Of } from "../../storage/blobs/blob-store.js";
+import type { Attachment } from "../../storage/store.js";
+import { fieldErrors } from "../kernel/gate.js";
+import type { OperationContext, ReceivedUpload } from "../kernel/operation.js";
+import { type OrderAccess, orderForUpload } from "./attachment-access.js";
+import { type ProcessedMedia, processMedia } from "./attachment-media.js";
+
+export const uploadFields = z.strictObject({
+  kind: z
+    .enum(["photo", "document"], { error: "kind must be photo or document" })
+    .optional()
+    .describe("photo (an image) or document (a PDF); by default what the file is."),
+  caption: z.string().max(500).optional().describe("What the file shows, up to 500 characters."),
+});
+
+type Limits = Pick<
+  Config,
+  "ATTACHMENT_MAX_BYTES" | "ATTACHMENT_ORDER_MAX_BYTES" | "ATTACHMENT_ORDER_MAX_FILES"
+>;
+
+/** 409 attachment_quota_exceeded when the order already holds its most attachments (or bytes). */
+function quotaRefusal(existing: readonly Attachment[], size: number, limits: Limits): ApiError | null {
+  if (existing.length >= limits.ATTACHMENT_ORDER_MAX_FILES) {
+    return new ApiError(
+      "attachment_quota_exceeded",
+      `An order holds at most ${limits.ATTACHMENT_ORDER_MAX_FILES} attachments (ATTACHMENT_ORDER_MAX_FILES); this one has ${existing.length}.`,
+      { extra: { field: "file", limit: "files_per_order", limit_files: limits.ATTACHMENT_ORDER_MAX_FILES } },
+    );
+  }
+  const used = existing.reduce((sum, a) => sum + a.size, 0);
+  if (used + size > limits.ATTACHMENT_ORDER_MAX_BYTES) {
+    return new ApiError(
+      "attachment_quota_exceeded",
+      `An order's attachments hold at most ${limits.ATTACHMENT_ORDER_MAX_BYTES} bytes (ATTACHMENT_ORDER_MAX_BYTES); ${used} are used and this file needs ${size}.`,
+      {
+        extra: {
+          field: "file",
+          limit: "bytes_per_order",
+          limit_bytes: limits.ATTACHMENT_ORDER_MAX_BYTES,
+          used_bytes: used,
+        },
+      },
+    );
+  }
+  return null;
+}
+
+interface Form {
+  bytes: Buffer;
+  filename: string | null;
+  fields: z.output<typeof uploadFields>;
+}
+
+// biome-ignore lint/suspicious/noControlCharactersInRegex: control characters are what is replaced.
+const UNSAFE_IN_NAME = /[\u0000-\u001f\u007f/\\]/g;
+
+/** The name a client gave its file, kept for Content-Disposition: printable, at most 200 characters. */
+function cleanName(name: string | null): string | null {
+  if (name === null) return null;
+  const clean = name.replace(UNSAFE_IN_NAME, "_").slice(0, 200).trim();
+  return clean === "" ? null : clean;
+}
+
+function formOf(received: ReceivedUpload): Form {
+  const parsed = uploadFields.safeParse(received.fields);
+  const errors = parsed.success ? [] : fieldErrors(parsed.error);
+  if (received.file === null) errors.push({ field: "file", message: "file is required (a part named file)" });
+  if (errors.length > 0 || !parsed.success || received.file === null) throw validationError(errors);
+  return { bytes: received.file.bytes, filename: cleanName(received.file.filename), fields: parsed.data };
+}
+
+function kindOf(media: ProcessedMedia, asked: "photo" | "document" | undefined): "photo" | "document" {
+  const kind = media.mediaType === "application/pdf" ? "document" : "photo";
+  if (asked !== undefined && asked !== kind) {
+    throw validationError([
+      {
+        field: "kind",
+        message: `kind is ${kind} for a ${media.mediaType} (photo: an image; document: a PDF)`,
+      },
+    ]);
+  }
+  return kind;
+}
+
+/** The sealed record of an attachment: its digests, what it is, and what the photo claims. */
+function attachmentRecord(
+  access: OrderAccess,
+  a: Omit<Attachment, "seal">,
+  media: ProcessedMedia,
+  received: Buffer,
+) {
+  const { claims } = media;
+  return sealRecord({
+    kind: "order.attachment_added",
+    at: a.createdAt,
+    accountId: access.order.account_id,
+    livemode: access.order.livemode,
+    orderId: access.order.id,
+    actor: access.actor,
+    data: {
+      attachment_id: a.id,
+      kind: a.kind,
+      media_type: a.mediaType,
+      sha256: a.sha256,
+      size: a.size,
+      received_sha256: received.equals(media.bytes) ? a.sha256 : sha256Of(received),
+      received_size: received.length,
+      thumbnail_sha256: a.thumbnailSha256,
+      caption: a.caption,
+      uploader_role: access.role,
+      // The contractor on the job (a disclosure for it, its handle for the account): its records list
+      // the proof of its job, whoever added it.
+      ...(access.order.contractor_id ? { contractor_id: access.order.contractor_id } : {}),
+      ...(claims.capturedAt ? { captured_at: claims.capturedAt } : {}),
+      ...(claims.position ? { captured_position: claims.position } : {}),
+    },
+  });
+}
+
+/** Runs an upload to `orderId` through every check; the attachment as stored. */
+export async function addAttachment(ctx: OperationContext, orderId: string): Promise<Attachment> {
+  const { store, blobs, config } = ctx.services;
+  const access = await orderForUpload(ctx, orderId);
+  const early = quotaRefusal(await store.attachments.ofOrder(orderId), 0, config);
+  if (early) throw early;
+  if (!ctx.readUpload) throw new Error("an upload operation called without an upload");
+  const { bytes, filename, fields } = formOf(await ctx.readUpload(config.ATTACHMENT_MAX_BYTES));
+  const media = await processMedia(bytes);
+  const kind = kindOf(media, fields.kind);
+  const stored = await blobs.put(media.bytes);
+  const thumbnail = media.thumbnail ? await blobs.put(media.thumbnail) : null;
+  const draft: Omit<Attachment, "seal"> = {
+    id: newSortableId("att"),
+    orderId,
+    livemode: access.order.livemode,
+    sha256: stored.sha256,
+    size: stored.size,
+    mediaType: media.mediaType,
+    kind,
+    caption: fields.caption ?? null,
+    filename,
+    uploader: access.actor,
+    createdAt: ctx.services.now().toISOString(),
+    thumbnailSha256: thumbnail?.sha256 ?? null,
+  };
+  const entry = attachmentRecord(access, draft, media, bytes);
+  const attachment: Attachment = { ...draft, seal: entry.seal };
+  const refusal = await store.write(async (tx) => {
+    const refused = quotaRefusal(await store.attachments.ofOrder(orderId, tx), attachment.size, config);
+    if (refused) return refused;
+    tx.appendAudit(entry);
+    await store.attachments.insert(attachment, tx);
+    return null;
+  });
+  if (refusal) throw refusal;
+  return attachment;
+}
