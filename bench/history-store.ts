@@ -379,8 +379,9 @@ export async function buildHistory(dataDir: string, opts: HistoryOptions): Promi
   }
   db.close();
   await rebuildEvalsRollup(join(dataDir, "field-dispatch.sqlite"));
+  // No ANALYZE: the service never runs it, so its query plans on a real store are made without
+  // statistics, and so must the large store's be (the fresh store has none either).
   const after = new SQLite(join(dataDir, "field-dispatch.sqlite"));
-  after.exec("analyze");
   after.pragma("wal_checkpoint(TRUNCATE)");
   after.close();
   return {
