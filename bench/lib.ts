@@ -9,6 +9,7 @@ import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
 import autocannon from "autocannon";
 import SQLite from "better-sqlite3";
+import { random } from "./order-rows.js";
 
 export const DIST = fileURLToPath(new URL("..", import.meta.url)); // dist/
 export const SECONDS = Number(process.env.BENCH_SECONDS ?? 10);
@@ -323,4 +324,38 @@ export async function auditDrained(url: string, timeoutMs = 120_000): Promise<vo
     await new Promise((r) => setTimeout(r, 100));
   }
   throw new Error(`audit records were not sequenced within ${timeoutMs / 1000} s`);
+}
+
+/** Distinct integers: `count` of [from, to), sampled without replacement, the same every run. */
+export function sampleIndices(from: number, to: number, count: number, seed: number): number[] {
+  const next = random(seed);
+  const span = to - from;
+  if (count >= span) return Array.from({ length: Math.max(0, span) }, (_, i) => from + i);
+  const picked = new Set<number>();
+  while (picked.size < count) picked.add(from + Math.floor(next() * span));
+  return [...picked];
+}
+
+export interface LoopDelay {
+  maxMs: number;
+  p99Ms: number;
+}
+
+/**
+ * The server's event-loop delay since the last call: bench/loop-delay.ts, preloaded into the server
+ * (node --import), answers SIGWINCH by writing it to LOOP_DELAY_FILE (`file`) with a sequence number.
+ */
+export async function loopDelay(server: Server, file: string, seq: number): Promise<LoopDelay> {
+  server.proc.kill("SIGWINCH");
+  const deadline = Date.now() + 10_000;
+  while (Date.now() < deadline) {
+    try {
+      const read = JSON.parse(readFileSync(file, "utf8")) as LoopDelay & { seq: number };
+      if (read.seq === seq) return read;
+    } catch {
+      // not written yet
+    }
+    await new Promise((r) => setTimeout(r, 20));
+  }
+  throw new Error("the server did not report its event-loop delay");
 }

@@ -20,18 +20,24 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { performance } from "node:perf_hooks";
 import SQLite from "better-sqlite3";
-import {
-  appendLeaves,
-  buildTile,
-  type Hash,
-  TILE_WIDTH,
-  verifyConsistency,
-  verifyInclusion,
-} from "../src/audit/merkle.js";
+import { verifyConsistency, verifyInclusion } from "../src/audit/merkle.js";
 import { sealRecord } from "../src/audit/record.js";
 import { loadSigningKey } from "../src/audit/signing.js";
 import { openSqliteStore } from "../src/storage/sqlite.js";
-import { DIST, drive, type Figures, type Load, row, SECONDS, type Server, start, stop, us } from "./lib.js";
+import { LogWriter } from "./history-store.js";
+import {
+  DIST,
+  drive,
+  type Figures,
+  type Load,
+  row,
+  SECONDS,
+  type Server,
+  sampleIndices,
+  start,
+  stop,
+  us,
+} from "./lib.js";
 import { benchEnv } from "./workload.js";
 
 const LARGE = Number(process.env.BENCH_PROOFS_LEAVES ?? 2_000_000);
@@ -40,17 +46,6 @@ const SAMPLE = Number(process.env.BENCH_PROOFS_SAMPLE ?? 5_000);
 const BATCH = 10_000;
 const CHECKPOINT_EVERY = 65_536;
 const TARGET_RATIO = 2;
-
-/** A small deterministic generator (mulberry32), so every run samples the same leaves. */
-function random(seed: number): () => number {
-  let a = seed;
-  return () => {
-    a = (a + 0x6d2b79f5) | 0;
-    let t = Math.imul(a ^ (a >>> 15), 1 | a);
-    t = (t + Math.imul(t ^ (t >>> 7), 61 | t)) ^ t;
-    return ((t ^ (t >>> 14)) >>> 0) / 4_294_967_296;
-  };
-}
 
 /** The log's size if `dataDir` holds one already. */
 function storedSize(file: string): number {
@@ -71,32 +66,17 @@ async function buildLog(dataDir: string, leaves: number): Promise<number> {
   const store = openSqliteStore(file);
   await store.migrate();
   await store.close();
-  const signer = loadSigningKey(undefined, dataDir);
   const db = new SQLite(file);
   db.pragma("journal_mode = WAL");
   db.pragma("synchronous = OFF");
-  const insertRecord = db.prepare(
-    `insert into audit_records (seal, kind, account_id, livemode, order_id, actor, created_at, record, disclosures)
-     values (?, ?, ?, ?, ?, ?, ?, ?, ?)`,
-  );
-  const insertLeaf = db.prepare(
-    "insert into audit_leaves (leaf_index, seal, leaf_hash, integrated_at) values (?, ?, ?, ?)",
-  );
-  const insertNode = db.prepare("insert into audit_nodes (level, idx, hash) values (?, ?, ?)");
-  const insertTile = db.prepare("insert into audit_tiles (idx, hashes) values (?, ?)");
-  let tile: Hash[] = []; // the leaves of the tile being filled, written with its last one
-  const insertCheckpoint = db.prepare(
-    `insert into audit_checkpoints (tree_size, root_hash, timestamp, key_id, signature)
-     values (@tree_size, @root_hash, @timestamp, @key_id, @signature)`,
-  );
-  let size = 0;
-  let range: Hash[] = [];
+  const log = new LogWriter(db, loadSigningKey(undefined, dataDir), CHECKPOINT_EVERY);
   const t0 = Date.now() - leaves * 1_000;
-  while (size < leaves) {
-    const count = Math.min(BATCH, leaves - size, CHECKPOINT_EVERY - (size % CHECKPOINT_EVERY));
+  while (log.size < leaves) {
+    const size = log.size;
+    const count = Math.min(BATCH, leaves - size);
     const at = new Date(t0 + size * 1_000).toISOString();
-    const entries = Array.from({ length: count }, (_, i) =>
-      sealRecord({
+    const entries = Array.from({ length: count }, (_, i) => ({
+      e: sealRecord({
         kind: "quote.issued",
         at,
         accountId: "acct_bench",
@@ -104,59 +84,14 @@ async function buildLog(dataDir: string, leaves: number): Promise<number> {
         actor: "key:key_bench",
         data: { n: size + i, trade: "plumbing", state: "TX", price_cents: 41_000 + (i % 97) },
       }),
-    );
-    const grown = appendLeaves(
-      size,
-      range,
-      entries.map((e) => Buffer.from(e.leaf_hash, "hex")),
-    );
-    db.transaction(() => {
-      entries.forEach((e, i) => {
-        insertRecord.run(
-          e.seal,
-          e.kind,
-          e.account_id,
-          e.livemode,
-          e.order_id,
-          e.actor,
-          e.created_at,
-          e.record,
-          e.disclosures,
-        );
-        insertLeaf.run(size + i, e.seal, e.leaf_hash, at);
-        tile.push(Buffer.from(e.leaf_hash, "hex"));
-        if (tile.length === TILE_WIDTH) {
-          insertTile.run((size + i + 1) / TILE_WIDTH - 1, buildTile(tile));
-          tile = [];
-        }
-      });
-      for (const n of grown.nodes) if (n.level > 0) insertNode.run(n.level, n.index, n.hash.toString("hex"));
-      if (grown.size % CHECKPOINT_EVERY === 0 || grown.size === leaves) {
-        const { origin: _origin, ...checkpoint } = signer.sign({
-          tree_size: grown.size,
-          root_hash: grown.root.toString("hex"),
-          timestamp: new Date().toISOString(),
-        });
-        insertCheckpoint.run(checkpoint);
-      }
-    })();
-    size = grown.size;
-    range = grown.range;
-    if (size % 200_000 === 0) process.stdout.write(`  built ${size} leaves\n`);
+      at,
+    }));
+    db.transaction(() => log.append(entries, size + count === leaves))();
+    if (log.size % 200_000 === 0) process.stdout.write(`  built ${log.size} leaves\n`);
   }
   db.pragma("wal_checkpoint(TRUNCATE)");
   db.close();
   return (performance.now() - began) / 1000;
-}
-
-/** Distinct leaf indices: `count` of [from, to), sampled without replacement. */
-function sampleIndices(from: number, to: number, count: number, seed: number): number[] {
-  const next = random(seed);
-  const span = to - from;
-  if (count >= span) return Array.from({ length: span }, (_, i) => from + i);
-  const picked = new Set<number>();
-  while (picked.size < count) picked.add(from + Math.floor(next() * span));
-  return [...picked];
 }
 
 function sealsAt(file: string, indices: number[]): string[] {

@@ -22,6 +22,7 @@ import { existsSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import SQLite from "better-sqlite3";
+import { writeBacklog } from "./history-store.js";
 import {
   CONNECTIONS,
   DIST,
@@ -29,6 +30,7 @@ import {
   type Figures,
   figuresOf,
   type Load,
+  loopDelay,
   type Run,
   row,
   SERVICE_NODE_FLAGS,
@@ -48,43 +50,6 @@ const DAY = 86_400_000;
 interface Phase {
   figures: Figures;
   loop: { maxMs: number; p99Ms: number };
-}
-
-/** The server's event-loop delay since the last call (bench/loop-delay.ts answers SIGWINCH). */
-async function loopDelay(server: Server, file: string, seq: number): Promise<Phase["loop"]> {
-  server.proc.kill("SIGWINCH");
-  const deadline = Date.now() + 10_000;
-  while (Date.now() < deadline) {
-    try {
-      const read = JSON.parse(readFileSync(file, "utf8")) as Phase["loop"] & { seq: number };
-      if (read.seq === seq) return read;
-    } catch {
-      // not written yet
-    }
-    await new Promise((r) => setTimeout(r, 20));
-  }
-  throw new Error("the server did not report its event-loop delay");
-}
-
-/** Old order events: `count` rows from 100 to 40 days ago, each the size of a compact event. */
-function writeBacklog(file: string, count: number): number {
-  const db = new SQLite(file);
-  const began = performance.now();
-  const insert = db.prepare(
-    `insert into order_events (type, order_id, account_id, livemode, contractor_id, previous_contractor_id,
-       created_at, payload) values (?, ?, ?, 1, ?, null, ?, ?)`,
-  );
-  const payload = JSON.stringify({ order: { status: "completed", note: "x".repeat(240) } });
-  const first = Date.now() - 100 * DAY;
-  const step = (60 * DAY) / count;
-  db.transaction(() => {
-    for (let i = 0; i < count; i++) {
-      const at = new Date(first + i * step).toISOString();
-      insert.run("order.completed", `ord_bench${i >> 3}`, "acct_bench", "ctr_bench", at, payload);
-    }
-  })();
-  db.close();
-  return (performance.now() - began) / 1000;
 }
 
 /** Order events older than the service's cutoff, counted on a read-only connection. */
