@@ -6,8 +6,8 @@
 
 import { fileTypeFromBuffer } from "file-type";
 import sharp from "sharp";
-import { type CaptureClaims, captureClaims } from "../../domain/capture-claims.js";
 import { ApiError } from "../../errors.js";
+import { type CaptureClaims, captureClaims } from "./capture-claims.js";
 
 export const ACCEPTED_MEDIA_TYPES = ["image/jpeg", "image/png", "image/webp", "application/pdf"] as const;
 type AcceptedMediaType = (typeof ACCEPTED_MEDIA_TYPES)[number];

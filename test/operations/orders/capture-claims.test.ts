@@ -3,7 +3,7 @@
 
 import sharp from "sharp";
 import { describe, expect, it } from "vitest";
-import { captureClaims } from "../../src/domain/capture-claims.js";
+import { captureClaims } from "../../../src/operations/orders/capture-claims.js";
 
 async function exifOf(gps: Record<string, string>, taken?: string): Promise<Buffer | undefined> {
   const jpeg = await sharp({ create: { width: 8, height: 8, channels: 3, background: "#888" } })
