@@ -11,6 +11,7 @@ import type { Contractor, Pool } from "../domain/contractor.js";
 import type { ContractorStanding } from "../domain/contractor-directory.js";
 import type { NteRequest, Offer, OfferStatus, Order } from "../domain/orders/order.js";
 import type { OrderStatus } from "../domain/orders/transitions.js";
+import type { DayOrder } from "../domain/schedule/day-jobs.js";
 import type { TradeCode } from "../domain/trades.js";
 import type { StateCode } from "../domain/us-regions.js";
 import type { BlobStore } from "./blobs/blob-store.js";
@@ -263,26 +264,8 @@ export interface CapacityDrift {
   stale: string[];
 }
 
-/** Work orders, their offers and NTE requests, as read: the domain's values (they change through
- * WriteTx.commitOrderChange). */
 /** An open order as the optimised day reads it (operations/pool/schedule.ts): the columns it plans with. */
-export type ScheduledOrder = Pick<
-  Order,
-  | "id"
-  | "status"
-  | "created_at"
-  | "version"
-  | "contractor_id"
-  | "trade"
-  | "state"
-  | "zip"
-  | "city"
-  | "time_zone"
-  | "window_start"
-  | "window_end"
-  | "arrive_by"
-  | "received_at"
->;
+export type ScheduledOrder = DayOrder;
 
 /** Where a page of the day's orders ended: the next page starts after it. */
 export interface ScheduledCursor {
@@ -291,6 +274,8 @@ export interface ScheduledCursor {
   readonly id: string;
 }
 
+/** Work orders, their offers and NTE requests, as read: the domain's values (they change through
+ * WriteTx.commitOrderChange). */
 export interface OrderStore {
   /** An order; `lock` (inside a write) holds it until COMMIT where the store has row locks. */
   byId(id: string, tx?: WriteTx, lock?: boolean): Promise<Order | undefined>;
