@@ -51,13 +51,11 @@ import {
   closeReaders,
   DIST,
   drive,
-  driveRun,
   type Figures,
   figuresOf,
   type Load,
   type LoopDelay,
   loopDelay,
-  type Run,
   SERVICE_NODE_FLAGS,
   type Server,
   sampleIndices,
@@ -69,6 +67,7 @@ import {
 import {
   benchEnv,
   demandJobs,
+  driveWorked,
   type Placed,
   type Prepared,
   placedOf,
@@ -309,17 +308,11 @@ async function measure(
   /** The order load for `seconds`, in bursts, the offered orders worked to completed between them. */
   const orders = async (seconds: number): Promise<Figures> => {
     const releaser = new Releaser(server.url, prepared.contractorKeys);
-    const runs: Run[] = [];
-    let spent = 0;
-    do {
-      const run = await driveRun(server, orderLoad, seconds - spent);
-      runs.push(run);
-      spent += run.seconds;
+    const runs = await driveWorked(server, orderLoad, seconds, releaser, () => {
       const done = placed;
       placed = [];
-      await releaser.work(done);
-      if (run.requests === 0) break;
-    } while (seconds - spent >= 1);
+      return done;
+    });
     await releaser.close();
     return figuresOf(runs);
   };

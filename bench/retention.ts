@@ -26,12 +26,10 @@ import { writeBacklog } from "./history-store.js";
 import {
   CONNECTIONS,
   DIST,
-  driveRun,
   type Figures,
   figuresOf,
   type Load,
   loopDelay,
-  type Run,
   row,
   SERVICE_NODE_FLAGS,
   type Server,
@@ -40,7 +38,15 @@ import {
   us,
   WARMUP_SECONDS,
 } from "./lib.js";
-import { benchEnv, demandJobs, type Placed, placedOf, prepareStore, Releaser } from "./workload.js";
+import {
+  benchEnv,
+  demandJobs,
+  driveWorked,
+  type Placed,
+  placedOf,
+  prepareStore,
+  Releaser,
+} from "./workload.js";
 
 const BACKLOG = Number(process.env.BENCH_BACKLOG ?? 1_500_000);
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 10);
@@ -106,18 +112,12 @@ async function main(): Promise<void> {
     /** The order load for `seconds`, in bursts, the offered orders worked to completed between them. */
     const phase = async (server: Server, seconds: number): Promise<Phase> => {
       const releaser = new Releaser(server.url, prepared.contractorKeys);
-      const runs: Run[] = [];
       await loopDelay(server, delayFile, ++seq); // from here on
-      let spent = 0;
-      do {
-        const run = await driveRun(server, load, seconds - spent);
-        runs.push(run);
-        spent += run.seconds;
+      const runs = await driveWorked(server, load, seconds, releaser, () => {
         const done = placed;
         placed = [];
-        await releaser.work(done);
-        if (run.requests === 0) break;
-      } while (seconds - spent >= 1);
+        return done;
+      });
       const loop = await loopDelay(server, delayFile, ++seq);
       return { figures: figuresOf(runs), loop };
     };

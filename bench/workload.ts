@@ -16,7 +16,7 @@ import { rngOf, seedOf } from "../src/domain/random.js";
 import { DESCRIPTIONS, MIX, pick, uniform } from "../src/sim/behaviour.js";
 import { Demand } from "../src/sim/demand.js";
 import { generatedPoolFile } from "../src/sim/simulation.js";
-import { DIST } from "./lib.js";
+import { DIST, driveRun, type Load, type Run, type Server } from "./lib.js";
 
 const UNLIMITED = 100_000_000;
 
@@ -302,4 +302,28 @@ export class Releaser {
   close(): Promise<void> {
     return this.pool.close();
   }
+}
+
+/**
+ * Runs `load` for about `seconds` in bursts: after each run, the orders it placed (`take` hands them over
+ * and forgets them) are worked to completed by their contractors, so the pool never runs dry; that work
+ * happens between runs, never during one. Stops early when a run sent nothing.
+ */
+export async function driveWorked(
+  server: Server,
+  load: Load,
+  seconds: number,
+  releaser: Releaser,
+  take: () => Placed[],
+): Promise<Run[]> {
+  const runs: Run[] = [];
+  let spent = 0;
+  do {
+    const run = await driveRun(server, load, seconds - spent);
+    runs.push(run);
+    spent += run.seconds;
+    await releaser.work(take());
+    if (run.requests === 0) break;
+  } while (seconds - spent >= 1);
+  return runs;
 }
