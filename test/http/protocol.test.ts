@@ -249,6 +249,11 @@ describe("HTTP protocol", () => {
         "dispatcherTimeOffAdd",
         "dispatcherTimeOffRemove",
         "agenticCommerceProbe",
+        "dispatcherReschedule",
+        "orderAttachmentUpload",
+        "orderAttachments",
+        "orderAttachmentContent",
+        "orderAttachmentThumbnail",
       ].sort(),
     );
     const quote = doc.paths["/api/dispatch/v1/quote"].post;
