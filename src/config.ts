@@ -133,13 +133,16 @@ const configSchema = z.object({
   /** How often each process looks for service-level clocks due to fire (order.sla_at_risk,
    * order.sla_breached); 0: this process watches none. */
   SLA_WATCH_INTERVAL_MS: z.coerce.number().int().min(0).default(30_000),
-  /** Days webhook events, deliveries and attempts are kept once no delivery is pending. */
   /** Proof of work (docs/proof-of-work.md): the largest attachment one upload may send, bytes. */
   ATTACHMENT_MAX_BYTES: positiveInt.max(1024 * 1024 * 1024).default(20 * 1024 * 1024),
   /** The bytes of every attachment of one order together, at most. */
   ATTACHMENT_ORDER_MAX_BYTES: positiveInt.default(200 * 1024 * 1024),
   /** Attachments of one order, at most. */
   ATTACHMENT_ORDER_MAX_FILES: positiveInt.max(10_000).default(50),
+  /** Miles a check-in or check-out position may be from the centroid of the order's ZIP before it is
+   * flagged (three times this from a city's centroid), beyond the accuracy the phone reports. */
+  CHECK_IN_TOLERANCE_MILES: z.coerce.number().min(0.1).max(500).default(3),
+  /** Days webhook events, deliveries and attempts are kept once no delivery is pending. */
   WEBHOOK_RETENTION_DAYS: positiveInt.max(3650).default(30),
   /** How often an open event stream (GET /api/events) sends a comment line, so that proxies and
    * clients see the connection alive. */

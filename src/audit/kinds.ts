@@ -19,7 +19,7 @@ const ORDER_KINDS = {
   "order.needs_dispatcher": "The cascade ran out of contractors: the order waits for a dispatcher.",
   "order.accepted": "The contractor offered the job accepted it.",
   "order.status_changed":
-    "The contractor reported progress: en_route (with its ETA), on_site, completed (with the final cost) or cannot_complete (with a reason).",
+    "The contractor reported progress: en_route (with its ETA), on_site (its check-in), completed (its check-out, with the final cost) or cannot_complete (with a reason); a check-in and a check-out carry site_check: the phone's position and accuracy if given, the site's point, the distance and whether it was flagged as far from the site.",
   "order.cancelled": "The order was cancelled: by whom, from which status, and why.",
   "order.nte_requested": "The contractor on the job asked for a higher NTE: how much, and why.",
   "order.nte_decided": "The caller approved or rejected an NTE increase: the request, the decision, and why.",

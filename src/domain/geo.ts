@@ -3,6 +3,7 @@
 
 import zipcodes from "zipcodes";
 import type { Point } from "./distance.js";
+import type { SitePoint } from "./orders/site-check.js";
 
 export { distanceMiles, type Point } from "./distance.js";
 
@@ -53,6 +54,14 @@ export function approximatePoint(zip: string | null, city: string | null, state:
 }
 
 const round4 = (x: number) => Math.round(x * 10_000) / 10_000;
+
+/** The site's point as a check-in is measured to (orders/site-check.ts): approximatePoint's, saying
+ * whether it is a ZIP's centroid or a city's. */
+export function sitePointOf(zip: string | null, city: string | null, state: string): SitePoint | null {
+  const point = approximatePoint(zip, city, state);
+  if (!point) return null;
+  return { ...point, source: zip && lookupZip(zip) ? "zip" : "city" };
+}
 
 /** The lowest ZIP of a city in a state (a stable one of its ZIPs), or undefined for an unknown city. */
 export function firstZipOfCity(city: string, state: string): string | undefined {

@@ -38,6 +38,7 @@ import {
   weighted,
 } from "./behaviour.js";
 import type { OrderPlan } from "./demand.js";
+import { phonePosition } from "./phone-position.js";
 import type { Result, World } from "./world.js";
 
 const HOUR_MS = 3_600_000;
@@ -302,6 +303,11 @@ export class OrderPlay {
     return !this.stuck;
   }
 
+  /** The order's place, as its contractor's phone is put near it. */
+  private site() {
+    return { id: this.id, zip: this.plan.zip ?? null, city: null, state: this.plan.state };
+  }
+
   /** On the way (with an ETA), then on site, unless the contractor cannot complete the job on the way. */
   private async travel(key: string): Promise<void> {
     const { world, rng, plan } = this;
@@ -322,7 +328,11 @@ export class OrderPlay {
       await this.cannotComplete(key, failure);
       return;
     }
-    const onSite = await world.call(contractorReportOperation, key, { order_id: this.id, status: "on_site" });
+    const onSite = await world.call(contractorReportOperation, key, {
+      order_id: this.id,
+      status: "on_site",
+      position: phonePosition(this.site(), "on_site"),
+    });
     if (this.unexpected(onSite)) return;
     this.status = onSite.value.status;
     await this.work(key, failsOnSite ? failure : null);
@@ -357,6 +367,7 @@ export class OrderPlay {
       order_id: this.id,
       status: "completed",
       final_cost_cents: this.finalCost,
+      position: phonePosition(this.site(), "completed"),
     });
     if (this.unexpected(completed)) return;
     this.status = completed.value.status;

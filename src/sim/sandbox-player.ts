@@ -19,6 +19,7 @@ import {
   settleOffer,
 } from "../operations/orders/command-runner.js";
 import { Periodic } from "../workers/periodic.js";
+import { phonePosition } from "./phone-position.js";
 
 /** The sandbox's simulated contractors answer an offer, and move a job on, after this long. */
 export const SANDBOX_STEP_MS = 3_000;
@@ -116,10 +117,14 @@ export class SandboxPlayer {
         order.status === "accepted"
           ? { status: "en_route", eta_minutes: 20 }
           : order.status === "en_route"
-            ? { status: "on_site" }
+            ? { status: "on_site", position: phonePosition(order, "on_site") }
             : order.description.includes(SANDBOX_MARKERS.cannotComplete)
               ? { status: "cannot_complete", reason: "could not complete (as the description asked)" }
-              : { status: "completed", final_cost_cents: Number(order.estimated_cost_cents) };
+              : {
+                  status: "completed",
+                  final_cost_cents: Number(order.estimated_cost_cents),
+                  position: phonePosition(order, "completed"),
+                };
       await step(() => reportProgress(this.services, sandbox(contractorId), order.id, report, actor));
     }
   }

@@ -9,6 +9,7 @@
 
 import type { Selectable, Updateable } from "kysely";
 import type { Offer, Order, OrderPatch } from "../domain/orders/order.js";
+import type { SiteCheck } from "../domain/orders/site-check.js";
 import type { OffersTable, OrdersTable } from "./schema.js";
 
 export type OrderRow = Selectable<OrdersTable>;
@@ -30,9 +31,28 @@ function rankingOf(text: string | null): readonly string[] | null {
   }
 }
 
+/** A check-in's JSON text as the domain reads it (null when absent or unreadable). */
+function checkOf(text: string | null | undefined): SiteCheck | null {
+  if (!text) return null;
+  try {
+    const check: unknown = JSON.parse(text);
+    return check && typeof check === "object" ? (check as SiteCheck) : null;
+  } catch {
+    return null;
+  }
+}
+
+const checkText = (check: SiteCheck | null) => (check === null ? null : JSON.stringify(check));
+
 /** An order as read from its row. */
 export function orderFromRow(row: OrderRow): Order {
-  return { ...row, livemode: row.livemode === 1, ranking: rankingOf(row.ranking) };
+  return {
+    ...row,
+    livemode: row.livemode === 1,
+    ranking: rankingOf(row.ranking),
+    check_in: checkOf(row.check_in),
+    check_out: checkOf(row.check_out),
+  };
 }
 
 /** An order's row, every column stated (a new order's insert, and fixtures'). */
@@ -41,13 +61,22 @@ export function orderToRow(order: Order): OrderRow {
     ...order,
     livemode: order.livemode ? 1 : 0,
     ranking: order.ranking === null ? null : JSON.stringify(order.ranking),
+    check_in: checkText(order.check_in),
+    check_out: checkText(order.check_out),
   };
 }
 
 /** The columns a change of an existing order sets, with its next version: the conditional update's SET.
- * A patch never names livemode or the ranking (OrderPatch), so every column it names is stored as is. */
+ * A patch never names livemode or the ranking (OrderPatch); the checks are JSON text; every other column
+ * it names is stored as is. */
 export function orderPatchToRow(patch: OrderPatch, version: number): Updateable<OrdersTable> {
-  return { ...patch, version };
+  const { check_in, check_out, ...rest } = patch;
+  return {
+    ...rest,
+    ...(check_in !== undefined ? { check_in: checkText(check_in) } : {}),
+    ...(check_out !== undefined ? { check_out: checkText(check_out) } : {}),
+    version,
+  };
 }
 
 export function offerFromRow(row: OfferRow): Offer {
@@ -75,11 +104,15 @@ type LateColumn =
   | "sla_respond_at_risk_at"
   | "sla_respond_breached_at"
   | "sla_arrive_at_risk_at"
-  | "sla_arrive_breached_at";
+  | "sla_arrive_breached_at"
+  | "check_in"
+  | "check_out";
 
-/** An order as an event payload keeps it: its row without the ranking (internal, and the bulk of it). */
+/** An order as an event payload keeps it: its row without the ranking (internal, and the bulk of it), its
+ * checks as the domain's objects (the payload is JSON already). */
 export type LoggedOrderRow = Omit<OrderRow, "ranking" | LateColumn> &
-  Partial<Pick<OrderRow, LateColumn>> & {
+  Partial<Pick<OrderRow, Exclude<LateColumn, "check_in" | "check_out">>> &
+  Partial<Pick<Order, "check_in" | "check_out">> & {
     /** Never stored: JSON.stringify leaves out a member whose value is undefined. */
     ranking?: undefined;
   };
@@ -98,6 +131,8 @@ const LATE_DEFAULTS: Pick<Order, LateColumn> = {
   sla_respond_breached_at: null,
   sla_arrive_at_risk_at: null,
   sla_arrive_breached_at: null,
+  check_in: null,
+  check_out: null,
 };
 
 /** The order as an event payload keeps it. */

@@ -147,6 +147,9 @@ export interface OrdersTable {
   eta_at: string | null;
   /** Migration 0013. */
   on_site_at: string | null;
+  /** JSON text of the domain's SiteCheck (migration 0031). */
+  check_in: string | null;
+  check_out: string | null;
   completed_at: string | null;
   final_cost_cents: number | null;
   status_reason: string | null;

@@ -37,6 +37,8 @@ export function orderFixture(overrides: Partial<Order> = {}): Order {
     accepted_at: null,
     eta_at: null,
     on_site_at: null,
+    check_in: null,
+    check_out: null,
     completed_at: null,
     final_cost_cents: null,
     status_reason: null,
@@ -91,9 +93,14 @@ export function orderRequestFixture(overrides: Partial<OrderRequest> = {}): Orde
   };
 }
 
-/** The order's row as a table of an earlier migration takes it: without the columns it has not yet. */
+/** Columns of migration 0031 (the check-in and check-out): later than every migration the tests that
+ * write rows of an earlier table migrate to, so always left out (a test of 0031 or later states them). */
+const SINCE_0031 = ["check_in", "check_out"];
+
+/** The order's row as a table of an earlier migration takes it: without the columns it has not yet
+ * (`laterColumns`, and those of 0031 on). */
 export function orderRowBefore(order: Order, laterColumns: readonly string[]): Record<string, unknown> {
   const row: Record<string, unknown> = { ...orderToRow(order) };
-  for (const column of laterColumns) delete row[column];
+  for (const column of [...laterColumns, ...SINCE_0031]) delete row[column];
   return row;
 }

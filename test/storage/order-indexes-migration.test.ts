@@ -3,11 +3,10 @@
 // down. The sandbox's sweep reads the same orders either way. On SQLite, and on PostgreSQL with
 // TEST_DATABASE_URL.
 
-import { sql } from "kysely";
+import { type Kysely, sql } from "kysely";
 import { afterAll, describe, expect, it } from "vitest";
 import type { KyselyStore } from "../../src/storage/kysely-store.js";
-import { orderToRow } from "../../src/storage/order-rows.js";
-import { orderFixture } from "../helpers/order-fixture.js";
+import { orderFixture, orderRowBefore } from "../helpers/order-fixture.js";
 import { openPostgresTestStore, openTestStore, type TestStore } from "../helpers/test-store.js";
 
 const opened: TestStore[] = [];
@@ -44,10 +43,11 @@ function suite(open: () => Promise<TestStore>) {
     expect(await holdIndexes(store)).toContain("capacity_holds_contractor_idx");
     const account = (await store.keys.ensureAccount("order-indexes-migration")).id;
     const at = "2026-11-20T10:00:00.000Z";
-    await store.db
+    const raw = store.db as unknown as Kysely<Record<string, Record<string, unknown>>>;
+    await raw
       .insertInto("orders")
       .values([
-        orderToRow(
+        orderRowBefore(
           orderFixture({
             id: "ord_sandbox0024",
             account_id: account,
@@ -55,8 +55,9 @@ function suite(open: () => Promise<TestStore>) {
             status: "accepted",
             updated_at: at,
           }),
+          [],
         ),
-        orderToRow(
+        orderRowBefore(
           orderFixture({
             id: "ord_live0024",
             account_id: account,
@@ -64,6 +65,7 @@ function suite(open: () => Promise<TestStore>) {
             status: "accepted",
             updated_at: at,
           }),
+          [],
         ),
       ])
       .execute();

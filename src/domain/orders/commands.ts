@@ -31,6 +31,7 @@ import type {
   Refusal,
 } from "./order.js";
 import { MAX_OFFERS, nteInForce, offerDeadline } from "./policy.js";
+import { type ReportedPosition, type SiteCheck, type SitePoint, siteCheck } from "./site-check.js";
 import type { OrderEventType } from "./statuses.js";
 import {
   type Action,
@@ -286,6 +287,8 @@ function newOrder(
     accepted_at: null,
     eta_at: null,
     on_site_at: null,
+    check_in: null,
+    check_out: null,
     completed_at: null,
     final_cost_cents: null,
     status_reason: cmd.time.earliest === null ? NO_WINDOW_REASON : null,
@@ -520,8 +523,8 @@ export function acceptOffer(
 
 export type ProgressReport =
   | { status: "en_route"; eta_minutes: number }
-  | { status: "on_site" }
-  | { status: "completed"; final_cost_cents: number }
+  | { status: "on_site"; position?: ReportedPosition | null }
+  | { status: "completed"; final_cost_cents: number; position?: ReportedPosition | null }
   | { status: "cannot_complete"; reason: string };
 
 const REPORT_ACTION: Record<ProgressReport["status"], Action> = {
@@ -538,10 +541,23 @@ function jobOf(order: Order | null | undefined, contractor: ContractorKey, order
   return order;
 }
 
-/** The contractor on the job reports its progress. */
+/** Where the site is and how far from it a check may be before it is flagged (site-check.ts). */
+export interface SiteReference {
+  point: SitePoint | null;
+  toleranceMiles: number;
+}
+
+/** The contractor on the job reports its progress; "on site" and "completed" are its check-in and
+ * check-out, with the phone's position when it gave one. */
 export function reportProgress(
   state: OrderState | null,
-  cmd: { orderId: string; contractor: ContractorKey; report: ProgressReport; actor: Actor },
+  cmd: {
+    orderId: string;
+    contractor: ContractorKey;
+    report: ProgressReport;
+    actor: Actor;
+    site?: SiteReference;
+  },
   ctx: CommandContext,
 ): Decision {
   const order = jobOf(state?.order, cmd.contractor, cmd.orderId);
@@ -553,12 +569,22 @@ export function reportProgress(
   const patch: OrderPatch = { status, updated_at: iso };
   if (report.status === "en_route")
     patch.eta_at = new Date(ctx.now.getTime() + report.eta_minutes * 60_000).toISOString();
-  if (report.status === "on_site") patch.on_site_at = iso;
+  let check: SiteCheck | null = null;
+  if (report.status === "on_site" || report.status === "completed") {
+    const site = cmd.site ?? { point: null, toleranceMiles: 0 };
+    check = siteCheck(iso, report.position, site.point, site.toleranceMiles);
+  }
+  if (report.status === "on_site") {
+    patch.on_site_at = iso;
+    patch.check_in = check;
+  }
   if (report.status === "completed") {
     patch.final_cost_cents = report.final_cost_cents;
     patch.completed_at = iso;
+    patch.check_out = check;
   }
   if (report.status === "cannot_complete") patch.status_reason = report.reason;
+  const { position: _position, ...reported } = report as ProgressReport & { position?: unknown };
   const frees = holdsContractor(order.status) && !holdsContractor(status);
   return changeOf(order, patch, {
     capacity: { take: [], release: frees ? [order.contractor_id as string] : [] },
@@ -567,7 +593,9 @@ export function reportProgress(
         kind: "order.status_changed",
         actor: cmd.actor,
         at: iso,
-        data: { from: order.status, ...report, to: status },
+        // The check is sealed with the step it belongs to: the position as the phone gave it, the point
+        // measured to, the distance and the flag.
+        data: { from: order.status, ...reported, to: status, ...(check ? { site_check: check } : {}) },
       },
     ],
     event: { type: statusEvent(status), at: iso, details: { previous_status: order.status } },
@@ -789,6 +817,7 @@ export function assignContractor(
       first_accepted_at: order.first_accepted_at ?? at,
       eta_at: null,
       on_site_at: null,
+      check_in: null,
       status_reason: null,
       updated_at: at,
     },

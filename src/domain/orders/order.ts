@@ -8,6 +8,7 @@ import type { EtaTier } from "../matching.js";
 import type { Urgency } from "../pricing.js";
 import type { WindowSource } from "../time/service-window.js";
 import type { TradeCode } from "../trades.js";
+import type { SiteCheck } from "./site-check.js";
 import type { OrderEventType } from "./statuses.js";
 import type { OrderStatus } from "./transitions.js";
 
@@ -52,6 +53,10 @@ export interface Order {
   /** When the contractor holding the job reported itself on site (cleared with eta_at by an assignment,
    * so both are the current contractor's). */
   on_site_at: string | null;
+  /** Where the contractor's phone was when it reported "on site" and "completed", and how far from the
+   * site (domain/orders/site-check.ts); null until reported (check_in cleared with on_site_at). */
+  check_in: SiteCheck | null;
+  check_out: SiteCheck | null;
   completed_at: string | null;
   final_cost_cents: number | null;
   /** Why the order was cancelled or could not be completed. */

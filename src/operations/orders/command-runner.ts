@@ -18,7 +18,7 @@
 import { type AuditEntry, sealRecord } from "../../audit/record.js";
 import type { ContractorRefs } from "../../auth/contractor-refs.js";
 import type { Commitment } from "../../domain/commitments.js";
-import { lookupCity, lookupZip, type Point } from "../../domain/geo.js";
+import { lookupCity, lookupZip, type Point, sitePointOf } from "../../domain/geo.js";
 import {
   arrivalOf,
   baseTravelMinutes,
@@ -378,7 +378,18 @@ export async function reportProgress(
   const done = await runOrderCommand(
     services,
     (tx) => loadOrder(services, tx, orderId),
-    (state, ctx) => orders.reportProgress(state, { orderId, contractor, report, actor }, ctx),
+    (state, ctx) => {
+      const order = state?.order;
+      // The check's reference: the order's ZIP or city centroid (an order names no coordinates).
+      const site =
+        order && (report.status === "on_site" || report.status === "completed")
+          ? {
+              point: sitePointOf(order.zip, order.city, order.state),
+              toleranceMiles: services.config.CHECK_IN_TOLERANCE_MILES,
+            }
+          : undefined;
+      return orders.reportProgress(state, { orderId, contractor, report, actor, site }, ctx);
+    },
   );
   // An ETA after the deadline puts the arrive clock at risk at once; an arrival after it breaches it.
   await fireSlaClocksAfter(services, done.change.after);

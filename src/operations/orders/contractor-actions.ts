@@ -7,7 +7,13 @@ import { z } from "zod";
 import type { Offer, Order } from "../../domain/orders/order.js";
 import { contractorOf, defineOperation } from "../kernel/operation.js";
 import { acceptOffer, declineOffer, invoice, reportProgress, requestNte } from "./command-runner.js";
-import { ORDER_STATUSES, orderServiceTimeShape, serviceTimeOf } from "./order-view.js";
+import {
+  ORDER_STATUSES,
+  orderServiceTimeShape,
+  reportedPositionSchema,
+  serviceTimeOf,
+  siteChecksShape,
+} from "./order-view.js";
 
 const jobBase = {
   order_id: z.string(),
@@ -44,6 +50,7 @@ const contractorJobSchema = z
     location_name: z.string().nullable(),
     accepted_at: z.iso.datetime().nullable(),
     eta_at: z.iso.datetime().nullable(),
+    ...siteChecksShape,
   })
   .meta({ id: "ContractorJob" });
 
@@ -80,6 +87,8 @@ export function jobView(order: Order) {
     location_name: order.location_name,
     accepted_at: order.accepted_at,
     eta_at: order.eta_at,
+    check_in: order.check_in,
+    check_out: order.check_out,
   };
 }
 
@@ -196,6 +205,14 @@ export const contractorDeclineOperation = defineOperation({
   },
 });
 
+/** The phone's position with "on site" (the check-in) and "completed" (the check-out). */
+const checkPosition = reportedPositionSchema
+  .optional()
+  .describe(
+    "Where you are, when your phone gives it: sealed with the step, with its distance to the site. A " +
+      "position far from the site is accepted and flagged for the dispatch team, never refused.",
+  );
+
 export const contractorReportOperation = defineOperation({
   id: "contractorReportStatus",
   name: "contractor.report_status",
@@ -220,11 +237,16 @@ export const contractorReportOperation = defineOperation({
         .max(24 * 60)
         .describe("Minutes until you arrive."),
     }),
-    z.strictObject({ order_id: z.string().min(1).max(64), status: z.literal("on_site") }),
+    z.strictObject({
+      order_id: z.string().min(1).max(64),
+      status: z.literal("on_site"),
+      position: checkPosition,
+    }),
     z.strictObject({
       order_id: z.string().min(1).max(64),
       status: z.literal("completed"),
       final_cost_cents: z.number().int().min(0).max(100_000_000).describe("What the work cost, in cents."),
+      position: checkPosition,
     }),
     z.strictObject({
       order_id: z.string().min(1).max(64),

@@ -24,6 +24,54 @@ export const coordinatesSchema = z.object({
   lon: z.number().min(-180).max(180),
 });
 
+/** A position as a phone reports it, with the contractor's check-in and check-out. */
+export const reportedPositionSchema = z
+  .strictObject({
+    lat: z.number().min(-90).max(90).describe("Latitude, degrees (WGS 84)."),
+    lon: z.number().min(-180).max(180).describe("Longitude, degrees (WGS 84)."),
+    accuracy_m: z
+      .number()
+      .min(0)
+      .max(100_000)
+      .nullable()
+      .optional()
+      .describe("The position's accuracy radius, metres, as the phone reports it."),
+  })
+  .meta({ id: "ReportedPosition" });
+
+/** A check-in or check-out at the site (domain/orders/site-check.ts). */
+export const siteCheckSchema = z
+  .object({
+    at: z.iso.datetime(),
+    position: z
+      .object({ lat: z.number(), lon: z.number(), accuracy_m: z.number().nullable() })
+      .nullable()
+      .describe("Where the contractor's phone said it was; null when it gave no position."),
+    site_point: z
+      .object({ lat: z.number(), lon: z.number(), source: z.enum(["zip", "city"]) })
+      .nullable()
+      .describe("The point the distance is measured to: the centroid of the order's ZIP, else its city's."),
+    distance_miles: z.number().nullable().describe("Miles from the position to the site's point."),
+    tolerance_miles: z
+      .number()
+      .nullable()
+      .describe("How far the position may be (beyond its accuracy) before it is flagged."),
+    flagged: z
+      .boolean()
+      .describe("true: further from the site than the order's location and the phone's accuracy explain."),
+  })
+  .meta({ id: "SiteCheck" });
+
+/** The contractor's check-in and check-out, as every full view of an order shows them. */
+export const siteChecksShape = {
+  check_in: siteCheckSchema
+    .nullable()
+    .describe(
+      'The contractor\'s "on site": when, where its phone was, how far from the site; flagged if far.',
+    ),
+  check_out: siteCheckSchema.nullable().describe('The contractor\'s "completed", likewise.'),
+};
+
 /** Where an order's list views place it (not its full view: creating an order does no lookup for it). */
 export const orderCoordinatesShape = {
   coordinates: coordinatesSchema
@@ -74,6 +122,7 @@ export const orderSchema = z
     estimated_cost_cents: z.number().int(),
     final_cost_cents: z.number().int().nullable().describe("The contractor's final cost, once completed."),
     eta_at: z.iso.datetime().nullable().describe("When the contractor on its way expects to arrive."),
+    ...siteChecksShape,
     ...orderServiceTimeShape,
     status_reason: z
       .string()
@@ -179,6 +228,8 @@ export function orderView(
     estimated_cost_cents: row.estimated_cost_cents,
     final_cost_cents: row.final_cost_cents,
     eta_at: row.eta_at,
+    check_in: row.check_in,
+    check_out: row.check_out,
     ...serviceTimeOf(row),
     status_reason: row.status_reason,
     nte_approved_cents: row.nte_approved_cents,
