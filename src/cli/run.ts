@@ -188,6 +188,9 @@ async function auditPurge(values: AuditValues): Promise<number> {
   await withStore(async (store) => {
     const purged = await store.audit.purgeAudit(before.toISOString());
     process.stdout.write(`purged ${purged} audit records created before ${before.toISOString()}\n`);
+    // An attachment's file follows the record that seals it; its bytes go with the next orphan pass.
+    const files = await store.attachments.purgeUnsealed(before.toISOString());
+    process.stdout.write(`removed ${files} attachments whose sealed record was purged\n`);
   });
   return 0;
 }

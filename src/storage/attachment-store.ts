@@ -65,6 +65,21 @@ export class KyselyAttachmentStore implements AttachmentStore {
     return row === undefined ? undefined : fromRow(row);
   }
 
+  async purgeUnsealed(before: string): Promise<number> {
+    const result = await this.db
+      .deleteFrom("attachments")
+      .where("created_at", "<", before)
+      .where(({ not, exists, selectFrom }) =>
+        not(
+          exists(
+            selectFrom("audit_records as r").select("r.seal").whereRef("r.seal", "=", "attachments.seal"),
+          ),
+        ),
+      )
+      .executeTakeFirst();
+    return Number(result.numDeletedRows);
+  }
+
   async referenced(sha256s: readonly string[]): Promise<Set<string>> {
     if (sha256s.length === 0) return new Set();
     const rows = await this.db

@@ -392,6 +392,10 @@ export interface AttachmentStore {
   byId(id: string): Promise<Attachment | undefined>;
   /** Of these blobs, those an attachment names (as its bytes or its thumbnail). */
   referenced(sha256s: readonly string[]): Promise<Set<string>>;
+  /** Removes the attachments made before `before` whose sealed record is gone (purged past its
+   * retention, `audit purge`): the files follow their record, and the orphan collector then removes the
+   * blobs nothing names. A record a legal hold keeps keeps its attachment. Returns how many. */
+  purgeUnsealed(before: string): Promise<number>;
 }
 
 export interface Store {

@@ -469,9 +469,37 @@ describe("audit retention", () => {
     await expect(store.audit.purgeAudit(new Date().toISOString())).rejects.toThrow(/kept 7 years/);
     expect(await count()).toBe(total);
 
+    // An attachment of each kind of record: the file follows its sealed record (issue 32).
+    const fileOf = (seal: string, createdAt: string) => ({
+      id: `att_${seal.slice(-12)}`,
+      orderId: "ord_files",
+      livemode: false,
+      sha256: "ab".repeat(32),
+      size: 10,
+      mediaType: "image/png",
+      kind: "photo" as const,
+      caption: null,
+      filename: null,
+      uploader: "key:key_test",
+      createdAt,
+      thumbnailSha256: null,
+      seal,
+    });
+    const files = [
+      fileOf(old[0] as string, eightYearsAgo),
+      fileOf(held[0] as string, eightYearsAgo),
+      fileOf(young[0] as string, sixYearsAgo),
+    ];
+    await store.write(async (tx) => {
+      for (const f of files) await store.attachments.insert(f, tx);
+    });
+
     const cutoff = new Date(Date.now() - 7 * 365.25 * 86_400_000 - 86_400_000).toISOString();
     expect(await store.audit.purgeAudit(cutoff)).toBe(old.length);
     expect(await count()).toBe(total - old.length);
+    expect(await store.attachments.purgeUnsealed(cutoff)).toBe(1);
+    expect(await store.attachments.byId(files[0]?.id as string)).toBeUndefined();
+    expect((await store.attachments.ofOrder("ord_files")).map((f) => f.seal)).toEqual([held[0], young[0]]);
     for (const seal of held)
       expect((await h.get(`/api/attest/verify/${seal}`)).json().status).toBe("verified");
     for (const seal of young)
@@ -497,6 +525,7 @@ describe("audit retention", () => {
     // Released, the hold no longer protects the records.
     expect(await store.audit.releaseLegalHold("hold_1", new Date().toISOString())).toBe(true);
     expect(await store.audit.purgeAudit(cutoff)).toBe(held.length);
+    expect(await store.attachments.purgeUnsealed(cutoff)).toBe(1);
     await h.close();
   }, 60_000);
 
