@@ -10,6 +10,7 @@ import { join } from "node:path";
 import { fileURLToPath, pathToFileURL } from "node:url";
 import { promisify } from "node:util";
 import Database from "better-sqlite3";
+import sharp from "sharp";
 import { afterAll, describe, expect, it } from "vitest";
 import { parseApiKey } from "../src/auth/api-key.js";
 import type { KyselyStore } from "../src/storage/kysely-store.js";
@@ -377,6 +378,62 @@ describe("audit CLI", () => {
       );
       expect(doctored.code).toBe(1);
       expect(doctored.stdout).toMatch(/record: +disclosure .* is not committed in the record/);
+
+      // An attachment's bytes against the digest its record seals (issue 32): the account adds a photo to
+      // its order, then checks the file it downloads, and a file that is not it.
+      const placed = await fetch(`${server.baseUrl}/api/dispatch/v1/order`, {
+        method: "POST",
+        headers: { "content-type": "application/json", "x-api-key": key },
+        body: JSON.stringify({
+          trade: "hvac",
+          location: { state: "NY", zip: "10001" },
+          description: "No heat",
+        }),
+      });
+      const orderId = ((await placed.json()) as { order_id: string }).order_id;
+      const form = new FormData();
+      const png = await sharp({ create: { width: 40, height: 30, channels: 3, background: "#c33" } })
+        .png()
+        .toBuffer();
+      form.append("file", new Blob([new Uint8Array(png)]), "unit.png");
+      const added = await fetch(`${server.baseUrl}/api/orders/${orderId}/attachments`, {
+        method: "POST",
+        headers: { "x-api-key": key },
+        body: form,
+      });
+      expect(added.status).toBe(200);
+      const attachment = (await added.json()) as { content_url: string; record: { seal: string } };
+      const served = Buffer.from(
+        await (await fetch(attachment.content_url, { headers: { "x-api-key": key } })).arrayBuffer(),
+      );
+      const records = (await (
+        await fetch(`${server.baseUrl}/api/audit?kind=order.attachment_added&order_id=${orderId}`, {
+          headers: { "x-api-key": key },
+        })
+      ).json()) as { records: Array<{ seal: string }> };
+      writeFileSync(
+        shownFile,
+        JSON.stringify(records.records.find((r) => r.seal === attachment.record.seal)),
+      );
+      const servedFile = join(auditDir, "served.png");
+      writeFileSync(servedFile, served);
+      const fileArgs = [
+        "audit",
+        "verify",
+        attachment.record.seal,
+        "--url",
+        server.baseUrl,
+        "--record",
+        shownFile,
+      ];
+      const bytesOk = await auditCli(...fileArgs, "--file", servedFile);
+      expect(bytesOk.code, bytesOk.stdout + bytesOk.stderr).toBe(0);
+      expect(bytesOk.stdout).toMatch(/file: +sha256 [0-9a-f]{64} is the sealed sha256 \(the stored file\)/);
+      writeFileSync(servedFile, Buffer.concat([served, Buffer.from([0])]));
+      const bytesSwapped = await auditCli(...fileArgs, "--file", servedFile);
+      expect(bytesSwapped.code).toBe(1);
+      expect(bytesSwapped.stdout).toMatch(/file: +sha256 [0-9a-f]{64} MATCHES NO SEALED DIGEST/);
+      expect(bytesSwapped.stdout).toContain("NOT VERIFIED");
 
       const check = await auditCli("audit", "check");
       expect(check.code, check.stdout + check.stderr).toBe(0);

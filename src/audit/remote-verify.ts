@@ -2,7 +2,7 @@
 // with node:crypto only: fetches the proof from the service, checks the checkpoint's Ed25519 signature
 // with the published (or a pinned) public key, and recomputes the inclusion proof up to the signed root.
 
-import { createPublicKey, type KeyObject } from "node:crypto";
+import { createHash, createPublicKey, type KeyObject } from "node:crypto";
 import { canonicalJson } from "../canonical-json.js";
 import { applyDisclosures } from "./disclosure.js";
 import { leafHash as leafHashOf, verifyInclusion } from "./merkle.js";
@@ -70,23 +70,49 @@ export interface ShownRecord {
  * Checks a record as it was shown against the leaf the service proves: its canonical JSON hashes to the
  * leaf, and each disclosure is committed in it (and, when given, `disclosed` is what they make).
  */
-function checkShownRecord(shown: ShownRecord, seal: string, leafHashHex: string): string[] {
+function checkShownRecord(
+  shown: ShownRecord,
+  seal: string,
+  leafHashHex: string,
+): { problems: string[]; claims: Record<string, unknown> | null } {
   const problems: string[] = [];
   if (shown.seal !== undefined && shown.seal !== seal)
     problems.push(`the record shown is ${String(shown.seal)}`);
   const record = shown.record as { data?: Record<string, unknown> } | undefined;
   if (typeof record !== "object" || record === null || typeof record.data !== "object")
-    return [...problems, "the file has no record object"];
+    return { problems: [...problems, "the file has no record object"], claims: null };
   const leaf = leafHashOf(Buffer.from(canonicalJson(record), "utf8")).toString("hex");
   if (leaf !== leafHashHex) problems.push(`the record hashes to ${leaf}, not to the leaf`);
   const disclosures = shown.disclosures ?? [];
   if (!Array.isArray(disclosures) || disclosures.some((d) => typeof d !== "string"))
-    return [...problems, "disclosures is not a list of strings"];
+    return { problems: [...problems, "disclosures is not a list of strings"], claims: null };
   const checked = applyDisclosures(record.data, disclosures as string[]);
-  if (!checked.ok) problems.push(checked.reason);
-  else if (shown.disclosed !== undefined && canonicalJson(shown.disclosed) !== canonicalJson(checked.claims))
+  if (!checked.ok) return { problems: [...problems, checked.reason], claims: null };
+  if (shown.disclosed !== undefined && canonicalJson(shown.disclosed) !== canonicalJson(checked.claims))
     problems.push("disclosed is not what the record and its disclosures make");
-  return problems;
+  return { problems, claims: checked.claims };
+}
+
+/** The digests an attachment's record seals (order.attachment_added), and what each is of. */
+const SEALED_DIGESTS = [
+  ["sha256", "the stored file"],
+  ["received_sha256", "the file as it was sent"],
+  ["thumbnail_sha256", "the thumbnail"],
+] as const;
+
+/** Whether `bytes` are an artifact the record's claims seal: the line to print, and the outcome. */
+function checkArtifact(bytes: Buffer, claims: Record<string, unknown> | null): { ok: boolean; line: string } {
+  const digest = createHash("sha256").update(bytes).digest("hex");
+  const sealed = SEALED_DIGESTS.filter(([field]) => typeof claims?.[field] === "string");
+  if (sealed.length === 0)
+    return { ok: false, line: `file:       sha256 ${digest}; the record seals no file digest` };
+  const match = sealed.find(([field]) => claims?.[field] === digest);
+  return match
+    ? { ok: true, line: `file:       sha256 ${digest} is the sealed ${match[0]} (${match[1]})` }
+    : {
+        ok: false,
+        line: `file:       sha256 ${digest} MATCHES NO SEALED DIGEST (${sealed.map(([f]) => f).join(", ")})`,
+      };
 }
 
 export async function verifyRemote(
@@ -94,6 +120,9 @@ export async function verifyRemote(
   seal: string,
   pinnedKey?: KeyObject,
   shown?: ShownRecord,
+  /** An artifact's bytes (a photo, a PDF, a signature) to check against the digest the record seals;
+   * needs `shown`, whose disclosures say what the record holds. */
+  artifact?: Buffer,
 ): Promise<RemoteVerification> {
   const base = baseUrl.replace(/\/+$/, "");
   const { status, body } = await getJson(`${base}/api/attest/verify/${encodeURIComponent(seal)}`);
@@ -144,8 +173,9 @@ export async function verifyRemote(
     `inclusion:  ${proofOk ? "proven" : "NOT PROVEN"}`,
   );
   let shownOk = true;
+  let artifactOk = true;
   if (shown !== undefined) {
-    const problems = checkShownRecord(shown, seal, leafHash);
+    const { problems, claims } = checkShownRecord(shown, seal, leafHash);
     shownOk = problems.length === 0;
     const count = Array.isArray(shown.disclosures) ? shown.disclosures.length : 0;
     lines.push(
@@ -153,7 +183,17 @@ export async function verifyRemote(
         ? `record:     hashes to the leaf; ${count} disclosure${count === 1 ? "" : "s"} committed in it`
         : `record:     ${problems.join("; ")}`,
     );
+    if (artifact !== undefined) {
+      const checked = checkArtifact(artifact, shownOk ? claims : null);
+      artifactOk = checked.ok;
+      lines.push(checked.line);
+    }
   }
-  const ok = signatureOk && proofOk && shownOk && (body.status === "verified" || body.status === "purged");
+  const ok =
+    signatureOk &&
+    proofOk &&
+    shownOk &&
+    artifactOk &&
+    (body.status === "verified" || body.status === "purged");
   return { ok, status: String(body.status), lines };
 }

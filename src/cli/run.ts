@@ -41,10 +41,13 @@ const USAGE = `usage: npm run cli -- <command>
                                           and jobs, and report any drift from the counter or the
                                           capacity ledger; exit 1 on any
   audit verify <seal> [--url <base-url>] [--key <public-key.pem>] [--record <file|->]
+              [--file <artifact>]
                                           fetch a record's proof and check it offline (node:crypto):
                                           checkpoint signature and inclusion; with --record, one item
                                           of an audit list (JSON): that the record hashes to the leaf
-                                          and its disclosures are committed in it; exit 1 unless verified
+                                          and its disclosures are committed in it; with --file, that
+                                          the bytes of an attachment (a photo, a PDF, its thumbnail)
+                                          are the ones the record seals; exit 1 unless verified
   audit check                             recompute every leaf, node and the root from the store and
                                           report the first mismatch; exit 1 on any
   audit purge [--before <ISO time>]       delete records older than 7 years (default cutoff) that no
@@ -111,6 +114,7 @@ function parseAuditArgs(rest: string[]) {
       url: { type: "string" },
       key: { type: "string" },
       record: { type: "string" },
+      file: { type: "string" },
       before: { type: "string" },
       order: { type: "string" },
       account: { type: "string" },
@@ -138,7 +142,10 @@ async function auditVerify(seal: string | undefined, values: AuditValues): Promi
   const shown = values.record
     ? (JSON.parse(readFileSync(values.record === "-" ? 0 : values.record, "utf8")) as ShownRecord)
     : undefined;
-  const result = await verifyRemote(base, seal, pinned, shown).catch((error: unknown) => {
+  if (values.file !== undefined && shown === undefined)
+    throw new UsageError("--file needs --record: the record's disclosures say which digest it seals");
+  const artifact = values.file === undefined ? undefined : readFileSync(values.file);
+  const result = await verifyRemote(base, seal, pinned, shown, artifact).catch((error: unknown) => {
     if (!(error instanceof UnreachableError)) throw error;
     const from = values.url
       ? "--url"
