@@ -40,6 +40,8 @@ const AUDIT_KINDS = {
   ...ORDER_KINDS,
   "order.attachment_added":
     "A photo or PDF was added to an order (proof of work): its id, kind, sniffed media type, the SHA-256 and size of the stored file (an image without its metadata) and of the file as received, its thumbnail's SHA-256, its caption, the uploader's role, and what the photo's EXIF claimed: captured_at (DateTimeOriginal, local time) and captured_position (GPS latitude and longitude, a disclosure for the account and the dispatch team).",
+  "account.proof_requirements_set":
+    "An account set what its jobs of one mode need before completion (proof of work): signature_required, photo_required, and the previous values.",
   "schedule.applied":
     "A dispatcher applied a day optimiser's proposal: its id and SHA-256 hash, the day, and each assignment it made (or that was refused, with the reason); each assignment also has its own order.assigned record.",
   "pool.changed": "A dispatcher activated, deactivated, excluded or re-included a contractor, and why.",

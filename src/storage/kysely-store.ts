@@ -4,7 +4,7 @@
 
 import { type Kysely, Migrator, sql } from "kysely";
 import type { Clock } from "../clock.js";
-import { KyselyAttachmentStore } from "./attachment-store.js";
+import { KyselyAttachmentStore, KyselyProofRequirementsStore } from "./attachment-store.js";
 import { AuditStore } from "./audit-store.js";
 import type { BlobStore } from "./blobs/blob-store.js";
 import { FsBlobStore } from "./blobs/fs-blob-store.js";
@@ -46,6 +46,7 @@ export class KyselyStore implements Store {
   readonly orders: KyselyOrderStore;
   readonly idempotency: KyselyIdempotencyStore;
   readonly attachments: KyselyAttachmentStore;
+  readonly proofRequirements: KyselyProofRequirementsStore;
   readonly schedules: ScheduleStore;
   /** PostgreSQL schema the store works in, when not the default (the migration tables live there too). */
   readonly schema: string | undefined;
@@ -90,6 +91,7 @@ export class KyselyStore implements Store {
     this.orders = new KyselyOrderStore(db, dialect);
     this.idempotency = new KyselyIdempotencyStore(db);
     this.attachments = new KyselyAttachmentStore(db);
+    this.proofRequirements = new KyselyProofRequirementsStore(db);
     this.clock = options.clock;
     this.schedules = new ScheduleStore(db);
     this.committer = new GroupCommitter<WriteTx>(

@@ -392,8 +392,20 @@ export interface Database {
   contractor_time_off: ContractorTimeOffTable;
   schedule_proposals: ScheduleProposalsTable;
   attachments: AttachmentsTable;
+  proof_requirements: ProofRequirementsTable;
   blobs: BlobsTable;
   blob_chunks: BlobChunksTable;
+}
+
+/** What an account requires before its jobs of one mode are completed (migration 0033). */
+export interface ProofRequirementsTable {
+  account_id: string;
+  livemode: number;
+  signature_required: number;
+  photo_required: number;
+  updated_at: string;
+  updated_by: string;
+  seal: string;
 }
 
 /** An order's attachment (migration 0029): its blob, what it is, who sent it, and the seal of its record. */
@@ -411,6 +423,8 @@ export interface AttachmentsTable {
   uploader: string;
   created_at: string;
   thumbnail_sha256: string | null;
+  /** A signature's signer, as printed (migration 0033); null for other kinds. */
+  signer_name: string | null;
   seal: string;
 }
 

@@ -9,6 +9,7 @@ import type { AuditEntry } from "../audit/record.js";
 import type { Commitment } from "../domain/commitments.js";
 import type { Contractor, Pool } from "../domain/contractor.js";
 import type { ContractorStanding } from "../domain/contractor-directory.js";
+import type { ProofRequirements } from "../domain/orders/completion-gate.js";
 import type { NteRequest, Offer, OfferStatus, Order } from "../domain/orders/order.js";
 import type { OrderStatus } from "../domain/orders/transitions.js";
 import type { DayOrder } from "../domain/schedule/day-jobs.js";
@@ -362,7 +363,7 @@ export type ReadSource =
   | { readonly kind: "postgres"; readonly url: string; readonly schema?: string | undefined };
 
 /** What an attachment holds, sniffed from its bytes (issue 32). */
-type AttachmentKind = "photo" | "document";
+type AttachmentKind = "photo" | "document" | "signature";
 
 /** An order's attachment: its blob (by SHA-256), what it is, who sent it and the seal of its record. */
 export interface Attachment {
@@ -380,6 +381,8 @@ export interface Attachment {
   createdAt: string;
   /** The image's thumbnail's blob; null for a PDF. */
   thumbnailSha256: string | null;
+  /** A signature's signer, as printed on the phone; null for other kinds. */
+  signerName: string | null;
   seal: string;
 }
 
@@ -396,6 +399,30 @@ export interface AttachmentStore {
    * retention, `audit purge`): the files follow their record, and the orphan collector then removes the
    * blobs nothing names. A record a legal hold keeps keeps its attachment. Returns how many. */
   purgeUnsealed(before: string): Promise<number>;
+  /** How many signatures, and photos added by `uploader`, the order holds (inside `tx`: the completion
+   * gate's read, in the transaction that completes the job). */
+  proofCounts(
+    orderId: string,
+    uploader: string,
+    tx: WriteTx,
+  ): Promise<{ signatures: number; photos: number }>;
+}
+
+/** What each account requires before its jobs are completed (domain/orders/completion-gate.ts). */
+export interface ProofRequirementsRow extends ProofRequirements {
+  account_id: string;
+  livemode: boolean;
+  updated_at: string;
+  updated_by: string;
+  /** The audit record that set them. */
+  seal: string;
+}
+
+export interface ProofRequirementsStore {
+  /** The account's requirements in a mode; undefined until it set them (none are required then). */
+  get(accountId: string, livemode: boolean, tx?: WriteTx): Promise<ProofRequirementsRow | undefined>;
+  /** Sets them, in the write `tx` that seals the change. */
+  set(row: ProofRequirementsRow, tx: WriteTx): Promise<void>;
 }
 
 export interface Store {
@@ -432,6 +459,8 @@ export interface Store {
   readonly idempotency: IdempotencyStore;
   /** Orders' attachments. */
   readonly attachments: AttachmentStore;
+  /** What accounts require before their jobs are completed. */
+  readonly proofRequirements: ProofRequirementsStore;
   /** The blob store that goes with this store: chunked rows on PostgreSQL (shared by every process),
    * files under `dir` (the data directory's blobs/) on the embedded store. */
   blobStore(dir: string): BlobStore;

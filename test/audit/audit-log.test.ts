@@ -483,6 +483,7 @@ describe("audit retention", () => {
       uploader: "key:key_test",
       createdAt,
       thumbnailSha256: null,
+      signerName: null,
       seal,
     });
     const files = [

@@ -23,6 +23,7 @@ import {
   dispatcherAssignOperation,
   dispatcherCancelOperation,
 } from "../../src/operations/orders/dispatcher-actions.js";
+import { proofRequirementsSetOperation } from "../../src/operations/orders/proof-requirements.js";
 import { scheduleOptimizeOperation } from "../../src/operations/pool/schedule.js";
 import {
   contractorTimeOffAddOperation,
@@ -104,7 +105,8 @@ const RESOLVED = ["ord", "ofr", "nte", "ctr", "whe", "whd", "prp", "off", "att"]
 type Resolved = (typeof RESOLVED)[number];
 
 const ID_VALUE = new RegExp(`^(${ID_PREFIXES.join("|")})_[0-9A-Za-z]+$`);
-const ID_IN_TEXT = new RegExp(`\\b(?:${ID_PREFIXES.join("|")})_[0-9A-Za-z]{10,}\\b`, "g");
+/** Ids in a response, audit seals (seal_...) among them: a seal names a decision of its tenant. */
+const ID_IN_TEXT = new RegExp(`\\b(?:${[...ID_PREFIXES, "seal"].join("|")})_[0-9A-Za-z]{10,}\\b`, "g");
 
 /** The id prefixes an example refers to, at any depth. */
 function referencedPrefixes(value: unknown, out = new Set<string>()): Set<string> {
@@ -366,6 +368,8 @@ export async function buildWorld(h: Harness): Promise<World> {
   };
   // A photo of the first order's job, added by C.
   const photo = await run(attachmentUploadOperation, contractor, { order_id: first });
+  // The owner's proof requirements (a setting, named by the seal of the record that set it).
+  const requirements = await run(proofRequirementsSetOperation, caller, { photo_required: false });
   const ids: Record<Resolved, string> = {
     ord: first,
     ofr: offer,
@@ -390,7 +394,7 @@ export async function buildWorld(h: Harness): Promise<World> {
       contractor: (await issue(h, "contractor", "live", { contractorId: live })).key,
       dispatcher: (await issue(h, "dispatcher", "live", { account: `ops-${tag}` })).key,
     },
-    owned: [...Object.values(ids), second, c, offD.time_off_id, windowed.order],
+    owned: [...Object.values(ids), second, c, offD.time_off_id, windowed.order, requirements.record.seal],
     orders: [first, second, windowed.order],
     windowed,
   };

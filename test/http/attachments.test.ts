@@ -11,6 +11,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { collectOrphanBlobs, ORPHAN_AGE_MS } from "../../src/workers/orphan-blobs.js";
 import { liveContractor, testRecord } from "../helpers/fixtures.js";
 import { createHarness, type Harness, ORDER_PATH } from "../helpers/harness.js";
+import { multipart } from "../helpers/multipart.js";
 import { expectProblem } from "../helpers/security-suite.js";
 
 const JOB = {
@@ -42,29 +43,6 @@ const MINIMAL_PDF = Buffer.from(
   "%PDF-1.4\n1 0 obj<</Type/Catalog/Pages 2 0 R>>endobj\n2 0 obj<</Type/Pages/Kids[]/Count 0>>endobj\ntrailer<</Root 1 0 R>>\n%%EOF\n",
   "latin1",
 );
-
-interface Part {
-  name: string;
-  value: string | Buffer;
-  filename?: string;
-  type?: string;
-}
-
-function multipart(parts: Part[]): { body: Buffer; type: string } {
-  const boundary = `----fd${Math.random().toString(36).slice(2)}`;
-  const chunks: Buffer[] = [];
-  for (const p of parts) {
-    const disposition = `form-data; name="${p.name}"${p.filename ? `; filename="${p.filename}"` : ""}`;
-    const head = `--${boundary}\r\nContent-Disposition: ${disposition}\r\n${p.type ? `Content-Type: ${p.type}\r\n` : ""}\r\n`;
-    chunks.push(
-      Buffer.from(head),
-      Buffer.isBuffer(p.value) ? p.value : Buffer.from(p.value),
-      Buffer.from("\r\n"),
-    );
-  }
-  chunks.push(Buffer.from(`--${boundary}--\r\n`));
-  return { body: Buffer.concat(chunks), type: `multipart/form-data; boundary=${boundary}` };
-}
 
 let h: Harness;
 let caller: string;

@@ -254,6 +254,8 @@ describe("HTTP protocol", () => {
         "orderAttachments",
         "orderAttachmentContent",
         "orderAttachmentThumbnail",
+        "proofRequirements",
+        "proofRequirementsSet",
       ].sort(),
     );
     const quote = doc.paths["/api/dispatch/v1/quote"].post;

@@ -17,6 +17,7 @@ import {
   type TimeWindow,
   windowIssues,
 } from "../time/service-window.js";
+import { type CompletionEvidence, missingForCompletion } from "./completion-gate.js";
 import type {
   Actor,
   AuditFact,
@@ -557,6 +558,8 @@ export function reportProgress(
     report: ProgressReport;
     actor: Actor;
     site?: SiteReference;
+    /** For "completed": what the account requires and what the order holds (completion-gate.ts). */
+    completion?: CompletionEvidence;
   },
   ctx: CommandContext,
 ): Decision {
@@ -565,6 +568,16 @@ export function reportProgress(
   const { report } = cmd;
   const status = nextStatus(order.status, REPORT_ACTION[report.status], "contractor");
   if (isRefusal(status)) return status;
+  if (report.status === "completed" && cmd.completion) {
+    const missing = missingForCompletion(cmd.completion);
+    if (missing.length > 0) {
+      return refuse(
+        "completion_requirements_unmet",
+        `The job cannot be completed yet: ${missing.map((m) => m.message).join(" ")}`,
+        { currentStatus: order.status, extra: { missing } },
+      );
+    }
+  }
   const iso = ctx.now.toISOString();
   const patch: OrderPatch = { status, updated_at: iso };
   if (report.status === "en_route")

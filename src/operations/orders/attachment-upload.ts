@@ -19,10 +19,20 @@ import { type ProcessedMedia, processMedia } from "./attachment-media.js";
 
 export const uploadFields = z.strictObject({
   kind: z
-    .enum(["photo", "document"], { error: "kind must be photo or document" })
+    .enum(["photo", "document", "signature"], { error: "kind must be photo, document or signature" })
     .optional()
-    .describe("photo (an image) or document (a PDF); by default what the file is."),
+    .describe(
+      "photo (an image), document (a PDF) or signature (the site contact's, an image drawn on the " +
+        "contractor's phone: PNG from a signature pad); by default photo or document, what the file is.",
+    ),
   caption: z.string().max(500).optional().describe("What the file shows, up to 500 characters."),
+  signer_name: z
+    .string()
+    .trim()
+    .min(1, "signer_name must not be empty")
+    .max(200)
+    .optional()
+    .describe("With kind signature (and only then): the signer's name, as they print it."),
 });
 
 type Limits = Pick<
@@ -81,17 +91,47 @@ function formOf(received: ReceivedUpload): Form {
   return { bytes: received.file.bytes, filename: cleanName(received.file.filename), fields: parsed.data };
 }
 
-function kindOf(media: ProcessedMedia, asked: "photo" | "document" | undefined): "photo" | "document" {
+type Kind = "photo" | "document" | "signature";
+
+function kindOf(media: ProcessedMedia, asked: Kind | undefined): Kind {
   const kind = media.mediaType === "application/pdf" ? "document" : "photo";
+  if (asked === "signature" && kind === "photo") return "signature";
   if (asked !== undefined && asked !== kind) {
     throw validationError([
       {
         field: "kind",
-        message: `kind is ${kind} for a ${media.mediaType} (photo: an image; document: a PDF)`,
+        message: `kind is ${kind} for a ${media.mediaType} (photo or signature: an image; document: a PDF)`,
       },
     ]);
   }
   return kind;
+}
+
+/**
+ * A signature is the site contact's, drawn on the phone of the contractor holding the job while it is on
+ * site, and names its signer; signer_name goes with a signature only.
+ */
+function checkSignature(access: OrderAccess, fields: z.output<typeof uploadFields>): void {
+  if (fields.kind !== "signature") {
+    if (fields.signer_name !== undefined)
+      throw validationError([{ field: "signer_name", message: "signer_name goes with kind signature only" }]);
+    return;
+  }
+  if (access.role !== "contractor") {
+    throw new ApiError(
+      "key_kind_not_allowed",
+      "A signature is collected on the phone of the contractor on site: the account adds photos and documents.",
+    );
+  }
+  if (access.order.status !== "on_site") {
+    throw new ApiError(
+      "invalid_transition",
+      `A signature is collected on site: this job is ${access.order.status}; report on_site first.`,
+      { extra: { current_status: access.order.status } },
+    );
+  }
+  if (fields.signer_name === undefined)
+    throw validationError([{ field: "signer_name", message: "signer_name is required with kind signature" }]);
 }
 
 /** The sealed record of an attachment: its digests, what it is, and what the photo claims. */
@@ -119,6 +159,7 @@ function attachmentRecord(
       received_size: received.length,
       thumbnail_sha256: a.thumbnailSha256,
       caption: a.caption,
+      ...(a.signerName !== null ? { signer_name: a.signerName } : {}),
       uploader_role: access.role,
       // The contractor on the job (a disclosure for it, its handle for the account): its records list
       // the proof of its job, whoever added it.
@@ -137,6 +178,7 @@ export async function addAttachment(ctx: OperationContext, orderId: string): Pro
   if (early) throw early;
   if (!ctx.readUpload) throw new Error("an upload operation called without an upload");
   const { bytes, filename, fields } = formOf(await ctx.readUpload(config.ATTACHMENT_MAX_BYTES));
+  checkSignature(access, fields);
   const media = await processMedia(bytes);
   const kind = kindOf(media, fields.kind);
   const stored = await blobs.put(media.bytes);
@@ -154,6 +196,7 @@ export async function addAttachment(ctx: OperationContext, orderId: string): Pro
     uploader: access.actor,
     createdAt: ctx.services.now().toISOString(),
     thumbnailSha256: thumbnail?.sha256 ?? null,
+    signerName: kind === "signature" ? (fields.signer_name ?? null) : null,
   };
   const entry = attachmentRecord(access, draft, media, bytes);
   const attachment: Attachment = { ...draft, seal: entry.seal };

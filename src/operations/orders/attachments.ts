@@ -18,7 +18,7 @@ const attachmentSchema = z
   .object({
     attachment_id: z.string(),
     order_id: z.string(),
-    kind: z.enum(["photo", "document"]),
+    kind: z.enum(["photo", "document", "signature"]),
     media_type: z
       .enum(ACCEPTED_MEDIA_TYPES)
       .describe("Sniffed from the content, never taken from the client."),
@@ -27,6 +27,7 @@ const attachmentSchema = z
       .string()
       .describe("SHA-256 (hex) of the stored file: its ETag, and the digest its audit record seals."),
     caption: z.string().nullable(),
+    signer_name: z.string().nullable().describe("A signature's signer, as printed; null for other kinds."),
     filename: z.string().nullable().describe("The name the uploader's file had, if it sent one."),
     uploaded_by: z.enum(["account", "contractor"]),
     created_at: z.iso.datetime(),
@@ -49,6 +50,7 @@ function attachmentView(a: Attachment, ctx: OperationContext): z.input<typeof at
     size: a.size,
     sha256: a.sha256,
     caption: a.caption,
+    signer_name: a.signerName,
     filename: a.filename,
     uploaded_by: a.uploader.startsWith("contractor:") ? "contractor" : "account",
     created_at: a.createdAt,

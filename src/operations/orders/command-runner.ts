@@ -29,6 +29,7 @@ import {
 } from "../../domain/matching.js";
 import type { CommandContext, ContractorKey, ProgressReport } from "../../domain/orders/commands.js";
 import * as orders from "../../domain/orders/commands.js";
+import type { CompletionEvidence } from "../../domain/orders/completion-gate.js";
 import type {
   Actor,
   Decision,
@@ -298,6 +299,22 @@ async function loadOrder(services: OrderServices, tx: WriteTx, orderId: string):
   return order ? { order, offers: await services.store.orders.offersOf(order.id, tx) } : null;
 }
 
+/** What the account requires of the job's proof, and what the order holds (only when it requires any). */
+async function completionEvidence(
+  services: OrderServices,
+  tx: WriteTx,
+  order: Order,
+): Promise<CompletionEvidence | undefined> {
+  const requirements = await services.store.proofRequirements.get(order.account_id, order.livemode, tx);
+  if (!requirements || (!requirements.signature_required && !requirements.photo_required)) return undefined;
+  const counts = await services.store.attachments.proofCounts(
+    order.id,
+    `contractor:${order.contractor_id}`,
+    tx,
+  );
+  return { requirements, ...counts };
+}
+
 /** The order an offer belongs to, with its offers. */
 async function loadByOffer(
   services: OrderServices,
@@ -377,8 +394,16 @@ export async function reportProgress(
 ): Promise<Order> {
   const done = await runOrderCommand(
     services,
-    (tx) => loadOrder(services, tx, orderId),
-    (state, ctx) => {
+    async (tx) => {
+      const state = await loadOrder(services, tx, orderId);
+      // "completed" is judged against the proof the account requires, read in the same transaction.
+      const completion =
+        state && report.status === "completed"
+          ? await completionEvidence(services, tx, state.order)
+          : undefined;
+      return { state, completion };
+    },
+    ({ state, completion }, ctx) => {
       const order = state?.order;
       // The check's reference: the order's ZIP or city centroid (an order names no coordinates).
       const site =
@@ -388,7 +413,7 @@ export async function reportProgress(
               toleranceMiles: services.config.CHECK_IN_TOLERANCE_MILES,
             }
           : undefined;
-      return orders.reportProgress(state, { orderId, contractor, report, actor, site }, ctx);
+      return orders.reportProgress(state, { orderId, contractor, report, actor, site, completion }, ctx);
     },
   );
   // An ETA after the deadline puts the arrive clock at risk at once; an arrival after it breaches it.
