@@ -39,7 +39,7 @@ export interface WebhookDispatcherOptions {
   /** The fetcher's deadline for one attempt: a lease outlasts it. */
   timeoutMs: number;
   retentionDays: number;
-  /** Run with each hourly retention pass: the blobs no attachment names, a day old (orphan-blobs.ts). */
+  /** Run with each hourly retention pass: resumable uploads and blobs no attachment names, a day old. */
   collectOrphans?: (now: Date) => Promise<number>;
   now?: () => Date;
   random?: () => number;
