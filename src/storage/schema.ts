@@ -449,6 +449,7 @@ export interface PartialUploadsTable {
   /** The tus Upload-Metadata the client sent, as JSON. */
   metadata: string;
   created_at: string;
+  finishing_at: string | null;
   attachment_id: string | null;
 }
 

@@ -5,6 +5,7 @@
 
 import { createHash } from "node:crypto";
 import type { AddressInfo } from "node:net";
+import { Readable } from "node:stream";
 import { type DetailedError, type HttpResponse, Upload } from "tus-js-client";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { liveContractor, testRecord } from "../helpers/fixtures.js";
@@ -310,6 +311,56 @@ describe("refusals", () => {
     expect(await h.services.store.attachments.ofOrder(orderId)).toHaveLength(before.length);
     expect(await sealedOn(orderId)).toHaveLength(sealedBefore);
     const id = (upload.url as string).split("/").at(-1) as string;
+    expect(await h.services.store.partialUploads.find(id)).toBeUndefined();
+  });
+});
+
+describe("a process stopping between the last byte and the attachment", () => {
+  /** An upload whose every byte was committed by the store, its acceptance never run (as at a crash). */
+  async function allBytesNoAttachment(bytes: Buffer): Promise<string> {
+    const created = await create(holderKey, orderId, bytes.length);
+    expect(created.statusCode, created.body).toBe(201);
+    const path = new URL(created.headers.location as string).pathname;
+    const id = path.split("/").at(-1) as string;
+    await h.services.store.partialUploads.write(Readable.from([bytes]), id, 0);
+    return `${base}${path}`;
+  }
+
+  it("leaves the upload for the client's resumption to finish: an attachment, once", async () => {
+    const file = pdfOf(20_000);
+    const url = await allBytesNoAttachment(file);
+    const before = (await h.services.store.attachments.ofOrder(orderId)).length;
+    const { response, error } = await tusUpload(file, holderKey, orderId, { uploadUrl: url }).done;
+    expect(error).toBeUndefined();
+    expect(response?.getStatus()).toBe(200);
+    const after = await h.services.store.attachments.ofOrder(orderId);
+    expect(after).toHaveLength(before + 1);
+    expect(after.at(-1)?.sha256).toBe(sha(file));
+    // Asked again, nothing more is added.
+    const head = await h.app.inject({
+      method: "HEAD",
+      url: new URL(url).pathname,
+      headers: { "x-api-key": holderKey, "tus-resumable": "1.0.0" },
+    });
+    expect(head.statusCode).toBe(200);
+    expect(head.headers["upload-offset"]).toBe(String(file.length));
+    expect(await h.services.store.attachments.ofOrder(orderId)).toHaveLength(before + 1);
+  });
+
+  it("refuses such an upload of the wrong type when the client comes back, keeping nothing", async () => {
+    const url = await allBytesNoAttachment(Buffer.from("plain text, not a photo\n".repeat(100)));
+    const before = (await h.services.store.attachments.ofOrder(orderId)).length;
+    const { error } = await tusUpload(
+      Buffer.from("plain text, not a photo\n".repeat(100)),
+      holderKey,
+      orderId,
+      {
+        uploadUrl: url,
+      },
+    ).done;
+    expect(error?.originalResponse?.getStatus()).toBe(415);
+    expect(await h.services.store.attachments.ofOrder(orderId)).toHaveLength(before);
+    const id = url.split("/").at(-1) as string;
     expect(await h.services.store.partialUploads.find(id)).toBeUndefined();
   });
 });

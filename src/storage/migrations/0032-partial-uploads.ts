@@ -19,6 +19,8 @@ export function migration0032(dialect: Dialect): Migration {
         .addColumn("upload_offset", "bigint", (c) => c.notNull())
         .addColumn("metadata", "text", (c) => c.notNull())
         .addColumn("created_at", "text", (c) => c.notNull())
+        // When a request began making the finished upload an attachment (one at a time: see claimFinish).
+        .addColumn("finishing_at", "text")
         // Set once the finished upload became an attachment (its chunks are then gone).
         .addColumn("attachment_id", "text")
         .execute();

@@ -18,6 +18,8 @@ import type { Database, PartialUploadsTable } from "../schema.js";
 
 /** Bytes per chunk row, as the blob store's (storage/blobs/sql-blob-store.ts). */
 const PIECE_BYTES = 256 * 1024;
+/** A claim to finish an upload older than this was its process's last act: another request may take it. */
+const FINISH_CLAIM_MS = 10 * 60_000;
 /** An unfinished upload expires a day after it was created (tus's expiration extension). */
 const UPLOAD_EXPIRY_MS = 24 * 3_600_000;
 
@@ -90,6 +92,7 @@ export class PartialUploadStore extends DataStore {
         upload_offset: 0,
         metadata: JSON.stringify(upload.metadata ?? {}),
         created_at: upload.creation_date,
+        finishing_at: null,
         attachment_id: null,
       })
       .execute();
@@ -171,6 +174,29 @@ export class PartialUploadStore extends DataStore {
       .orderBy("start")
       .execute();
     return Buffer.concat(rows.map((r) => Buffer.from(r.data)));
+  }
+
+  /**
+   * Claims the finished upload for the one request that makes it an attachment: false when it is not
+   * finished, already an attachment, or another request is at it (a claim younger than FINISH_CLAIM_MS).
+   */
+  async claimFinish(id: string): Promise<boolean> {
+    const now = this.now();
+    const stale = new Date(now.getTime() - FINISH_CLAIM_MS).toISOString();
+    const claimed = await this.db
+      .updateTable("partial_uploads")
+      .set({ finishing_at: now.toISOString() })
+      .where("id", "=", id)
+      .where("attachment_id", "is", null)
+      .whereRef("upload_offset", "=", "size")
+      .where((eb) => eb.or([eb("finishing_at", "is", null), eb("finishing_at", "<", stale)]))
+      .executeTakeFirst();
+    return Number(claimed.numUpdatedRows) > 0;
+  }
+
+  /** Gives the claim up (the attempt failed on something other than the upload: a store down, a bug). */
+  async releaseFinish(id: string): Promise<void> {
+    await this.db.updateTable("partial_uploads").set({ finishing_at: null }).where("id", "=", id).execute();
   }
 
   /** The finished upload became `attachmentId`: its chunks go, its row stays (a HEAD says it is done). */

@@ -12,7 +12,7 @@
 // header...) mapped to the closed set. The bytes go to the database (storage/uploads/).
 
 import { Readable } from "node:stream";
-import { MemoryLocker, Metadata, Server, type Upload } from "@tus/server";
+import { MemoryLocker, Metadata, Server } from "@tus/server";
 import type { FastifyContextConfig, FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
 import { ApiError, type ErrorCode, toProblem } from "../../errors.js";
 import { newId } from "../../ids.js";
@@ -112,14 +112,24 @@ function webRequestOf(request: FastifyRequest): Request {
   } as RequestInit);
 }
 
-/** The finished upload, accepted as an attachment (200, its JSON) or refused (its problem; then removed). */
+interface FinishReply {
+  status_code: number;
+  headers: Record<string, string>;
+  body: string;
+}
+
+/**
+ * The finished upload, accepted as an attachment (200, its JSON) or refused (its problem; the upload then
+ * removed). One request at a time does it (claimFinish); another finds 204 (nothing to add).
+ */
 async function finish(
   partial: PartialUploadStore,
   pending: Pending,
-  upload: Upload,
-): Promise<{ status_code: number; headers: Record<string, string>; body: string }> {
-  const metadata = upload.metadata ?? {};
-  const bytes = await partial.read(upload.id);
+  metadata: Record<string, string | null>,
+): Promise<FinishReply> {
+  const id = pending.uploadId;
+  if (!(await partial.claimFinish(id))) return { status_code: 204, headers: {}, body: "" };
+  const bytes = await partial.read(id);
   const ctx: OperationContext = {
     ...pending.ctx,
     readUpload: async () => ({ fields: fieldsOf(metadata), file: { bytes, filename: filenameOf(metadata) } }),
@@ -128,7 +138,7 @@ async function finish(
     const result = resultValue(
       await executeForWire(attachmentUploadOperation, ctx, { order_id: pending.orderId }),
     ) as { attachment_id: string };
-    await partial.accepted(upload.id, result.attachment_id);
+    await partial.accepted(id, result.attachment_id);
     return {
       status_code: 200,
       headers: { "Content-Type": "application/json" },
@@ -136,10 +146,13 @@ async function finish(
     };
   } catch (error) {
     // A refusal (415, 422, 409...) ends the upload: nothing stored, nothing sealed. Anything else (a
-    // store that is down, a bug) keeps it, for the operator to see; tus answers 500.
-    if (!(error instanceof ApiError) || error.status >= 500) throw error;
-    await partial.remove(upload.id);
-    const path = `/api/orders/${pending.orderId}/uploads/${upload.id}`;
+    // store that is down, a bug) keeps it, unclaimed, for the client's next HEAD to finish.
+    if (!(error instanceof ApiError) || error.status >= 500) {
+      await partial.releaseFinish(id).catch(() => undefined);
+      throw error;
+    }
+    await partial.remove(id);
+    const path = `/api/orders/${pending.orderId}/uploads/${id}`;
     return {
       status_code: error.status,
       headers: { "Content-Type": "application/problem+json", ...(error.headers ?? {}) },
@@ -169,7 +182,7 @@ function tusServer(services: Services, pending: WeakMap<Request, Pending>): Serv
       const { ctx, orderId } = of(req);
       return `${ctx.baseUrl}/api/orders/${orderId}/uploads/${id}`;
     },
-    onUploadFinish: (req, upload) => finish(partial, of(req), upload),
+    onUploadFinish: (req, upload) => finish(partial, of(req), upload.metadata ?? {}),
   });
 }
 
@@ -198,6 +211,14 @@ export function registerTusUploads(app: FastifyInstance, services: Services): vo
       const found = await partial.find(uploadId);
       if (!found || found.orderId !== params.order_id || found.uploader !== access.actor) {
         throw notFound(params.order_id, uploadId);
+      }
+      if (found.offset === found.size && found.attachmentId === null && request.method !== "DELETE") {
+        // Every byte arrived but no attachment was made: the process taking the last PATCH stopped before
+        // (or its store failed). The client's HEAD (or PATCH) finishes it now; a refusal is its answer.
+        const done = await finish(partial, { ctx, orderId: params.order_id, uploadId }, found.metadata);
+        if (done.status_code >= 400) {
+          return reply.status(done.status_code).headers(done.headers).send(done.body);
+        }
       }
       const offset = header(request, "upload-offset");
       if (request.method === "PATCH" && offset !== undefined && Number(offset) !== found.offset) {
