@@ -383,6 +383,22 @@ describe("the gate, as the multipart upload's (its operation's key rules and rat
   });
 });
 
+describe("termination", () => {
+  it("removes an upload its owner gives up (DELETE), and no one else may", async () => {
+    const created = await create(holderKey, orderId, 1000);
+    const path = new URL(created.headers.location as string).pathname;
+    expect((await patch(holderKey, path, 0, Buffer.alloc(10))).statusCode).toBe(204);
+    const del = (key: string) =>
+      h.app.inject({ method: "DELETE", url: path, headers: { "x-api-key": key, "tus-resumable": "1.0.0" } });
+    expectProblem(await del(otherContractorKey), 404, "not_found");
+    const id = path.split("/").at(-1) as string;
+    expect(await h.services.store.partialUploads.find(id)).toBeDefined();
+    expect((await del(holderKey)).statusCode).toBe(204);
+    expect(await h.services.store.partialUploads.find(id)).toBeUndefined();
+    expect(await h.services.store.partialUploads.read(id)).toHaveLength(0);
+  });
+});
+
 describe("expiry", () => {
   it("removes uploads a day old in the retention pass, and answers their URL 404", async () => {
     const created = await create(holderKey, orderId, 1000);
