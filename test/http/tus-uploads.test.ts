@@ -8,6 +8,7 @@ import type { AddressInfo } from "node:net";
 import { Readable } from "node:stream";
 import { type DetailedError, type HttpResponse, Upload } from "tus-js-client";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { createWebhookDispatcher } from "../../src/services/create-services.js";
 import { liveContractor, testRecord } from "../helpers/fixtures.js";
 import { createHarness, type Harness, ORDER_PATH } from "../helpers/harness.js";
 import { expectProblem } from "../helpers/security-suite.js";
@@ -412,5 +413,18 @@ describe("expiry", () => {
     expect(await partial.find(id)).toBeUndefined();
     expect(await partial.read(id)).toHaveLength(0);
     expectProblem(await patch(holderKey, path, 10, Buffer.alloc(10)), 404, "not_found");
+  });
+
+  it("is run by the hourly retention pass of the webhook worker", async () => {
+    const created = await create(holderKey, orderId, 1000);
+    const id = (created.headers.location as string).split("/").at(-1) as string;
+    const later = new Date(Date.now() + 25 * 3_600_000);
+    const worker = createWebhookDispatcher(h.config, h.services.store, { now: () => later });
+    try {
+      await worker.tick();
+    } finally {
+      await worker.close();
+    }
+    expect(await h.services.store.partialUploads.find(id)).toBeUndefined();
   });
 });
