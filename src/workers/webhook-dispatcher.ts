@@ -109,7 +109,9 @@ export class WebhookDispatcher {
       // A failure here is logged and leaves the rest of the tick (deliveries, the purge) to run.
       await this.options
         .collectOrphans?.(now)
-        .catch((err) => this.options.logger?.error({ err }, "collecting expired uploads and orphan blobs failed"));
+        .catch((err) =>
+          this.options.logger?.error({ err }, "collecting expired uploads and orphan blobs failed"),
+        );
       await this.retention.begin(
         new Date(now.getTime() - this.options.retentionDays * 86_400_000).toISOString(),
       );

@@ -1,6 +1,7 @@
 // Proof of work (issue 32): an order's attachments, photos and PDFs, each sealed in the audit log. Upload
-// (multipart, REST only), list, and download of the bytes or an image's thumbnail (REST serves those with
-// ETag and Range). Who may do what: attachment-access.ts.
+// (multipart, REST only; resumable with tus through the same handler: transports/http/tus-uploads.ts),
+// list, and download of the bytes or an image's thumbnail (REST serves those with ETag and Range). Who
+// may do what: attachment-access.ts.
 
 import { z } from "zod";
 import { ApiError } from "../../errors.js";
