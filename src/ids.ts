@@ -24,7 +24,8 @@ export type IdPrefix =
   | "wha"
   | "whs"
   | "off"
-  | "att";
+  | "att"
+  | "upl";
 
 export function newId(prefix: IdPrefix, length = 20): string {
   return `${prefix}_${randomBase62(length)}`;

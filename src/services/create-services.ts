@@ -151,9 +151,11 @@ export function createWebhookDispatcher(
     concurrency: config.WEBHOOK_CONCURRENCY,
     timeoutMs: config.WEBHOOK_TIMEOUT_MS,
     retentionDays: config.WEBHOOK_RETENTION_DAYS,
-    collectOrphans: (now) => {
+    collectOrphans: async (now) => {
       const blobs = store.blobStore(join(config.DATA_DIR, "blobs"));
-      return collectOrphanBlobs(blobs, store.attachments, now);
+      // Resumable uploads a day old, finished or not (storage/uploads/), then the blobs no attachment names.
+      const expired = await store.partialUploads.removeExpired(now);
+      return expired + (await collectOrphanBlobs(blobs, store.attachments, now));
     },
     ...(options.metrics ? { metrics: options.metrics } : {}),
     ...(options.now ? { now: options.now } : {}),

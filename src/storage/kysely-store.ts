@@ -24,6 +24,7 @@ import { ScheduleStore } from "./schedule-store.js";
 import type { Database } from "./schema.js";
 import type { Store, WriteTx } from "./store.js";
 import { isRetryableConflict } from "./store-errors.js";
+import { PartialUploadStore } from "./uploads/partial-upload-store.js";
 
 /** A PostgreSQL advisory lock id held while migrating (any schema of the database): one at a time. */
 export const MIGRATION_LOCK = 0x66736d67; // "fsmg"
@@ -47,6 +48,7 @@ export class KyselyStore implements Store {
   readonly idempotency: KyselyIdempotencyStore;
   readonly attachments: KyselyAttachmentStore;
   readonly proofRequirements: KyselyProofRequirementsStore;
+  readonly partialUploads: PartialUploadStore;
   readonly schedules: ScheduleStore;
   /** PostgreSQL schema the store works in, when not the default (the migration tables live there too). */
   readonly schema: string | undefined;
@@ -92,6 +94,7 @@ export class KyselyStore implements Store {
     this.idempotency = new KyselyIdempotencyStore(db);
     this.attachments = new KyselyAttachmentStore(db);
     this.proofRequirements = new KyselyProofRequirementsStore(db);
+    this.partialUploads = new PartialUploadStore(db);
     this.clock = options.clock;
     this.schedules = new ScheduleStore(db);
     this.committer = new GroupCommitter<WriteTx>(

@@ -395,6 +395,8 @@ export interface Database {
   proof_requirements: ProofRequirementsTable;
   blobs: BlobsTable;
   blob_chunks: BlobChunksTable;
+  partial_uploads: PartialUploadsTable;
+  upload_chunks: UploadChunksTable;
 }
 
 /** What an account requires before its jobs of one mode are completed (migration 0033). */
@@ -452,4 +454,25 @@ export interface ScheduleProposalsTable {
   applied_at: string | null;
   /** JSON object: contractor id -> fingerprint of what the plan relied on (migration 0023); null before. */
   contractor_basis?: string | null;
+}
+
+/** A resumable (tus) upload on its way (migration 0032): whose, to which order, how far it has come. */
+export interface PartialUploadsTable {
+  id: string;
+  order_id: string;
+  uploader: string;
+  size: number | string;
+  upload_offset: number | string;
+  /** The tus Upload-Metadata the client sent, as JSON. */
+  metadata: string;
+  created_at: string;
+  finishing_at: string | null;
+  attachment_id: string | null;
+}
+
+/** Bytes of a partial upload from `start` (migration 0032). */
+interface UploadChunksTable {
+  upload_id: string;
+  start: number | string;
+  data: Uint8Array;
 }

@@ -31,6 +31,7 @@ import type {
   ScheduleProposalsTable,
   WebhookEventsTable,
 } from "./schema.js";
+import type { PartialUploadStore } from "./uploads/partial-upload-store.js";
 import type { WebhookPersistence } from "./webhook-store.js";
 
 export interface NewContractor extends Contractor {
@@ -464,6 +465,8 @@ export interface Store {
   /** The blob store that goes with this store: chunked rows on PostgreSQL (shared by every process),
    * files under `dir` (the data directory's blobs/) on the embedded store. */
   blobStore(dir: string): BlobStore;
+  /** Resumable (tus) uploads on their way, in the database so every process can resume one. */
+  readonly partialUploads: PartialUploadStore;
   /** The audit log's records, tree and checkpoints. */
   readonly audit: AuditPersistence;
   /** The evals' figures of a window (live orders by status, latency percentiles). */

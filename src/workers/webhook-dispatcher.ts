@@ -39,7 +39,7 @@ export interface WebhookDispatcherOptions {
   /** The fetcher's deadline for one attempt: a lease outlasts it. */
   timeoutMs: number;
   retentionDays: number;
-  /** Run with each hourly retention pass: the blobs no attachment names, a day old (orphan-blobs.ts). */
+  /** Run with each hourly retention pass: resumable uploads and blobs no attachment names, a day old. */
   collectOrphans?: (now: Date) => Promise<number>;
   now?: () => Date;
   random?: () => number;
@@ -109,7 +109,9 @@ export class WebhookDispatcher {
       // A failure here is logged and leaves the rest of the tick (deliveries, the purge) to run.
       await this.options
         .collectOrphans?.(now)
-        .catch((err) => this.options.logger?.error({ err }, "collecting orphan blobs failed"));
+        .catch((err) =>
+          this.options.logger?.error({ err }, "collecting expired uploads and orphan blobs failed"),
+        );
       await this.retention.begin(
         new Date(now.getTime() - this.options.retentionDays * 86_400_000).toISOString(),
       );

@@ -96,6 +96,7 @@ const ID_PREFIXES = [
   "prp",
   "off",
   "att",
+  "upl",
 ] as const satisfies readonly IdPrefix[];
 const everyPrefixListed: Exclude<IdPrefix, (typeof ID_PREFIXES)[number]> extends never ? true : false = true;
 void everyPrefixListed;

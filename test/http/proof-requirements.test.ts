@@ -93,7 +93,12 @@ describe("the account's requirements", () => {
   it("are none until set", async () => {
     const res = await h.get(REQUIREMENTS, { "x-api-key": caller });
     expect(res.statusCode, res.body).toBe(200);
-    expect(res.json()).toEqual({ signature_required: false, photo_required: false, updated_at: null, record: null });
+    expect(res.json()).toEqual({
+      signature_required: false,
+      photo_required: false,
+      updated_at: null,
+      record: null,
+    });
   });
 
   it("are set field by field, sealed with the previous values", async () => {

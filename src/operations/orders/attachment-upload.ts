@@ -170,6 +170,36 @@ function attachmentRecord(
   });
 }
 
+/** 413 payload_too_large: a file over ATTACHMENT_MAX_BYTES (the multipart reader's words, too). */
+export function fileTooLarge(maxBytes: number): ApiError {
+  return new ApiError("payload_too_large", `file must be at most ${maxBytes} bytes (ATTACHMENT_MAX_BYTES).`, {
+    extra: { field: "file", limit_bytes: maxBytes },
+  });
+}
+
+/**
+ * Whether a resumable upload of `declaredBytes` to `orderId` may start, before any byte of it is accepted:
+ * the same caller rules as a whole upload (404, 403, 409 invalid_transition), its size against the file
+ * limit (413) and the order's quota (409), and its fields (422). The finished upload then goes through
+ * addAttachment like any other, every check again.
+ */
+export async function checkUploadStart(
+  ctx: OperationContext,
+  orderId: string,
+  declaredBytes: number,
+  fields: Record<string, string>,
+): Promise<OrderAccess> {
+  const { store, config } = ctx.services;
+  const access = await orderForUpload(ctx, orderId);
+  if (declaredBytes > config.ATTACHMENT_MAX_BYTES) throw fileTooLarge(config.ATTACHMENT_MAX_BYTES);
+  const refused = quotaRefusal(await store.attachments.ofOrder(orderId), declaredBytes, config);
+  if (refused) throw refused;
+  const parsed = uploadFields.safeParse(fields);
+  if (!parsed.success) throw validationError(fieldErrors(parsed.error));
+  checkSignature(access, parsed.data);
+  return access;
+}
+
 /** Runs an upload to `orderId` through every check; the attachment as stored. */
 export async function addAttachment(ctx: OperationContext, orderId: string): Promise<Attachment> {
   const { store, blobs, config } = ctx.services;

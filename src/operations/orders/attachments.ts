@@ -1,6 +1,7 @@
 // Proof of work (issue 32): an order's attachments, photos and PDFs, each sealed in the audit log. Upload
-// (multipart, REST only), list, and download of the bytes or an image's thumbnail (REST serves those with
-// ETag and Range). Who may do what: attachment-access.ts.
+// (multipart, REST only; resumable with tus through the same handler: transports/http/tus-uploads.ts),
+// list, and download of the bytes or an image's thumbnail (REST serves those with ETag and Range). Who
+// may do what: attachment-access.ts.
 
 import { z } from "zod";
 import { ApiError } from "../../errors.js";
@@ -72,7 +73,8 @@ export const attachmentUploadOperation = defineOperation({
     "from its EXIF as claims of the sealed record (order.attachment_added; the position is shown to the " +
     "account and the dispatch team only). 413 payload_too_large over ATTACHMENT_MAX_BYTES, 415 " +
     "unsupported_media_type for another type, 422 unreadable_file for a truncated or damaged file, 409 " +
-    "attachment_quota_exceeded past the order's limits.",
+    "attachment_quota_exceeded past the order's limits. For phones on a bad signal the same upload is " +
+    "resumable with the tus protocol at /api/orders/{order_id}/uploads (docs/proof-of-work.md).",
   access: "any_key",
   effect: "write",
   limit: "key",

@@ -33,6 +33,7 @@ import { migration0027 } from "./0027-evals-sketches.js";
 import { migration0028 } from "./0028-audit-tiles.js";
 import { migration0029 } from "./0029-attachments.js";
 import { migration0031 } from "./0031-site-checks.js";
+import { migration0032 } from "./0032-partial-uploads.js";
 import { migration0033 } from "./0033-proof-requirements.js";
 
 const MIGRATIONS: Record<Dialect, Record<string, Migration>> = {
@@ -67,6 +68,7 @@ const MIGRATIONS: Record<Dialect, Record<string, Migration>> = {
     "0028-audit-tiles": migration0028("sqlite"),
     "0029-attachments": migration0029("sqlite"),
     "0031-site-checks": migration0031,
+    "0032-partial-uploads": migration0032("sqlite"),
     "0033-proof-requirements": migration0033,
   },
   postgres: {
@@ -100,6 +102,7 @@ const MIGRATIONS: Record<Dialect, Record<string, Migration>> = {
     "0028-audit-tiles": migration0028("postgres"),
     "0029-attachments": migration0029("postgres"),
     "0031-site-checks": migration0031,
+    "0032-partial-uploads": migration0032("postgres"),
     "0033-proof-requirements": migration0033,
   },
 };

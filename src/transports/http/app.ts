@@ -28,6 +28,7 @@ import { registerOpenApi } from "./openapi-document.js";
 import { registerOperationRoutes } from "./operation-routes.js";
 import { handleError, sendProblem } from "./problem-reply.js";
 import { BODY_LIMIT, registerBodyParsing, registerRequestHooks } from "./request-hooks.js";
+import { registerTusUploads } from "./tus-uploads.js";
 
 declare module "fastify" {
   interface FastifyRequest {
@@ -136,6 +137,7 @@ export async function buildApp(services: Services, options: AppOptions = {}): Pr
   );
   await registerOpenApi(app);
   registerOperationRoutes(app, services);
+  registerTusUploads(app, services);
   registerConsoleSession(app, services);
   registerConsoleAssets(app, services);
   await registerApiDocs(app);

@@ -82,7 +82,7 @@ function serialize(result: unknown): string {
 }
 
 /** The gate, before the body is read: 503, 401 and 429 never depend on what an unauthenticated caller sent. */
-function gateHook(op: AnyOperation, services: Services) {
+export function gateHook(op: AnyOperation, services: Services) {
   return (request: FastifyRequest, done: HookHandlerDoneFunction) => {
     const apiKey = request.headers["x-api-key"];
     const admitted = (admission: Admission) => {
@@ -109,7 +109,7 @@ function gateHook(op: AnyOperation, services: Services) {
   };
 }
 
-function contextOf(
+export function contextOf(
   op: AnyOperation,
   services: Services,
   request: FastifyRequest,

@@ -7,6 +7,7 @@ import multipart from "@fastify/multipart";
 import type { FastifyInstance, FastifyRequest } from "fastify";
 import { ApiError, validationError } from "../../errors.js";
 import type { ReceivedUpload } from "../../operations/kernel/operation.js";
+import { fileTooLarge } from "../../operations/orders/attachment-upload.js";
 
 const FIELD_BYTES = 4096;
 
@@ -17,17 +18,11 @@ export async function registerMultipart(app: FastifyInstance): Promise<void> {
   });
 }
 
-function tooLarge(maxBytes: number): ApiError {
-  return new ApiError("payload_too_large", `file must be at most ${maxBytes} bytes (ATTACHMENT_MAX_BYTES).`, {
-    extra: { field: "file", limit_bytes: maxBytes },
-  });
-}
-
 function multipartError(error: unknown, maxBytes: number): unknown {
   if (error instanceof ApiError) return error;
   switch ((error as { code?: string }).code) {
     case "FST_REQ_FILE_TOO_LARGE":
-      return tooLarge(maxBytes);
+      return fileTooLarge(maxBytes);
     case "FST_FILES_LIMIT":
       return validationError([{ field: "file", message: "send one file per upload" }]);
     case "FST_PARTS_LIMIT":
