@@ -47,6 +47,7 @@ import {
 import { eventsOperation } from "./orders/event-stream.js";
 import { orderListOperation } from "./orders/order-list.js";
 import { orderStatusOperation } from "./orders/order-status.js";
+import { serviceReportOperation } from "./orders/service-report.js";
 import {
   dispatcherContractorOperation,
   dispatcherContractorsOperation,
@@ -83,6 +84,7 @@ export const OPERATIONS: readonly AnyOperation[] = [
   attachmentListOperation,
   attachmentContentOperation,
   attachmentThumbnailOperation,
+  serviceReportOperation,
   webhooksConfigOperation,
   webhooksSetEndpointOperation,
   webhooksRotateSecretOperation,

@@ -254,6 +254,7 @@ describe("HTTP protocol", () => {
         "orderAttachments",
         "orderAttachmentContent",
         "orderAttachmentThumbnail",
+        "orderReport",
       ].sort(),
     );
     const quote = doc.paths["/api/dispatch/v1/quote"].post;
