@@ -4,13 +4,12 @@
 // PostgreSQL in the postgres project.
 
 import { createHash } from "node:crypto";
-import { inflateSync } from "node:zlib";
 import type { LightMyRequestResponse } from "fastify";
-import { PDFArray, PDFDocument, PDFName, PDFRawStream, type PDFRef } from "pdf-lib";
 import sharp from "sharp";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { liveContractor, testRecord } from "../helpers/fixtures.js";
 import { createHarness, type Harness, ORDER_PATH } from "../helpers/harness.js";
+import { pdfImageCount, pdfText } from "../helpers/pdf-text.js";
 import { expectProblem } from "../helpers/security-suite.js";
 
 const JOB = {
@@ -44,28 +43,6 @@ function multipart(file: Buffer, filename: string, fields: Record<string, string
   }
   chunks.push(Buffer.from(`--${boundary}--\r\n`));
   return { body: Buffer.concat(chunks), type: `multipart/form-data; boundary=${boundary}` };
-}
-
-/** The text a PDF shows: every string its pages' content streams draw (Tj, TJ), one per line. The
- * report's fonts are the standard ones (WinAnsi: one byte a character), drawn as hex strings. */
-async function pdfText(bytes: Buffer): Promise<string> {
-  const doc = await PDFDocument.load(bytes);
-  const lines: string[] = [];
-  for (const page of doc.getPages()) {
-    const contents = page.node.get(PDFName.of("Contents"));
-    const refs = contents instanceof PDFArray ? contents.asArray() : contents === undefined ? [] : [contents];
-    for (const ref of refs) {
-      const stream = doc.context.lookup(ref as PDFRef);
-      if (!(stream instanceof PDFRawStream)) continue;
-      const filter = stream.dict.get(PDFName.of("Filter"));
-      const raw = Buffer.from(stream.contents);
-      const content = (filter === undefined ? raw : inflateSync(raw)).toString("latin1");
-      for (const m of content.matchAll(/<([0-9A-Fa-f]*)>\s*Tj/g)) {
-        lines.push(Buffer.from(m[1] as string, "hex").toString("latin1"));
-      }
-    }
-  }
-  return lines.join("\n");
 }
 
 let h: Harness;
@@ -214,13 +191,7 @@ describe("a completed order's report", () => {
   });
 
   it("embeds the photo's thumbnail as an image", async () => {
-    const doc = await PDFDocument.load(pdf);
-    const images = doc.context
-      .enumerateIndirectObjects()
-      .filter(
-        ([, o]) => o instanceof PDFRawStream && o.dict.get(PDFName.of("Subtype")) === PDFName.of("Image"),
-      );
-    expect(images).toHaveLength(1);
+    expect(await pdfImageCount(pdf)).toBe(1);
   });
 
   it("is the same bytes when asked again, and 304 to its ETag", async () => {

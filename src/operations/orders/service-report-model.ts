@@ -11,7 +11,7 @@ import { TRADES } from "../../domain/trades.js";
 import type { Attachment } from "../../storage/store.js";
 
 /** Who the report is made for: what it may name of the other parties. */
-export type ReportAudience = "account" | "dispatcher";
+type ReportAudience = "account" | "dispatcher";
 
 /** A sealed audit record: its seal and where anyone checks it. */
 export interface ReportSeal {
@@ -30,6 +30,7 @@ export interface ReportCheckPoint {
   seal?: ReportSeal | null;
 }
 
+/** @public for the checklist feature, which fills `checklist`. */
 export interface ReportChecklistItem {
   label: string;
   /** The answer as text (yes/no, a number, a text, the photo's attachment id); null when unanswered. */
@@ -37,6 +38,7 @@ export interface ReportChecklistItem {
   unit: string | null;
 }
 
+/** @public for the signature feature, which fills `signature`. */
 export interface ReportSignature {
   signer_name: string;
   signed_at?: string | null;
@@ -62,7 +64,7 @@ export interface ReportArtifact {
 }
 
 /** A moment of the job, with the record that sealed it when one is found. */
-export interface ReportTime {
+interface ReportTime {
   label: string;
   at: string | null;
   seal: ReportSeal | null;
@@ -112,7 +114,7 @@ export interface ServiceReport {
 }
 
 /** A record of the order's audit trail, as the audit store lists them. */
-export interface OrderRecordRef {
+interface OrderRecordRef {
   seal: string;
   kind: string;
   created_at: string;
@@ -130,6 +132,7 @@ export function reportPath(orderId: string): string {
   return `/api/orders/${orderId}/report`;
 }
 
+/** A seal as the report prints it. @public for the features that fill the optional sections. */
 export function reportSeal(baseUrl: string, seal: string): ReportSeal {
   return { seal, verify_url: `${baseUrl}/api/attest/verify/${seal}` };
 }

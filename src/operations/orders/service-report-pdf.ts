@@ -139,7 +139,7 @@ class Layout {
 
   /** "Label: value" on one line (the value wrapped under itself). */
   field(label: string, value: string, x = MARGIN, width = CONTENT_WIDTH, mono = false): void {
-    const labelWidth = 62;
+    const labelWidth = 72;
     this.need(12);
     const start = this.y;
     this.text(label, { font: this.fonts.bold, size: 9 }, x, labelWidth);
@@ -205,12 +205,16 @@ function when(iso: string | null, zone: string | null): string {
   try {
     const local = new Intl.DateTimeFormat("en-US", {
       timeZone: zone,
-      dateStyle: "medium",
-      timeStyle: "short",
+      year: "numeric",
+      month: "short",
+      day: "numeric",
+      hour: "numeric",
+      minute: "2-digit",
       timeZoneName: "short",
     }).format(new Date(iso));
     return `${local} (${utc})`;
   } catch {
+    // A zone this runtime does not know: UTC alone.
     return utc;
   }
 }

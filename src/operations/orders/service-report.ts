@@ -38,7 +38,7 @@ function renderedIn(blobs: BlobStore): Map<string, string> {
 }
 
 /** The model of `orderId`'s report for the caller (404, 403 or 409 when it may not have one). */
-export async function reportModelFor(ctx: OperationContext, orderId: string): Promise<ServiceReport> {
+async function reportModelFor(ctx: OperationContext, orderId: string): Promise<ServiceReport> {
   const { order, role } = await orderFor(ctx, orderId);
   if (role === "contractor") {
     throw new ApiError(
@@ -68,21 +68,29 @@ export async function reportModelFor(ctx: OperationContext, orderId: string): Pr
   });
 }
 
-/** The thumbnails as JPEG (what a PDF can hold; they are stored as WebP), by their blob's SHA-256. */
+/** The thumbnails as JPEG (what a PDF can hold; they are stored as WebP), by their blob's SHA-256;
+ * converted at once (sharp works on libuv's threads). */
 async function thumbnails(blobs: BlobStore, report: ServiceReport): Promise<Map<string, ReportImage>> {
-  const images = new Map<string, ReportImage>();
-  for (const a of report.artifacts) {
-    const sha = a.thumbnail_sha256;
-    if (sha === null || images.has(sha)) continue;
-    const webp = await blobs.get(sha);
-    if (webp === undefined) continue;
-    const { data, info } = await sharp(webp)
-      .flatten({ background: "#ffffff" })
-      .jpeg({ quality: 80 })
-      .toBuffer({ resolveWithObject: true });
-    images.set(sha, { jpeg: data, width: info.width, height: info.height });
-  }
-  return images;
+  const shas = new Set(
+    report.artifacts.flatMap((a) => (a.thumbnail_sha256 === null ? [] : [a.thumbnail_sha256])),
+  );
+  const converted = await Promise.all(
+    [...shas].map(async (sha) => {
+      const webp = await blobs.get(sha);
+      if (webp === undefined) return null;
+      const { data, info } = await sharp(webp)
+        .flatten({ background: "#ffffff" })
+        .jpeg({ quality: 80 })
+        .toBuffer({ resolveWithObject: true });
+      return [sha, { jpeg: data, width: info.width, height: info.height }] as const;
+    }),
+  );
+  return new Map(converted.filter((entry) => entry !== null));
+}
+
+/** The report's PDF, its thumbnails read from `blobs`. */
+export async function renderReport(blobs: BlobStore, report: ServiceReport): Promise<Uint8Array> {
+  return renderServiceReport(report, await thumbnails(blobs, report));
 }
 
 /** The report's PDF in the blob store (rendered now unless this process has it already): its blob. */
@@ -97,8 +105,7 @@ export async function reportBlob(
     const size = await blobs.size(sha);
     if (size !== undefined) return { sha256: sha, size };
   }
-  const pdf = await renderServiceReport(report, await thumbnails(blobs, report));
-  const stored = await blobs.put(pdf);
+  const stored = await blobs.put(await renderReport(blobs, report));
   if (known.size >= KEPT_PER_STORE) known.delete(known.keys().next().value as string);
   known.set(key, stored.sha256);
   return stored;
