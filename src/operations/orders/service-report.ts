@@ -5,8 +5,9 @@
 // The PDF is rendered on demand and put in the blob store, named by its SHA-256 like every blob, so its
 // download is served the one way blobs are. A map in this process, from the report's content (the model:
 // the order's version, its attachments, the audience, the base URL) to the blob, spares rendering it
-// again; a report's blob is named by no attachment, so the orphan collector removes it a day later, and
-// the next request renders it again (the same content gives the same bytes).
+// again for half a day; a report's blob is named by no attachment, so the orphan collector removes it a
+// day after it was last put, and a request after the half day renders and puts it again (the same
+// content gives the same bytes), so a blob this map names is never one the collector is about to take.
 
 import { createHash } from "node:crypto";
 import sharp from "sharp";
@@ -24,11 +25,20 @@ import {
 } from "./service-report-model.js";
 import { type ReportImage, renderServiceReport } from "./service-report-pdf.js";
 
-/** Reports rendered by this process, per blob store: the model's digest to the PDF's blob. */
-const rendered = new WeakMap<BlobStore, Map<string, string>>();
-const KEPT_PER_STORE = 500;
+/** A report rendered by this process: its blob, and when it was put. */
+interface Rendered {
+  sha256: string;
+  size: number;
+  at: number;
+}
 
-function renderedIn(blobs: BlobStore): Map<string, string> {
+/** Reports rendered by this process, per blob store: the model's digest to the PDF's blob. */
+const rendered = new WeakMap<BlobStore, Map<string, Rendered>>();
+const KEPT_PER_STORE = 500;
+/** How long a rendered report's blob is served again: well within the orphan collector's day. */
+const REUSE_MS = 12 * 3_600_000;
+
+function renderedIn(blobs: BlobStore): Map<string, Rendered> {
   let map = rendered.get(blobs);
   if (!map) {
     map = new Map();
@@ -93,21 +103,20 @@ export async function renderReport(blobs: BlobStore, report: ServiceReport): Pro
   return renderServiceReport(report, await thumbnails(blobs, report));
 }
 
-/** The report's PDF in the blob store (rendered now unless this process has it already): its blob. */
+/** The report's PDF in the blob store (rendered now unless this process put it lately): its blob. */
 export async function reportBlob(
   blobs: BlobStore,
   report: ServiceReport,
+  now: number,
 ): Promise<{ sha256: string; size: number }> {
   const key = createHash("sha256").update(JSON.stringify(report)).digest("hex");
   const known = renderedIn(blobs);
-  const sha = known.get(key);
-  if (sha !== undefined) {
-    const size = await blobs.size(sha);
-    if (size !== undefined) return { sha256: sha, size };
-  }
+  const hit = known.get(key);
+  if (hit !== undefined && now - hit.at < REUSE_MS) return { sha256: hit.sha256, size: hit.size };
   const stored = await blobs.put(await renderReport(blobs, report));
+  known.delete(key);
   if (known.size >= KEPT_PER_STORE) known.delete(known.keys().next().value as string);
-  known.set(key, stored.sha256);
+  known.set(key, { sha256: stored.sha256, size: stored.size, at: now });
   return stored;
 }
 
@@ -132,7 +141,7 @@ export const serviceReportOperation = defineOperation({
   example: { order_id: "ord_0VberZOdAb12Cd34Ef56" },
   async handler(ctx, input) {
     const report = await reportModelFor(ctx, input.order_id);
-    const blob = await reportBlob(ctx.services.blobs, report);
+    const blob = await reportBlob(ctx.services.blobs, report, ctx.services.now().getTime());
     return {
       sha256: blob.sha256,
       media_type: "application/pdf",

@@ -2,13 +2,18 @@
 // signature features fill are printed when present, text the standard fonts cannot encode is replaced
 // (never thrown on), a long report runs onto more pages, and the same model gives the same bytes.
 
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
 import sharp from "sharp";
 import { describe, expect, it } from "vitest";
+import { reportBlob } from "../../../src/operations/orders/service-report.js";
 import {
   type ServiceReport,
   serviceReportModel,
 } from "../../../src/operations/orders/service-report-model.js";
 import { encodable, renderServiceReport } from "../../../src/operations/orders/service-report-pdf.js";
+import { FsBlobStore } from "../../../src/storage/blobs/fs-blob-store.js";
 import type { Attachment } from "../../../src/storage/store.js";
 import { orderFixture } from "../../helpers/order-fixture.js";
 import { pdfImageCount, pdfText } from "../../helpers/pdf-text.js";
@@ -171,5 +176,36 @@ describe("text for the standard fonts", () => {
     expect(encodable("Ŝ ﬁ", charset)).toBe("S fi");
     expect(encodable("水 🔧", charset)).toBe("? ?");
     expect(encodable("a\tb\u0000c", charset)).toBe("a b c");
+  });
+});
+
+describe("the rendered report's blob", () => {
+  it("is put once, served again for half a day, then put again (its age reset before the orphan collector's day)", async () => {
+    const dir = mkdtempSync(join(tmpdir(), "fd-report-"));
+    try {
+      const store = new FsBlobStore(dir);
+      const puts: string[] = [];
+      const put = store.put.bind(store);
+      store.put = async (content) => {
+        const stored = await put(content);
+        puts.push(stored.sha256);
+        return stored;
+      };
+      const m = model({}, [attachment(1, { thumbnailSha256: null })]);
+      const t0 = Date.parse("2026-11-28T12:00:00Z");
+      const first = await reportBlob(store, m, t0);
+      expect(await store.size(first.sha256)).toBe(first.size);
+      expect(await reportBlob(store, m, t0 + 11 * 3_600_000)).toEqual(first);
+      expect(puts).toEqual([first.sha256]);
+      expect(await reportBlob(store, m, t0 + 13 * 3_600_000)).toEqual(first);
+      expect(puts).toEqual([first.sha256, first.sha256]);
+      // Another version of the order is another report, rendered (to the same bytes when nothing printed changed).
+      expect(await reportBlob(store, { ...m, order_version: m.order_version + 1 }, t0)).toEqual(first);
+      expect(puts).toHaveLength(3);
+      const cost = { ...m.cost, final_cost_cents: 1 };
+      expect((await reportBlob(store, { ...m, cost }, t0)).sha256).not.toBe(first.sha256);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
   });
 });
