@@ -29,12 +29,13 @@ const RULE = rgb(0.8, 0.8, 0.8);
 const COMBINING_MARKS = /\p{M}/u;
 
 /** `text` in the characters `font` can encode: kept, else its compatible form (NFKD, marks dropped:
- * a narrow no-break space becomes a space, "ﬁ" "fi"), else "?". Control characters become spaces. */
+ * a narrow no-break space becomes a space, "ﬁ" "fi"), else "?". A line break is kept (the layout
+ * starts a new line there); other control characters become spaces. */
 export function encodable(text: string, charset: ReadonlySet<number>): string {
   let out = "";
   for (const ch of text) {
     const cp = ch.codePointAt(0) as number;
-    if (charset.has(cp)) {
+    if (charset.has(cp) || ch === "\n") {
       out += ch;
       continue;
     }

@@ -175,7 +175,7 @@ describe("text for the standard fonts", () => {
     expect(encodable("café “ok” – 10\u202fAM", charset)).toBe("café “ok” – 10 AM");
     expect(encodable("Ŝ ﬁ", charset)).toBe("S fi");
     expect(encodable("水 🔧", charset)).toBe("? ?");
-    expect(encodable("a\tb\u0000c", charset)).toBe("a b c");
+    expect(encodable("a\tb\u0000c\r\nd", charset)).toBe("a b c \nd");
   });
 });
 
