@@ -48,6 +48,7 @@ import { eventsOperation } from "./orders/event-stream.js";
 import { orderListOperation } from "./orders/order-list.js";
 import { orderStatusOperation } from "./orders/order-status.js";
 import { proofRequirementsOperation, proofRequirementsSetOperation } from "./orders/proof-requirements.js";
+import { serviceReportOperation } from "./orders/service-report.js";
 import {
   dispatcherContractorOperation,
   dispatcherContractorsOperation,
@@ -86,6 +87,7 @@ export const OPERATIONS: readonly AnyOperation[] = [
   attachmentThumbnailOperation,
   proofRequirementsOperation,
   proofRequirementsSetOperation,
+  serviceReportOperation,
   webhooksConfigOperation,
   webhooksSetEndpointOperation,
   webhooksRotateSecretOperation,

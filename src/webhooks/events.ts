@@ -23,7 +23,8 @@ export const WEBHOOK_EVENT_DESCRIPTIONS: Record<WebhookEventType, string> = {
     "A contractor holds the job: it accepted the offer, or a dispatcher assigned or reassigned it.",
   "order.en_route": "The contractor is on the way (data.order.eta_at says when it expects to arrive).",
   "order.on_site": "The contractor is on site.",
-  "order.completed": "The work is done (data.order.final_cost_cents).",
+  "order.completed":
+    "The work is done (data.order.final_cost_cents); data.order.report_url links the service report (PDF).",
   "order.invoiced": "The contractor invoiced the job (data.order.invoice_cents).",
   "order.needs_dispatcher": "No contractor took the job: a dispatcher will assign one.",
   "order.cancelled": "The order was cancelled (data.order.status_reason).",

@@ -256,6 +256,7 @@ describe("HTTP protocol", () => {
         "orderAttachmentThumbnail",
         "proofRequirements",
         "proofRequirementsSet",
+        "orderReport",
       ].sort(),
     );
     const quote = doc.paths["/api/dispatch/v1/quote"].post;

@@ -12,7 +12,7 @@ import { orderFor } from "./attachment-access.js";
 import { ACCEPTED_MEDIA_TYPES } from "./attachment-media.js";
 import { addAttachment, uploadFields } from "./attachment-upload.js";
 
-const orderIdParam = z.string().min(1).max(64).describe("The order's id.");
+export const orderIdParam = z.string().min(1).max(64).describe("The order's id.");
 const attachmentIdParam = z.string().min(1).max(64).describe("The attachment's id (att_...).");
 
 const attachmentSchema = z
@@ -111,7 +111,7 @@ export const attachmentListOperation = defineOperation({
 });
 
 /** What a download names: the blob REST serves (transports/http/blob-reply.ts). */
-const blobDescriptorSchema = z
+export const blobDescriptorSchema = z
   .object({
     sha256: z.string(),
     media_type: z.string(),

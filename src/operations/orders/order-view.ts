@@ -8,6 +8,7 @@ import type { NteRequest, Order } from "../../domain/orders/order.js";
 import { ORDER_STATUSES, type OrderStatus, TRANSITIONS } from "../../domain/orders/transitions.js";
 import { currencySchema, etaTierSchema, serviceTimeShape, timeZoneSchema } from "../kernel/schemas.js";
 import { type SealRef, sealRefSchema, sealSchema } from "../matching/decision-records.js";
+import { hasReport, reportPath } from "./service-report-model.js";
 
 export { ORDER_STATUSES };
 
@@ -105,6 +106,13 @@ export const orderSchema = z
         "Your account's handle of the contractor offered or holding the job (cref-...; the same contractor has another handle for every other account); null when none.",
       ),
     status_url: z.url().describe("Absolute URL of this order's status (GET)."),
+    report_url: z
+      .url()
+      .nullable()
+      .describe(
+        "Absolute URL of the order's service report (a PDF: GET it with your key) once the work is done " +
+          "(completed or invoiced); null before.",
+      ),
     livemode: z.boolean().describe("false for sandbox orders made with a test key."),
     trade: z.string(),
     urgency: z.string(),
@@ -211,6 +219,7 @@ export function orderView(
     status_detail: STATUS_DETAIL[status],
     contractor_ref: row.contractor_id ? at.services.refs.of(row.account_id, row.contractor_id) : null,
     status_url: `${at.baseUrl}/api/dispatch/v1/orders/${row.id}`,
+    report_url: hasReport(row) ? `${at.baseUrl}${reportPath(row.id)}` : null,
     livemode: row.livemode,
     trade: row.trade,
     urgency: row.urgency,
