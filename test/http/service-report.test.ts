@@ -130,12 +130,16 @@ describe("a completed order's report", () => {
 
   beforeAll(async () => {
     await progress({ status: "en_route", eta_minutes: 10 });
-    await progress({ status: "on_site" });
+    await progress({ status: "on_site", position: { lat: 37.7731, lon: -122.4152, accuracy_m: 8 } });
     const photo = await sharp({ create: { width: 640, height: 480, channels: 3, background: "#2a6" } })
       .jpeg()
       .toBuffer();
     await upload(holderKey, photo, "after.jpg", { caption: "Trap replaced ✅ – joint dry" });
     await upload(caller, MINIMAL_PDF, "permit.pdf", { caption: "Permit" });
+    const pad = await sharp({ create: { width: 300, height: 100, channels: 4, background: "#fff" } })
+      .png()
+      .toBuffer();
+    await upload(holderKey, pad, "signature.png", { kind: "signature", signer_name: "Dana Reyes" });
     await progress({ status: "completed", final_cost_cents: 18_550 });
     res = await reportOf(caller);
     pdf = res.rawPayload;
@@ -159,10 +163,17 @@ describe("a completed order's report", () => {
     for (const label of ["Accepted", "On site", "Completed"]) expect(text).toContain(label);
   });
 
+  it("prints the check-in with its position and the site contact's signature with the signer's name", () => {
+    expect(text).toContain("Check-in");
+    expect(text).toContain("37.7731");
+    expect(text).toContain("Signed by");
+    expect(text).toContain("Dana Reyes");
+  });
+
   it("prints for every attachment the SHA-256 of the bytes its download serves", async () => {
     const list = await h.get(`/api/orders/${orderId}/attachments`, { "x-api-key": caller });
     const attachments = list.json().attachments as Array<{ attachment_id: string; content_url: string }>;
-    expect(attachments).toHaveLength(2);
+    expect(attachments).toHaveLength(3);
     const served: string[] = [];
     for (const a of attachments) {
       const bytes = await h.get(a.content_url, { "x-api-key": caller });
@@ -179,7 +190,7 @@ describe("a completed order's report", () => {
     const records = (await h.get(`/api/audit?order_id=${orderId}&limit=200`, { "x-api-key": caller })).json()
       .records as Array<{ kind: string; seal: string }>;
     const added = records.filter((r) => r.kind === "order.attachment_added").map((r) => r.seal);
-    expect(added).toHaveLength(2);
+    expect(added).toHaveLength(3);
     for (const seal of added) expect(seals).toContain(seal);
     expect(seals.length).toBeGreaterThan(added.length);
     for (const seal of seals) {
@@ -190,8 +201,8 @@ describe("a completed order's report", () => {
     for (const seal of added) expect(text).toContain(`/api/attest/verify/${seal}`);
   });
 
-  it("embeds the photo's thumbnail as an image", async () => {
-    expect(await pdfImageCount(pdf)).toBe(1);
+  it("embeds the photo's and the signature's thumbnails as images", async () => {
+    expect(await pdfImageCount(pdf)).toBe(2);
   });
 
   it("is the same bytes when asked again, and 304 to its ETag", async () => {
