@@ -9,8 +9,12 @@
 // issued or revoked.
 
 import type { ProgressReport } from "../domain/orders/commands.js";
+import type { Order } from "../domain/orders/order.js";
 import { nteInForce } from "../domain/orders/policy.js";
+import { TRADES } from "../domain/trades.js";
 import { ApiError } from "../errors.js";
+import type { Services } from "../operations/kernel/operation.js";
+import { storeAttachment } from "../operations/orders/attachment-upload.js";
 import {
   acceptOffer,
   invoice,
@@ -20,6 +24,7 @@ import {
 } from "../operations/orders/command-runner.js";
 import { Periodic } from "../workers/periodic.js";
 import { phonePosition } from "./phone-position.js";
+import { sandboxPhoto, sandboxSignature, sandboxSigner } from "./proof-images.js";
 
 /** The sandbox's simulated contractors answer an offer, and move a job on, after this long. */
 export const SANDBOX_STEP_MS = 3_000;
@@ -56,7 +61,7 @@ export class SandboxPlayer {
   private readonly origin: number;
 
   constructor(
-    private readonly services: OrderServices,
+    private readonly services: OrderServices & Pick<Services, "blobs">,
     private readonly logger?: { error(obj: object, msg: string): void },
   ) {
     this.origin = services.now().getTime();
@@ -113,6 +118,10 @@ export class SandboxPlayer {
         );
         continue;
       }
+      const completes =
+        order.status === "on_site" && !order.description.includes(SANDBOX_MARKERS.cannotComplete);
+      // The proof a real contractor leaves: a photo of the work and the site contact's signature.
+      if (completes) await step(() => this.addProof(order, contractorId));
       const report: ProgressReport =
         order.status === "accepted"
           ? { status: "en_route", eta_minutes: 20 }
@@ -126,6 +135,27 @@ export class SandboxPlayer {
                   position: phonePosition(order, "completed"),
                 };
       await step(() => reportProgress(this.services, sandbox(contractorId), order.id, report, actor));
+    }
+  }
+
+  /** A generated photo and signature, added as the job's contractor would (once each). */
+  private async addProof(order: Order, contractorId: string): Promise<void> {
+    const uploader = `contractor:${contractorId}` as const;
+    const held = await this.services.store.attachments.ofOrder(order.id);
+    const access = { order, actor: uploader, role: "contractor" as const };
+    if (!held.some((a) => a.kind === "photo" && a.uploader === uploader)) {
+      await storeAttachment(this.services, access, {
+        bytes: await sandboxPhoto(order.id, TRADES[order.trade]?.name ?? order.trade),
+        filename: "sandbox-photo.jpg",
+        fields: { kind: "photo", caption: "The work done (a generated sandbox photo)" },
+      });
+    }
+    if (!held.some((a) => a.kind === "signature")) {
+      await storeAttachment(this.services, access, {
+        bytes: await sandboxSignature(order.id),
+        filename: "signature.png",
+        fields: { kind: "signature", signer_name: sandboxSigner(order.id) },
+      });
     }
   }
 

@@ -279,9 +279,27 @@ describe("sandbox", () => {
       "order.accepted",
       "order.status_changed",
       "order.status_changed",
+      "order.attachment_added",
+      "order.attachment_added",
       "order.status_changed",
       "order.invoiced",
     ]);
+    // The proof a contractor leaves: checked in near the site, a photo and the site contact's signature,
+    // and the service report that prints them.
+    const played = (await h.services.store.orders.byIds([normal.order_id]))[0];
+    expect(played?.check_in).toMatchObject({ site_point: { source: "zip" } });
+    expect(played?.check_in?.position).not.toBeNull();
+    const files = (
+      await h.get(`/api/orders/${normal.order_id}/attachments`, { "x-api-key": h.sandboxKey })
+    ).json().attachments as Array<{ kind: string; uploaded_by: string; signer_name: string | null }>;
+    expect(files.map((f) => [f.kind, f.uploaded_by])).toEqual([
+      ["photo", "contractor"],
+      ["signature", "contractor"],
+    ]);
+    expect(files[1]?.signer_name).toMatch(/\w+ \w+/);
+    const report = await h.get(`/api/orders/${normal.order_id}/report`, { "x-api-key": h.sandboxKey });
+    expect(report.statusCode).toBe(200);
+    expect(report.headers["content-type"]).toBe("application/pdf");
     expect(await kinds(h, h.sandboxKey, declined.order_id)).toContain("order.offer_declined");
     // Silence: nobody answers, until the sandbox's 20 s offer window has passed.
     const silentKinds = () => kinds(h, h.sandboxKey, silent.order_id);

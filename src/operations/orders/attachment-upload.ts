@@ -13,7 +13,7 @@ import { newSortableId } from "../../ids.js";
 import { sha256Hex as sha256Of } from "../../storage/blobs/blob-store.js";
 import type { Attachment } from "../../storage/store.js";
 import { fieldErrors } from "../kernel/gate.js";
-import type { OperationContext, ReceivedUpload } from "../kernel/operation.js";
+import type { OperationContext, ReceivedUpload, Services } from "../kernel/operation.js";
 import { type OrderAccess, orderForUpload } from "./attachment-access.js";
 import { type ProcessedMedia, processMedia } from "./attachment-media.js";
 
@@ -136,7 +136,7 @@ function checkSignature(access: OrderAccess, fields: z.output<typeof uploadField
 
 /** The sealed record of an attachment: its digests, what it is, and what the photo claims. */
 function attachmentRecord(
-  access: OrderAccess,
+  access: Pick<OrderAccess, "order" | "actor" | "role">,
   a: Omit<Attachment, "seal">,
   media: ProcessedMedia,
   received: Buffer,
@@ -200,15 +200,38 @@ export async function checkUploadStart(
   return access;
 }
 
+/** A file as received, with its form's fields. */
+export interface ReceivedFile {
+  bytes: Buffer;
+  filename: string | null;
+  fields: z.output<typeof uploadFields>;
+}
+
 /** Runs an upload to `orderId` through every check; the attachment as stored. */
 export async function addAttachment(ctx: OperationContext, orderId: string): Promise<Attachment> {
-  const { store, blobs, config } = ctx.services;
+  const { store, config } = ctx.services;
   const access = await orderForUpload(ctx, orderId);
   const early = quotaRefusal(await store.attachments.ofOrder(orderId), 0, config);
   if (early) throw early;
   if (!ctx.readUpload) throw new Error("an upload operation called without an upload");
-  const { bytes, filename, fields } = formOf(await ctx.readUpload(config.ATTACHMENT_MAX_BYTES));
-  checkSignature(access, fields);
+  const file = formOf(await ctx.readUpload(config.ATTACHMENT_MAX_BYTES));
+  checkSignature(access, file.fields);
+  return storeAttachment(ctx.services, access, file);
+}
+
+/**
+ * Stores a file the caller may add (its access and its fields checked): sniffed and processed, its blobs
+ * put (durable), then its record sealed and its row written in one transaction, within the order's quota.
+ * Also what the sandbox's simulated contractors add their photos and signatures with.
+ */
+export async function storeAttachment(
+  services: Pick<Services, "store" | "blobs" | "config" | "now">,
+  access: Pick<OrderAccess, "order" | "actor" | "role">,
+  file: ReceivedFile,
+): Promise<Attachment> {
+  const { store, blobs, config } = services;
+  const { bytes, filename, fields } = file;
+  const orderId = access.order.id;
   const media = await processMedia(bytes);
   const kind = kindOf(media, fields.kind);
   const stored = await blobs.put(media.bytes);
@@ -224,7 +247,7 @@ export async function addAttachment(ctx: OperationContext, orderId: string): Pro
     caption: fields.caption ?? null,
     filename,
     uploader: access.actor,
-    createdAt: ctx.services.now().toISOString(),
+    createdAt: services.now().toISOString(),
     thumbnailSha256: thumbnail?.sha256 ?? null,
     signerName: kind === "signature" ? (fields.signer_name ?? null) : null,
   };
