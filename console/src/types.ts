@@ -48,10 +48,42 @@ export interface Order {
   updated_at: string;
   /** Approximate: its ZIP's centroid, else its city's; null when neither is known (lists and events). */
   coordinates?: { lat: number; lon: number } | null;
+  /** The contractor's check-in ("on site") and check-out ("completed"): where its phone was, how far
+   * from the site, flagged when far. */
+  check_in?: SiteCheck | null;
+  check_out?: SiteCheck | null;
+  /** The service report (PDF) once completed; null before. */
+  report_url?: string | null;
   /** The dispatch team's view only. */
   account_id?: string;
   contractor_id?: string | null;
   offer_deadline_at?: string | null;
+}
+
+export interface SiteCheck {
+  at: string;
+  position: { lat: number; lon: number; accuracy_m: number | null } | null;
+  site_point: { lat: number; lon: number; source: "zip" | "city" } | null;
+  distance_miles: number | null;
+  tolerance_miles: number | null;
+  flagged: boolean;
+}
+
+/** An order's attachment (order.attachments). */
+export interface Attachment {
+  attachment_id: string;
+  kind: "photo" | "document" | "signature";
+  media_type: string;
+  size: number;
+  sha256: string;
+  caption: string | null;
+  signer_name: string | null;
+  filename: string | null;
+  uploaded_by: "account" | "contractor";
+  created_at: string;
+  content_url: string;
+  thumbnail_url: string | null;
+  record: { seal: string; verify_url: string };
 }
 
 interface JobBase {

@@ -400,7 +400,7 @@ export interface Database {
 }
 
 /** What an account requires before its jobs of one mode are completed (migration 0033). */
-export interface ProofRequirementsTable {
+interface ProofRequirementsTable {
   account_id: string;
   livemode: number;
   signature_required: number;

@@ -11,6 +11,7 @@ import axe from "axe-core";
 import SQLite from "better-sqlite3";
 import { Kysely, SqliteDialect, sql } from "kysely";
 import type { Browser, BrowserContext, Page } from "playwright-core";
+import sharp from "sharp";
 import { build } from "vite";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { lookupZip } from "../../src/domain/geo.js";
@@ -118,11 +119,15 @@ afterAll(async () => {
   if (buildDir) rmSync(buildDir, { recursive: true, force: true });
 });
 
-async function open(viewport: {
-  width: number;
-  height: number;
-}): Promise<{ ctx: BrowserContext; page: Page }> {
-  const ctx = await browser.newContext({ viewport });
+async function open(
+  viewport: { width: number; height: number },
+  /** Where the phone says it is (the page may read it without asking). */
+  geolocation?: { latitude: number; longitude: number; accuracy: number },
+): Promise<{ ctx: BrowserContext; page: Page }> {
+  const ctx = await browser.newContext({
+    viewport,
+    ...(geolocation ? { geolocation, permissions: ["geolocation"] } : {}),
+  });
   const page = await ctx.newPage();
   page.on("pageerror", (e) => pageProblems.push(`page error: ${e.message}`));
   page.on("console", (m) => {
@@ -321,8 +326,12 @@ describe("the console in Chromium", () => {
     expect(pageProblems).toEqual([]);
   }, 60_000);
 
-  it("a contractor on a 375 x 740 screen accepts an offer and moves the job to completed", async () => {
-    const phone = await open({ width: 375, height: 740 });
+  it("a contractor on a 375 x 740 screen accepts an offer and moves the job to completed, with its proof", async () => {
+    // The phone is at the store, 2400 Mission St.
+    const phone = await open(
+      { width: 375, height: 740 },
+      { latitude: 37.7585, longitude: -122.4189, accuracy: 12 },
+    );
     await signIn(phone.page, plumberKey);
     // Placed once the contractor's screen is open and its stream connected: the offer arrives on the stream
     // (the key's one stream may still be held for a moment by the previous test's closed page).
@@ -361,6 +370,52 @@ describe("the console in Chromium", () => {
     await status(phone.page, orderId, "en_route");
     await card.getByRole("button", { name: "On site", exact: true }).click();
     await status(phone.page, orderId, "on_site");
+    // The check-in carried the phone's position, near the site.
+    const [checkedIn] = await h.services.store.orders.byIds([orderId]);
+    expect(checkedIn?.check_in?.position).toEqual({ lat: 37.7585, lon: -122.4189, accuracy_m: 12 });
+    expect(checkedIn?.check_in?.flagged).toBe(false);
+
+    // The account owner watches the order on its own screen, its proof panel open.
+    const desk = await open({ width: 1280, height: 900 });
+    await signIn(desk.page, accountKey);
+    const row = desk.page.locator(`[data-order-id="${orderId}"]`);
+    await row.getByRole("button", { name: "Timeline", exact: true }).click();
+
+    // A photo from the camera (a file fed to the input), its upload's progress, then its thumbnail.
+    const photo = await sharp({ create: { width: 1200, height: 900, channels: 3, background: "#2b6cb0" } })
+      .jpeg()
+      .toBuffer();
+    await card
+      .locator('input[type="file"]')
+      .setInputFiles({ name: "heater.jpg", mimeType: "image/jpeg", buffer: photo });
+    await card.getByRole("list", { name: "Photos added" }).locator("img").waitFor();
+    // The site contact signs on the pad (pointer strokes), with a printed name.
+    const pad = card.locator("canvas.signature-pad");
+    await pad.scrollIntoViewIfNeeded();
+    const padBox = await pad.boundingBox();
+    if (!padBox) throw new Error("no signature pad");
+    await phone.page.mouse.move(padBox.x + 20, padBox.y + padBox.height * 0.6);
+    await phone.page.mouse.down();
+    for (let i = 1; i <= 12; i++) {
+      await phone.page.mouse.move(
+        padBox.x + 20 + i * ((padBox.width - 40) / 12),
+        padBox.y + padBox.height * (i % 2 ? 0.3 : 0.7),
+        {
+          steps: 4,
+        },
+      );
+    }
+    await phone.page.mouse.up();
+    await card.getByLabel("Signer's name").fill("Dana Reyes");
+    await card.getByRole("button", { name: "Save signature", exact: true }).click();
+    await card.getByRole("status").filter({ hasText: "Signed by Dana Reyes" }).waitFor();
+    await shot(phone.page, "contractor-proof");
+    await accessible(phone.page, "contractor collecting proof");
+    const files = await h.services.store.attachments.ofOrder(orderId);
+    expect(files.map((f) => [f.kind, f.signerName])).toEqual([
+      ["photo", null],
+      ["signature", "Dana Reyes"],
+    ]);
     // On site, the job costs more than the caller's NTE: ask for more.
     await card.getByText(/^Costs more than the NTE/).click();
     await card.getByLabel("New NTE ($)").fill("450");
@@ -373,6 +428,18 @@ describe("the console in Chromium", () => {
     await card.getByRole("button", { name: "Completed", exact: true }).click();
     await status(phone.page, orderId, "completed");
     await shot(phone.page, "contractor-done");
+    // The account's screen shows the proof and the service report, without a reload.
+    const proof = row.locator("section.proof");
+    await proof.locator(".proof-report").waitFor();
+    await proof.locator('[data-signer="Dana Reyes"] img').waitFor();
+    expect(await proof.locator('.proof-file[data-kind="photo"] img').count()).toBe(1);
+    expect(await proof.locator('[data-check="check-in"]').textContent()).toMatch(/mi from the site/);
+    const reportHref = await proof.locator(".proof-report").getAttribute("href");
+    expect(reportHref).toContain(`/api/orders/${orderId}/report`);
+    await proof.scrollIntoViewIfNeeded();
+    await proof.screenshot({ path: join(ARTIFACTS, "account-proof.png") });
+    await accessible(desk.page, "account with an order's proof");
+    await desk.ctx.close();
 
     const [stored] = await h.services.store.orders.byIds([orderId]);
     expect(stored?.status).toBe("completed");

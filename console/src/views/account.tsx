@@ -7,6 +7,7 @@ import { ApiProblem, allPages, get, post } from "../api";
 import { ago, clock, minute, money, place, titleCase } from "../format";
 import { subscribe } from "../live";
 import type { Order, OrderStatus, StreamEvent } from "../types";
+import { Proof } from "./proof";
 import { StatusPill } from "./status";
 import { Timeline } from "./timeline";
 
@@ -184,6 +185,7 @@ export function AccountView() {
               </div>
               {expanded.value === o.order_id && (
                 <div class="account-timeline">
+                  <Proof order={o} />
                   <Timeline path="/api/audit" orderId={o.order_id} version={o.updated_at} />
                 </div>
               )}

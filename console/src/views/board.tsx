@@ -9,6 +9,7 @@ import { ApiProblem, allPages, get, post } from "../api";
 import { ago, clock, minute, money, now, place, STATUS_LABEL, timeLeft, titleCase } from "../format";
 import { subscribe } from "../live";
 import type { Contractor, Order, OrderStatus, StreamEvent } from "../types";
+import { Proof } from "./proof";
 import { StatusPill } from "./status";
 import { Timeline } from "./timeline";
 
@@ -411,6 +412,7 @@ function Detail({ order }: { order: Order }) {
         </p>
       )}
       {ASSIGNABLE.has(order.status) && <AssignPanel order={order} onDone={setMessage} />}
+      <Proof order={order} />
       <Timeline path="/api/dispatcher/v1/audit" orderId={order.order_id} version={order.updated_at} />
       {CANCELLABLE.has(order.status) && <CancelPanel order={order} onDone={setMessage} />}
     </aside>

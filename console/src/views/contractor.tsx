@@ -8,6 +8,7 @@ import { ApiProblem, get, post } from "../api";
 import { clock, money, now, place, timeLeft, titleCase } from "../format";
 import { subscribe } from "../live";
 import type { Job, Offer, StreamEvent } from "../types";
+import { JobProof, phonePosition } from "./job-proof";
 import { StatusPill } from "./status";
 
 const offers = signal<Map<string, Offer>>(new Map());
@@ -230,6 +231,21 @@ function JobCard({ job }: { job: Job }) {
       setBusy(false);
     }
   };
+  // The check-in and check-out carry the phone's position, when it gives one.
+  const checkIn = async () => {
+    setBusy(true);
+    const position = await phonePosition();
+    await report({ status: "on_site", ...(position ? { position } : {}) });
+  };
+  const checkOut = async () => {
+    setBusy(true);
+    const position = await phonePosition();
+    await report({
+      status: "completed",
+      final_cost_cents: Math.round(Number(cost) * 100),
+      ...(position ? { position } : {}),
+    });
+  };
   const etaId = `eta-${job.order_id}`;
   const costId = `cost-${job.order_id}`;
   return (
@@ -280,12 +296,13 @@ function JobCard({ job }: { job: Job }) {
             type="button"
             class="btn btn-primary btn-big btn-block"
             disabled={busy}
-            onClick={() => void report({ status: "on_site" })}
+            onClick={() => void checkIn()}
           >
             On site
           </button>
         </div>
       )}
+      {job.status === "on_site" && <JobProof job={job} />}
       {job.status === "on_site" && (
         <div class="step">
           <label for={costId}>Final cost ($)</label>
@@ -302,9 +319,7 @@ function JobCard({ job }: { job: Job }) {
             type="button"
             class="btn btn-success btn-big btn-block"
             disabled={busy || !(Number(cost) >= 0) || cost === ""}
-            onClick={() =>
-              void report({ status: "completed", final_cost_cents: Math.round(Number(cost) * 100) })
-            }
+            onClick={() => void checkOut()}
           >
             Completed
           </button>

@@ -41,7 +41,7 @@ export const reportedPositionSchema = z
   .meta({ id: "ReportedPosition" });
 
 /** A check-in or check-out at the site (domain/orders/site-check.ts). */
-export const siteCheckSchema = z
+const siteCheckSchema = z
   .object({
     at: z.iso.datetime(),
     position: z
