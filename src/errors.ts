@@ -26,6 +26,7 @@ export const ERROR_CODES = {
   optimizer_busy: { status: 409, title: "An optimisation of this mode's day is already running" },
   idempotency_request_in_progress: { status: 409, title: "Request with this Idempotency-Key is in progress" },
   attachment_quota_exceeded: { status: 409, title: "The order's attachments are at their limit" },
+  checklist_incomplete: { status: 409, title: "Required checklist items are unanswered" },
   payload_too_large: { status: 413, title: "Request body too large" },
   unsupported_media_type: { status: 415, title: "Unsupported media type" },
   range_not_satisfiable: { status: 416, title: "Range not satisfiable" },

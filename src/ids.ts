@@ -24,7 +24,9 @@ export type IdPrefix =
   | "wha"
   | "whs"
   | "off"
-  | "att";
+  | "att"
+  | "clt"
+  | "cli";
 
 export function newId(prefix: IdPrefix, length = 20): string {
   return `${prefix}_${randomBase62(length)}`;

@@ -28,6 +28,12 @@ import {
 } from "./orders/attachments.js";
 import { nteDecisionOperation, orderCancelOperation } from "./orders/caller-actions.js";
 import {
+  checklistTemplateCreateOperation,
+  checklistTemplateRetireOperation,
+  checklistTemplatesOperation,
+} from "./orders/checklist-templates.js";
+import { contractorChecklistAnswerOperation, orderChecklistOperation } from "./orders/checklists.js";
+import {
   contractorAcceptOperation,
   contractorDeclineOperation,
   contractorInvoiceOperation,
@@ -83,6 +89,10 @@ export const OPERATIONS: readonly AnyOperation[] = [
   attachmentListOperation,
   attachmentContentOperation,
   attachmentThumbnailOperation,
+  orderChecklistOperation,
+  checklistTemplateCreateOperation,
+  checklistTemplatesOperation,
+  checklistTemplateRetireOperation,
   webhooksConfigOperation,
   webhooksSetEndpointOperation,
   webhooksRotateSecretOperation,
@@ -107,6 +117,7 @@ export const OPERATIONS: readonly AnyOperation[] = [
   contractorReportOperation,
   contractorNteRequestOperation,
   contractorInvoiceOperation,
+  contractorChecklistAnswerOperation,
   contractorAuditListOperation,
   contractorTimeOffOperation,
   contractorTimeOffAddOperation,

@@ -9,6 +9,7 @@ import { AuditStore } from "./audit-store.js";
 import type { BlobStore } from "./blobs/blob-store.js";
 import { FsBlobStore } from "./blobs/fs-blob-store.js";
 import { SqlBlobStore } from "./blobs/sql-blob-store.js";
+import { KyselyChecklistStore } from "./checklist-store.js";
 import { CommittedTime, type TransactionTime } from "./commitment-ledger.js";
 import { KyselyConsoleSessionStore } from "./console-session-store.js";
 import { KyselyContractorStore } from "./contractor-store.js";
@@ -46,6 +47,7 @@ export class KyselyStore implements Store {
   readonly orders: KyselyOrderStore;
   readonly idempotency: KyselyIdempotencyStore;
   readonly attachments: KyselyAttachmentStore;
+  readonly checklists: KyselyChecklistStore;
   readonly schedules: ScheduleStore;
   /** PostgreSQL schema the store works in, when not the default (the migration tables live there too). */
   readonly schema: string | undefined;
@@ -90,6 +92,7 @@ export class KyselyStore implements Store {
     this.orders = new KyselyOrderStore(db, dialect);
     this.idempotency = new KyselyIdempotencyStore(db);
     this.attachments = new KyselyAttachmentStore(db);
+    this.checklists = new KyselyChecklistStore(db);
     this.clock = options.clock;
     this.schedules = new ScheduleStore(db);
     this.committer = new GroupCommitter<WriteTx>(

@@ -391,6 +391,46 @@ export interface Database {
   attachments: AttachmentsTable;
   blobs: BlobsTable;
   blob_chunks: BlobChunksTable;
+  checklist_templates: ChecklistTemplatesTable;
+  order_checklists: OrderChecklistsTable;
+  checklist_answers: ChecklistAnswersTable;
+}
+
+/** A checklist template (migration 0030): the service's (account_id null) or an account's, for one trade. */
+export interface ChecklistTemplatesTable {
+  id: string;
+  livemode: number;
+  account_id: string | null;
+  trade: string;
+  name: string;
+  replaces_service: number;
+  /** JSON: the items. */
+  items: string;
+  created_at: string;
+  created_by: string;
+  retired_at: string | null;
+  retired_by: string | null;
+}
+
+/** An order's checklist, fixed once (migration 0030). */
+export interface OrderChecklistsTable {
+  order_id: string;
+  /** JSON: the templates' ids. */
+  template_ids: string;
+  /** JSON: the items, each with its template_id. */
+  items: string;
+  fixed_at: string;
+}
+
+/** The answer to one item of an order's checklist (migration 0030). */
+export interface ChecklistAnswersTable {
+  order_id: string;
+  item_id: string;
+  /** JSON: a boolean, a number or a string. */
+  value: string;
+  answered_at: string;
+  answered_by: string;
+  seal: string;
 }
 
 /** An order's attachment (migration 0029): its blob, what it is, who sent it, and the seal of its record. */

@@ -254,6 +254,11 @@ describe("HTTP protocol", () => {
         "orderAttachments",
         "orderAttachmentContent",
         "orderAttachmentThumbnail",
+        "orderChecklist",
+        "checklistTemplateCreate",
+        "checklistTemplates",
+        "checklistTemplateRetire",
+        "contractorChecklistAnswer",
       ].sort(),
     );
     const quote = doc.paths["/api/dispatch/v1/quote"].post;

@@ -17,6 +17,7 @@ import {
   type TimeWindow,
   windowIssues,
 } from "../time/service-window.js";
+import { type CompletionRequirements, completionRefusal } from "./checklist.js";
 import type {
   Actor,
   AuditFact,
@@ -541,7 +542,15 @@ function jobOf(order: Order | null | undefined, contractor: ContractorKey, order
 /** The contractor on the job reports its progress. */
 export function reportProgress(
   state: OrderState | null,
-  cmd: { orderId: string; contractor: ContractorKey; report: ProgressReport; actor: Actor },
+  cmd: {
+    orderId: string;
+    contractor: ContractorKey;
+    report: ProgressReport;
+    actor: Actor;
+    /** What the order needs for completion (read with it), for a report of `completed`; absent: nothing
+     * (the command runner always reads it: operations/orders/checklist-state.ts). */
+    completion?: CompletionRequirements;
+  },
   ctx: CommandContext,
 ): Decision {
   const order = jobOf(state?.order, cmd.contractor, cmd.orderId);
@@ -549,6 +558,10 @@ export function reportProgress(
   const { report } = cmd;
   const status = nextStatus(order.status, REPORT_ACTION[report.status], "contractor");
   if (isRefusal(status)) return status;
+  if (report.status === "completed" && cmd.completion) {
+    const missing = completionRefusal(cmd.completion);
+    if (missing) return { ...missing, currentStatus: order.status };
+  }
   const iso = ctx.now.toISOString();
   const patch: OrderPatch = { status, updated_at: iso };
   if (report.status === "en_route")

@@ -48,6 +48,7 @@ import type { Placement } from "../../storage/order-writer.js";
 import type { WriteTx } from "../../storage/store.js";
 import { outboxEvent, webhookBaseUrl } from "../../webhooks/outbox.js";
 import type { Services } from "../kernel/operation.js";
+import { completionRequirements } from "./checklist-state.js";
 import { loggedEvent } from "./event-log.js";
 import { orderSummaryView } from "./order-view.js";
 
@@ -377,8 +378,22 @@ export async function reportProgress(
 ): Promise<Order> {
   const done = await runOrderCommand(
     services,
-    (tx) => loadOrder(services, tx, orderId),
-    (state, ctx) => orders.reportProgress(state, { orderId, contractor, report, actor }, ctx),
+    async (tx) => {
+      const state = await loadOrder(services, tx, orderId);
+      // A completion reads what the order needs for it (its checklist's answers) in its transaction.
+      const held = state?.order.contractor_id === contractor.contractorId;
+      const completion =
+        report.status === "completed" && state && held
+          ? await completionRequirements(services.store, tx, state.order, services.now())
+          : undefined;
+      return { state, completion };
+    },
+    ({ state, completion }, ctx) =>
+      orders.reportProgress(
+        state,
+        { orderId, contractor, report, actor, ...(completion ? { completion } : {}) },
+        ctx,
+      ),
   );
   // An ETA after the deadline puts the arrive clock at risk at once; an arrival after it breaches it.
   await fireSlaClocksAfter(services, done.change.after);
