@@ -159,7 +159,7 @@ export const ANSWER_STATUSES: readonly string[] = ["on_site"];
 
 /**
  * Decides a batch of answers to an order's checklist: every answer checked against its item (all faults
- * named, as field errors of `answers[i]`), then, when any of them changes what the order holds, the job
+ * named, as field errors of `answers.<i>`), then, when any of them changes what the order holds, the job
  * must be on site. Answers equal to those held are accepted in any status, so a phone's offline queue
  * can be sent again after the job moved on.
  */
@@ -180,14 +180,14 @@ export function decideAnswers(
     const item = items.get(answer.item_id);
     if (!item) {
       errors.push({
-        field: `answers[${i}].item_id`,
+        field: `answers.${i}.item_id`,
         message: `no item ${answer.item_id} on this job's checklist`,
       });
       return;
     }
     if (seen.has(item.item_id)) {
       errors.push({
-        field: `answers[${i}].item_id`,
+        field: `answers.${i}.item_id`,
         message: `${item.item_id} is answered twice in this request`,
       });
       return;
@@ -195,7 +195,7 @@ export function decideAnswers(
     seen.add(item.item_id);
     const fault = answerError(item, answer.value, photos);
     if (fault) {
-      errors.push({ field: `answers[${i}].value`, message: fault });
+      errors.push({ field: `answers.${i}.value`, message: fault });
       return;
     }
     if (current.get(item.item_id) === answer.value) unchanged++;

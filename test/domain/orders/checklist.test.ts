@@ -158,9 +158,9 @@ describe("a batch of answers", () => {
     expect(decision).toMatchObject({ kind: "refused", code: "validation_failed" });
     if (decision.kind !== "refused") return;
     expect(decision.errors).toEqual([
-      { field: "answers[1].item_id", message: "no item cli_zzz on this job's checklist" },
-      { field: "answers[2].value", message: "must be at most 80 psi" },
-      { field: "answers[3].item_id", message: "cli_y is answered twice in this request" },
+      { field: "answers.1.item_id", message: "no item cli_zzz on this job's checklist" },
+      { field: "answers.2.value", message: "must be at most 80 psi" },
+      { field: "answers.3.item_id", message: "cli_y is answered twice in this request" },
     ]);
   });
 
