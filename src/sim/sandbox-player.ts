@@ -8,9 +8,12 @@
 // plays it. The store's queries leave it out at each round, so every process agrees as soon as the key is
 // issued or revoked.
 
+import { type AnswerValue, type ChecklistItem, unansweredRequired } from "../domain/orders/checklist.js";
 import type { ProgressReport } from "../domain/orders/commands.js";
+import type { Order } from "../domain/orders/order.js";
 import { nteInForce } from "../domain/orders/policy.js";
 import { ApiError } from "../errors.js";
+import { saveAnswers } from "../operations/orders/checklist-state.js";
 import {
   acceptOffer,
   invoice,
@@ -35,6 +38,21 @@ const actor = "system:sandbox" as const;
 
 /** A sandbox contractor as its (simulated) key presents it. */
 const sandbox = (contractorId: string) => ({ contractorId, livemode: false });
+
+/** What a simulated contractor answers to a checklist item: yes, the least number its range takes (0 when
+ * that is in range), a short note; null for a photo, which the sandbox does not take. */
+function sandboxAnswer(item: ChecklistItem): AnswerValue | null {
+  switch (item.kind) {
+    case "yes_no":
+      return true;
+    case "number":
+      return Math.min(Math.max(0, item.min ?? 0), item.max ?? Number.POSITIVE_INFINITY);
+    case "text":
+      return "Done (sandbox)".slice(0, item.max_length ?? 500);
+    case "photo":
+      return null;
+  }
+}
 
 /** Runs a step; one that lost to a change made meanwhile (a refusal) is simply not taken. */
 async function step(work: () => Promise<unknown>): Promise<void> {
@@ -112,7 +130,7 @@ export class SandboxPlayer {
         );
         continue;
       }
-      const report: ProgressReport =
+      let report: ProgressReport =
         order.status === "accepted"
           ? { status: "en_route", eta_minutes: 20 }
           : order.status === "en_route"
@@ -120,8 +138,40 @@ export class SandboxPlayer {
             : order.description.includes(SANDBOX_MARKERS.cannotComplete)
               ? { status: "cannot_complete", reason: "could not complete (as the description asked)" }
               : { status: "completed", final_cost_cents: Number(order.estimated_cost_cents) };
+      if (report.status === "completed") {
+        const checklist = await this.answerChecklist(contractorId, order);
+        // The job changed meanwhile (its checklist refused the answers): the next round sees it as it is.
+        if (checklist === "refused") continue;
+        if (checklist === "photo_missing") {
+          report = {
+            status: "cannot_complete",
+            reason: "the checklist asks for a photo, which the sandbox's contractors do not take",
+          };
+        }
+      }
       await step(() => reportProgress(this.services, sandbox(contractorId), order.id, report, actor));
     }
+  }
+
+  /** Answers the job's checklist before completing it, as a contractor on site would: every item it
+   * can (the checklist fixed by the first call), then whether a required one is left (a photo). */
+  private async answerChecklist(
+    contractorId: string,
+    order: Order,
+  ): Promise<"answered" | "photo_missing" | "refused"> {
+    const fixed = await saveAnswers(this.services, sandbox(contractorId), order.id, []);
+    if (fixed instanceof ApiError) return "refused";
+    const answers = fixed.checklist.items.flatMap((item) => {
+      const value = sandboxAnswer(item);
+      return value === null ? [] : [{ item_id: item.item_id, value }];
+    });
+    const saved =
+      answers.length === 0
+        ? fixed
+        : await saveAnswers(this.services, sandbox(contractorId), order.id, answers);
+    if (saved instanceof ApiError) return "refused";
+    const answered = new Set(saved.answers.map((a) => a.itemId));
+    return unansweredRequired(saved.checklist, answered).length === 0 ? "answered" : "photo_missing";
   }
 
   start(intervalMs = SANDBOX_PLAY_MS): void {

@@ -291,6 +291,44 @@ describe("sandbox", () => {
   });
 });
 
+describe("sandbox checklists", () => {
+  it("answers the job's checklist before completing it; a required photo, which it does not take, is cannot_complete", async () => {
+    const h = await createHarness();
+    open.push(h);
+    const template = (key: string, items: unknown[]) =>
+      h.post("/api/checklist-templates", { trade: "plumbing", name: "Sandbox", items }, { "x-api-key": key });
+    const made = await template(h.sandboxKey, [
+      { kind: "yes_no", label: "Water shut off", required: true },
+      { kind: "number", label: "Pressure", unit: "psi", min: 20, max: 80, required: true },
+      { kind: "text", label: "Notes", max_length: 4, required: true },
+    ]);
+    expect(made.statusCode, made.body).toBe(200);
+    const photoKey = await h.key("photo-account", "test");
+    expect((await template(photoKey, [{ kind: "photo", label: "Joint", required: true }])).statusCode).toBe(
+      200,
+    );
+    const answered = await order(h, h.sandboxKey, JOB);
+    const photo = await order(h, photoKey, JOB);
+    const at = (steps: number) => () => new Date(Date.now() + steps * (SANDBOX_STEP_MS + 500));
+    for (let step = 1; step <= 4; step++) await background(h.services, { now: at(step) }).tick();
+    const [done, refused] = await h.services.store.orders.byIds([answered.order_id, photo.order_id]);
+    expect(done?.status).toBe("completed");
+    const checklist = (
+      await h.get(`/api/orders/${answered.order_id}/checklist`, { "x-api-key": h.sandboxKey })
+    ).json();
+    expect(checklist.items.map((i: { answer: { value: unknown } }) => i.answer.value)).toEqual([
+      true,
+      20,
+      "Done",
+    ]);
+    expect(
+      (await kinds(h, h.sandboxKey, answered.order_id)).filter((k) => k === "order.checklist_answered"),
+    ).toHaveLength(3);
+    expect(refused?.status).toBe("cannot_complete");
+    expect(refused?.status_reason).toMatch(/asks for a photo/);
+  });
+});
+
 describe("sandbox windowed work", () => {
   const statusOf = async (h: Harness, id: string) => (await h.services.store.orders.byIds([id]))[0]?.status;
   const windowStart = async (h: Harness, id: string) =>

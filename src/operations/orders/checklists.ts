@@ -6,11 +6,9 @@
 // runner's completion).
 
 import { z } from "zod";
-import { sealRecord } from "../../audit/record.js";
 import {
   CHECKLIST_LIMITS,
   type ChecklistAnswer,
-  decideAnswers,
   ITEM_KINDS,
   type OrderChecklist,
   unansweredRequired,
@@ -19,7 +17,7 @@ import { ApiError } from "../../errors.js";
 import { contractorOf, defineOperation, type OperationContext } from "../kernel/operation.js";
 import { sealRef, sealRefSchema } from "../matching/decision-records.js";
 import { orderFor } from "./attachment-access.js";
-import { checklistOf, fixedChecklist } from "./checklist-state.js";
+import { checklistOf, fixedChecklist, saveAnswers } from "./checklist-state.js";
 
 const orderIdParam = z.string().min(1).max(64).describe("The order's id.");
 
@@ -168,67 +166,7 @@ export const contractorChecklistAnswerOperation = defineOperation({
     answers: [{ item_id: "cli_0VberZOdAb12Cd34Ef56", value: true }],
   },
   async handler(ctx, input) {
-    const contractor = contractorOf(ctx);
-    const { store, refs } = ctx.services;
-    const now = ctx.services.now();
-    const at = now.toISOString();
-    const actor = `contractor:${contractor.contractorId}` as const;
-    const outcome = await store.write(async (tx) => {
-      const order = await store.orders.byId(input.order_id, tx, true);
-      if (
-        !order ||
-        order.contractor_id !== contractor.contractorId ||
-        order.livemode !== contractor.livemode
-      ) {
-        return new ApiError("not_found", `You have no job ${input.order_id}.`);
-      }
-      const checklist = await fixedChecklist(store, tx, order, now);
-      const held = await store.checklists.answers(order.id, tx);
-      const photos = new Set(
-        (await store.attachments.ofOrder(order.id, tx)).filter((a) => a.kind === "photo").map((a) => a.id),
-      );
-      const decision = decideAnswers(checklist, held, input.answers, order.status, photos);
-      if (decision.kind === "refused") {
-        return new ApiError(decision.code, decision.message, {
-          ...(decision.errors ? { errors: decision.errors } : {}),
-          ...(decision.currentStatus ? { extra: { current_status: decision.currentStatus } } : {}),
-        });
-      }
-      const refOf = (id: string) => refs.of(order.account_id, id);
-      for (const { item, value } of decision.changed) {
-        const entry = sealRecord({
-          kind: "order.checklist_answered",
-          at,
-          accountId: order.account_id,
-          livemode: order.livemode,
-          orderId: order.id,
-          actor,
-          refOf,
-          data: {
-            item_id: item.item_id,
-            template_id: item.template_id,
-            label: item.label,
-            kind: item.kind,
-            value,
-            ...(item.kind === "number" && item.unit ? { unit: item.unit } : {}),
-            contractor_id: contractor.contractorId,
-          },
-        });
-        tx.appendAudit(entry);
-        await store.checklists.saveAnswer(
-          {
-            orderId: order.id,
-            itemId: item.item_id,
-            value,
-            answeredAt: at,
-            answeredBy: actor,
-            seal: entry.seal,
-          },
-          tx,
-        );
-      }
-      return { checklist, answers: await store.checklists.answers(order.id, tx) };
-    });
+    const outcome = await saveAnswers(ctx.services, contractorOf(ctx), input.order_id, input.answers);
     if (outcome instanceof ApiError) throw outcome;
     return checklistView(ctx, outcome.checklist, true, outcome.answers);
   },
