@@ -24,7 +24,7 @@ export const CHECKLIST_LIMITS = {
 } as const;
 
 export const ITEM_KINDS = ["yes_no", "number", "text", "photo"] as const;
-export type ItemKind = (typeof ITEM_KINDS)[number];
+type ItemKind = (typeof ITEM_KINDS)[number];
 
 /** One item of a checklist, as a template holds it and an order's checklist copies it. */
 export interface ChecklistItem {
@@ -155,7 +155,7 @@ export type AnswerDecision =
   | Refusal;
 
 /** The statuses in which answers may be given or changed: the contractor is at the site. */
-export const ANSWER_STATUSES: readonly string[] = ["on_site"];
+const ANSWER_STATUSES: readonly string[] = ["on_site"];
 
 /**
  * Decides a batch of answers to an order's checklist: every answer checked against its item (all faults

@@ -21,7 +21,7 @@ import { checklistOf, fixedChecklist, saveAnswers } from "./checklist-state.js";
 
 const orderIdParam = z.string().min(1).max(64).describe("The order's id.");
 
-export const answerValueSchema = z
+const answerValueSchema = z
   .union([z.boolean(), z.number(), z.string().max(CHECKLIST_LIMITS.textMaxLength)])
   .describe(
     "yes_no: true or false; number: a number within the item's range, in its unit; text: the text; " +
