@@ -62,8 +62,10 @@ const checklist = (key: string, orderId: string) => h.get(`/api/orders/${orderId
 const answer = (orderId: string, answers: unknown[], key = holderKey) =>
   h.post(ANSWER, { order_id: orderId, answers }, as(key));
 
-async function answerRecords(orderId: string) {
-  const res = await h.get(`/api/audit?order_id=${orderId}&limit=200`, as(caller));
+async function answerRecords(orderId: string, key = caller, path = "/api/audit") {
+  // The contractor's listing takes the order alone.
+  const query = path.startsWith("/api/contractor/") ? "" : "&limit=200";
+  const res = await h.get(`${path}?order_id=${orderId}${query}`, as(key));
   expect(res.statusCode, res.body).toBe(200);
   const all = res.json().records as Array<{ kind: string; seal: string; disclosed: Record<string, unknown> }>;
   return all.filter((r) => r.kind === "order.checklist_answered");
@@ -417,6 +419,25 @@ describe("a job's checklist", () => {
     expect((await h.get(`/api/attest/verify/${pressure?.seal}`)).statusCode).toBe(200);
   });
 
+  it("discloses each answer to every role, the contractor named by its id to itself and the team, by its handle to the account", async () => {
+    const water = itemOf(service, "Water shut off").item_id;
+    const find = async (key: string, path?: string) =>
+      (await answerRecords(orderId, key, path)).find((r) => r.disclosed.item_id === water);
+    const account = await find(caller);
+    const team = await find(dispatcher, "/api/dispatcher/v1/audit");
+    const own = await find(holderKey, "/api/contractor/v1/audit");
+    for (const record of [account, team, own]) {
+      expect(record?.disclosed).toMatchObject({
+        item_id: itemOf(service, "Water shut off").item_id,
+        value: true,
+      });
+    }
+    expect(account?.disclosed.contractor_id).toBeUndefined();
+    expect(account?.disclosed.contractor_ref).toMatch(/^cref-/);
+    expect(team?.disclosed.contractor_id).toMatch(/^ctr_a/);
+    expect(own?.disclosed.contractor_id).toMatch(/^ctr_a/);
+  });
+
   it("accepts the same answers sent again (a replayed offline queue) without a new record; a change is a new one", async () => {
     const id = (label: string) => itemOf(service, label).item_id;
     const again = await answer(orderId, [
@@ -450,6 +471,27 @@ describe("a job's checklist", () => {
       expect(res.json().unanswered_required).toEqual([]);
       expect(res.json().items.filter((i: Item) => i.answer !== null)).toHaveLength(4);
     }
+  });
+});
+
+describe("an offered job", () => {
+  it("shows its contractor what the job would ask, and an answer is refused (409) without fixing the checklist", async () => {
+    const placed = await h.post(ORDER_PATH, JOB, as(caller));
+    expect(placed.statusCode, placed.body).toBe(200);
+    const orderId = placed.json().order_id as string;
+    const read = await checklist(holderKey, orderId);
+    expect(read.statusCode, read.body).toBe(200);
+    expect(read.json().fixed_at).toBeNull();
+    const item = itemOf(service, "Water shut off").item_id;
+    const refused = expectProblem(
+      await answer(orderId, [{ item_id: item, value: true }]),
+      409,
+      "invalid_transition",
+    );
+    expect(refused.current_status).toBe("offered");
+    expect(await h.services.store.checklists.orderChecklist(orderId)).toBeUndefined();
+    const cancelled = await h.post("/api/dispatch/v1/orders/cancel", { order_id: orderId }, as(caller));
+    expect(cancelled.statusCode, cancelled.body).toBe(200);
   });
 });
 

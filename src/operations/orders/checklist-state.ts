@@ -38,15 +38,20 @@ export async function checklistOf(
   store: Store,
   order: Order,
   now: Date,
+  tx?: WriteTx,
 ): Promise<{ checklist: OrderChecklist; fixed: boolean }> {
-  const fixed = await store.checklists.orderChecklist(order.id);
+  const fixed = await store.checklists.orderChecklist(order.id, tx);
   if (fixed) return { checklist: fixed, fixed: true };
   const at = now.toISOString();
   if (ENDED.includes(order.status)) {
     return { checklist: { orderId: order.id, templateIds: [], items: [], fixedAt: at }, fixed: false };
   }
-  return { checklist: await fromTemplates(store, order, at), fixed: false };
+  return { checklist: await fromTemplates(store, order, at, tx), fixed: false };
 }
+
+/** The statuses of a job under way, in which its contractor's read or answers fix its checklist (an
+ * offered contractor reads what the job would ask, and fixes nothing). */
+export const FIXING_STATUSES: readonly string[] = ["accepted", "en_route", "on_site"];
 
 /** The order's checklist, fixed inside `tx` if it was not yet. */
 export async function fixedChecklist(
@@ -74,7 +79,7 @@ export async function completionRequirements(
 }
 
 /**
- * Saves a contractor's answers to its job's checklist (fixed first if it was not yet) in one write
+ * Saves a contractor's answers to its job's checklist (fixed first while the job is under way) in one write
  * transaction, the order's row locked: each answer that changes what the job holds sealed as
  * order.checklist_answered with its row; the checklist and its answers after, or the refusal (404 for a
  * job that is not the contractor's, 422 for an answer at fault, 409 off site). Used by the contractor's
@@ -85,7 +90,7 @@ export async function saveAnswers(
   contractor: ContractorKey,
   orderId: string,
   answers: readonly AnswerInput[],
-): Promise<{ checklist: OrderChecklist; answers: ChecklistAnswer[] } | ApiError> {
+): Promise<{ checklist: OrderChecklist; fixed: boolean; answers: ChecklistAnswer[] } | ApiError> {
   const { store, refs } = services;
   const now = services.now();
   const at = now.toISOString();
@@ -95,7 +100,9 @@ export async function saveAnswers(
     if (!order || order.contractor_id !== contractor.contractorId || order.livemode !== contractor.livemode) {
       return new ApiError("not_found", `You have no job ${orderId}.`);
     }
-    const checklist = await fixedChecklist(store, tx, order, now);
+    const { checklist, fixed } = FIXING_STATUSES.includes(order.status)
+      ? { checklist: await fixedChecklist(store, tx, order, now), fixed: true }
+      : await checklistOf(store, order, now, tx);
     const held = await store.checklists.answers(order.id, tx);
     const photos = new Set(
       (await store.attachments.ofOrder(order.id, tx)).filter((a) => a.kind === "photo").map((a) => a.id),
@@ -140,6 +147,6 @@ export async function saveAnswers(
         tx,
       );
     }
-    return { checklist, answers: await store.checklists.answers(order.id, tx) };
+    return { checklist, fixed, answers: await store.checklists.answers(order.id, tx) };
   });
 }

@@ -17,7 +17,7 @@ import { ApiError } from "../../errors.js";
 import { contractorOf, defineOperation, type OperationContext } from "../kernel/operation.js";
 import { sealRef, sealRefSchema } from "../matching/decision-records.js";
 import { orderFor } from "./attachment-access.js";
-import { checklistOf, fixedChecklist, saveAnswers } from "./checklist-state.js";
+import { checklistOf, FIXING_STATUSES, fixedChecklist, saveAnswers } from "./checklist-state.js";
 
 const orderIdParam = z.string().min(1).max(64).describe("The order's id.");
 
@@ -99,9 +99,6 @@ function checklistView(
   };
 }
 
-/** The statuses in which the contractor's read fixes the job's checklist: it holds a job under way. */
-const FIXING_STATUSES: readonly string[] = ["accepted", "en_route", "on_site"];
-
 export const orderChecklistOperation = defineOperation({
   id: "orderChecklist",
   name: "order.checklist",
@@ -168,6 +165,6 @@ export const contractorChecklistAnswerOperation = defineOperation({
   async handler(ctx, input) {
     const outcome = await saveAnswers(ctx.services, contractorOf(ctx), input.order_id, input.answers);
     if (outcome instanceof ApiError) throw outcome;
-    return checklistView(ctx, outcome.checklist, true, outcome.answers);
+    return checklistView(ctx, outcome.checklist, outcome.fixed, outcome.answers);
   },
 });
