@@ -101,6 +101,23 @@ export class KyselyChecklistStore implements ChecklistStore {
     return rows.map(templateOf);
   }
 
+  async inForce(
+    order: { livemode: boolean; trade: string; accountId: string },
+    tx?: WriteTx,
+  ): Promise<ChecklistTemplate[]> {
+    const rows = await trxOf(tx, this.db)
+      .selectFrom("checklist_templates")
+      .selectAll()
+      .where("livemode", "=", order.livemode ? 1 : 0)
+      .where("trade", "=", order.trade)
+      .where("retired_at", "is", null)
+      .where((eb) => eb.or([eb("account_id", "is", null), eb("account_id", "=", order.accountId)]))
+      .orderBy("created_at")
+      .orderBy("id")
+      .execute();
+    return rows.map(templateOf);
+  }
+
   async retireTemplate(id: string, at: string, by: string, tx: WriteTx): Promise<boolean> {
     const result = await trxOf(tx, this.db)
       .updateTable("checklist_templates")
@@ -121,7 +138,7 @@ export class KyselyChecklistStore implements ChecklistStore {
   }
 
   async fixOrderChecklist(c: OrderChecklist, tx: WriteTx): Promise<OrderChecklist> {
-    await trxOf(tx, this.db)
+    const inserted = await trxOf(tx, this.db)
       .insertInto("order_checklists")
       .values({
         order_id: c.orderId,
@@ -130,7 +147,10 @@ export class KyselyChecklistStore implements ChecklistStore {
         fixed_at: c.fixedAt,
       })
       .onConflict((oc) => oc.column("order_id").doNothing())
-      .execute();
+      .returningAll()
+      .executeTakeFirst();
+    if (inserted) return checklistOf(inserted);
+    // Fixed meanwhile (another request's transaction): that one stands.
     const fixed = await this.orderChecklist(c.orderId, tx);
     if (!fixed) throw new Error(`order ${c.orderId}: its checklist was not written`);
     return fixed;

@@ -410,6 +410,12 @@ export interface ChecklistStore {
     },
     tx?: WriteTx,
   ): Promise<ChecklistTemplate[]>;
+  /** The templates in force that an order of `trade` placed by `accountId` may get: the service's and the
+   * account's (domain/orders/checklist.ts templatesFor chooses), in one read. */
+  inForce(
+    order: { livemode: boolean; trade: string; accountId: string },
+    tx?: WriteTx,
+  ): Promise<ChecklistTemplate[]>;
   /** Marks a template retired; false when it was already. */
   retireTemplate(id: string, at: string, by: string, tx: WriteTx): Promise<boolean>;
   orderChecklist(orderId: string, tx?: WriteTx): Promise<OrderChecklist | undefined>;

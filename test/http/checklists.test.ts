@@ -315,6 +315,16 @@ describe("a job's checklist", () => {
     const again = await checklist(caller, orderId);
     expect(again.json().fixed_at).toBe(first.json().fixed_at);
     expect(again.json().items.map((i: Item) => i.label)).not.toContain("Later item");
+    // A second fixing (another request's, racing the first) leaves the first standing.
+    const { store } = h.services;
+    const raced = await store.write((tx) =>
+      store.checklists.fixOrderChecklist(
+        { orderId, templateIds: ["clt_raced"], items: [], fixedAt: new Date().toISOString() },
+        tx,
+      ),
+    );
+    expect(raced.templateIds).toEqual([service.template_id, own.template_id]);
+    expect(raced.fixedAt).toBe(first.json().fixed_at);
     const retired = await h.post(`${TEMPLATES}/${later.json().template_id}/retire`, {}, as(dispatcher));
     expect(retired.json().retired_at).not.toBeNull();
     // Retiring again answers the template as it is.

@@ -24,11 +24,8 @@ const ENDED: readonly string[] = ["completed", "invoiced", "cancelled", "cannot_
 
 /** The checklist the templates in force give `order` now. */
 async function fromTemplates(store: Store, order: Order, at: string, tx?: WriteTx): Promise<OrderChecklist> {
-  const scope = { livemode: order.livemode, trade: order.trade };
-  const active = [
-    ...(await store.checklists.templates({ ...scope, accountId: null }, tx)),
-    ...(await store.checklists.templates({ ...scope, accountId: order.account_id }, tx)),
-  ];
+  const scope = { livemode: order.livemode, trade: order.trade, accountId: order.account_id };
+  const active = await store.checklists.inForce(scope, tx);
   return fixChecklist(order.id, templatesFor(active, order), at);
 }
 
