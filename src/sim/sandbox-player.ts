@@ -13,7 +13,7 @@ import type { ProgressReport } from "../domain/orders/commands.js";
 import type { Order } from "../domain/orders/order.js";
 import { nteInForce } from "../domain/orders/policy.js";
 import { ApiError } from "../errors.js";
-import { saveAnswers } from "../operations/orders/checklist-state.js";
+import { checklistOf, saveAnswers } from "../operations/orders/checklist-state.js";
 import {
   acceptOffer,
   invoice,
@@ -154,21 +154,25 @@ export class SandboxPlayer {
   }
 
   /** Answers the job's checklist before completing it, as a contractor on site would: every item it
-   * can (the checklist fixed by the first call), then whether a required one is left (a photo). */
+   * can, then whether a required one is left (a photo). Read first, so a job without a checklist (the
+   * most) costs no write of its own: its completion fixes the empty one. */
   private async answerChecklist(
     contractorId: string,
     order: Order,
   ): Promise<"answered" | "photo_missing" | "refused"> {
-    const fixed = await saveAnswers(this.services, sandbox(contractorId), order.id, []);
-    if (fixed instanceof ApiError) return "refused";
-    const answers = fixed.checklist.items.flatMap((item) => {
-      const value = sandboxAnswer(item);
+    const { store, now } = this.services;
+    const { checklist } = await checklistOf(store, order, now());
+    const held = new Set((await store.checklists.answers(order.id)).map((a) => a.itemId));
+    const answers = checklist.items.flatMap((item) => {
+      const value = held.has(item.item_id) ? null : sandboxAnswer(item);
       return value === null ? [] : [{ item_id: item.item_id, value }];
     });
-    const saved =
-      answers.length === 0
-        ? fixed
-        : await saveAnswers(this.services, sandbox(contractorId), order.id, answers);
+    if (answers.length === 0) {
+      return unansweredRequired(checklist, held).length === 0 ? "answered" : "photo_missing";
+    }
+    // Fixes the checklist, from the same templates unless one changed meanwhile (then an item is not
+    // found, and the next round answers the checklist as fixed).
+    const saved = await saveAnswers(this.services, sandbox(contractorId), order.id, answers);
     if (saved instanceof ApiError) return "refused";
     const answered = new Set(saved.answers.map((a) => a.itemId));
     return unansweredRequired(saved.checklist, answered).length === 0 ? "answered" : "photo_missing";
