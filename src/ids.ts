@@ -25,7 +25,9 @@ export type IdPrefix =
   | "whs"
   | "off"
   | "att"
-  | "upl";
+  | "upl"
+  | "clt"
+  | "cli";
 
 export function newId(prefix: IdPrefix, length = 20): string {
   return `${prefix}_${randomBase62(length)}`;

@@ -42,6 +42,8 @@ const AUDIT_KINDS = {
     "A photo or PDF was added to an order (proof of work): its id, kind, sniffed media type, the SHA-256 and size of the stored file (an image without its metadata) and of the file as received, its thumbnail's SHA-256, its caption, the uploader's role, and what the photo's EXIF claimed: captured_at (DateTimeOriginal, local time) and captured_position (GPS latitude and longitude, a disclosure for the account and the dispatch team).",
   "account.proof_requirements_set":
     "An account set what its jobs of one mode need before completion (proof of work): signature_required, photo_required, and the previous values.",
+  "order.checklist_answered":
+    "The contractor on the job answered an item of the order's checklist (or changed its answer; each answer has its record): the item's id, label, kind and template, the value (a yes/no, a number with its unit, a text, or a photo's attachment_id), and the contractor.",
   "schedule.applied":
     "A dispatcher applied a day optimiser's proposal: its id and SHA-256 hash, the day, and each assignment it made (or that was refused, with the reason); each assignment also has its own order.assigned record.",
   "pool.changed": "A dispatcher activated, deactivated, excluded or re-included a contractor, and why.",

@@ -28,6 +28,12 @@ import {
 } from "./orders/attachments.js";
 import { nteDecisionOperation, orderCancelOperation } from "./orders/caller-actions.js";
 import {
+  checklistTemplateCreateOperation,
+  checklistTemplateRetireOperation,
+  checklistTemplatesOperation,
+} from "./orders/checklist-templates.js";
+import { contractorChecklistAnswerOperation, orderChecklistOperation } from "./orders/checklists.js";
+import {
   contractorAcceptOperation,
   contractorDeclineOperation,
   contractorInvoiceOperation,
@@ -88,6 +94,10 @@ export const OPERATIONS: readonly AnyOperation[] = [
   proofRequirementsOperation,
   proofRequirementsSetOperation,
   serviceReportOperation,
+  orderChecklistOperation,
+  checklistTemplateCreateOperation,
+  checklistTemplatesOperation,
+  checklistTemplateRetireOperation,
   webhooksConfigOperation,
   webhooksSetEndpointOperation,
   webhooksRotateSecretOperation,
@@ -112,6 +122,7 @@ export const OPERATIONS: readonly AnyOperation[] = [
   contractorReportOperation,
   contractorNteRequestOperation,
   contractorInvoiceOperation,
+  contractorChecklistAnswerOperation,
   contractorAuditListOperation,
   contractorTimeOffOperation,
   contractorTimeOffAddOperation,

@@ -8,6 +8,7 @@
 // plays it. The store's queries leave it out at each round, so every process agrees as soon as the key is
 // issued or revoked.
 
+import { type AnswerValue, type ChecklistItem, unansweredRequired } from "../domain/orders/checklist.js";
 import type { ProgressReport } from "../domain/orders/commands.js";
 import type { Order } from "../domain/orders/order.js";
 import { nteInForce } from "../domain/orders/policy.js";
@@ -15,6 +16,7 @@ import { TRADES } from "../domain/trades.js";
 import { ApiError } from "../errors.js";
 import type { Services } from "../operations/kernel/operation.js";
 import { storeAttachment } from "../operations/orders/attachment-upload.js";
+import { checklistOf, saveAnswers } from "../operations/orders/checklist-state.js";
 import {
   acceptOffer,
   invoice,
@@ -41,6 +43,21 @@ const actor = "system:sandbox" as const;
 
 /** A sandbox contractor as its (simulated) key presents it. */
 const sandbox = (contractorId: string) => ({ contractorId, livemode: false });
+
+/** What a simulated contractor answers to a checklist item: yes, the least number its range takes (0 when
+ * that is in range), a short note, the photo it added (null when it could not add one). */
+function sandboxAnswer(item: ChecklistItem, photo: string | null): AnswerValue | null {
+  switch (item.kind) {
+    case "yes_no":
+      return true;
+    case "number":
+      return Math.min(Math.max(0, item.min ?? 0), item.max ?? Number.POSITIVE_INFINITY);
+    case "text":
+      return "Done (sandbox)".slice(0, item.max_length ?? 500);
+    case "photo":
+      return photo;
+  }
+}
 
 /** Runs a step; one that lost to a change made meanwhile (a refusal) is simply not taken. */
 async function step(work: () => Promise<unknown>): Promise<void> {
@@ -118,11 +135,7 @@ export class SandboxPlayer {
         );
         continue;
       }
-      const completes =
-        order.status === "on_site" && !order.description.includes(SANDBOX_MARKERS.cannotComplete);
-      // The proof a real contractor leaves: a photo of the work and the site contact's signature.
-      if (completes) await step(() => this.addProof(order, contractorId));
-      const report: ProgressReport =
+      let report: ProgressReport =
         order.status === "accepted"
           ? { status: "en_route", eta_minutes: 20 }
           : order.status === "en_route"
@@ -134,21 +147,40 @@ export class SandboxPlayer {
                   final_cost_cents: Number(order.estimated_cost_cents),
                   position: phonePosition(order, "completed"),
                 };
+      if (report.status === "completed") {
+        // The proof a real contractor leaves: a photo of the work and the site contact's signature, then
+        // the job's checklist (a photo item answered with that photo).
+        const photo = await this.addProof(order, contractorId).catch((error: unknown) => {
+          if (error instanceof ApiError) return null;
+          throw error;
+        });
+        const checklist = await this.answerChecklist(contractorId, order, photo);
+        // The job changed meanwhile (its checklist refused the answers): the next round sees it as it is.
+        if (checklist === "refused") continue;
+        if (checklist === "photo_missing") {
+          report = {
+            status: "cannot_complete",
+            reason: "the checklist asks for a photo the sandbox's contractor could not add",
+          };
+        }
+      }
       await step(() => reportProgress(this.services, sandbox(contractorId), order.id, report, actor));
     }
   }
 
-  /** A generated photo and signature, added as the job's contractor would (once each). */
-  private async addProof(order: Order, contractorId: string): Promise<void> {
+  /** A generated photo and signature, added as the job's contractor would (once each); the photo's id. */
+  private async addProof(order: Order, contractorId: string): Promise<string | null> {
     const uploader = `contractor:${contractorId}` as const;
     const held = await this.services.store.attachments.ofOrder(order.id);
     const access = { order, actor: uploader, role: "contractor" as const };
-    if (!held.some((a) => a.kind === "photo" && a.uploader === uploader)) {
-      await storeAttachment(this.services, access, {
+    let photo = held.find((a) => a.kind === "photo" && a.uploader === uploader)?.id ?? null;
+    if (photo === null) {
+      const added = await storeAttachment(this.services, access, {
         bytes: await sandboxPhoto(order.id, TRADES[order.trade]?.name ?? order.trade),
         filename: "sandbox-photo.jpg",
         fields: { kind: "photo", caption: "The work done (a generated sandbox photo)" },
       });
+      photo = added.id;
     }
     if (!held.some((a) => a.kind === "signature")) {
       await storeAttachment(this.services, access, {
@@ -157,6 +189,33 @@ export class SandboxPlayer {
         fields: { kind: "signature", signer_name: sandboxSigner(order.id) },
       });
     }
+    return photo;
+  }
+
+  /** Answers the job's checklist before completing it, as a contractor on site would: every item it
+   * can, then whether a required one is left (a photo). Read first, so a job without a checklist (the
+   * most) costs no write of its own: its completion fixes the empty one. */
+  private async answerChecklist(
+    contractorId: string,
+    order: Order,
+    photo: string | null,
+  ): Promise<"answered" | "photo_missing" | "refused"> {
+    const { store, now } = this.services;
+    const { checklist } = await checklistOf(store, order, now());
+    const held = new Set((await store.checklists.answers(order.id)).map((a) => a.itemId));
+    const answers = checklist.items.flatMap((item) => {
+      const value = held.has(item.item_id) ? null : sandboxAnswer(item, photo);
+      return value === null ? [] : [{ item_id: item.item_id, value }];
+    });
+    if (answers.length === 0) {
+      return unansweredRequired(checklist, held).length === 0 ? "answered" : "photo_missing";
+    }
+    // Fixes the checklist, from the same templates unless one changed meanwhile (then an item is not
+    // found, and the next round answers the checklist as fixed).
+    const saved = await saveAnswers(this.services, sandbox(contractorId), order.id, answers);
+    if (saved instanceof ApiError) return "refused";
+    const answered = new Set(saved.answers.map((a) => a.itemId));
+    return unansweredRequired(saved.checklist, answered).length === 0 ? "answered" : "photo_missing";
   }
 
   start(intervalMs = SANDBOX_PLAY_MS): void {

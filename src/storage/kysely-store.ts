@@ -9,6 +9,7 @@ import { AuditStore } from "./audit-store.js";
 import type { BlobStore } from "./blobs/blob-store.js";
 import { FsBlobStore } from "./blobs/fs-blob-store.js";
 import { SqlBlobStore } from "./blobs/sql-blob-store.js";
+import { KyselyChecklistStore } from "./checklist-store.js";
 import { CommittedTime, type TransactionTime } from "./commitment-ledger.js";
 import { KyselyConsoleSessionStore } from "./console-session-store.js";
 import { KyselyContractorStore } from "./contractor-store.js";
@@ -49,6 +50,7 @@ export class KyselyStore implements Store {
   readonly attachments: KyselyAttachmentStore;
   readonly proofRequirements: KyselyProofRequirementsStore;
   readonly partialUploads: PartialUploadStore;
+  readonly checklists: KyselyChecklistStore;
   readonly schedules: ScheduleStore;
   /** PostgreSQL schema the store works in, when not the default (the migration tables live there too). */
   readonly schema: string | undefined;
@@ -95,6 +97,7 @@ export class KyselyStore implements Store {
     this.attachments = new KyselyAttachmentStore(db);
     this.proofRequirements = new KyselyProofRequirementsStore(db);
     this.partialUploads = new PartialUploadStore(db);
+    this.checklists = new KyselyChecklistStore(db);
     this.clock = options.clock;
     this.schedules = new ScheduleStore(db);
     this.committer = new GroupCommitter<WriteTx>(

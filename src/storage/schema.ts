@@ -397,6 +397,9 @@ export interface Database {
   blob_chunks: BlobChunksTable;
   partial_uploads: PartialUploadsTable;
   upload_chunks: UploadChunksTable;
+  checklist_templates: ChecklistTemplatesTable;
+  order_checklists: OrderChecklistsTable;
+  checklist_answers: ChecklistAnswersTable;
 }
 
 /** What an account requires before its jobs of one mode are completed (migration 0033). */
@@ -407,6 +410,43 @@ interface ProofRequirementsTable {
   photo_required: number;
   updated_at: string;
   updated_by: string;
+  seal: string;
+}
+
+/** A checklist template (migration 0030): the service's (account_id null) or an account's, for one trade. */
+export interface ChecklistTemplatesTable {
+  id: string;
+  livemode: number;
+  account_id: string | null;
+  trade: string;
+  name: string;
+  replaces_service: number;
+  /** JSON: the items. */
+  items: string;
+  created_at: string;
+  created_by: string;
+  retired_at: string | null;
+  retired_by: string | null;
+}
+
+/** An order's checklist, fixed once (migration 0030). */
+export interface OrderChecklistsTable {
+  order_id: string;
+  /** JSON: the templates' ids. */
+  template_ids: string;
+  /** JSON: the items, each with its template_id. */
+  items: string;
+  fixed_at: string;
+}
+
+/** The answer to one item of an order's checklist (migration 0030). */
+export interface ChecklistAnswersTable {
+  order_id: string;
+  item_id: string;
+  /** JSON: a boolean, a number or a string. */
+  value: string;
+  answered_at: string;
+  answered_by: string;
   seal: string;
 }
 

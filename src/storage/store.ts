@@ -9,6 +9,7 @@ import type { AuditEntry } from "../audit/record.js";
 import type { Commitment } from "../domain/commitments.js";
 import type { Contractor, Pool } from "../domain/contractor.js";
 import type { ContractorStanding } from "../domain/contractor-directory.js";
+import type { ChecklistAnswer, ChecklistTemplate, OrderChecklist } from "../domain/orders/checklist.js";
 import type { ProofRequirements } from "../domain/orders/completion-gate.js";
 import type { NteRequest, Offer, OfferStatus, Order } from "../domain/orders/order.js";
 import type { OrderStatus } from "../domain/orders/transitions.js";
@@ -426,6 +427,37 @@ export interface ProofRequirementsStore {
   set(row: ProofRequirementsRow, tx: WriteTx): Promise<void>;
 }
 
+/** Checklist templates, orders' fixed checklists and their answers (issue 32; domain/orders/checklist.ts). */
+export interface ChecklistStore {
+  insertTemplate(template: ChecklistTemplate, tx: WriteTx): Promise<void>;
+  templateById(id: string, tx?: WriteTx): Promise<ChecklistTemplate | undefined>;
+  /** Templates of one mode, oldest first: the service's (accountId null) or one account's, or, with
+   * accountId undefined, every one; of one trade if given; retired ones only when asked. */
+  templates(
+    filter: {
+      livemode: boolean;
+      accountId?: string | null;
+      trade?: string;
+      includeRetired?: boolean;
+    },
+    tx?: WriteTx,
+  ): Promise<ChecklistTemplate[]>;
+  /** The templates in force that an order of `trade` placed by `accountId` may get: the service's and the
+   * account's (domain/orders/checklist.ts templatesFor chooses), in one read. */
+  inForce(
+    order: { livemode: boolean; trade: string; accountId: string },
+    tx?: WriteTx,
+  ): Promise<ChecklistTemplate[]>;
+  /** Marks a template retired; false when it was already. */
+  retireTemplate(id: string, at: string, by: string, tx: WriteTx): Promise<boolean>;
+  orderChecklist(orderId: string, tx?: WriteTx): Promise<OrderChecklist | undefined>;
+  /** Writes an order's checklist unless it has one already; the one it has afterwards. */
+  fixOrderChecklist(checklist: OrderChecklist, tx: WriteTx): Promise<OrderChecklist>;
+  answers(orderId: string, tx?: WriteTx): Promise<ChecklistAnswer[]>;
+  /** Writes an item's answer, replacing the one it had. */
+  saveAnswer(answer: ChecklistAnswer, tx: WriteTx): Promise<void>;
+}
+
 export interface Store {
   readonly dialect: "sqlite" | "postgres";
   /** Where a worker thread reads the same data (day-reader.ts); none for an in-memory store. */
@@ -462,6 +494,8 @@ export interface Store {
   readonly attachments: AttachmentStore;
   /** What accounts require before their jobs are completed. */
   readonly proofRequirements: ProofRequirementsStore;
+  /** Checklist templates, orders' checklists and their answers. */
+  readonly checklists: ChecklistStore;
   /** The blob store that goes with this store: chunked rows on PostgreSQL (shared by every process),
    * files under `dir` (the data directory's blobs/) on the embedded store. */
   blobStore(dir: string): BlobStore;

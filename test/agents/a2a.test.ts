@@ -36,6 +36,9 @@ beforeAll(async () => {
   h = await createHarness({
     PUBLIC_RATE_LIMIT_PER_MINUTE: "100000",
     PUBLIC_RATE_LIMIT_BURST: "100000",
+    // The walk through every operation is more calls than one client's agent burst (60).
+    AGENT_RATE_LIMIT_PER_MINUTE: "100000",
+    AGENT_RATE_LIMIT_BURST: "100000",
     PROBE_ALLOW_PRIVATE_NETWORKS: "true",
     PROBE_ALLOWED_PORTS: String(shop.port),
   });
@@ -166,6 +169,13 @@ describe("A2A", () => {
       (
         (await run("contractor.offers", {}, key)).offers as Array<{ offer_id: string; order_id: string }>
       ).find((o) => o.order_id === orderId)?.offer_id;
+    // The account's checklist for its plumbing jobs: one required item, answered below before completion.
+    const checklist = {
+      trade: "plumbing",
+      name: "Agent's checklist",
+      items: [{ kind: "yes_no", label: "Water shut off", required: true }],
+    };
+    const template = await run("checklist.template_create", checklist);
     const mine = await keyFor(order.order_id);
     await run("contractor.accept_offer", { offer_id: await offerOf(mine, order.order_id) }, mine);
     await run("contractor.jobs", {}, mine);
@@ -185,6 +195,13 @@ describe("A2A", () => {
       decision: "approve",
     });
     await run("contractor.report_status", { order_id: order.order_id, status: "on_site" }, mine);
+    const items = template.items as Array<{ item_id: string }>;
+    const answered = await run(
+      "contractor.checklist_answer",
+      { order_id: order.order_id, answers: [{ item_id: items[0]?.item_id, value: true }] },
+      mine,
+    );
+    expect(answered.unanswered_required).toEqual([]);
     await run(
       "contractor.report_status",
       { order_id: order.order_id, status: "completed", final_cost_cents: 51_000 },
@@ -260,6 +277,8 @@ describe("A2A", () => {
       "attest.consistency": { first: 1, second: size },
       "audit.list": { order_id: order.order_id },
       "order.attachments": { order_id: order.order_id },
+      "order.checklist": { order_id: order.order_id },
+      "checklist.template_retire": { template_id: template.template_id },
     };
     for (const op of OPERATIONS) if (!done.has(op.name)) await run(op.name, inputs[op.name] ?? op.example);
     expect([...done].sort()).toEqual(OPERATIONS.map((o) => o.name).sort());

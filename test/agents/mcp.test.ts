@@ -49,6 +49,9 @@ beforeAll(async () => {
   h = await createHarness({
     PUBLIC_RATE_LIMIT_PER_MINUTE: "100000",
     PUBLIC_RATE_LIMIT_BURST: "100000",
+    // The walk through every operation is more calls than one client's agent burst (60).
+    AGENT_RATE_LIMIT_PER_MINUTE: "100000",
+    AGENT_RATE_LIMIT_BURST: "100000",
     PROBE_ALLOW_PRIVATE_NETWORKS: "true",
     PROBE_ALLOWED_PORTS: String(shop.port),
   });
@@ -219,6 +222,12 @@ describe("MCP tools", () => {
       await c.listTools();
       return c;
     };
+    // The account's checklist for its plumbing jobs: one required item, answered below before completion.
+    const template = await call("checklist.template_create", {
+      trade: "plumbing",
+      name: "Agent's checklist",
+      items: [{ kind: "yes_no", label: "Water shut off", required: true }],
+    });
     const first = await contractorClient(order.order_id as string);
     const offers = (await call("contractor.offers", {}, first)).offers as Array<{
       offer_id: string;
@@ -243,6 +252,13 @@ describe("MCP tools", () => {
       decision: "approve",
     });
     await call("contractor.report_status", { order_id: order.order_id, status: "on_site" }, first);
+    const items = template.items as Array<{ item_id: string }>;
+    const answered = await call(
+      "contractor.checklist_answer",
+      { order_id: order.order_id, answers: [{ item_id: items[0]?.item_id, value: true }] },
+      first,
+    );
+    expect(answered.unanswered_required).toEqual([]);
     await call(
       "contractor.report_status",
       { order_id: order.order_id, status: "completed", final_cost_cents: 52_000 },
@@ -336,6 +352,8 @@ describe("MCP tools", () => {
       "attest.consistency": { first: 1, second: size },
       "audit.list": { order_id: order.order_id },
       "order.attachments": { order_id: order.order_id },
+      "order.checklist": { order_id: order.order_id },
+      "checklist.template_retire": { template_id: template.template_id },
       "agentic.readiness_probe": { url: `${shop.origin}/` },
     };
     for (const op of OPERATIONS) {

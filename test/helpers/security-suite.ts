@@ -14,6 +14,7 @@ import { generateApiKey } from "../../src/auth/api-key.js";
 import type { IdPrefix } from "../../src/ids.js";
 import type { AnyOperation } from "../../src/operations/kernel/operation.js";
 import { attachmentUploadOperation } from "../../src/operations/orders/attachments.js";
+import { checklistTemplateCreateOperation } from "../../src/operations/orders/checklist-templates.js";
 import {
   contractorAcceptOperation,
   contractorNteRequestOperation,
@@ -97,12 +98,14 @@ const ID_PREFIXES = [
   "off",
   "att",
   "upl",
+  "clt",
+  "cli",
 ] as const satisfies readonly IdPrefix[];
 const everyPrefixListed: Exclude<IdPrefix, (typeof ID_PREFIXES)[number]> extends never ? true : false = true;
 void everyPrefixListed;
 
 /** The ids the world provides, by prefix. */
-const RESOLVED = ["ord", "ofr", "nte", "ctr", "whe", "whd", "prp", "off", "att"] as const;
+const RESOLVED = ["ord", "ofr", "nte", "ctr", "whe", "whd", "prp", "off", "att", "clt", "cli"] as const;
 type Resolved = (typeof RESOLVED)[number];
 
 const ID_VALUE = new RegExp(`^(${ID_PREFIXES.join("|")})_[0-9A-Za-z]+$`);
@@ -295,7 +298,9 @@ export function inputOf(op: AnyOperation, world: World): Record<string, unknown>
  * webhook endpoint and a signing secret; two of its orders (the order operation's example), the second
  * offered to contractor C (its pending offer is ofr_), the first accepted by C (by accepting its offer, or
  * assigned by a dispatcher) with an NTE increase C asked for pending (ord_, nte_); their webhook deliveries
- * fanned out (whd_); a fresh sandbox contractor D (ctr_); a photo C added to the first order (att_).
+ * fanned out (whd_); a fresh sandbox contractor D (ctr_); a photo C added to the first order (att_); the
+ * account's checklist template of the orders' trade (clt_) and its one item (cli_), on the first order's
+ * checklist.
  */
 export async function buildWorld(h: Harness): Promise<World> {
   const tag = Math.random().toString(36).slice(2, 10);
@@ -305,6 +310,13 @@ export async function buildWorld(h: Harness): Promise<World> {
   const run = (op: AnyOperation, key: string, input: unknown) =>
     ok(callOperation(h, op, input, { "x-api-key": key }), op.id);
   const endpoint = await run(webhooksSetEndpointOperation, caller, webhooksSetEndpointOperation.example);
+  // The account's own checklist template of the orders' trade, one yes/no item (not required: the world's
+  // jobs may be completed by an operation's control).
+  const template = await run(checklistTemplateCreateOperation, caller, {
+    trade: orderOperation.example.trade,
+    name: "the security suite's world",
+    items: [{ kind: "yes_no", label: "Water shut off", required: false }],
+  });
   await run(webhooksRotateSecretOperation, caller, webhooksRotateSecretOperation.example);
   const job = { ...orderOperation.example, reference_id: `sec-${tag}` };
   const second = (await run(orderOperation, caller, job)).order_id as string;
@@ -381,6 +393,8 @@ export async function buildWorld(h: Harness): Promise<World> {
     prp: proposal.proposal_id,
     off: off.time_off_id,
     att: photo.attachment_id,
+    clt: template.template_id,
+    cli: template.items[0].item_id,
   };
   return {
     ids,

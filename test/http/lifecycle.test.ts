@@ -9,6 +9,7 @@ import { SANDBOX_MARKERS, SANDBOX_STEP_MS, SandboxPlayer } from "../../src/sim/s
 import { OfferSweeper } from "../../src/workers/offer-sweeper.js";
 import { liveContractor, testRecord } from "../helpers/fixtures.js";
 import { createHarness, type Harness, ORDER_PATH } from "../helpers/harness.js";
+import { pdfText } from "../helpers/pdf-text.js";
 
 const OFFERS = "/api/contractor/v1/offers";
 const ACCEPT = "/api/contractor/v1/offers/accept";
@@ -264,6 +265,21 @@ describe("sandbox", () => {
     const h = await createHarness();
     open.push(h);
     const at = (steps: number) => () => new Date(Date.now() + steps * (SANDBOX_STEP_MS + 500));
+    // The sandbox account's own checklist for plumbing: the simulated contractor answers it, a photo item
+    // with the photo it adds.
+    const template = await h.post(
+      "/api/checklist-templates",
+      {
+        trade: "plumbing",
+        name: "Leak visit",
+        items: [
+          { kind: "yes_no", label: "Water shut off", required: true },
+          { kind: "photo", label: "Repaired joint", required: true },
+        ],
+      },
+      { "x-api-key": h.sandboxKey },
+    );
+    expect(template.statusCode, template.body).toBe(200);
     const normal = await order(h, h.sandboxKey, { ...JOB, description: "Leak under the sink" });
     const declined = await order(h, h.sandboxKey, { ...JOB, description: `Leak ${SANDBOX_MARKERS.decline}` });
     const silent = await order(h, h.sandboxKey, { ...JOB, description: `Leak ${SANDBOX_MARKERS.noAnswer}` });
@@ -281,6 +297,8 @@ describe("sandbox", () => {
       "order.status_changed",
       "order.attachment_added",
       "order.attachment_added",
+      "order.checklist_answered",
+      "order.checklist_answered",
       "order.status_changed",
       "order.invoiced",
     ]);
@@ -300,12 +318,59 @@ describe("sandbox", () => {
     const report = await h.get(`/api/orders/${normal.order_id}/report`, { "x-api-key": h.sandboxKey });
     expect(report.statusCode).toBe(200);
     expect(report.headers["content-type"]).toBe("application/pdf");
+    const printed = await pdfText(report.rawPayload);
+    expect(printed).toContain("Water shut off");
+    expect(printed).toContain("Repaired joint");
+    expect(printed).toContain(files[1]?.signer_name as string);
     expect(await kinds(h, h.sandboxKey, declined.order_id)).toContain("order.offer_declined");
     // Silence: nobody answers, until the sandbox's 20 s offer window has passed.
     const silentKinds = () => kinds(h, h.sandboxKey, silent.order_id);
     expect(await silentKinds()).toEqual(["order.created", "order.matched"]);
     await background(h.services, { now: () => new Date(Date.now() + 25_000) }).tick();
     expect(await silentKinds()).toContain("order.offer_expired");
+  });
+});
+
+describe("sandbox checklists", () => {
+  it("answers the job's checklist before completing it, a required photo with the photo it adds", async () => {
+    const h = await createHarness();
+    open.push(h);
+    const template = (key: string, items: unknown[]) =>
+      h.post("/api/checklist-templates", { trade: "plumbing", name: "Sandbox", items }, { "x-api-key": key });
+    const made = await template(h.sandboxKey, [
+      { kind: "yes_no", label: "Water shut off", required: true },
+      { kind: "number", label: "Pressure", unit: "psi", min: 20, max: 80, required: true },
+      { kind: "text", label: "Notes", max_length: 4, required: true },
+    ]);
+    expect(made.statusCode, made.body).toBe(200);
+    const photoKey = await h.key("photo-account", "test");
+    expect((await template(photoKey, [{ kind: "photo", label: "Joint", required: true }])).statusCode).toBe(
+      200,
+    );
+    const answered = await order(h, h.sandboxKey, JOB);
+    const photo = await order(h, photoKey, JOB);
+    const at = (steps: number) => () => new Date(Date.now() + steps * (SANDBOX_STEP_MS + 500));
+    for (let step = 1; step <= 4; step++) await background(h.services, { now: at(step) }).tick();
+    const [done, withPhoto] = await h.services.store.orders.byIds([answered.order_id, photo.order_id]);
+    expect(done?.status).toBe("completed");
+    const checklist = (
+      await h.get(`/api/orders/${answered.order_id}/checklist`, { "x-api-key": h.sandboxKey })
+    ).json();
+    expect(checklist.items.map((i: { answer: { value: unknown } }) => i.answer.value)).toEqual([
+      true,
+      20,
+      "Done",
+    ]);
+    expect(
+      (await kinds(h, h.sandboxKey, answered.order_id)).filter((k) => k === "order.checklist_answered"),
+    ).toHaveLength(3);
+    expect(withPhoto?.status).toBe("completed");
+    const photoItem = (
+      await h.get(`/api/orders/${photo.order_id}/checklist`, { "x-api-key": photoKey })
+    ).json().items[0];
+    const files = (await h.get(`/api/orders/${photo.order_id}/attachments`, { "x-api-key": photoKey })).json()
+      .attachments as Array<{ attachment_id: string; kind: string }>;
+    expect(photoItem.answer.value).toBe(files.find((f) => f.kind === "photo")?.attachment_id);
   });
 });
 

@@ -257,6 +257,11 @@ describe("HTTP protocol", () => {
         "proofRequirements",
         "proofRequirementsSet",
         "orderReport",
+        "orderChecklist",
+        "checklistTemplateCreate",
+        "checklistTemplates",
+        "checklistTemplateRetire",
+        "contractorChecklistAnswer",
       ].sort(),
     );
     const quote = doc.paths["/api/dispatch/v1/quote"].post;

@@ -17,7 +17,7 @@ import {
   type TimeWindow,
   windowIssues,
 } from "../time/service-window.js";
-import { type CompletionEvidence, missingForCompletion } from "./completion-gate.js";
+import { type CompletionRequirements, completionRefusal } from "./checklist.js";
 import type {
   Actor,
   AuditFact,
@@ -558,8 +558,9 @@ export function reportProgress(
     report: ProgressReport;
     actor: Actor;
     site?: SiteReference;
-    /** For "completed": what the account requires and what the order holds (completion-gate.ts). */
-    completion?: CompletionEvidence;
+    /** What the order needs for completion (read with it), for a report of `completed`; absent: nothing
+     * (the command runner always reads it: operations/orders/checklist-state.ts). */
+    completion?: CompletionRequirements;
   },
   ctx: CommandContext,
 ): Decision {
@@ -569,14 +570,8 @@ export function reportProgress(
   const status = nextStatus(order.status, REPORT_ACTION[report.status], "contractor");
   if (isRefusal(status)) return status;
   if (report.status === "completed" && cmd.completion) {
-    const missing = missingForCompletion(cmd.completion);
-    if (missing.length > 0) {
-      return refuse(
-        "completion_requirements_unmet",
-        `The job cannot be completed yet: ${missing.map((m) => m.message).join(" ")}`,
-        { currentStatus: order.status, extra: { missing } },
-      );
-    }
+    const missing = completionRefusal(cmd.completion);
+    if (missing) return { ...missing, currentStatus: order.status };
   }
   const iso = ctx.now.toISOString();
   const patch: OrderPatch = { status, updated_at: iso };

@@ -1,5 +1,6 @@
 // What an account may require before a job is completed, and what is missing: a signature of the site
-// contact, a photo of the work. The contractor's "completed" is refused while any is missing, naming each,
+// contact, a photo of the work (the checklist's required items are the other half of the gate:
+// checklist.ts completionRefusal). The contractor's "completed" is refused while any is missing, naming each,
 // so the phone can say what to do next. Requirements are the account's, for each of its modes.
 
 /** The proof an account requires of every job of one mode before it is completed. */
@@ -19,9 +20,12 @@ export interface CompletionEvidence {
   photos: number;
 }
 
+/** One thing a completion lacks: a required checklist item (named), a photo, a signature. */
 export interface MissingProof {
-  requirement: "signature" | "photo";
+  requirement: "checklist_item" | "photo" | "signature";
   message: string;
+  item_id?: string;
+  label?: string;
 }
 
 /** The proof still missing for the job to be completed, in the order the contractor would collect it. */

@@ -49,6 +49,7 @@ import type { Placement } from "../../storage/order-writer.js";
 import type { WriteTx } from "../../storage/store.js";
 import { outboxEvent, webhookBaseUrl } from "../../webhooks/outbox.js";
 import type { Services } from "../kernel/operation.js";
+import { completionRequirements } from "./checklist-state.js";
 import { loggedEvent } from "./event-log.js";
 import { orderSummaryView } from "./order-view.js";
 
@@ -396,10 +397,15 @@ export async function reportProgress(
     services,
     async (tx) => {
       const state = await loadOrder(services, tx, orderId);
-      // "completed" is judged against the proof the account requires, read in the same transaction.
+      // A completion reads what the order needs for it (its checklist's answers, the proof its account
+      // requires) in its transaction.
+      const held = state?.order.contractor_id === contractor.contractorId;
       const completion =
-        state && report.status === "completed"
-          ? await completionEvidence(services, tx, state.order)
+        report.status === "completed" && state && held
+          ? {
+              ...(await completionRequirements(services.store, tx, state.order, services.now())),
+              proof: await completionEvidence(services, tx, state.order),
+            }
           : undefined;
       return { state, completion };
     },
@@ -413,7 +419,11 @@ export async function reportProgress(
               toleranceMiles: services.config.CHECK_IN_TOLERANCE_MILES,
             }
           : undefined;
-      return orders.reportProgress(state, { orderId, contractor, report, actor, site, completion }, ctx);
+      return orders.reportProgress(
+        state,
+        { orderId, contractor, report, actor, site, ...(completion ? { completion } : {}) },
+        ctx,
+      );
     },
   );
   // An ETA after the deadline puts the arrive clock at risk at once; an arrival after it breaches it.

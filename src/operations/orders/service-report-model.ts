@@ -31,16 +31,16 @@ export interface ReportCheckPoint {
   seal?: ReportSeal | null;
 }
 
-/** @public for the checklist feature, which fills `checklist`. */
-export interface ReportChecklistItem {
+/** An item of the job's checklist, as the report prints it. */
+interface ReportChecklistItem {
   label: string;
   /** The answer as text (yes/no, a number, a text, the photo's attachment id); null when unanswered. */
   answer: string | null;
   unit: string | null;
 }
 
-/** @public for the signature feature, which fills `signature`. */
-export interface ReportSignature {
+/** The site contact's signature, as the report prints it. */
+interface ReportSignature {
   signer_name: string;
   signed_at?: string | null;
   attachment_id: string;
@@ -160,6 +160,8 @@ export interface ServiceReportInput {
   audience: ReportAudience;
   /** The account's handle of the order's contractor (for an account's report). */
   contractorRef: string | null;
+  /** The job's checklist with its answers, when it has one fixed. */
+  checklist?: ReportChecklistItem[] | null;
   baseUrl: string;
 }
 
@@ -256,6 +258,7 @@ export function serviceReportModel(input: ServiceReportInput): ServiceReport {
     check_in: checkPoint(order.check_in, recordAt(records, PROGRESS_KINDS, order.on_site_at, baseUrl)),
     check_out: checkPoint(order.check_out, recordAt(records, PROGRESS_KINDS, order.completed_at, baseUrl)),
     signature: signatureOf(input.attachments, baseUrl),
+    checklist: input.checklist && input.checklist.length > 0 ? { items: input.checklist } : null,
     artifacts: input.attachments.map((a) => ({
       attachment_id: a.id,
       kind: a.kind,

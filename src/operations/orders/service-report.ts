@@ -64,14 +64,35 @@ async function reportModelFor(ctx: OperationContext, orderId: string): Promise<S
     );
   }
   const { store, refs } = ctx.services;
-  const [attachments, records] = await Promise.all([
+  const [attachments, records, checklist, answers] = await Promise.all([
     store.attachments.ofOrder(order.id),
     store.audit.orderSeals(order.id),
+    store.checklists.orderChecklist(order.id),
+    store.checklists.answers(order.id),
   ]);
+  const answered = new Map(answers.map((a) => [a.itemId, a.value]));
   return serviceReportModel({
     order,
     attachments,
     records,
+    // The checklist as it was fixed for the job, each item with its answer (a photo item: the photo's id).
+    checklist: checklist
+      ? checklist.items.map((item) => {
+          const value = answered.get(item.item_id);
+          return {
+            label: item.label,
+            answer:
+              value === undefined
+                ? null
+                : typeof value === "boolean"
+                  ? value
+                    ? "Yes"
+                    : "No"
+                  : String(value),
+            unit: item.kind === "number" ? (item.unit ?? null) : null,
+          };
+        })
+      : null,
     audience: role,
     contractorRef: order.contractor_id ? refs.of(order.account_id, order.contractor_id) : null,
     baseUrl: ctx.baseUrl,

@@ -32,6 +32,7 @@ import { migration0026 } from "./0026-webhook-retention.js";
 import { migration0027 } from "./0027-evals-sketches.js";
 import { migration0028 } from "./0028-audit-tiles.js";
 import { migration0029 } from "./0029-attachments.js";
+import { migration0030 } from "./0030-checklists.js";
 import { migration0031 } from "./0031-site-checks.js";
 import { migration0032 } from "./0032-partial-uploads.js";
 import { migration0033 } from "./0033-proof-requirements.js";
@@ -67,6 +68,7 @@ const MIGRATIONS: Record<Dialect, Record<string, Migration>> = {
     "0027-evals-sketches": migration0027("sqlite"),
     "0028-audit-tiles": migration0028("sqlite"),
     "0029-attachments": migration0029("sqlite"),
+    "0030-checklists": migration0030,
     "0031-site-checks": migration0031,
     "0032-partial-uploads": migration0032("sqlite"),
     "0033-proof-requirements": migration0033,
@@ -101,6 +103,7 @@ const MIGRATIONS: Record<Dialect, Record<string, Migration>> = {
     "0027-evals-sketches": migration0027("postgres"),
     "0028-audit-tiles": migration0028("postgres"),
     "0029-attachments": migration0029("postgres"),
+    "0030-checklists": migration0030,
     "0031-site-checks": migration0031,
     "0032-partial-uploads": migration0032("postgres"),
     "0033-proof-requirements": migration0033,
