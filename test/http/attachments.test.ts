@@ -9,8 +9,8 @@ import type { LightMyRequestResponse } from "fastify";
 import sharp from "sharp";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { collectOrphanBlobs, ORPHAN_AGE_MS } from "../../src/workers/orphan-blobs.js";
-import { liveContractor, testRecord } from "../helpers/fixtures.js";
-import { createHarness, type Harness, ORDER_PATH } from "../helpers/harness.js";
+import { acceptedJob, crewOf } from "../helpers/crew.js";
+import { createHarness, type Harness } from "../helpers/harness.js";
 import { multipart } from "../helpers/multipart.js";
 import { expectProblem } from "../helpers/security-suite.js";
 
@@ -91,47 +91,11 @@ async function blobCount(): Promise<number> {
   return n;
 }
 
-async function newJob(): Promise<string> {
-  const res = await h.post(ORDER_PATH, JOB, { "x-api-key": caller });
-  expect(res.statusCode, res.body).toBe(200);
-  const id = res.json().order_id as string;
-  const offers = (await h.get("/api/contractor/v1/offers", { "x-api-key": holderKey })).json().offers;
-  const offer = offers.find((o: { order_id: string }) => o.order_id === id);
-  const accepted = await h.post(
-    "/api/contractor/v1/offers/accept",
-    { offer_id: offer.offer_id },
-    { "x-api-key": holderKey },
-  );
-  expect(accepted.statusCode, accepted.body).toBe(200);
-  return id;
-}
+const newJob = () => acceptedJob(h, caller, holderKey, JOB);
 
 beforeAll(async () => {
   h = await createHarness({ ATTACHMENT_MAX_BYTES: "300000", ATTACHMENT_ORDER_MAX_FILES: "4" });
-  const ids = [
-    `ctr_a${Math.random().toString(36).slice(2, 8)}`,
-    `ctr_b${Math.random().toString(36).slice(2, 8)}`,
-  ];
-  await h.services.store.contractors.insert(
-    ids.map((id, i) => liveContractor({ id, rating: 4.9 - i, maxActiveJobs: 10 })),
-    testRecord(),
-  );
-  await h.services.pool.load();
-  caller = await h.key("acme", "live");
-  otherAccount = await h.key("globex", "live");
-  dispatcher = await h.dispatcherKey("live");
-  const keyOf = async (contractorId: string) =>
-    (
-      await h.services.keys.issue({
-        accountName: "crew",
-        mode: "live",
-        actor: "operator:test",
-        kind: "contractor",
-        contractorId,
-      })
-    ).key;
-  holderKey = await keyOf(ids[0] as string);
-  otherContractorKey = await keyOf(ids[1] as string);
+  ({ caller, otherAccount, dispatcher, holderKey, otherContractorKey } = await crewOf(h));
   orderId = await newJob();
 });
 

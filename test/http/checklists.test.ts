@@ -6,7 +6,7 @@
 import type { LightMyRequestResponse } from "fastify";
 import sharp from "sharp";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { liveContractor, testRecord } from "../helpers/fixtures.js";
+import { acceptedJob, crewOf } from "../helpers/crew.js";
 import { createHarness, type Harness, ORDER_PATH } from "../helpers/harness.js";
 import { expectProblem } from "../helpers/security-suite.js";
 
@@ -28,20 +28,7 @@ let otherContractorKey: string;
 
 const as = (key: string) => ({ "x-api-key": key });
 
-async function newJob(): Promise<string> {
-  const res = await h.post(ORDER_PATH, JOB, as(caller));
-  expect(res.statusCode, res.body).toBe(200);
-  const id = res.json().order_id as string;
-  const offers = (await h.get("/api/contractor/v1/offers", as(holderKey))).json().offers;
-  const offer = offers.find((o: { order_id: string }) => o.order_id === id);
-  const accepted = await h.post(
-    "/api/contractor/v1/offers/accept",
-    { offer_id: offer.offer_id },
-    as(holderKey),
-  );
-  expect(accepted.statusCode, accepted.body).toBe(200);
-  return id;
-}
+const newJob = () => acceptedJob(h, caller, holderKey, JOB);
 
 async function onSite(orderId: string): Promise<void> {
   const moved = await h.post(
@@ -107,30 +94,9 @@ const itemOf = (t: { items: Item[] }, label: string) => t.items.find((i) => i.la
 
 beforeAll(async () => {
   h = await createHarness();
-  const ids = [
-    `ctr_a${Math.random().toString(36).slice(2, 8)}`,
-    `ctr_b${Math.random().toString(36).slice(2, 8)}`,
-  ];
-  await h.services.store.contractors.insert(
-    ids.map((id, i) => liveContractor({ id, rating: 4.9 - i, maxActiveJobs: 20 })),
-    testRecord(),
-  );
-  await h.services.pool.load();
-  caller = await h.key("acme", "live");
-  otherAccount = await h.key("globex", "live");
-  dispatcher = await h.dispatcherKey("live");
-  const keyOf = async (contractorId: string) =>
-    (
-      await h.services.keys.issue({
-        accountName: "crew",
-        mode: "live",
-        actor: "operator:test",
-        kind: "contractor",
-        contractorId,
-      })
-    ).key;
-  holderKey = await keyOf(ids[0] as string);
-  otherContractorKey = await keyOf(ids[1] as string);
+  ({ caller, otherAccount, dispatcher, holderKey, otherContractorKey } = await crewOf(h, {
+    maxActiveJobs: 20,
+  }));
   const svc = await h.post(
     TEMPLATES,
     {

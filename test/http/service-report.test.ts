@@ -7,7 +7,7 @@ import { createHash } from "node:crypto";
 import type { LightMyRequestResponse } from "fastify";
 import sharp from "sharp";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { liveContractor, testRecord } from "../helpers/fixtures.js";
+import { crewOf } from "../helpers/crew.js";
 import { createHarness, type Harness, ORDER_PATH } from "../helpers/harness.js";
 import { pdfImageCount, pdfText } from "../helpers/pdf-text.js";
 import { expectProblem } from "../helpers/security-suite.js";
@@ -75,30 +75,7 @@ const reportOf = (key: string, id = orderId): Promise<LightMyRequestResponse> =>
 
 beforeAll(async () => {
   h = await createHarness();
-  const ids = [
-    `ctr_r${Math.random().toString(36).slice(2, 8)}`,
-    `ctr_s${Math.random().toString(36).slice(2, 8)}`,
-  ];
-  await h.services.store.contractors.insert(
-    ids.map((id, i) => liveContractor({ id, rating: 4.9 - i, maxActiveJobs: 10 })),
-    testRecord(),
-  );
-  await h.services.pool.load();
-  caller = await h.key("acme", "live");
-  otherAccount = await h.key("globex", "live");
-  dispatcher = await h.dispatcherKey("live");
-  const keyOf = async (contractorId: string) =>
-    (
-      await h.services.keys.issue({
-        accountName: "crew",
-        mode: "live",
-        actor: "operator:test",
-        kind: "contractor",
-        contractorId,
-      })
-    ).key;
-  holderKey = await keyOf(ids[0] as string);
-  otherContractorKey = await keyOf(ids[1] as string);
+  ({ caller, otherAccount, dispatcher, holderKey, otherContractorKey } = await crewOf(h));
   const placed = await h.post(ORDER_PATH, JOB, { "x-api-key": caller });
   expect(placed.statusCode, placed.body).toBe(200);
   orderId = placed.json().order_id;
