@@ -332,6 +332,21 @@ describe("the console in Chromium", () => {
       { width: 375, height: 740 },
       { latitude: 37.7585, longitude: -122.4189, accuracy: 12 },
     );
+    // The account's own checklist for its plumbing jobs: a yes/no, a number in its range, a photo.
+    const template = await h.post(
+      "/api/checklist-templates",
+      {
+        trade: "plumbing",
+        name: "Water heater visit",
+        items: [
+          { kind: "yes_no", label: "Water shut off", required: true },
+          { kind: "number", label: "Outlet temperature", unit: "°F", min: 100, max: 140, required: true },
+          { kind: "photo", label: "Repaired fitting", required: true },
+        ],
+      },
+      { "x-api-key": accountKey },
+    );
+    expect(template.statusCode, template.body).toBe(200);
     await signIn(phone.page, plumberKey);
     // Placed once the contractor's screen is open and its stream connected: the offer arrives on the stream
     // (the key's one stream may still be held for a moment by the previous test's closed page).
@@ -389,6 +404,21 @@ describe("the console in Chromium", () => {
       .locator('input[type="file"]')
       .setInputFiles({ name: "heater.jpg", mimeType: "image/jpeg", buffer: photo });
     await card.getByRole("list", { name: "Photos added" }).locator("img").waitFor();
+    // The checklist, answered as the contractor goes; one answer made offline waits on the phone and is
+    // sent when the phone is back online.
+    const checklist = card.getByRole("region", { name: "Checklist" });
+    await checklist.getByText("3 required left").waitFor();
+    await checklist.getByRole("button", { name: "Yes", exact: true }).click();
+    await checklist.getByText("2 required left").waitFor();
+    await phone.ctx.setOffline(true);
+    await checklist.getByLabel(/Outlet temperature/).fill("120");
+    await checklist.getByLabel(/Outlet temperature/).press("Tab");
+    await checklist.getByRole("status").filter({ hasText: "Saved on this phone" }).waitFor();
+    await phone.ctx.setOffline(false);
+    await checklist.getByText("1 required left").waitFor();
+    await checklist.getByLabel(/Repaired fitting/).selectOption({ index: 1 });
+    await checklist.getByText("all required answered").waitFor();
+    await shot(phone.page, "contractor-checklist");
     // The site contact signs on the pad (pointer strokes), with a printed name.
     const pad = card.locator("canvas.signature-pad");
     await pad.scrollIntoViewIfNeeded();
@@ -416,6 +446,10 @@ describe("the console in Chromium", () => {
       ["photo", null],
       ["signature", "Dana Reyes"],
     ]);
+    const answers = await h.services.store.checklists.answers(orderId);
+    expect(answers.map((a) => String(a.value)).sort()).toEqual(
+      ["120", files[0]?.id as string, "true"].sort(),
+    );
     // On site, the job costs more than the caller's NTE: ask for more.
     await card.getByText(/^Costs more than the NTE/).click();
     await card.getByLabel("New NTE ($)").fill("450");
@@ -434,12 +468,24 @@ describe("the console in Chromium", () => {
     await proof.locator('[data-signer="Dana Reyes"] img').waitFor();
     expect(await proof.locator('.proof-file[data-kind="photo"] img').count()).toBe(1);
     expect(await proof.locator('[data-check="check-in"]').textContent()).toMatch(/mi from the site/);
+    expect(await proof.locator(".proof-checklist dd").allTextContents()).toEqual([
+      "Yes",
+      "120 °F",
+      "photo 1",
+    ]);
     const reportHref = await proof.locator(".proof-report").getAttribute("href");
     expect(reportHref).toContain(`/api/orders/${orderId}/report`);
     await proof.scrollIntoViewIfNeeded();
     await proof.screenshot({ path: join(ARTIFACTS, "account-proof.png") });
     await accessible(desk.page, "account with an order's proof");
     await desk.ctx.close();
+    // Retired, so the later tests' plumbing jobs complete without it.
+    const retired = await h.app.inject({
+      method: "POST",
+      url: `/api/checklist-templates/${template.json().template_id}/retire`,
+      headers: { "x-api-key": accountKey },
+    });
+    expect(retired.statusCode, retired.body).toBe(200);
 
     const [stored] = await h.services.store.orders.byIds([orderId]);
     expect(stored?.status).toBe("completed");

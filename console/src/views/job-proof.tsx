@@ -7,6 +7,7 @@ import { useEffect, useRef, useState } from "preact/hooks";
 import SignaturePad from "signature_pad";
 import { ApiProblem, session } from "../api";
 import type { Attachment, Job } from "../types";
+import { JobChecklist } from "./job-checklist";
 
 /** Uploads one file as an attachment of the job, reporting progress (0-1); XHR, as fetch reports none. */
 function upload(
@@ -50,8 +51,15 @@ function upload(
   });
 }
 
-function Photos({ job }: { job: Job }) {
-  const [added, setAdded] = useState<Attachment[]>([]);
+function Photos({
+  job,
+  added,
+  setAdded,
+}: {
+  job: Job;
+  added: readonly Attachment[];
+  setAdded: (update: (list: Attachment[]) => Attachment[]) => void;
+}) {
   const [progress, setProgress] = useState<number | null>(null);
   const [error, setError] = useState<string | null>(null);
   const id = `photo-${job.order_id}`;
@@ -206,11 +214,13 @@ function Signature({ job }: { job: Job }) {
   );
 }
 
-/** What the contractor collects on site before "Completed". */
+/** What the contractor collects on site before "Completed": photos, the checklist, the signature. */
 export function JobProof({ job }: { job: Job }) {
+  const [photos, setPhotos] = useState<Attachment[]>([]);
   return (
     <section class="job-proof" aria-label="Proof of work">
-      <Photos job={job} />
+      <Photos job={job} added={photos} setAdded={setPhotos} />
+      <JobChecklist job={job} photos={photos} />
       <Signature job={job} />
     </section>
   );

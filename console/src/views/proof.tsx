@@ -1,11 +1,12 @@
 // An order's proof of work, as the account and the dispatch team read it: the contractor's check-in and
-// check-out (a far one flagged), the photos and documents with their thumbnails, the site contact's
-// signature, and the service report once the job is done. Read again whenever the order changes.
+// check-out (a far one flagged), the photos and documents with their thumbnails, the checklist's answers,
+// the site contact's signature, and the service report once the job is done. Read again whenever the order changes.
 
 import { useEffect, useState } from "preact/hooks";
 import { get } from "../api";
 import { clock } from "../format";
 import type { Attachment, Order, SiteCheck } from "../types";
+import type { Checklist } from "./job-checklist";
 
 function CheckLine({ label, check }: { label: string; check: SiteCheck }) {
   const where =
@@ -29,8 +30,22 @@ function CheckLine({ label, check }: { label: string; check: SiteCheck }) {
   );
 }
 
+/** An answer as the desk reads it: Yes/No, a number in its unit, a note, the photo's place. */
+function answerText(item: Checklist["items"][number], files: readonly Attachment[] | null): string {
+  const value = item.answer?.value;
+  if (value === undefined) return "—";
+  if (typeof value === "boolean") return value ? "Yes" : "No";
+  if (item.kind === "number") return `${value}${item.unit ? ` ${item.unit}` : ""}`;
+  if (item.kind === "photo") {
+    const i = (files ?? []).filter((f) => f.kind === "photo").findIndex((f) => f.attachment_id === value);
+    return i >= 0 ? `photo ${i + 1}` : String(value);
+  }
+  return String(value);
+}
+
 export function Proof({ order }: { order: Order }) {
   const [files, setFiles] = useState<Attachment[] | null>(null);
+  const [checklist, setChecklist] = useState<Checklist | null>(null);
   useEffect(() => {
     let stale = false;
     get<{ attachments: Attachment[] }>(`/api/orders/${order.order_id}/attachments`)
@@ -39,6 +54,13 @@ export function Proof({ order }: { order: Order }) {
       })
       .catch(() => {
         if (!stale) setFiles([]);
+      });
+    get<Checklist>(`/api/orders/${order.order_id}/checklist`)
+      .then((c) => {
+        if (!stale) setChecklist(c);
+      })
+      .catch(() => {
+        if (!stale) setChecklist(null);
       });
     return () => {
       stale = true;
@@ -50,7 +72,9 @@ export function Proof({ order }: { order: Order }) {
   ].filter(Boolean);
   const signature = files?.filter((f) => f.kind === "signature").at(-1);
   const shown = files?.filter((f) => f.kind !== "signature") ?? [];
-  if (checks.length === 0 && (files === null || files.length === 0) && !order.report_url) return null;
+  const answered = checklist?.items.some((i) => i.answer !== null) ?? false;
+  if (checks.length === 0 && (files === null || files.length === 0) && !order.report_url && !answered)
+    return null;
   return (
     <section class="panel proof" aria-label="Proof of work">
       <h3>Proof of work</h3>
@@ -75,6 +99,16 @@ export function Proof({ order }: { order: Order }) {
             </li>
           ))}
         </ul>
+      )}
+      {checklist && answered && (
+        <dl class="proof-checklist" aria-label="Checklist">
+          {checklist.items.map((item) => (
+            <div key={item.item_id} data-item-id={item.item_id}>
+              <dt>{item.label}</dt>
+              <dd>{answerText(item, files)}</dd>
+            </div>
+          ))}
+        </dl>
       )}
       {signature && (
         <div class="proof-signature" data-signer={signature.signer_name ?? ""}>
