@@ -194,7 +194,7 @@ export class SandboxPlayer {
 
   /** Answers the job's checklist before completing it, as a contractor on site would: every item it
    * can, then whether a required one is left (a photo). Read first, so a job without a checklist (the
-   * most) costs no write of its own: its completion fixes the empty one. */
+   * most) costs no write of its own: its completion writes none either. */
   private async answerChecklist(
     contractorId: string,
     order: Order,

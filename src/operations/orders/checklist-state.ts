@@ -63,16 +63,26 @@ export async function fixedChecklist(
 }
 
 /** What the order needs for its completion, read inside the completion's transaction (its checklist
- * fixed there if it was not yet). */
+ * fixed there if it was not yet and the templates give it items). As few statements as the case needs:
+ * a job whose templates give it no items (the most) writes nothing (an ended order without a fixed
+ * checklist has none: checklistOf), and the answers are read only when a required item could lack one
+ * (a checklist fixed here has none yet). */
 export async function completionRequirements(
   store: Store,
   tx: WriteTx,
   order: Order,
   now: Date,
 ): Promise<CompletionRequirements> {
-  const checklist = await fixedChecklist(store, tx, order, now);
+  const held = await store.checklists.orderChecklist(order.id, tx);
+  if (!held) {
+    const fresh = await fromTemplates(store, order, now.toISOString(), tx);
+    if (fresh.items.length === 0) return { checklist: { items: [], answered: new Set() } };
+    const fixed = await store.checklists.fixOrderChecklist(fresh, tx);
+    return { checklist: { items: fixed.items, answered: new Set() } };
+  }
+  if (!held.items.some((i) => i.required)) return { checklist: { items: held.items, answered: new Set() } };
   const answers = await store.checklists.answers(order.id, tx);
-  return { checklist: { items: checklist.items, answered: new Set(answers.map((a) => a.itemId)) } };
+  return { checklist: { items: held.items, answered: new Set(answers.map((a) => a.itemId)) } };
 }
 
 /**
