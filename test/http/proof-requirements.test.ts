@@ -5,8 +5,8 @@
 
 import sharp from "sharp";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { liveContractor, testRecord } from "../helpers/fixtures.js";
-import { createHarness, type Harness, ORDER_PATH } from "../helpers/harness.js";
+import { acceptedJob, crewOf } from "../helpers/crew.js";
+import { createHarness, type Harness } from "../helpers/harness.js";
 import { multipart } from "../helpers/multipart.js";
 import { expectProblem } from "../helpers/security-suite.js";
 
@@ -34,19 +34,11 @@ async function upload(key: string, order: string, file: Buffer, fields: Record<s
 }
 
 async function jobFor(key: string, status: "accepted" | "on_site"): Promise<string> {
-  const res = await h.post(
-    ORDER_PATH,
-    { trade: "plumbing", location: { state: "CA", zip: "94103" }, description: "Leak under the sink" },
-    { "x-api-key": key },
-  );
-  expect(res.statusCode, res.body).toBe(200);
-  const id = res.json().order_id as string;
-  const offers = (await h.get("/api/contractor/v1/offers", { "x-api-key": crew })).json().offers;
-  const offer = offers.find((o: { order_id: string }) => o.order_id === id);
-  expect(
-    (await h.post("/api/contractor/v1/offers/accept", { offer_id: offer.offer_id }, { "x-api-key": crew }))
-      .statusCode,
-  ).toBe(200);
+  const id = await acceptedJob(h, key, crew, {
+    trade: "plumbing",
+    location: { state: "CA", zip: "94103" },
+    description: "Leak under the sink",
+  });
   if (status === "on_site") {
     expect(
       (await h.post(REPORT, { order_id: id, status: "en_route", eta_minutes: 10 }, { "x-api-key": crew }))
@@ -64,24 +56,7 @@ const complete = (order: string) =>
 
 beforeAll(async () => {
   h = await createHarness();
-  const id = `ctr_p${Math.random().toString(36).slice(2, 8)}`;
-  await h.services.store.contractors.insert(
-    [liveContractor({ id, rating: 4.9, maxActiveJobs: 20 })],
-    testRecord(),
-  );
-  await h.services.pool.load();
-  caller = await h.key("acme", "live");
-  otherAccount = await h.key("globex", "live");
-  dispatcher = await h.dispatcherKey("live");
-  crew = (
-    await h.services.keys.issue({
-      accountName: "crew",
-      mode: "live",
-      actor: "operator:test",
-      kind: "contractor",
-      contractorId: id,
-    })
-  ).key;
+  ({ caller, otherAccount, dispatcher, holderKey: crew } = await crewOf(h, { maxActiveJobs: 20 }));
   png = await sharp({ create: { width: 300, height: 120, channels: 4, background: "#ffffff" } })
     .png()
     .toBuffer();

@@ -4,8 +4,8 @@
 // PostgreSQL in the postgres project.
 
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { liveContractor, testRecord } from "../helpers/fixtures.js";
-import { createHarness, type Harness, ORDER_PATH } from "../helpers/harness.js";
+import { acceptedJob, crewOf } from "../helpers/crew.js";
+import { createHarness, type Harness } from "../helpers/harness.js";
 import { expectProblem } from "../helpers/security-suite.js";
 
 const REPORT = "/api/contractor/v1/jobs/status";
@@ -19,46 +19,15 @@ let caller: string;
 let dispatcher: string;
 let crew: string;
 
-async function acceptedJob(location: Record<string, string>): Promise<string> {
-  const res = await h.post(
-    ORDER_PATH,
-    { trade: "plumbing", location, description: "Leak under the sink" },
-    { "x-api-key": caller },
-  );
-  expect(res.statusCode, res.body).toBe(200);
-  const id = res.json().order_id as string;
-  const offers = (await h.get("/api/contractor/v1/offers", { "x-api-key": crew })).json().offers;
-  const offer = offers.find((o: { order_id: string }) => o.order_id === id);
-  const accepted = await h.post(
-    "/api/contractor/v1/offers/accept",
-    { offer_id: offer.offer_id },
-    { "x-api-key": crew },
-  );
-  expect(accepted.statusCode, accepted.body).toBe(200);
-  return id;
-}
+/** A plumbing job at `location`, accepted by the crew's plumber. */
+const jobAt = (location: Record<string, string>) =>
+  acceptedJob(h, caller, crew, { trade: "plumbing", location, description: "Leak under the sink" });
 
 const report = (body: Record<string, unknown>) => h.post(REPORT, body, { "x-api-key": crew });
 
 beforeAll(async () => {
   h = await createHarness({ CHECK_IN_TOLERANCE_MILES: "3" });
-  const id = `ctr_s${Math.random().toString(36).slice(2, 8)}`;
-  await h.services.store.contractors.insert(
-    [liveContractor({ id, rating: 4.9, maxActiveJobs: 10 })],
-    testRecord(),
-  );
-  await h.services.pool.load();
-  caller = await h.key("acme", "live");
-  dispatcher = await h.dispatcherKey("live");
-  crew = (
-    await h.services.keys.issue({
-      accountName: "crew",
-      mode: "live",
-      actor: "operator:test",
-      kind: "contractor",
-      contractorId: id,
-    })
-  ).key;
+  ({ caller, dispatcher, holderKey: crew } = await crewOf(h));
 });
 
 afterAll(async () => h.close());
@@ -67,7 +36,7 @@ describe("a job checked in at the site and out far from it", () => {
   let orderId: string;
 
   beforeAll(async () => {
-    orderId = await acceptedJob({ state: "CA", zip: "94103", address: "1 Market St" });
+    orderId = await jobAt({ state: "CA", zip: "94103", address: "1 Market St" });
     expect((await report({ order_id: orderId, status: "en_route", eta_minutes: 20 })).statusCode).toBe(200);
   });
 
@@ -132,7 +101,7 @@ describe("a job checked in at the site and out far from it", () => {
 
 /** A job of `location` with its contractor on the way. */
 async function jobOnTheWay(location: Record<string, string>): Promise<string> {
-  const id = await acceptedJob(location);
+  const id = await jobAt(location);
   expect((await report({ order_id: id, status: "en_route", eta_minutes: 20 })).statusCode).toBe(200);
   return id;
 }
@@ -177,7 +146,7 @@ describe("a bad position", () => {
   });
 
   it("is refused on a step that is not a check (en_route)", async () => {
-    const id = await acceptedJob({ state: "CA", zip: "94103" });
+    const id = await jobAt({ state: "CA", zip: "94103" });
     const res = await report({ order_id: id, status: "en_route", eta_minutes: 5, position: SITE });
     expectProblem(res, 422, "validation_failed");
   });
