@@ -47,6 +47,7 @@ import type { AnyOperation, Services } from "../operations/kernel/operation.js";
 import { AGENT_OPERATIONS } from "../operations/registry.js";
 import {
   type AgentCaller,
+  type AgentFile,
   accessText,
   agentInputSchema,
   invokeOperation,
@@ -82,24 +83,27 @@ function inputDescription(op: AnyOperation): string {
   return fields.length ? `Input fields: ${fields.join("; ")}.` : "Input: {} (no fields).";
 }
 
-/** The role whose key a skill takes: account, contractor or dispatcher (null for a public skill). */
-function keyRole(op: AnyOperation): string | null {
-  if (op.access === "public") return null;
-  return op.access === "key" ? "account" : op.access;
+/** The roles whose key a skill takes: account, contractor or dispatcher, all three for a skill any key
+ * opens (each answered within its own scope), none for a public skill. */
+function keyRoles(op: AnyOperation): string[] {
+  if (op.access === "public") return [];
+  if (op.access === "any_key") return ["account", "contractor", "dispatcher"];
+  return [op.access === "key" ? "account" : op.access];
 }
 
-/** The card's tags for the key a skill needs: `public`, or `needs-key`, the key's kind and, when the
- * server's own key stands in for a caller that sends none, `server-key`. */
+/** The card's tags for the key a skill needs: `public`, or `needs-key`, the key's kind (`any-key` for a
+ * skill any key opens) and, when the server's own key stands in for a caller that sends none,
+ * `server-key`. */
 function accessTags(op: AnyOperation): string[] {
-  const role = keyRole(op);
-  if (role === null) return ["public"];
-  return ["needs-key", `${role}-key`, ...(runsOnServerKey(op) ? ["server-key"] : [])];
+  if (op.access === "public") return ["public"];
+  const kind = op.access === "any_key" ? "any" : (keyRoles(op)[0] as string);
+  return ["needs-key", `${kind}-key`, ...(runsOnServerKey(op) ? ["server-key"] : [])];
 }
 
-/** A skill's security requirement: the caller's own key of its role, unless the server's may stand in. */
+/** A skill's security requirement: the caller's own key of its roles, unless the server's may stand in. */
 function securityOf(op: AnyOperation) {
-  const role = keyRole(op);
-  return role === null || runsOnServerKey(op) ? [] : [{ schemes: { apiKey: { list: [role] } } }];
+  const roles = keyRoles(op);
+  return roles.length === 0 || runsOnServerKey(op) ? [] : [{ schemes: { apiKey: { list: roles } } }];
 }
 
 /** The agent card, for the JSON-RPC endpoint at `base`/api/a2a, generated from the registry. */
@@ -123,7 +127,7 @@ function agentCard(base: string): AgentCard {
             location: "header",
             name: "x-api-key",
             description:
-              "Optional for skills tagged server-key: they run under the server's own key (MCP_API_KEY, else its sandbox key, test mode only) unless the caller sends its own. Every other skill tagged needs-key needs the caller's own key of the kind its tag names (account-key, contractor-key or dispatcher-key).",
+              "Optional for skills tagged server-key: they run under the server's own key (MCP_API_KEY, else its sandbox key, test mode only) unless the caller sends its own. Every other skill tagged needs-key needs the caller's own key of the kind its tag names (account-key, contractor-key or dispatcher-key; any-key: any of the three, each answered within its own scope).",
           },
         },
       },
@@ -138,7 +142,7 @@ function agentCard(base: string): AgentCard {
       tags: [...accessTags(op), op.name.split(".")[0] ?? "dispatch"],
       examples: [JSON.stringify({ skill: op.name, input: op.example })],
       inputModes: ["application/json"],
-      outputModes: ["application/json", "text/plain"],
+      outputModes: ["application/json", "text/plain", ...(op.download?.mediaTypes ?? [])],
       securityRequirements: securityOf(op),
     })),
     signatures: [],
@@ -163,6 +167,14 @@ const part = {
     metadata: undefined,
     filename: "",
     mediaType: "application/json",
+  }),
+  /** A download's file: its bytes when inline, else the URL REST serves them at. */
+  file: (file: AgentFile): Part => ({
+    content:
+      file.bytes !== null ? { $case: "raw", value: file.bytes } : { $case: "url", value: file.download.url },
+    metadata: undefined,
+    filename: file.download.filename,
+    mediaType: file.download.media_type,
   }),
   text: (value: string): Part => ({
     content: { $case: "text", value },
@@ -220,7 +232,10 @@ class OperationExecutor implements AgentExecutor {
       const outcome = await invokeOperation(op, this.services, caller, value.input ?? {});
       if (!outcome.ok) reply([part.text(problemText(op.name, outcome.problem))]);
       // A replay says so in the message's metadata; the data part is exactly the first call's result.
-      else reply([part.data(outcome.result)], outcome.replayed ? { [REPLAYED_METADATA]: true } : undefined);
+      else {
+        const parts = [part.data(outcome.result), ...(outcome.file ? [part.file(outcome.file)] : [])];
+        reply(parts, outcome.replayed ? { [REPLAYED_METADATA]: true } : undefined);
+      }
     } catch (err) {
       log?.error({ err, request_id: caller.requestId, skill: op.name }, "unhandled error in an A2A skill");
       reply([

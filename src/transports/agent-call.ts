@@ -24,6 +24,7 @@ import type {
   Services,
 } from "../operations/kernel/operation.js";
 import { AGENT_OPERATIONS } from "../operations/registry.js";
+import type { BlobDescriptor } from "../storage/blobs/blob-store.js";
 
 /**
  * The key an agent's call runs under, and where it comes from: the caller's own x-api-key, else the
@@ -59,8 +60,50 @@ export interface AgentCaller {
   receivedHr: bigint;
 }
 
-/** `replayed`: the result is the stored answer to an earlier call with the same idempotency_key. */
-export type Invocation = { ok: true; result: unknown; replayed: boolean } | { ok: false; problem: Problem };
+/**
+ * The most bytes a download's answer carries itself (a tool's embedded resource, a skill's raw file part);
+ * a larger file is answered with its URL only, which the caller fetches with its key (REST serves ranges).
+ */
+export const AGENT_INLINE_MAX_BYTES = 8 * 1024 * 1024;
+
+/** What a download operation answers an agent: the descriptor REST serves the bytes of, where REST serves
+ * them, and whether the bytes are in the answer (agentFile). */
+const agentDownloadSchema = z.object({
+  sha256: z
+    .string()
+    .describe("The file's SHA-256 (hex): REST's ETag, and the digest sealed in the audit log."),
+  media_type: z.string(),
+  size: z.number().int().nonnegative().describe("The file's size in bytes."),
+  filename: z.string(),
+  url: z
+    .string()
+    .describe("Where REST serves the bytes (GET with the same x-api-key; Range and If-None-Match honoured)."),
+  inline: z
+    .boolean()
+    .describe(
+      `Whether the bytes are in this answer (an MCP embedded resource, an A2A file part): files up to ${AGENT_INLINE_MAX_BYTES / 1024 / 1024} MiB; a larger one only by its url.`,
+    ),
+});
+type AgentDownload = z.output<typeof agentDownloadSchema>;
+
+/** A download's file as an agent receives it: the answer's JSON, and the bytes when they are inline. */
+export interface AgentFile {
+  download: AgentDownload;
+  bytes: Buffer | null;
+}
+
+/**
+ * `replayed`: the result is the stored answer to an earlier call with the same idempotency_key. `file`: a
+ * download operation's file (the result is then its AgentDownload).
+ */
+export type Invocation =
+  | { ok: true; result: unknown; replayed: boolean; file?: AgentFile }
+  | { ok: false; problem: Problem };
+
+/** An operation's output schema as agents receive it (a download's: agentDownloadSchema). */
+export function agentOutputSchema(op: AnyOperation): z.ZodType {
+  return op.download ? agentDownloadSchema : op.output;
+}
 
 /** The operation an agent names, by its dotted name or the underscore alias some clients need. */
 export function operationByName(name: string): AnyOperation | undefined {
@@ -123,12 +166,41 @@ export async function invokeOperation(
       },
     };
     const result = await execute(op, ctx, input);
+    if (op.download) {
+      const file = await agentFile(op, services, caller, input, result as BlobDescriptor);
+      return { ok: true, result: file.download, replayed, file };
+    }
     return { ok: true, result, replayed };
   } catch (error) {
     const expected = asApiError(error);
     if (expected) return { ok: false, problem: toProblem(expected, caller.requestId) };
     throw error; // a bug: the transport logs it and answers an internal error
   }
+}
+
+/**
+ * A download's file for an agent: the REST URL of the bytes (the operation's path with the validated
+ * input's parameters), and the bytes read from the blob store when they fit an answer. A blob the
+ * descriptor names and the store lacks is a bug, as it would be for REST.
+ */
+async function agentFile(
+  op: AnyOperation,
+  services: Services,
+  caller: AgentCaller,
+  input: unknown,
+  blob: BlobDescriptor,
+): Promise<AgentFile> {
+  const params = (input ?? {}) as Record<string, unknown>;
+  const path = op.http.path.replace(/:([a-z_]+)/g, (_, name: string) =>
+    encodeURIComponent(String(params[name])),
+  );
+  const inline = blob.size <= AGENT_INLINE_MAX_BYTES;
+  const bytes = inline ? await services.blobs.get(blob.sha256) : null;
+  if (inline && bytes === undefined) throw new Error(`blob ${blob.sha256} named by ${op.name} is missing`);
+  return {
+    download: { ...blob, url: `${caller.baseUrl}${path}`, inline },
+    bytes: bytes ?? null,
+  };
 }
 
 /** Whether the server's key may stand in for an agent that sends none (Operation.onServerKey). */
@@ -213,14 +285,18 @@ async function keyedAccessOf(services: Services, caller: AgentCaller): Promise<A
 }
 
 /**
- * The operations a caller may use: the public ones and those its key's kind opens; under the server's key
+ * The operations a caller may use: the public ones, those its key's kind opens and those any key opens
+ * (order.attachments, order.report, ...); under the server's key
  * (the caller sent none), only those the server's key stands in for.
  */
 export async function operationsFor(services: Services, caller: AgentCaller): Promise<AnyOperation[]> {
   const access = await keyedAccessOf(services, caller);
   const own = caller.key.source === "caller";
   return AGENT_OPERATIONS.filter(
-    (op) => op.access === "public" || (op.access === access && (own || runsOnServerKey(op))),
+    (op) =>
+      op.access === "public" ||
+      ((op.access === access || (op.access === "any_key" && access !== null)) &&
+        (own || runsOnServerKey(op))),
   );
 }
 

@@ -38,8 +38,10 @@ import { type AnyOperation, repeatsSafely, type Services } from "../operations/k
 import { AGENT_OPERATIONS } from "../operations/registry.js";
 import {
   type AgentCaller,
+  type AgentFile,
   accessText,
   agentInputSchema,
+  agentOutputSchema,
   invokeOperation,
   objectJsonSchema,
   operationByName,
@@ -75,7 +77,7 @@ function toolFor(op: AnyOperation, naming: ToolNaming): Tool {
     title: op.summary,
     description: `${op.description}\n\n${accessText(op)}`,
     inputSchema: agentInputSchema(op) as Tool["inputSchema"],
-    outputSchema: objectJsonSchema(op.output, "output") as Tool["outputSchema"],
+    outputSchema: objectJsonSchema(agentOutputSchema(op), "output") as Tool["outputSchema"],
     // From the operation's declared effect: a read changes nothing, so it is also idempotent; a write is
     // idempotent when it honours an idempotency key or sets a state (repeatsSafely).
     annotations: {
@@ -173,6 +175,27 @@ function rpcFailure(code: number, message: string): Error & { code: number } {
   return Object.assign(new Error(message), { code });
 }
 
+/**
+ * A download's file as a tool result's content: an embedded resource with the bytes (base64) when they
+ * are inline, else a resource link to the REST URL (fetched with the same key).
+ */
+function fileContent(file: AgentFile): CallToolResult["content"][number] {
+  const { download, bytes } = file;
+  if (bytes !== null) {
+    return {
+      type: "resource",
+      resource: { uri: download.url, mimeType: download.media_type, blob: bytes.toString("base64") },
+    };
+  }
+  return {
+    type: "resource_link",
+    uri: download.url,
+    name: download.filename,
+    mimeType: download.media_type,
+    size: download.size,
+  };
+}
+
 function mcpServer(services: Services, caller: AgentCaller, naming: ToolNaming, log: FastifyBaseLogger) {
   const server = new Server(
     { name: SERVICE_NAME, title: "Field Dispatch", version: API_VERSION },
@@ -203,7 +226,10 @@ function mcpServer(services: Services, caller: AgentCaller, naming: ToolNaming, 
       const outcome = await invokeOperation(op, services, caller, request.params.arguments ?? {});
       if (outcome.ok) {
         return {
-          content: [{ type: "text", text: JSON.stringify(outcome.result) }],
+          content: [
+            { type: "text", text: JSON.stringify(outcome.result) },
+            ...(outcome.file ? [fileContent(outcome.file)] : []),
+          ],
           structuredContent: outcome.result as Record<string, unknown>,
           // A replay says so beside the result, which stays exactly the first call's.
           ...(outcome.replayed ? { _meta: { [REPLAYED_META]: true } } : {}),

@@ -4,15 +4,21 @@
 // dispatch.order_status under the server's key (on a fresh store with no MCP_API_KEY, the sandbox key) and
 // no other keyed skill; malformed JSON-RPC is answered with the code that names the fault.
 
-import { randomUUID } from "node:crypto";
+import { createHash, randomUUID } from "node:crypto";
 import type { AddressInfo } from "node:net";
 import { type Message, Message as MessageCodec, type SendMessageRequest } from "@a2a-js/sdk";
 import { type Client, ClientFactory } from "@a2a-js/sdk/client";
+import sharp from "sharp";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { AGENT_OPERATIONS as OPERATIONS } from "../../src/operations/registry.js";
-import { runsOnServerKey } from "../../src/transports/agent-call.js";
+import {
+  AGENT_INLINE_MAX_BYTES,
+  agentOutputSchema,
+  runsOnServerKey,
+} from "../../src/transports/agent-call.js";
 import { austinCrew, testRecord } from "../helpers/fixtures.js";
 import { createHarness, type Harness } from "../helpers/harness.js";
+import { multipart } from "../helpers/multipart.js";
 import { exemplary, type Storefront, startStorefront } from "../helpers/storefronts.js";
 
 const CONTRACT_SKILLS = [
@@ -111,7 +117,7 @@ describe("A2A", () => {
         key: "account-key",
         contractor: "contractor-key",
         dispatcher: "dispatcher-key",
-        any_key: "any_key-key",
+        any_key: "any-key",
       }[op?.access ?? "public"];
       if (kind) expect(skill.tags).toContain(kind);
       // The server's own key stands in for quote, order and order status only (tag server-key); every other
@@ -119,7 +125,20 @@ describe("A2A", () => {
       const onServerKey = op !== undefined && runsOnServerKey(op);
       expect(skill.tags.includes("server-key"), skill.id).toBe(onServerKey);
       expect(skill.securityRequirements ?? [], skill.id).toEqual(
-        kind === null || onServerKey ? [] : [{ schemes: { apiKey: { list: [kind.replace(/-key$/, "")] } } }],
+        kind === null || onServerKey
+          ? []
+          : [
+              {
+                schemes: {
+                  apiKey: {
+                    list:
+                      kind === "any-key"
+                        ? ["account", "contractor", "dispatcher"]
+                        : [kind.replace(/-key$/, "")],
+                  },
+                },
+              },
+            ],
       );
       const example = JSON.parse(skill.examples[0] ?? "{}");
       expect(example.skill).toBe(skill.id);
@@ -135,7 +154,7 @@ describe("A2A", () => {
       const options = key ? { serviceParameters: { "x-api-key": key } } : undefined;
       const res = answer(await client.sendMessage(request({ skill, input }), options));
       expect(res.text, skill).toBeUndefined();
-      const parsed = op?.output.safeParse(res.data);
+      const parsed = op && agentOutputSchema(op).safeParse(res.data);
       expect(parsed?.success, `${skill}: ${JSON.stringify(parsed?.error?.issues)}`).toBe(true);
       done.add(skill);
       return res.data as Record<string, unknown>;
@@ -150,6 +169,34 @@ describe("A2A", () => {
     }
     const order = await run("dispatch.order", example("dispatch.order"));
     const second = await run("dispatch.order", example("dispatch.order"));
+    // A photo of the problem, added by the account over REST (agents do not upload), and a document too
+    // large to travel in an answer (over AGENT_INLINE_MAX_BYTES): downloaded below.
+    const addFile = async (value: Buffer, filename: string, type: string) => {
+      const form = multipart([{ name: "file", value, filename, type }]);
+      const added = await h.app.inject({
+        method: "POST",
+        url: `/api/orders/${order.order_id}/attachments`,
+        headers: { "content-type": form.type, "x-api-key": accountKey },
+        payload: form.body,
+      });
+      expect(added.statusCode, added.body).toBe(200);
+      return (added.json() as { attachment_id: string }).attachment_id;
+    };
+    const photo = await addFile(
+      await sharp({ create: { width: 64, height: 48, channels: 3, background: "#36e" } })
+        .jpeg()
+        .toBuffer(),
+      "leak.jpg",
+      "image/jpeg",
+    );
+    const bigPdf = Buffer.concat([
+      Buffer.from(
+        "%PDF-1.4\n1 0 obj<</Type/Catalog/Pages 2 0 R>>endobj\n2 0 obj<</Type/Pages/Kids[]/Count 0>>endobj\n",
+      ),
+      Buffer.from(`%${"x".repeat(AGENT_INLINE_MAX_BYTES)}\n`),
+      Buffer.from("trailer<</Root 1 0 R>>\n%%EOF\n"),
+    ]);
+    const manual = await addFile(bigPdf, "manual.pdf", "application/pdf");
     await h.services.audit.sequence(true);
     const size = (await run("attest.checkpoint", {})).tree_size as number;
     // Contractor skills run under the contractor's own key, sent by the caller of the skill.
@@ -280,6 +327,37 @@ describe("A2A", () => {
       "order.checklist": { order_id: order.order_id },
       "checklist.template_retire": { template_id: template.template_id },
     };
+    // Downloads: a data part with the descriptor and the URL REST serves the bytes at, and a file part:
+    // the bytes themselves (their digest the descriptor's), or for a file too large, its URL.
+    const sha = (b: Uint8Array) => createHash("sha256").update(b).digest("hex");
+    for (const [skill, input, type, inline] of [
+      ["order.attachment_content", { order_id: order.order_id, attachment_id: photo }, "image/jpeg", true],
+      ["order.attachment_thumbnail", { order_id: order.order_id, attachment_id: photo }, "image/webp", true],
+      ["order.report", { order_id: order.order_id }, "application/pdf", true],
+      [
+        "order.attachment_content",
+        { order_id: order.order_id, attachment_id: manual },
+        "application/pdf",
+        false,
+      ],
+    ] as const) {
+      const file = (await run(skill, input)) as { sha256: string; url: string; size: number };
+      expect(file, skill).toMatchObject({ media_type: type, inline });
+      const message = (await client.sendMessage(request({ skill, input }), {
+        serviceParameters: { "x-api-key": accountKey },
+      })) as Message;
+      const part = message.parts[1];
+      expect(part?.mediaType, skill).toBe(type);
+      if (inline) {
+        if (part?.content?.$case !== "raw") throw new Error(`${skill}: no bytes`);
+        expect(sha(part.content.value), skill).toBe(file.sha256);
+      } else {
+        expect(part?.content, skill).toEqual({ $case: "url", value: file.url });
+        const rest = await fetch(file.url, { headers: { "x-api-key": accountKey } });
+        expect(sha(new Uint8Array(await rest.arrayBuffer())), skill).toBe(file.sha256);
+        expect(file.size).toBe(bigPdf.length);
+      }
+    }
     for (const op of OPERATIONS) if (!done.has(op.name)) await run(op.name, inputs[op.name] ?? op.example);
     expect([...done].sort()).toEqual(OPERATIONS.map((o) => o.name).sort());
   });

@@ -5,6 +5,7 @@
 // dispatch.order and dispatch.order_status under the server's key (MCP_API_KEY, else on a fresh store the
 // sandbox key) and nothing else keyed. Malformed JSON-RPC is answered with the code that names the fault.
 
+import { createHash } from "node:crypto";
 import { mkdtempSync, rmSync } from "node:fs";
 import type { AddressInfo } from "node:net";
 import { tmpdir } from "node:os";
@@ -13,6 +14,7 @@ import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 import { type CallToolResult, CallToolResultSchema, McpError } from "@modelcontextprotocol/sdk/types.js";
 import { AjvJsonSchemaValidator } from "@modelcontextprotocol/sdk/validation/ajv";
+import sharp from "sharp";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { SANDBOX_ACCOUNT, SANDBOX_KEY_LABEL, sandboxKeyOf } from "../../src/auth/sandbox-key.js";
 import type { Access } from "../../src/operations/kernel/operation.js";
@@ -23,6 +25,7 @@ import { mcpTools } from "../../src/transports/mcp.js";
 import { startChildServer } from "../helpers/child-server.js";
 import { austinCrew, testRecord } from "../helpers/fixtures.js";
 import { createHarness, type Harness } from "../helpers/harness.js";
+import { multipart } from "../helpers/multipart.js";
 import { exemplary, type Storefront, startStorefront } from "../helpers/storefronts.js";
 
 let h: Harness;
@@ -68,9 +71,11 @@ afterAll(async () => {
   await shop.close();
 });
 
-/** The names of the operations a key of this access may use, with the public ones. */
+/** The names of the operations a key of this access may use, with the public ones and those any key opens. */
 const namesFor = (access: Access | null) =>
-  OPERATIONS.filter((o) => o.access === "public" || o.access === access)
+  OPERATIONS.filter(
+    (o) => o.access === "public" || o.access === access || (o.access === "any_key" && access !== null),
+  )
     .map((o) => o.name)
     .sort();
 
@@ -205,6 +210,19 @@ describe("MCP tools", () => {
       OPERATIONS.find((o) => o.name === name)?.example as Record<string, unknown>;
     const order = await call("dispatch.order", example("dispatch.order"));
     const second = await call("dispatch.order", example("dispatch.order"));
+    // A photo of the problem, added by the account over REST (agents do not upload): downloaded below.
+    const photo = await sharp({ create: { width: 64, height: 48, channels: 3, background: "#e33" } })
+      .jpeg()
+      .toBuffer();
+    const form = multipart([{ name: "file", value: photo, filename: "leak.jpg", type: "image/jpeg" }]);
+    const added = await h.app.inject({
+      method: "POST",
+      url: `/api/orders/${order.order_id}/attachments`,
+      headers: { "content-type": form.type, "x-api-key": accountKey },
+      payload: form.body,
+    });
+    expect(added.statusCode, added.body).toBe(200);
+    const attachment = added.json() as { attachment_id: string };
     await h.services.audit.sequence(true);
     const size = ((await call("attest.checkpoint", {})) as { tree_size: number }).tree_size;
 
@@ -356,6 +374,27 @@ describe("MCP tools", () => {
       "checklist.template_retire": { template_id: template.template_id },
       "agentic.readiness_probe": { url: `${shop.origin}/` },
     };
+    // Downloads: the descriptor as structured content, the bytes as an embedded resource whose digest is
+    // the descriptor's, and the URL REST serves them at.
+    const owned = { order_id: order.order_id, attachment_id: attachment.attachment_id };
+    for (const [name, args, type] of [
+      ["order.attachment_content", owned, "image/jpeg"],
+      ["order.attachment_thumbnail", owned, "image/webp"],
+      ["order.report", { order_id: order.order_id }, "application/pdf"],
+    ] as const) {
+      const file = (await call(name, args)) as { sha256: string; url: string; inline: boolean };
+      expect(file, name).toMatchObject({ media_type: type, inline: true });
+      const result = (await client.callTool({ name, arguments: args })) as CallToolResult;
+      const resource = result.content[1];
+      if (resource?.type !== "resource" || !("blob" in resource.resource))
+        throw new Error(`${name}: no bytes`);
+      expect(resource.resource).toMatchObject({ uri: file.url, mimeType: type });
+      const bytes = Buffer.from(resource.resource.blob, "base64");
+      expect(createHash("sha256").update(bytes).digest("hex"), name).toBe(file.sha256);
+      const rest = await fetch(file.url, { headers: { "x-api-key": accountKey } });
+      expect(rest.status, name).toBe(200);
+      expect(rest.headers.get("etag"), name).toBe(`"${file.sha256}"`);
+    }
     for (const op of OPERATIONS) {
       if (called.has(op.name)) continue;
       await call(op.name, dynamic[op.name] ?? example(op.name));

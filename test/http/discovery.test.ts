@@ -127,7 +127,7 @@ describe("discovery documents", () => {
     for (const op of OPERATIONS) {
       expect(openapi, op.id).toContain(`"operationId":"${op.id}"`);
       expect(full, op.name).toContain(`## ${op.name}\n`);
-      // A stream, an upload or a download (REST only) is no agent's tool or skill.
+      // A stream or an upload (REST only) is no agent's tool or skill; a download is.
       if (!servedToAgents(op)) {
         expect(tools, op.name).not.toContain(op.name);
         expect(card.skills.map((s) => s.id)).not.toContain(op.name);

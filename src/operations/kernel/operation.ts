@@ -154,7 +154,8 @@ export interface Operation<I extends z.ZodType = z.ZodType, O extends z.ZodType 
   upload?: { fields: z.ZodObject };
   /**
    * The operation's result (its `output`, a `BlobDescriptor`) names a blob: REST answers with the blob's
-   * bytes (ETag, If-None-Match, Range) rather than JSON, of one of `mediaTypes`. REST only.
+   * bytes (ETag, If-None-Match, Range) rather than JSON, of one of `mediaTypes`. Agents get the
+   * descriptor with the REST URL, and the bytes themselves up to a size (agent-call.ts `agentFile`).
    */
   download?: { mediaTypes: readonly string[] };
   /** A valid input, shown in OpenAPI, llms-full.txt, MCP and the agent card (a test parses it). */
@@ -170,9 +171,10 @@ export interface Operation<I extends z.ZodType = z.ZodType, O extends z.ZodType 
   stream?(ctx: OperationContext, input: z.output<I>, sink: StreamSink): Promise<() => void>;
 }
 
-/** Whether agents (MCP tools, A2A skills) serve this operation: not a stream, an upload or a download. */
-export function servedToAgents(op: { stream?: unknown; upload?: unknown; download?: unknown }): boolean {
-  return op.stream === undefined && op.upload === undefined && op.download === undefined;
+/** Whether agents (MCP tools, A2A skills) serve this operation: not a stream or an upload (a download is
+ * served: its bytes travel in the tool's or skill's answer, agent-call.ts). */
+export function servedToAgents(op: { stream?: unknown; upload?: unknown }): boolean {
+  return op.stream === undefined && op.upload === undefined;
 }
 
 /**

@@ -1,6 +1,7 @@
 // orderReport: a completed order's service report as a PDF (issue 32): the job, its times, the final
 // cost, and every photo and document with its digest and the seal that holds it. For the account that
-// owns the order and the dispatch team; REST serves the bytes (ETag, Range) as it serves attachments.
+// owns the order and the dispatch team; REST serves the bytes (ETag, Range) as it serves attachments, and
+// agents get them in their answer (agent-call.ts).
 //
 // The PDF is rendered on demand and put in the blob store, named by its SHA-256 like every blob, so its
 // download is served the one way blobs are. A map in this process, from the report's content (the model:
@@ -150,7 +151,9 @@ export const serviceReportOperation = defineOperation({
     "cost, and every photo and document with its SHA-256, the seal of the audit record holding the " +
     "digest and the verify URL. For the account that owns the order and the dispatch team (a " +
     "contractor's key: 403 key_kind_not_allowed); 409 invalid_transition until the order is completed. " +
-    "ETag is the PDF's SHA-256 (If-None-Match answers 304). Its URL is the order's report_url. REST only.",
+    "ETag is the PDF's SHA-256 (If-None-Match answers 304). Its URL is the order's report_url. An " +
+    "agent's answer carries the PDF itself (MCP: an embedded resource; A2A: a file part) beside its " +
+    "digest and URL.",
   access: "any_key",
   effect: "read",
   limit: "key",

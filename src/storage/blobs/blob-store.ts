@@ -18,6 +18,15 @@ export interface StoredBlob {
   size: number;
 }
 
+/** A blob as an operation names it for download (its `output`): REST serves its bytes, agents get them
+ * in their answer (Operation.download). */
+export interface BlobDescriptor {
+  sha256: string;
+  media_type: string;
+  size: number;
+  filename: string;
+}
+
 export interface BlobStore {
   /** Stores the bytes (again: a blob stored already is kept, its age reset) and names them. */
   put(content: Uint8Array | AsyncIterable<Uint8Array>): Promise<StoredBlob>;

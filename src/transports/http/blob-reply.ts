@@ -5,15 +5,10 @@
 
 import type { FastifyReply, FastifyRequest } from "fastify";
 import { ApiError } from "../../errors.js";
-import type { BlobStore, ByteRange } from "../../storage/blobs/blob-store.js";
+import type { BlobDescriptor, BlobStore, ByteRange } from "../../storage/blobs/blob-store.js";
 import { firstHeader } from "./headers.js";
 
-export interface BlobDescriptor {
-  sha256: string;
-  media_type: string;
-  size: number;
-  filename: string;
-}
+export type { BlobDescriptor };
 
 /** If-None-Match matches this ETag (a list, weak forms and `*` included, as RFC 9110 compares them). */
 function matches(header: string | undefined, etag: string): boolean {
