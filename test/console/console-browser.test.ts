@@ -3,6 +3,7 @@
 // built from console/ by Vite's API into a temporary directory. If Chromium cannot start, this file fails:
 // `.ci/run` installs it when it is missing. Screenshots of every view go to test-artifacts/console/.
 
+import { createHash } from "node:crypto";
 import { mkdirSync, mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -396,14 +397,73 @@ describe("the console in Chromium", () => {
     const row = desk.page.locator(`[data-order-id="${orderId}"]`);
     await row.getByRole("button", { name: "Timeline", exact: true }).click();
 
-    // A photo from the camera (a file fed to the input), its upload's progress, then its thumbnail.
-    const photo = await sharp({ create: { width: 1200, height: 900, channels: 3, background: "#2b6cb0" } })
-      .jpeg()
+    // A photo from the camera (a file fed to the input), its upload's progress, then its thumbnail. The
+    // phone sends it by tus, in chunks (a noisy photo of over 1 MB: three of the console's 512 KiB): its
+    // second PATCH is cut off, as by a signal dropping, and the upload resumes from the offset the service
+    // acknowledged, never from the first byte.
+    const photo = await sharp({
+      create: {
+        width: 1600,
+        height: 1200,
+        channels: 3,
+        background: "#2b6cb0",
+        noise: { type: "gaussian", mean: 128, sigma: 40 },
+      },
+    })
+      .tint("#2b6cb0")
+      .jpeg({ quality: 90 })
       .toBuffer();
+    expect(photo.length).toBeGreaterThan(1024 * 1024);
+    const tus: Array<{ method: string; path: string; offset?: string; type?: string; metadata?: string }> =
+      [];
+    const isTus = (url: string | URL) => /^\/api\/orders\/[^/]+\/uploads(\/|$)/.test(new URL(url).pathname);
+    phone.page.on("request", (r) => {
+      if (!isTus(r.url())) return;
+      const sent = r.headers();
+      tus.push({
+        method: r.method(),
+        path: new URL(r.url()).pathname,
+        offset: sent["upload-offset"],
+        type: sent["content-type"],
+        metadata: sent["upload-metadata"],
+      });
+    });
+    const headOffsets: string[] = [];
+    phone.page.on("response", (r) => {
+      if (isTus(r.url()) && r.request().method() === "HEAD")
+        headOffsets.push(r.headers()["upload-offset"] ?? "");
+    });
+    let cutAt: string | undefined;
+    await phone.page.route(isTus, async (route) => {
+      const req = route.request();
+      const offset = req.headers()["upload-offset"];
+      if (cutAt === undefined && req.method() === "PATCH" && offset !== "0") {
+        cutAt = offset;
+        // Its progress so far, shown while this PATCH waits.
+        const step = card.locator(".proof-step").filter({ has: phone.page.locator("progress") });
+        expect(Number(await step.locator("progress").getAttribute("value"))).toBeGreaterThan(0);
+        await step.screenshot({ path: join(ARTIFACTS, "contractor-uploading.png") });
+        await route.abort("connectionreset");
+      } else {
+        await route.fallback();
+      }
+    });
     await card
       .locator('input[type="file"]')
       .setInputFiles({ name: "heater.jpg", mimeType: "image/jpeg", buffer: photo });
     await card.getByRole("list", { name: "Photos added" }).locator("img").waitFor();
+    const created = tus.filter((r) => r.method === "POST");
+    expect(created).toHaveLength(1);
+    const patches = tus.filter((r) => r.method === "PATCH");
+    expect(patches.every((r) => r.type === "application/offset+octet-stream")).toBe(true);
+    expect(new Set(patches.map((r) => r.path)).size).toBe(1);
+    expect(Number(cutAt)).toBeGreaterThan(0);
+    // The PATCHes by their offset: 0, the one cut off, the same offset again after a HEAD answered it, on.
+    const offsets = patches.map((r) => Number(r.offset));
+    const cut = offsets.indexOf(Number(cutAt));
+    expect(offsets[cut + 1]).toBe(Number(cutAt));
+    expect(offsets.filter((o) => o === 0)).toHaveLength(1);
+    expect(headOffsets).toEqual([cutAt]);
     // The checklist, answered as the contractor goes; one answer made offline waits on the phone and is
     // sent when the phone is back online.
     const checklist = card.getByRole("region", { name: "Checklist" });
@@ -446,6 +506,18 @@ describe("the console in Chromium", () => {
       ["photo", null],
       ["signature", "Dana Reyes"],
     ]);
+    // The signature went by tus too: a second upload, named in its metadata.
+    const signatureUpload = tus.filter((r) => r.method === "POST")[1];
+    expect(signatureUpload?.metadata).toContain(`kind ${Buffer.from("signature").toString("base64")}`);
+    expect(tus.filter((r) => r.method === "PATCH").length).toBeGreaterThan(patches.length);
+    await phone.page.unroute(isTus);
+    // The resumed photo arrived whole: the sealed record's digest of the bytes sent is the file's.
+    const audit = await h.get(`/api/audit?order_id=${orderId}&limit=200`, { "x-api-key": accountKey });
+    expect(audit.statusCode, audit.body).toBe(200);
+    const photoRecord = (
+      audit.json().records as Array<{ kind: string; disclosed: Record<string, unknown> }>
+    ).find((r) => r.kind === "order.attachment_added" && r.disclosed.attachment_id === files[0]?.id);
+    expect(photoRecord?.disclosed.received_sha256).toBe(createHash("sha256").update(photo).digest("hex"));
     const answers = await h.services.store.checklists.answers(orderId);
     expect(answers.map((a) => String(a.value)).sort()).toEqual(
       ["120", files[0]?.id as string, "true"].sort(),
@@ -479,6 +551,33 @@ describe("the console in Chromium", () => {
     await proof.screenshot({ path: join(ARTIFACTS, "account-proof.png") });
     await accessible(desk.page, "account with an order's proof");
     await desk.ctx.close();
+    // The dispatch team opens the same order on the board: the same proof in its detail.
+    const board = await open({ width: 1280, height: 900 });
+    await signIn(board.page, dispatcherKey);
+    await status(board.page, orderId, "completed", ".group-closed ");
+    await board.page.locator(`.group-closed [data-order-id="${orderId}"]`).getByRole("button").click();
+    const boardProof = board.page
+      .getByRole("complementary", { name: `Order ${orderId}` })
+      .locator("section.proof");
+    await boardProof.locator(".proof-report").waitFor();
+    await boardProof.locator('[data-signer="Dana Reyes"] img').waitFor();
+    expect(await boardProof.locator('.proof-file[data-kind="photo"] img').count()).toBe(1);
+    expect(await boardProof.locator('[data-check="check-in"]').textContent()).toMatch(/mi from the site/);
+    expect(await boardProof.locator(".proof-checklist dd").allTextContents()).toEqual([
+      "Yes",
+      "120 °F",
+      "photo 1",
+    ]);
+    expect(await boardProof.locator(".proof-report").getAttribute("href")).toBe(reportHref);
+    // Every image loaded (a broken thumbnail has no natural width).
+    await boardProof.scrollIntoViewIfNeeded();
+    await board.page.waitForFunction(
+      `[...document.querySelectorAll(".detail section.proof img")].every((i) => i.complete && i.naturalWidth > 0)`,
+    );
+    await boardProof.screenshot({ path: join(ARTIFACTS, "board-proof.png") });
+    await board.page.screenshot({ path: join(ARTIFACTS, "board-proof-detail.png") });
+    await accessible(board.page, "board with an order's proof");
+    await board.ctx.close();
     // Retired, so the later tests' plumbing jobs complete without it.
     const retired = await h.app.inject({
       method: "POST",
