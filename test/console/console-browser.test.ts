@@ -3,14 +3,15 @@
 // built from console/ by Vite's API into a temporary directory. If Chromium cannot start, this file fails:
 // `.ci/run` installs it when it is missing. Screenshots of every view go to test-artifacts/console/.
 
-import { mkdirSync, mkdtempSync, rmSync } from "node:fs";
+import { createHash } from "node:crypto";
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import axe from "axe-core";
 import SQLite from "better-sqlite3";
 import { Kysely, SqliteDialect, sql } from "kysely";
-import type { Browser, BrowserContext, Page } from "playwright-core";
+import type { Browser, BrowserContext, Page, Route } from "playwright-core";
 import sharp from "sharp";
 import { build } from "vite";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -396,14 +397,102 @@ describe("the console in Chromium", () => {
     const row = desk.page.locator(`[data-order-id="${orderId}"]`);
     await row.getByRole("button", { name: "Timeline", exact: true }).click();
 
-    // A photo from the camera (a file fed to the input), its upload's progress, then its thumbnail.
-    const photo = await sharp({ create: { width: 1200, height: 900, channels: 3, background: "#2b6cb0" } })
-      .jpeg()
+    // A photo from the camera (a file fed to the input), its upload's progress, then its thumbnail. The
+    // phone sends it by tus, in chunks (a noisy photo of over 1 MB: three of the console's 512 KiB): its
+    // second PATCH is cut off, as by a signal dropping, and the upload resumes from the offset the service
+    // acknowledged, never from the first byte.
+    const photo = await sharp({
+      create: {
+        width: 1600,
+        height: 1200,
+        channels: 3,
+        background: "#2b6cb0",
+        noise: { type: "gaussian", mean: 128, sigma: 40 },
+      },
+    })
+      .tint("#2b6cb0")
+      .jpeg({ quality: 90 })
       .toBuffer();
-    await card
-      .locator('input[type="file"]')
-      .setInputFiles({ name: "heater.jpg", mimeType: "image/jpeg", buffer: photo });
+    expect(photo.length).toBeGreaterThan(1024 * 1024);
+    // First a file that is no photo (notes named .jpg): refused when its last byte arrives (415), the
+    // phone says why, and nothing is added.
+    await card.locator('input[type="file"]').setInputFiles({
+      name: "notes.jpg",
+      mimeType: "image/jpeg",
+      buffer: Buffer.from("Notes on the water heater, not a photo\n".repeat(200)),
+    });
+    await card.getByRole("alert").filter({ hasText: "must be a JPEG, PNG or WebP image or a PDF" }).waitFor();
+    expect(await h.services.store.attachments.ofOrder(orderId)).toHaveLength(0);
+    const tus: Array<{ method: string; path: string; offset?: string; type?: string; metadata?: string }> =
+      [];
+    const isTus = (url: string | URL) => /^\/api\/orders\/[^/]+\/uploads(\/|$)/.test(new URL(url).pathname);
+    phone.page.on("request", (r) => {
+      if (!isTus(r.url())) return;
+      const sent = r.headers();
+      tus.push({
+        method: r.method(),
+        path: new URL(r.url()).pathname,
+        offset: sent["upload-offset"],
+        type: sent["content-type"],
+        metadata: sent["upload-metadata"],
+      });
+    });
+    const headOffsets: string[] = [];
+    phone.page.on("response", (r) => {
+      if (isTus(r.url()) && r.request().method() === "HEAD")
+        headOffsets.push(r.headers()["upload-offset"] ?? "");
+    });
+    // Its second PATCH is cut off, as by a signal dropping: the phone asks where the upload stands (HEAD)
+    // and goes on from there. Its third is held and the page reloaded meanwhile: the same photo (a file:
+    // the same name, size and time) picked again goes on from the service's offset too, its upload's URL
+    // kept in the browser.
+    const photoDir = mkdtempSync(join(tmpdir(), "fd-photo-"));
+    const photoFile = join(photoDir, "heater.jpg");
+    writeFileSync(photoFile, photo);
+    let cutAt: number | undefined;
+    let heldAt: number | undefined;
+    let hold: (route: Route) => void = () => {};
+    const held = new Promise<Route>((resolve) => {
+      hold = resolve;
+    });
+    await phone.page.route(isTus, async (route) => {
+      const req = route.request();
+      const offset = Number(req.headers()["upload-offset"]);
+      if (req.method() === "PATCH" && offset > 0 && cutAt === undefined) {
+        cutAt = offset;
+        // Its progress so far, shown while this PATCH waits.
+        const step = card.locator(".proof-step").filter({ has: phone.page.locator("progress") });
+        expect(Number(await step.locator("progress").getAttribute("value"))).toBeGreaterThan(0);
+        await step.screenshot({ path: join(ARTIFACTS, "contractor-uploading.png") });
+        await route.abort("connectionreset");
+      } else if (req.method() === "PATCH" && cutAt !== undefined && offset > cutAt && heldAt === undefined) {
+        heldAt = offset;
+        hold(route);
+      } else {
+        await route.fallback();
+      }
+    });
+    await card.locator('input[type="file"]').setInputFiles(photoFile);
+    const pending = await held;
+    await phone.page.reload();
+    // The reload cancelled the held request already.
+    await pending.abort().catch(() => undefined);
+    await status(phone.page, orderId, "on_site");
+    expect(await card.getByRole("list", { name: "Photos added" }).count()).toBe(0);
+    await card.locator('input[type="file"]').setInputFiles(photoFile);
     await card.getByRole("list", { name: "Photos added" }).locator("img").waitFor();
+    rmSync(photoDir, { recursive: true, force: true });
+    const created = tus.filter((r) => r.method === "POST");
+    expect(created).toHaveLength(1);
+    const patches = tus.filter((r) => r.method === "PATCH");
+    expect(patches.every((r) => r.type === "application/offset+octet-stream")).toBe(true);
+    expect(new Set(patches.map((r) => r.path)).size).toBe(1);
+    // The PATCHes by their offset: 0; the one cut off, sent again from there after a HEAD answered it; the
+    // one held when the page reloaded, sent again from there after the new page's HEAD. Never from 0 again.
+    expect(cutAt).toBeGreaterThan(0);
+    expect(heldAt).toBeGreaterThan(cutAt as number);
+    expect(patches.map((r) => Number(r.offset))).toEqual([0, cutAt, cutAt, heldAt, heldAt]);
+    expect(headOffsets.map(Number)).toEqual([cutAt, heldAt]);
     // The checklist, answered as the contractor goes; one answer made offline waits on the phone and is
     // sent when the phone is back online.
     const checklist = card.getByRole("region", { name: "Checklist" });
@@ -446,6 +535,18 @@ describe("the console in Chromium", () => {
       ["photo", null],
       ["signature", "Dana Reyes"],
     ]);
+    // The signature went by tus too: a second upload, named in its metadata.
+    const signatureUpload = tus.filter((r) => r.method === "POST")[1];
+    expect(signatureUpload?.metadata).toContain(`kind ${Buffer.from("signature").toString("base64")}`);
+    expect(tus.filter((r) => r.method === "PATCH").length).toBeGreaterThan(patches.length);
+    await phone.page.unroute(isTus);
+    // The resumed photo arrived whole: the sealed record's digest of the bytes sent is the file's.
+    const audit = await h.get(`/api/audit?order_id=${orderId}&limit=200`, { "x-api-key": accountKey });
+    expect(audit.statusCode, audit.body).toBe(200);
+    const photoRecord = (
+      audit.json().records as Array<{ kind: string; disclosed: Record<string, unknown> }>
+    ).find((r) => r.kind === "order.attachment_added" && r.disclosed.attachment_id === files[0]?.id);
+    expect(photoRecord?.disclosed.received_sha256).toBe(createHash("sha256").update(photo).digest("hex"));
     const answers = await h.services.store.checklists.answers(orderId);
     expect(answers.map((a) => String(a.value)).sort()).toEqual(
       ["120", files[0]?.id as string, "true"].sort(),
@@ -479,6 +580,33 @@ describe("the console in Chromium", () => {
     await proof.screenshot({ path: join(ARTIFACTS, "account-proof.png") });
     await accessible(desk.page, "account with an order's proof");
     await desk.ctx.close();
+    // The dispatch team opens the same order on the board: the same proof in its detail.
+    const board = await open({ width: 1280, height: 900 });
+    await signIn(board.page, dispatcherKey);
+    await status(board.page, orderId, "completed", ".group-closed ");
+    await board.page.locator(`.group-closed [data-order-id="${orderId}"]`).getByRole("button").click();
+    const boardProof = board.page
+      .getByRole("complementary", { name: `Order ${orderId}` })
+      .locator("section.proof");
+    await boardProof.locator(".proof-report").waitFor();
+    await boardProof.locator('[data-signer="Dana Reyes"] img').waitFor();
+    expect(await boardProof.locator('.proof-file[data-kind="photo"] img').count()).toBe(1);
+    expect(await boardProof.locator('[data-check="check-in"]').textContent()).toMatch(/mi from the site/);
+    expect(await boardProof.locator(".proof-checklist dd").allTextContents()).toEqual([
+      "Yes",
+      "120 °F",
+      "photo 1",
+    ]);
+    expect(await boardProof.locator(".proof-report").getAttribute("href")).toBe(reportHref);
+    // Every image loaded (a broken thumbnail has no natural width).
+    await boardProof.scrollIntoViewIfNeeded();
+    await board.page.waitForFunction(
+      `[...document.querySelectorAll(".detail section.proof img")].every((i) => i.complete && i.naturalWidth > 0)`,
+    );
+    await boardProof.screenshot({ path: join(ARTIFACTS, "board-proof.png") });
+    await board.page.screenshot({ path: join(ARTIFACTS, "board-proof-detail.png") });
+    await accessible(board.page, "board with an order's proof");
+    await board.ctx.close();
     // Retired, so the later tests' plumbing jobs complete without it.
     const retired = await h.app.inject({
       method: "POST",
@@ -528,7 +656,7 @@ describe("the console in Chromium", () => {
     expect(given?.status_reason).toBe("Needs a locksmith's tools");
     await phone.ctx.close();
     expect(pageProblems).toEqual([]);
-  }, 90_000);
+  }, 150_000);
 
   it("the account owner approves a contractor's NTE request as it arrives, and rejects one found on reload", async () => {
     const orderId = await placeOrder({

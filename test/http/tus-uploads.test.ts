@@ -164,6 +164,8 @@ describe("a tus upload interrupted and resumed", () => {
     expect(head.statusCode).toBe(200);
     expect(Number(head.headers["upload-offset"])).toBeGreaterThanOrEqual(CHUNK);
     expect(head.headers["upload-length"]).toBe(String(file.length));
+    // Unfinished, it names no attachment.
+    expect(head.headers["attachment-id"]).toBeUndefined();
 
     const accepted: number[] = [];
     const resumed = tusUpload(file, holderKey, orderId, {
@@ -186,6 +188,7 @@ describe("a tus upload interrupted and resumed", () => {
       filename: "report.pdf",
       uploaded_by: "contractor",
     });
+    expect(response?.getHeader("Attachment-Id")).toBe(attachment.attachment_id);
   });
 
   it("is listed with the file's SHA-256, its digest sealed, and the partial upload's bytes gone", async () => {
@@ -202,6 +205,18 @@ describe("a tus upload interrupted and resumed", () => {
     expect((await h.services.store.partialUploads.find(uploadId))?.attachmentId).toBe(
       attachment.attachment_id,
     );
+  });
+
+  it("names the attachment on a later HEAD, for a client whose last PATCH's answer was lost", async () => {
+    // Resumed once more (as after a reload, or a retry whose PATCH's answer never came back): tus-js-client's
+    // HEAD finds the whole file and ends there, its last answer that HEAD's; the header says what it became.
+    const before = (await h.services.store.attachments.ofOrder(orderId)).length;
+    const { response, error } = await tusUpload(file, holderKey, orderId, { uploadUrl }).done;
+    expect(error).toBeUndefined();
+    expect(response?.getStatus()).toBe(200);
+    expect(response?.getHeader("Upload-Offset")).toBe(String(file.length));
+    expect(response?.getHeader("Attachment-Id")).toBe(attachment.attachment_id);
+    expect(await h.services.store.attachments.ofOrder(orderId)).toHaveLength(before);
   });
 });
 
@@ -303,6 +318,8 @@ describe("a process stopping between the last byte and the attachment", () => {
     const after = await h.services.store.attachments.ofOrder(orderId);
     expect(after).toHaveLength(before + 1);
     expect(after.at(-1)?.sha256).toBe(sha(file));
+    // The HEAD that made it (the client's last request) names it.
+    expect(response?.getHeader("Attachment-Id")).toBe(after.at(-1)?.id);
     // Asked again, nothing more is added.
     const head = await h.app.inject({
       method: "HEAD",
@@ -311,6 +328,7 @@ describe("a process stopping between the last byte and the attachment", () => {
     });
     expect(head.statusCode).toBe(200);
     expect(head.headers["upload-offset"]).toBe(String(file.length));
+    expect(head.headers["attachment-id"]).toBe(after.at(-1)?.id);
     expect(await h.services.store.attachments.ofOrder(orderId)).toHaveLength(before + 1);
   });
 

@@ -1,55 +1,15 @@
 // The proof a contractor collects on site, from the phone: photos taken with the camera (the file input's
 // `capture`), uploaded with their progress shown, and the site contact's signature drawn on a pad
-// (signature_pad) with the signer's printed name. What the account requires before completion is asked
-// for by the service itself: "Completed" answers naming what is missing.
+// (signature_pad) with the signer's printed name, each sent resumably by tus (../upload.ts). What the
+// account requires before completion is asked for by the service itself: "Completed" answers naming what
+// is missing.
 
 import { useEffect, useRef, useState } from "preact/hooks";
 import SignaturePad from "signature_pad";
-import { ApiProblem, session } from "../api";
+import { ApiProblem } from "../api";
 import type { Attachment, Job } from "../types";
+import { upload } from "../upload";
 import { JobChecklist } from "./job-checklist";
-
-/** Uploads one file as an attachment of the job, reporting progress (0-1); XHR, as fetch reports none. */
-function upload(
-  orderId: string,
-  file: Blob,
-  name: string,
-  fields: Record<string, string>,
-  onProgress: (share: number) => void,
-): Promise<Attachment> {
-  const form = new FormData();
-  for (const [k, v] of Object.entries(fields)) form.append(k, v);
-  form.append("file", file, name);
-  return new Promise((resolve, reject) => {
-    const xhr = new XMLHttpRequest();
-    xhr.open("POST", `/api/orders/${encodeURIComponent(orderId)}/attachments`);
-    xhr.setRequestHeader("accept", "application/json");
-    xhr.setRequestHeader("x-csrf-token", session.value?.csrf_token ?? "");
-    xhr.withCredentials = true;
-    xhr.upload.onprogress = (e) => {
-      if (e.lengthComputable) onProgress(e.loaded / e.total);
-    };
-    xhr.onload = () => {
-      let body: {
-        detail?: string;
-        code?: string;
-        errors?: Array<{ message: string }>;
-      } & Partial<Attachment> = {};
-      try {
-        body = JSON.parse(xhr.responseText);
-      } catch {
-        // not JSON: the status says enough
-      }
-      if (xhr.status >= 200 && xhr.status < 300) resolve(body as Attachment);
-      else {
-        const detail = body.errors?.length ? body.errors.map((e) => e.message).join("; ") : body.detail;
-        reject(new ApiProblem(xhr.status, body.code ?? "error", detail ?? "The upload was refused."));
-      }
-    };
-    xhr.onerror = () => reject(new ApiProblem(0, "network", "The upload did not get through; try again."));
-    xhr.send(form);
-  });
-}
 
 function Photos({
   job,
@@ -70,7 +30,7 @@ function Photos({
     setError(null);
     setProgress(0);
     try {
-      const a = await upload(job.order_id, file, file.name || "photo.jpg", {}, setProgress);
+      const a = await upload(job.order_id, file, file.name || "photo.jpg", {}, setProgress, true);
       setAdded((list) => [...list, a]);
     } catch (err) {
       setError(err instanceof ApiProblem ? err.message : "The photo did not upload; try again.");
@@ -154,6 +114,7 @@ function Signature({ job }: { job: Job }) {
           "signature.png",
           { kind: "signature", signer_name: name.trim() },
           () => {},
+          false,
         ),
       );
     } catch (err) {

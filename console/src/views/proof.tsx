@@ -8,6 +8,14 @@ import { clock } from "../format";
 import type { Attachment, Order, SiteCheck } from "../types";
 import type { Checklist } from "./job-checklist";
 
+/** When a step happened: its time today, its date too on another day (a job reviewed days later). */
+function When({ iso }: { iso: string }) {
+  const at = new Date(iso);
+  const today = at.toDateString() === new Date().toDateString();
+  const date = today ? "" : `${at.toLocaleDateString("en-US", { month: "short", day: "numeric" })}, `;
+  return <time dateTime={iso}>{`${date}${clock(iso)}`}</time>;
+}
+
 function CheckLine({ label, check }: { label: string; check: SiteCheck }) {
   const where =
     check.position === null
@@ -17,7 +25,7 @@ function CheckLine({ label, check }: { label: string; check: SiteCheck }) {
         : `${check.distance_miles} mi from the site`;
   return (
     <li class={check.flagged ? "proof-check flagged" : "proof-check"} data-check={label.toLowerCase()}>
-      <strong>{label}</strong> {clock(check.at)} · {where}
+      <strong>{label}</strong> <When iso={check.at} /> · {where}
       {check.position?.accuracy_m != null && (
         <span class="muted"> (±{Math.round(check.position.accuracy_m)} m)</span>
       )}
@@ -116,7 +124,7 @@ export function Proof({ order }: { order: Order }) {
             <img src={signature.thumbnail_url} alt={`Signature of ${signature.signer_name}`} />
           )}
           <span>
-            Signed by <strong>{signature.signer_name}</strong> {clock(signature.created_at)}
+            Signed by <strong>{signature.signer_name}</strong> <When iso={signature.created_at} />
           </span>
         </div>
       )}

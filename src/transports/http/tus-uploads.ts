@@ -9,7 +9,8 @@
 // the declared Upload-Length against the file limit (413) and the order's quota (409), and the metadata
 // fields (422); HEAD, PATCH and DELETE the upload's being this caller's, on this order (404 otherwise),
 // and a PATCH's Upload-Offset (409). Errors are problem documents, tus's own (a missing Tus-Resumable
-// header...) mapped to the closed set. The bytes go to the database (storage/uploads/).
+// header...) mapped to the closed set. The bytes go to the database (storage/uploads/). The last PATCH
+// answers the attachment (its JSON, and its id in Attachment-Id); a later HEAD names it in Attachment-Id.
 
 import { Readable } from "node:stream";
 import { MemoryLocker, Metadata, Server } from "@tus/server";
@@ -27,6 +28,12 @@ import { contextOf, gateHook } from "./operation-routes.js";
 
 const UPLOADS_PATH = "/api/orders/:order_id/uploads";
 const UPLOAD_PATH = `${UPLOADS_PATH}/:upload_id`;
+/**
+ * The attachment a finished upload became, on the last PATCH's answer and on every later HEAD: a client
+ * whose last PATCH's answer was lost (the signal dropped as it came back) resumes with a HEAD, finds the
+ * whole file there, and learns from this header what it became (not a tus header: this service's own).
+ */
+const ATTACHMENT_ID_HEADER = "Attachment-Id";
 
 /** What a request brought to the tus server's hooks (keyed by the web Request handed to it). */
 interface Pending {
@@ -141,7 +148,7 @@ async function finish(
     await partial.accepted(id, result.attachment_id);
     return {
       status_code: 200,
-      headers: { "Content-Type": "application/json" },
+      headers: { "Content-Type": "application/json", [ATTACHMENT_ID_HEADER]: result.attachment_id },
       body: JSON.stringify(result),
     };
   } catch (error) {
@@ -200,6 +207,7 @@ export function registerTusUploads(app: FastifyInstance, services: Services): vo
     const params = request.params as { order_id: string; upload_id?: string };
     const ctx = contextOf(op, services, request, reply, { order_id: params.order_id });
     let uploadId = params.upload_id;
+    let attachmentId: string | null = null;
     if (uploadId === undefined) {
       const length = declaredLength(request);
       const metadata = metadataOf(request);
@@ -219,6 +227,9 @@ export function registerTusUploads(app: FastifyInstance, services: Services): vo
         if (done.status_code >= 400) {
           return reply.status(done.status_code).headers(done.headers).send(done.body);
         }
+        attachmentId = done.headers[ATTACHMENT_ID_HEADER] ?? null;
+      } else {
+        attachmentId = found.attachmentId;
       }
       const offset = header(request, "upload-offset");
       if (request.method === "PATCH" && offset !== undefined && Number(offset) !== found.offset) {
@@ -243,6 +254,7 @@ export function registerTusUploads(app: FastifyInstance, services: Services): vo
       if (name.startsWith("access-control-") || name === "content-length") continue;
       reply.header(name, value);
     }
+    if (attachmentId !== null && request.method === "HEAD") reply.header(ATTACHMENT_ID_HEADER, attachmentId);
     const type = response.headers.get("content-type") ?? "";
     if (response.status >= 400 && !type.startsWith("application/problem+json")) {
       throw tusProblem(response.status, body.toString("utf8"));
