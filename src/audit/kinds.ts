@@ -23,7 +23,10 @@ const ORDER_KINDS = {
   "order.cancelled": "The order was cancelled: by whom, from which status, and why.",
   "order.nte_requested": "The contractor on the job asked for a higher NTE: how much, and why.",
   "order.nte_decided": "The caller approved or rejected an NTE increase: the request, the decision, and why.",
-  "order.invoiced": "The contractor invoiced the job, within the NTE in force: the amount.",
+  "order.invoiced":
+    "The contractor invoiced the job, within the NTE in force: the amount (invoice_cents), and for an itemised invoice its version 1, lines (each with the amount the service computed), subtotal, tax and total.",
+  "order.invoice_revised":
+    "The contractor revised its invoice before approval, within the NTE in force: the new version's number, lines, subtotal, tax and total, and the previous total.",
   "order.assigned":
     "A dispatcher assigned a contractor by hand (from offered, needs_dispatcher or cannot_complete) or reassigned the job (from accepted or en_route): the status it was made from, from whom to whom, and why.",
   "order.sla_at_risk":

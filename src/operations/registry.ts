@@ -51,6 +51,7 @@ import {
   dispatcherRescheduleOperation,
 } from "./orders/dispatcher-actions.js";
 import { eventsOperation } from "./orders/event-stream.js";
+import { contractorInvoiceReviseOperation, orderInvoiceOperation } from "./orders/invoices.js";
 import { orderListOperation } from "./orders/order-list.js";
 import { orderStatusOperation } from "./orders/order-status.js";
 import { proofRequirementsOperation, proofRequirementsSetOperation } from "./orders/proof-requirements.js";
@@ -94,6 +95,7 @@ export const OPERATIONS: readonly AnyOperation[] = [
   proofRequirementsOperation,
   proofRequirementsSetOperation,
   serviceReportOperation,
+  orderInvoiceOperation,
   orderChecklistOperation,
   checklistTemplateCreateOperation,
   checklistTemplatesOperation,
@@ -122,6 +124,7 @@ export const OPERATIONS: readonly AnyOperation[] = [
   contractorReportOperation,
   contractorNteRequestOperation,
   contractorInvoiceOperation,
+  contractorInvoiceReviseOperation,
   contractorChecklistAnswerOperation,
   contractorAuditListOperation,
   contractorTimeOffOperation,

@@ -4,6 +4,7 @@
 // values, mapped from their rows by order-rows.ts.
 
 import { type Kysely, sql } from "kysely";
+import type { InvoiceLine, InvoiceVersion } from "../domain/orders/invoice.js";
 import type { NteRequest, Offer, OfferStatus, Order } from "../domain/orders/order.js";
 import { OPEN_ORDERS_SQL } from "../domain/orders/sla-clocks.js";
 import type { OrderStatus } from "../domain/orders/transitions.js";
@@ -289,6 +290,17 @@ export class KyselyOrderStore implements OrderStore {
       .where("order_id", "=", orderId)
       .orderBy("created_at")
       .execute();
+  }
+
+  /** Every version of an order's itemised invoice, oldest first. */
+  async invoiceVersions(orderId: string, tx?: WriteTx): Promise<InvoiceVersion[]> {
+    const rows = await trxOf(tx, this.db)
+      .selectFrom("invoice_versions")
+      .selectAll()
+      .where("order_id", "=", orderId)
+      .orderBy("version")
+      .execute();
+    return rows.map((r) => ({ ...r, lines: JSON.parse(r.lines) as InvoiceLine[] }));
   }
 
   byIds(ids: string[], tx?: WriteTx, lock = false): Promise<Order[]> {

@@ -337,6 +337,13 @@ export async function commitOrderChange(w: WriterTx, c: CommittableChange): Prom
     }
   }
   if (change.nte.create) await w.trx.insertInto("nte_requests").values(change.nte.create).execute();
+  if (change.invoice) {
+    const { lines, ...version } = change.invoice;
+    await w.trx
+      .insertInto("invoice_versions")
+      .values({ ...version, lines: JSON.stringify(lines) })
+      .execute();
+  }
   const decide = change.nte.decide;
   if (decide) {
     const decided = await w.trx

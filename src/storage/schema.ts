@@ -209,6 +209,18 @@ interface NteRequestsTable {
   decision_reason: string | null;
 }
 
+/** One version of a job's itemised invoice (migration 0035): its lines as JSON text (domain/orders/invoice.ts). */
+interface InvoiceVersionsTable {
+  order_id: string;
+  version: number;
+  lines: string;
+  subtotal_cents: number;
+  tax_cents: number;
+  total_cents: number;
+  created_at: string;
+  created_by: string;
+}
+
 /** One unit of a contractor's capacity an order holds (migration 0011). */
 export interface CapacityHoldsTable {
   order_id: string;
@@ -371,6 +383,7 @@ export interface Database {
   offers: OffersTable;
   capacity_holds: CapacityHoldsTable;
   nte_requests: NteRequestsTable;
+  invoice_versions: InvoiceVersionsTable;
   contractors: ContractorsTable;
   quotes: QuotesTable;
   orders: OrdersTable;

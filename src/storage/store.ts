@@ -11,6 +11,7 @@ import type { Contractor, Pool } from "../domain/contractor.js";
 import type { ContractorStanding } from "../domain/contractor-directory.js";
 import type { ChecklistAnswer, ChecklistTemplate, OrderChecklist } from "../domain/orders/checklist.js";
 import type { ProofRequirements } from "../domain/orders/completion-gate.js";
+import type { InvoiceVersion } from "../domain/orders/invoice.js";
 import type { NteRequest, Offer, OfferStatus, Order } from "../domain/orders/order.js";
 import type { OrderStatus } from "../domain/orders/transitions.js";
 import type { DayOrder } from "../domain/schedule/day-jobs.js";
@@ -290,6 +291,8 @@ export interface OrderStore {
   nteRequestById(id: string, tx?: WriteTx): Promise<NteRequest | undefined>;
   /** An order's NTE requests, oldest first. */
   nteRequests(orderId: string, tx?: WriteTx): Promise<NteRequest[]>;
+  /** Every version of an order's itemised invoice, oldest first (none before it is invoiced). */
+  invoiceVersions(orderId: string, tx?: WriteTx): Promise<InvoiceVersion[]>;
   /** An order of one account and mode. */
   find(id: string, accountId: string, livemode: boolean): Promise<Order | undefined>;
   /** Orders by id; inside a write with `lock`, locked until COMMIT where the store locks rows. */

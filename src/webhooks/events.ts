@@ -25,7 +25,10 @@ export const WEBHOOK_EVENT_DESCRIPTIONS: Record<WebhookEventType, string> = {
   "order.on_site": "The contractor is on site.",
   "order.completed":
     "The work is done (data.order.final_cost_cents); data.order.report_url links the service report (PDF).",
-  "order.invoiced": "The contractor invoiced the job (data.order.invoice_cents).",
+  "order.invoiced":
+    "The contractor invoiced the job (data.order.invoice_cents; its lines: GET /api/orders/{order_id}/invoice).",
+  "order.invoice_revised":
+    "The contractor revised its invoice before approval (data.order.invoice_cents is the new total; data.invoice: the version, total and previous total).",
   "order.needs_dispatcher": "No contractor took the job: a dispatcher will assign one.",
   "order.cancelled": "The order was cancelled (data.order.status_reason).",
   "order.cannot_complete":

@@ -254,7 +254,21 @@ describe("A2A", () => {
       { order_id: order.order_id, status: "completed", final_cost_cents: 51_000 },
       mine,
     );
-    await run("contractor.invoice", { order_id: order.order_id, amount_cents: 51_000 }, mine);
+    await run(
+      "contractor.invoice",
+      { order_id: order.order_id, lines: [{ kind: "trip_charge", amount_cents: 51_000 }] },
+      mine,
+    );
+    await run(
+      "contractor.invoice_revise",
+      {
+        order_id: order.order_id,
+        lines: [{ kind: "trip_charge", amount_cents: 50_000 }],
+        amount_cents: 50_000,
+      },
+      mine,
+    );
+    expect((await run("order.invoice", { order_id: order.order_id })).total_cents).toBe(50_000);
     const off = await run("contractor.time_off_add", example("contractor.time_off_add"), mine);
     await run("contractor.time_off", {}, mine);
     await run("contractor.time_off_remove", { time_off_id: off.time_off_id }, mine);

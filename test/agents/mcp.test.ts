@@ -282,7 +282,25 @@ describe("MCP tools", () => {
       { order_id: order.order_id, status: "completed", final_cost_cents: 52_000 },
       first,
     );
-    await call("contractor.invoice", { order_id: order.order_id, amount_cents: 52_000 }, first);
+    await call(
+      "contractor.invoice",
+      {
+        order_id: order.order_id,
+        lines: [
+          { kind: "labour", hours: 2, rate_cents: 20_000 },
+          { kind: "materials", description: "Supply line", quantity: 1, unit_price_cents: 10_000 },
+        ],
+        amount_cents: 50_000,
+      },
+      first,
+    );
+    const revised = await call(
+      "contractor.invoice_revise",
+      { order_id: order.order_id, lines: [{ kind: "labour", hours: 2.5, rate_cents: 20_000 }] },
+      first,
+    );
+    expect(revised).toMatchObject({ version: 2, total_cents: 50_000 });
+    expect((await call("order.invoice", { order_id: order.order_id })).version).toBe(2);
     const off = await call("contractor.time_off_add", example("contractor.time_off_add"), first);
     await call("contractor.time_off", {}, first);
     await call("contractor.time_off_remove", { time_off_id: off.time_off_id }, first);

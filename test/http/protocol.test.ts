@@ -262,6 +262,8 @@ describe("HTTP protocol", () => {
         "checklistTemplates",
         "checklistTemplateRetire",
         "contractorChecklistAnswer",
+        "orderInvoice",
+        "contractorInvoiceRevise",
       ].sort(),
     );
     const quote = doc.paths["/api/dispatch/v1/quote"].post;

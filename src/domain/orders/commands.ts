@@ -18,6 +18,7 @@ import {
   windowIssues,
 } from "../time/service-window.js";
 import { type CompletionRequirements, completionRefusal } from "./checklist.js";
+import { type InvoiceVersion, type Itemised, unitemised } from "./invoice.js";
 import type {
   Actor,
   AuditFact,
@@ -113,6 +114,7 @@ export function changeOf(
     offers: parts.offers ?? { create: [], settle: [] },
     nte: parts.nte ?? { create: null, decide: null },
     capacity: parts.capacity ?? { take: [], release: [] },
+    ...(parts.invoice ? { invoice: parts.invoice } : {}),
     audit: parts.audit ?? [],
     event: parts.event ?? null,
   };
@@ -673,40 +675,135 @@ export function requestNte(
   );
 }
 
-/** The contractor invoices a completed job, within the NTE in force. */
+/** The contractor invoices a completed job, within the NTE in force: version 1 of its invoice, itemised
+ * (or, given `cents` alone as the first API took it, one line of that total). */
 export function invoiceJob(
   state: OrderState | null,
-  cmd: { orderId: string; contractor: ContractorKey; cents: number; actor: Actor },
+  cmd: { orderId: string; contractor: ContractorKey; actor: Actor } & (
+    | { cents: number }
+    | { invoice: Itemised }
+  ),
   ctx: CommandContext,
 ): Decision {
   const order = jobOf(state?.order, cmd.contractor, cmd.orderId);
   if (isRefusal(order)) return order;
   const status = nextStatus(order.status, "invoice", "contractor");
   if (isRefusal(status)) return status;
+  const itemised = "invoice" in cmd;
+  const invoice = "invoice" in cmd ? cmd.invoice : unitemised(cmd.cents);
+  const cents = invoice.total_cents;
   const limit = nteInForce(order);
-  if (limit !== null && cmd.cents > limit) {
-    return refuse(
-      "nte_exceeded",
-      `The invoice (${cmd.cents}) is over the NTE in force (${limit}): ask for an NTE increase first.`,
-      { extra: { nte_in_force_cents: limit } },
-    );
-  }
+  if (limit !== null && cents > limit) return overNte(cents, limit);
   const at = ctx.now.toISOString();
+  const version: InvoiceVersion = {
+    order_id: order.id,
+    version: 1,
+    ...invoice,
+    created_at: at,
+    created_by: cmd.actor,
+  };
   return changeOf(
     order,
-    { status, invoice_cents: cmd.cents, invoiced_at: at, updated_at: at },
+    { status, invoice_cents: cents, invoiced_at: at, updated_at: at },
     {
+      invoice: version,
       audit: [
         {
           kind: "order.invoiced",
           actor: cmd.actor,
           at,
-          data: { invoice_cents: cmd.cents, nte_in_force_cents: limit },
+          data: {
+            invoice_cents: cents,
+            nte_in_force_cents: limit,
+            ...(itemised ? itemisedData(version) : {}),
+          },
         },
       ],
       event: { type: "order.invoiced", at, details: { previous_status: order.status } },
     },
   );
+}
+
+/**
+ * The contractor revises its invoice before it is approved (the job is invoiced): the next version, within
+ * the NTE in force. `previous`: the latest version stored (none for an invoice made before versions were
+ * kept, which counts as version 1).
+ */
+export function reviseInvoice(
+  state: OrderState | null,
+  cmd: {
+    orderId: string;
+    contractor: ContractorKey;
+    invoice: Itemised;
+    previous: InvoiceVersion | null;
+    actor: Actor;
+  },
+  ctx: CommandContext,
+): Decision {
+  const order = jobOf(state?.order, cmd.contractor, cmd.orderId);
+  if (isRefusal(order)) return order;
+  if (order.status !== "invoiced") {
+    return refuse(
+      "invalid_transition",
+      `An invoice is revised once the job is invoiced (and before it is approved); this one is ${order.status}.`,
+      { currentStatus: order.status },
+    );
+  }
+  const cents = cmd.invoice.total_cents;
+  const limit = nteInForce(order);
+  if (limit !== null && cents > limit) return overNte(cents, limit);
+  const at = ctx.now.toISOString();
+  const version: InvoiceVersion = {
+    order_id: order.id,
+    version: (cmd.previous?.version ?? 1) + 1,
+    ...cmd.invoice,
+    created_at: at,
+    created_by: cmd.actor,
+  };
+  const revised = {
+    version: version.version,
+    total_cents: cents,
+    previous_total_cents: order.invoice_cents,
+  };
+  return changeOf(
+    order,
+    { invoice_cents: cents, updated_at: at },
+    {
+      invoice: version,
+      audit: [
+        {
+          kind: "order.invoice_revised",
+          actor: cmd.actor,
+          at,
+          data: {
+            ...itemisedData(version),
+            previous_total_cents: order.invoice_cents,
+            nte_in_force_cents: limit,
+          },
+        },
+      ],
+      event: { type: "order.invoice_revised", at, details: { previous_status: null, invoice: revised } },
+    },
+  );
+}
+
+function overNte(cents: number, limit: number): Refusal {
+  return refuse(
+    "nte_exceeded",
+    `The invoice (${cents}) is over the NTE in force (${limit}): ask for an NTE increase first.`,
+    { extra: { nte_in_force_cents: limit } },
+  );
+}
+
+/** What an itemised invoice's audit record seals: the version, its lines and totals. */
+function itemisedData(v: InvoiceVersion): Record<string, unknown> {
+  return {
+    version: v.version,
+    lines: v.lines,
+    subtotal_cents: v.subtotal_cents,
+    tax_cents: v.tax_cents,
+    total_cents: v.total_cents,
+  };
 }
 
 // --- The caller's and the dispatch team's -------------------------------------------------------------

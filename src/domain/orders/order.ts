@@ -8,6 +8,7 @@ import type { EtaTier } from "../matching.js";
 import type { Urgency } from "../pricing.js";
 import type { WindowSource } from "../time/service-window.js";
 import type { TradeCode } from "../trades.js";
+import type { InvoiceVersion } from "./invoice.js";
 import type { SiteCheck } from "./site-check.js";
 import type { OrderEventType } from "./statuses.js";
 import type { OrderStatus } from "./transitions.js";
@@ -165,6 +166,7 @@ const ORDER_AUDIT_KINDS = [
   "order.nte_requested",
   "order.nte_decided",
   "order.invoiced",
+  "order.invoice_revised",
   "order.assigned",
   "order.sla_at_risk",
   "order.sla_breached",
@@ -215,6 +217,8 @@ export interface OrderChange {
   /** Contractors whose capacity this change takes (an offer or a job) and gives back; `retime`: the
    * contractors whose block of time for this order is placed again (its window moved), strictly. */
   capacity: { take: string[]; release: string[]; retime?: string[] };
+  /** A version of the job's itemised invoice this change writes (the invoice, or a revision). */
+  invoice?: InvoiceVersion;
   audit: AuditFact[];
   event: OrderEvent | null;
 }

@@ -27,5 +27,6 @@ export const ORDER_EVENT_TYPES = [
   "order.sla_at_risk",
   "order.sla_breached",
   "order.rescheduled",
+  "order.invoice_revised",
 ] as const;
 export type OrderEventType = (typeof ORDER_EVENT_TYPES)[number];

@@ -30,6 +30,7 @@ import {
 import type { CommandContext, ContractorKey, ProgressReport } from "../../domain/orders/commands.js";
 import * as orders from "../../domain/orders/commands.js";
 import type { CompletionEvidence } from "../../domain/orders/completion-gate.js";
+import type { Itemised } from "../../domain/orders/invoice.js";
 import type {
   Actor,
   Decision,
@@ -490,13 +491,35 @@ export async function invoice(
   services: OrderServices,
   contractor: ContractorKey,
   orderId: string,
-  cents: number,
+  amount: number | Itemised,
+  actor: Actor,
+): Promise<Order> {
+  const bill = typeof amount === "number" ? { cents: amount } : { invoice: amount };
+  const done = await runOrderCommand(
+    services,
+    (tx) => loadOrder(services, tx, orderId),
+    (state, ctx) => orders.invoiceJob(state, { orderId, contractor, actor, ...bill }, ctx),
+  );
+  return done.change.after;
+}
+
+/** The contractor revises its invoice before approval: the next version. */
+export async function reviseInvoice(
+  services: OrderServices,
+  contractor: ContractorKey,
+  orderId: string,
+  invoice: Itemised,
   actor: Actor,
 ): Promise<Order> {
   const done = await runOrderCommand(
     services,
-    (tx) => loadOrder(services, tx, orderId),
-    (state, ctx) => orders.invoiceJob(state, { orderId, contractor, cents, actor }, ctx),
+    async (tx) => {
+      const state = await loadOrder(services, tx, orderId);
+      const versions = state ? await services.store.orders.invoiceVersions(orderId, tx) : [];
+      return { state, previous: versions.at(-1) ?? null };
+    },
+    ({ state, previous }, ctx) =>
+      orders.reviseInvoice(state, { orderId, contractor, invoice, previous, actor }, ctx),
   );
   return done.change.after;
 }

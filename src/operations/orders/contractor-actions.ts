@@ -4,9 +4,11 @@
 // what, the NTE; the street address once the job is accepted), never the account or its references.
 
 import { z } from "zod";
+import { INVOICE_LIMITS, type InvoiceLineInput } from "../../domain/orders/invoice.js";
 import type { Offer, Order } from "../../domain/orders/order.js";
 import { contractorOf, defineOperation } from "../kernel/operation.js";
 import { acceptOffer, declineOffer, invoice, reportProgress, requestNte } from "./command-runner.js";
+import { invoiceLinesInput, itemisedOr422 } from "./invoices.js";
 import {
   ORDER_STATUSES,
   orderServiceTimeShape,
@@ -326,26 +328,48 @@ export const contractorInvoiceOperation = defineOperation({
   name: "contractor.invoice",
   summary: "Invoice a completed job",
   description:
-    "Invoices a completed job. The amount may not exceed the NTE in force (the caller's, or the last " +
-    "increase the caller approved): over it, 409 nte_exceeded; ask for an increase first.",
+    "Invoices a completed job: itemised by its `lines` (labour, materials, trip charge, other, tax; the " +
+    "service computes each amount and the totals in integer cents), or by `amount_cents` alone (one " +
+    "line). With lines, amount_cents is optional and, if sent, must equal the lines' total (422 naming " +
+    "both: the service never takes a client's total on trust). The total may not exceed the NTE in force " +
+    "(the caller's, or the last increase the caller approved): over it, 409 nte_exceeded; ask for an " +
+    "increase first. Revise it with contractor.invoice_revise; read it, with its checks, with order.invoice.",
   access: "contractor",
   effect: "write",
   limit: "key",
   http: { method: "POST", path: "/api/contractor/v1/jobs/invoice", input: "body" },
   problems: [404, 409],
-  input: z.strictObject({
-    order_id: z.string().min(1).max(64),
-    amount_cents: z.number().int().min(0).max(100_000_000).describe("The invoice total, in cents."),
-  }),
+  input: z
+    .strictObject({
+      order_id: z.string().min(1).max(64),
+      amount_cents: z
+        .number()
+        .int()
+        .min(0)
+        .max(INVOICE_LIMITS.totalCents)
+        .optional()
+        .describe("The invoice total, in cents: required without lines; with lines, checked against them."),
+      lines: invoiceLinesInput.optional(),
+    })
+    .refine((v) => v.amount_cents !== undefined || v.lines !== undefined, {
+      message: "send the invoice's lines, or its amount_cents",
+      path: ["lines"],
+    }),
   output: contractorJobSchema,
   example: { order_id: "ord_0VberZOdAb12Cd34Ef56", amount_cents: 41_250 },
   async handler(ctx, input) {
     const contractor = contractorOf(ctx);
+    const claimed =
+      input.amount_cents === undefined ? null : { field: "amount_cents", cents: input.amount_cents };
+    const bill =
+      input.lines === undefined
+        ? (input.amount_cents as number)
+        : itemisedOr422(input.lines as InvoiceLineInput[], claimed);
     const order = await invoice(
       ctx.services,
       contractor,
       input.order_id,
-      input.amount_cents,
+      bill,
       `contractor:${contractor.contractorId}`,
     );
     return jobView(order);
