@@ -409,9 +409,9 @@ describe("sandbox checklists", () => {
       (await kinds(h, h.sandboxKey, answered.order_id)).filter((k) => k === "order.checklist_answered"),
     ).toHaveLength(checklist.items.length);
     expect(withPhoto?.status).toBe("completed");
-    const photoItem = (
-      await h.get(`/api/orders/${photo.order_id}/checklist`, { "x-api-key": photoKey })
-    ).json().items.find((i: { label: string }) => i.label === "Joint");
+    const photoItem = (await h.get(`/api/orders/${photo.order_id}/checklist`, { "x-api-key": photoKey }))
+      .json()
+      .items.find((i: { label: string }) => i.label === "Joint");
     const files = (await h.get(`/api/orders/${photo.order_id}/attachments`, { "x-api-key": photoKey })).json()
       .attachments as Array<{ attachment_id: string; kind: string }>;
     expect(photoItem.answer.value).toBe(files.find((f) => f.kind === "photo")?.attachment_id);
