@@ -17,7 +17,7 @@ function numberAnswer(item: ChecklistItem): number {
 
 /** A simulated contractor's answer to `item`; `photo`: the id of the photo it added (null: none, and a
  * photo item is left unanswered). */
-export function simulatedAnswer(item: ChecklistItem, photo: string | null, note: string): AnswerValue | null {
+function simulatedAnswer(item: ChecklistItem, photo: string | null, note: string): AnswerValue | null {
   switch (item.kind) {
     case "yes_no":
       return true;

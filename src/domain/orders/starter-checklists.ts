@@ -9,7 +9,7 @@
 import type { TradeCode } from "../trades.js";
 
 /** An item as the template-create operation takes it (operations/orders/checklist-templates.ts). */
-export type StarterItem =
+type StarterItem =
   | { kind: "yes_no"; label: string; required?: boolean }
   | {
       kind: "number";
