@@ -2,6 +2,7 @@
 // test key (returned once, for printing; later starts find the account and return no key). That key is
 // also the one agents' keyed tools run under when the server has no MCP_API_KEY: the server finds it again
 // on every start by its stored hash (auth/sandbox-key.ts), so it never needs the plaintext it printed once.
+// The sandbox (test mode) also gets a starter checklist per trade (domain/orders/starter-checklists.ts).
 
 import { createHash } from "node:crypto";
 import { sealRecord } from "./audit/record.js";
@@ -9,11 +10,17 @@ import type { ApiKeyService } from "./auth/api-key-service.js";
 import { SANDBOX_ACCOUNT, SANDBOX_KEY_LABEL } from "./auth/sandbox-key.js";
 import { canonicalJson } from "./canonical-json.js";
 import { type Clock, systemClock } from "./clock.js";
+import { STARTER_CHECKLISTS } from "./domain/orders/starter-checklists.js";
 import { generateSandboxPool } from "./domain/sandbox-pool.js";
+import { TRADE_CODES } from "./domain/trades.js";
+import { ApiError } from "./errors.js";
+import { createTemplate, templateInput } from "./operations/orders/checklist-templates.js";
 import type { Store } from "./storage/store.js";
 
 export interface BootstrapResult {
   seededContractors: number;
+  /** The sandbox's starter checklist templates created by this start (0 once it has any). */
+  seededChecklists: number;
   /** The sandbox key, only on the start that created the sandbox account. */
   sandboxKey: string | null;
 }
@@ -62,6 +69,51 @@ async function backfillSandboxHours(store: Store, clock: Clock): Promise<void> {
   );
 }
 
+/** Who creates what a first start seeds (the pool, the starter checklists, the sandbox's keys). */
+const BOOTSTRAP_ACTOR = "system:bootstrap" as const;
+
+/**
+ * The sandbox's starter checklists: one service template per trade in test mode, made by the same code as
+ * the dispatch team's (checklist-templates.ts createTemplate), authored by system:bootstrap, and sealed
+ * together as a pool.seeded record (its digest of the templates). Only while the sandbox has never had a
+ * service template, retired ones included: a restart adds none, and what the dispatch team retired stays
+ * retired. Live mode never gets them. One read once done.
+ */
+async function seedSandboxChecklists(store: Store, clock: Clock): Promise<number> {
+  return store.write(async (tx) => {
+    const held = await store.checklists.templates(
+      { livemode: false, accountId: null, includeRetired: true },
+      tx,
+    );
+    if (held.length > 0) return 0;
+    const at = clock().toISOString();
+    const owner = { livemode: false, accountId: null, actor: BOOTSTRAP_ACTOR };
+    const created = [];
+    for (const trade of TRADE_CODES) {
+      const input = templateInput.parse({ trade, ...STARTER_CHECKLISTS[trade] });
+      const template = await createTemplate(store, tx, owner, input, at);
+      // A store without any sandbox template cannot be at the limit: a refusal here is a bug.
+      if (template instanceof ApiError) throw new Error(`starter checklist ${trade}: ${template.message}`);
+      created.push({ template_id: template.id, trade, name: template.name, items: template.items });
+    }
+    tx.appendAudit(
+      sealRecord({
+        kind: "pool.seeded",
+        at,
+        accountId: null,
+        livemode: false,
+        actor: BOOTSTRAP_ACTOR,
+        data: {
+          pool: "sandbox",
+          checklist_templates: created.map((t) => t.template_id),
+          checklist_templates_sha256: createHash("sha256").update(canonicalJson(created)).digest("hex"),
+        },
+      }),
+    );
+    return created.length;
+  });
+}
+
 export async function bootstrap(
   store: Store,
   keys: ApiKeyService,
@@ -91,6 +143,7 @@ export async function bootstrap(
     await backfillSandboxVerification(store, clock);
     await backfillSandboxHours(store, clock);
   }
+  const seededChecklists = await seedSandboxChecklists(store, clock);
   let sandboxKey: string | null = null;
   if (!(await store.keys.findAccountByName(SANDBOX_ACCOUNT))) {
     const issued = await keys.issue({
@@ -101,7 +154,7 @@ export async function bootstrap(
     });
     sandboxKey = issued.key;
   }
-  return { seededContractors, sandboxKey };
+  return { seededContractors, seededChecklists, sandboxKey };
 }
 
 /** The account of the dispatch-team key the first server start prints, so the console's board can be tried. */

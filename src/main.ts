@@ -55,6 +55,11 @@ function printFirstStart(first: BootstrapResult, dispatchKey: string | null): vo
   if (first.seededContractors > 0) {
     process.stdout.write(`Seeded the sandbox pool with ${first.seededContractors} contractors.\n`);
   }
+  if (first.seededChecklists > 0) {
+    process.stdout.write(
+      `Gave the sandbox a starter checklist for each of its ${first.seededChecklists} trades (the dispatch team may retire them).\n`,
+    );
+  }
   if (!first.sandboxKey) return;
   process.stdout.write(
     [

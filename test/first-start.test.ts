@@ -8,7 +8,12 @@ import { type AddressInfo, createServer, type Server } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
+import { ALL_ACCOUNTS } from "../src/audit/persistence.js";
+import { bootstrap } from "../src/bootstrap.js";
+import { STARTER_CHECKLISTS } from "../src/domain/orders/starter-checklists.js";
+import { TRADE_CODES } from "../src/domain/trades.js";
 import { startChildServer } from "./helpers/child-server.js";
+import { createHarness } from "./helpers/harness.js";
 
 const dirs: string[] = [];
 afterAll(() => {
@@ -96,4 +101,55 @@ describe("the first start's one-time keys", () => {
       await second.kill();
     }
   }, 180_000);
+});
+
+describe("the sandbox's starter checklists", () => {
+  const TEMPLATES = "/api/checklist-templates";
+
+  it("are created once, one per trade in test mode by system:bootstrap: a second start adds none, live mode has none", async () => {
+    const h = await createHarness(); // the first start
+    const { store } = h.services;
+    const again = await bootstrap(store, h.services.keys); // the second
+    expect(again.seededChecklists).toBe(0);
+    const sandbox = await store.checklists.templates({ livemode: false, includeRetired: true });
+    expect(sandbox.map((t) => t.trade).sort()).toEqual([...TRADE_CODES].sort());
+    for (const t of sandbox) {
+      const starter = STARTER_CHECKLISTS[t.trade as keyof typeof STARTER_CHECKLISTS];
+      expect(t).toMatchObject({ accountId: null, createdBy: "system:bootstrap", retiredAt: null });
+      expect(t.name).toBe(starter.name);
+      expect(t.items.map((i) => [i.kind, i.label])).toEqual(starter.items.map((i) => [i.kind, i.label]));
+      expect(t.items.filter((i) => i.required).map((i) => i.kind)).toEqual(["yes_no"]);
+    }
+    expect(await store.checklists.templates({ livemode: true, includeRetired: true })).toEqual([]);
+    // Sealed once, naming them.
+    const seeded = await store.audit.listAudit({
+      accountId: ALL_ACCOUNTS,
+      livemode: false,
+      kind: "pool.seeded",
+      limit: 10,
+    });
+    const sealed = seeded.filter((r) => r.record.includes("checklist_templates"));
+    expect(sealed).toHaveLength(1);
+    for (const t of sandbox) expect(sealed[0]?.record).toContain(t.id);
+    // As the dispatch team sees them, through the API.
+    const ops = await h.dispatcherKey("test");
+    const listed = (await h.get(TEMPLATES, { "x-api-key": ops })).json().templates;
+    expect(listed).toHaveLength(TRADE_CODES.length);
+    expect((await h.get(TEMPLATES, { "x-api-key": await h.dispatcherKey("live") })).json().templates).toEqual(
+      [],
+    );
+  });
+
+  it("stay retired when the dispatch team retired them: a restart brings none back", async () => {
+    const h = await createHarness();
+    const ops = await h.dispatcherKey("test");
+    const plumbing = (await h.get(`${TEMPLATES}?trade=plumbing`, { "x-api-key": ops })).json().templates;
+    expect(plumbing).toHaveLength(1);
+    const retired = await h.post(`${TEMPLATES}/${plumbing[0].template_id}/retire`, {}, { "x-api-key": ops });
+    expect(retired.statusCode, retired.body).toBe(200);
+    expect((await bootstrap(h.services.store, h.services.keys)).seededChecklists).toBe(0);
+    expect((await h.get(`${TEMPLATES}?trade=plumbing`, { "x-api-key": ops })).json().templates).toEqual([]);
+    const all = (await h.get(`${TEMPLATES}?status=all`, { "x-api-key": ops })).json().templates;
+    expect(all).toHaveLength(TRADE_CODES.length);
+  });
 });

@@ -16,6 +16,7 @@ import { loadConfig } from "../src/config.js";
 import { complianceIssues, dayOf } from "../src/domain/compliance.js";
 import type { Contractor } from "../src/domain/contractor.js";
 import { ContractorPool } from "../src/operations/kernel/contractor-pool.js";
+import { checklistOf } from "../src/operations/orders/checklist-state.js";
 import { type OrderServices, settleOffer } from "../src/operations/orders/command-runner.js";
 import { openPostgresStore } from "../src/storage/postgres.js";
 import { type ChildServer, startChildServer } from "./helpers/child-server.js";
@@ -30,6 +31,7 @@ const NTE_DECISION = "/api/dispatch/v1/orders/nte-decision";
 const ACCEPT = "/api/contractor/v1/offers/accept";
 const DECLINE = "/api/contractor/v1/offers/decline";
 const REPORT = "/api/contractor/v1/jobs/status";
+const CHECKLIST = "/api/contractor/v1/jobs/checklist";
 const NTE_REQUEST = "/api/contractor/v1/jobs/nte-request";
 const INVOICE = "/api/contractor/v1/jobs/invoice";
 const ASSIGN = "/api/dispatcher/v1/orders/assign";
@@ -275,9 +277,23 @@ class Scene {
     return p;
   }
 
+  /** The job's required checklist items answered (the sandbox's starter checklist: yes/no items), as its
+   * contractor on site does before completing. */
+  private async answerRequired(p: Prepared): Promise<void> {
+    const { store } = this.t.services;
+    const order = await store.orders.byId(p.orderId);
+    if (!order) throw new Error(`setup: no order ${p.orderId}`);
+    const { checklist } = await checklistOf(store, order, new Date());
+    const answers = checklist.items
+      .filter((i) => i.required && i.kind === "yes_no")
+      .map((i) => ({ item_id: i.item_id, value: true }));
+    if (answers.length > 0) await this.ok(0, CHECKLIST, { order_id: p.orderId, answers }, p.holderKey);
+  }
+
   async completed(): Promise<Prepared> {
     const p = await this.enRoute();
     await this.ok(0, REPORT, { order_id: p.orderId, status: "on_site" }, p.holderKey);
+    await this.answerRequired(p);
     await this.ok(
       1,
       REPORT,

@@ -60,7 +60,7 @@ const AUDIT_KINDS = {
     "An API key was issued: its id, account, mode, label and rate-limit overrides (never the key).",
   "key.revoked": "An API key was revoked.",
   "pool.seeded":
-    "The sandbox contractor pool was generated: how many contractors and a digest of the pool; or, once, a pool seeded before verification dates got them (verification_dates_backfilled: how many), or before working hours (working_hours_backfilled: how many).",
+    "The sandbox contractor pool was generated: how many contractors and a digest of the pool; or, once, a pool seeded before verification dates got them (verification_dates_backfilled: how many), or before working hours (working_hours_backfilled: how many); or the sandbox's starter checklists were created, one service template per trade in test mode (checklist_templates: their ids, and checklist_templates_sha256: a digest of their trades, names and items).",
   "pool.imported":
     "Contractors were imported into a pool (pool: live or sandbox; a live record for the live pool): how many were added and updated, and a digest of the file.",
 } as const;

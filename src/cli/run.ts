@@ -403,7 +403,7 @@ async function migrate(store: Store): Promise<void> {
   const keys = new ApiKeyService(store, 0);
   const result = await bootstrap(store, keys);
   process.stdout.write(
-    `schema up to date${result.seededContractors ? `; seeded ${result.seededContractors} sandbox contractors` : ""}\n`,
+    `schema up to date${result.seededContractors ? `; seeded ${result.seededContractors} sandbox contractors` : ""}${result.seededChecklists ? `; ${result.seededChecklists} sandbox starter checklists` : ""}\n`,
   );
   if (!result.sandboxKey) return;
   process.stdout.write(`sandbox key (shown once): ${result.sandboxKey}\n`);

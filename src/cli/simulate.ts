@@ -151,6 +151,10 @@ export function formatReport(report: SimulationReport, evalsUrl: string): string
     ) +
     line("invoices", `${c.invoices}`) +
     line(
+      "proof",
+      `${c.proofPhotos} jobs with a photo, ${c.proofSignatures} with the site contact's signature; ${c.checklistsAnswered} checklists answered`,
+    ) +
+    line(
       "operations",
       `${report.operations.total} in ${seconds.toFixed(1)} s: ${Math.round(report.operations.total / Math.max(seconds, 0.001))} operations/s`,
     ) +

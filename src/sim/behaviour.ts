@@ -62,6 +62,9 @@ export const MIX = {
   dispatcherCancelUnmatched: 0.1,
   dispatcherCancelAfterFailure: 0.3,
   invoiceAfterMs: [2 * HOUR, 48 * HOUR] as const,
+  /** Jobs whose contractor leaves proof on site before completing: a photo of the work and the site
+   * contact's signature (a job whose checklist asks for a photo gets one in any case). */
+  proofShare: 0.1,
 } as const;
 
 /** When in a day orders arrive, by UTC hour: US business hours (13-23 UTC) busiest, nights quiet. */

@@ -6,8 +6,14 @@
 import { allowedActions, type OrderStatus } from "../domain/orders/transitions.js";
 import { type Rng, rngOf, seedOf } from "../domain/random.js";
 import { TRADES } from "../domain/trades.js";
+import type { ReceivedUpload } from "../operations/kernel/operation.js";
 import { estimateOperation } from "../operations/matching/estimate.js";
+import { attachmentUploadOperation } from "../operations/orders/attachments.js";
 import { nteDecisionOperation, orderCancelOperation } from "../operations/orders/caller-actions.js";
+import {
+  contractorChecklistAnswerOperation,
+  orderChecklistOperation,
+} from "../operations/orders/checklists.js";
 import {
   contractorAcceptOperation,
   contractorDeclineOperation,
@@ -37,13 +43,17 @@ import {
   uniform,
   weighted,
 } from "./behaviour.js";
+import { simulatedAnswers } from "./checklist-answers.js";
 import type { OrderPlan } from "./demand.js";
 import { phonePosition } from "./phone-position.js";
+import { sandboxPhoto, sandboxSignature, sandboxSigner } from "./proof-images.js";
 import type { Result, World } from "./world.js";
 
 const HOUR_MS = 3_600_000;
 /** An order whose play has not ended after this many steps is a simulator bug. */
 const MAX_STEPS = 40;
+/** The simulated contractors' photos: smaller than the sandbox's, so a month's run stays quick. */
+const PHOTO_SIZE = { width: 400, height: 300 };
 
 /** Orders a caller may still cancel itself, from the transition table. */
 const CALLER_CANCELLABLE = (status: OrderStatus | "none") =>
@@ -65,6 +75,9 @@ export class OrderPlay {
   private readonly rng: Rng;
   /** Dispatchers' picks draw from their own stream, so a retry cannot shift the order's other decisions. */
   private readonly pickRng: Rng;
+  /** Whether the contractor leaves proof draws from its own stream too: the other decisions stay as they
+   * were before the simulator left proof. */
+  private readonly proofRng: Rng;
 
   constructor(
     private readonly world: World,
@@ -72,6 +85,7 @@ export class OrderPlay {
   ) {
     this.rng = rngOf(seedOf(world.seed, plan.index));
     this.pickRng = rngOf(seedOf(world.seed, plan.index, "pick"));
+    this.proofRng = rngOf(seedOf(world.seed, plan.index, "proof"));
   }
 
   private get now(): number {
@@ -363,6 +377,7 @@ export class OrderPlay {
       doneAt = Math.max(doneAt, this.now + 15 * 60_000);
     }
     await world.clock.until(doneAt);
+    if (!(await this.leaveProof(key))) return;
     const completed = await world.call(contractorReportOperation, key, {
       order_id: this.id,
       status: "completed",
@@ -374,6 +389,66 @@ export class OrderPlay {
     if (this.nte === null) world.counters.completedWithoutNte++;
     else if (this.finalCost > this.nte) world.counters.completedOverNte++;
     else world.counters.completedWithinNte++;
+  }
+
+  /**
+   * Before completing, on site: a share of contractors add a photo of the work and the site contact's
+   * signature (MIX.proofShare), and a job whose trade has a checklist gets it read and answered as the
+   * sandbox's contractors answer it (a photo item with the photo, taken for it if need be). False when
+   * the order's play stops.
+   */
+  private async leaveProof(key: string): Promise<boolean> {
+    const { world } = this;
+    const withProof = this.proofRng() < MIX.proofShare;
+    let checklist: Awaited<ReturnType<OrderPlay["readChecklist"]>> = null;
+    if (world.checklistTrades.has(this.plan.trade)) {
+      checklist = await this.readChecklist(key);
+      if (this.stuck) return false;
+    }
+    const asksPhoto = checklist?.items.some((i) => i.kind === "photo" && i.answer === null) ?? false;
+    let photo: string | null = null;
+    if (withProof || asksPhoto) {
+      const bytes = await sandboxPhoto(this.id, TRADES[this.plan.trade].name, PHOTO_SIZE);
+      photo = await this.upload(key, bytes, "photo.jpg", { kind: "photo", caption: "The work done" });
+      if (photo === null) return false;
+      world.counters.proofPhotos++;
+    }
+    if (withProof) {
+      const bytes = await sandboxSignature(this.id);
+      const fields = { kind: "signature", signer_name: sandboxSigner(this.id) };
+      if ((await this.upload(key, bytes, "signature.png", fields)) === null) return false;
+      world.counters.proofSignatures++;
+    }
+    if (checklist === null || checklist.items.length === 0) return true;
+    const held = new Set(checklist.items.filter((i) => i.answer !== null).map((i) => i.item_id));
+    const answers = simulatedAnswers(checklist.items, held, photo, "Done");
+    if (answers.length > 0) {
+      const saved = await world.call(contractorChecklistAnswerOperation, key, {
+        order_id: this.id,
+        answers,
+      });
+      if (this.unexpected(saved)) return false;
+    }
+    world.counters.checklistsAnswered++;
+    return true;
+  }
+
+  /** The job's checklist as the contractor's phone reads it (the read fixes it); null when it stops. */
+  private async readChecklist(key: string) {
+    const read = await this.world.call(orderChecklistOperation, key, { order_id: this.id });
+    return this.unexpected(read) ? null : read.value;
+  }
+
+  /** Adds a file to the job as its contractor's phone does (the upload operation, multipart); its id. */
+  private async upload(
+    key: string,
+    bytes: Buffer,
+    filename: string,
+    fields: Record<string, string>,
+  ): Promise<string | null> {
+    const form: ReceivedUpload = { fields, file: { bytes, filename } };
+    const added = await this.world.call(attachmentUploadOperation, key, { order_id: this.id }, form);
+    return this.unexpected(added) ? null : added.value.attachment_id;
   }
 
   /** The contractor asks for an NTE that covers its final cost; the caller reads its order and decides.

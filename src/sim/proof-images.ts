@@ -12,11 +12,16 @@ const escapeXml = (text: string) =>
     (c) => ({ "<": "&lt;", ">": "&gt;", "&": "&amp;", '"': "&quot;", "'": "&apos;" })[c] ?? c,
   );
 
-/** A JPEG of 800x600: a coloured field with the job's trade and id, marked as the sandbox's. */
-export async function sandboxPhoto(orderId: string, trade: string): Promise<Buffer> {
+/** A JPEG (800x600 by default; the CLI simulator's are smaller, to keep a long run's cost down): a coloured
+ * field with the job's trade and id, marked as generated. */
+export async function sandboxPhoto(
+  orderId: string,
+  trade: string,
+  size: { width: number; height: number } = { width: 800, height: 600 },
+): Promise<Buffer> {
   const rng = rngOf(seedOf(orderId, "photo"));
   const hue = Math.floor(rng() * 360);
-  const svg = `<svg xmlns="http://www.w3.org/2000/svg" width="800" height="600">
+  const svg = `<svg xmlns="http://www.w3.org/2000/svg" width="${size.width}" height="${size.height}" viewBox="0 0 800 600">
   <rect width="800" height="600" fill="hsl(${hue},45%,42%)"/>
   <rect x="40" y="40" width="720" height="520" rx="18" fill="none" stroke="white" stroke-width="4" stroke-dasharray="18 10"/>
   <text x="400" y="270" font-family="sans-serif" font-size="54" fill="white" text-anchor="middle">${escapeXml(trade)} job done</text>

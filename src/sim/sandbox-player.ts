@@ -8,7 +8,7 @@
 // plays it. The store's queries leave it out at each round, so every process agrees as soon as the key is
 // issued or revoked.
 
-import { type AnswerValue, type ChecklistItem, unansweredRequired } from "../domain/orders/checklist.js";
+import { unansweredRequired } from "../domain/orders/checklist.js";
 import type { ProgressReport } from "../domain/orders/commands.js";
 import type { Order } from "../domain/orders/order.js";
 import { nteInForce } from "../domain/orders/policy.js";
@@ -25,6 +25,7 @@ import {
   settleOffer,
 } from "../operations/orders/command-runner.js";
 import { Periodic } from "../workers/periodic.js";
+import { simulatedAnswers } from "./checklist-answers.js";
 import { phonePosition } from "./phone-position.js";
 import { sandboxPhoto, sandboxSignature, sandboxSigner } from "./proof-images.js";
 
@@ -43,21 +44,6 @@ const actor = "system:sandbox" as const;
 
 /** A sandbox contractor as its (simulated) key presents it. */
 const sandbox = (contractorId: string) => ({ contractorId, livemode: false });
-
-/** What a simulated contractor answers to a checklist item: yes, the least number its range takes (0 when
- * that is in range), a short note, the photo it added (null when it could not add one). */
-function sandboxAnswer(item: ChecklistItem, photo: string | null): AnswerValue | null {
-  switch (item.kind) {
-    case "yes_no":
-      return true;
-    case "number":
-      return Math.min(Math.max(0, item.min ?? 0), item.max ?? Number.POSITIVE_INFINITY);
-    case "text":
-      return "Done (sandbox)".slice(0, item.max_length ?? 500);
-    case "photo":
-      return photo;
-  }
-}
 
 /** Runs a step; one that lost to a change made meanwhile (a refusal) is simply not taken. */
 async function step(work: () => Promise<unknown>): Promise<void> {
@@ -203,10 +189,7 @@ export class SandboxPlayer {
     const { store, now } = this.services;
     const { checklist } = await checklistOf(store, order, now());
     const held = new Set((await store.checklists.answers(order.id)).map((a) => a.itemId));
-    const answers = checklist.items.flatMap((item) => {
-      const value = held.has(item.item_id) ? null : sandboxAnswer(item, photo);
-      return value === null ? [] : [{ item_id: item.item_id, value }];
-    });
+    const answers = simulatedAnswers(checklist.items, held, photo, "Done (sandbox)");
     if (answers.length === 0) {
       return unansweredRequired(checklist, held).length === 0 ? "answered" : "photo_missing";
     }

@@ -17,8 +17,10 @@ import { CheckpointSigner } from "../audit/signing.js";
 import type { RateDecision, RateLimiter } from "../auth/rate-limiter.js";
 import type { Config } from "../config.js";
 import type { Contractor } from "../domain/contractor.js";
+import { templatesFor } from "../domain/orders/checklist.js";
 import { rngOf, seedOf } from "../domain/random.js";
 import { generateSandboxPool } from "../domain/sandbox-pool.js";
+import { TRADE_CODES } from "../domain/trades.js";
 import { parseContractorFile } from "../operations/pool/contractor-file.js";
 import { createServices } from "../services/create-services.js";
 import type { Store } from "../storage/store.js";
@@ -196,6 +198,7 @@ export async function runSimulation(
   try {
     world.callerKey = await world.issue("account");
     world.dispatcherKey = await world.issue("dispatcher");
+    world.checklistTrades = await tradesWithChecklists(store, options.account);
     await play(world, clock, byBucket, startMs, options, began);
   } finally {
     await revokeAll(world);
@@ -217,6 +220,18 @@ export async function runSimulation(
     keysIssued: world.issuedKeyIds.length,
     wallMs,
   };
+}
+
+/** The trades whose live orders placed by `account` get a checklist from the templates in force now. */
+async function tradesWithChecklists(store: Store, account: string): Promise<Set<string>> {
+  const row = await store.keys.findAccountByName(account);
+  const active = await store.checklists.templates({ livemode: true });
+  if (!row || active.length === 0) return new Set();
+  return new Set(
+    TRADE_CODES.filter(
+      (trade) => templatesFor(active, { trade, account_id: row.id, livemode: true }).length > 0,
+    ),
+  );
 }
 
 /** Refuses to run with dispatch off, or on a store where other accounts have live orders (unless forced). */

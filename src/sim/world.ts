@@ -10,7 +10,13 @@ import type { Rng } from "../domain/random.js";
 import { newId } from "../ids.js";
 import { asApiError } from "../operations/kernel/failures.js";
 import { admit, execute } from "../operations/kernel/gate.js";
-import type { Operation, OperationContext, Services } from "../operations/kernel/operation.js";
+import type {
+  Operation,
+  OperationContext,
+  ReceivedUpload,
+  Services,
+} from "../operations/kernel/operation.js";
+import { fileTooLarge } from "../operations/orders/attachment-upload.js";
 import { settleOffer } from "../operations/orders/command-runner.js";
 import type { OrderPlan } from "./demand.js";
 import type { VirtualTime } from "./virtual-time.js";
@@ -41,6 +47,11 @@ export interface SimulationCounters {
   completedWithinNte: number;
   completedWithoutNte: number;
   invoices: number;
+  /** Proof of work: jobs whose contractor added a photo, the site contact's signature, and jobs whose
+   * checklist it answered (before completing). */
+  proofPhotos: number;
+  proofSignatures: number;
+  checklistsAnswered: number;
   /** Orders whose play stopped on an operation's unexpected refusal (a simulator bug if ever > 0). */
   ordersStuck: number;
 }
@@ -65,8 +76,17 @@ function emptyCounters(): SimulationCounters {
     completedWithinNte: 0,
     completedWithoutNte: 0,
     invoices: 0,
+    proofPhotos: 0,
+    proofSignatures: 0,
+    checklistsAnswered: 0,
     ordersStuck: 0,
   };
+}
+
+/** An upload as a transport reads it: a file over `maxBytes` refused (413) as the multipart reader does. */
+function readWithin(upload: ReceivedUpload, maxBytes: number): ReceivedUpload {
+  if (upload.file && upload.file.bytes.length > maxBytes) throw fileTooLarge(maxBytes);
+  return upload;
 }
 
 /** What every order's lane shares: the clock, the services, the keys, the pool as dispatchers know it. */
@@ -77,6 +97,9 @@ export class World {
   readonly issuedKeyIds: string[] = [];
   readonly orderIds: string[] = [];
   sweeps = 0;
+  /** The trades whose live orders of the account get a checklist (templates in force when the run began:
+   * the simulator is the store's only client while it runs). Their contractors read and answer it. */
+  checklistTrades: ReadonlySet<string> = new Set();
   callerKey = "";
   dispatcherKey = "";
   private readonly contractorKeys = new Map<string, Promise<string>>();
@@ -116,11 +139,13 @@ export class World {
     return key;
   }
 
-  /** Runs an operation through the gate and validation with `apiKey`, at the lane's virtual time. */
+  /** Runs an operation through the gate and validation with `apiKey`, at the lane's virtual time; an
+   * upload operation reads `upload` as a transport's multipart body (within the size limit it asks). */
   async call<I extends z.ZodType, O extends z.ZodType>(
     op: Operation<I, O>,
     apiKey: string | undefined,
     input: z.input<I>,
+    upload?: ReceivedUpload,
   ): Promise<Result<z.input<O>>> {
     this.calls.set(op.name, (this.calls.get(op.name) ?? 0) + 1);
     // Received before the key is checked, as a transport receives a request.
@@ -138,6 +163,7 @@ export class World {
         idempotencyKey: undefined,
         rawInput: input,
         setHeader: () => {},
+        ...(upload ? { readUpload: async (maxBytes: number) => readWithin(upload, maxBytes) } : {}),
       };
       return { ok: true, value: (await execute(op, ctx, input)) as z.input<O> };
     } catch (error) {

@@ -242,10 +242,16 @@ describe("A2A", () => {
       decision: "approve",
     });
     await run("contractor.report_status", { order_id: order.order_id, status: "on_site" }, mine);
-    const items = template.items as Array<{ item_id: string }>;
+    // The job's checklist: the sandbox's starter plumbing checklist (one required yes/no), then the
+    // account's own; every required item answered before completion.
+    const job = await run("order.checklist", { order_id: order.order_id }, mine);
+    const required = (job.items as Array<{ item_id: string; label: string; required: boolean }>).filter(
+      (i) => i.required,
+    );
+    expect(required.map((i) => i.label)).toEqual(["Leak stopped", "Water shut off"]);
     const answered = await run(
       "contractor.checklist_answer",
-      { order_id: order.order_id, answers: [{ item_id: items[0]?.item_id, value: true }] },
+      { order_id: order.order_id, answers: required.map((i) => ({ item_id: i.item_id, value: true })) },
       mine,
     );
     expect(answered.unanswered_required).toEqual([]);

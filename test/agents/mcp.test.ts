@@ -270,10 +270,16 @@ describe("MCP tools", () => {
       decision: "approve",
     });
     await call("contractor.report_status", { order_id: order.order_id, status: "on_site" }, first);
-    const items = template.items as Array<{ item_id: string }>;
+    // The job's checklist: the sandbox's starter plumbing checklist (one required yes/no), then the
+    // account's own; every required item answered before completion.
+    const job = await call("order.checklist", { order_id: order.order_id }, first);
+    const required = (job.items as Array<{ item_id: string; label: string; required: boolean }>).filter(
+      (i) => i.required,
+    );
+    expect(required.map((i) => i.label)).toEqual(["Leak stopped", "Water shut off"]);
     const answered = await call(
       "contractor.checklist_answer",
-      { order_id: order.order_id, answers: [{ item_id: items[0]?.item_id, value: true }] },
+      { order_id: order.order_id, answers: required.map((i) => ({ item_id: i.item_id, value: true })) },
       first,
     );
     expect(answered.unanswered_required).toEqual([]);

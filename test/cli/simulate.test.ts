@@ -12,6 +12,9 @@ import { afterAll, describe, expect, it } from "vitest";
 import { openRecord } from "../../src/audit/redaction.js";
 import { formatReport, parseSimulateArgs } from "../../src/cli/simulate.js";
 import { loadConfig } from "../../src/config.js";
+import type { ChecklistTemplate } from "../../src/domain/orders/checklist.js";
+import { ApiError } from "../../src/errors.js";
+import { createTemplate, templateInput } from "../../src/operations/orders/checklist-templates.js";
 import {
   runSimulation,
   type SimulationOptions,
@@ -221,6 +224,93 @@ describe("simulate", () => {
     expect(serial.counters).toEqual(first.counters);
     const other = await simulate(freshDir(), { seed: 2 });
     expect(other.counters).not.toEqual(first.counters);
+  }, 120_000);
+
+  it("leaves proof on a share of jobs: a photo and a signature, and the checklist answered when there is one", async () => {
+    const dir = freshDir();
+    // A live service template for plumbing, as the dispatch team would create it: a required photo.
+    const store = openSqliteStore(join(dir, "field-dispatch.sqlite"));
+    let template: ChecklistTemplate | ApiError;
+    try {
+      await store.migrate();
+      const input = templateInput.parse({
+        trade: "plumbing",
+        name: "Leak repair",
+        items: [
+          { kind: "yes_no", label: "Leak stopped", required: true },
+          { kind: "number", label: "Pressure", unit: "psi", min: 20, max: 120 },
+          { kind: "photo", label: "Repaired joint", required: true },
+        ],
+      });
+      const owner = { livemode: true, accountId: null, actor: "operator:test" };
+      template = await store.write((tx) => createTemplate(store, tx, owner, input, START.toISOString()));
+    } finally {
+      await store.close();
+    }
+    if (template instanceof ApiError) throw template;
+    const report = await simulate(dir, { days: 1, ordersPerDay: 100 });
+    const c = report.counters;
+    expect(c.ordersStuck).toBe(0);
+    expect(report.operations.refused).toEqual({});
+    expect(c.proofSignatures).toBeGreaterThan(0);
+    expect(c.checklistsAnswered).toBeGreaterThan(0);
+    // A photo for every job leaving proof, and for every plumbing job (its checklist asks for one).
+    expect(c.proofPhotos).toBeGreaterThanOrEqual(c.proofSignatures);
+    expect(c.proofPhotos).toBeGreaterThanOrEqual(c.checklistsAnswered);
+
+    const db = database(dir);
+    try {
+      const completed = db
+        .prepare(
+          "select o.id, o.trade from orders o where o.livemode = 1 and o.status in ('completed', 'invoiced')",
+        )
+        .all() as Array<{ id: string; trade: string }>;
+      const files = db.prepare("select order_id, kind, signer_name from attachments").all() as Array<{
+        order_id: string;
+        kind: string;
+        signer_name: string | null;
+      }>;
+      const kindsOf = (id: string) => files.filter((f) => f.order_id === id).map((f) => f.kind);
+      const signed = completed.filter((o) => kindsOf(o.id).includes("signature"));
+      expect(signed.length).toBe(c.proofSignatures);
+      // About one job in ten (MIX.proofShare), not all and not none.
+      expect(signed.length).toBeLessThan(completed.length);
+      for (const o of signed) expect(kindsOf(o.id)).toContain("photo");
+      expect(files.filter((f) => f.kind === "signature").every((f) => f.signer_name !== null)).toBe(true);
+      // Every completed plumbing job's checklist: fixed from the template, every item answered, the
+      // photo item with a photo of its own job.
+      const plumbing = completed.filter((o) => o.trade === "plumbing");
+      expect(plumbing.length).toBeGreaterThan(0);
+      expect(plumbing.length).toBe(c.checklistsAnswered);
+      const answers = db.prepare("select order_id, item_id, value from checklist_answers").all() as Array<{
+        order_id: string;
+        item_id: string;
+        value: string;
+      }>;
+      const photoItem = template.items[2]?.item_id;
+      for (const o of plumbing) {
+        const mine = answers.filter((a) => a.order_id === o.id);
+        expect(mine).toHaveLength(3);
+        const photo = JSON.parse(mine.find((a) => a.item_id === photoItem)?.value ?? "null");
+        expect(files.some((f) => f.order_id === o.id && f.kind === "photo")).toBe(true);
+        const owner = db.prepare("select order_id from attachments where id = ?").get(photo) as
+          | { order_id: string }
+          | undefined;
+        expect(owner?.order_id).toBe(o.id);
+      }
+      // No other trade has a checklist: none is fixed for their jobs.
+      const fixedTrades = db
+        .prepare("select distinct o.trade from order_checklists c join orders o on o.id = c.order_id")
+        .all();
+      expect(fixedTrades).toEqual([{ trade: "plumbing" }]);
+    } finally {
+      db.close();
+    }
+    expect(formatReport(report, "http://x/evals")).toMatch(
+      new RegExp(
+        `proof +${c.proofPhotos} jobs with a photo, ${c.proofSignatures} with the site contact's signature; ${c.checklistsAnswered} checklists answered`,
+      ),
+    );
   }, 120_000);
 
   it("refuses a store where other accounts have live orders, unless --force", async () => {

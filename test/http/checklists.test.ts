@@ -221,7 +221,11 @@ describe("templates", () => {
     expect(ids(await h.get(`${TEMPLATES}?trade=plumbing`, as(otherAccount)))).toEqual([]);
     const all = ids(await h.get(`${TEMPLATES}?trade=plumbing`, as(dispatcher)));
     expect(all).toEqual(expect.arrayContaining([service.template_id, own.template_id]));
-    expect(ids(await h.get(`${TEMPLATES}?trade=plumbing`, as(await h.dispatcherKey("test"))))).toEqual([]);
+    // Test mode holds the sandbox's starter checklist only.
+    const sandbox = (await h.get(`${TEMPLATES}?trade=plumbing`, as(await h.dispatcherKey("test")))).json();
+    expect(sandbox.templates.map((t: { name: string; scope: string }) => [t.name, t.scope])).toEqual([
+      ["Plumbing call (starter)", "service"],
+    ]);
     expectProblem(await h.get(`${TEMPLATES}?status=old`, as(caller)), 422, "validation_failed");
   });
 

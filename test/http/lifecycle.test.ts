@@ -297,8 +297,8 @@ describe("sandbox", () => {
       "order.status_changed",
       "order.attachment_added",
       "order.attachment_added",
-      "order.checklist_answered",
-      "order.checklist_answered",
+      // The sandbox's starter plumbing checklist (4 items), then the account's own (2).
+      ...Array(6).fill("order.checklist_answered"),
       "order.status_changed",
       "order.invoiced",
     ]);
@@ -319,6 +319,7 @@ describe("sandbox", () => {
     expect(report.statusCode).toBe(200);
     expect(report.headers["content-type"]).toBe("application/pdf");
     const printed = await pdfText(report.rawPayload);
+    expect(printed).toContain("Leak stopped");
     expect(printed).toContain("Water shut off");
     expect(printed).toContain("Repaired joint");
     expect(printed).toContain(files[1]?.signer_name as string);
@@ -332,6 +333,48 @@ describe("sandbox", () => {
 });
 
 describe("sandbox checklists", () => {
+  it("ends the tour's order (no template of the user's) with the starter checklist answered, in its report", async () => {
+    const h = await createHarness();
+    open.push(h);
+    // The README tour's order, with the sandbox key and nothing else set up.
+    const tour = await order(h, h.sandboxKey, {
+      trade: "plumbing",
+      location: { state: "CA", zip: "90012", address: "200 N Spring St" },
+      urgency: "emergency",
+      description: "Burst pipe under the kitchen sink, water on the floor",
+    });
+    const at = (steps: number) => () => new Date(Date.now() + steps * (SANDBOX_STEP_MS + 500));
+    for (let step = 1; step <= 4; step++) await background(h.services, { now: at(step) }).tick();
+    expect((await h.services.store.orders.byIds([tour.order_id]))[0]?.status).toBe("completed");
+    const checklist = (
+      await h.get(`/api/orders/${tour.order_id}/checklist`, { "x-api-key": h.sandboxKey })
+    ).json();
+    const files = (
+      await h.get(`/api/orders/${tour.order_id}/attachments`, { "x-api-key": h.sandboxKey })
+    ).json().attachments as Array<{ attachment_id: string; kind: string }>;
+    const photo = files.find((f) => f.kind === "photo")?.attachment_id;
+    expect(files.map((f) => f.kind)).toEqual(["photo", "signature"]);
+    expect(checklist.fixed_at).not.toBeNull();
+    expect(checklist.unanswered_required).toEqual([]);
+    expect(
+      checklist.items.map((i: { label: string; answer: { value: unknown } | null }) => [
+        i.label,
+        i.answer?.value,
+      ]),
+    ).toEqual([
+      ["Leak stopped", true],
+      ["Water pressure after repair", 70],
+      ["Before/after photo", photo],
+      ["Notes for the customer", "Done (sandbox)"],
+    ]);
+    const report = await h.get(`/api/orders/${tour.order_id}/report`, { "x-api-key": h.sandboxKey });
+    expect(report.statusCode).toBe(200);
+    const printed = await pdfText(report.rawPayload);
+    expect(printed).toContain("Leak stopped");
+    expect(printed).toContain("Water pressure after repair");
+    expect(printed).toMatch(/70\s*psi/);
+  });
+
   it("answers the job's checklist before completing it, a required photo with the photo it adds", async () => {
     const h = await createHarness();
     open.push(h);
@@ -353,21 +396,22 @@ describe("sandbox checklists", () => {
     for (let step = 1; step <= 4; step++) await background(h.services, { now: at(step) }).tick();
     const [done, withPhoto] = await h.services.store.orders.byIds([answered.order_id, photo.order_id]);
     expect(done?.status).toBe("completed");
+    type Answered = { template_id: string; answer: { value: unknown } | null };
     const checklist = (
       await h.get(`/api/orders/${answered.order_id}/checklist`, { "x-api-key": h.sandboxKey })
     ).json();
-    expect(checklist.items.map((i: { answer: { value: unknown } }) => i.answer.value)).toEqual([
-      true,
-      20,
-      "Done",
-    ]);
+    // The sandbox's starter plumbing checklist first (every item answered), then the account's own.
+    expect(checklist.items.every((i: Answered) => i.answer !== null)).toBe(true);
+    expect(checklist.unanswered_required).toEqual([]);
+    const own = checklist.items.filter((i: Answered) => i.template_id === made.json().template_id);
+    expect(own.map((i: Answered) => i.answer?.value)).toEqual([true, 50, "Done"]);
     expect(
       (await kinds(h, h.sandboxKey, answered.order_id)).filter((k) => k === "order.checklist_answered"),
-    ).toHaveLength(3);
+    ).toHaveLength(checklist.items.length);
     expect(withPhoto?.status).toBe("completed");
-    const photoItem = (
-      await h.get(`/api/orders/${photo.order_id}/checklist`, { "x-api-key": photoKey })
-    ).json().items[0];
+    const photoItem = (await h.get(`/api/orders/${photo.order_id}/checklist`, { "x-api-key": photoKey }))
+      .json()
+      .items.find((i: { label: string }) => i.label === "Joint");
     const files = (await h.get(`/api/orders/${photo.order_id}/attachments`, { "x-api-key": photoKey })).json()
       .attachments as Array<{ attachment_id: string; kind: string }>;
     expect(photoItem.answer.value).toBe(files.find((f) => f.kind === "photo")?.attachment_id);

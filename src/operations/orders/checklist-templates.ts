@@ -13,6 +13,7 @@ import {
 } from "../../domain/orders/checklist.js";
 import { ApiError, validationError } from "../../errors.js";
 import { newId, newSortableId } from "../../ids.js";
+import type { Store, WriteTx } from "../../storage/store.js";
 import { defineOperation, type OperationContext, principalOf } from "../kernel/operation.js";
 import { tradeSchema } from "../kernel/schemas.js";
 import { itemShape } from "./checklists.js";
@@ -130,6 +131,74 @@ function itemOf(input: z.output<typeof itemInput>): ChecklistItem {
   return base;
 }
 
+/** What creating a template takes: the operation's input, and the starter checklists bootstrap seeds. */
+export const templateInput = z.strictObject({
+  trade: tradeSchema,
+  name: z
+    .string()
+    .trim()
+    .min(1, "name must not be empty")
+    .max(L.nameLength, `name must be at most ${L.nameLength} characters`),
+  replaces_service: z
+    .boolean()
+    .default(false)
+    .describe("An account's template only: its orders of the trade get none of the service's templates."),
+  items: z
+    .array(itemInput)
+    .min(1, "a template has at least one item")
+    .max(L.itemsPerTemplate, `a template has at most ${L.itemsPerTemplate} items`),
+});
+
+/** Who a template is created for and by: its mode, its account (null: the service's) and its author. */
+export interface TemplateOwner {
+  livemode: boolean;
+  accountId: string | null;
+  actor: string;
+}
+
+/**
+ * Creates a template inside `tx`, as the create operation does for the dispatch team or an account and
+ * bootstrap for the sandbox's starter checklists: the template, or the refusal when its trade has the
+ * most templates in force for its scope already (nothing written).
+ */
+export async function createTemplate(
+  store: Store,
+  tx: WriteTx,
+  owner: TemplateOwner,
+  input: z.output<typeof templateInput>,
+  at: string,
+): Promise<ChecklistTemplate | ApiError> {
+  if (owner.accountId === null && input.replaces_service) {
+    return validationError([
+      { field: "replaces_service", message: "only an account's template replaces the service's" },
+    ]);
+  }
+  const scope = { livemode: owner.livemode, accountId: owner.accountId, trade: input.trade };
+  const active = await store.checklists.templates(scope, tx);
+  if (active.length >= L.activeTemplatesPerTrade) {
+    return validationError([
+      {
+        field: "trade",
+        message: `at most ${L.activeTemplatesPerTrade} templates are in force for ${input.trade} at once: retire one first`,
+      },
+    ]);
+  }
+  const template: ChecklistTemplate = {
+    id: newSortableId("clt"),
+    livemode: owner.livemode,
+    accountId: owner.accountId,
+    trade: input.trade,
+    name: input.name,
+    replacesService: input.replaces_service,
+    items: input.items.map(itemOf),
+    createdAt: at,
+    createdBy: owner.actor,
+    retiredAt: null,
+  };
+  await store.checklists.insertTemplate(template, tx);
+  return template;
+}
+
 export const checklistTemplateCreateOperation = defineOperation({
   id: "checklistTemplateCreate",
   name: "checklist.template_create",
@@ -145,22 +214,7 @@ export const checklistTemplateCreateOperation = defineOperation({
   effect: "write",
   limit: "key",
   http: { method: "POST", path: "/api/checklist-templates", input: "body" },
-  input: z.strictObject({
-    trade: tradeSchema,
-    name: z
-      .string()
-      .trim()
-      .min(1, "name must not be empty")
-      .max(L.nameLength, `name must be at most ${L.nameLength} characters`),
-    replaces_service: z
-      .boolean()
-      .default(false)
-      .describe("An account's template only: its orders of the trade get none of the service's templates."),
-    items: z
-      .array(itemInput)
-      .min(1, "a template has at least one item")
-      .max(L.itemsPerTemplate, `a template has at most ${L.itemsPerTemplate} items`),
-  }),
+  input: templateInput,
   output: templateSchema,
   example: {
     trade: "plumbing",
@@ -173,40 +227,12 @@ export const checklistTemplateCreateOperation = defineOperation({
   },
   async handler(ctx, input) {
     const { accountId, principal, actor } = managerOf(ctx);
-    if (accountId === null && input.replaces_service) {
-      throw validationError([
-        { field: "replaces_service", message: "only an account's template replaces the service's" },
-      ]);
-    }
     const { store } = ctx.services;
-    const template: ChecklistTemplate = {
-      id: newSortableId("clt"),
-      livemode: principal.livemode,
-      accountId,
-      trade: input.trade,
-      name: input.name,
-      replacesService: input.replaces_service,
-      items: input.items.map(itemOf),
-      createdAt: ctx.services.now().toISOString(),
-      createdBy: actor,
-      retiredAt: null,
-    };
-    const refused = await store.write(async (tx) => {
-      const scope = { livemode: principal.livemode, accountId, trade: input.trade };
-      const active = await store.checklists.templates(scope, tx);
-      if (active.length >= L.activeTemplatesPerTrade) {
-        return validationError([
-          {
-            field: "trade",
-            message: `at most ${L.activeTemplatesPerTrade} templates are in force for ${input.trade} at once: retire one first`,
-          },
-        ]);
-      }
-      await store.checklists.insertTemplate(template, tx);
-      return null;
-    });
-    if (refused) throw refused;
-    return templateView(template);
+    const owner = { livemode: principal.livemode, accountId, actor };
+    const at = ctx.services.now().toISOString();
+    const created = await store.write((tx) => createTemplate(store, tx, owner, input, at));
+    if (created instanceof ApiError) throw created;
+    return templateView(created);
   },
 });
 
