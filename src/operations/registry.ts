@@ -50,6 +50,12 @@ import {
   dispatcherPoolOperation,
   dispatcherRescheduleOperation,
 } from "./orders/dispatcher-actions.js";
+import {
+  dispatcherDoNotDispatchOperation,
+  doNotDispatchAddOperation,
+  doNotDispatchOperation,
+  doNotDispatchRemoveOperation,
+} from "./orders/do-not-dispatch.js";
 import { eventsOperation } from "./orders/event-stream.js";
 import { orderListOperation } from "./orders/order-list.js";
 import { orderStatusOperation } from "./orders/order-status.js";
@@ -93,6 +99,9 @@ export const OPERATIONS: readonly AnyOperation[] = [
   attachmentThumbnailOperation,
   proofRequirementsOperation,
   proofRequirementsSetOperation,
+  doNotDispatchOperation,
+  doNotDispatchAddOperation,
+  doNotDispatchRemoveOperation,
   serviceReportOperation,
   orderChecklistOperation,
   checklistTemplateCreateOperation,
@@ -135,6 +144,7 @@ export const OPERATIONS: readonly AnyOperation[] = [
   dispatcherAuditListOperation,
   dispatcherContractorsOperation,
   dispatcherContractorOperation,
+  dispatcherDoNotDispatchOperation,
   scheduleOptimizeOperation,
   scheduleApplyOperation,
   dispatcherTimeOffOperation,

@@ -36,6 +36,7 @@ import { migration0030 } from "./0030-checklists.js";
 import { migration0031 } from "./0031-site-checks.js";
 import { migration0032 } from "./0032-partial-uploads.js";
 import { migration0033 } from "./0033-proof-requirements.js";
+import { migration0034 } from "./0034-do-not-dispatch.js";
 
 const MIGRATIONS: Record<Dialect, Record<string, Migration>> = {
   sqlite: {
@@ -72,6 +73,7 @@ const MIGRATIONS: Record<Dialect, Record<string, Migration>> = {
     "0031-site-checks": migration0031,
     "0032-partial-uploads": migration0032("sqlite"),
     "0033-proof-requirements": migration0033,
+    "0034-do-not-dispatch": migration0034,
   },
   postgres: {
     "0001-initial": migration0001,
@@ -107,6 +109,7 @@ const MIGRATIONS: Record<Dialect, Record<string, Migration>> = {
     "0031-site-checks": migration0031,
     "0032-partial-uploads": migration0032("postgres"),
     "0033-proof-requirements": migration0033,
+    "0034-do-not-dispatch": migration0034,
   },
 };
 
