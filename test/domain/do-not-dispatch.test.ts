@@ -173,7 +173,7 @@ describe("the optimised day with do-not-dispatch", () => {
   });
 
   it("takes each job's barred contractors from its own account's entries for its trade", () => {
-    const order = (id: string, account_id: string, trade: string): DayOrder => ({
+    const order = (id: string, account_id: string, trade: TradeCode): DayOrder => ({
       id,
       account_id,
       status: "needs_dispatcher",
