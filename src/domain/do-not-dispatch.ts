@@ -29,7 +29,7 @@ export const DO_NOT_DISPATCH_MAX_ENTRIES = 500;
 const NONE: ReadonlySet<string> = new Set();
 
 /** Whether `entry` covers work of `trade`. */
-export function covers(entry: Pick<DoNotDispatchEntry, "trades">, trade: string): boolean {
+function covers(entry: Pick<DoNotDispatchEntry, "trades">, trade: string): boolean {
   return entry.trades === null || (entry.trades as readonly string[]).includes(trade);
 }
 
