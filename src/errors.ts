@@ -18,6 +18,7 @@ export const ERROR_CODES = {
   invalid_transition: { status: 409, title: "Not possible in the order's current status" },
   contractor_unavailable: { status: 409, title: "Contractor unavailable" },
   contractor_not_compliant: { status: 409, title: "Contractor insurance or license not valid" },
+  contractor_excluded: { status: 409, title: "Contractor on the account's do-not-dispatch list" },
   nte_exceeded: { status: 409, title: "Over the NTE in force" },
   window_unavailable: { status: 409, title: "Service window no longer available" },
   endpoint_disabled: { status: 409, title: "Webhook endpoint disabled" },

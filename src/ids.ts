@@ -27,7 +27,8 @@ export type IdPrefix =
   | "att"
   | "upl"
   | "clt"
-  | "cli";
+  | "cli"
+  | "dnd";
 
 export function newId(prefix: IdPrefix, length = 20): string {
   return `${prefix}_${randomBase62(length)}`;

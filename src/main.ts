@@ -184,6 +184,9 @@ async function serve(config: Config, prepare: boolean): Promise<void> {
 
   const app = await buildApp(services, { logger });
   services.pool.startRefresh(config.POOL_REFRESH_MS, (err) => app.log.error({ err }, "pool refresh failed"));
+  services.doNotDispatch.startRefresh(config.POOL_REFRESH_MS, (err) =>
+    app.log.error({ err }, "do-not-dispatch refresh failed"),
+  );
   services.audit.start(config.AUDIT_SEQUENCE_INTERVAL_MS);
   const sweeper = new OfferSweeper(services, logger);
   sweeper.start(); // offer deadlines
@@ -223,6 +226,7 @@ async function serve(config: Config, prepare: boolean): Promise<void> {
     else app.log.info({ signal }, "shutting down");
     clearInterval(purge);
     services.pool.stop();
+    services.doNotDispatch.stop();
     await app.close(); // stops accepting, drains in-flight requests
     await services.planner.close();
     await stopMetrics();

@@ -45,6 +45,10 @@ const AUDIT_KINDS = {
     "A photo or PDF was added to an order (proof of work): its id, kind, sniffed media type, the SHA-256 and size of the stored file (an image without its metadata) and of the file as received, its thumbnail's SHA-256, its caption, the uploader's role, and what the photo's EXIF claimed: captured_at (DateTimeOriginal, local time) and captured_position (GPS latitude and longitude, a disclosure for the account and the dispatch team).",
   "account.proof_requirements_set":
     "An account set what its jobs of one mode need before completion (proof of work): signature_required, photo_required, and the previous values.",
+  "account.do_not_dispatch_added":
+    "An account excluded a contractor from its work of one mode (do-not-dispatch): the entry's id, the contractor (its id a disclosure for the dispatch team, the account's handle for the account), the trades (null: every trade) and the account's reason. Account-level: never shown to a contractor.",
+  "account.do_not_dispatch_removed":
+    "An account took an entry off its do-not-dispatch list: the entry's id, the contractor (as above) and why.",
   "order.checklist_answered":
     "The contractor on the job answered an item of the order's checklist (or changed its answer; each answer has its record): the item's id, label, kind and template, the value (a yes/no, a number with its unit, a text, or a photo's attachment_id), and the contractor.",
   "schedule.applied":

@@ -59,6 +59,21 @@ export class ContractorRefs {
     return ref;
   }
 
+  /**
+   * The contractor among `ids` whose handle for `accountId` is `ref` (either spelling), or undefined.
+   * Computed afresh for each id, not kept: a handle cannot be turned back, so resolving one means
+   * computing the account's handle of every contractor it could name (a write's cost, not a match's).
+   */
+  find(accountId: string, ref: string, ids: Iterable<string>): string | undefined {
+    if (!CONTRACTOR_REF_PATTERN.test(ref)) return undefined;
+    const wanted = ref.slice(5);
+    for (const id of ids) {
+      const digest = createHmac("sha256", this.secret).update(`${accountId}\u0000${id}`, "utf8").digest();
+      if (base62Of(digest) === wanted) return id;
+    }
+    return undefined;
+  }
+
   /** The handle maker for one account, or none (records without an account show no handles). */
   forAccount(accountId: string | null): ((contractorId: string) => string) | null {
     return accountId === null ? null : (contractorId) => this.of(accountId, contractorId);

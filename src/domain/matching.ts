@@ -1,6 +1,7 @@
 // Contractor matching: hard filters, then a documented score, then a deterministic tie-break. Pure.
 //
-// Hard filters (all must hold): active; not excluded; works the trade; covers the location (works in the
+// Hard filters (all must hold): active; not excluded; not on the job's account's do-not-dispatch list
+// for its trade (do-not-dispatch.ts, `barred`); works the trade; covers the location (works in the
 // state and, when both the job and the contractor have coordinates and the contractor has a radius, the
 // job is within that radius); compliant (insurance and license both verified through the job's day, a
 // date equal to that day included: compliance.ts); has capacity (active jobs < max, the count bound);
@@ -88,6 +89,8 @@ export interface MatchRequest {
   today: number;
   /** The job's time, for the calendar filter and the ETA; absent: calendars are not consulted. */
   time?: MatchTime | undefined;
+  /** Contractors the job's account excludes from work of its trade (do-not-dispatch.ts); absent: none. */
+  barred?: ReadonlySet<string> | undefined;
 }
 
 /** When a job is wanted (instants in ms since the epoch). */
@@ -256,6 +259,7 @@ export interface RankedCandidate {
 export type RejectReason =
   | "inactive"
   | "excluded"
+  | "do_not_dispatch"
   | "trade"
   | "coverage"
   | "compliance"
@@ -284,6 +288,7 @@ export function hardFilter(
 ): { reason: RejectReason | null; distance: number | null; arrival?: Arrival } {
   if (!c.active) return { reason: "inactive", distance: null };
   if (c.excluded) return { reason: "excluded", distance: null };
+  if (req.barred?.has(c.id)) return { reason: "do_not_dispatch", distance: null };
   if (!c.trades.includes(req.trade)) return { reason: "trade", distance: null };
   if (!c.states.includes(req.state)) return { reason: "coverage", distance: null };
   let distance: number | null = null;
@@ -423,6 +428,8 @@ interface Scan {
   readonly set: CandidateSet;
   readonly jobs: ArrayLike<number>;
   readonly booked: Booked;
+  /** The account's do-not-dispatch set for the job's trade; null when it has none. */
+  readonly barred: ReadonlySet<string> | null;
   readonly zones: ZoneOffsets;
   /** The held time of a contractor that holds no job (with the booked travel). */
   readonly free: HeldTime;
@@ -446,6 +453,7 @@ function scanOf(req: MatchRequest, set: CandidateSet, jobs: ArrayLike<number>, b
     set,
     jobs,
     booked,
+    barred: req.barred !== undefined && req.barred.size > 0 ? req.barred : null,
     zones: zoneOffsetsFor(req),
     free: booked.travel === FREE.travel ? FREE : { ...FREE, travel: booked.travel },
     checkTradeState: set.only === null || set.only.trade !== req.trade || set.only.state !== req.state,
@@ -458,6 +466,7 @@ function scanOf(req: MatchRequest, set: CandidateSet, jobs: ArrayLike<number>, b
     rejected: {
       inactive: 0,
       excluded: 0,
+      do_not_dispatch: 0,
       trade: 0,
       coverage: 0,
       compliance: 0,
@@ -485,6 +494,10 @@ function screen(s: Scan, i: number): number {
   }
   if ((f & FLAG_EXCLUDED) !== 0) {
     rejected.excluded++;
+    return REJECTED;
+  }
+  if (s.barred?.has((set.contractors[i] as Contractor).id)) {
+    rejected.do_not_dispatch++;
     return REJECTED;
   }
   if (s.checkTradeState) {

@@ -50,6 +50,12 @@ import {
   dispatcherPoolOperation,
   dispatcherRescheduleOperation,
 } from "./orders/dispatcher-actions.js";
+import {
+  dispatcherDoNotDispatchOperation,
+  doNotDispatchAddOperation,
+  doNotDispatchOperation,
+  doNotDispatchRemoveOperation,
+} from "./orders/do-not-dispatch.js";
 import { eventsOperation } from "./orders/event-stream.js";
 import { contractorInvoiceReviseOperation, orderInvoiceOperation } from "./orders/invoices.js";
 import { orderListOperation } from "./orders/order-list.js";
@@ -94,6 +100,9 @@ export const OPERATIONS: readonly AnyOperation[] = [
   attachmentThumbnailOperation,
   proofRequirementsOperation,
   proofRequirementsSetOperation,
+  doNotDispatchOperation,
+  doNotDispatchAddOperation,
+  doNotDispatchRemoveOperation,
   serviceReportOperation,
   orderInvoiceOperation,
   orderChecklistOperation,
@@ -138,6 +147,7 @@ export const OPERATIONS: readonly AnyOperation[] = [
   dispatcherAuditListOperation,
   dispatcherContractorsOperation,
   dispatcherContractorOperation,
+  dispatcherDoNotDispatchOperation,
   scheduleOptimizeOperation,
   scheduleApplyOperation,
   dispatcherTimeOffOperation,

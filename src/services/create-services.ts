@@ -15,6 +15,7 @@ import { Metrics } from "../metrics.js";
 import { type FetcherOptions, SafeFetcher } from "../net/safe-fetch.js";
 import { ContractorPool } from "../operations/kernel/contractor-pool.js";
 import { DayPlanner } from "../operations/kernel/day-planner.js";
+import { DoNotDispatchLists } from "../operations/kernel/do-not-dispatch-lists.js";
 import { EventFeed } from "../operations/kernel/event-feed.js";
 import type { Services } from "../operations/kernel/operation.js";
 import { PROBE_CACHE_TTL_MS, ProbeService } from "../probe/probe.js";
@@ -111,6 +112,7 @@ export function createServices(
     store,
     blobs: store.blobStore(join(config.DATA_DIR, "blobs")),
     pool,
+    doNotDispatch: new DoNotDispatchLists(store),
     keys,
     sessions: new ConsoleSessions(store, keys, config.CONSOLE_SESSION_IDLE_MINUTES * 60_000, now),
     limiter: options.limiter ?? createLimiter(config, options.logger, metrics),

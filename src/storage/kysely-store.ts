@@ -14,6 +14,7 @@ import { CommittedTime, type TransactionTime } from "./commitment-ledger.js";
 import { KyselyConsoleSessionStore } from "./console-session-store.js";
 import { KyselyContractorStore } from "./contractor-store.js";
 import type { Dialect } from "./dialect.js";
+import { KyselyDoNotDispatchStore } from "./do-not-dispatch-store.js";
 import { EvalsStore } from "./evals-store.js";
 import { GroupCommitter } from "./group-commit.js";
 import { KyselyIdempotencyStore } from "./idempotency-store.js";
@@ -51,6 +52,7 @@ export class KyselyStore implements Store {
   readonly proofRequirements: KyselyProofRequirementsStore;
   readonly partialUploads: PartialUploadStore;
   readonly checklists: KyselyChecklistStore;
+  readonly doNotDispatch: KyselyDoNotDispatchStore;
   readonly schedules: ScheduleStore;
   /** PostgreSQL schema the store works in, when not the default (the migration tables live there too). */
   readonly schema: string | undefined;
@@ -98,6 +100,7 @@ export class KyselyStore implements Store {
     this.proofRequirements = new KyselyProofRequirementsStore(db);
     this.partialUploads = new PartialUploadStore(db);
     this.checklists = new KyselyChecklistStore(db);
+    this.doNotDispatch = new KyselyDoNotDispatchStore(db);
     this.clock = options.clock;
     this.schedules = new ScheduleStore(db);
     this.committer = new GroupCommitter<WriteTx>(

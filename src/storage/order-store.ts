@@ -21,6 +21,7 @@ const SCHEDULED_ORDERS_SQL = "status in ('needs_dispatcher', 'offered', 'accepte
 /** The columns of the optimised day's orders (store.ts ScheduledOrder). */
 const SCHEDULED_COLUMNS = [
   "id",
+  "account_id",
   "status",
   "created_at",
   "version",

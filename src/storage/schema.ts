@@ -406,6 +406,7 @@ export interface Database {
   schedule_proposals: ScheduleProposalsTable;
   attachments: AttachmentsTable;
   proof_requirements: ProofRequirementsTable;
+  do_not_dispatch: DoNotDispatchTable;
   blobs: BlobsTable;
   blob_chunks: BlobChunksTable;
   partial_uploads: PartialUploadsTable;
@@ -424,6 +425,23 @@ interface ProofRequirementsTable {
   updated_at: string;
   updated_by: string;
   seal: string;
+}
+
+/** An account's do-not-dispatch entry in one mode (migration 0034); kept when removed (removed_at set). */
+export interface DoNotDispatchTable {
+  id: string;
+  account_id: string;
+  livemode: number;
+  contractor_id: string;
+  /** JSON array of trade codes; null: every trade. */
+  trades: string | null;
+  reason: string;
+  created_at: string;
+  created_by: string;
+  seal: string;
+  removed_at: string | null;
+  removed_by: string | null;
+  removal_reason: string | null;
 }
 
 /** A checklist template (migration 0030): the service's (account_id null) or an account's, for one trade. */

@@ -9,6 +9,7 @@ import type { AuditEntry } from "../audit/record.js";
 import type { Commitment } from "../domain/commitments.js";
 import type { Contractor, Pool } from "../domain/contractor.js";
 import type { ContractorStanding } from "../domain/contractor-directory.js";
+import type { DoNotDispatchEntry } from "../domain/do-not-dispatch.js";
 import type { ChecklistAnswer, ChecklistTemplate, OrderChecklist } from "../domain/orders/checklist.js";
 import type { ProofRequirements } from "../domain/orders/completion-gate.js";
 import type { InvoiceVersion } from "../domain/orders/invoice.js";
@@ -430,6 +431,25 @@ export interface ProofRequirementsStore {
   set(row: ProofRequirementsRow, tx: WriteTx): Promise<void>;
 }
 
+/** Accounts' do-not-dispatch lists (issue 33; domain/do-not-dispatch.ts): entries in force, not removed. */
+export interface DoNotDispatchStore {
+  /** An account's entries in force in a mode, oldest first. */
+  ofAccount(accountId: string, livemode: boolean, tx?: WriteTx): Promise<DoNotDispatchEntry[]>;
+  /** Entries in force in a mode, oldest first: every account's, or one account's, or one contractor's. */
+  list(
+    filter: { livemode: boolean; accountId?: string | undefined; contractorId?: string | undefined },
+    tx?: WriteTx,
+  ): Promise<DoNotDispatchEntry[]>;
+  /** An entry in force by id. */
+  byId(id: string, tx?: WriteTx): Promise<DoNotDispatchEntry | undefined>;
+  insert(entry: DoNotDispatchEntry, tx: WriteTx): Promise<void>;
+  /** Marks an entry removed; false when it was not in force. */
+  remove(id: string, at: string, by: string, reason: string, tx: WriteTx): Promise<boolean>;
+  /** Changes whenever an entry is added or removed (a cheap count/max query): other processes' caches
+   * compare it. */
+  version(): Promise<string>;
+}
+
 /** Checklist templates, orders' fixed checklists and their answers (issue 32; domain/orders/checklist.ts). */
 export interface ChecklistStore {
   insertTemplate(template: ChecklistTemplate, tx: WriteTx): Promise<void>;
@@ -499,6 +519,8 @@ export interface Store {
   readonly proofRequirements: ProofRequirementsStore;
   /** Checklist templates, orders' checklists and their answers. */
   readonly checklists: ChecklistStore;
+  /** Accounts' do-not-dispatch lists. */
+  readonly doNotDispatch: DoNotDispatchStore;
   /** The blob store that goes with this store: chunked rows on PostgreSQL (shared by every process),
    * files under `dir` (the data directory's blobs/) on the embedded store. */
   blobStore(dir: string): BlobStore;

@@ -337,6 +337,15 @@ describe("A2A", () => {
     expect(hooks.length).toBeGreaterThan(0);
     await run("dispatch.webhooks_redeliver", { delivery_id: hooks[0]?.delivery_id });
     await run("dispatch.webhooks_enable_endpoint", { endpoint_id: hooks[0]?.endpoint_id });
+    // The account's do-not-dispatch list: the contractor of its first order, named by the handle the order
+    // shows, excluded, listed (by the account and by the dispatch team), then taken off again.
+    const excluded = await run("dispatch.do_not_dispatch_add", {
+      contractor_ref: order.contractor_ref,
+      reason: "left the site unsafe",
+    });
+    await run("dispatch.do_not_dispatch", {});
+    await run("dispatcher.do_not_dispatch", {}, ops);
+    await run("dispatch.do_not_dispatch_remove", { entry_id: excluded.entry_id, reason: "trying again" });
     const inputs: Record<string, unknown> = {
       "dispatch.order_status": { order_id: order.order_id },
       "attest.verify": { seal: order.seal },

@@ -383,6 +383,15 @@ describe("MCP tools", () => {
     await call("dispatch.webhooks_redeliver", { delivery_id: hooks[0]?.delivery_id });
     await call("dispatch.webhooks_enable_endpoint", { endpoint_id: hooks[0]?.endpoint_id });
     await call("dispatch.webhooks", {});
+    // The account's do-not-dispatch list: the contractor of its first order, named by the handle the order
+    // shows, excluded, listed (by the account and by the dispatch team), then taken off again.
+    const excluded = await call("dispatch.do_not_dispatch_add", {
+      contractor_ref: order.contractor_ref,
+      reason: "left the site unsafe",
+    });
+    await call("dispatch.do_not_dispatch", {});
+    await call("dispatcher.do_not_dispatch", {}, ops);
+    await call("dispatch.do_not_dispatch_remove", { entry_id: excluded.entry_id, reason: "trying again" });
     await first.close();
     await other.close();
     await ops.close();

@@ -11,6 +11,7 @@
 import type { LightMyRequestResponse } from "fastify";
 import { afterAll, describe, expect, it } from "vitest";
 import { generateApiKey } from "../../src/auth/api-key.js";
+import { CONTRACTOR_REF_PATTERN } from "../../src/auth/contractor-refs.js";
 import type { IdPrefix } from "../../src/ids.js";
 import type { AnyOperation } from "../../src/operations/kernel/operation.js";
 import { attachmentUploadOperation } from "../../src/operations/orders/attachments.js";
@@ -24,6 +25,7 @@ import {
   dispatcherAssignOperation,
   dispatcherCancelOperation,
 } from "../../src/operations/orders/dispatcher-actions.js";
+import { doNotDispatchAddOperation } from "../../src/operations/orders/do-not-dispatch.js";
 import { proofRequirementsSetOperation } from "../../src/operations/orders/proof-requirements.js";
 import { scheduleOptimizeOperation } from "../../src/operations/pool/schedule.js";
 import {
@@ -100,12 +102,28 @@ const ID_PREFIXES = [
   "upl",
   "clt",
   "cli",
+  "dnd",
 ] as const satisfies readonly IdPrefix[];
 const everyPrefixListed: Exclude<IdPrefix, (typeof ID_PREFIXES)[number]> extends never ? true : false = true;
 void everyPrefixListed;
 
-/** The ids the world provides, by prefix. */
-const RESOLVED = ["ord", "ofr", "nte", "ctr", "whe", "whd", "prp", "off", "att", "clt", "cli"] as const;
+/** The ids the world provides, by prefix; and `cref`, the owner account's handle of a contractor (an
+ * account names a contractor by its handle: another account's handle of it is another string). */
+const RESOLVED = [
+  "ord",
+  "ofr",
+  "nte",
+  "ctr",
+  "whe",
+  "whd",
+  "prp",
+  "off",
+  "att",
+  "clt",
+  "cli",
+  "dnd",
+  "cref",
+] as const;
 type Resolved = (typeof RESOLVED)[number];
 
 const ID_VALUE = new RegExp(`^(${ID_PREFIXES.join("|")})_[0-9A-Za-z]+$`);
@@ -117,6 +135,7 @@ function referencedPrefixes(value: unknown, out = new Set<string>()): Set<string
   if (typeof value === "string") {
     const m = ID_VALUE.exec(value);
     if (m?.[1]) out.add(m[1]);
+    else if (CONTRACTOR_REF_PATTERN.test(value)) out.add("cref");
   } else if (Array.isArray(value)) {
     for (const v of value) referencedPrefixes(v, out);
   } else if (value && typeof value === "object") {
@@ -128,6 +147,7 @@ function referencedPrefixes(value: unknown, out = new Set<string>()): Set<string
 /** The example with each id replaced by the world's resource of that prefix. */
 function resolve(value: unknown, ids: Record<Resolved, string>): unknown {
   if (typeof value === "string") {
+    if (CONTRACTOR_REF_PATTERN.test(value)) return ids.cref;
     const prefix = ID_VALUE.exec(value)?.[1];
     return prefix && prefix in ids ? ids[prefix as Resolved] : value;
   }
@@ -300,7 +320,8 @@ export function inputOf(op: AnyOperation, world: World): Record<string, unknown>
  * assigned by a dispatcher) with an NTE increase C asked for pending (ord_, nte_); their webhook deliveries
  * fanned out (whd_); a fresh sandbox contractor D (ctr_); a photo C added to the first order (att_); the
  * account's checklist template of the orders' trade (clt_) and its one item (cli_), on the first order's
- * checklist.
+ * checklist; the account's do-not-dispatch entry of another contractor (dnd_), and its handle of C (the
+ * cref- an example names).
  */
 export async function buildWorld(h: Harness): Promise<World> {
   const tag = Math.random().toString(36).slice(2, 10);
@@ -383,6 +404,13 @@ export async function buildWorld(h: Harness): Promise<World> {
   const photo = await run(attachmentUploadOperation, contractor, { order_id: first });
   // The owner's proof requirements (a setting, named by the seal of the record that set it).
   const requirements = await run(proofRequirementsSetOperation, caller, { photo_required: false });
+  // The owner's do-not-dispatch entry (dnd_), excluding the other contractor key's C2 by the owner's
+  // handle of it; and the owner's handle of C (cref), which it has not excluded.
+  const ownerAccount = (await h.services.keys.authenticate(caller)).accountId;
+  const excluded = await run(doNotDispatchAddOperation, caller, {
+    contractor_ref: h.services.refs.of(ownerAccount, c2),
+    reason: "the security suite's world",
+  });
   const ids: Record<Resolved, string> = {
     ord: first,
     ofr: offer,
@@ -395,6 +423,8 @@ export async function buildWorld(h: Harness): Promise<World> {
     att: photo.attachment_id,
     clt: template.template_id,
     cli: template.items[0].item_id,
+    dnd: excluded.entry_id,
+    cref: h.services.refs.of(ownerAccount, c),
   };
   return {
     ids,

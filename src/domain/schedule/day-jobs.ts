@@ -4,6 +4,7 @@
 // whether it stays with its contractor. Pure: run on the server's event loop for an in-memory store and on
 // the day planner's thread otherwise (operations/kernel/day-planner-thread.ts).
 
+import { barredFor, type DoNotDispatchEntry } from "../do-not-dispatch.js";
 import { lookupCity, lookupZip, type Point } from "../geo.js";
 import type { Order } from "../orders/order.js";
 import { ZoneOffsets } from "../time/calendar.js";
@@ -17,6 +18,7 @@ import type { DayJob } from "./day.js";
 export type DayOrder = Pick<
   Order,
   | "id"
+  | "account_id"
   | "status"
   | "created_at"
   | "version"
@@ -143,6 +145,9 @@ export interface DayJobsOptions {
   /** incremental: accepted jobs stay with their contractor; full: only en_route ones (and `pinned`). */
   readonly mode: "incremental" | "full";
   readonly pinned: readonly string[];
+  /** The mode's do-not-dispatch entries in force (every account's): a job is never planned on a
+   * contractor its account excludes from its trade. */
+  readonly exclusions?: readonly Pick<DoNotDispatchEntry, "accountId" | "contractorId" | "trades">[];
 }
 
 /** The day's jobs, with what apply checks of them (their versions), who holds each now, and those left
@@ -160,10 +165,17 @@ export class DayJobsBuilder {
   readonly zones: DayZones;
   readonly out: DayJobs = { jobs: [], current: new Map(), basis: {}, unassigned: [] };
   private readonly pinned: ReadonlySet<string>;
+  /** The exclusions by account. */
+  private readonly excluded = new Map<string, Pick<DoNotDispatchEntry, "contractorId" | "trades">[]>();
 
   constructor(private readonly options: DayJobsOptions) {
     this.zones = new DayZones(options.date);
     this.pinned = new Set(options.pinned);
+    for (const e of options.exclusions ?? []) {
+      const list = this.excluded.get(e.accountId);
+      if (list) list.push(e);
+      else this.excluded.set(e.accountId, [e]);
+    }
   }
 
   add(order: DayOrder): void {
@@ -191,6 +203,15 @@ export class DayJobsBuilder {
       serviceMinutes: Math.round((TRADES[order.trade as TradeCode]?.typicalJobHours ?? 2) * 60),
       contractorId: order.contractor_id,
       pinned: stays && order.contractor_id !== null,
+      ...this.barredOf(order),
     });
+  }
+
+  /** The job's `barred`, when its account excludes anyone from its trade. */
+  private barredOf(order: DayOrder): { barred?: readonly string[] } {
+    const entries = this.excluded.get(order.account_id);
+    if (entries === undefined) return {};
+    const barred = barredFor(entries, order.trade);
+    return barred.size === 0 ? {} : { barred: [...barred] };
   }
 }

@@ -29,6 +29,8 @@ export interface DayJob {
   readonly contractorId: string | null;
   /** Stays with `contractorId`. */
   readonly pinned: boolean;
+  /** Contractors the job's account excludes from its trade (do-not-dispatch): never planned on it. */
+  readonly barred?: readonly string[];
 }
 
 export interface DayContractor {
@@ -234,8 +236,11 @@ function allowedVehicles(
     return v === undefined ? "contractor_unavailable" : [v];
   }
   const allowed: number[] = [];
-  for (const v of byTrade.get(job.trade) ?? [])
-    if (canServe(contractors[v] as DayContractor, job)) allowed.push(v);
+  const barred = job.barred;
+  for (const v of byTrade.get(job.trade) ?? []) {
+    const c = contractors[v] as DayContractor;
+    if (canServe(c, job) && (barred === undefined || !barred.includes(c.id))) allowed.push(v);
+  }
   return allowed.length === 0 ? "no_contractor" : allowed;
 }
 

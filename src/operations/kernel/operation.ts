@@ -17,6 +17,7 @@ import type { BlobStore } from "../../storage/blobs/blob-store.js";
 import type { Store, WriteTx } from "../../storage/store.js";
 import type { ContractorPool } from "./contractor-pool.js";
 import type { DayPlanner } from "./day-planner.js";
+import type { DoNotDispatchLists } from "./do-not-dispatch-lists.js";
 import type { EventFeed } from "./event-feed.js";
 import type { JsonResult } from "./json-result.js";
 
@@ -26,6 +27,8 @@ export interface Services {
   /** Attachments' bytes, by SHA-256 (storage/blobs/): files under DATA_DIR or the database's chunks. */
   blobs: BlobStore;
   pool: ContractorPool;
+  /** The accounts' do-not-dispatch lists as matching reads them (cached per account). */
+  doNotDispatch: DoNotDispatchLists;
   keys: ApiKeyService;
   /** The web console's sessions (cookies standing for API keys). */
   sessions: ConsoleSessions;

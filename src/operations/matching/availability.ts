@@ -24,7 +24,15 @@ import {
 import { validationError } from "../../errors.js";
 import { defineOperation, principalOf, type Services } from "../kernel/operation.js";
 import { quoteLocationSchema, timeZoneSchema, tradeSchema, urgencySchema } from "../kernel/schemas.js";
-import { type JobTime, matchJob, type ResolvedJob, resolveJob, resolveJobTime, timedJob } from "./job.js";
+import {
+  accountJob,
+  type JobTime,
+  matchJob,
+  type ResolvedJob,
+  resolveJob,
+  resolveJobTime,
+  timedJob,
+} from "./job.js";
 
 const DAY_MS = 86_400_000;
 /** How many next free windows a 409 window_unavailable lists. */
@@ -240,7 +248,12 @@ export const availabilityOperation = defineOperation({
         },
       ]);
     }
-    const job = resolveJob({ ...input, urgency }, now);
+    const job = await accountJob(
+      ctx.services,
+      resolveJob({ ...input, urgency }, now),
+      principal.accountId,
+      principal.livemode,
+    );
     const { timeZone } = resolveJobTime({ ...input, urgency }, now);
     if (dayNumber(first) > dayNumber(localDayOf(now, timeZone)) + MAX_WINDOW_DAYS_AHEAD) {
       throw validationError([

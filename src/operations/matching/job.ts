@@ -154,6 +154,18 @@ export function serviceTimeView(p: ServicePromise) {
   };
 }
 
+/** The job as an account's request makes it: the contractors its do-not-dispatch list bars from work of
+ * the job's trade attached (from the cached lists: no query for an account whose list is read already). */
+export async function accountJob(
+  services: Services,
+  job: ResolvedJob,
+  accountId: string,
+  livemode: boolean,
+): Promise<ResolvedJob> {
+  const barred = await services.doNotDispatch.barred(accountId, livemode, job.trade);
+  return barred.size === 0 ? job : { ...job, barred };
+}
+
 export function matchJob(services: Services, job: ResolvedJob, livemode: boolean): MatchResult {
   const index = services.pool.index;
   const pool = livemode ? "live" : "sandbox";

@@ -19,7 +19,7 @@ import {
 } from "../kernel/schemas.js";
 import { timedMatch } from "./availability.js";
 import { matchDecision, sealSchema } from "./decision-records.js";
-import { resolveJob, resolveJobTime, serviceTimeView } from "./job.js";
+import { accountJob, resolveJob, resolveJobTime, serviceTimeView } from "./job.js";
 
 /** How long a quote stays valid, by urgency (minutes): urgent work is re-priced sooner. */
 const QUOTE_VALIDITY_MINUTES = { emergency: 15, urgent: 60, routine: 240, scheduled: 1440 } as const;
@@ -103,7 +103,7 @@ export const quoteOperation = defineOperation({
     // Scheduled work without a window is quoted in the earliest window the pool can serve.
     const { job, promise, result } = timedMatch(
       ctx.services,
-      resolveJob(input, now),
+      await accountJob(ctx.services, resolveJob(input, now), principal.accountId, principal.livemode),
       requested,
       principal.livemode,
       now,

@@ -18,6 +18,7 @@
 import { type AuditEntry, sealRecord } from "../../audit/record.js";
 import type { ContractorRefs } from "../../auth/contractor-refs.js";
 import type { Commitment } from "../../domain/commitments.js";
+import { barredFor, exclusionRefusal } from "../../domain/do-not-dispatch.js";
 import { lookupCity, lookupZip, type Point, sitePointOf } from "../../domain/geo.js";
 import {
   arrivalOf,
@@ -327,6 +328,24 @@ async function loadByOffer(
   return offer ? loadOrder(services, tx, offer.order_id) : null;
 }
 
+/** An order's state with the contractors its account's do-not-dispatch list bars from its trade, read in
+ * the command's transaction (exact in every deployment: the cascade passes them by). */
+async function withBarred(
+  services: OrderServices,
+  tx: WriteTx,
+  state: OrderState | null,
+): Promise<{ state: OrderState | null; barred: ReadonlySet<string> }> {
+  if (!state) return { state, barred: new Set() };
+  const { order } = state;
+  const entries = await services.store.doNotDispatch.ofAccount(order.account_id, order.livemode, tx);
+  return { state, barred: barredFor(entries, order.trade) };
+}
+
+/** The command's context with the barred contractors counted unavailable (nobody offers them the job). */
+function barring(ctx: CommandContext, barred: ReadonlySet<string>): CommandContext {
+  return barred.size === 0 ? ctx : { ...ctx, unavailable: new Set([...ctx.unavailable, ...barred]) };
+}
+
 function present(state: OrderState | null, orderId: string): OrderState {
   if (!state) throw new Error(`order ${orderId} vanished`);
   return state;
@@ -361,9 +380,13 @@ export async function declineOffer(
 ): Promise<void> {
   await runOrderCommand(
     services,
-    (tx) => loadByOffer(services, tx, offerId),
-    (state, ctx) =>
-      orders.settleOffer(state, { offerId, outcome: "declined", actor, reason, decliner: contractor }, ctx),
+    async (tx) => withBarred(services, tx, await loadByOffer(services, tx, offerId)),
+    ({ state, barred }, ctx) =>
+      orders.settleOffer(
+        state,
+        { offerId, outcome: "declined", actor, reason, decliner: contractor },
+        barring(ctx, barred),
+      ),
   );
 }
 
@@ -380,8 +403,9 @@ export async function settleOffer(
 ): Promise<boolean> {
   const result = await tryOrderCommand(
     services,
-    (tx) => loadByOffer(services, tx, offerId),
-    (state, ctx) => orders.settleOffer(state, { offerId, outcome, actor, reason }, ctx),
+    async (tx) => withBarred(services, tx, await loadByOffer(services, tx, offerId)),
+    ({ state, barred }, ctx) =>
+      orders.settleOffer(state, { offerId, outcome, actor, reason }, barring(ctx, barred)),
   );
   return result.kind === "committed";
 }
@@ -552,11 +576,20 @@ export async function assign(
 ): Promise<Order> {
   const done = await runOrderCommand(
     services,
-    async (tx) => ({
-      contractor: await services.store.contractors.standing(contractorId, tx),
-      state: await loadOrder(services, tx, orderId),
-    }),
-    ({ contractor, state }, ctx) =>
+    async (tx) => {
+      const state = await loadOrder(services, tx, orderId);
+      return {
+        contractor: await services.store.contractors.standing(contractorId, tx),
+        state,
+        // The order's account's list, in the transaction: a stale copy never lets an assignment through.
+        entries:
+          state && state.order.livemode === livemode
+            ? await services.store.doNotDispatch.ofAccount(state.order.account_id, livemode, tx)
+            : [],
+      };
+    },
+    ({ contractor, state, entries }, ctx) =>
+      (state && exclusionRefusal(entries, contractorId, state.order.trade)) ??
       orders.assignContractor(
         state,
         { orderId, livemode, contractorId, contractor, reason, complianceOverride, actor },

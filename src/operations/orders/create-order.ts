@@ -20,6 +20,7 @@ import {
 import { nextFreeWindows, timedMatch, windowView } from "../matching/availability.js";
 import { matchDecision, sealRef } from "../matching/decision-records.js";
 import {
+  accountJob,
   cascadeCandidates,
   type JobTime,
   type ResolvedJob,
@@ -85,7 +86,7 @@ export const orderOperation = defineOperation({
     const { services } = ctx;
     if (input.callback_url !== undefined)
       checkWebhookUrl(input.callback_url, "callback_url", principal.livemode, services.config);
-    const matched = await matchOrder(services, input, principal.livemode);
+    const matched = await matchOrder(services, input, principal.accountId, principal.livemode);
     // The caller named a window no contractor can take any more (it filled since availability, or was
     // never free): say so with the next free ones, rather than queue the order for a dispatcher.
     if (matched.time.window !== null && matched.candidates.length === 0)
@@ -121,18 +122,18 @@ interface MatchedOrder {
   matchingTimeMs: number;
 }
 
-async function matchOrder(services: Services, input: OrderInput, livemode: boolean): Promise<MatchedOrder> {
+async function matchOrder(
+  services: Services,
+  input: OrderInput,
+  accountId: string,
+  livemode: boolean,
+): Promise<MatchedOrder> {
   const requestedAt = services.now();
   const requested = resolveJobTime(input, requestedAt);
+  const resolved = await accountJob(services, resolveJob(input, requestedAt), accountId, livemode);
   const matchStartHr = process.hrtime.bigint();
   // Scheduled work without a window is matched into the earliest window the pool can serve.
-  const { job, time, result } = timedMatch(
-    services,
-    resolveJob(input, requestedAt),
-    requested,
-    livemode,
-    requestedAt,
-  );
+  const { job, time, result } = timedMatch(services, resolved, requested, livemode, requestedAt);
   const matchingTimeMs = Number(process.hrtime.bigint() - matchStartHr) / 1e6;
   const candidates = await cascadeCandidates(services, job, livemode, result);
   return { job, time, result, candidates, matchingTimeMs };

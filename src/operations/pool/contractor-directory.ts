@@ -402,7 +402,7 @@ export const dispatcherContractorOperation = defineOperation({
   summary: "Read one contractor of the pool",
   description:
     "One contractor of the key's pool with the fields of dispatcher.contractors and the orders it holds " +
-    "now (offered to it, accepted, en_route, on_site). 422 for an id not of the form ctr_... (such as the " +
+    "now (offered to it, accepted, en_route, on_site) and the accounts' do-not-dispatch entries naming it. 422 for an id not of the form ctr_... (such as the " +
     "handle cref-... callers see); 404 for an id not in this pool.",
   access: "dispatcher",
   effect: "read",
@@ -416,6 +416,20 @@ export const dispatcherContractorOperation = defineOperation({
         .describe(
           "Orders it holds now, newest change first: offered (its answer pending), accepted, en_route, on_site.",
         ),
+      do_not_dispatch: z
+        .array(
+          z.object({
+            entry_id: z.string(),
+            account_id: z.string(),
+            trades: z.array(z.string()).nullable().describe("null: every trade."),
+            reason: z.string(),
+            created_at: z.iso.datetime(),
+          }),
+        )
+        .describe(
+          "The accounts that exclude it from their work (do-not-dispatch), oldest first: their work of " +
+            "those trades is never offered to it, and assigning it is refused (409 contractor_excluded).",
+        ),
     })
     .meta({ id: "DispatcherContractorDetail" }),
   example: { contractor_id: "ctr_2f6a9c1d7e3b" },
@@ -425,12 +439,23 @@ export const dispatcherContractorOperation = defineOperation({
     if (!row || row.pool !== poolOf(ctx)) {
       throw new ApiError("not_found", `No contractor ${input.contractor_id} in the ${poolOf(ctx)} pool.`);
     }
-    const [[view], held] = await Promise.all([views(ctx, [row]), contractors.heldOrders(row.id, 200)]);
+    const [[view], held, excluded] = await Promise.all([
+      views(ctx, [row]),
+      contractors.heldOrders(row.id, 200),
+      ctx.services.store.doNotDispatch.list({ livemode: row.pool === "live", contractorId: row.id }),
+    ]);
     return {
       ...(view as z.input<typeof contractorSchema>),
       held_orders: held.map((o) => ({
         ...o,
         status: o.status as OrderStatus,
+      })),
+      do_not_dispatch: excluded.map((e) => ({
+        entry_id: e.id,
+        account_id: e.accountId,
+        trades: e.trades === null ? null : [...e.trades],
+        reason: e.reason,
+        created_at: e.createdAt,
       })),
     };
   },

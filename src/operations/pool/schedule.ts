@@ -352,7 +352,14 @@ async function propose(
 ): Promise<Proposed> {
   const now = services.now();
   const zones = new DayZones(input.date);
-  const options = { date: input.date, now, mode: input.mode, pinned: input.pinned };
+  // Every account's do-not-dispatch entries of the mode, read now: no job is planned on a contractor
+  // its account excludes from its trade (a handful of rows, sent to the planner's thread with the rest).
+  const exclusions = (await services.store.doNotDispatch.list({ livemode })).map((e) => ({
+    accountId: e.accountId,
+    contractorId: e.contractorId,
+    trades: e.trades,
+  }));
+  const options = { date: input.date, now, mode: input.mode, pinned: input.pinned, exclusions };
   const source = services.store.readSource;
   // The planner's thread reads the day itself on a connection of its own; a store it cannot reach (in
   // memory) has its day made here.

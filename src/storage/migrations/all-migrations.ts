@@ -36,6 +36,7 @@ import { migration0030 } from "./0030-checklists.js";
 import { migration0031 } from "./0031-site-checks.js";
 import { migration0032 } from "./0032-partial-uploads.js";
 import { migration0033 } from "./0033-proof-requirements.js";
+import { migration0034 } from "./0034-do-not-dispatch.js";
 import { migration0035 } from "./0035-invoices.js";
 
 const MIGRATIONS: Record<Dialect, Record<string, Migration>> = {
@@ -73,6 +74,7 @@ const MIGRATIONS: Record<Dialect, Record<string, Migration>> = {
     "0031-site-checks": migration0031,
     "0032-partial-uploads": migration0032("sqlite"),
     "0033-proof-requirements": migration0033,
+    "0034-do-not-dispatch": migration0034,
     "0035-invoices": migration0035,
   },
   postgres: {
@@ -109,6 +111,7 @@ const MIGRATIONS: Record<Dialect, Record<string, Migration>> = {
     "0031-site-checks": migration0031,
     "0032-partial-uploads": migration0032("postgres"),
     "0033-proof-requirements": migration0033,
+    "0034-do-not-dispatch": migration0034,
     "0035-invoices": migration0035,
   },
 };
