@@ -264,6 +264,10 @@ describe("HTTP protocol", () => {
         "contractorChecklistAnswer",
         "orderInvoice",
         "contractorInvoiceRevise",
+        "doNotDispatch",
+        "doNotDispatchAdd",
+        "doNotDispatchRemove",
+        "dispatcherDoNotDispatch",
       ].sort(),
     );
     const quote = doc.paths["/api/dispatch/v1/quote"].post;
