@@ -77,7 +77,7 @@ export class KyselyAttachmentStore implements AttachmentStore {
   async proofCounts(
     orderId: string,
     uploader: string,
-    tx: WriteTx,
+    tx?: WriteTx,
   ): Promise<{ signatures: number; photos: number }> {
     const rows = await trxOf(tx, this.db)
       .selectFrom("attachments")

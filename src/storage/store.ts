@@ -410,7 +410,7 @@ export interface AttachmentStore {
   proofCounts(
     orderId: string,
     uploader: string,
-    tx: WriteTx,
+    tx?: WriteTx,
   ): Promise<{ signatures: number; photos: number }>;
 }
 

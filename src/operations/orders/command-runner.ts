@@ -302,10 +302,11 @@ async function loadOrder(services: OrderServices, tx: WriteTx, orderId: string):
   return order ? { order, offers: await services.store.orders.offersOf(order.id, tx) } : null;
 }
 
-/** What the account requires of the job's proof, and what the order holds (only when it requires any). */
-async function completionEvidence(
+/** What the account requires of the job's proof, and what the order holds (only when it requires any);
+ * inside `tx` as that transaction sees it, or outside one for a read. */
+export async function completionEvidence(
   services: OrderServices,
-  tx: WriteTx,
+  tx: WriteTx | undefined,
   order: Order,
 ): Promise<CompletionEvidence | undefined> {
   const requirements = await services.store.proofRequirements.get(order.account_id, order.livemode, tx);

@@ -4,8 +4,8 @@
 // record that holds it, and the checks an approver reads beside it, each with its figures.
 
 import { z } from "zod";
-import { unansweredRequired } from "../../domain/orders/checklist.js";
-import { missingForCompletion } from "../../domain/orders/completion-gate.js";
+import { completionRefusal } from "../../domain/orders/checklist.js";
+import type { MissingProof } from "../../domain/orders/completion-gate.js";
 import {
   INVOICE_CHECK_CODES,
   INVOICE_LIMITS,
@@ -28,7 +28,7 @@ import { currencySchema } from "../kernel/schemas.js";
 import { orderFor } from "./attachment-access.js";
 import { orderIdParam } from "./attachments.js";
 import { checklistOf } from "./checklist-state.js";
-import { reviseInvoice } from "./command-runner.js";
+import { completionEvidence, reviseInvoice } from "./command-runner.js";
 
 const L = INVOICE_LIMITS;
 const cents = (max: number) => z.number().int().min(0).max(max);
@@ -147,31 +147,24 @@ const invoiceSchema = z
   })
   .meta({ id: "Invoice" });
 
-/** What the account requires of the job that it lacks, by name; null when it requires nothing. */
+/** What the account requires of the job that it lacks, by name, as the completion gate names it; null
+ * when it requires nothing. */
 async function proofMissing(ctx: OperationContext, order: Order): Promise<string[] | null> {
   const { store } = ctx.services;
-  const [requirements, attachments, { checklist }, answers] = await Promise.all([
-    store.proofRequirements.get(order.account_id, order.livemode),
-    store.attachments.ofOrder(order.id),
+  const [evidence, { checklist }, answers] = await Promise.all([
+    completionEvidence(ctx.services, undefined, order),
     checklistOf(store, order, ctx.services.now()),
     store.checklists.answers(order.id),
   ]);
-  const required = checklist.items.some((i) => i.required);
-  const proof = requirements && (requirements.photo_required || requirements.signature_required);
-  if (!required && !proof) return null;
-  const missing = unansweredRequired(checklist, new Set(answers.map((a) => a.itemId))).map(
-    (i) => `checklist item "${i.label}"`,
+  if (!evidence && !checklist.items.some((i) => i.required)) return null;
+  const refusal = completionRefusal({
+    checklist: { items: checklist.items, answered: new Set(answers.map((a) => a.itemId)) },
+    proof: evidence,
+  });
+  const missing = (refusal?.extra?.missing ?? []) as MissingProof[];
+  return missing.map((m) =>
+    m.requirement === "checklist_item" ? `checklist item "${m.label}"` : m.requirement,
   );
-  if (requirements && proof) {
-    const uploader = `contractor:${order.contractor_id}`;
-    const evidence = {
-      requirements,
-      signatures: attachments.filter((a) => a.kind === "signature").length,
-      photos: attachments.filter((a) => a.kind === "photo" && a.uploader === uploader).length,
-    };
-    missing.push(...missingForCompletion(evidence).map((m) => m.requirement));
-  }
-  return missing;
 }
 
 const ITEMISED_KINDS = ["order.invoiced", "order.invoice_revised"];
