@@ -67,11 +67,9 @@ describe("the API reference at /docs in Chromium", () => {
     const { page, requests, problems, close } = await openDocs();
     const ids = page.locator(".opblock-summary-operation-id");
     // Webhooks render as operations too: wait for at least the registry's count, then compare names.
-    await page.waitForFunction(
-      `document.querySelectorAll(".opblock-summary-operation-id").length >= ${OPERATIONS.length}`,
-      undefined,
-      { timeout: 30_000 },
-    );
+    // A locator, not a waitForFunction string: a string predicate is eval'ed when Playwright has to
+    // poll, which this page's CSP refuses (it failed CI only on a slow run).
+    await ids.nth(OPERATIONS.length - 1).waitFor({ timeout: 30_000 });
     const shown = new Set((await ids.allTextContents()).map((t) => t.trim()));
     for (const op of OPERATIONS) expect(shown, op.id).toContain(op.id);
     await expect(

@@ -600,9 +600,18 @@ describe("the console in Chromium", () => {
     expect(await boardProof.locator(".proof-report").getAttribute("href")).toBe(reportHref);
     // Every image loaded (a broken thumbnail has no natural width).
     await boardProof.scrollIntoViewIfNeeded();
-    await board.page.waitForFunction(
-      `[...document.querySelectorAll(".detail section.proof img")].every((i) => i.complete && i.naturalWidth > 0)`,
-    );
+    // Polled from here, not by a waitForFunction string: that is eval'ed when Playwright has to poll,
+    // which the console's CSP refuses.
+    await expect
+      .poll(() =>
+        boardProof.locator("img").evaluateAll((all) =>
+          all.every((i) => {
+            const img = i as unknown as { complete: boolean; naturalWidth: number };
+            return img.complete && img.naturalWidth > 0;
+          }),
+        ),
+      )
+      .toBe(true);
     await boardProof.screenshot({ path: join(ARTIFACTS, "board-proof.png") });
     await board.page.screenshot({ path: join(ARTIFACTS, "board-proof-detail.png") });
     await accessible(board.page, "board with an order's proof");
@@ -1163,9 +1172,7 @@ describe("the console in Chromium", () => {
       expect(await bars.count()).toBe(30);
       await page.getByRole("button", { name: "7 days", exact: true }).click();
       await page.locator('button[aria-pressed="true"]', { hasText: "7 days" }).waitFor();
-      await page.waitForFunction(
-        `document.querySelectorAll('[data-chart="orders-by-status"] .bar-day').length === 7`,
-      );
+      await bars.nth(7).waitFor({ state: "detached" });
       expect(await bars.count()).toBe(7);
       // One bar a day, as tall as the day's orders (the oldest day of the week had none).
       const totals = await bars.evaluateAll((gs) => gs.map((g) => Number(g.getAttribute("data-total"))));
