@@ -28,7 +28,8 @@ export type IdPrefix =
   | "upl"
   | "clt"
   | "cli"
-  | "dnd";
+  | "dnd"
+  | "ivd";
 
 export function newId(prefix: IdPrefix, length = 20): string {
   return `${prefix}_${randomBase62(length)}`;

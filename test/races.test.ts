@@ -34,6 +34,8 @@ const REPORT = "/api/contractor/v1/jobs/status";
 const CHECKLIST = "/api/contractor/v1/jobs/checklist";
 const NTE_REQUEST = "/api/contractor/v1/jobs/nte-request";
 const INVOICE = "/api/contractor/v1/jobs/invoice";
+const REVISE = "/api/contractor/v1/jobs/invoice/revise";
+const INVOICE_DECISION = "/api/dispatch/v1/orders/invoice-decision";
 const ASSIGN = "/api/dispatcher/v1/orders/assign";
 const DISPATCHER_CANCEL = "/api/dispatcher/v1/orders/cancel";
 
@@ -303,6 +305,13 @@ class Scene {
     return p;
   }
 
+  /** Completed and invoiced (version 1 of its invoice, waiting for the account). */
+  async invoiced(): Promise<Prepared> {
+    const p = await this.completed();
+    await this.ok(0, INVOICE, { order_id: p.orderId, amount_cents: 45_000 }, p.holderKey);
+    return p;
+  }
+
   async withNte(p: Prepared): Promise<Prepared> {
     const res = await this.ok(
       0,
@@ -370,6 +379,30 @@ const invoice =
   (s, p) =>
     s.t.call(proc, INVOICE, { order_id: p.orderId, amount_cents: 45_000 }, p.holderKey);
 const expire: Action = (s, p) => s.expire(p);
+/** The account decides version 1 of the invoice (a revision sent first makes it stale: 409). */
+const decideInvoice =
+  (decision: "approve" | "request_revision", proc: 0 | 1): Action =>
+  (s, p) =>
+    s.t.call(
+      proc,
+      INVOICE_DECISION,
+      {
+        order_id: p.orderId,
+        decision,
+        version: 1,
+        ...(decision === "request_revision" ? { note: "split the labour" } : {}),
+      },
+      s.caller,
+    );
+const revise =
+  (proc: 0 | 1): Action =>
+  (s, p) =>
+    s.t.call(
+      proc,
+      REVISE,
+      { order_id: p.orderId, lines: [{ kind: "labour", hours: 2, rate_cents: 20_000 }] },
+      p.holderKey,
+    );
 
 /** `exclusive`: one of the two must fail once the other is done (two accepts, two decisions, ...). */
 const PAIRS: Array<{
@@ -427,6 +460,27 @@ const PAIRS: Array<{
     b: dispatcherCancel,
   },
   { name: "invoice vs invoice", setup: (s) => s.completed(), a: invoice(0), b: invoice(1), exclusive: true },
+  {
+    name: "invoice approve vs revise",
+    setup: (s) => s.invoiced(),
+    a: decideInvoice("approve", 0),
+    b: revise(1),
+    exclusive: true,
+  },
+  {
+    name: "invoice approve vs approve",
+    setup: (s) => s.invoiced(),
+    a: decideInvoice("approve", 0),
+    b: decideInvoice("approve", 1),
+    exclusive: true,
+  },
+  {
+    name: "invoice approve vs revision request",
+    setup: (s) => s.invoiced(),
+    a: decideInvoice("approve", 0),
+    b: decideInvoice("request_revision", 1),
+    exclusive: true,
+  },
 ];
 
 const TARGETS: Array<() => Promise<Target>> = [

@@ -27,6 +27,10 @@ const ORDER_KINDS = {
     "The contractor invoiced the job, within the NTE in force: the amount (invoice_cents), and for an itemised invoice its version 1, lines (each with the amount the service computed), subtotal, tax and total.",
   "order.invoice_revised":
     "The contractor revised its invoice before approval, within the NTE in force: the new version's number, lines, subtotal, tax and total, and the previous total.",
+  "order.invoice_decided":
+    "The account decided the contractor's invoice: approved (by an approver within its approval limit, named, or by the account's auto-approval policy, with its threshold and the invoice's flags), rejected with a reason code, or sent back for a revision; the version and total decided, and the note.",
+  "order.invoice_paid":
+    "The account recorded its payment of the approved invoice: the version and total paid, the payment reference and the date paid (the service records payments; it does not move money).",
   "order.assigned":
     "A dispatcher assigned a contractor by hand (from offered, needs_dispatcher or cannot_complete) or reassigned the job (from accepted or en_route): the status it was made from, from whom to whom, and why.",
   "order.sla_at_risk":
@@ -45,6 +49,8 @@ const AUDIT_KINDS = {
     "A photo or PDF was added to an order (proof of work): its id, kind, sniffed media type, the SHA-256 and size of the stored file (an image without its metadata) and of the file as received, its thumbnail's SHA-256, its caption, the uploader's role, and what the photo's EXIF claimed: captured_at (DateTimeOriginal, local time) and captured_position (GPS latitude and longitude, a disclosure for the account and the dispatch team).",
   "account.proof_requirements_set":
     "An account set what its jobs of one mode need before completion (proof of work): signature_required, photo_required, and the previous values.",
+  "account.invoice_policy_set":
+    "An account set its invoice policy for one mode: auto_approve_below_cents (an invoice with no flagged check below it is approved at once; null: never) and the previous value.",
   "account.do_not_dispatch_added":
     "An account excluded a contractor from its work of one mode (do-not-dispatch): the entry's id, the contractor (its id a disclosure for the dispatch team, the account's handle for the account), the trades (null: every trade) and the account's reason. Account-level: never shown to a contractor.",
   "account.do_not_dispatch_removed":
@@ -63,6 +69,8 @@ const AUDIT_KINDS = {
   "key.issued":
     "An API key was issued: its id, account, mode, label and rate-limit overrides (never the key).",
   "key.revoked": "An API key was revoked.",
+  "key.role_set":
+    "An account key's role was set (requester, approver with its approval limit in cents, or admin), by an admin key or an operator: the key, the role and limit, and the ones before.",
   "pool.seeded":
     "The sandbox contractor pool was generated: how many contractors and a digest of the pool; or, once, a pool seeded before verification dates got them (verification_dates_backfilled: how many), or before working hours (working_hours_backfilled: how many); or the sandbox's starter checklists were created, one service template per trade in test mode (checklist_templates: their ids, and checklist_templates_sha256: a digest of their trades, names and items).",
   "pool.imported":

@@ -3,6 +3,7 @@
 
 import { type Actor, sealRecord } from "../audit/record.js";
 import { type Clock, systemClock } from "../clock.js";
+import { DEFAULT_KEY_ROLE, type KeyRole } from "../domain/key-roles.js";
 import { ApiError } from "../errors.js";
 import { newId } from "../ids.js";
 import type { ApiKeysTable, KeyKind } from "../storage/schema.js";
@@ -17,6 +18,10 @@ export interface Principal {
   kind: KeyKind;
   /** The contractor behind a contractor key. */
   contractorId: string | null;
+  /** An account key's role (domain/key-roles.ts); admin for the other kinds, which roles do not concern. */
+  role: KeyRole;
+  /** An approver's approval limit in cents; null: no limit. */
+  approvalLimitCents: number | null;
   /** Per-key overrides of the default rate policy, when set at creation. */
   ratePerMinute: number | null;
   burst: number | null;
@@ -82,6 +87,8 @@ export class ApiKeyService {
       livemode: row.mode === "live",
       kind: row.kind ?? "account",
       contractorId: row.contractor_id ?? null,
+      role: row.role ?? DEFAULT_KEY_ROLE,
+      approvalLimitCents: row.approval_limit_cents === null ? null : Number(row.approval_limit_cents),
       ratePerMinute: row.rate_limit_per_minute,
       burst: row.rate_limit_burst,
     };
@@ -108,8 +115,12 @@ export class ApiKeyService {
     /** A caller's key (the default), a contractor's (with contractorId) or the dispatch team's. */
     kind?: KeyKind;
     contractorId?: string | null;
+    /** An account key's role (none: admin) and, for an approver, its approval limit in cents. */
+    role?: KeyRole | null;
+    approvalLimitCents?: number | null;
   }): Promise<{ id: string; key: string; accountId: string }> {
     const kind = options.kind ?? "account";
+    roleOptionsFault(kind, options.role ?? null, options.approvalLimitCents ?? null);
     if ((kind === "contractor") !== Boolean(options.contractorId)) {
       throw new Error("a contractor key names its contractor, and only a contractor key does");
     }
@@ -139,9 +150,52 @@ export class ApiKeyService {
       revoked_at: null,
       kind,
       contractor_id: options.contractorId ?? null,
+      role: kind === "account" ? (options.role ?? null) : null,
+      approval_limit_cents: kind === "account" ? (options.approvalLimitCents ?? null) : null,
     };
     await this.store.keys.insert(row, keyRecord("key.issued", row, options.actor, row.created_at));
     return { id: row.id, key, accountId: account.id };
+  }
+
+  /**
+   * Sets an account key's role and approval limit (an approver's; none for the others), sealed as
+   * key.role_set. `accountId`: the account the key must belong to (an admin key's own; null from the
+   * CLI). Other processes learn it when their cached key expires (API_KEY_CACHE_TTL_MS).
+   */
+  async setRole(
+    id: string,
+    accountId: string | null,
+    role: KeyRole,
+    approvalLimitCents: number | null,
+    actor: Actor,
+  ): Promise<ApiKeysTable | "not_found"> {
+    roleOptionsFault("account", role, approvalLimitCents);
+    const at = this.clock().toISOString();
+    const result = await this.store.keys.setRole(
+      id,
+      accountId,
+      { role, approval_limit_cents: approvalLimitCents },
+      (before) =>
+        sealRecord({
+          kind: "key.role_set",
+          at,
+          accountId: before.account_id,
+          livemode: before.mode === "live",
+          actor,
+          data: {
+            key_id: before.id,
+            key_hint: before.key_hint,
+            role,
+            approval_limit_cents: approvalLimitCents,
+            previous: {
+              role: before.role ?? DEFAULT_KEY_ROLE,
+              approval_limit_cents: before.approval_limit_cents ?? null,
+            },
+          },
+        }),
+    );
+    this.forget();
+    return result;
   }
 
   async revoke(id: string, actor: Actor): Promise<"revoked" | "already_revoked" | "not_found"> {
@@ -150,6 +204,24 @@ export class ApiKeyService {
     this.forget();
     return result;
   }
+}
+
+/** Throws when a role does not fit the key: roles are an account key's; a limit is an approver's. */
+function roleOptionsFault(kind: KeyKind, role: KeyRole | null, limit: number | null): void {
+  if (role !== null && kind !== "account") throw new RoleError("only an account's key has a role");
+  if (limit !== null && role !== "approver") {
+    throw new RoleError(
+      "an approval limit is an approver's (an admin has none, a requester approves nothing)",
+    );
+  }
+  if (limit !== null && (!Number.isSafeInteger(limit) || limit < 0)) {
+    throw new RoleError("an approval limit is a whole number of cents, 0 or more");
+  }
+}
+
+/** A role that does not fit its key (the CLI prints it; the API validates before). */
+class RoleError extends Error {
+  override name = "RoleError";
 }
 
 /** The audit record of a key's issue or revocation: its metadata, never the key or its hash. */
@@ -164,6 +236,9 @@ function keyRecord(kind: "key.issued" | "key.revoked", row: ApiKeysTable, actor:
       contractor_id: row.contractor_id ?? null,
       key_id: row.id,
       kind: row.kind ?? "account",
+      ...(row.kind === "account" || row.kind === undefined
+        ? { role: row.role ?? DEFAULT_KEY_ROLE, approval_limit_cents: row.approval_limit_cents ?? null }
+        : {}),
       mode: row.mode,
       key_hint: row.key_hint,
       label: row.label,

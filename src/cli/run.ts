@@ -15,6 +15,7 @@ import { loadSigningKey, SIGNING_KEY_FILE } from "../audit/signing.js";
 import { ApiKeyService } from "../auth/api-key-service.js";
 import { bootstrap, issueSandboxDispatchKey } from "../bootstrap.js";
 import { type Config, loadConfig, serverBaseUrl } from "../config.js";
+import { DEFAULT_KEY_ROLE, KEY_ROLES, type KeyRole } from "../domain/key-roles.js";
 import { newId } from "../ids.js";
 import { parseContractorFile } from "../operations/pool/contractor-file.js";
 import { openStore } from "../services/create-services.js";
@@ -32,6 +33,10 @@ const USAGE = `usage: npm run cli -- <command>
                                           issue a key; the key alone is printed on the last line. A
                                           caller's key by default; --contractor: that contractor's own
                                           credentials; --dispatcher: the dispatch team's operator role
+              [--role requester|approver|admin] [--approval-limit <cents>]
+                                          an account key's role (none: admin); an approver's limit
+  keys role <key-id> --role requester|approver|admin [--approval-limit <cents>]
+                                          set an account key's role (and an approver's limit)
   keys list [--account <name>]            list keys (hints only, never the key)
   keys revoke <key-id>                    revoke a key at once
   contractors import <file.csv|file.json> --mode live|test
@@ -268,59 +273,27 @@ async function keys(args: string[]): Promise<void> {
       "rate-limit-burst": { type: "string" },
       contractor: { type: "string" },
       dispatcher: { type: "boolean" },
+      role: { type: "string" },
+      "approval-limit": { type: "string" },
     },
   });
   if (sub === "create") {
-    if (values.contractor && values.dispatcher) {
-      throw new UsageError("keys create takes --contractor <id> or --dispatcher, not both");
-    }
-    const kind = values.contractor ? "contractor" : values.dispatcher ? "dispatcher" : "account";
-    if (!values.account) throw new UsageError("keys create needs --account <name>");
-    if (values.mode !== "test" && values.mode !== "live")
-      throw new UsageError("keys create needs --mode test|live");
-    const mode = values.mode;
-    const account = values.account;
-    const ratePerMinute = positiveInt(values["rate-limit-per-minute"], "--rate-limit-per-minute");
-    const burst = positiveInt(values["rate-limit-burst"], "--rate-limit-burst");
+    await keysCreate(values);
+    return;
+  }
+  if (sub === "role") {
+    const id = positionals[0];
+    if (!id) throw new UsageError("keys role needs a key id (see keys list)");
+    const { role, limit } = roleOf(values, true);
     await withStore(async (store) => {
-      const service = new ApiKeyService(store, 0);
-      const issued = await service.issue({
-        accountName: account,
-        mode,
-        label: values.label ?? null,
-        ratePerMinute,
-        burst,
-        actor: OPERATOR,
-        kind,
-        contractorId: values.contractor ?? null,
-      });
-      const whose =
-        kind === "account"
-          ? ""
-          : kind === "contractor"
-            ? ` contractor ${values.contractor},`
-            : " dispatcher,";
-      process.stderr.write(
-        `issued${whose} key ${issued.id} (${mode}) for account ${account}; store it now, it is not shown again\n`,
-      );
-      process.stdout.write(`${issued.key}\n`);
+      const result = await new ApiKeyService(store, 0).setRole(id, null, role ?? "admin", limit, OPERATOR);
+      if (result === "not_found") throw new Error(`no account key ${id}`);
+      process.stdout.write(`${id}: ${role}${limit === null ? "" : ` (approval limit ${limit} cents)`}\n`);
     });
     return;
   }
   if (sub === "list") {
-    await withStore(async (store) => {
-      const rows = await store.keys.list(values.account);
-      for (const r of rows) {
-        const limits =
-          r.rate_limit_per_minute || r.rate_limit_burst
-            ? ` limit=${r.rate_limit_per_minute ?? "default"}/min burst=${r.rate_limit_burst ?? "default"}`
-            : "";
-        process.stdout.write(
-          `${r.id}\t${r.account_name}\t${r.mode}\t${r.kind}${r.contractor_id ? `:${r.contractor_id}` : ""}\t${r.key_hint}\t${r.revoked_at ? `revoked ${r.revoked_at}` : "active"}\t${r.created_at}${limits}\n`,
-        );
-      }
-      if (rows.length === 0) process.stderr.write("no keys\n");
-    }, "reads");
+    await keysList(values.account);
     return;
   }
   if (sub === "revoke") {
@@ -334,6 +307,91 @@ async function keys(args: string[]): Promise<void> {
     return;
   }
   throw new UsageError(`unknown keys command ${sub ?? ""}`);
+}
+
+type KeyOptions = {
+  account?: string | undefined;
+  mode?: string | undefined;
+  label?: string | undefined;
+  "rate-limit-per-minute"?: string | undefined;
+  "rate-limit-burst"?: string | undefined;
+  contractor?: string | undefined;
+  dispatcher?: boolean | undefined;
+  role?: string | undefined;
+  "approval-limit"?: string | undefined;
+};
+
+/** --role and --approval-limit, checked. */
+function roleOf(values: KeyOptions, required: boolean): { role: KeyRole | null; limit: number | null } {
+  const role = values.role;
+  if (role === undefined && required) throw new UsageError("keys role needs --role requester|approver|admin");
+  if (role !== undefined && !(KEY_ROLES as readonly string[]).includes(role)) {
+    throw new UsageError("--role must be requester, approver or admin");
+  }
+  const raw = values["approval-limit"];
+  if (raw !== undefined && !/^\d+$/.test(raw))
+    throw new UsageError("--approval-limit must be whole cents, 0 or more");
+  const limit = raw === undefined ? null : Number(raw);
+  if (limit !== null && role !== "approver")
+    throw new UsageError("--approval-limit goes only with --role approver");
+  return { role: (role as KeyRole | undefined) ?? null, limit };
+}
+
+async function keysCreate(values: KeyOptions): Promise<void> {
+  if (values.contractor && values.dispatcher) {
+    throw new UsageError("keys create takes --contractor <id> or --dispatcher, not both");
+  }
+  const kind = values.contractor ? "contractor" : values.dispatcher ? "dispatcher" : "account";
+  if (!values.account) throw new UsageError("keys create needs --account <name>");
+  if (values.mode !== "test" && values.mode !== "live")
+    throw new UsageError("keys create needs --mode test|live");
+  const mode = values.mode;
+  const account = values.account;
+  const ratePerMinute = positiveInt(values["rate-limit-per-minute"], "--rate-limit-per-minute");
+  const burst = positiveInt(values["rate-limit-burst"], "--rate-limit-burst");
+  const { role, limit } = roleOf(values, false);
+  if (role !== null && kind !== "account") throw new UsageError("--role is for an account's key");
+  await withStore(async (store) => {
+    const service = new ApiKeyService(store, 0);
+    const issued = await service.issue({
+      accountName: account,
+      mode,
+      label: values.label ?? null,
+      ratePerMinute,
+      burst,
+      actor: OPERATOR,
+      kind,
+      contractorId: values.contractor ?? null,
+      role,
+      approvalLimitCents: limit,
+    });
+    const whose =
+      kind === "account" ? "" : kind === "contractor" ? ` contractor ${values.contractor},` : " dispatcher,";
+    process.stderr.write(
+      `issued${whose} key ${issued.id} (${mode}) for account ${account}; store it now, it is not shown again\n`,
+    );
+    process.stdout.write(`${issued.key}\n`);
+  });
+}
+
+async function keysList(account: string | undefined): Promise<void> {
+  await withStore(async (store) => {
+    const rows = await store.keys.list(account);
+    for (const r of rows) {
+      const limits =
+        r.rate_limit_per_minute || r.rate_limit_burst
+          ? ` limit=${r.rate_limit_per_minute ?? "default"}/min burst=${r.rate_limit_burst ?? "default"}`
+          : "";
+      const role =
+        r.kind === "account"
+          ? `\t${r.role ?? DEFAULT_KEY_ROLE}${r.approval_limit_cents === null ? "" : `<=${r.approval_limit_cents}`}`
+          : "";
+      process.stdout.write(
+        `${r.id}\t${r.account_name}\t${r.mode}\t${r.kind}${r.contractor_id ? `:${r.contractor_id}` : ""}${role}\t${r.key_hint}\t${r.revoked_at ? `revoked ${r.revoked_at}` : "active"}\t${r.created_at}${limits}\n`,
+      );
+    }
+    if (rows.length === 0) process.stderr.write("no keys\n");
+  }, "reads");
 }
 
 const IMPORT_USAGE = "contractors import <file.csv|file.json> --mode live|test";

@@ -16,6 +16,7 @@ import {
 import { evalsOperation } from "./evals/evals.js";
 import { evalsSeriesOperation } from "./evals/evals-series.js";
 import { type AnyOperation, servedToAgents } from "./kernel/operation.js";
+import { accountKeysOperation, keyRoleSetOperation } from "./keys/key-roles.js";
 import { availabilityOperation } from "./matching/availability.js";
 import { estimateOperation } from "./matching/estimate.js";
 import { quoteOperation } from "./matching/quote.js";
@@ -57,6 +58,12 @@ import {
   doNotDispatchRemoveOperation,
 } from "./orders/do-not-dispatch.js";
 import { eventsOperation } from "./orders/event-stream.js";
+import {
+  invoiceDecisionOperation,
+  invoicePaidOperation,
+  invoicePolicyOperation,
+  invoicePolicySetOperation,
+} from "./orders/invoice-decisions.js";
 import { contractorInvoiceReviseOperation, orderInvoiceOperation } from "./orders/invoices.js";
 import { orderListOperation } from "./orders/order-list.js";
 import { orderStatusOperation } from "./orders/order-status.js";
@@ -105,6 +112,12 @@ export const OPERATIONS: readonly AnyOperation[] = [
   doNotDispatchRemoveOperation,
   serviceReportOperation,
   orderInvoiceOperation,
+  invoiceDecisionOperation,
+  invoicePaidOperation,
+  invoicePolicyOperation,
+  invoicePolicySetOperation,
+  accountKeysOperation,
+  keyRoleSetOperation,
   orderChecklistOperation,
   checklistTemplateCreateOperation,
   checklistTemplatesOperation,

@@ -25,6 +25,7 @@ import type {
   WriteTx,
 } from "./store.js";
 import { trxOf } from "./write-tx.js";
+import { WORK_DONE_STATUSES } from "../domain/orders/statuses.js";
 
 const CHUNK = 500;
 
@@ -567,7 +568,7 @@ export class KyselyContractorStore implements ContractorStore {
       LEFT JOIN (
         SELECT contractor_id,
           sum(CASE WHEN status IN ('accepted', 'en_route', 'on_site') THEN 1 ELSE 0 END) AS open_jobs,
-          sum(CASE WHEN status IN ('completed', 'invoiced') THEN 1 ELSE 0 END) AS completed,
+          sum(CASE WHEN status IN (${sql.raw(WORK_DONE_STATUSES.map((s) => `'${s}'`).join(", "))}) THEN 1 ELSE 0 END) AS completed,
           sum(CASE WHEN status = 'cannot_complete' THEN 1 ELSE 0 END) AS cannot_complete,
           sum(CASE WHEN on_site_at IS NOT NULL AND eta_at IS NOT NULL THEN 1 ELSE 0 END) AS arrivals,
           sum(CASE WHEN on_site_at > eta_at THEN 1 ELSE 0 END) AS late,

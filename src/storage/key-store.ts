@@ -4,6 +4,7 @@
 import type { Kysely } from "kysely";
 import type { AuditEntry } from "../audit/record.js";
 import type { Clock } from "../clock.js";
+import type { KeyRole } from "../domain/key-roles.js";
 import { newId } from "../ids.js";
 import type { AuditStore } from "./audit-store.js";
 import type { AccountsTable, ApiKeysTable, Database } from "./schema.js";
@@ -53,6 +54,35 @@ export class KyselyKeyStore implements KeyStore {
       .select("accounts.name as account_name");
     if (accountName !== undefined) q = q.where("accounts.name", "=", accountName);
     return q.orderBy("api_keys.created_at").orderBy("api_keys.id").execute();
+  }
+
+  ofAccount(accountId: string, mode: "live" | "test"): Promise<ApiKeysTable[]> {
+    return this.db
+      .selectFrom("api_keys")
+      .selectAll()
+      .where("account_id", "=", accountId)
+      .where("mode", "=", mode)
+      .where("kind", "=", "account")
+      .orderBy("created_at")
+      .orderBy("id")
+      .execute();
+  }
+
+  setRole(
+    id: string,
+    accountId: string | null,
+    role: { role: KeyRole; approval_limit_cents: number | null },
+    audit: (before: ApiKeysTable) => AuditEntry,
+  ): Promise<ApiKeysTable | "not_found"> {
+    return this.db.transaction().execute(async (trx) => {
+      let q = trx.selectFrom("api_keys").selectAll().where("id", "=", id).where("kind", "=", "account");
+      if (accountId !== null) q = q.where("account_id", "=", accountId);
+      const before = await q.executeTakeFirst();
+      if (!before) return "not_found";
+      await trx.updateTable("api_keys").set(role).where("id", "=", id).execute();
+      await this.audit.writeEntries(trx, [audit(before)]);
+      return { ...before, ...role };
+    });
   }
 
   async revoke(

@@ -18,6 +18,7 @@ import { KyselyDoNotDispatchStore } from "./do-not-dispatch-store.js";
 import { EvalsStore } from "./evals-store.js";
 import { GroupCommitter } from "./group-commit.js";
 import { KyselyIdempotencyStore } from "./idempotency-store.js";
+import { KyselyInvoicePolicyStore } from "./invoice-policy-store.js";
 import { KyselyKeyStore } from "./key-store.js";
 import { migrationProvider } from "./migrations/all-migrations.js";
 import { OrderEventStore, type RemoteListener } from "./order-event-store.js";
@@ -50,6 +51,7 @@ export class KyselyStore implements Store {
   readonly idempotency: KyselyIdempotencyStore;
   readonly attachments: KyselyAttachmentStore;
   readonly proofRequirements: KyselyProofRequirementsStore;
+  readonly invoicePolicies: KyselyInvoicePolicyStore;
   readonly partialUploads: PartialUploadStore;
   readonly checklists: KyselyChecklistStore;
   readonly doNotDispatch: KyselyDoNotDispatchStore;
@@ -98,6 +100,7 @@ export class KyselyStore implements Store {
     this.idempotency = new KyselyIdempotencyStore(db);
     this.attachments = new KyselyAttachmentStore(db);
     this.proofRequirements = new KyselyProofRequirementsStore(db);
+    this.invoicePolicies = new KyselyInvoicePolicyStore(db);
     this.partialUploads = new PartialUploadStore(db);
     this.checklists = new KyselyChecklistStore(db);
     this.doNotDispatch = new KyselyDoNotDispatchStore(db);

@@ -4,7 +4,7 @@
 // values, mapped from their rows by order-rows.ts.
 
 import { type Kysely, sql } from "kysely";
-import type { InvoiceLine, InvoiceVersion } from "../domain/orders/invoice.js";
+import type { InvoiceDecision, InvoiceLine, InvoiceVersion } from "../domain/orders/invoice.js";
 import type { NteRequest, Offer, OfferStatus, Order } from "../domain/orders/order.js";
 import { OPEN_ORDERS_SQL } from "../domain/orders/sla-clocks.js";
 import type { OrderStatus } from "../domain/orders/transitions.js";
@@ -302,6 +302,24 @@ export class KyselyOrderStore implements OrderStore {
       .orderBy("version")
       .execute();
     return rows.map((r) => ({ ...r, lines: JSON.parse(r.lines) as InvoiceLine[] }));
+  }
+
+  /** The account's decisions on the order's invoice, oldest first. */
+  async invoiceDecisions(orderId: string, tx?: WriteTx): Promise<InvoiceDecision[]> {
+    const rows = await trxOf(tx, this.db)
+      .selectFrom("invoice_decisions")
+      .selectAll()
+      .where("order_id", "=", orderId)
+      .orderBy("decided_at")
+      .orderBy("id")
+      .execute();
+    return rows.map((r) => ({
+      ...r,
+      version: Number(r.version),
+      total_cents: Number(r.total_cents),
+      decision: r.decision as InvoiceDecision["decision"],
+      reason_code: r.reason_code as InvoiceDecision["reason_code"],
+    }));
   }
 
   byIds(ids: string[], tx?: WriteTx, lock = false): Promise<Order[]> {

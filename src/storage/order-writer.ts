@@ -344,6 +344,9 @@ export async function commitOrderChange(w: WriterTx, c: CommittableChange): Prom
       .values({ ...version, lines: JSON.stringify(lines) })
       .execute();
   }
+  if (change.invoiceDecision) {
+    await w.trx.insertInto("invoice_decisions").values(change.invoiceDecision).execute();
+  }
   const decide = change.nte.decide;
   if (decide) {
     const decided = await w.trx

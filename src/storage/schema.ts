@@ -3,6 +3,7 @@
 
 import type { Generated } from "kysely";
 import type { AuditCheckpointRow, AuditRecordRow, LegalHoldRow } from "../audit/persistence.js";
+import type { KeyRole } from "../domain/key-roles.js";
 import type { EtaTier } from "../domain/matching.js";
 import type { NteRequestStatus, OfferStatus } from "../domain/orders/order.js";
 import type { OrderStatus } from "../domain/orders/transitions.js";
@@ -31,6 +32,10 @@ export interface ApiKeysTable {
   kind: KeyKind;
   /** The contractor a contractor key belongs to. */
   contractor_id: string | null;
+  /** An account key's role (migration 0039): requester, approver or admin; null reads as admin. */
+  role: KeyRole | null;
+  /** An approver's approval limit, in cents; null: no limit. */
+  approval_limit_cents: number | null;
 }
 
 export type KeyKind = "account" | "contractor" | "dispatcher";
@@ -221,6 +226,31 @@ interface InvoiceVersionsTable {
   created_by: string;
 }
 
+/** The account's decisions on an invoice (migration 0039). */
+interface InvoiceDecisionsTable {
+  id: string;
+  order_id: string;
+  version: number;
+  decision: string;
+  total_cents: number;
+  reason_code: string | null;
+  note: string | null;
+  payment_reference: string | null;
+  paid_on: string | null;
+  decided_at: string;
+  decided_by: string;
+}
+
+/** An account's invoice policy per mode (migration 0039). */
+interface InvoicePoliciesTable {
+  account_id: string;
+  livemode: number;
+  auto_approve_below_cents: number | null;
+  updated_at: string;
+  updated_by: string;
+  seal: string;
+}
+
 /** One unit of a contractor's capacity an order holds (migration 0011). */
 export interface CapacityHoldsTable {
   order_id: string;
@@ -384,6 +414,8 @@ export interface Database {
   capacity_holds: CapacityHoldsTable;
   nte_requests: NteRequestsTable;
   invoice_versions: InvoiceVersionsTable;
+  invoice_decisions: InvoiceDecisionsTable;
+  invoice_policies: InvoicePoliciesTable;
   contractors: ContractorsTable;
   quotes: QuotesTable;
   orders: OrdersTable;

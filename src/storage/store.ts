@@ -10,9 +10,10 @@ import type { Commitment } from "../domain/commitments.js";
 import type { Contractor, Pool } from "../domain/contractor.js";
 import type { ContractorStanding } from "../domain/contractor-directory.js";
 import type { DoNotDispatchEntry } from "../domain/do-not-dispatch.js";
+import type { KeyRole } from "../domain/key-roles.js";
 import type { ChecklistAnswer, ChecklistTemplate, OrderChecklist } from "../domain/orders/checklist.js";
 import type { ProofRequirements } from "../domain/orders/completion-gate.js";
-import type { InvoiceVersion } from "../domain/orders/invoice.js";
+import type { InvoiceDecision, InvoiceVersion } from "../domain/orders/invoice.js";
 import type { NteRequest, Offer, OfferStatus, Order } from "../domain/orders/order.js";
 import type { OrderStatus } from "../domain/orders/transitions.js";
 import type { DayOrder } from "../domain/schedule/day-jobs.js";
@@ -101,6 +102,18 @@ export interface KeyStore {
   insert(row: ApiKeysTable, audit: AuditEntry): Promise<void>;
   findByHash(hash: string): Promise<ApiKeysTable | undefined>;
   list(accountName?: string): Promise<Array<ApiKeysTable & { account_name: string }>>;
+  /** An account's keys in a mode (revoked ones too), oldest first. */
+  ofAccount(accountId: string, mode: "live" | "test"): Promise<ApiKeysTable[]>;
+  /**
+   * Sets an account key's role and approval limit and records `audit(before)` in the same transaction;
+   * "not_found" for a key that is not an account key of `accountId` (any account: null).
+   */
+  setRole(
+    id: string,
+    accountId: string | null,
+    role: { role: KeyRole; approval_limit_cents: number | null },
+    audit: (before: ApiKeysTable) => AuditEntry,
+  ): Promise<ApiKeysTable | "not_found">;
   /** Revokes a key and records `audit(key)` in the same transaction. */
   revoke(
     id: string,
@@ -294,6 +307,8 @@ export interface OrderStore {
   nteRequests(orderId: string, tx?: WriteTx): Promise<NteRequest[]>;
   /** Every version of an order's itemised invoice, oldest first (none before it is invoiced). */
   invoiceVersions(orderId: string, tx?: WriteTx): Promise<InvoiceVersion[]>;
+  /** The account's decisions on the order's invoice, oldest first. */
+  invoiceDecisions(orderId: string, tx?: WriteTx): Promise<InvoiceDecision[]>;
   /** An order of one account and mode. */
   find(id: string, accountId: string, livemode: boolean): Promise<Order | undefined>;
   /** Orders by id; inside a write with `lock`, locked until COMMIT where the store locks rows. */
@@ -431,6 +446,44 @@ export interface ProofRequirementsStore {
   set(row: ProofRequirementsRow, tx: WriteTx): Promise<void>;
 }
 
+/** An account's invoice policy in a mode (issue 33). */
+export interface InvoicePolicyRow {
+  account_id: string;
+  livemode: boolean;
+  /** Approve an invoice with no flags whose total is below this, at once; null: never. */
+  auto_approve_below_cents: number | null;
+  updated_at: string;
+  updated_by: string;
+  /** The audit record that set it. */
+  seal: string;
+}
+
+export interface InvoicePolicyStore {
+  /** The account's policy in a mode; undefined until it set one (nothing is auto-approved then). */
+  get(accountId: string, livemode: boolean, tx?: WriteTx): Promise<InvoicePolicyRow | undefined>;
+  /** Sets it, in the write `tx` that seals the change. */
+  set(row: InvoicePolicyRow, tx: WriteTx): Promise<void>;
+}
+
+/** An account's invoice policy in a mode (issue 33). */
+export interface InvoicePolicyRow {
+  account_id: string;
+  livemode: boolean;
+  /** Approve an invoice with no flags whose total is below this, at once; null: never. */
+  auto_approve_below_cents: number | null;
+  updated_at: string;
+  updated_by: string;
+  /** The audit record that set it. */
+  seal: string;
+}
+
+export interface InvoicePolicyStore {
+  /** The account's policy in a mode; undefined until it set one (nothing is auto-approved then). */
+  get(accountId: string, livemode: boolean, tx?: WriteTx): Promise<InvoicePolicyRow | undefined>;
+  /** Sets it, in the write `tx` that seals the change. */
+  set(row: InvoicePolicyRow, tx: WriteTx): Promise<void>;
+}
+
 /** Accounts' do-not-dispatch lists (issue 33; domain/do-not-dispatch.ts): entries in force, not removed. */
 export interface DoNotDispatchStore {
   /** An account's entries in force in a mode, oldest first. */
@@ -517,6 +570,8 @@ export interface Store {
   readonly attachments: AttachmentStore;
   /** What accounts require before their jobs are completed. */
   readonly proofRequirements: ProofRequirementsStore;
+  /** Accounts' invoice policies. */
+  readonly invoicePolicies: InvoicePolicyStore;
   /** Checklist templates, orders' checklists and their answers. */
   readonly checklists: ChecklistStore;
   /** Accounts' do-not-dispatch lists. */

@@ -29,6 +29,14 @@ export const WEBHOOK_EVENT_DESCRIPTIONS: Record<WebhookEventType, string> = {
     "The contractor invoiced the job (data.order.invoice_cents; its lines: GET /api/orders/{order_id}/invoice).",
   "order.invoice_revised":
     "The contractor revised its invoice before approval (data.order.invoice_cents is the new total; data.invoice: the version, total and previous total).",
+  "order.revision_requested":
+    "The account sent the invoice back for a revision (data.invoice: the version and total; the note is in GET /api/orders/{order_id}/invoice).",
+  "order.invoice_rejected":
+    "The account rejected the invoice (data.invoice.reason_code); the contractor may send a revision.",
+  "order.approved":
+    "The invoice was approved (data.invoice: the version and total), by an approver or by the account's auto-approval policy.",
+  "order.paid":
+    "The account recorded its payment of the approved invoice (data.invoice.payment_reference and paid_on).",
   "order.needs_dispatcher": "No contractor took the job: a dispatcher will assign one.",
   "order.cancelled": "The order was cancelled (data.order.status_reason).",
   "order.cannot_complete":

@@ -22,9 +22,19 @@ const STATUS_EVENT_KINDS = new Set([
   "order.status_changed",
   "order.cancelled",
   "order.invoiced",
+  "order.invoice_revised",
+  "order.invoice_decided",
+  "order.invoice_paid",
   "order.assigned",
   "order.needs_dispatcher",
 ]);
+
+/** The order's status after each decision on its invoice. */
+const INVOICE_DECIDED: Record<string, string> = {
+  approved: "approved",
+  rejected: "invoice_rejected",
+  revision_requested: "revision_requested",
+};
 
 interface Replayed {
   status: string;
@@ -79,6 +89,19 @@ function replay(
       case "order.invoiced":
         if (r.status !== "completed") out.push(`${orderId}: invoiced while ${r.status}`);
         r.status = "invoiced";
+        break;
+      case "order.invoice_revised":
+        if (!["invoiced", "revision_requested", "invoice_rejected"].includes(r.status))
+          out.push(`${orderId}: invoice revised while ${r.status}`);
+        r.status = "invoiced";
+        break;
+      case "order.invoice_decided":
+        if (r.status !== "invoiced") out.push(`${orderId}: invoice decided while ${r.status}`);
+        r.status = INVOICE_DECIDED[data.decision as string] ?? `unknown decision ${data.decision}`;
+        break;
+      case "order.invoice_paid":
+        if (r.status !== "approved") out.push(`${orderId}: invoice paid while ${r.status}`);
+        r.status = "paid";
         break;
       case "order.offer_declined":
       case "order.offer_expired":

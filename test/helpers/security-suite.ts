@@ -103,6 +103,7 @@ const ID_PREFIXES = [
   "clt",
   "cli",
   "dnd",
+  "ivd",
 ] as const satisfies readonly IdPrefix[];
 const everyPrefixListed: Exclude<IdPrefix, (typeof ID_PREFIXES)[number]> extends never ? true : false = true;
 void everyPrefixListed;

@@ -69,6 +69,8 @@ export function runStoreContract(name: string, open: (clock: Clock) => Promise<S
         revoked_at: null,
         kind: "account" as const,
         contractor_id: null,
+        role: null,
+        approval_limit_cents: null,
       };
       await store.keys.insert(row, testRecord("key.issued"));
       expect(await store.keys.findByHash("a".repeat(64))).toEqual(row);

@@ -51,11 +51,23 @@ export const LEGEND: OrderStatus[] = everyStatus([
   "on_site",
   "completed",
   "invoiced",
+  "revision_requested",
+  "invoice_rejected",
+  "approved",
+  "paid",
   "cancelled",
 ]);
 
 /** Closed orders: drawn smaller, under the open ones. */
-export const CLOSED = new Set<OrderStatus>(["completed", "invoiced", "cancelled"]);
+export const CLOSED = new Set<OrderStatus>([
+  "completed",
+  "invoiced",
+  "revision_requested",
+  "invoice_rejected",
+  "approved",
+  "paid",
+  "cancelled",
+]);
 
 /** A contractor as the dispatch team's directory lists it (the fields the map reads). */
 export interface MapContractor {

@@ -52,6 +52,10 @@ const GROUP_OF: Record<OrderStatus, GroupId> = {
   on_site: "on_site",
   completed: "closed",
   invoiced: "closed",
+  revision_requested: "closed",
+  invoice_rejected: "closed",
+  approved: "closed",
+  paid: "closed",
   cancelled: "closed",
 };
 

@@ -4,6 +4,7 @@
 
 import { signal } from "@preact/signals";
 import { useEffect, useState } from "preact/hooks";
+import { WORK_DONE_STATUSES } from "../../../src/domain/orders/statuses";
 import { ApiProblem, get, post } from "../api";
 import { clock, money, now, place, timeLeft, titleCase } from "../format";
 import { subscribe } from "../live";
@@ -28,7 +29,7 @@ function setJob(job: Job) {
   if (ACTIVE.has(job.status)) nextJobs.set(job.order_id, job);
   else {
     nextJobs.delete(job.order_id);
-    if (job.status === "completed" || job.status === "invoiced") {
+    if ((WORK_DONE_STATUSES as readonly string[]).includes(job.status)) {
       done.value = [job, ...done.value.filter((j) => j.order_id !== job.order_id)];
     }
   }

@@ -38,6 +38,10 @@ interface Series {
 
 /** Bottom to top: the work's course, then the ways out of it. */
 const STACK: OrderStatus[] = everyStatus([
+  "paid",
+  "approved",
+  "invoice_rejected",
+  "revision_requested",
   "invoiced",
   "completed",
   "on_site",

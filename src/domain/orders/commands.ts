@@ -51,7 +51,7 @@ export interface CommandContext {
   unavailable: ReadonlySet<string>;
   /** Whether the sandbox's simulated contractors play sandbox offers (their deadlines are short then). */
   sandboxPlayed: boolean;
-  newId(prefix: "ofr" | "nte"): string;
+  newId(prefix: "ofr" | "nte" | "ivd"): string;
 }
 
 export function refuse(
@@ -115,6 +115,7 @@ export function changeOf(
     nte: parts.nte ?? { create: null, decide: null },
     capacity: parts.capacity ?? { take: [], release: [] },
     ...(parts.invoice ? { invoice: parts.invoice } : {}),
+    ...(parts.invoiceDecision ? { invoiceDecision: parts.invoiceDecision } : {}),
     audit: parts.audit ?? [],
     event: parts.event ?? null,
   };
@@ -742,10 +743,13 @@ export function reviseInvoice(
 ): Decision {
   const order = jobOf(state?.order, cmd.contractor, cmd.orderId);
   if (isRefusal(order)) return order;
-  if (order.status !== "invoiced") {
+  const status = TRANSITIONS.some((t) => t.action === "revise" && t.from.includes(order.status))
+    ? "invoiced"
+    : null;
+  if (status === null) {
     return refuse(
       "invalid_transition",
-      `An invoice is revised once the job is invoiced (and before it is approved); this one is ${order.status}.`,
+      `An invoice is revised once the job is invoiced, until it is approved; this one is ${order.status}.`,
       { currentStatus: order.status },
     );
   }
@@ -767,7 +771,7 @@ export function reviseInvoice(
   };
   return changeOf(
     order,
-    { invoice_cents: cents, updated_at: at },
+    { status, invoice_cents: cents, updated_at: at },
     {
       invoice: version,
       audit: [
@@ -782,7 +786,11 @@ export function reviseInvoice(
           },
         },
       ],
-      event: { type: "order.invoice_revised", at, details: { previous_status: null, invoice: revised } },
+      event: {
+        type: "order.invoice_revised",
+        at,
+        details: { previous_status: status === order.status ? null : order.status, invoice: revised },
+      },
     },
   );
 }

@@ -320,3 +320,57 @@ function proofRequired(f: InvoiceFacts): InvoiceCheck {
 export function invoiceChecks(f: InvoiceFacts): InvoiceCheck[] {
   return [withinNte(f), againstEstimate(f), hoursOnSite(f), rateAgainstIndex(f), proofRequired(f)];
 }
+
+// --- Decisions: what the account does with an invoice -------------------------------------------------
+
+/** The account's decisions on an invoice, each a transition of the order (transitions.ts). */
+export const INVOICE_DECISIONS = ["approved", "rejected", "revision_requested", "paid"] as const;
+export type InvoiceDecisionKind = (typeof INVOICE_DECISIONS)[number];
+
+/** Why an invoice is rejected (a closed list, for the accounts-payable reports; `other` needs a note). */
+export const INVOICE_REJECTION_CODES = [
+  "work_not_done",
+  "work_incomplete",
+  "pricing_disagreement",
+  "duplicate_invoice",
+  "not_authorised",
+  "missing_proof",
+  "other",
+] as const;
+export type InvoiceRejectionCode = (typeof INVOICE_REJECTION_CODES)[number];
+
+/** One decision on an invoice, as stored with the order's change that makes it (migration 0039). */
+export interface InvoiceDecision {
+  id: string;
+  order_id: string;
+  /** The version decided (for paid: the version approved). */
+  version: number;
+  decision: InvoiceDecisionKind;
+  total_cents: number;
+  reason_code: InvoiceRejectionCode | null;
+  note: string | null;
+  payment_reference: string | null;
+  /** The date the account paid (YYYY-MM-DD), as it records it. */
+  paid_on: string | null;
+  decided_at: string;
+  /** key:<id>, or system:invoice_policy for an approval by the account's auto-approval policy. */
+  decided_by: string;
+}
+
+/** Whether a paid_on date is acceptable at `now`: a real date, not after tomorrow (UTC: the account's day
+ * may be ahead), not before `earliest` (the day the invoice was approved). */
+export function paidOnFault(paidOn: string, now: Date, earliest: string): string | null {
+  const d = new Date(`${paidOn}T00:00:00Z`);
+  if (
+    !/^\d{4}-\d{2}-\d{2}$/.test(paidOn) ||
+    Number.isNaN(d.getTime()) ||
+    d.toISOString().slice(0, 10) !== paidOn
+  ) {
+    return "must be a date, YYYY-MM-DD";
+  }
+  const tomorrow = new Date(now.getTime() + 86_400_000).toISOString().slice(0, 10);
+  if (paidOn > tomorrow) return `must not be in the future (after ${tomorrow})`;
+  if (paidOn < earliest.slice(0, 10))
+    return `must not be before the invoice was approved (${earliest.slice(0, 10)})`;
+  return null;
+}

@@ -8,7 +8,7 @@ import type { EtaTier } from "../matching.js";
 import type { Urgency } from "../pricing.js";
 import type { WindowSource } from "../time/service-window.js";
 import type { TradeCode } from "../trades.js";
-import type { InvoiceVersion } from "./invoice.js";
+import type { InvoiceDecision, InvoiceVersion } from "./invoice.js";
 import type { SiteCheck } from "./site-check.js";
 import type { OrderEventType } from "./statuses.js";
 import type { OrderStatus } from "./transitions.js";
@@ -167,6 +167,8 @@ const ORDER_AUDIT_KINDS = [
   "order.nte_decided",
   "order.invoiced",
   "order.invoice_revised",
+  "order.invoice_decided",
+  "order.invoice_paid",
   "order.assigned",
   "order.sla_at_risk",
   "order.sla_breached",
@@ -219,6 +221,8 @@ export interface OrderChange {
   capacity: { take: string[]; release: string[]; retime?: string[] };
   /** A version of the job's itemised invoice this change writes (the invoice, or a revision). */
   invoice?: InvoiceVersion;
+  /** The account's decision on the invoice this change writes (approved, rejected, sent back, paid). */
+  invoiceDecision?: InvoiceDecision;
   audit: AuditFact[];
   event: OrderEvent | null;
 }

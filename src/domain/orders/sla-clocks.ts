@@ -24,6 +24,7 @@
 
 import { type CommandContext, changeOf, refuse } from "./commands.js";
 import type { Actor, Decision, Order, OrderState } from "./order.js";
+import { WORK_DONE_STATUSES } from "./statuses.js";
 
 /** The share of a clock's time after which, its step not done, it is at risk. */
 export const AT_RISK_SHARE = 0.8;
@@ -32,10 +33,10 @@ const SLA_CLOCKS = ["respond", "arrive"] as const;
 export type SlaClockName = (typeof SLA_CLOCKS)[number];
 
 /** Statuses in which no clock fires: the order's story is over. */
-export const CLOSED_STATUSES: readonly string[] = ["completed", "invoiced", "cancelled", "cannot_complete"];
+export const CLOSED_STATUSES: readonly string[] = [...WORK_DONE_STATUSES, "cancelled", "cannot_complete"];
 
 /** The SQL predicate of an order not closed (the SLA watch's scan and its partial index, migration 0020):
- * literal text, identical in both. */
+ * literal text, identical in both (migration 0039 rebuilt the index when the invoice's statuses came). */
 export const OPEN_ORDERS_SQL = `status not in (${CLOSED_STATUSES.map((s) => `'${s}'`).join(", ")})`;
 
 /** The order columns a clock's firings are stored in (migration 0020). */

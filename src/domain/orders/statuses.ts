@@ -10,11 +10,26 @@ export const ORDER_STATUSES = [
   "on_site",
   "completed",
   "invoiced",
+  "revision_requested",
+  "invoice_rejected",
+  "approved",
+  "paid",
   "needs_dispatcher",
   "cancelled",
   "cannot_complete",
 ] as const;
 export type OrderStatus = (typeof ORDER_STATUSES)[number];
+
+/** The statuses of a job whose work is done (completed), whatever its invoice's fate: invoiced, sent back
+ * for a revision or rejected, approved, paid. Figures of finished work count all of them. */
+export const WORK_DONE_STATUSES = [
+  "completed",
+  "invoiced",
+  "revision_requested",
+  "invoice_rejected",
+  "approved",
+  "paid",
+] as const satisfies readonly OrderStatus[];
 
 /** The events of an order's changes, as webhooks and the event stream report them (webhooks/events.ts
  * describes each): `order.<status>` for a new status (none for `received`, which no change leads to), the

@@ -2,8 +2,9 @@
 // Everything that changes an order's status asks `transition` first; anything not in the table is refused
 // with the current status named (the API answers 409 invalid_transition).
 //
-//   received -> offered -> accepted -> en_route -> on_site -> completed -> invoiced
-//   plus needs_dispatcher (no eligible contractor, or the cascade ran out), cancelled, cannot_complete.
+//   received -> offered -> accepted -> en_route -> on_site -> completed -> invoiced -> approved -> paid
+//   plus needs_dispatcher (no eligible contractor, or the cascade ran out), cancelled, cannot_complete;
+//   and an invoice sent back: revision_requested or invoice_rejected, which a revision makes invoiced again.
 //
 // Declines and expired offers are recorded events, not statuses: the order stays `offered` while the job
 // moves down the ranking (the `reoffer` action), until a contractor accepts or the list runs out.
@@ -29,6 +30,11 @@ export const ACTIONS = [
   "complete",
   "cannot_complete",
   "invoice",
+  "revise",
+  "request_revision",
+  "reject",
+  "approve",
+  "pay",
   "cancel",
 ] as const;
 export type Action = (typeof ACTIONS)[number];
@@ -127,6 +133,41 @@ export const TRANSITIONS: readonly Transition[] = [
     to: "invoiced",
     by: ["contractor", "dispatcher"],
     meaning: "invoiced, within the NTE in force",
+  },
+  {
+    action: "revise",
+    from: ["invoiced", "revision_requested", "invoice_rejected"],
+    to: "invoiced",
+    by: ["contractor"],
+    meaning: "the contractor sent a new version of its invoice (until it is approved)",
+  },
+  {
+    action: "request_revision",
+    from: ["invoiced"],
+    to: "revision_requested",
+    by: ["caller"],
+    meaning: "the account's approver sent the invoice back for a revision, with a note",
+  },
+  {
+    action: "reject",
+    from: ["invoiced"],
+    to: "invoice_rejected",
+    by: ["caller"],
+    meaning: "the account's approver rejected the invoice, with a reason code (a revision may follow)",
+  },
+  {
+    action: "approve",
+    from: ["invoiced"],
+    to: "approved",
+    by: ["caller", "system"],
+    meaning: "the invoice was approved: by an approver within its limit, or by the account's policy",
+  },
+  {
+    action: "pay",
+    from: ["approved"],
+    to: "paid",
+    by: ["caller"],
+    meaning: "the account recorded its payment, with a reference and a date",
   },
   {
     action: "cancel",

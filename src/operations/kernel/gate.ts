@@ -6,6 +6,7 @@ import type { z } from "zod";
 import type { Principal } from "../../auth/api-key-service.js";
 import { rateLimitHeaders } from "../../auth/rate-limit-headers.js";
 import type { RateDecision, RatePolicy } from "../../auth/rate-limiter.js";
+import { hasRole } from "../../domain/key-roles.js";
 import { ApiError, type FieldError, validationError } from "../../errors.js";
 import { fieldMessage } from "./field-messages.js";
 import { runIdempotent } from "./idempotency.js";
@@ -78,6 +79,13 @@ function callerKey(op: AnyOperation, principal: Principal): Principal {
     throw new ApiError(
       "key_kind_not_allowed",
       `${op.name} takes ${wanted === "account" ? "a caller's" : wanted === "contractor" ? "a contractor's" : "the dispatch team's"} API key; this is a${principal.kind === "account" ? "n" : ""} ${principal.kind} key.`,
+    );
+  }
+  if (op.role && !hasRole(principal.role, op.role)) {
+    throw new ApiError(
+      "key_role_not_allowed",
+      `${op.name} takes an account key with the ${op.role} role${op.role === "approver" ? " (or admin)" : ""}; this key is a ${principal.role}: an admin key sets roles (dispatch.key_role_set).`,
+      { extra: { role: principal.role, required_role: op.role } },
     );
   }
   return principal;

@@ -8,6 +8,7 @@ import type { ConsoleSessions } from "../../auth/console-sessions.js";
 import type { ContractorRefs } from "../../auth/contractor-refs.js";
 import type { RateLimiter } from "../../auth/rate-limiter.js";
 import type { Config } from "../../config.js";
+import type { KeyRole } from "../../domain/key-roles.js";
 import type { ContractorKey } from "../../domain/orders/commands.js";
 import { ApiError } from "../../errors.js";
 import type { Metrics } from "../../metrics.js";
@@ -132,6 +133,10 @@ export interface Operation<I extends z.ZodType = z.ZodType, O extends z.ZodType 
    * under the server's key (MCP_API_KEY, else the sandbox key), as the contract has the server do for
    * dispatch.quote and dispatch.order. Every other keyed operation needs the caller's own key. */
   onServerKey?: true;
+  /** For an operation of `access: "key"`: the least role the account's key must have (domain/key-roles.ts):
+   * approver for decisions over money, admin for the account's settings; none: any role. A key below it
+   * gets 403 key_role_not_allowed. */
+  role?: Exclude<KeyRole, "requester">;
   effect: Effect;
   /** The call itself reaches hosts outside this service that its input names (the readiness probe). */
   openWorld?: true;

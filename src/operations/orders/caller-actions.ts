@@ -2,6 +2,7 @@
 // for a higher NTE. Scoped to the key's account and mode, like every read of orders.
 
 import { z } from "zod";
+import { withinApprovalLimit } from "../../domain/key-roles.js";
 import { ApiError } from "../../errors.js";
 import { defineOperation, principalOf } from "../kernel/operation.js";
 import { cancelOrder, decideNte } from "./command-runner.js";
@@ -48,8 +49,11 @@ export const nteDecisionOperation = defineOperation({
   summary: "Approve or reject an NTE increase",
   description:
     "Decides a contractor's request to raise the NTE of your order (the request_id is in the order's " +
-    "nte_requests). An approval makes the requested amount the NTE in force.",
+    "nte_requests). An approval makes the requested amount the NTE in force. Takes an approver's key " +
+    "(or an admin's; 403 key_role_not_allowed for a requester); an approver approves up to its approval " +
+    "limit (403 approval_limit_exceeded above it, naming the limit).",
   access: "key",
+  role: "approver",
   effect: "write",
   limit: "key",
   http: { method: "POST", path: "/api/dispatch/v1/orders/nte-decision", input: "body" },
@@ -71,6 +75,24 @@ export const nteDecisionOperation = defineOperation({
     const { store } = ctx.services;
     const order = await store.orders.find(input.order_id, principal.accountId, principal.livemode);
     if (!order) throw new ApiError("not_found", `No order ${input.order_id} for this key.`);
+    if (input.decision === "approve") {
+      const asked = (await store.orders.nteRequests(order.id)).find((r) => r.id === input.request_id);
+      if (
+        asked &&
+        !withinApprovalLimit(principal.role, principal.approvalLimitCents, asked.requested_cents)
+      ) {
+        throw new ApiError(
+          "approval_limit_exceeded",
+          `The NTE asked (${asked.requested_cents} cents) is above this key's approval limit (${principal.approvalLimitCents} cents): an approver with a higher limit, or an admin, approves it.`,
+          {
+            extra: {
+              approval_limit_cents: principal.approvalLimitCents,
+              requested_cents: asked.requested_cents,
+            },
+          },
+        );
+      }
+    }
     const decided = await decideNte(
       ctx.services,
       order.id,

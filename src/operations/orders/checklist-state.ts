@@ -17,10 +17,11 @@ import type { Order } from "../../domain/orders/order.js";
 import { ApiError } from "../../errors.js";
 import type { Store, WriteTx } from "../../storage/store.js";
 import type { Services } from "../kernel/operation.js";
+import { WORK_DONE_STATUSES } from "../../domain/orders/statuses.js";
 
 /** Statuses an order's checklist is not fixed in any more when it has none (an order that ended before
  * checklists, or before it needed one): it has none. */
-const ENDED: readonly string[] = ["completed", "invoiced", "cancelled", "cannot_complete"];
+const ENDED: readonly string[] = [...WORK_DONE_STATUSES, "cancelled", "cannot_complete"];
 
 /** The checklist the templates in force give `order` now. */
 async function fromTemplates(store: Store, order: Order, at: string, tx?: WriteTx): Promise<OrderChecklist> {

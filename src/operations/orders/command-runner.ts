@@ -32,6 +32,7 @@ import type { CommandContext, ContractorKey, ProgressReport } from "../../domain
 import * as orders from "../../domain/orders/commands.js";
 import type { CompletionEvidence } from "../../domain/orders/completion-gate.js";
 import type { Itemised } from "../../domain/orders/invoice.js";
+import * as invoiceDecisions from "../../domain/orders/invoice-decisions.js";
 import type {
   Actor,
   Decision,
@@ -639,6 +640,46 @@ export async function decideNte(
     }),
     ({ state, request }, ctx) =>
       orders.decideNte(state, { request, requestId, decision, reason, actor }, ctx),
+  );
+  return done.change.after;
+}
+
+/** The account (or its policy) approves, rejects or sends back the latest version of its invoice. */
+export async function decideInvoice(
+  services: OrderServices,
+  orderId: string,
+  cmd: Omit<Parameters<typeof invoiceDecisions.decideInvoice>[1], "latest">,
+): Promise<Order> {
+  const done = await runOrderCommand(
+    services,
+    async (tx) => ({
+      state: present(await loadOrder(services, tx, orderId), orderId),
+      versions: await services.store.orders.invoiceVersions(orderId, tx),
+    }),
+    ({ state, versions }, ctx) =>
+      invoiceDecisions.decideInvoice(state, { ...cmd, latest: versions.at(-1) ?? null }, ctx),
+  );
+  return done.change.after;
+}
+
+/** The account records its payment of the approved invoice. */
+export async function payInvoice(
+  services: OrderServices,
+  orderId: string,
+  cmd: Omit<Parameters<typeof invoiceDecisions.payInvoice>[1], "approval">,
+): Promise<Order> {
+  const done = await runOrderCommand(
+    services,
+    async (tx) => ({
+      state: present(await loadOrder(services, tx, orderId), orderId),
+      decisions: await services.store.orders.invoiceDecisions(orderId, tx),
+    }),
+    ({ state, decisions }, ctx) =>
+      invoiceDecisions.payInvoice(
+        state,
+        { ...cmd, approval: decisions.findLast((d) => d.decision === "approved") ?? null },
+        ctx,
+      ),
   );
   return done.change.after;
 }

@@ -8,7 +8,7 @@ import { INVOICE_LIMITS, type InvoiceLineInput } from "../../domain/orders/invoi
 import type { Offer, Order } from "../../domain/orders/order.js";
 import { contractorOf, defineOperation } from "../kernel/operation.js";
 import { acceptOffer, declineOffer, invoice, reportProgress, requestNte } from "./command-runner.js";
-import { invoiceLinesInput, itemisedOr422 } from "./invoices.js";
+import { applyInvoicePolicy, invoiceLinesInput, itemisedOr422 } from "./invoices.js";
 import {
   ORDER_STATUSES,
   orderServiceTimeShape,
@@ -372,6 +372,6 @@ export const contractorInvoiceOperation = defineOperation({
       bill,
       `contractor:${contractor.contractorId}`,
     );
-    return jobView(order);
+    return jobView(await applyInvoicePolicy(ctx, order));
   },
 });

@@ -8,8 +8,10 @@ import { completionRefusal } from "../../domain/orders/checklist.js";
 import type { MissingProof } from "../../domain/orders/completion-gate.js";
 import {
   INVOICE_CHECK_CODES,
+  INVOICE_DECISIONS,
   INVOICE_LIMITS,
   INVOICE_LINE_KINDS,
+  INVOICE_REJECTION_CODES,
   type InvoiceLineInput,
   type InvoiceVersion,
   type Itemised,
@@ -28,7 +30,7 @@ import { currencySchema } from "../kernel/schemas.js";
 import { orderFor } from "./attachment-access.js";
 import { orderIdParam } from "./attachments.js";
 import { checklistOf } from "./checklist-state.js";
-import { completionEvidence, reviseInvoice } from "./command-runner.js";
+import { completionEvidence, decideInvoice, reviseInvoice } from "./command-runner.js";
 
 const L = INVOICE_LIMITS;
 const cents = (max: number) => z.number().int().min(0).max(max);
@@ -88,6 +90,9 @@ export function itemisedOr422(
   return result;
 }
 
+/** The invoice's statuses, each one of the order's (transitions.ts). */
+const INVOICE_STATUSES = ["submitted", "revision_requested", "rejected", "approved", "paid"] as const;
+
 const lineView = z.object({
   kind: z.enum(INVOICE_LINE_KINDS),
   description: z.string().optional(),
@@ -103,8 +108,12 @@ const invoiceSchema = z
   .object({
     order_id: z.string(),
     status: z
-      .literal("submitted")
-      .describe("submitted: the contractor's latest version waits for the account (approval comes next)."),
+      .enum(INVOICE_STATUSES)
+      .describe(
+        "submitted: the latest version waits for the account's decision; revision_requested: sent back " +
+          "with a note, the contractor revises it; rejected: with a reason code (a revision may follow); " +
+          "approved: by an approver or by the account's policy, payment comes next; paid: recorded by the account.",
+      ),
     version: z.number().int().describe("The latest version: 1, then one more per revision."),
     itemised: z.boolean().describe("false: the contractor sent a total alone (one line of kind other)."),
     lines: z.array(lineView),
@@ -144,6 +153,25 @@ const invoiceSchema = z
           "completion, and the checklist's required items).",
       ),
     flags: z.number().int().describe("How many checks flagged."),
+    decisions: z
+      .array(
+        z.object({
+          decision: z.enum(INVOICE_DECISIONS),
+          version: z.number().int(),
+          total_cents: z.number().int(),
+          reason_code: z.enum(INVOICE_REJECTION_CODES).nullable(),
+          note: z.string().nullable(),
+          payment_reference: z.string().nullable(),
+          paid_on: z.iso.date().nullable(),
+          decided_at: z.iso.datetime(),
+          by_policy: z.boolean().describe("Approved at once by the account's invoice policy."),
+          decided_by: z
+            .string()
+            .nullable()
+            .describe("The key that decided (key:<id>); null for the contractor, and for the policy."),
+        }),
+      )
+      .describe("The account's decisions on the invoice, oldest first."),
   })
   .meta({ id: "Invoice" });
 
@@ -185,7 +213,7 @@ async function versionsOf(ctx: OperationContext, order: Order): Promise<InvoiceV
   ];
 }
 
-async function invoiceView(ctx: OperationContext, order: Order) {
+export async function invoiceView(ctx: OperationContext, order: Order) {
   const versions = await versionsOf(ctx, order);
   const latest = versions.at(-1);
   if (!latest) {
@@ -195,9 +223,10 @@ async function invoiceView(ctx: OperationContext, order: Order) {
       { extra: { current_status: order.status } },
     );
   }
-  const [records, missing] = await Promise.all([
+  const [records, missing, decisions] = await Promise.all([
     ctx.services.store.audit.orderSeals(order.id),
     proofMissing(ctx, order),
+    ctx.services.store.orders.invoiceDecisions(order.id),
   ]);
   const checks = invoiceChecks({
     total_cents: latest.total_cents,
@@ -213,7 +242,7 @@ async function invoiceView(ctx: OperationContext, order: Order) {
   });
   return {
     order_id: order.id,
-    status: "submitted" as const,
+    status: INVOICE_STATUS[order.status] ?? "submitted",
     version: latest.version,
     itemised: !isUnitemised(latest.lines),
     lines: latest.lines,
@@ -236,8 +265,64 @@ async function invoiceView(ctx: OperationContext, order: Order) {
     }),
     checks,
     flags: checks.filter((c) => c.result === "flag").length,
+    decisions: decisions.map((d) => ({
+      decision: d.decision,
+      version: d.version,
+      total_cents: d.total_cents,
+      reason_code: d.reason_code,
+      note: d.note,
+      payment_reference: d.payment_reference,
+      paid_on: d.paid_on,
+      decided_at: d.decided_at,
+      by_policy: d.decided_by === POLICY_ACTOR,
+      decided_by: d.decided_by === POLICY_ACTOR || ctx.principal?.kind === "contractor" ? null : d.decided_by,
+    })),
   };
 }
+
+/** The invoice's status, from the order's. */
+const INVOICE_STATUS: Partial<Record<Order["status"], (typeof INVOICE_STATUSES)[number]>> = {
+  invoiced: "submitted",
+  revision_requested: "revision_requested",
+  invoice_rejected: "rejected",
+  approved: "approved",
+  paid: "paid",
+};
+
+/** The actor of an approval by the account's invoice policy. */
+const POLICY_ACTOR = "system:invoice_policy" as const;
+
+/**
+ * After the contractor invoiced or revised: approves the invoice at once when the account's policy says
+ * so (no check flagged, total below its amount), as a decision of its own. Answers the order as it is then.
+ */
+export async function applyInvoicePolicy(ctx: OperationContext, order: Order): Promise<Order> {
+  const policy = await ctx.services.store.invoicePolicies.get(order.account_id, order.livemode);
+  const below = policy?.auto_approve_below_cents ?? null;
+  if (below === null || order.status !== "invoiced" || (order.invoice_cents ?? 0) >= below) return order;
+  const view = await invoiceView(ctx, order);
+  if (view.flags > 0 || view.total_cents >= below) return order;
+  try {
+    return await decideInvoice(ctx.services, order.id, {
+      verdict: "approve",
+      role: "system",
+      version: view.version,
+      limitCents: below - 1,
+      reasonCode: null,
+      note: null,
+      actor: POLICY_ACTOR,
+      policy: { auto_approve_below_cents: below, flags: 0 },
+    });
+  } catch (error) {
+    // Decided or revised meanwhile: the order as it is now, for a person to decide.
+    if (error instanceof ApiError && error.status === 409) {
+      return (await ctx.services.store.orders.byId(order.id)) ?? order;
+    }
+    throw error;
+  }
+}
+
+export { invoiceSchema };
 
 export const orderInvoiceOperation = defineOperation({
   id: "orderInvoice",
@@ -311,6 +396,6 @@ export const contractorInvoiceReviseOperation = defineOperation({
       itemised,
       `contractor:${contractor.contractorId}`,
     );
-    return invoiceView(ctx, order);
+    return invoiceView(ctx, await applyInvoicePolicy(ctx, order));
   },
 });

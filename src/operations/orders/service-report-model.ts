@@ -10,6 +10,7 @@ import type { Order } from "../../domain/orders/order.js";
 import type { SiteCheck } from "../../domain/orders/site-check.js";
 import { TRADES } from "../../domain/trades.js";
 import type { Attachment } from "../../storage/store.js";
+import { WORK_DONE_STATUSES } from "../../domain/orders/statuses.js";
 
 /** Who the report is made for: what it may name of the other parties. */
 type ReportAudience = "account" | "dispatcher";
@@ -122,7 +123,7 @@ interface OrderRecordRef {
 }
 
 /** The statuses whose orders have a report: the work is done. */
-export const REPORTED_STATUSES: readonly Order["status"][] = ["completed", "invoiced"];
+export const REPORTED_STATUSES: readonly Order["status"][] = WORK_DONE_STATUSES;
 
 export function hasReport(order: Pick<Order, "status">): boolean {
   return REPORTED_STATUSES.includes(order.status);

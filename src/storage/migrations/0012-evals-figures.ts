@@ -20,6 +20,7 @@
 // figures takes a migration that does the same with the definitions of its day.
 
 import { type Kysely, type Migration, sql } from "kysely";
+import { WORK_DONE_STATUSES } from "../../domain/orders/statuses.js";
 import type { Dialect } from "../dialect.js";
 import { buildRollup0008 } from "./0008-evals.js";
 
@@ -92,7 +93,7 @@ const int = (dialect: Dialect) => (dialect === "postgres" ? "bigint" : "integer"
  * - manual_assignments: every dispatcher assignment; by kind, orders with one and how many:
  *   human_dispatched/-es (from needs_dispatcher), redispatched/-es (from cannot_complete), and
  *   overridden/overrides (the rest: the contractor the order was offered to or held by, replaced).
- * - nte_*: completed or invoiced with an NTE in force (the approved increase, else the caller's) and the
+ * - nte_*: work done (completed, invoiced, ... paid) with an NTE in force (the approved increase, else the caller's) and the
  *   cost the contractor reported: how many, how many within the NTE in force, the sum of (cost - NTE) /
  *   NTE in parts per million (integers add and subtract exactly), how many within the caller's own NTE,
  *   how many had an increase approved, and the sum of those increases relative to the caller's NTE (ppm).
@@ -103,7 +104,10 @@ const int = (dialect: Dialect) => (dialect === "postgres" ? "bigint" : "integer"
 export function evalsSumExprs(r: string, dialect: Dialect): Record<EvalsSum, string> {
   const nte = `coalesce(${r}nte_approved_cents, ${r}nte_cents)`;
   const cost = `${r}final_cost_cents`;
-  const eligible = `${r}status IN ('completed', 'invoiced') AND ${nte} > 0 AND ${cost} IS NOT NULL`;
+  // The statuses of work done: completed and invoiced until migration 0039 added the invoice's own
+  // (approved, paid, ...), which rebuilds the rollup with this list.
+  const done = WORK_DONE_STATUSES.map((x) => `'${x}'`).join(", ");
+  const eligible = `${r}status IN (${done}) AND ${nte} > 0 AND ${cost} IS NOT NULL`;
   const increased = `${eligible} AND ${r}nte_approved_cents IS NOT NULL AND ${r}nte_cents > 0`;
   const flag = (condition: string) => `(CASE WHEN ${condition} THEN 1 ELSE 0 END)`;
   const ppm = (when: string, value: string, of: string) =>

@@ -241,6 +241,14 @@ describe("the transition table against the lifecycle of docs/work-orders.md", ()
     ["en_route", "cannot_complete", "cannot_complete", ["contractor"]],
     ["on_site", "cannot_complete", "cannot_complete", ["contractor"]],
     ["completed", "invoice", "invoiced", ["contractor", "dispatcher"]],
+    // The invoice: revised until approved; decided by the account (approved by its policy too); paid.
+    ["invoiced", "revise", "invoiced", ["contractor"]],
+    ["revision_requested", "revise", "invoiced", ["contractor"]],
+    ["invoice_rejected", "revise", "invoiced", ["contractor"]],
+    ["invoiced", "request_revision", "revision_requested", ["caller"]],
+    ["invoiced", "reject", "invoice_rejected", ["caller"]],
+    ["invoiced", "approve", "approved", ["caller", "system"]],
+    ["approved", "pay", "paid", ["caller"]],
     // The caller cancels until the contractor is on site; the dispatch team even on site.
     ["received", "cancel", "cancelled", ["caller", "dispatcher"]],
     ["offered", "cancel", "cancelled", ["caller", "dispatcher"]],
@@ -261,9 +269,9 @@ describe("the transition table against the lifecycle of docs/work-orders.md", ()
     expect(fromTable).toEqual(written);
   });
 
-  it("leaves invoiced and cancelled as the only terminal statuses", () => {
+  it("leaves paid and cancelled as the only terminal statuses", () => {
     const terminal = ORDER_STATUSES.filter((s) => !EXPECTED.some(([from]) => from === s));
-    expect(terminal.sort()).toEqual(["cancelled", "invoiced"]);
+    expect(terminal.sort()).toEqual(["cancelled", "paid"]);
   });
 });
 

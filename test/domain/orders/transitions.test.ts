@@ -71,8 +71,8 @@ describe("order lifecycle", () => {
     expect(() => transition("offered", "assign", "contractor")).toThrow(TransitionRefused);
   });
 
-  it("ends in invoiced or cancelled, and every status is reachable from received", () => {
-    expect([...TERMINAL_STATUSES].sort()).toEqual(["cancelled", "invoiced"]);
+  it("ends in paid or cancelled, and every status is reachable from received", () => {
+    expect([...TERMINAL_STATUSES].sort()).toEqual(["cancelled", "paid"]);
     const reached = new Set<string>(["received"]);
     for (let changed = true; changed; ) {
       changed = false;

@@ -66,6 +66,8 @@ const principal = (kind: Principal["kind"], contractorId: string | null = null):
   livemode: false,
   kind,
   contractorId,
+  role: "admin",
+  approvalLimitCents: null,
   ratePerMinute: null,
   burst: null,
 });

@@ -3,8 +3,10 @@
 
 import { ORDER_STATUSES, type OrderStatus } from "../../../domain/orders/transitions.js";
 import type { EvalsFigures, StatusSums } from "../../../storage/evals-store.js";
+import { WORK_DONE_STATUSES } from "../../../domain/orders/statuses.js";
 
-export const FINISHED: readonly OrderStatus[] = ["completed", "invoiced"];
+/** The work done, whatever its invoice's fate. */
+export const FINISHED: readonly OrderStatus[] = WORK_DONE_STATUSES;
 
 export interface Tally {
   /** Orders by current status, every status (zero included). */
