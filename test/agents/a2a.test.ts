@@ -275,6 +275,22 @@ describe("A2A", () => {
       mine,
     );
     expect((await run("order.invoice", { order_id: order.order_id })).total_cents).toBe(50_000);
+    expect(
+      (await run("dispatch.invoice_decision", { order_id: order.order_id, decision: "approve", version: 2 }))
+        .status,
+    ).toBe("approved");
+    const paidOn = new Date().toISOString().slice(0, 10);
+    expect(
+      (
+        await run("dispatch.invoice_paid", {
+          order_id: order.order_id,
+          payment_reference: "ACH-1",
+          paid_on: paidOn,
+        })
+      ).status,
+    ).toBe("paid");
+    const [ownKey] = (await run("dispatch.keys", {})).keys as Array<{ id: string }>;
+    await run("dispatch.key_role_set", { key_id: ownKey?.id, role: "admin" });
     const off = await run("contractor.time_off_add", example("contractor.time_off_add"), mine);
     await run("contractor.time_off", {}, mine);
     await run("contractor.time_off_remove", { time_off_id: off.time_off_id }, mine);
@@ -474,7 +490,8 @@ describe("A2A on a fresh store, with no MCP_API_KEY", () => {
 
 describe("A2A for a caller without a key of its own (issue 28, item 19)", () => {
   it("orders and reads that order under the sandbox key, and refuses every other keyed skill with 401", async () => {
-    const fresh = await createHarness();
+    // One call per keyed skill from one client: a burst above their number.
+    const fresh = await createHarness({ AGENT_RATE_LIMIT_BURST: "500", AGENT_RATE_LIMIT_PER_MINUTE: "1000" });
     try {
       await fresh.services.store.contractors.insert(austinCrew("a2a-anon"), testRecord());
       await fresh.services.pool.load();

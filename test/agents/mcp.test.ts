@@ -307,6 +307,21 @@ describe("MCP tools", () => {
     );
     expect(revised).toMatchObject({ version: 2, total_cents: 50_000 });
     expect((await call("order.invoice", { order_id: order.order_id })).version).toBe(2);
+    // The account approves version 2 and records its payment; its admin key lists its keys and sets one.
+    const approved = await call("dispatch.invoice_decision", {
+      order_id: order.order_id,
+      decision: "approve",
+      version: 2,
+    });
+    expect(approved.status).toBe("approved");
+    const paid = await call("dispatch.invoice_paid", {
+      order_id: order.order_id,
+      payment_reference: "ACH-1",
+      paid_on: new Date().toISOString().slice(0, 10),
+    });
+    expect(paid.status).toBe("paid");
+    const [ownKey] = (await call("dispatch.keys", {})).keys as Array<{ id: string }>;
+    await call("dispatch.key_role_set", { key_id: ownKey?.id, role: "admin" });
     const off = await call("contractor.time_off_add", example("contractor.time_off_add"), first);
     await call("contractor.time_off", {}, first);
     await call("contractor.time_off_remove", { time_off_id: off.time_off_id }, first);

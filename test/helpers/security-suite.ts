@@ -26,6 +26,7 @@ import {
   dispatcherCancelOperation,
 } from "../../src/operations/orders/dispatcher-actions.js";
 import { doNotDispatchAddOperation } from "../../src/operations/orders/do-not-dispatch.js";
+import { invoicePolicySetOperation } from "../../src/operations/orders/invoice-decisions.js";
 import { proofRequirementsSetOperation } from "../../src/operations/orders/proof-requirements.js";
 import { scheduleOptimizeOperation } from "../../src/operations/pool/schedule.js";
 import {
@@ -123,6 +124,7 @@ const RESOLVED = [
   "clt",
   "cli",
   "dnd",
+  "key",
   "cref",
 ] as const;
 type Resolved = (typeof RESOLVED)[number];
@@ -405,6 +407,15 @@ export async function buildWorld(h: Harness): Promise<World> {
   const photo = await run(attachmentUploadOperation, contractor, { order_id: first });
   // The owner's proof requirements (a setting, named by the seal of the record that set it).
   const requirements = await run(proofRequirementsSetOperation, caller, { photo_required: false });
+  // The owner's invoice policy (a setting; a threshold nothing the world invoices is below), and a second
+  // key of the owner's account (key_), a requester, whose role an admin key sets.
+  const policy = await run(invoicePolicySetOperation, caller, { auto_approve_below_cents: 1 });
+  const clerk = await h.services.keys.issue({
+    accountName: account,
+    mode: "test",
+    actor: "operator:test",
+    role: "requester",
+  });
   // The owner's do-not-dispatch entry (dnd_), excluding the other contractor key's C2 by the owner's
   // handle of it; and the owner's handle of C (cref), which it has not excluded.
   const ownerAccount = (await h.services.keys.authenticate(caller)).accountId;
@@ -425,6 +436,7 @@ export async function buildWorld(h: Harness): Promise<World> {
     clt: template.template_id,
     cli: template.items[0].item_id,
     dnd: excluded.entry_id,
+    key: clerk.id,
     cref: h.services.refs.of(ownerAccount, c),
   };
   return {
@@ -440,7 +452,16 @@ export async function buildWorld(h: Harness): Promise<World> {
       contractor: (await issue(h, "contractor", "live", { contractorId: live })).key,
       dispatcher: (await issue(h, "dispatcher", "live", { account: `ops-${tag}` })).key,
     },
-    owned: [...Object.values(ids), second, c, offD.time_off_id, windowed.order, requirements.record.seal],
+    owned: [
+      ...Object.values(ids),
+      second,
+      c,
+      offD.time_off_id,
+      windowed.order,
+      requirements.record.seal,
+      policy.record.seal,
+      (await h.services.keys.authenticate(caller)).keyId,
+    ],
     orders: [first, second, windowed.order],
     windowed,
   };

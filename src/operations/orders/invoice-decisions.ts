@@ -124,7 +124,7 @@ export const invoicePaidOperation = defineOperation({
   input: z.strictObject({
     order_id: orderId,
     payment_reference: z.string().trim().min(1).max(100).describe("Your reference: a cheque or transfer id."),
-    paid_on: z.string().describe("The date you paid, YYYY-MM-DD."),
+    paid_on: z.string().max(10).describe("The date you paid, YYYY-MM-DD."),
     note: note.optional(),
   }),
   output: invoiceSchema,
