@@ -15,6 +15,7 @@ import { KyselyConsoleSessionStore } from "./console-session-store.js";
 import { KyselyContractorStore } from "./contractor-store.js";
 import type { Dialect } from "./dialect.js";
 import { KyselyDoNotDispatchStore } from "./do-not-dispatch-store.js";
+import { KyselyRatingStore } from "./rating-store.js";
 import { EvalsStore } from "./evals-store.js";
 import { GroupCommitter } from "./group-commit.js";
 import { KyselyIdempotencyStore } from "./idempotency-store.js";
@@ -53,6 +54,7 @@ export class KyselyStore implements Store {
   readonly partialUploads: PartialUploadStore;
   readonly checklists: KyselyChecklistStore;
   readonly doNotDispatch: KyselyDoNotDispatchStore;
+  readonly ratings: KyselyRatingStore;
   readonly schedules: ScheduleStore;
   /** PostgreSQL schema the store works in, when not the default (the migration tables live there too). */
   readonly schema: string | undefined;
@@ -101,6 +103,7 @@ export class KyselyStore implements Store {
     this.partialUploads = new PartialUploadStore(db);
     this.checklists = new KyselyChecklistStore(db);
     this.doNotDispatch = new KyselyDoNotDispatchStore(db);
+    this.ratings = new KyselyRatingStore(db);
     this.clock = options.clock;
     this.schedules = new ScheduleStore(db);
     this.committer = new GroupCommitter<WriteTx>(
