@@ -61,6 +61,7 @@ import { contractorInvoiceReviseOperation, orderInvoiceOperation } from "./order
 import { orderListOperation } from "./orders/order-list.js";
 import { orderStatusOperation } from "./orders/order-status.js";
 import { proofRequirementsOperation, proofRequirementsSetOperation } from "./orders/proof-requirements.js";
+import { contractorRatingsOperation, orderRateOperation, orderRatingOperation } from "./orders/ratings.js";
 import { serviceReportOperation } from "./orders/service-report.js";
 import {
   dispatcherContractorOperation,
@@ -105,6 +106,8 @@ export const OPERATIONS: readonly AnyOperation[] = [
   doNotDispatchRemoveOperation,
   serviceReportOperation,
   orderInvoiceOperation,
+  orderRateOperation,
+  orderRatingOperation,
   orderChecklistOperation,
   checklistTemplateCreateOperation,
   checklistTemplatesOperation,
@@ -136,6 +139,7 @@ export const OPERATIONS: readonly AnyOperation[] = [
   contractorInvoiceReviseOperation,
   contractorChecklistAnswerOperation,
   contractorAuditListOperation,
+  contractorRatingsOperation,
   contractorTimeOffOperation,
   contractorTimeOffAddOperation,
   contractorTimeOffRemoveOperation,

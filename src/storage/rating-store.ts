@@ -62,7 +62,8 @@ export class KyselyRatingStore implements RatingStore {
   async save(rating: OrderRating, before: OrderRating | undefined, tx: WriteTx): Promise<void> {
     const db = trxOf(tx, this.db);
     const { order_id: _id, ...changes } = toRow(rating);
-    if (before) await db.updateTable("order_ratings").set(changes).where("order_id", "=", rating.orderId).execute();
+    if (before)
+      await db.updateTable("order_ratings").set(changes).where("order_id", "=", rating.orderId).execute();
     else await db.insertInto("order_ratings").values(toRow(rating)).execute();
     await this.moveTally(db, rating.contractorId, rating.scores, before?.scores, rating.updatedAt);
   }
