@@ -275,6 +275,16 @@ describe("A2A", () => {
       mine,
     );
     expect((await run("order.invoice", { order_id: order.order_id })).total_cents).toBe(50_000);
+    const rated = await run("dispatch.order_rate", {
+      order_id: order.order_id,
+      quality: 4,
+      timeliness: 4,
+      communication: 4,
+      value: 4,
+    });
+    expect(rated).toMatchObject({ overall: 4, comment: null });
+    expect((await run("order.rating", { order_id: order.order_id })).value).toBe(4);
+    expect((await run("contractor.ratings", {}, mine)).count).toBeGreaterThan(0);
     const off = await run("contractor.time_off_add", example("contractor.time_off_add"), mine);
     await run("contractor.time_off", {}, mine);
     await run("contractor.time_off_remove", { time_off_id: off.time_off_id }, mine);

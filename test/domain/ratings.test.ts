@@ -10,6 +10,7 @@ import {
   overallOf,
   RATING_PRIOR_WEIGHT,
   type RatingScores,
+  type RatingTally,
   ratingMeans,
   shrunkRating,
   tallyWith,
@@ -77,7 +78,7 @@ describe("the shrunk rating", () => {
         fc.double({ min: 0, max: 5, noNaN: true }),
         fc.array(scores, { minLength: 1 }),
         (prior, all) => {
-          const tally = all.reduce((t, s) => tallyWith(t, s), NO_RATINGS);
+          const tally = all.reduce<RatingTally>((t, s) => tallyWith(t, s), NO_RATINGS);
           const mean = all.reduce((sum, s) => sum + overallOf(s), 0) / all.length;
           const shrunk = shrunkRating(prior, tally);
           expect(shrunk).toBeGreaterThanOrEqual(Math.min(prior, mean) - 1e-9);

@@ -262,13 +262,14 @@ export const orderRatingOperation = defineOperation({
   description:
     "The account's rating of a completed order, for the account that owns the order and the dispatch " +
     "team: the four scores, their mean, the comment, when it was given and changed, until when it may " +
-    "be changed, and its audit record. 404 while the order has no rating. A contractor reads its " +
-    "aggregate (contractor.ratings), not who rated what: 403 key_kind_not_allowed.",
+    "be changed, and its audit record. 409 invalid_transition while the work is not done (or when it was " +
+    "cancelled), 404 while a completed order has no rating. A contractor reads its aggregate " +
+    "(contractor.ratings), not who rated what: 403 key_kind_not_allowed.",
   access: "any_key",
   effect: "read",
   limit: "key",
   http: { method: "GET", path: "/api/orders/:order_id/rating", input: "params" },
-  problems: [403],
+  problems: [403, 409],
   input: z.strictObject({ order_id: orderIdParam }),
   output: ratingSchema,
   example: { order_id: "ord_0VberZOdAb12Cd34Ef56" },
@@ -280,8 +281,14 @@ export const orderRatingOperation = defineOperation({
         "A contractor reads its ratings as a whole (GET /api/contractor/v1/ratings), not an order's rating.",
       );
     }
+    const why = unrateable(order);
+    if (why !== null) {
+      throw new ApiError("invalid_transition", `Order ${order.id} has no rating: ${why}.`, {
+        extra: { current_status: order.status },
+      });
+    }
     const rating = await ctx.services.store.ratings.byOrder(order.id);
-    if (!rating) throw new ApiError("not_found", `Order ${order.id} has no rating.`);
+    if (!rating) throw new ApiError("not_found", `Order ${order.id} has no rating yet.`);
     return ratingView(ctx, rating, role);
   },
 });
@@ -300,12 +307,14 @@ export const contractorRatingsOperation = defineOperation({
   limit: "key",
   http: { method: "GET", path: "/api/contractor/v1/ratings", input: "query" },
   input: z.strictObject({}),
-  output: ratingAggregateSchema,
+  output: z
+    .object({ contractor_id: z.string().describe("You."), ...ratingAggregateSchema.shape })
+    .meta({ id: "ContractorRatings" }),
   example: {},
   async handler(ctx) {
     const { contractorId } = contractorOf(ctx);
     const [listing] = await ctx.services.store.contractors.listings([contractorId]);
     const tally = listing ? await ctx.services.store.ratings.tallyOf(contractorId) : NO_RATINGS;
-    return ratingAggregate(Number(listing?.rating ?? 0), tally);
+    return { contractor_id: contractorId, ...ratingAggregate(Number(listing?.rating ?? 0), tally) };
   },
 });
