@@ -14,7 +14,7 @@
 
 import type { OrderStatus } from "./orders/statuses.js";
 
-export const RATING_DIMENSIONS = ["quality", "timeliness", "communication", "value"] as const;
+const RATING_DIMENSIONS = ["quality", "timeliness", "communication", "value"] as const;
 export type RatingDimension = (typeof RATING_DIMENSIONS)[number];
 
 export const RATING_MIN = 1;
