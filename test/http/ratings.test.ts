@@ -125,6 +125,24 @@ describe("rating a completed order", () => {
     expect(edit?.disclosed).toMatchObject({ quality: 2, previous: { ...SCORES, comment: null } });
   });
 
+  it("writes two ratings of one order sent at once one after the other: one rating, changed once", async () => {
+    const order = await completedJob();
+    const before = await h.services.store.ratings.tallyOf(crewId);
+    const [a, b] = await Promise.all([
+      rate({ order_id: order, ...SCORES, value: 1 }),
+      rate({ order_id: order, ...SCORES, value: 2 }),
+    ]);
+    expect([a.statusCode, b.statusCode]).toEqual([200, 200]);
+    expect([a.json().edits, b.json().edits].sort()).toEqual([0, 1]);
+    const held = (await readRating(order)).json();
+    expect(held.edits).toBe(1);
+    // The tally counts one rating and holds its scores as they stand, not both.
+    const after = await h.services.store.ratings.tallyOf(crewId);
+    expect(after.count).toBe(before.count + 1);
+    expect(after.value - before.value).toBe(held.value);
+    expect(after.quality - before.quality).toBe(SCORES.quality);
+  });
+
   it("rates invoiced work too", async () => {
     const order = await completedJob();
     const invoiced = await h.post(
