@@ -31,6 +31,7 @@ export const ERROR_CODES = {
   idempotency_request_in_progress: { status: 409, title: "Request with this Idempotency-Key is in progress" },
   attachment_quota_exceeded: { status: 409, title: "The order's attachments are at their limit" },
   completion_requirements_unmet: { status: 409, title: "Proof required for completion is missing" },
+  rating_closed: { status: 409, title: "The rating can no longer be changed" },
   upload_offset_mismatch: { status: 409, title: "Upload-Offset is not where the upload is" },
   payload_too_large: { status: 413, title: "Request body too large" },
   unsupported_media_type: { status: 415, title: "Unsupported media type" },

@@ -55,6 +55,8 @@ const AUDIT_KINDS = {
     "An account excluded a contractor from its work of one mode (do-not-dispatch): the entry's id, the contractor (its id a disclosure for the dispatch team, the account's handle for the account), the trades (null: every trade) and the account's reason. Account-level: never shown to a contractor.",
   "account.do_not_dispatch_removed":
     "An account took an entry off its do-not-dispatch list: the entry's id, the contractor (as above) and why.",
+  "order.rated":
+    "The account rated a completed order (or changed its rating, within 14 days of the first): quality, timeliness, communication and value (1-5), their mean (overall), the comment (null: none), which change it is (edit: 0 for the first rating) and the previous scores and comment (null for the first). It names no contractor, so a contractor's view of the order's records leaves it out: a contractor reads its ratings only as a whole.",
   "order.checklist_answered":
     "The contractor on the job answered an item of the order's checklist (or changed its answer; each answer has its record): the item's id, label, kind and template, the value (a yes/no, a number with its unit, a text, or a photo's attachment_id), and the contractor.",
   "schedule.applied":

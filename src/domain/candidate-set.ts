@@ -4,6 +4,7 @@
 
 import { compliantThrough } from "./compliance.js";
 import type { Contractor } from "./contractor.js";
+import { matchingRating } from "./ratings.js";
 import type { TradeCode } from "./trades.js";
 import type { StateCode } from "./us-regions.js";
 
@@ -28,6 +29,7 @@ export interface CandidateSet {
   /** Miles; NaN for statewide contractors. */
   readonly radius: Float64Array;
   readonly maxJobs: Int32Array;
+  /** The rating the quality score reads: its accounts' ratings shrunk toward its pool rating (ratings.ts). */
   readonly rating: Float64Array;
   readonly responseMinutes: Float64Array;
   /** The last day (days since the epoch) both verifications hold; NOT_VERIFIED_DAY when either is missing. */
@@ -67,7 +69,7 @@ export function candidateSet(
     set.cosLat[i] = located ? Math.cos((c.lat as number) * RAD) : Number.NaN;
     set.radius[i] = c.serviceRadiusMiles ?? Number.NaN;
     set.maxJobs[i] = c.maxActiveJobs;
-    set.rating[i] = c.rating;
+    set.rating[i] = matchingRating(c);
     set.responseMinutes[i] = c.responseMinutes;
     set.compliantThrough[i] = compliantThrough(c);
   });

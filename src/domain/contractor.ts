@@ -1,6 +1,7 @@
 // What the dispatch domain knows of a contractor. Name and contact stay in storage; callers only ever see
 // a handle of their own (auth/contractor-refs.ts).
 
+import type { RatingTally } from "./ratings.js";
 import type { Calendar } from "./time/calendar.js";
 import type { TradeCode } from "./trades.js";
 import type { StateCode } from "./us-regions.js";
@@ -22,8 +23,10 @@ export interface Contractor {
   readonly hourlyRateCents: number;
   readonly emergencyCapable: boolean;
   readonly maxActiveJobs: number;
-  /** Quality record, 0-5. */
+  /** Quality record, 0-5, from its pool file: the prior its accounts' ratings are shrunk toward. */
   readonly rating: number;
+  /** Its accounts' ratings of completed jobs, summed (ratings.ts); absent: none. */
+  readonly ratings?: RatingTally;
   /** Typical minutes from accepting a job to setting off. */
   readonly responseMinutes: number;
   readonly active: boolean;

@@ -29,7 +29,10 @@
 //   fit     = 1 - distance / reach (reach = radius, or 150 mi for statewide); 0.5 when distance unknown
 //   eta     = min(1, target minutes for the urgency / lead minutes), lead = the ETA for as-soon-as-
 //             possible work, minutes from the window's start to the arrival for windowed work
-//   quality = rating / 5
+//   quality = shrunk rating / 5: the accounts' ratings of its completed jobs (1-5, the overall of each the
+//             mean of quality, timeliness, communication and value) as a Bayesian average pulled toward
+//             its pool rating with a pseudo-count of 5: (5 x pool rating + sum of overalls) / (5 + count)
+//             (ratings.ts); the pool rating alone while nobody has rated it
 //   price   = clamp(1.5 - contractor job cost / model job cost, 0, 1); 0 when over the job's NTE
 //   load    = 1 - active jobs / max active jobs
 // Tie-break: higher score, then lower cost, then lower contractor id.
@@ -40,6 +43,7 @@ import { compliantThrough } from "./compliance.js";
 import type { Contractor } from "./contractor.js";
 import { distanceMiles, type Point } from "./geo.js";
 import { type JobPrice, priceJob, type Urgency } from "./pricing.js";
+import { matchingRating } from "./ratings.js";
 import { ALWAYS, type Calendar, earliestStart, ZoneOffsets } from "./time/calendar.js";
 import { SERVICE_LEVELS } from "./time/service-levels.js";
 import type { TradeCode } from "./trades.js";
@@ -347,7 +351,7 @@ export function scoreCandidate(
   const at = arrival ?? arrivalOf(c.calendar, req, c.responseMinutes, travel, zoneOffsetsFor(req));
   const etaMinutes = at?.eta ?? base;
   const eta = clamp01(ETA_TARGET_MINUTES[req.urgency] / Math.max(1, at?.lead ?? base));
-  const quality = clamp01(c.rating / 5);
+  const quality = clamp01(matchingRating(c) / 5);
   const price = priceJob(c.hourlyRateCents, req.laborHours, req.urgency);
   const withinNte = req.nteCents === null ? null : price.total_cents <= req.nteCents;
   const priceScore =

@@ -68,6 +68,7 @@ import { contractorInvoiceReviseOperation, orderInvoiceOperation } from "./order
 import { orderListOperation } from "./orders/order-list.js";
 import { orderStatusOperation } from "./orders/order-status.js";
 import { proofRequirementsOperation, proofRequirementsSetOperation } from "./orders/proof-requirements.js";
+import { contractorRatingsOperation, orderRateOperation, orderRatingOperation } from "./orders/ratings.js";
 import { serviceReportOperation } from "./orders/service-report.js";
 import {
   dispatcherContractorOperation,
@@ -118,6 +119,8 @@ export const OPERATIONS: readonly AnyOperation[] = [
   invoicePolicySetOperation,
   accountKeysOperation,
   keyRoleSetOperation,
+  orderRateOperation,
+  orderRatingOperation,
   orderChecklistOperation,
   checklistTemplateCreateOperation,
   checklistTemplatesOperation,
@@ -149,6 +152,7 @@ export const OPERATIONS: readonly AnyOperation[] = [
   contractorInvoiceReviseOperation,
   contractorChecklistAnswerOperation,
   contractorAuditListOperation,
+  contractorRatingsOperation,
   contractorTimeOffOperation,
   contractorTimeOffAddOperation,
   contractorTimeOffRemoveOperation,

@@ -9,6 +9,7 @@ import type { Commitment } from "../domain/commitments.js";
 import type { Contractor } from "../domain/contractor.js";
 import { contractorCalendar } from "../domain/contractor-calendar.js";
 import { WORK_DONE_STATUSES } from "../domain/orders/statuses.js";
+import type { RatingTally } from "../domain/ratings.js";
 import type { TradeCode } from "../domain/trades.js";
 import type { StateCode } from "../domain/us-regions.js";
 import type { AuditStore } from "./audit-store.js";
@@ -53,6 +54,12 @@ const LISTING_COLUMNS = [
   "hours",
   "created_at",
   "updated_at",
+  "rating_count",
+  "rating_quality_sum",
+  "rating_timeliness_sum",
+  "rating_communication_sum",
+  "rating_value_sum",
+  "rated_at",
 ] as const satisfies ReadonlyArray<keyof ContractorsTable>;
 
 /** What a plan of a contractor's day relies on: its standing, reach, calendar, limits and compliance (and
@@ -105,14 +112,36 @@ function filtered<O>(
 
 const count = (v: unknown) => (v === null || v === undefined ? 0 : Number(v));
 
+/** A contractor's tally of ratings, from its row's columns (migration 0036). */
+export function tallyOfRow(
+  row: Pick<
+    Selectable<ContractorsTable>,
+    | "rating_count"
+    | "rating_quality_sum"
+    | "rating_timeliness_sum"
+    | "rating_communication_sum"
+    | "rating_value_sum"
+  >,
+): RatingTally {
+  return {
+    count: count(row.rating_count),
+    quality: count(row.rating_quality_sum),
+    timeliness: count(row.rating_timeliness_sum),
+    communication: count(row.rating_communication_sum),
+    value: count(row.rating_value_sum),
+  };
+}
+
 function toContractor(
   row: Selectable<ContractorsTable>,
   timeOff: ReadonlyArray<{ start: number; end: number }> = [],
 ): Contractor {
   const states = JSON.parse(row.states) as StateCode[];
   const calendar = contractorCalendar(row.hours ?? null, row.home_zip, states, timeOff);
+  const ratings = tallyOfRow(row);
   return {
     ...(calendar ? { calendar } : {}),
+    ...(ratings.count > 0 ? { ratings } : {}),
     id: row.id,
     pool: row.pool,
     trades: JSON.parse(row.trades) as TradeCode[],
@@ -447,9 +476,14 @@ export class KyselyContractorStore implements ContractorStore {
   async version(): Promise<string> {
     const row = await this.db
       .selectFrom("contractors")
-      .select((eb) => [eb.fn.countAll<number>().as("n"), eb.fn.max("updated_at").as("latest")])
+      .select((eb) => [
+        eb.fn.countAll<number>().as("n"),
+        eb.fn.max("updated_at").as("latest"),
+        // A rating moves a contractor's tally without touching updated_at (which a day's plan relies on).
+        eb.fn.max("rated_at").as("rated"),
+      ])
       .executeTakeFirstOrThrow();
-    return `${Number(row.n)}|${row.latest ?? ""}`;
+    return `${Number(row.n)}|${row.latest ?? ""}|${row.rated ?? ""}`;
   }
 
   async activeJobCounts(): Promise<Array<[string, number]>> {

@@ -23,6 +23,7 @@ import { KyselyKeyStore } from "./key-store.js";
 import { migrationProvider } from "./migrations/all-migrations.js";
 import { OrderEventStore, type RemoteListener } from "./order-event-store.js";
 import { KyselyOrderStore } from "./order-store.js";
+import { KyselyRatingStore } from "./rating-store.js";
 import { ScheduleStore } from "./schedule-store.js";
 import type { Database } from "./schema.js";
 import type { Store, WriteTx } from "./store.js";
@@ -55,6 +56,7 @@ export class KyselyStore implements Store {
   readonly partialUploads: PartialUploadStore;
   readonly checklists: KyselyChecklistStore;
   readonly doNotDispatch: KyselyDoNotDispatchStore;
+  readonly ratings: KyselyRatingStore;
   readonly schedules: ScheduleStore;
   /** PostgreSQL schema the store works in, when not the default (the migration tables live there too). */
   readonly schema: string | undefined;
@@ -104,6 +106,7 @@ export class KyselyStore implements Store {
     this.partialUploads = new PartialUploadStore(db);
     this.checklists = new KyselyChecklistStore(db);
     this.doNotDispatch = new KyselyDoNotDispatchStore(db);
+    this.ratings = new KyselyRatingStore(db);
     this.clock = options.clock;
     this.schedules = new ScheduleStore(db);
     this.committer = new GroupCommitter<WriteTx>(

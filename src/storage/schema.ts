@@ -80,6 +80,13 @@ export interface ContractorsTable {
   license_verified_until?: string | null;
   /** Working hours, canonical text (domain/time/calendar.ts; migration 0019); null: any time. */
   hours?: string | null;
+  /** The tally of its accounts' ratings (domain/ratings.ts; migration 0036) and when it last moved. */
+  rating_count: Generated<number>;
+  rating_quality_sum: Generated<number>;
+  rating_timeliness_sum: Generated<number>;
+  rating_communication_sum: Generated<number>;
+  rating_value_sum: Generated<number>;
+  rated_at?: string | null;
 }
 
 export interface ContractorTimeOffTable {
@@ -251,6 +258,28 @@ interface InvoicePoliciesTable {
   seal: string;
 }
 
+/** An account's rating of a completed order, one per order (migration 0036). */
+export interface OrderRatingsTable {
+  order_id: string;
+  account_id: string;
+  livemode: number;
+  contractor_id: string;
+  quality: number;
+  timeliness: number;
+  communication: number;
+  value: number;
+  comment: string | null;
+  created_at: string;
+  /** `key:<key id>` of the account key that rated it first, and last. */
+  created_by: string;
+  updated_at: string;
+  updated_by: string;
+  /** How many times it was changed after it was first given. */
+  edits: number;
+  /** The seal of the audit record of its last change (order.rated). */
+  seal: string;
+}
+
 /** One unit of a contractor's capacity an order holds (migration 0011). */
 export interface CapacityHoldsTable {
   order_id: string;
@@ -416,6 +445,7 @@ export interface Database {
   invoice_versions: InvoiceVersionsTable;
   invoice_decisions: InvoiceDecisionsTable;
   invoice_policies: InvoicePoliciesTable;
+  order_ratings: OrderRatingsTable;
   contractors: ContractorsTable;
   quotes: QuotesTable;
   orders: OrdersTable;

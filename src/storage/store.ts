@@ -16,6 +16,7 @@ import type { ProofRequirements } from "../domain/orders/completion-gate.js";
 import type { InvoiceDecision, InvoiceVersion } from "../domain/orders/invoice.js";
 import type { NteRequest, Offer, OfferStatus, Order } from "../domain/orders/order.js";
 import type { OrderStatus } from "../domain/orders/transitions.js";
+import type { OrderRating, RatingTally } from "../domain/ratings.js";
 import type { DayOrder } from "../domain/schedule/day-jobs.js";
 import type { TradeCode } from "../domain/trades.js";
 import type { StateCode } from "../domain/us-regions.js";
@@ -503,6 +504,17 @@ export interface DoNotDispatchStore {
   version(): Promise<string>;
 }
 
+/** Ratings of completed orders (issue 33; domain/ratings.ts), one per order, and contractors' tallies. */
+export interface RatingStore {
+  /** An order's rating, if it has one. */
+  byOrder(orderId: string, tx?: WriteTx): Promise<OrderRating | undefined>;
+  /** Writes a rating (a new one when `before` is absent, else in place of `before`) and moves its
+   * contractor's tally by the difference. */
+  save(rating: OrderRating, before: OrderRating | undefined, tx: WriteTx): Promise<void>;
+  /** A contractor's tally of ratings (zeros for an unknown or unrated contractor). */
+  tallyOf(contractorId: string): Promise<RatingTally>;
+}
+
 /** Checklist templates, orders' fixed checklists and their answers (issue 32; domain/orders/checklist.ts). */
 export interface ChecklistStore {
   insertTemplate(template: ChecklistTemplate, tx: WriteTx): Promise<void>;
@@ -576,6 +588,8 @@ export interface Store {
   readonly checklists: ChecklistStore;
   /** Accounts' do-not-dispatch lists. */
   readonly doNotDispatch: DoNotDispatchStore;
+  /** Ratings of completed orders. */
+  readonly ratings: RatingStore;
   /** The blob store that goes with this store: chunked rows on PostgreSQL (shared by every process),
    * files under `dir` (the data directory's blobs/) on the embedded store. */
   blobStore(dir: string): BlobStore;

@@ -291,6 +291,16 @@ describe("A2A", () => {
     ).toBe("paid");
     const [ownKey] = (await run("dispatch.keys", {})).keys as Array<{ id: string }>;
     await run("dispatch.key_role_set", { key_id: ownKey?.id, role: "admin" });
+    const rated = await run("dispatch.order_rate", {
+      order_id: order.order_id,
+      quality: 4,
+      timeliness: 4,
+      communication: 4,
+      value: 4,
+    });
+    expect(rated).toMatchObject({ overall: 4, comment: null });
+    expect((await run("order.rating", { order_id: order.order_id })).value).toBe(4);
+    expect((await run("contractor.ratings", {}, mine)).count).toBeGreaterThan(0);
     const off = await run("contractor.time_off_add", example("contractor.time_off_add"), mine);
     await run("contractor.time_off", {}, mine);
     await run("contractor.time_off_remove", { time_off_id: off.time_off_id }, mine);

@@ -322,6 +322,17 @@ describe("MCP tools", () => {
     expect(paid.status).toBe("paid");
     const [ownKey] = (await call("dispatch.keys", {})).keys as Array<{ id: string }>;
     await call("dispatch.key_role_set", { key_id: ownKey?.id, role: "admin" });
+    const rated = await call("dispatch.order_rate", {
+      order_id: order.order_id,
+      quality: 5,
+      timeliness: 4,
+      communication: 5,
+      value: 3,
+      comment: "rated by the agent",
+    });
+    expect(rated).toMatchObject({ overall: 4.25, edits: 0 });
+    expect((await call("order.rating", { order_id: order.order_id })).quality).toBe(5);
+    expect((await call("contractor.ratings", {}, first)).count).toBeGreaterThan(0);
     const off = await call("contractor.time_off_add", example("contractor.time_off_add"), first);
     await call("contractor.time_off", {}, first);
     await call("contractor.time_off_remove", { time_off_id: off.time_off_id }, first);

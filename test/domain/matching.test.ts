@@ -153,6 +153,35 @@ describe("matching score", () => {
     expect(run(request(), [poor, good], none).chosen?.contractor.id).toBe("ctr_z");
   });
 
+  it("prefers the contractor its accounts rated well, all else equal (the pool ratings equal)", () => {
+    const praised = contractor({
+      id: "ctr_z",
+      ratings: { count: 6, quality: 30, timeliness: 30, communication: 29, value: 28 },
+    });
+    const panned = contractor({
+      id: "ctr_b",
+      ratings: { count: 6, quality: 12, timeliness: 10, communication: 12, value: 11 },
+    });
+    const result = run(request(), [panned, praised], none);
+    expect(result.chosen?.contractor.id).toBe("ctr_z");
+    // quality = shrunk / 5, the prior (4.5) weighing as 5 ratings: (5 x 4.5 + 29.25) / 11.
+    expect(result.chosen?.components.quality).toBeCloseTo((5 * 4.5 + 29.25) / 11 / 5, 9);
+  });
+
+  it("ranks one glowing rating below a long record of good ones (shrinkage toward the pool rating)", () => {
+    const once = contractor({
+      id: "ctr_a",
+      rating: 3,
+      ratings: { count: 1, quality: 5, timeliness: 5, communication: 5, value: 5 },
+    });
+    const steady = contractor({
+      id: "ctr_b",
+      rating: 3,
+      ratings: { count: 40, quality: 180, timeliness: 180, communication: 180, value: 180 },
+    });
+    expect(run(request(), [once, steady], none).chosen?.contractor.id).toBe("ctr_b");
+  });
+
   it("penalises a contractor whose price exceeds the NTE", () => {
     const cheap = contractor({ id: "ctr_y", hourlyRateCents: 8000, rating: 4 });
     const dear = contractor({ id: "ctr_b", hourlyRateCents: 30000, rating: 5 });
@@ -208,6 +237,19 @@ const contractorArb: fc.Arbitrary<Contractor> = fc.record({
   // Around the job's day (2026-06-01): expired the day before, valid through it, later, or never verified.
   insuranceVerifiedUntil: fc.constantFrom("2026-05-31", "2026-06-01", "2027-01-01", "2027-01-01", null),
   licenseVerifiedUntil: fc.constantFrom("2026-05-31", "2026-06-01", "2027-01-01", "2027-01-01", null),
+  // Accounts' ratings, some of the time: the score (and the bound the scan prunes by) reads them shrunk.
+  ratings: fc.option(
+    fc.integer({ min: 1, max: 40 }).chain((count) =>
+      fc.record({
+        count: fc.constant(count),
+        quality: fc.integer({ min: count, max: 5 * count }),
+        timeliness: fc.integer({ min: count, max: 5 * count }),
+        communication: fc.integer({ min: count, max: 5 * count }),
+        value: fc.integer({ min: count, max: 5 * count }),
+      }),
+    ),
+    { nil: undefined },
+  ),
 });
 
 const requestArb = fc
@@ -420,6 +462,45 @@ describe("matching properties", () => {
         },
       ),
       { numRuns: 500 },
+    );
+  });
+
+  it("among many eligible rated contractors, the pruned scan keeps the reference's top five", () => {
+    // Every one eligible, so the top list fills and the scan prunes by scoreBound: the bound must read
+    // the same shrunk rating as the score, or a well-rated contractor is pruned unseen.
+    const tally = fc.integer({ min: 1, max: 30 }).chain((count) =>
+      fc.record({
+        count: fc.constant(count),
+        quality: fc.integer({ min: count, max: 5 * count }),
+        timeliness: fc.integer({ min: count, max: 5 * count }),
+        communication: fc.integer({ min: count, max: 5 * count }),
+        value: fc.integer({ min: count, max: 5 * count }),
+      }),
+    );
+    const eligible = fc
+      .tuple(
+        fc.double({ min: 0, max: 5, noNaN: true }),
+        fc.option(tally, { nil: undefined }),
+        fc.integer({ min: 6000, max: 12000 }),
+        fc.double({ min: -0.2, max: 0.2, noNaN: true }),
+      )
+      .map(([rating, ratings, hourlyRateCents, shift]) => ({
+        rating,
+        ratings,
+        hourlyRateCents,
+        lat: AUSTIN.lat + shift,
+      }));
+    fc.assert(
+      fc.property(fc.array(eligible, { minLength: 6, maxLength: 30 }), (specs) => {
+        const pool = specs.map((spec, i) => contractor({ ...spec, id: `ctr_${i}` }));
+        const fast = run(request(), pool, none).ranked;
+        const slow = reference(request(), pool, none);
+        return (
+          fast.length === slow.length &&
+          fast.every((r, i) => r.contractor === slow[i]?.contractor && r.score === slow[i]?.score)
+        );
+      }),
+      { numRuns: 300 },
     );
   });
 

@@ -274,6 +274,9 @@ describe("HTTP protocol", () => {
         "doNotDispatchAdd",
         "doNotDispatchRemove",
         "dispatcherDoNotDispatch",
+        "orderRate",
+        "orderRating",
+        "contractorRatings",
       ].sort(),
     );
     const quote = doc.paths["/api/dispatch/v1/quote"].post;

@@ -24,6 +24,7 @@ import { defineOperation, type OperationContext, principalOf } from "../kernel/o
 import { cursorSchema, decodeCursor, pageLimitSchema, pageOf } from "../kernel/pagination.js";
 import { contractorIdSchema, stateSchema, tradeSchema, zipSchema } from "../kernel/schemas.js";
 import { coordinatesSchema, ORDER_STATUSES } from "../orders/order-view.js";
+import { ratingAggregate, ratingAggregateSchema } from "../orders/ratings.js";
 
 /** Cursor kinds: a position in name order, and in distance order. */
 const BY_NAME = "c1";
@@ -126,7 +127,14 @@ const contractorSchema = z
       ),
     emergency_capable: z.boolean(),
     hourly_rate_cents: z.number().int(),
-    rating: z.number().describe("Quality record, 0-5."),
+    rating: z
+      .number()
+      .describe(
+        "Quality record, 0-5, from the pool file: the prior its accounts' ratings are shrunk toward.",
+      ),
+    ratings: ratingAggregateSchema.describe(
+      "Its accounts' ratings of its completed jobs as a whole (never who gave which), and the rating matching weighs it by.",
+    ),
     response_minutes: z.number().int().describe("Typical minutes from accepting a job to setting off."),
     capacity: z.object({
       max_active_jobs: nonNegative,
@@ -294,6 +302,13 @@ function contractorView(
     emergency_capable: Number(c.emergency_capable) === 1,
     hourly_rate_cents: Number(c.hourly_rate_cents),
     rating: Number(c.rating),
+    ratings: ratingAggregate(Number(c.rating), {
+      count: Number(c.rating_count),
+      quality: Number(c.rating_quality_sum),
+      timeliness: Number(c.rating_timeliness_sum),
+      communication: Number(c.rating_communication_sum),
+      value: Number(c.rating_value_sum),
+    }),
     response_minutes: Number(c.response_minutes),
     capacity: {
       max_active_jobs: max,

@@ -38,6 +38,7 @@ import { migration0032 } from "./0032-partial-uploads.js";
 import { migration0033 } from "./0033-proof-requirements.js";
 import { migration0034 } from "./0034-do-not-dispatch.js";
 import { migration0035 } from "./0035-invoices.js";
+import { migration0036 } from "./0036-ratings.js";
 import { migration0039 } from "./0039-invoice-approvals.js";
 
 const MIGRATIONS: Record<Dialect, Record<string, Migration>> = {
@@ -77,6 +78,7 @@ const MIGRATIONS: Record<Dialect, Record<string, Migration>> = {
     "0033-proof-requirements": migration0033,
     "0034-do-not-dispatch": migration0034,
     "0035-invoices": migration0035,
+    "0036-ratings": migration0036,
     "0039-invoice-approvals": migration0039("sqlite"),
   },
   postgres: {
@@ -115,6 +117,7 @@ const MIGRATIONS: Record<Dialect, Record<string, Migration>> = {
     "0033-proof-requirements": migration0033,
     "0034-do-not-dispatch": migration0034,
     "0035-invoices": migration0035,
+    "0036-ratings": migration0036,
     "0039-invoice-approvals": migration0039("postgres"),
   },
 };
