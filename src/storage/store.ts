@@ -53,6 +53,8 @@ export interface OrderQuery {
   livemode: boolean;
   status?: OrderStatus;
   referenceId?: string;
+  /** Only the recalls of this order (orders_recall_idx). */
+  recallOf?: string;
   since?: string;
   until?: string;
   before?: { createdAt: string; id: string };

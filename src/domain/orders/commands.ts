@@ -181,6 +181,7 @@ export type OrderRequest = Pick<
   | "nte_cents"
   | "callback_url"
   | "reference_id"
+  | "recall_of"
   | "received_at"
   | "created_at"
 >;
@@ -317,6 +318,7 @@ function newOrder(
     sla_respond_breached_at: null,
     sla_arrive_at_risk_at: null,
     sla_arrive_breached_at: null,
+    recall_of: r.recall_of,
     version: 0,
   };
 }
