@@ -18,7 +18,9 @@ let h: Harness;
 let clock: TestClock;
 let caller: string;
 let otherAccount: string;
+let dispatcher: string;
 let crew: string;
+let crewId: string;
 
 const job = (overrides: Record<string, unknown> = {}) => ({
   trade: "plumbing",
@@ -58,7 +60,15 @@ async function refusedRecall(body: Record<string, unknown>, key = caller) {
 beforeAll(async () => {
   clock = testClock();
   h = await createHarness({}, {}, { now: clock.now });
-  ({ caller, otherAccount, holderKey: crew } = await crewOf(h, { maxActiveJobs: 30 }));
+  let ids: [string, string];
+  ({
+    caller,
+    otherAccount,
+    dispatcher,
+    holderKey: crew,
+    contractorIds: ids,
+  } = await crewOf(h, { maxActiveJobs: 30 }));
+  crewId = ids[0];
 });
 afterAll(() => h.close());
 
@@ -143,9 +153,38 @@ describe("a refused recall_of names the rule it breaks", () => {
 
   it("refuses a job completed more than 30 days before", async () => {
     const original = await jobUpTo("completed");
-    clock.advance(RECALL_WINDOW_MS + 60_000);
+    // Ten minutes past the 30 days (the file's jobs were all completed in its first minutes).
+    clock.advance(RECALL_WINDOW_MS + 10 * 60_000);
     const late = await refusedRecall(job({ recall_of: original }));
     expect(late.code).toBe("too_late");
     expect(late.message).toMatch(/more than 30 days ago/);
+  });
+});
+
+describe("once the jobs' 30 days are over", () => {
+  // Run after the clock moved past the 30 days: every job of this file completed by the crew's first
+  // plumber is judged now. Five: the two recalled above (the first test's and the idempotent one's), and
+  // those of the unknown-order, trade-and-site and too-late tests.
+  it("the dispatch team reads the contractor's first-time-fix rate in its directory record", async () => {
+    const res = await h.get(`/api/dispatcher/v1/contractors/${crewId}`, { "x-api-key": dispatcher });
+    expect(res.statusCode, res.body).toBe(200);
+    expect(res.json().record).toMatchObject({
+      jobs_completed: 5,
+      jobs_judged_for_recall: 5,
+      jobs_recalled: 2,
+      first_time_fix_rate: 0.6,
+    });
+  });
+
+  it("the evals count the jobs and their recalls", async () => {
+    const res = await h.get("/api/dispatch/analytics/evals?period=rolling_7d");
+    expect(res.statusCode, res.body).toBe(200);
+    expect(res.json().recalls).toMatchObject({
+      jobs_completed: 5,
+      jobs_recalled: 2,
+      first_time_fix_rate: { value: 0.6, sample_size: 5 },
+      recall_rate: { value: 0.4, sample_size: 5 },
+      by_contractor: { contractors: 1, contractors_measured: 0 },
+    });
   });
 });
