@@ -21,6 +21,8 @@ let otherAccount: string;
 let dispatcher: string;
 let crew: string;
 let crewId: string;
+let second: string;
+let secondId: string;
 
 const job = (overrides: Record<string, unknown> = {}) => ({
   trade: "plumbing",
@@ -66,9 +68,10 @@ beforeAll(async () => {
     otherAccount,
     dispatcher,
     holderKey: crew,
+    otherContractorKey: second,
     contractorIds: ids,
   } = await crewOf(h, { maxActiveJobs: 30 }));
-  crewId = ids[0];
+  [crewId, secondId] = ids;
 });
 afterAll(() => h.close());
 
@@ -118,6 +121,64 @@ describe("an order naming its recall", () => {
   });
 });
 
+describe("a recall's offer", () => {
+  it("goes first to the contractor of the job it recalls, whatever its rank", async () => {
+    // The original job is declined by the best-rated plumber and done by the second.
+    const res = await h.post(ORDER_PATH, job(), { "x-api-key": caller });
+    expect(res.statusCode, res.body).toBe(200);
+    const original = res.json().order_id as string;
+    const offerTo = async (key: string, order: string) =>
+      (
+        (await h.get("/api/contractor/v1/offers", { "x-api-key": key })).json().offers as Array<{
+          offer_id: string;
+          order_id: string;
+        }>
+      ).find((o) => o.order_id === order)?.offer_id;
+    const declined = await h.post(
+      "/api/contractor/v1/offers/decline",
+      { offer_id: await offerTo(crew, original), reason: "booked" },
+      { "x-api-key": crew },
+    );
+    expect(declined.statusCode, declined.body).toBe(200);
+    const accepted = await h.post(
+      "/api/contractor/v1/offers/accept",
+      { offer_id: await offerTo(second, original) },
+      { "x-api-key": second },
+    );
+    expect(accepted.statusCode, accepted.body).toBe(200);
+    for (const step of [
+      { status: "en_route", eta_minutes: 10 },
+      { status: "on_site" },
+      { status: "completed", final_cost_cents: 30_000 },
+    ]) {
+      const r = await h.post(REPORT, { order_id: original, ...step }, { "x-api-key": second });
+      expect(r.statusCode, r.body).toBe(200);
+    }
+
+    // A job like it goes to the best-rated plumber; its recall to the second, who did the job.
+    const plain = (await h.post(ORDER_PATH, job(), { "x-api-key": caller })).json();
+    expect(plain.contractor_ref).toBe(await h.refOf(caller, crewId));
+    const recall = await h.post(ORDER_PATH, job({ recall_of: original }), { "x-api-key": caller });
+    expect(recall.statusCode, recall.body).toBe(200);
+    expect(recall.json().contractor_ref).toBe(await h.refOf(caller, secondId));
+    expect(await offerTo(second, recall.json().order_id)).toBeDefined();
+    // The match's sealed record says why the best-ranked candidate was not offered the job first.
+    const records = (
+      await h.get(`/api/audit?order_id=${recall.json().order_id}&limit=200`, { "x-api-key": caller })
+    ).json().records as Array<{ kind: string; disclosed: Record<string, unknown> }>;
+    expect(records.find((r) => r.kind === "order.matched")?.disclosed).toMatchObject({ recall_first: true });
+    // Both cancelled, so that their offers hold neither plumber's time (the recall still counts as one).
+    for (const order of [plain.order_id, recall.json().order_id]) {
+      const cancelled = await h.post(
+        "/api/dispatch/v1/orders/cancel",
+        { order_id: order, reason: "sorted out" },
+        { "x-api-key": caller },
+      );
+      expect(cancelled.statusCode, cancelled.body).toBe(200);
+    }
+  });
+});
+
 describe("a refused recall_of names the rule it breaks", () => {
   it("reads an unknown order and another account's alike", async () => {
     const original = await jobUpTo("completed");
@@ -162,9 +223,9 @@ describe("a refused recall_of names the rule it breaks", () => {
 });
 
 describe("once the jobs' 30 days are over", () => {
-  // Run after the clock moved past the 30 days: every job of this file completed by the crew's first
-  // plumber is judged now. Five: the two recalled above (the first test's and the idempotent one's), and
-  // those of the unknown-order, trade-and-site and too-late tests.
+  // Run after the clock moved past the 30 days: every job of this file is judged now. The crew's first
+  // plumber completed five: the two recalled above (the first test's and the idempotent one's), and those
+  // of the unknown-order, trade-and-site and too-late tests; the second one, recalled.
   it("the dispatch team reads the contractor's first-time-fix rate in its directory record", async () => {
     const res = await h.get(`/api/dispatcher/v1/contractors/${crewId}`, { "x-api-key": dispatcher });
     expect(res.statusCode, res.body).toBe(200);
@@ -180,11 +241,11 @@ describe("once the jobs' 30 days are over", () => {
     const res = await h.get("/api/dispatch/analytics/evals?period=rolling_7d");
     expect(res.statusCode, res.body).toBe(200);
     expect(res.json().recalls).toMatchObject({
-      jobs_completed: 5,
-      jobs_recalled: 2,
-      first_time_fix_rate: { value: 0.6, sample_size: 5 },
-      recall_rate: { value: 0.4, sample_size: 5 },
-      by_contractor: { contractors: 1, contractors_measured: 0 },
+      jobs_completed: 6,
+      jobs_recalled: 3,
+      first_time_fix_rate: { value: 0.5, sample_size: 6 },
+      recall_rate: { value: 0.5, sample_size: 6 },
+      by_contractor: { contractors: 2, contractors_measured: 0 },
     });
   });
 });

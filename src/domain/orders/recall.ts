@@ -106,3 +106,17 @@ export function recallRefusal(
     };
   return null;
 }
+
+/**
+ * The cascade's candidates with the original job's contractor first when it is one of them: a recall goes
+ * back to whoever did the job (it knows the site, and answers for its work), when it is eligible and has
+ * the capacity, as every candidate is. The same list, unchanged, otherwise.
+ */
+export function recallFirst<C extends { contractor: { id: string } }>(
+  candidates: readonly C[],
+  contractorId: string | null,
+): readonly C[] {
+  const at = contractorId === null ? -1 : candidates.findIndex((c) => c.contractor.id === contractorId);
+  if (at <= 0) return candidates;
+  return [candidates[at] as C, ...candidates.slice(0, at), ...candidates.slice(at + 1)];
+}

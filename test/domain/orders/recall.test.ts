@@ -6,6 +6,7 @@ import {
   RECALL_WINDOW_MS,
   type RecalledOrder,
   type RecallRequest,
+  recallFirst,
   recallRefusal,
   siteMismatch,
 } from "../../../src/domain/orders/recall.js";
@@ -96,5 +97,21 @@ describe("the same site, until sites exist", () => {
   it("cannot tell two locations with neither an address nor a ZIP in common apart", () => {
     expect(siteMismatch(at("TX", null, "1 Main St"), at("TX", "78701", null))).toMatch(/neither/);
     expect(siteMismatch(at("TX", null, null), at("TX", null, null))).toMatch(/neither/);
+  });
+});
+
+describe("recallFirst", () => {
+  const of = (...ids: string[]) => ids.map((id) => ({ contractor: { id } }));
+  const ids = (list: readonly { contractor: { id: string } }[]) => list.map((c) => c.contractor.id);
+
+  it("moves the original job's contractor to the front, the others in their order", () => {
+    expect(ids(recallFirst(of("a", "b", "c"), "c"))).toEqual(["c", "a", "b"]);
+  });
+
+  it("leaves the list as it is when the contractor is first already, not a candidate, or not known", () => {
+    const list = of("a", "b");
+    expect(recallFirst(list, "a")).toBe(list);
+    expect(recallFirst(list, "z")).toBe(list);
+    expect(recallFirst(list, null)).toBe(list);
   });
 });
