@@ -104,7 +104,7 @@ describe("an order naming its recall", () => {
     ).json().records as Array<{ kind: string; seal: string; disclosed: Record<string, unknown> }>;
     const created = records.find((r) => r.kind === "order.created");
     expect(created?.disclosed.recall_of).toBe(original);
-    expect((created?.disclosed.input as { recall_of?: string }).recall_of).toBe(original);
+    expect((created?.disclosed.input as { recall_of?: string } | undefined)?.recall_of).toBe(original);
     await h.services.audit.sequence(true);
     expect((await h.get(`/api/attest/verify/${created?.seal}`)).statusCode).toBe(200);
   });

@@ -25,13 +25,7 @@ export type RecallRequest = Pick<Order, "account_id" | "livemode" | "trade" | "s
 };
 
 /** The rule a refused `recall_of` broke (the field error's `code`). */
-export type RecallRule =
-  | "unknown_order"
-  | "cancelled"
-  | "other_trade"
-  | "other_site"
-  | "not_completed"
-  | "too_late";
+type RecallRule = "unknown_order" | "cancelled" | "other_trade" | "other_site" | "not_completed" | "too_late";
 
 export interface RecallRefusal {
   rule: RecallRule;
