@@ -7,9 +7,9 @@ import type { OrderAuditKind } from "../domain/orders/order.js";
 /** What each audit kind of an order's commands records. */
 const ORDER_KINDS = {
   "order.created":
-    "A work order was accepted: its inputs as received, its idempotency key and reference. The caller's contact details and bookkeeping (callback_url, reference_id, idempotency_key, the location's address and name) are disclosures for the caller and the dispatch team: a contractor reads the job as its offer shows it.",
+    "A work order was accepted: its inputs as received, its idempotency key and reference, and for a recall the earlier order it recalls (recall_of). The caller's contact details and bookkeeping (callback_url, reference_id, idempotency_key, the location's address and name) are disclosures for the caller and the dispatch team: a contractor reads the job as its offer shows it.",
   "order.matched":
-    "A contractor was matched to an order: the ranked candidates with their scores, the one chosen, and how long the in-memory match took (matching_time_ms; records written before migration 0012 carry dispatch_latency_ms instead, the time from the request's arrival to that in-memory pick).",
+    "A contractor was matched to an order: the ranked candidates with their scores, the one chosen (recall_first: true when a recall was offered first to the contractor of the job it recalls, whatever its rank), and how long the in-memory match took (matching_time_ms; records written before migration 0012 carry dispatch_latency_ms instead, the time from the request's arrival to that in-memory pick).",
   "order.unmatched":
     "No eligible contractor: the order waits for a dispatcher; how many were considered and why they were rejected.",
   "order.offered":

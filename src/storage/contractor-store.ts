@@ -577,7 +577,7 @@ export class KyselyContractorStore implements ContractorStore {
     return this.db.selectFrom("contractors").select(LISTING_COLUMNS).where("id", "in", ids).execute();
   }
 
-  async records(ids: string[]): Promise<Map<string, ContractorRecord>> {
+  async records(ids: string[], recallsJudgedBefore: string): Promise<Map<string, ContractorRecord>> {
     const out = new Map<string, ContractorRecord>();
     if (ids.length === 0) return out;
     const list = sql.join(ids);
@@ -589,7 +589,7 @@ export class KyselyContractorStore implements ContractorStore {
     const rows = await sql<Record<string, unknown>>`
       SELECT c.id,
         o.received, o.accepted, o.declined, o.expired, o.pending,
-        j.open_jobs, j.completed, j.cannot_complete, j.arrivals, j.late, j.minutes_late
+        j.open_jobs, j.completed, j.cannot_complete, j.arrivals, j.late, j.minutes_late, j.judged, j.recalled
       FROM contractors c
       LEFT JOIN (
         SELECT contractor_id, count(*) AS received,
@@ -606,7 +606,10 @@ export class KyselyContractorStore implements ContractorStore {
           sum(CASE WHEN status = 'cannot_complete' THEN 1 ELSE 0 END) AS cannot_complete,
           sum(CASE WHEN on_site_at IS NOT NULL AND eta_at IS NOT NULL THEN 1 ELSE 0 END) AS arrivals,
           sum(CASE WHEN on_site_at > eta_at THEN 1 ELSE 0 END) AS late,
-          sum(CASE WHEN on_site_at > eta_at THEN ${minutesLate} ELSE 0 END) AS minutes_late
+          sum(CASE WHEN on_site_at > eta_at THEN ${minutesLate} ELSE 0 END) AS minutes_late,
+          sum(CASE WHEN completed_at < ${recallsJudgedBefore} THEN 1 ELSE 0 END) AS judged,
+          sum(CASE WHEN completed_at < ${recallsJudgedBefore}
+            AND EXISTS (SELECT 1 FROM orders r WHERE r.recall_of = orders.id) THEN 1 ELSE 0 END) AS recalled
         FROM orders WHERE contractor_id IN (${list}) GROUP BY contractor_id
       ) j ON j.contractor_id = c.id
       WHERE c.id IN (${list})`.execute(this.db);
@@ -623,6 +626,8 @@ export class KyselyContractorStore implements ContractorStore {
         arrivals: count(r.arrivals),
         lateArrivals: count(r.late),
         minutesLate: count(r.minutes_late),
+        jobsJudged: count(r.judged),
+        jobsRecalled: count(r.recalled),
       });
     }
     return out;

@@ -51,6 +51,15 @@ export interface ActiveContractors {
   dated: number;
 }
 
+/** One contractor's jobs completed in a window, and how many of them a later order named as its recall. */
+export interface RecallCount {
+  /** The contractor holding the order when it was completed (null only for an order completed with none,
+   * which the lifecycle does not allow). */
+  contractorId: string | null;
+  completed: number;
+  recalled: number;
+}
+
 export interface EvalsPersistence {
   /** The figures of the orders in one mode received in [since, until). */
   figures(livemode: boolean, since: string, until: string): Promise<EvalsFigures>;
@@ -73,6 +82,12 @@ export interface EvalsPersistence {
    * (domain/orders/sla-figures.ts `withRunningClocks`).
    */
   runningClockRows(livemode: boolean, since: string, until: string): Promise<SlaFigureRow[]>;
+  /**
+   * Per contractor, the orders in one mode completed in [since, until) (completed_at, through
+   * orders_completed_idx) and how many of them another order names as its recall_of (orders_recall_idx),
+   * read live: the rollup is by received day, a recall by completion.
+   */
+  recallCounts(livemode: boolean, since: string, until: string): Promise<RecallCount[]>;
 }
 
 const DAY_MS = 86_400_000;
@@ -377,5 +392,24 @@ export class EvalsStore implements EvalsPersistence {
       this.db,
     );
     return result.rows;
+  }
+
+  async recallCounts(livemode: boolean, since: string, until: string): Promise<RecallCount[]> {
+    const result = await sql<{
+      contractor_id: string | null;
+      completed: number | string;
+      recalled: number | string;
+    }>`
+      SELECT o.contractor_id, count(*) AS completed,
+        sum(CASE WHEN EXISTS (SELECT 1 FROM orders r WHERE r.recall_of = o.id) THEN 1 ELSE 0 END) AS recalled
+      FROM orders o
+      WHERE o.livemode = ${livemode ? 1 : 0} AND o.completed_at IS NOT NULL
+        AND o.completed_at >= ${since} AND o.completed_at < ${until}
+      GROUP BY o.contractor_id`.execute(this.db);
+    return result.rows.map((r) => ({
+      contractorId: r.contractor_id,
+      completed: Number(r.completed),
+      recalled: Number(r.recalled ?? 0),
+    }));
   }
 }

@@ -90,7 +90,7 @@ export function offerToRow(offer: Offer): OfferRow {
 // --- The event log's copy of an order -----------------------------------------------------------------
 
 /** Columns an order in an event payload may lack: added after the event log (migrations 0017, 0020), or
- * left out of a new order's row by versions that let the columns' defaults stand. */
+ * left out of a new order's row by versions that let the columns' defaults stand; 0037). */
 type LateColumn =
   | "on_site_at"
   | "override_count"
@@ -106,7 +106,8 @@ type LateColumn =
   | "sla_arrive_at_risk_at"
   | "sla_arrive_breached_at"
   | "check_in"
-  | "check_out";
+  | "check_out"
+  | "recall_of";
 
 /** An order as an event payload keeps it: its row without the ranking (internal, and the bulk of it), its
  * checks as the domain's objects (the payload is JSON already). */
@@ -133,6 +134,7 @@ const LATE_DEFAULTS: Pick<Order, LateColumn> = {
   sla_arrive_breached_at: null,
   check_in: null,
   check_out: null,
+  recall_of: null,
 };
 
 /** The order as an event payload keeps it. */

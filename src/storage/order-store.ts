@@ -336,6 +336,7 @@ export class KyselyOrderStore implements OrderStore {
     if (q.accountId !== undefined) query = query.where("account_id", "=", q.accountId);
     if (q.status !== undefined) query = query.where("status", "=", q.status);
     if (q.referenceId !== undefined) query = query.where("reference_id", "=", q.referenceId);
+    if (q.recallOf !== undefined) query = query.where("recall_of", "=", q.recallOf);
     if (q.since !== undefined) query = query.where("created_at", ">=", q.since);
     if (q.until !== undefined) query = query.where("created_at", "<", q.until);
     const before = q.before;

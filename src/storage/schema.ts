@@ -190,6 +190,8 @@ export interface OrdersTable {
   sla_respond_breached_at: string | null;
   sla_arrive_at_risk_at: string | null;
   sla_arrive_breached_at: string | null;
+  /** Migration 0037: the order this one is a recall of. */
+  recall_of: string | null;
   /** Migration 0010; defaults to 0. */
   version: Generated<number>;
 }

@@ -55,6 +55,8 @@ export interface OrderQuery {
   livemode: boolean;
   status?: OrderStatus;
   referenceId?: string;
+  /** Only the recalls of this order (orders_recall_idx). */
+  recallOf?: string;
   since?: string;
   until?: string;
   before?: { createdAt: string; id: string };
@@ -171,6 +173,10 @@ export interface ContractorRecord {
   arrivals: number;
   lateArrivals: number;
   minutesLate: number;
+  /** Orders it holds completed before the cutoff the caller gives (their 30 days to be recalled over),
+   * and of those the ones another order names as its recall_of. */
+  jobsJudged: number;
+  jobsRecalled: number;
 }
 
 /** An order a contractor holds now (its pending offer, or its job). */
@@ -262,8 +268,8 @@ export interface ContractorStore {
   /** These contractors (those that exist), in no particular order. */
   listings(ids: string[]): Promise<ContractorListing[]>;
   /** The measured record of each of these contractors, in one query (every id gets one, zeros for a
-   * contractor with no history). */
-  records(ids: string[]): Promise<Map<string, ContractorRecord>>;
+   * contractor with no history); its recalls over the jobs completed before `recallsJudgedBefore`. */
+  records(ids: string[], recallsJudgedBefore: string): Promise<Map<string, ContractorRecord>>;
   /** The orders a contractor holds now (offered to it, accepted, en route, on site), newest first. */
   heldOrders(id: string, limit: number): Promise<HeldOrder[]>;
 }

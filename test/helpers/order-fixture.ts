@@ -64,6 +64,7 @@ export function orderFixture(overrides: Partial<Order> = {}): Order {
     sla_respond_breached_at: null,
     sla_arrive_at_risk_at: null,
     sla_arrive_breached_at: null,
+    recall_of: null,
     version: 0,
     ...overrides,
   };
@@ -87,15 +88,17 @@ export function orderRequestFixture(overrides: Partial<OrderRequest> = {}): Orde
     nte_cents: o.nte_cents,
     callback_url: o.callback_url,
     reference_id: o.reference_id,
+    recall_of: o.recall_of,
     received_at: o.received_at,
     created_at: o.created_at,
     ...overrides,
   };
 }
 
-/** Columns of migration 0031 (the check-in and check-out): later than every migration the tests that
- * write rows of an earlier table migrate to, so always left out (a test of 0031 or later states them). */
-const SINCE_0031 = ["check_in", "check_out"];
+/** Columns of migration 0031 on (the check-in and check-out, 0037's recall_of): later than every migration
+ * the tests that write rows of an earlier table migrate to, so always left out (a test of 0031 or later
+ * states them). */
+const SINCE_0031 = ["check_in", "check_out", "recall_of"];
 
 /** The order's row as a table of an earlier migration takes it: without the columns it has not yet
  * (`laterColumns`, and those of 0031 on). */

@@ -182,6 +182,7 @@ export type OrderRequest = Pick<
   | "nte_cents"
   | "callback_url"
   | "reference_id"
+  | "recall_of"
   | "received_at"
   | "created_at"
 >;
@@ -318,6 +319,7 @@ function newOrder(
     sla_respond_breached_at: null,
     sla_arrive_at_risk_at: null,
     sla_arrive_breached_at: null,
+    recall_of: r.recall_of,
     version: 0,
   };
 }

@@ -100,14 +100,19 @@ export interface Order {
   sla_respond_breached_at: string | null;
   sla_arrive_at_risk_at: string | null;
   sla_arrive_breached_at: string | null;
+  /** The earlier order of the caller's this one is a recall of: a callback to the same site for the same
+   * trade within 30 days of that job's completion (domain/orders/recall.ts); null for any other order. */
+  recall_of: string | null;
   /** Bumped by every change of the order, its offers or its NTE requests (0 for a new order): a write
    * that read an older version matches no row. */
   version: number;
 }
 
-/** The columns a change of an existing order may set: not its identity, its mode or its ranking (fixed
- * when it is created), nor its version (the writer's). */
-export type OrderPatch = Partial<Omit<Order, "id" | "account_id" | "livemode" | "ranking" | "version">>;
+/** The columns a change of an existing order may set: not its identity, its mode, its ranking or the order
+ * it recalls (fixed when it is created), nor its version (the writer's). */
+export type OrderPatch = Partial<
+  Omit<Order, "id" | "account_id" | "livemode" | "ranking" | "version" | "recall_of">
+>;
 
 export type NteRequestStatus = "pending" | "approved" | "rejected";
 

@@ -1,13 +1,14 @@
 // dispatchEvals: public operational figures of the live orders received in a rolling window (completion,
 // NTE, dispatch and acceptance latencies, the offer funnel, human intervention by kind, counts by status)
-// with trust signals, methodology and per-field provenance (formula, sample, and a note where a figure is
-// easy to misread). Self-reported: `estimated` is always true.
+// and of the jobs completed in that window moved back 30 days (first-time fix and recalls), with trust
+// signals, methodology and per-field provenance (formula, sample, and a note where a figure is easy to
+// misread). Self-reported: `estimated` is always true.
 
 import { z } from "zod";
 import { type SlaFigures, withRunningClocks } from "../../domain/orders/sla-figures.js";
 import { ORDER_STATUSES } from "../../domain/orders/transitions.js";
 import { URGENCIES } from "../../domain/pricing.js";
-import type { ActiveContractors, EvalsFigures } from "../../storage/evals-store.js";
+import type { ActiveContractors, EvalsFigures, RecallCount } from "../../storage/evals-store.js";
 import { checkpointSchema } from "../audit/attest.js";
 import { defineOperation, type Services } from "../kernel/operation.js";
 import { everyKeyObject } from "../kernel/schemas.js";
@@ -20,6 +21,7 @@ import { latencyFigures, latencyProvenance } from "./figures/latencies.js";
 import { METHODOLOGY } from "./figures/methodology.js";
 import { nteFigures, nteProvenance } from "./figures/nte.js";
 import { entriesAt } from "./figures/provenance.js";
+import { RECALL_MINIMUM_JOBS, recallFigures, recallProvenance, recallWindow } from "./figures/recalls.js";
 import {
   rolledServiceLevels,
   serviceLevelFigures,
@@ -196,6 +198,47 @@ export const evalsOutput = z
           ),
       })
       .describe("The promised times kept: on-time arrival and service-level attainment."),
+    recalls: z
+      .object({
+        completed_between: z
+          .object({ start: z.iso.datetime(), end: z.iso.datetime() })
+          .describe(
+            "The jobs these figures count: live orders completed from start (included) to end (excluded), the " +
+              "report's window moved back 30 days, so that every one has had its whole 30 days to be recalled.",
+          ),
+        jobs_completed: count.describe("Jobs completed in completed_between: the rates' sample."),
+        jobs_recalled: count.describe("Of which named by a later order as its recall (recall_of)."),
+        first_time_fix_rate: metric.describe(
+          "Jobs no later order named as its recall / jobs completed (in completed_between): fixed the first time.",
+        ),
+        recall_rate: metric.describe(
+          "Jobs a later order named as its recall (a callback within 30 days) / jobs completed: " +
+            "1 - first_time_fix_rate.",
+        ),
+        by_contractor: z
+          .object({
+            minimum_jobs: count.describe(
+              "A contractor is measured once it completed this many of the jobs in completed_between.",
+            ),
+            contractors: count.describe("Contractors that completed any of them."),
+            contractors_measured: count.describe("Of which with at least minimum_jobs: the spread's sample."),
+            first_time_fix_rate_lowest: metric.describe(
+              "The lowest first-time-fix rate of a measured contractor (sample: contractors measured).",
+            ),
+            first_time_fix_rate_median: metric.describe(
+              "The nearest-rank median of the measured contractors' first-time-fix rates.",
+            ),
+            first_time_fix_rate_highest: metric.describe("The highest of them."),
+          })
+          .describe(
+            "The spread of the first-time-fix rate over contractors, each over the jobs it completed, unnamed " +
+              "(the dispatch team reads each contractor's in the contractor directory).",
+          ),
+      })
+      .describe(
+        "First-time fix and recalls: of the jobs completed, how many did not bring the caller back to the same " +
+          "site for the same trade within 30 days (an order naming the job as its recall_of).",
+      ),
     trust_signals: z.object({
       human_override_rate: metric.describe(
         "Orders where a dispatcher replaced the contractor the order was offered to or held by (an " +
@@ -282,6 +325,7 @@ interface Computed {
   audit: AuditLogState;
   contractors: ActiveContractors;
   serviceLevels: SlaFigures;
+  recalls: RecallCount[];
 }
 
 const caches = new WeakMap<Services, Map<Period, { at: number; computed: Promise<Computed> }>>();
@@ -294,12 +338,14 @@ async function compute(services: Services, period: Period): Promise<Computed> {
   // The dispatch latencies of orders this process has answered are stored after their commit: wait for
   // those writes, so that an order answered before this report counts in it.
   await dispatchLatenciesStored(services);
-  const [figures, checkpoint, pending, contractors, running] = await Promise.all([
+  const recalled = recallWindow(start, at);
+  const [figures, checkpoint, pending, contractors, running, recalls] = await Promise.all([
     services.store.evals.figures(true, start.toISOString(), until),
     services.audit.checkpoint(),
     services.store.audit.pendingAuditCount(),
     services.store.evals.activeLiveContractors(at.toISOString().slice(0, 10)),
     services.store.evals.runningClockRows(true, start.toISOString(), until),
+    services.store.evals.recallCounts(true, recalled.start.toISOString(), recalled.end.toISOString()),
   ]);
   const sequenced = checkpoint.checkpoint?.tree_size ?? 0;
   return {
@@ -309,6 +355,7 @@ async function compute(services: Services, period: Period): Promise<Computed> {
     audit: { records: sequenced + pending, sequenced, checkpoint: checkpoint.checkpoint },
     contractors,
     serviceLevels: withRunningClocks(rolledServiceLevels(tallyOf(figures)), running, at),
+    recalls,
   };
 }
 
@@ -347,6 +394,7 @@ function report(c: Computed, period: Period, services: Services, baseUrl: string
       offer_funnel: offerFunnel(t),
     },
     service_levels: serviceLevelFigures(c.serviceLevels),
+    recalls: recallFigures(c.recalls, recallWindow(c.start, c.at)),
     trust_signals: {
       ...humanIntervention(t),
       sandbox_excluded: true as const,
@@ -371,6 +419,7 @@ function provenanceOf(c: Computed, t: Tally, computedAt: string): Report["proven
     ...latencyProvenance(c.figures.latency, t, p),
     ...offerFunnelProvenance(t, p),
     ...serviceLevelProvenance(c.serviceLevels, p),
+    ...recallProvenance(c.recalls, p),
     ...humanInterventionProvenance(t, p),
     ...trustSignalsProvenance(c.audit, c.contractors, p),
   };
@@ -385,7 +434,8 @@ export const evalsOperation = defineOperation({
     "rolling_90d): goal fulfillment (completion rate over every outcome and after acceptance, NTE against the " +
     "reported cost), operations (counts by status, dispatch latency p50/p95 to the first offer committed, " +
     "time to first acceptance, the offer funnel), service levels (on-time arrival rate, SLA attainment per " +
-    "urgency) and trust signals (human dispatch, override and re-dispatch " +
+    "urgency), first-time fix (first_time_fix_rate and recall_rate, overall and their spread over contractors " +
+    `with at least ${RECALL_MINIMUM_JOBS} jobs) and trust signals (human dispatch, override and re-dispatch ` +
     "rates, audit log size and latest signed checkpoint, vendor-trust posture, contractor verification), with " +
     "methodology and per-field provenance. Figures are estimated: true (self-reported).",
   access: "public",

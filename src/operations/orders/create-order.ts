@@ -5,7 +5,8 @@ import { z } from "zod";
 import type { Commitment } from "../../domain/commitments.js";
 import type { MatchResult, RankedCandidate } from "../../domain/matching.js";
 import { type CreateOrder, createOrder } from "../../domain/orders/commands.js";
-import type { Refusal } from "../../domain/orders/order.js";
+import type { Order, Refusal } from "../../domain/orders/order.js";
+import { RECALL_WINDOW_DAYS, recallFirst, recallRefusal } from "../../domain/orders/recall.js";
 import { ApiError } from "../../errors.js";
 import { newSortableId } from "../../ids.js";
 import { checkWebhookUrl } from "../../webhooks/targets.js";
@@ -50,6 +51,18 @@ const orderInput = z
       .optional(),
     reference_id: z.string().max(255, { error: "reference_id must be at most 255 characters" }).optional(),
     service_window: serviceWindowSchema.optional(),
+    recall_of: z
+      .string({ error: "recall_of must be an order id (ord_...)" })
+      .min(1, { error: "recall_of must not be empty" })
+      .max(64, { error: "recall_of must be at most 64 characters" })
+      .optional()
+      .describe(
+        "Makes this order a recall: a callback for a job that did not hold. The id (ord_...) of an earlier " +
+          "order of yours (same key mode) of the same trade, at the same site (until sites exist: the same " +
+          "state, and the same address when both orders give one, else the same ZIP), completed no more " +
+          `than ${RECALL_WINDOW_DAYS} days ago and not cancelled; otherwise 422 with field recall_of and ` +
+          "the rule it breaks. Counted in the evals' first_time_fix_rate and recall_rate.",
+      ),
   })
   .meta({ id: "OrderRequest" });
 
@@ -86,7 +99,8 @@ export const orderOperation = defineOperation({
     const { services } = ctx;
     if (input.callback_url !== undefined)
       checkWebhookUrl(input.callback_url, "callback_url", principal.livemode, services.config);
-    const matched = await matchOrder(services, input, principal.accountId, principal.livemode);
+    const recalled = input.recall_of === undefined ? null : await checkRecall(services, input, principal);
+    const matched = await matchOrder(services, input, principal, recalled?.contractor_id ?? null);
     // The caller named a window no contractor can take any more (it filled since availability, or was
     // never free): say so with the next free ones, rather than queue the order for a dispatcher.
     if (matched.time.window !== null && matched.candidates.length === 0)
@@ -110,6 +124,33 @@ export const orderOperation = defineOperation({
 
 type OrderInput = z.infer<typeof orderInput>;
 
+/** The order a recall names, or a refusal (422, field recall_of, the rule broken as its code) when the
+ * order cannot be a recall of it (domain/orders/recall.ts). Read outside the order's transaction: the order
+ * named is completed, which it stays (a completed order is never cancelled, nor its completion moved). */
+async function checkRecall(
+  services: Services,
+  input: OrderInput,
+  principal: { accountId: string; livemode: boolean },
+): Promise<Order> {
+  const id = input.recall_of as string;
+  const original = (await services.store.orders.byId(id)) ?? null;
+  const refusal = recallRefusal(id, original, {
+    account_id: principal.accountId,
+    livemode: principal.livemode,
+    trade: input.trade,
+    state: input.location.state,
+    zip: input.location.zip ?? null,
+    address: input.location.address ?? null,
+    at: services.now().toISOString(),
+  });
+  if (refusal !== null) {
+    throw new ApiError("validation_failed", `recall_of: ${refusal.message}`, {
+      errors: [{ field: "recall_of", code: refusal.rule, message: refusal.message }],
+    });
+  }
+  return original as Order; // recallRefusal refuses an order that is not there
+}
+
 /** The job the request describes, matched against the pool. */
 interface MatchedOrder {
   job: ResolvedJob;
@@ -120,13 +161,16 @@ interface MatchedOrder {
   candidates: RankedCandidate[];
   /** How long the in-memory match took, in milliseconds. */
   matchingTimeMs: number;
+  /** A recall offered first to the contractor of the job it recalls (domain/orders/recall.ts recallFirst). */
+  recallFirst: boolean;
 }
 
 async function matchOrder(
   services: Services,
   input: OrderInput,
-  accountId: string,
-  livemode: boolean,
+  { accountId, livemode }: { accountId: string; livemode: boolean },
+  /** For a recall, the contractor of the job it recalls: offered the job first when it is a candidate. */
+  recallContractor: string | null,
 ): Promise<MatchedOrder> {
   const requestedAt = services.now();
   const requested = resolveJobTime(input, requestedAt);
@@ -135,8 +179,13 @@ async function matchOrder(
   // Scheduled work without a window is matched into the earliest window the pool can serve.
   const { job, time, result } = timedMatch(services, resolved, requested, livemode, requestedAt);
   const matchingTimeMs = Number(process.hrtime.bigint() - matchStartHr) / 1e6;
-  const candidates = await cascadeCandidates(services, job, livemode, result);
-  return { job, time, result, candidates, matchingTimeMs };
+  const ranked = await cascadeCandidates(services, job, livemode, result);
+  const candidates = recallFirst(ranked, recallContractor);
+  if (candidates === ranked)
+    return { job, time, result, candidates: ranked, matchingTimeMs, recallFirst: false };
+  // The scores stay the evidence (result.ranked); the one offered first is the original's contractor.
+  const first = { ...result, chosen: candidates[0] ?? null };
+  return { job, time, result: first, candidates: [...candidates], matchingTimeMs, recallFirst: true };
 }
 
 /** The 409 of a window no contractor can take any more, with the next free ones. */
@@ -198,6 +247,7 @@ function creation(ctx: OperationContext, input: OrderInput, id: string, matched:
     nte_cents: job.nteCents,
     callback_url: input.callback_url ?? null,
     reference_id: input.reference_id ?? null,
+    recall_of: input.recall_of ?? null,
     received_at: ctx.receivedAt.toISOString(),
     created_at: ctx.services.now().toISOString(),
   };
@@ -217,8 +267,12 @@ function creation(ctx: OperationContext, input: OrderInput, id: string, matched:
       input: ctx.rawInput,
       idempotency_key: ctx.idempotency?.key ?? null,
       reference_id: request.reference_id,
+      // The recall link, stated beside the input for a reader of the record (only on a recall: the
+      // records of other orders keep their shape).
+      ...(request.recall_of === null ? {} : { recall_of: request.recall_of }),
     },
-    decisionData: matchDecision(result),
+    // recall_first: the job was offered first to the contractor of the job it recalls, whatever its rank.
+    decisionData: { ...matchDecision(result), ...(matched.recallFirst ? { recall_first: true } : {}) },
     time,
   };
 }

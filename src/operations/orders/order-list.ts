@@ -28,6 +28,11 @@ const orderListInput = z.strictObject({
     .optional()
     .describe("Only orders in this status."),
   reference_id: z.string().max(255).optional().describe("Only orders with this reference_id of yours."),
+  recall_of: z
+    .string()
+    .max(64)
+    .optional()
+    .describe("Only the recalls of this order of yours (the orders naming it as recall_of)."),
   since: sinceSchema.describe("Created from (inclusive)."),
   until: untilSchema.describe("Created until (exclusive)."),
   cursor: cursorSchema,
@@ -54,7 +59,7 @@ export const orderListOperation = defineOperation({
   summary: "List your work orders",
   description:
     "Your account's work orders for the key's mode (test keys see sandbox orders), newest first. Filter " +
-    "by status, your reference_id and creation time; page with next_cursor. Read one order " +
+    "by status, your reference_id, the order they recall and creation time; page with next_cursor. Read one order " +
     "(dispatchOrderStatus) for its audit trail.",
   access: "key",
   effect: "read",
@@ -70,6 +75,7 @@ export const orderListOperation = defineOperation({
       livemode: principal.livemode,
       status: input.status,
       referenceId: input.reference_id,
+      recallOf: input.recall_of,
       since: input.since,
       until: input.until,
       before: orderPosition(input.cursor, CURSOR_KIND),

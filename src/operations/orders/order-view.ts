@@ -126,6 +126,13 @@ export const orderSchema = z
     description: z.string(),
     nte_cents: z.number().int().nullable(),
     reference_id: z.string().nullable(),
+    recall_of: z
+      .string()
+      .nullable()
+      .describe(
+        "The earlier order of yours this one is a recall of (a callback to the same site for the same trade " +
+          "within 30 days of that job's completion), as given when it was created; null for any other order.",
+      ),
     callback_url: z.string().nullable(),
     estimated_cost_cents: z.number().int(),
     final_cost_cents: z.number().int().nullable().describe("The contractor's final cost, once completed."),
@@ -237,6 +244,7 @@ export function orderView(
     description: row.description,
     nte_cents: row.nte_cents,
     reference_id: row.reference_id,
+    recall_of: row.recall_of,
     callback_url: row.callback_url,
     estimated_cost_cents: row.estimated_cost_cents,
     final_cost_cents: row.final_cost_cents,

@@ -16,6 +16,7 @@ import {
   verificationOf,
 } from "../../domain/contractor-directory.js";
 import { boundingBox, lookupZip, type Point } from "../../domain/geo.js";
+import { RECALL_WINDOW_DAYS, RECALL_WINDOW_MS } from "../../domain/orders/recall.js";
 import type { OrderStatus } from "../../domain/orders/transitions.js";
 import { TRADE_CODES } from "../../domain/trades.js";
 import { ApiError, validationError } from "../../errors.js";
@@ -75,6 +76,21 @@ const recordSchema = z
         "Mean over its arrivals of the minutes from the ETA it gave to its arrival, an arrival by the ETA " +
           "counting 0 (on_site_at - eta_at, floored at 0; the ETA is the time it reported en_route plus its " +
           "eta_minutes). Null without arrivals. 1 decimal.",
+      ),
+    jobs_judged_for_recall: nonNegative.describe(
+      `Orders it holds completed more than ${RECALL_WINDOW_DAYS} days ago: those whose time to be recalled ` +
+        "is over (a job completed since may still be recalled, and is not judged yet).",
+    ),
+    jobs_recalled: nonNegative.describe(
+      "Of those, the ones a later order of the caller's named as its recall (recall_of): the job did not hold.",
+    ),
+    first_time_fix_rate: z
+      .number()
+      .nullable()
+      .describe(
+        "(jobs_judged_for_recall - jobs_recalled) / jobs_judged_for_recall: its jobs fixed the first time. " +
+          "Null when none is judged yet. 4 decimals. The evals publish the same rate, overall and its spread " +
+          "over contractors, unnamed.",
       ),
   })
   .describe(
@@ -276,6 +292,8 @@ const EMPTY_RECORD: ContractorRecord = {
   arrivals: 0,
   lateArrivals: 0,
   minutesLate: 0,
+  jobsJudged: 0,
+  jobsRecalled: 0,
 };
 
 function contractorView(
@@ -335,6 +353,9 @@ function contractorView(
       arrivals: r.arrivals,
       late_arrivals: r.lateArrivals,
       average_lateness_minutes: r.arrivals > 0 ? Math.round((r.minutesLate / r.arrivals) * 10) / 10 : null,
+      jobs_judged_for_recall: r.jobsJudged,
+      jobs_recalled: r.jobsRecalled,
+      first_time_fix_rate: ratio(r.jobsJudged - r.jobsRecalled, r.jobsJudged),
     },
   };
 }
@@ -345,7 +366,12 @@ async function views(
   page: ContractorListing[],
   distances?: Map<string, number | null>,
 ) {
-  const records = await ctx.services.store.contractors.records(page.map((c) => c.id));
+  // A job's recalls are judged once its 30 days to be recalled are over.
+  const judgedBefore = new Date(ctx.services.now().getTime() - RECALL_WINDOW_MS).toISOString();
+  const records = await ctx.services.store.contractors.records(
+    page.map((c) => c.id),
+    judgedBefore,
+  );
   const today = ctx.services.now().toISOString().slice(0, 10);
   return page.map((c) =>
     contractorView(c, records.get(c.id) ?? EMPTY_RECORD, distances?.get(c.id) ?? null, today),

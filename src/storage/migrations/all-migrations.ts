@@ -39,6 +39,7 @@ import { migration0033 } from "./0033-proof-requirements.js";
 import { migration0034 } from "./0034-do-not-dispatch.js";
 import { migration0035 } from "./0035-invoices.js";
 import { migration0036 } from "./0036-ratings.js";
+import { migration0037 } from "./0037-recalls.js";
 import { migration0039 } from "./0039-invoice-approvals.js";
 
 const MIGRATIONS: Record<Dialect, Record<string, Migration>> = {
@@ -79,6 +80,7 @@ const MIGRATIONS: Record<Dialect, Record<string, Migration>> = {
     "0034-do-not-dispatch": migration0034,
     "0035-invoices": migration0035,
     "0036-ratings": migration0036,
+    "0037-recalls": migration0037,
     "0039-invoice-approvals": migration0039("sqlite"),
   },
   postgres: {
@@ -118,6 +120,7 @@ const MIGRATIONS: Record<Dialect, Record<string, Migration>> = {
     "0034-do-not-dispatch": migration0034,
     "0035-invoices": migration0035,
     "0036-ratings": migration0036,
+    "0037-recalls": migration0037,
     "0039-invoice-approvals": migration0039("postgres"),
   },
 };

@@ -50,6 +50,15 @@ export const METHODOLOGY = [
     "running, has no outcome and is left out. Like the figures above, these are rolled up per day as " +
     "orders change; an open order whose deadline passed before its breach was recorded (a change with no " +
     "write) is read live and counted as missed.",
+  "Recalls: an order may name an earlier order of the caller's, of the same trade at the same site and " +
+    "completed at most 30 days before, as its recall (recall_of): a callback for a job that did not hold. " +
+    "The recalls figures count the live jobs completed (completed_at) in the report's window moved back 30 " +
+    "days, so that each has had its whole 30 days to be recalled (a job completed since may still be, and is " +
+    "left out rather than counted as fixed); of those, recall_rate is the share some order names as its " +
+    "recall, whatever became of that order, and first_time_fix_rate the rest. Per contractor (the one " +
+    "holding the job when it was completed), over the contractors with at least 10 such jobs, the lowest, " +
+    "nearest-rank median and highest of their first-time-fix rates, unnamed. A callback ordered without " +
+    "naming the job it follows is not seen.",
   "Trust signals: audit_log is the whole log (every account and mode: it is one tree); " +
     "contractor_verification counts live contractors that are active and not excluded, and is not_measured " +
     "when none of them has a verification date.",
