@@ -8,6 +8,7 @@ import type { Clock } from "../clock.js";
 import type { Commitment } from "../domain/commitments.js";
 import type { Contractor } from "../domain/contractor.js";
 import { contractorCalendar } from "../domain/contractor-calendar.js";
+import { WORK_DONE_STATUSES } from "../domain/orders/statuses.js";
 import type { TradeCode } from "../domain/trades.js";
 import type { StateCode } from "../domain/us-regions.js";
 import type { AuditStore } from "./audit-store.js";
@@ -25,7 +26,6 @@ import type {
   WriteTx,
 } from "./store.js";
 import { trxOf } from "./write-tx.js";
-import { WORK_DONE_STATUSES } from "../domain/orders/statuses.js";
 
 const CHUNK = 500;
 

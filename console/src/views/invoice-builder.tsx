@@ -116,12 +116,17 @@ function computeLine(d: Draft): { amount: number | null; faults: FieldProblem[] 
   return { amount: result.lines[0]?.amount_cents ?? null, faults: [] };
 }
 
-/** The faults of line `i` by its field name (`quantity`), from `lines.<i>.<field>`. */
+/** The faults of line `i` by its field name (`quantity`), from `lines.<i>.<field>`: the message without the
+ * field's name the service may start it with, a limit in cents in dollars. */
 function faultsOf(i: number, problems: readonly FieldProblem[]): Map<string, string> {
   const out = new Map<string, string>();
   const prefix = `lines.${i}.`;
   for (const p of problems) {
-    if (p.field.startsWith(prefix)) out.set(p.field.slice(prefix.length), p.message);
+    if (!p.field.startsWith(prefix)) continue;
+    const name = p.field.slice(prefix.length);
+    let message = p.message.startsWith(p.field) ? p.message.slice(p.field.length).trim() : p.message;
+    if (name.endsWith("_cents")) message = message.replace(/\b(\d+)\b( cents)?/g, (_, n: string) => money(Number(n)));
+    out.set(name, message);
   }
   return out;
 }
@@ -146,8 +151,14 @@ export function InvoiceBuilder(props: BuilderProps) {
   const total = computed.reduce((s, c) => s + (c.amount ?? 0), 0);
   const ready =
     drafts.length > 0 && inputs.every((x) => x !== null) && computed.every((c) => c.faults.length === 0);
+  // A change answers the service's last word on the lines: its marks go until the next send.
+  const edit = (next: Draft[]) => {
+    setDrafts(next);
+    setServed([]);
+    setError(null);
+  };
   const change = (key: number, patch: Partial<Draft>) => {
-    setDrafts(drafts.map((d) => (d.key === key ? { ...d, ...patch } : d)));
+    edit(drafts.map((d) => (d.key === key ? { ...d, ...patch } : d)));
   };
   const send = async () => {
     setBusy(true);
@@ -184,7 +195,7 @@ export function InvoiceBuilder(props: BuilderProps) {
           amount={computed[i]?.amount ?? null}
           faults={faultsOf(i, [...(computed[i]?.faults ?? []).map(reindex(i)), ...served])}
           onChange={(patch) => change(d.key, patch)}
-          onRemove={() => setDrafts(drafts.filter((x) => x.key !== d.key))}
+          onRemove={() => edit(drafts.filter((x) => x.key !== d.key))}
         />
       ))}
       <fieldset class="add-lines">
@@ -195,7 +206,7 @@ export function InvoiceBuilder(props: BuilderProps) {
             type="button"
             class="btn btn-quiet btn-small"
             disabled={k === "tax" && drafts.some((d) => d.kind === "tax")}
-            onClick={() => setDrafts([...drafts, blank(k)])}
+            onClick={() => edit([...drafts, blank(k)])}
           >
             + {KIND_LABEL[k]}
           </button>

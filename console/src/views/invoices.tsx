@@ -54,7 +54,10 @@ export function AccountInvoices() {
               type="button"
               class={`tab ${tab === id ? "tab-on" : ""}`}
               aria-pressed={tab === id}
-              onClick={() => setTab(id)}
+              onClick={() => {
+                setTab(id);
+                setOpen(null);
+              }}
             >
               {name}
             </button>
@@ -246,6 +249,19 @@ function figure(name: string, value: number | null): string {
   return String(value);
 }
 
+const CHECK_LABEL: Record<string, string> = {
+  within_nte: "Within the NTE.",
+  against_estimate: "Against the estimate.",
+  labour_hours_vs_time_on_site: "Labour hours against time on site.",
+  labour_rate_vs_index: "Labour rate against the trade index.",
+  proof_required: "Proof required.",
+};
+
+/** A figure's name as read: total_cents -> Total, nte_in_force_cents -> NTE in force. */
+function figureName(name: string): string {
+  return titleCase(name.replace(/_cents$/, "")).replace(/\bnte\b/i, "NTE");
+}
+
 const CHECK_MARK = { pass: "Pass", flag: "Flag", not_applicable: "n/a" } as const;
 
 function InvoiceChecks({ invoice }: { invoice: Invoice }) {
@@ -259,14 +275,19 @@ function InvoiceChecks({ invoice }: { invoice: Invoice }) {
       </h3>
       <ul>
         {invoice.checks.map((c) => (
-          <li key={c.code} class={`check check-${c.result}`} data-check={c.code} data-result={c.result}>
-            <span class="check-mark">{CHECK_MARK[c.result]}</span>
-            <span class="check-body">
-              <strong>{titleCase(c.code)}</strong> {c.message}
-              <span class="check-figures">
+          <li
+            key={c.code}
+            class={`inv-check inv-check-${c.result}`}
+            data-check={c.code}
+            data-result={c.result}
+          >
+            <span class="inv-check-mark">{CHECK_MARK[c.result]}</span>
+            <span class="inv-check-body">
+              <strong>{CHECK_LABEL[c.code] ?? titleCase(c.code)}</strong> {c.message}
+              <span class="inv-check-figures">
                 {Object.entries(c.figures).map(([k, v]) => (
                   <span key={k}>
-                    {titleCase(k)}: {figure(k, v)}
+                    {figureName(k)}: {figure(k, v)}
                   </span>
                 ))}
               </span>

@@ -14,10 +14,10 @@ import {
 } from "../../domain/orders/checklist.js";
 import type { ContractorKey } from "../../domain/orders/commands.js";
 import type { Order } from "../../domain/orders/order.js";
+import { WORK_DONE_STATUSES } from "../../domain/orders/statuses.js";
 import { ApiError } from "../../errors.js";
 import type { Store, WriteTx } from "../../storage/store.js";
 import type { Services } from "../kernel/operation.js";
-import { WORK_DONE_STATUSES } from "../../domain/orders/statuses.js";
 
 /** Statuses an order's checklist is not fixed in any more when it has none (an order that ended before
  * checklists, or before it needed one): it has none. */

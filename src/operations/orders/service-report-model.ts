@@ -8,9 +8,9 @@
 
 import type { Order } from "../../domain/orders/order.js";
 import type { SiteCheck } from "../../domain/orders/site-check.js";
+import { WORK_DONE_STATUSES } from "../../domain/orders/statuses.js";
 import { TRADES } from "../../domain/trades.js";
 import type { Attachment } from "../../storage/store.js";
-import { WORK_DONE_STATUSES } from "../../domain/orders/statuses.js";
 
 /** Who the report is made for: what it may name of the other parties. */
 type ReportAudience = "account" | "dispatcher";

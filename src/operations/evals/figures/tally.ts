@@ -1,9 +1,9 @@
 // The per-status sums of the window's orders (evals-store.ts `figures`) as the figures read them: how
 // many orders are in each status now, and any summed field over some statuses.
 
+import { WORK_DONE_STATUSES } from "../../../domain/orders/statuses.js";
 import { ORDER_STATUSES, type OrderStatus } from "../../../domain/orders/transitions.js";
 import type { EvalsFigures, StatusSums } from "../../../storage/evals-store.js";
-import { WORK_DONE_STATUSES } from "../../../domain/orders/statuses.js";
 
 /** The work done, whatever its invoice's fate. */
 export const FINISHED: readonly OrderStatus[] = WORK_DONE_STATUSES;
