@@ -788,7 +788,7 @@ describe("the console in Chromium", () => {
     await card.getByRole("button", { name: "Send revised invoice", exact: true }).click();
     await status(phone.page, orderId, "invoiced");
 
-    // Back in the waiting list, version 2, within the limit: approved.
+    // Back in the waiting list, version 2, within the limit.
     const waiting = desk.page.locator(`.invoices [data-order-id="${orderId}"][data-status="invoiced"]`);
     await waiting.waitFor();
     if ((await waiting.getByRole("button", { name: "Open invoice", exact: true }).count()) > 0) {
@@ -796,7 +796,34 @@ describe("the console in Chromium", () => {
     }
     await waiting.locator('.invoice-panel[data-version="2"]').waitFor();
     expect(await waiting.locator('[data-total="total"]').textContent()).toBe("$192.34");
+    // The contractor sends version 3 (the tax corrected) while the approver reads version 2: approving the
+    // version shown is refused, saying so, and Reload shows the new one.
+    const revised = await h.post(
+      "/api/contractor/v1/jobs/invoice/revise",
+      {
+        order_id: orderId,
+        lines: [
+          { kind: "labour", hours: 1.75, rate_cents: 8_000 },
+          {
+            kind: "materials",
+            description: "Pressure relief valve 3/4 in",
+            part_number: "PRV-075",
+            quantity: 2,
+            unit_price_cents: 1_845,
+          },
+          { kind: "tax", amount_cents: 1_500 },
+        ],
+      },
+      asPlumber,
+    );
+    expect(revised.statusCode, revised.body).toBe(200);
     await waiting.getByRole("button", { name: "Approve version 2", exact: true }).click();
+    const changed = waiting.getByRole("alert");
+    await changed.getByText("The contractor sent version 3 ($191.90) meanwhile").waitFor();
+    await changed.getByRole("button", { name: "Reload", exact: true }).click();
+    await waiting.locator('.invoice-panel[data-version="3"]').waitFor();
+    expect(await waiting.locator('[data-total="total"]').textContent()).toBe("$191.90");
+    await waiting.getByRole("button", { name: "Approve version 3", exact: true }).click();
     await status(phone.page, orderId, "approved");
     await desk.page.getByRole("button", { name: "Approved", exact: true }).click();
     const approvedRow = desk.page.locator(`.invoices [data-order-id="${orderId}"][data-status="approved"]`);
@@ -814,7 +841,7 @@ describe("the console in Chromium", () => {
     expect(await paidRow.locator('[data-decision="paid"]').textContent()).toContain("ACH-2026-11-0042");
     await shot(desk.page, "account-invoice-paid");
     const stored = (await h.get(`/api/orders/${orderId}/invoice`, { "x-api-key": accountKey })).json();
-    expect(stored).toMatchObject({ status: "paid", version: 2, total_cents: 19_234 });
+    expect(stored).toMatchObject({ status: "paid", version: 3, total_cents: 19_190 });
     expect(stored.decisions.map((d: { decision: string }) => d.decision)).toEqual([
       "rejected",
       "approved",

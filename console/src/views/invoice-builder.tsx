@@ -125,7 +125,8 @@ function faultsOf(i: number, problems: readonly FieldProblem[]): Map<string, str
     if (!p.field.startsWith(prefix)) continue;
     const name = p.field.slice(prefix.length);
     let message = p.message.startsWith(p.field) ? p.message.slice(p.field.length).trim() : p.message;
-    if (name.endsWith("_cents")) message = message.replace(/\b(\d+)\b( cents)?/g, (_, n: string) => money(Number(n)));
+    if (name.endsWith("_cents"))
+      message = message.replace(/\b(\d+)\b( cents)?/g, (_, n: string) => money(Number(n)));
     out.set(name, message);
   }
   return out;
