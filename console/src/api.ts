@@ -7,11 +7,20 @@ import type { Session } from "./types";
 
 export const session = signal<Session | null | undefined>(undefined);
 
+/** A field a 422 names (`lines.1.quantity`) and what is wrong with it. */
+export interface FieldProblem {
+  field: string;
+  message: string;
+}
+
 export class ApiProblem extends Error {
   constructor(
     readonly status: number,
     readonly code: string,
     detail: string,
+    /** The 422's fields; the problem's other members (`approval_limit_cents`, `version`, ...). */
+    readonly errors: FieldProblem[] = [],
+    readonly extra: Record<string, unknown> = {},
   ) {
     super(detail);
   }
@@ -19,13 +28,19 @@ export class ApiProblem extends Error {
 
 async function problemOf(res: Response): Promise<ApiProblem> {
   try {
-    const body = (await res.json()) as {
+    const body = (await res.json()) as Record<string, unknown> & {
       code?: string;
       detail?: string;
-      errors?: Array<{ message: string }>;
+      errors?: FieldProblem[];
     };
     const detail = body.errors?.length ? body.errors.map((e) => e.message).join("; ") : body.detail;
-    return new ApiProblem(res.status, body.code ?? "error", detail ?? res.statusText);
+    return new ApiProblem(
+      res.status,
+      body.code ?? "error",
+      detail ?? res.statusText,
+      body.errors ?? [],
+      body,
+    );
   } catch {
     return new ApiProblem(res.status, "error", res.statusText || "The service did not answer.");
   }

@@ -8,6 +8,7 @@ import type { Session } from "./types";
 import { AccountView, accountOrders, openOrderTimeline } from "./views/account";
 import { Board, boardOrders, openOrder } from "./views/board";
 import { ContractorView } from "./views/contractor";
+import { AccountInvoices } from "./views/invoices";
 import { Pool } from "./views/pool";
 import { Webhooks } from "./views/webhooks";
 
@@ -59,7 +60,7 @@ export function Shell({ session }: { session: Session }) {
 }
 
 type DispatchTab = "board" | "pool" | "map";
-type AccountTab = "orders" | "webhooks" | "map";
+type AccountTab = "orders" | "invoices" | "webhooks" | "map";
 
 function Tabs<T extends string>(props: {
   label: string;
@@ -129,8 +130,8 @@ function DispatchTeam() {
   );
 }
 
-/** The account's views: its orders (kept open, and live, while another is shown), its webhooks and the
- * map of its orders. A point clicked on the map opens the order's timeline in the list. */
+/** The account's views: its orders (kept open, and live, while another is shown: the invoices read their
+ * statuses from it), its invoices, its webhooks and the map of its orders. A point clicked on the map opens the order's timeline in the list. */
 function AccountArea() {
   const [tab, setTab] = useState<AccountTab>("orders");
   return (
@@ -139,6 +140,7 @@ function AccountArea() {
         label="Account views"
         tabs={[
           ["orders", "Orders"],
+          ["invoices", "Invoices"],
           ["webhooks", "Webhooks"],
           ["map", "Map"],
         ]}
@@ -148,6 +150,7 @@ function AccountArea() {
       <div hidden={tab !== "orders"}>
         <AccountView />
       </div>
+      {tab === "invoices" && <AccountInvoices />}
       {tab === "webhooks" && <Webhooks />}
       {tab === "map" && (
         <LazyMap

@@ -129,3 +129,49 @@ export interface StreamEvent {
   livemode: boolean;
   data: Record<string, unknown>;
 }
+
+/** An invoice's line as the service shows it (order.invoice): the contractor's input with its amount. */
+export interface InvoiceLineView {
+  kind: "labour" | "trip_charge" | "materials" | "other" | "tax";
+  description?: string;
+  hours?: number;
+  rate_cents?: number;
+  part_number?: string;
+  quantity?: number;
+  unit_price_cents?: number;
+  amount_cents: number;
+}
+
+/** A job's invoice (GET /api/orders/:order_id/invoice). */
+export interface Invoice {
+  order_id: string;
+  status: "submitted" | "revision_requested" | "rejected" | "approved" | "paid";
+  version: number;
+  itemised: boolean;
+  lines: InvoiceLineView[];
+  subtotal_cents: number;
+  tax_cents: number;
+  total_cents: number;
+  submitted_at: string;
+  versions: Array<{ version: number; total_cents: number; created_at: string; verify_url: string | null }>;
+  checks: Array<{
+    code: string;
+    result: "pass" | "flag" | "not_applicable";
+    message: string;
+    figures: Record<string, number | null>;
+    missing?: string[];
+  }>;
+  flags: number;
+  decisions: Array<{
+    decision: "approved" | "rejected" | "revision_requested" | "paid";
+    version: number;
+    total_cents: number;
+    reason_code: string | null;
+    note: string | null;
+    payment_reference: string | null;
+    paid_on: string | null;
+    decided_at: string;
+    by_policy: boolean;
+    decided_by: string | null;
+  }>;
+}

@@ -43,6 +43,8 @@ const IN_README = new Set([
   "evals",
   "map",
   "account-map",
+  "contractor-invoice",
+  "account-invoice",
 ]);
 const PLUMBER = "ctr_liveconsoleplumb";
 const HVAC = "ctr_liveconsolehvac";
@@ -630,8 +632,11 @@ describe("the console in Chromium", () => {
     // The completed job waits for its invoice on the next visit too, not only in the page that completed it.
     await phone.page.reload();
     await status(phone.page, orderId, "completed");
-    // Then the invoice, within the NTE in force.
-    await card.getByLabel("Invoice total ($)").fill("212.50");
+    // Then the invoice, within the NTE in force: one line (the money loop's test builds more).
+    await card.getByRole("button", { name: "+ Other", exact: true }).click();
+    await card.getByLabel("Description").fill("Water heater repair");
+    await card.getByLabel("Amount ($)").fill("212.50");
+    expect(await card.locator('[data-total="total"]').textContent()).toBe("$212.50");
     await accessible(phone.page, "contractor with a job to invoice");
     await card.getByRole("button", { name: "Send invoice", exact: true }).click();
     await status(phone.page, orderId, "invoiced");
@@ -663,6 +668,195 @@ describe("the console in Chromium", () => {
     const [given] = await h.services.store.orders.byIds([assignedId]);
     expect(given?.status).toBe("cannot_complete");
     expect(given?.status_reason).toBe("Needs a locksmith's tools");
+    await phone.ctx.close();
+    expect(pageProblems).toEqual([]);
+  }, 150_000);
+
+  it("the money loop: a 3-line invoice built on a 375 px phone, rejected above an approver's limit, revised, approved, paid", async () => {
+    const asPlumber = { "x-api-key": plumberKey };
+    const phone = await open({ width: 375, height: 740 });
+    await signIn(phone.page, plumberKey);
+    await phone.page.locator(".live-live").waitFor();
+    // A job the plumber completes through the API (the phone's steps have their own test).
+    const orderId = await placeOrder({
+      trade: "plumbing",
+      location: { state: "CA", zip: "94110", city: "San Francisco", address: "3000 24th St" },
+      description: "Relief valve dripping",
+      nte_cents: 50_000,
+    });
+    const offers = (await h.get("/api/contractor/v1/offers", asPlumber)).json().offers as Array<{
+      offer_id: string;
+      order_id: string;
+    }>;
+    const offer = offers.find((o) => o.order_id === orderId);
+    expect(offer, "the plumber is offered the job").toBeTruthy();
+    const accepted = await h.post(
+      "/api/contractor/v1/offers/accept",
+      { offer_id: offer?.offer_id },
+      asPlumber,
+    );
+    expect(accepted.statusCode, accepted.body).toBe(200);
+    for (const step of [
+      { status: "en_route", eta_minutes: 10 },
+      { status: "on_site" },
+      { status: "completed", final_cost_cents: 20_000 },
+    ]) {
+      const res = await h.post("/api/contractor/v1/jobs/status", { order_id: orderId, ...step }, asPlumber);
+      expect(res.statusCode, res.body).toBe(200);
+    }
+    const card = phone.page.locator(`[data-order-id="${orderId}"]`);
+    await status(phone.page, orderId, "completed");
+
+    // Three lines; each amount and the totals follow the typing, rounded as the service rounds
+    // (1.75 h x $95.50 = $167.125: half up once, $167.13).
+    const line = (i: number) => card.locator(`fieldset[data-line="${i}"]`);
+    await card.getByRole("button", { name: "+ Labour", exact: true }).click();
+    await line(0).getByLabel("Hours").fill("1.75");
+    await line(0).getByLabel("Rate ($/h)").fill("1500");
+    await card.getByRole("button", { name: "+ Materials", exact: true }).click();
+    await line(1).getByLabel("Description").fill("Pressure relief valve 3/4 in");
+    await line(1).getByLabel("Part number (optional)").fill("PRV-075");
+    await line(1).getByLabel("Quantity").fill("2");
+    await line(1).getByLabel("Unit price ($)").fill("18.45");
+    await card.getByRole("button", { name: "+ Tax", exact: true }).click();
+    await line(2).getByLabel("Amount ($)").fill("15.44");
+    expect(await line(1).locator("[data-amount]").textContent()).toBe("$36.90");
+    // A rate above the service's ceiling: its 422 shows beside the rate.
+    await card.getByRole("button", { name: "Send invoice", exact: true }).click();
+    await line(0).locator(".field-error").waitFor();
+    expect(await line(0).getByLabel("Rate ($/h)").getAttribute("aria-invalid")).toBe("true");
+    await line(0).getByLabel("Rate ($/h)").fill("95.50");
+    expect(await line(0).locator("[data-amount]").textContent()).toBe("$167.13");
+    expect(await card.locator('[data-total="subtotal"]').textContent()).toBe("$204.03");
+    expect(await card.locator('[data-total="total"]').textContent()).toBe("$219.47");
+    // A line added by mistake, removed.
+    await card.getByRole("button", { name: "+ Trip charge", exact: true }).click();
+    await line(3).getByLabel("Amount ($)").fill("45");
+    expect(await card.locator('[data-total="total"]').textContent()).toBe("$264.47");
+    await card.getByRole("button", { name: "Remove line 4", exact: true }).click();
+    expect(await card.locator('[data-total="total"]').textContent()).toBe("$219.47");
+    const width = await phone.page.evaluate("document.documentElement.scrollWidth");
+    expect(width).toBeLessThanOrEqual(375);
+    await shot(phone.page, "contractor-invoice");
+    await accessible(phone.page, "contractor building an invoice");
+    await card.getByRole("button", { name: "Send invoice", exact: true }).click();
+    await status(phone.page, orderId, "invoiced");
+    await card.getByText("Invoice sent: waiting for the account's approval.").waitFor();
+
+    // An approver of the account, with a limit of $200.00.
+    const approverKey = (
+      await h.services.keys.issue({
+        accountName: "acme",
+        mode: "live",
+        actor: "operator:test",
+        role: "approver",
+        approvalLimitCents: 20_000,
+      })
+    ).key;
+    const desk = await open({ width: 1280, height: 900 });
+    await signIn(desk.page, approverKey);
+    await desk.page.getByRole("button", { name: "Invoices", exact: true }).click();
+    const row = desk.page.locator(`.invoices [data-order-id="${orderId}"]`);
+    await row.getByRole("button", { name: "Open invoice", exact: true }).click();
+    const panel = row.locator(".invoice-panel");
+    await panel.waitFor();
+    expect(await panel.locator('[data-total="total"]').textContent()).toBe("$219.47");
+    expect(await panel.locator("tbody tr").count()).toBe(3);
+    // Labour billed beyond the minutes on site: flagged, with its figures.
+    const flagged = panel.locator('[data-check="labour_hours_vs_time_on_site"]');
+    expect(await flagged.getAttribute("data-result")).toBe("flag");
+    expect(await flagged.textContent()).toContain("Labour hours: 1.75 h");
+    await panel.getByRole("button", { name: "Approve version 1", exact: true }).click();
+    await panel.getByRole("alert").getByText("Above your approval limit of $200.00").waitFor();
+    await shot(desk.page, "account-invoice");
+    await accessible(desk.page, "account deciding an invoice");
+    await panel.getByRole("button", { name: "Reject", exact: true }).click();
+    await panel.getByLabel("Reason").selectOption("pricing_disagreement");
+    await panel.getByLabel("Note (optional)").fill("Our contract rate is $80.00/h");
+    await panel.getByRole("button", { name: "Send rejection", exact: true }).click();
+    await row.waitFor({ state: "detached" }); // no longer waiting
+
+    // The phone hears it: the reason and note, the lines to revise.
+    await status(phone.page, orderId, "invoice_rejected");
+    await card.getByText("Our contract rate is $80.00/h").waitFor();
+    expect(await card.locator(".reason-code").textContent()).toBe("Pricing disagreement");
+    expect(await line(0).getByLabel("Rate ($/h)").inputValue()).toBe("95.50");
+    await line(0).getByLabel("Rate ($/h)").fill("80");
+    expect(await card.locator('[data-total="total"]').textContent()).toBe("$192.34");
+    await shot(phone.page, "contractor-invoice-returned");
+    await accessible(phone.page, "contractor revising an invoice");
+    await card.getByRole("button", { name: "Send revised invoice", exact: true }).click();
+    await status(phone.page, orderId, "invoiced");
+
+    // Back in the waiting list, version 2, within the limit.
+    const waiting = desk.page.locator(`.invoices [data-order-id="${orderId}"][data-status="invoiced"]`);
+    await waiting.waitFor();
+    if ((await waiting.getByRole("button", { name: "Open invoice", exact: true }).count()) > 0) {
+      await waiting.getByRole("button", { name: "Open invoice", exact: true }).click();
+    }
+    await waiting.locator('.invoice-panel[data-version="2"]').waitFor();
+    expect(await waiting.locator('[data-total="total"]').textContent()).toBe("$192.34");
+    // The contractor sends version 3 (the tax corrected) while the approver reads version 2: approving the
+    // version shown is refused, saying so, and Reload shows the new one.
+    const revised = await h.post(
+      "/api/contractor/v1/jobs/invoice/revise",
+      {
+        order_id: orderId,
+        lines: [
+          { kind: "labour", hours: 1.75, rate_cents: 8_000 },
+          {
+            kind: "materials",
+            description: "Pressure relief valve 3/4 in",
+            part_number: "PRV-075",
+            quantity: 2,
+            unit_price_cents: 1_845,
+          },
+          { kind: "tax", amount_cents: 1_500 },
+        ],
+      },
+      asPlumber,
+    );
+    expect(revised.statusCode, revised.body).toBe(200);
+    await waiting.getByRole("button", { name: "Approve version 2", exact: true }).click();
+    const changed = waiting.getByRole("alert");
+    await changed.getByText("The contractor sent version 3 ($191.90) meanwhile").waitFor();
+    await changed.getByRole("button", { name: "Reload", exact: true }).click();
+    await waiting.locator('.invoice-panel[data-version="3"]').waitFor();
+    expect(await waiting.locator('[data-total="total"]').textContent()).toBe("$191.90");
+    await waiting.getByRole("button", { name: "Approve version 3", exact: true }).click();
+    await status(phone.page, orderId, "approved");
+    await desk.page.getByRole("button", { name: "Approved", exact: true }).click();
+    const approvedRow = desk.page.locator(`.invoices [data-order-id="${orderId}"][data-status="approved"]`);
+    await approvedRow.getByRole("button", { name: "Open invoice", exact: true }).click();
+    await approvedRow.getByLabel("Payment reference").fill("ACH-2026-11-0042");
+    const today = await approvedRow.getByLabel("Paid on").inputValue();
+    expect(today).toMatch(/^\d{4}-\d{2}-\d{2}$/);
+    await approvedRow.getByRole("button", { name: "Mark paid", exact: true }).click();
+    await status(phone.page, orderId, "paid");
+    await card.getByText("Invoice paid.").waitFor();
+    await desk.page.getByRole("button", { name: "Paid", exact: true }).click();
+    const paidRow = desk.page.locator(`.invoices [data-order-id="${orderId}"][data-status="paid"]`);
+    await paidRow.getByRole("button", { name: "Open invoice", exact: true }).click();
+    await paidRow.locator('[data-decision="paid"]').waitFor();
+    expect(await paidRow.locator('[data-decision="paid"]').textContent()).toContain("ACH-2026-11-0042");
+    await shot(desk.page, "account-invoice-paid");
+    const stored = (await h.get(`/api/orders/${orderId}/invoice`, { "x-api-key": accountKey })).json();
+    expect(stored).toMatchObject({ status: "paid", version: 3, total_cents: 19_190 });
+    expect(stored.decisions.map((d: { decision: string }) => d.decision)).toEqual([
+      "rejected",
+      "approved",
+      "paid",
+    ]);
+    await desk.ctx.close();
+
+    // The dispatch team's board counts the invoices held (this one is paid: not held; the contractor's test
+    // left one invoiced).
+    const board = await open({ width: 1280, height: 900 });
+    await signIn(board.page, dispatcherKey);
+    const held = board.page.locator('[data-stat="invoices-held"]');
+    await held.waitFor();
+    expect(await held.textContent()).toMatch(/^[1-9]\d* invoices held$/);
+    await board.ctx.close();
     await phone.ctx.close();
     expect(pageProblems).toEqual([]);
   }, 150_000);

@@ -272,6 +272,40 @@ describe("rejecting and sending back", () => {
   });
 });
 
+describe("the contractor's invoiced jobs", () => {
+  it("lists with status=invoiced the jobs whose invoice waits for a decision or was sent back, not the approved", async () => {
+    const jobsOf = async (status: string) =>
+      (
+        (await h.get(`/api/contractor/v1/jobs?status=${status}`, { "x-api-key": crew })).json()
+          .jobs as Array<{
+          order_id: string;
+          status: string;
+        }>
+      ).map((j) => j.order_id);
+    const waiting = await invoicedJob();
+    const returned = await invoicedJob();
+    const approved = await invoicedJob();
+    const back = await decide(admin, {
+      order_id: returned,
+      decision: "request_revision",
+      version: 1,
+      note: "Split the valves",
+    });
+    expect(back.statusCode, back.body).toBe(200);
+    const ok = await decide(admin, { order_id: approved, decision: "approve", version: 1 });
+    expect(ok.statusCode, ok.body).toBe(200);
+    const invoiced = await jobsOf("invoiced");
+    expect(invoiced).toEqual(expect.arrayContaining([waiting, returned]));
+    expect(invoiced).not.toContain(approved);
+    expect(await jobsOf("completed")).not.toContain(waiting);
+    expectProblem(
+      await h.get("/api/contractor/v1/jobs?status=paid", { "x-api-key": crew }),
+      422,
+      "validation_failed",
+    );
+  });
+});
+
 describe("paying", () => {
   it("records a payment of an approved invoice with its reference and date, once", async () => {
     const order = await invoicedJob();

@@ -22,6 +22,8 @@ const OPEN: OrderStatus[] = [
   "en_route",
   "on_site",
 ];
+/** Invoices held: sent and not yet approved (waiting for the account, or sent back to the contractor). */
+const HELD: OrderStatus[] = ["invoiced", "revision_requested", "invoice_rejected"];
 const ASSIGNABLE = new Set<OrderStatus>([
   "offered",
   "needs_dispatcher",
@@ -100,7 +102,9 @@ async function load() {
   loadError.value = null;
   try {
     const pages = await Promise.all([
-      ...OPEN.map((status) => allPages<Order, "orders">(ORDERS, "orders", { status, limit: 200 })),
+      ...[...OPEN, ...HELD].map((status) =>
+        allPages<Order, "orders">(ORDERS, "orders", { status, limit: 200 }),
+      ),
       get<{ orders: Order[] }>(ORDERS, { limit: 50 }).then((p) => p.orders),
     ]);
     upsert(pages.flat());
@@ -172,6 +176,7 @@ export function Board() {
   }, []);
   const list = visible.value;
   const counts = Object.fromEntries(GROUPS.map((g) => [g.id, groupOrders(g, list).length]));
+  const held = list.filter((o) => HELD.includes(o.status)).length;
   const current = selected.value ? orders.value.get(selected.value) : undefined;
   return (
     <div class={`board ${current ? "with-detail" : ""}`}>
@@ -188,6 +193,13 @@ export function Board() {
             <span class="stat">
               <strong>{(counts.accepted ?? 0) + (counts.en_route ?? 0) + (counts.on_site ?? 0)}</strong> under
               way
+            </span>
+            <span
+              class="stat"
+              data-stat="invoices-held"
+              title="Invoiced, sent back for a revision, or rejected"
+            >
+              <strong>{held}</strong> invoices held
             </span>
           </div>
         </div>

@@ -8,14 +8,15 @@ import { WORK_DONE_STATUSES } from "../../../src/domain/orders/statuses";
 import { ApiProblem, get, post } from "../api";
 import { clock, money, now, place, timeLeft, titleCase } from "../format";
 import { subscribe } from "../live";
-import type { Job, Offer, StreamEvent } from "../types";
+import type { Invoice, Job, Offer, OrderStatus, StreamEvent } from "../types";
+import { InvoiceBuilder } from "./invoice-builder";
 import { JobProof, phonePosition } from "./job-proof";
 import { StatusPill } from "./status";
 
 const offers = signal<Map<string, Offer>>(new Map());
 const jobs = signal<Map<string, Job>>(new Map());
-/** Finished jobs, newest first: those completed and waiting for an invoice (loaded, and completed in this
- * session), and those invoiced in this session (the last step's confirmation). */
+/** Finished jobs, newest first: those completed and waiting for an invoice, and those whose invoice waits
+ * for the account or was sent back (loaded, and changed in this session: approved and paid ones too). */
 const done = signal<Job[]>([]);
 const loadError = signal<string | null>(null);
 const loading = signal(true);
@@ -62,14 +63,15 @@ async function load() {
   loading.value = true;
   loadError.value = null;
   try {
-    const [o, j, c] = await Promise.all([
+    const [o, j, c, i] = await Promise.all([
       get<{ offers: Offer[] }>("/api/contractor/v1/offers"),
       get<{ jobs: Job[] }>("/api/contractor/v1/jobs"),
       get<{ jobs: Job[] }>("/api/contractor/v1/jobs?status=completed"),
+      get<{ jobs: Job[] }>("/api/contractor/v1/jobs?status=invoiced"),
     ]);
     offers.value = new Map(o.offers.map((x) => [x.order_id, x]));
     jobs.value = new Map(j.jobs.map((x) => [x.order_id, x]));
-    done.value = c.jobs;
+    done.value = [...c.jobs, ...i.jobs];
   } catch (err) {
     loadError.value = err instanceof ApiProblem ? err.message : "Your work could not be loaded.";
   } finally {
@@ -129,7 +131,7 @@ export function ContractorView() {
                 <span class="job-title">{titleCase(j.trade)}</span>
               </div>
               <p class="muted">{place(j.location)}</p>
-              {j.status === "completed" && <InvoiceForm job={j} />}
+              <JobInvoice job={j} />
             </article>
           ))}
         </section>
@@ -430,51 +432,56 @@ function NteRequest({ job }: { job: Job }) {
   );
 }
 
-/** Invoice a completed job (contractorInvoice): up to the NTE in force, else the service says so. */
-function InvoiceForm({ job }: { job: Job }) {
-  const [amount, setAmount] = useState((job.estimated_cost_cents / 100).toFixed(2));
-  const [busy, setBusy] = useState(false);
-  const [error, setError] = useState<string | null>(null);
-  const total = cents(amount);
-  const send = async () => {
-    if (total === null) return;
-    setBusy(true);
-    setError(null);
-    try {
-      setJob(
-        await post<Job>("/api/contractor/v1/jobs/invoice", { order_id: job.order_id, amount_cents: total }),
-      );
-    } catch (err) {
-      setError(err instanceof ApiProblem ? err.message : "That did not go through; try again.");
-      setBusy(false);
-    }
+/** A job's invoice once done: built line by line; then its fate (waiting, sent back with the account's
+ * note, to revise; approved; paid). */
+function JobInvoice({ job }: { job: Job }) {
+  const sent = () => setJob({ ...job, status: "invoiced" });
+  if (job.status === "completed") return <InvoiceBuilder orderId={job.order_id} onSent={sent} />;
+  if (job.status === "revision_requested" || job.status === "invoice_rejected") {
+    return <ReturnedInvoice key={job.status} job={job} onSent={sent} />;
+  }
+  const note: Partial<Record<OrderStatus, string>> = {
+    invoiced: "Invoice sent: waiting for the account's approval.",
+    approved: "Invoice approved: waiting for payment.",
+    paid: "Invoice paid.",
   };
-  const id = `invoice-${job.order_id}`;
   return (
-    <div class="step">
-      {error && (
-        <p class="error" role="alert">
-          {error}
-        </p>
-      )}
-      <label for={id}>Invoice total ($)</label>
-      <input
-        id={id}
-        type="number"
-        inputMode="decimal"
-        min={0}
-        step="0.01"
-        value={amount}
-        onInput={(e) => setAmount((e.target as HTMLInputElement).value)}
-      />
-      <button
-        type="button"
-        class="btn btn-primary btn-big btn-block"
-        disabled={busy || total === null}
-        onClick={() => void send()}
-      >
-        Send invoice
-      </button>
+    <p class="ok-note" role="status">
+      {note[job.status] ?? ""}
+    </p>
+  );
+}
+
+/** An invoice sent back (revision requested, or rejected): the account's reason and note, and the lines to
+ * revise and send again. */
+function ReturnedInvoice({ job, onSent }: { job: Job; onSent: () => void }) {
+  const [invoice, setInvoice] = useState<Invoice | null>(null);
+  const [error, setError] = useState<string | null>(null);
+  useEffect(() => {
+    get<Invoice>(`/api/orders/${job.order_id}/invoice`).then(setInvoice, (err: unknown) =>
+      setError(err instanceof ApiProblem ? err.message : "The invoice could not be loaded."),
+    );
+  }, [job.order_id]);
+  if (error) {
+    return (
+      <p class="error" role="alert">
+        {error}
+      </p>
+    );
+  }
+  if (!invoice) return <p class="muted">Loading the invoice…</p>;
+  const last = invoice.decisions.at(-1);
+  return (
+    <div class="returned">
+      <p class="returned-why" data-decision={last?.decision}>
+        <strong>
+          {job.status === "invoice_rejected" ? "Rejected" : "Revision requested"} (version {invoice.version},{" "}
+          {money(invoice.total_cents)})
+        </strong>
+        {last?.reason_code && <span class="reason-code">{titleCase(last.reason_code)}</span>}
+        {last?.note && <span class="returned-note">“{last.note}”</span>}
+      </p>
+      <InvoiceBuilder orderId={job.order_id} lines={invoice.lines} revise onSent={onSent} />
     </div>
   );
 }

@@ -7,7 +7,12 @@
 // client's total is never trusted: when it sends one that differs from the lines' sum, the invoice is
 // refused naming both.
 
-import type { FieldError } from "../../errors.js";
+/** A fault naming its field: the shape of errors.ts's FieldError, declared here so that the web console,
+ * which bundles this module for its invoice builder, type-checks it without the service's Node types. */
+interface FieldError {
+  field: string;
+  message: string;
+}
 
 export const INVOICE_LINE_KINDS = ["labour", "trip_charge", "materials", "other", "tax"] as const;
 

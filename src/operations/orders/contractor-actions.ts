@@ -6,6 +6,7 @@
 import { z } from "zod";
 import { INVOICE_LIMITS, type InvoiceLineInput } from "../../domain/orders/invoice.js";
 import type { Offer, Order } from "../../domain/orders/order.js";
+import type { OrderStatus } from "../../domain/orders/statuses.js";
 import { contractorOf, defineOperation } from "../kernel/operation.js";
 import { acceptOffer, declineOffer, invoice, reportProgress, requestNte } from "./command-runner.js";
 import { applyInvoicePolicy, invoiceLinesInput, itemisedOr422 } from "./invoices.js";
@@ -122,22 +123,34 @@ export const contractorOffersOperation = defineOperation({
   },
 });
 
+/** The statuses each `status` of the contractor's job list stands for. */
+const JOB_STATUSES: Record<"active" | "completed" | "invoiced", OrderStatus[]> = {
+  active: ["accepted", "en_route", "on_site"],
+  completed: ["completed"],
+  invoiced: ["invoiced", "revision_requested", "invoice_rejected"],
+};
+
 export const contractorJobsOperation = defineOperation({
   id: "contractorJobs",
   name: "contractor.jobs",
   summary: "List your jobs",
   description:
     "The jobs you hold, newest first, with the address: by default the active ones (accepted, en route or " +
-    "on site); with status=completed, the jobs you completed that still wait for your invoice.",
+    "on site); with status=completed, the jobs you completed that still wait for your invoice; with " +
+    "status=invoiced, the jobs whose invoice waits for the account's decision or for your revision " +
+    "(invoiced, revision_requested, invoice_rejected).",
   access: "contractor",
   effect: "read",
   limit: "key",
   http: { method: "GET", path: "/api/contractor/v1/jobs", input: "query" },
   input: z.strictObject({
     status: z
-      .enum(["active", "completed"], { error: "status must be active or completed" })
+      .enum(["active", "completed", "invoiced"], { error: "status must be active, completed or invoiced" })
       .default("active")
-      .describe("active (the default): accepted, en route or on site; completed: waiting for your invoice."),
+      .describe(
+        "active (the default): accepted, en route or on site; completed: waiting for your invoice; " +
+          "invoiced: your invoice waits for a decision, or was sent back for a revision or rejected.",
+      ),
   }),
   output: z.object({ jobs: z.array(contractorJobSchema) }).meta({ id: "ContractorJobList" }),
   example: {},
@@ -146,7 +159,7 @@ export const contractorJobsOperation = defineOperation({
     const orders = await ctx.services.store.orders.ordersOfContractor(
       contractorId,
       livemode,
-      input.status === "completed" ? ["completed"] : ["accepted", "en_route", "on_site"],
+      JOB_STATUSES[input.status],
       200,
     );
     return { jobs: orders.map(jobView) };
