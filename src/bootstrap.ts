@@ -154,7 +154,46 @@ export async function bootstrap(
     });
     sandboxKey = issued.key;
   }
+  await seedSandboxInvoicePolicy(store, clock);
   return { seededContractors, seededChecklists, sandboxKey };
+}
+
+/** The sandbox account's invoice policy: its simulated contractors' clean invoices below this are approved
+ * at once, the flagged and the larger ones wait for a person (issue 33). */
+export const SANDBOX_AUTO_APPROVE_BELOW_CENTS = 50_000;
+
+/**
+ * Gives the sandbox account its invoice policy, sealed as account.invoice_policy_set by system:bootstrap,
+ * while it has never had one: on the start that creates it, and once on a store from before policies.
+ * What the account sets later (null included) stays.
+ */
+async function seedSandboxInvoicePolicy(store: Store, clock: Clock): Promise<void> {
+  const account = await store.keys.findAccountByName(SANDBOX_ACCOUNT);
+  if (!account || (await store.invoicePolicies.get(account.id, false))) return;
+  const at = clock().toISOString();
+  await store.write(async (tx) => {
+    if (await store.invoicePolicies.get(account.id, false, tx)) return;
+    const entry = sealRecord({
+      kind: "account.invoice_policy_set",
+      at,
+      accountId: account.id,
+      livemode: false,
+      actor: BOOTSTRAP_ACTOR,
+      data: { auto_approve_below_cents: SANDBOX_AUTO_APPROVE_BELOW_CENTS, previous: null },
+    });
+    await store.invoicePolicies.set(
+      {
+        account_id: account.id,
+        livemode: false,
+        auto_approve_below_cents: SANDBOX_AUTO_APPROVE_BELOW_CENTS,
+        updated_at: at,
+        updated_by: BOOTSTRAP_ACTOR,
+        seal: entry.seal,
+      },
+      tx,
+    );
+    tx.appendAudit(entry);
+  });
 }
 
 /** The account of the dispatch-team key the first server start prints, so the console's board can be tried. */

@@ -10,8 +10,8 @@
 
 import { unansweredRequired } from "../domain/orders/checklist.js";
 import type { ProgressReport } from "../domain/orders/commands.js";
+import { itemise } from "../domain/orders/invoice.js";
 import type { Order } from "../domain/orders/order.js";
-import { nteInForce } from "../domain/orders/policy.js";
 import { TRADES } from "../domain/trades.js";
 import { ApiError } from "../errors.js";
 import type { Services } from "../operations/kernel/operation.js";
@@ -24,10 +24,12 @@ import {
   reportProgress,
   settleOffer,
 } from "../operations/orders/command-runner.js";
+import { applyInvoicePolicy } from "../operations/orders/invoices.js";
 import { Periodic } from "../workers/periodic.js";
 import { simulatedAnswers } from "./checklist-answers.js";
 import { phonePosition } from "./phone-position.js";
 import { sandboxPhoto, sandboxSignature, sandboxSigner } from "./proof-images.js";
+import { sandboxInvoiceLines } from "./sandbox-invoice.js";
 
 /** The sandbox's simulated contractors answer an offer, and move a job on, after this long. */
 export const SANDBOX_STEP_MS = 3_000;
@@ -108,17 +110,7 @@ export class SandboxPlayer {
       const contractorId = order.contractor_id;
       if (!contractorId) continue;
       if (order.status === "completed") {
-        const cost = Number(order.final_cost_cents ?? order.estimated_cost_cents);
-        const limit = nteInForce(order);
-        await step(() =>
-          invoice(
-            this.services,
-            sandbox(contractorId),
-            order.id,
-            limit === null ? cost : Math.min(cost, limit),
-            actor,
-          ),
-        );
+        await step(() => this.invoice(order, contractorId));
         continue;
       }
       let report: ProgressReport =
@@ -152,6 +144,17 @@ export class SandboxPlayer {
       }
       await step(() => reportProgress(this.services, sandbox(contractorId), order.id, report, actor));
     }
+  }
+
+  /** The job's itemised invoice (sandbox-invoice.ts), then the account's auto-approval policy applied to
+   * it, as when a contractor invoices through the API. */
+  private async invoice(order: Order, contractorId: string): Promise<void> {
+    const itemised = itemise(sandboxInvoiceLines(order));
+    const bill = Array.isArray(itemised)
+      ? Number(order.final_cost_cents ?? order.estimated_cost_cents)
+      : itemised;
+    const invoiced = await invoice(this.services, sandbox(contractorId), order.id, bill, actor);
+    await applyInvoicePolicy(this.services, invoiced);
   }
 
   /** A generated photo and signature, added as the job's contractor would (once each); the photo's id. */

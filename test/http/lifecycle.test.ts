@@ -3,6 +3,7 @@
 // contractor may see, and the sandbox's simulated contractors.
 
 import { afterEach, describe, expect, it } from "vitest";
+import { SANDBOX_AUTO_APPROVE_BELOW_CENTS } from "../../src/bootstrap.js";
 import { MAX_OFFERS } from "../../src/domain/orders/policy.js";
 import type { Services } from "../../src/operations/kernel/operation.js";
 import { SANDBOX_MARKERS, SANDBOX_STEP_MS, SandboxPlayer } from "../../src/sim/sandbox-player.js";
@@ -80,6 +81,15 @@ async function pendingOffer(h: Harness, key: string, orderId: string) {
   const res = await h.get(OFFERS, { "x-api-key": key });
   expect(res.statusCode).toBe(200);
   return (res.json().offers as Array<Record<string, unknown>>).find((o) => o.order_id === orderId);
+}
+
+/** What the sandbox account's invoice policy must have made of the sandbox's invoice of a job: approved
+ * when no check flagged it and it is below the policy's amount, else still invoiced. */
+async function sandboxPolicyOutcome(h: Harness, orderId: string) {
+  const invoice = (await h.get(`/api/orders/${orderId}/invoice`, { "x-api-key": h.sandboxKey })).json();
+  expect(invoice.itemised).toBe(true);
+  const clean = invoice.flags === 0 && invoice.total_cents < SANDBOX_AUTO_APPROVE_BELOW_CENTS;
+  return { status: clean ? "approved" : "invoiced", invoice };
 }
 
 async function kinds(h: Harness, key: string, orderId: string): Promise<string[]> {
@@ -288,7 +298,10 @@ describe("sandbox", () => {
       await background(h.services, { now: at(step) }).tick();
       seen.push((await h.services.store.orders.byIds([normal.order_id]))[0]?.status as string);
     }
-    expect(seen).toEqual(["accepted", "en_route", "on_site", "completed", "invoiced"]);
+    // Invoiced with lines; the sandbox account's policy then approves it at once when nothing is flagged
+    // and it is below its amount, else it waits for a person.
+    const policy = await sandboxPolicyOutcome(h, normal.order_id);
+    expect(seen).toEqual(["accepted", "en_route", "on_site", "completed", policy.status]);
     expect(await kinds(h, h.sandboxKey, normal.order_id)).toEqual([
       "order.created",
       "order.matched",
@@ -301,6 +314,7 @@ describe("sandbox", () => {
       ...Array(6).fill("order.checklist_answered"),
       "order.status_changed",
       "order.invoiced",
+      ...(policy.status === "approved" ? ["order.invoice_decided"] : []),
     ]);
     // The proof a contractor leaves: checked in near the site, a photo and the site contact's signature,
     // and the service report that prints them.
@@ -448,7 +462,12 @@ describe("sandbox windowed work", () => {
       await tickAt(start + step * (SANDBOX_STEP_MS + 500));
       seen.push(await statusOf(h, booked.order_id));
     }
-    expect(seen).toEqual(["en_route", "on_site", "completed", "invoiced"]);
+    expect(seen).toEqual([
+      "en_route",
+      "on_site",
+      "completed",
+      (await sandboxPolicyOutcome(h, booked.order_id)).status,
+    ]);
   });
 
   it("reaches the window sooner with SANDBOX_CLOCK_SPEED (tests and demos): 3600, an hour a second", async () => {

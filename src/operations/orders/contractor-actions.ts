@@ -385,6 +385,6 @@ export const contractorInvoiceOperation = defineOperation({
       bill,
       `contractor:${contractor.contractorId}`,
     );
-    return jobView(await applyInvoicePolicy(ctx, order));
+    return jobView(await applyInvoicePolicy(ctx.services, order));
   },
 });

@@ -30,7 +30,7 @@ import { currencySchema } from "../kernel/schemas.js";
 import { orderFor } from "./attachment-access.js";
 import { orderIdParam } from "./attachments.js";
 import { checklistOf } from "./checklist-state.js";
-import { completionEvidence, decideInvoice, reviseInvoice } from "./command-runner.js";
+import { completionEvidence, decideInvoice, type OrderServices, reviseInvoice } from "./command-runner.js";
 
 const L = INVOICE_LIMITS;
 const cents = (max: number) => z.number().int().min(0).max(max);
@@ -177,11 +177,11 @@ const invoiceSchema = z
 
 /** What the account requires of the job that it lacks, by name, as the completion gate names it; null
  * when it requires nothing. */
-async function proofMissing(ctx: OperationContext, order: Order): Promise<string[] | null> {
-  const { store } = ctx.services;
+async function proofMissing(services: OrderServices, order: Order): Promise<string[] | null> {
+  const { store } = services;
   const [evidence, { checklist }, answers] = await Promise.all([
-    completionEvidence(ctx.services, undefined, order),
-    checklistOf(store, order, ctx.services.now()),
+    completionEvidence(services, undefined, order),
+    checklistOf(store, order, services.now()),
     store.checklists.answers(order.id),
   ]);
   if (!evidence && !checklist.items.some((i) => i.required)) return null;
@@ -199,8 +199,8 @@ const ITEMISED_KINDS = ["order.invoiced", "order.invoice_revised"];
 
 /** The order's invoice versions; an order invoiced before versions were kept (migration 0035) has one,
  * its total alone, from the order's own columns. */
-async function versionsOf(ctx: OperationContext, order: Order): Promise<InvoiceVersion[]> {
-  const versions = await ctx.services.store.orders.invoiceVersions(order.id);
+async function versionsOf(services: OrderServices, order: Order): Promise<InvoiceVersion[]> {
+  const versions = await services.store.orders.invoiceVersions(order.id);
   if (versions.length > 0 || order.invoice_cents === null || order.invoiced_at === null) return versions;
   return [
     {
@@ -213,22 +213,9 @@ async function versionsOf(ctx: OperationContext, order: Order): Promise<InvoiceV
   ];
 }
 
-export async function invoiceView(ctx: OperationContext, order: Order) {
-  const versions = await versionsOf(ctx, order);
-  const latest = versions.at(-1);
-  if (!latest) {
-    throw new ApiError(
-      "invalid_transition",
-      `The order has no invoice yet: its contractor invoices it once completed; it is ${order.status}.`,
-      { extra: { current_status: order.status } },
-    );
-  }
-  const [records, missing, decisions] = await Promise.all([
-    ctx.services.store.audit.orderSeals(order.id),
-    proofMissing(ctx, order),
-    ctx.services.store.orders.invoiceDecisions(order.id),
-  ]);
-  const checks = invoiceChecks({
+/** The checks an approver reads beside the latest version of the order's invoice. */
+async function checksOf(services: OrderServices, order: Order, latest: InvoiceVersion) {
+  return invoiceChecks({
     total_cents: latest.total_cents,
     lines: latest.lines,
     nte_in_force_cents: nteInForce(order),
@@ -238,8 +225,25 @@ export async function invoiceView(ctx: OperationContext, order: Order) {
     baseline_rate_cents: Math.round(
       regionalHourlyRateCents(order.trade, order.state as StateCode) * URGENCY_MULTIPLIERS[order.urgency],
     ),
-    proof_missing: missing,
+    proof_missing: await proofMissing(services, order),
   });
+}
+
+export async function invoiceView(ctx: OperationContext, order: Order) {
+  const versions = await versionsOf(ctx.services, order);
+  const latest = versions.at(-1);
+  if (!latest) {
+    throw new ApiError(
+      "invalid_transition",
+      `The order has no invoice yet: its contractor invoices it once completed; it is ${order.status}.`,
+      { extra: { current_status: order.status } },
+    );
+  }
+  const [records, checks, decisions] = await Promise.all([
+    ctx.services.store.audit.orderSeals(order.id),
+    checksOf(ctx.services, order, latest),
+    ctx.services.store.orders.invoiceDecisions(order.id),
+  ]);
   return {
     order_id: order.id,
     status: INVOICE_STATUS[order.status] ?? "submitted",
@@ -296,17 +300,19 @@ const POLICY_ACTOR = "system:invoice_policy" as const;
  * After the contractor invoiced or revised: approves the invoice at once when the account's policy says
  * so (no check flagged, total below its amount), as a decision of its own. Answers the order as it is then.
  */
-export async function applyInvoicePolicy(ctx: OperationContext, order: Order): Promise<Order> {
-  const policy = await ctx.services.store.invoicePolicies.get(order.account_id, order.livemode);
+export async function applyInvoicePolicy(services: OrderServices, order: Order): Promise<Order> {
+  const policy = await services.store.invoicePolicies.get(order.account_id, order.livemode);
   const below = policy?.auto_approve_below_cents ?? null;
   if (below === null || order.status !== "invoiced" || (order.invoice_cents ?? 0) >= below) return order;
-  const view = await invoiceView(ctx, order);
-  if (view.flags > 0 || view.total_cents >= below) return order;
+  const latest = (await versionsOf(services, order)).at(-1);
+  if (!latest || latest.total_cents >= below) return order;
+  const flags = (await checksOf(services, order, latest)).filter((c) => c.result === "flag").length;
+  if (flags > 0) return order;
   try {
-    return await decideInvoice(ctx.services, order.id, {
+    return await decideInvoice(services, order.id, {
       verdict: "approve",
       role: "system",
-      version: view.version,
+      version: latest.version,
       limitCents: below - 1,
       reasonCode: null,
       note: null,
@@ -316,7 +322,7 @@ export async function applyInvoicePolicy(ctx: OperationContext, order: Order): P
   } catch (error) {
     // Decided or revised meanwhile: the order as it is now, for a person to decide.
     if (error instanceof ApiError && error.status === 409) {
-      return (await ctx.services.store.orders.byId(order.id)) ?? order;
+      return (await services.store.orders.byId(order.id)) ?? order;
     }
     throw error;
   }
@@ -396,6 +402,6 @@ export const contractorInvoiceReviseOperation = defineOperation({
       itemised,
       `contractor:${contractor.contractorId}`,
     );
-    return invoiceView(ctx, await applyInvoicePolicy(ctx, order));
+    return invoiceView(ctx, await applyInvoicePolicy(ctx.services, order));
   },
 });
