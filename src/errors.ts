@@ -20,6 +20,7 @@ export const ERROR_CODES = {
   contractor_not_compliant: { status: 409, title: "Contractor insurance or license not valid" },
   contractor_excluded: { status: 409, title: "Contractor on the account's do-not-dispatch list" },
   nte_exceeded: { status: 409, title: "Over the NTE in force" },
+  offer_expired: { status: 409, title: "The offer's (or counter-offer's) deadline has passed" },
   window_unavailable: { status: 409, title: "Service window no longer available" },
   endpoint_disabled: { status: 409, title: "Webhook endpoint disabled" },
   proposal_stale: { status: 409, title: "Proposal out of date" },

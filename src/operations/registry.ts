@@ -42,6 +42,13 @@ import {
   contractorOffersOperation,
   contractorReportOperation,
 } from "./orders/contractor-actions.js";
+import {
+  contractorCounterOperation,
+  counterAcceptOperation,
+  counterDeclineOperation,
+  counterPolicyOperation,
+  counterPolicySetOperation,
+} from "./orders/counter-offers.js";
 import { orderOperation } from "./orders/create-order.js";
 import {
   dispatcherAssignOperation,
@@ -94,12 +101,16 @@ export const OPERATIONS: readonly AnyOperation[] = [
   eventsOperation,
   orderCancelOperation,
   nteDecisionOperation,
+  counterAcceptOperation,
+  counterDeclineOperation,
   attachmentUploadOperation,
   attachmentListOperation,
   attachmentContentOperation,
   attachmentThumbnailOperation,
   proofRequirementsOperation,
   proofRequirementsSetOperation,
+  counterPolicyOperation,
+  counterPolicySetOperation,
   doNotDispatchOperation,
   doNotDispatchAddOperation,
   doNotDispatchRemoveOperation,
@@ -129,6 +140,7 @@ export const OPERATIONS: readonly AnyOperation[] = [
   contractorOffersOperation,
   contractorAcceptOperation,
   contractorDeclineOperation,
+  contractorCounterOperation,
   contractorJobsOperation,
   contractorReportOperation,
   contractorNteRequestOperation,

@@ -106,7 +106,8 @@ type LateColumn =
   | "sla_arrive_at_risk_at"
   | "sla_arrive_breached_at"
   | "check_in"
-  | "check_out";
+  | "check_out"
+  | "agreed_price_cents";
 
 /** An order as an event payload keeps it: its row without the ranking (internal, and the bulk of it), its
  * checks as the domain's objects (the payload is JSON already). */
@@ -133,6 +134,7 @@ const LATE_DEFAULTS: Pick<Order, LateColumn> = {
   sla_arrive_breached_at: null,
   check_in: null,
   check_out: null,
+  agreed_price_cents: null,
 };
 
 /** The order as an event payload keeps it. */

@@ -64,6 +64,7 @@ export function orderFixture(overrides: Partial<Order> = {}): Order {
     sla_respond_breached_at: null,
     sla_arrive_at_risk_at: null,
     sla_arrive_breached_at: null,
+    agreed_price_cents: null,
     version: 0,
     ...overrides,
   };

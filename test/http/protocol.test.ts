@@ -268,6 +268,11 @@ describe("HTTP protocol", () => {
         "doNotDispatchAdd",
         "doNotDispatchRemove",
         "dispatcherDoNotDispatch",
+        "contractorCounterOffer",
+        "dispatchCounterAccept",
+        "dispatchCounterDecline",
+        "counterPolicy",
+        "counterPolicySet",
       ].sort(),
     );
     const quote = doc.paths["/api/dispatch/v1/quote"].post;

@@ -38,6 +38,7 @@ import { migration0032 } from "./0032-partial-uploads.js";
 import { migration0033 } from "./0033-proof-requirements.js";
 import { migration0034 } from "./0034-do-not-dispatch.js";
 import { migration0035 } from "./0035-invoices.js";
+import { migration0038 } from "./0038-counter-offers.js";
 
 const MIGRATIONS: Record<Dialect, Record<string, Migration>> = {
   sqlite: {
@@ -76,6 +77,7 @@ const MIGRATIONS: Record<Dialect, Record<string, Migration>> = {
     "0033-proof-requirements": migration0033,
     "0034-do-not-dispatch": migration0034,
     "0035-invoices": migration0035,
+    "0038-counter-offers": migration0038,
   },
   postgres: {
     "0001-initial": migration0001,
@@ -113,6 +115,7 @@ const MIGRATIONS: Record<Dialect, Record<string, Migration>> = {
     "0033-proof-requirements": migration0033,
     "0034-do-not-dispatch": migration0034,
     "0035-invoices": migration0035,
+    "0038-counter-offers": migration0038,
   },
 };
 
