@@ -227,7 +227,7 @@ describe("counter-offers", () => {
 
   it("refuses a counter after the offer's deadline (naming it), from another contractor, or proposing nothing", async () => {
     const s = await setup();
-    const { h, crew, clock } = s;
+    const { crew, clock } = s;
     const { order_id: id, estimated_cost_cents: estimate } = await place(s);
     const offer = await offerOf(s, crew.holderKey, id);
     // Not the contractor's offer: 404, as for accept and decline.
