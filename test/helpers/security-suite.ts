@@ -20,6 +20,7 @@ import {
   contractorAcceptOperation,
   contractorNteRequestOperation,
 } from "../../src/operations/orders/contractor-actions.js";
+import { counterPolicySetOperation } from "../../src/operations/orders/counter-offers.js";
 import { orderOperation } from "../../src/operations/orders/create-order.js";
 import {
   dispatcherAssignOperation,
@@ -404,6 +405,8 @@ export async function buildWorld(h: Harness): Promise<World> {
   const photo = await run(attachmentUploadOperation, contractor, { order_id: first });
   // The owner's proof requirements (a setting, named by the seal of the record that set it).
   const requirements = await run(proofRequirementsSetOperation, caller, { photo_required: false });
+  // The owner's counter-offer policy (off: counters wait for the account), named by its record's seal.
+  const counterPolicy = await run(counterPolicySetOperation, caller, { auto_accept_within_pct: null });
   // The owner's do-not-dispatch entry (dnd_), excluding the other contractor key's C2 by the owner's
   // handle of it; and the owner's handle of C (cref), which it has not excluded.
   const ownerAccount = (await h.services.keys.authenticate(caller)).accountId;
@@ -439,7 +442,15 @@ export async function buildWorld(h: Harness): Promise<World> {
       contractor: (await issue(h, "contractor", "live", { contractorId: live })).key,
       dispatcher: (await issue(h, "dispatcher", "live", { account: `ops-${tag}` })).key,
     },
-    owned: [...Object.values(ids), second, c, offD.time_off_id, windowed.order, requirements.record.seal],
+    owned: [
+      ...Object.values(ids),
+      second,
+      c,
+      offD.time_off_id,
+      windowed.order,
+      requirements.record.seal,
+      counterPolicy.record.seal,
+    ],
     orders: [first, second, windowed.order],
     windowed,
   };
