@@ -10,6 +10,7 @@ import type { KyselyStore } from "../../src/storage/kysely-store.js";
 import { OfferSweeper } from "../../src/workers/offer-sweeper.js";
 import { type Crew, crewOf } from "../helpers/crew.js";
 import { createHarness, type Harness, ORDER_PATH } from "../helpers/harness.js";
+import { orderAnomalies } from "../helpers/order-invariants.js";
 import { expectProblem } from "../helpers/security-suite.js";
 import { type TestClock, testClock } from "../helpers/test-clock.js";
 
@@ -29,7 +30,11 @@ const JOB = {
 
 const open: Harness[] = [];
 afterEach(async () => {
-  for (const h of open.splice(0)) await h.close();
+  // Every test leaves the order invariants whole (a waiting counter holds its contractor, nothing else).
+  for (const h of open.splice(0)) {
+    expect(await orderAnomalies(h.services.store)).toEqual([]);
+    await h.close();
+  }
 });
 
 interface Setup {
