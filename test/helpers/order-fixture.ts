@@ -94,9 +94,10 @@ export function orderRequestFixture(overrides: Partial<OrderRequest> = {}): Orde
   };
 }
 
-/** Columns of migration 0031 (the check-in and check-out): later than every migration the tests that
- * write rows of an earlier table migrate to, so always left out (a test of 0031 or later states them). */
-const SINCE_0031 = ["check_in", "check_out"];
+/** Columns of migration 0031 on (the check-in and check-out; 0038's agreed price): later than every
+ * migration the tests that write rows of an earlier table migrate to, so always left out (a test of 0031
+ * or later states them). */
+const SINCE_0031 = ["check_in", "check_out", "agreed_price_cents"];
 
 /** The order's row as a table of an earlier migration takes it: without the columns it has not yet
  * (`laterColumns`, and those of 0031 on). */
