@@ -131,6 +131,8 @@ describe("counter-offers", () => {
       counter: { status: "pending", price_cents: price, deadline_at: deadline },
     });
     expect(await holds(s, id)).toEqual([crew.contractorIds[0]]);
+    // `pool check` counts the waiting counter as what holds the unit: no drift.
+    expect(await h.services.store.contractors.capacityDrift()).toEqual([]);
     expect(await offerOf(s, crew.holderKey, id)).toMatchObject({
       counter: { status: "pending", price_cents: price },
     });
