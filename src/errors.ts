@@ -23,6 +23,7 @@ export const ERROR_CODES = {
   contractor_excluded: { status: 409, title: "Contractor on the account's do-not-dispatch list" },
   nte_exceeded: { status: 409, title: "Over the NTE in force" },
   invoice_changed: { status: 409, title: "The invoice was revised since it was read" },
+  offer_expired: { status: 409, title: "The offer's (or counter-offer's) deadline has passed" },
   window_unavailable: { status: 409, title: "Service window no longer available" },
   endpoint_disabled: { status: 409, title: "Webhook endpoint disabled" },
   proposal_stale: { status: 409, title: "Proposal out of date" },

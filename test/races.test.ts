@@ -17,7 +17,7 @@ import { complianceIssues, dayOf } from "../src/domain/compliance.js";
 import type { Contractor } from "../src/domain/contractor.js";
 import { ContractorPool } from "../src/operations/kernel/contractor-pool.js";
 import { checklistOf } from "../src/operations/orders/checklist-state.js";
-import { type OrderServices, settleOffer } from "../src/operations/orders/command-runner.js";
+import { endCounter, type OrderServices, settleOffer } from "../src/operations/orders/command-runner.js";
 import { openPostgresStore } from "../src/storage/postgres.js";
 import { type ChildServer, startChildServer } from "./helpers/child-server.js";
 import { createHarness } from "./helpers/harness.js";
@@ -38,6 +38,9 @@ const REVISE = "/api/contractor/v1/jobs/invoice/revise";
 const INVOICE_DECISION = "/api/dispatch/v1/orders/invoice-decision";
 const ASSIGN = "/api/dispatcher/v1/orders/assign";
 const DISPATCHER_CANCEL = "/api/dispatcher/v1/orders/cancel";
+const COUNTER = "/api/contractor/v1/offers/counter";
+const COUNTER_ACCEPT = "/api/dispatch/v1/orders/counter-accept";
+const COUNTER_DECLINE = "/api/dispatch/v1/orders/counter-decline";
 
 const SERVER_ENV = {
   SANDBOX_SIMULATION: "false",
@@ -322,6 +325,27 @@ class Scene {
     return { ...p, nteRequestId: res.body.request_id as string };
   }
 
+  /** An order whose contractor answered its offer with a counter, waiting on the account. */
+  async countered(): Promise<Prepared> {
+    const p = await this.offered();
+    await this.ok(1, COUNTER, { offer_id: p.offerId, price_cents: 47_123 }, p.holderKey);
+    return p;
+  }
+
+  /** The sweeper's expiry of the order's waiting counter, in this process, as if its deadline passed. */
+  async expireCounter(p: Prepared): Promise<Answer> {
+    const [counter] = await this.t.services.store.counters.ofOrder(p.orderId);
+    const due = new Date(Date.parse(counter?.deadline_at ?? "") + 1_000);
+    const done = await endCounter(
+      { ...this.t.services, now: () => due },
+      p.orderId,
+      "expired",
+      "system:dispatch",
+      null,
+    );
+    return { status: done.kind === "committed" ? 200 : 409, body: {} };
+  }
+
   /** The sweeper's expiry of the order's offer, in this process (a third one), as if its deadline passed. */
   async expire(p: Prepared): Promise<Answer> {
     const offer = await this.t.services.store.orders.offerById(p.offerId);
@@ -403,6 +427,15 @@ const revise =
       { order_id: p.orderId, lines: [{ kind: "labour", hours: 2, rate_cents: 20_000 }] },
       p.holderKey,
     );
+const counter: Action = (s, p) =>
+  s.t.call(0, COUNTER, { offer_id: p.offerId, price_cents: 47_123 }, p.holderKey);
+const counterAccept =
+  (proc: 0 | 1): Action =>
+  (s, p) =>
+    s.t.call(proc, COUNTER_ACCEPT, { order_id: p.orderId }, s.caller);
+const counterDecline: Action = (s, p) =>
+  s.t.call(1, COUNTER_DECLINE, { order_id: p.orderId, reason: "race" }, s.caller);
+const expireCounter: Action = (s, p) => s.expireCounter(p);
 
 /** `exclusive`: one of the two must fail once the other is done (two accepts, two decisions, ...). */
 const PAIRS: Array<{
@@ -481,6 +514,31 @@ const PAIRS: Array<{
     b: decideInvoice("request_revision", 1),
     exclusive: true,
   },
+  { name: "counter vs accept", setup: (s) => s.offered(), a: counter, b: accept(1), exclusive: true },
+  { name: "counter vs offer expiry", setup: (s) => s.offered(), a: counter, b: expire, exclusive: true },
+  {
+    name: "counter accept vs counter accept",
+    setup: (s) => s.countered(),
+    a: counterAccept(0),
+    b: counterAccept(1),
+    exclusive: true,
+  },
+  {
+    name: "counter accept vs counter decline",
+    setup: (s) => s.countered(),
+    a: counterAccept(0),
+    b: counterDecline,
+    exclusive: true,
+  },
+  {
+    name: "counter accept vs counter expiry",
+    setup: (s) => s.countered(),
+    a: counterAccept(0),
+    b: expireCounter,
+    exclusive: true,
+  },
+  { name: "counter decline vs cancel", setup: (s) => s.countered(), a: counterDecline, b: callerCancel },
+  { name: "counter accept vs assign", setup: (s) => s.countered(), a: counterAccept(0), b: assignOther(1) },
 ];
 
 const TARGETS: Array<() => Promise<Target>> = [

@@ -39,6 +39,14 @@ const ORDER_KINDS = {
     "A service-level clock of the order passed its deadline with its step not done (or done late): the clock, its start and deadline, the time allowed and used, the ETA, and the order's status.",
   "order.rescheduled":
     "A dispatcher moved the order's arrival window: the window before and after, the contractor holding or offered the job (which keeps it, placed again in the new window), and why.",
+  "order.countered":
+    "The contractor offered the job answered with a counter-offer before the offer's deadline: the offer, the price (price_cents) and/or arrival window it proposes, its note, and the deadline by which the account answers (its capacity stays held until then).",
+  "order.counter_accepted":
+    "A counter-offer was accepted, by the account's key or by its policy (actor system:counter-policy, with the policy's auto_accept_within_pct, the band and the NTE in force it was judged against): the contractor holds the job at the counter's price (agreed_price_cents) and/or window; an accepted price above the NTE in force raises it to that price (nte_raised_from_cents).",
+  "order.counter_declined":
+    "The account declined a counter-offer, with its reason if given: the contractor's capacity is given back and the job goes to the next contractor in the ranking (or to a dispatcher).",
+  "order.counter_expired":
+    "A counter-offer's deadline passed without the account's answer: as a decline, the job goes to the next contractor (or to a dispatcher).",
 } as const satisfies Record<OrderAuditKind, string>;
 
 const AUDIT_KINDS = {
@@ -51,6 +59,8 @@ const AUDIT_KINDS = {
     "An account set what its jobs of one mode need before completion (proof of work): signature_required, photo_required, and the previous values.",
   "account.invoice_policy_set":
     "An account set its invoice policy for one mode: auto_approve_below_cents (an invoice with no flagged check below it is approved at once; null: never) and the previous value.",
+  "account.counter_policy_set":
+    "An account set its policy on counter-offers in one mode: auto_accept_within_pct (counters at most that many percent above the estimate, and within the NTE in force, accepted at once; null: none), and the previous value.",
   "account.do_not_dispatch_added":
     "An account excluded a contractor from its work of one mode (do-not-dispatch): the entry's id, the contractor (its id a disclosure for the dispatch team, the account's handle for the account), the trades (null: every trade) and the account's reason. Account-level: never shown to a contractor.",
   "account.do_not_dispatch_removed":

@@ -43,6 +43,13 @@ import {
   contractorOffersOperation,
   contractorReportOperation,
 } from "./orders/contractor-actions.js";
+import {
+  contractorCounterOperation,
+  counterAcceptOperation,
+  counterDeclineOperation,
+  counterPolicyOperation,
+  counterPolicySetOperation,
+} from "./orders/counter-offers.js";
 import { orderOperation } from "./orders/create-order.js";
 import {
   dispatcherAssignOperation,
@@ -102,12 +109,16 @@ export const OPERATIONS: readonly AnyOperation[] = [
   eventsOperation,
   orderCancelOperation,
   nteDecisionOperation,
+  counterAcceptOperation,
+  counterDeclineOperation,
   attachmentUploadOperation,
   attachmentListOperation,
   attachmentContentOperation,
   attachmentThumbnailOperation,
   proofRequirementsOperation,
   proofRequirementsSetOperation,
+  counterPolicyOperation,
+  counterPolicySetOperation,
   doNotDispatchOperation,
   doNotDispatchAddOperation,
   doNotDispatchRemoveOperation,
@@ -145,6 +156,7 @@ export const OPERATIONS: readonly AnyOperation[] = [
   contractorOffersOperation,
   contractorAcceptOperation,
   contractorDeclineOperation,
+  contractorCounterOperation,
   contractorJobsOperation,
   contractorReportOperation,
   contractorNteRequestOperation,

@@ -516,9 +516,12 @@ export class KyselyContractorStore implements ContractorStore {
     // The three reads in one snapshot: a change committed between them (an offer made while the check
     // runs beside a server) would otherwise show as drift that is not there.
     const { open, holds, counters } = await inSnapshot(this.db, this.dialect, async (trx) => ({
-      // What is open: each pending offer, and each job, holds one unit of its contractor.
+      // What is open: each pending offer, each counter-offer waiting on its account, and each job, holds
+      // one unit of its contractor.
       open: await sql<{ order_id: string; contractor_id: string }>`
         SELECT order_id, contractor_id FROM offers WHERE status = 'pending'
+        UNION
+        SELECT order_id, contractor_id FROM counter_offers WHERE status = 'pending'
         UNION
         SELECT id AS order_id, contractor_id FROM orders
         WHERE status IN ('accepted', 'en_route', 'on_site') AND contractor_id IS NOT NULL`.execute(trx),

@@ -13,6 +13,7 @@ import { KyselyChecklistStore } from "./checklist-store.js";
 import { CommittedTime, type TransactionTime } from "./commitment-ledger.js";
 import { KyselyConsoleSessionStore } from "./console-session-store.js";
 import { KyselyContractorStore } from "./contractor-store.js";
+import { KyselyCounterStore } from "./counter-store.js";
 import type { Dialect } from "./dialect.js";
 import { KyselyDoNotDispatchStore } from "./do-not-dispatch-store.js";
 import { EvalsStore } from "./evals-store.js";
@@ -57,6 +58,7 @@ export class KyselyStore implements Store {
   readonly checklists: KyselyChecklistStore;
   readonly doNotDispatch: KyselyDoNotDispatchStore;
   readonly ratings: KyselyRatingStore;
+  readonly counters: KyselyCounterStore;
   readonly schedules: ScheduleStore;
   /** PostgreSQL schema the store works in, when not the default (the migration tables live there too). */
   readonly schema: string | undefined;
@@ -107,6 +109,7 @@ export class KyselyStore implements Store {
     this.checklists = new KyselyChecklistStore(db);
     this.doNotDispatch = new KyselyDoNotDispatchStore(db);
     this.ratings = new KyselyRatingStore(db);
+    this.counters = new KyselyCounterStore(db);
     this.clock = options.clock;
     this.schedules = new ScheduleStore(db);
     this.committer = new GroupCommitter<WriteTx>(

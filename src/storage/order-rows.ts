@@ -107,7 +107,8 @@ type LateColumn =
   | "sla_arrive_breached_at"
   | "check_in"
   | "check_out"
-  | "recall_of";
+  | "recall_of"
+  | "agreed_price_cents";
 
 /** An order as an event payload keeps it: its row without the ranking (internal, and the bulk of it), its
  * checks as the domain's objects (the payload is JSON already). */
@@ -135,6 +136,7 @@ const LATE_DEFAULTS: Pick<Order, LateColumn> = {
   check_in: null,
   check_out: null,
   recall_of: null,
+  agreed_price_cents: null,
 };
 
 /** The order as an event payload keeps it. */

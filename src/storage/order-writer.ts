@@ -292,6 +292,27 @@ export async function giveBackUnit(w: WriterTx, contractorId: string, orderId: s
   return (await giveBackHold(w, contractorId, orderId)) !== null;
 }
 
+/** The counter-offer a change makes or settles (a settled counter was pending: the order's version
+ * guards it, as it guards the offers). */
+async function writeCounter(w: WriterTx, counter: NonNullable<OrderChange["counter"]>): Promise<void> {
+  if (counter.create) {
+    await w.trx
+      .insertInto("counter_offers")
+      .values({ ...counter.create, livemode: counter.create.livemode ? 1 : 0 })
+      .execute();
+  }
+  const s = counter.settle;
+  if (!s) return;
+  const settled = await w.trx
+    .updateTable("counter_offers")
+    .set({ status: s.status, decided_at: s.at, decided_by: s.by, reason: s.reason })
+    .where("offer_id", "=", s.offer_id)
+    .where("status", "=", "pending")
+    .executeTakeFirst();
+  if (Number(settled.numUpdatedRows) === 0)
+    throw new Error(`counter ${s.offer_id} was settled outside its order`);
+}
+
 export async function commitOrderChange(w: WriterTx, c: CommittableChange): Promise<CommitOutcome> {
   const { change } = c;
   const moved = await moveCapacity(w, change, c.place);
@@ -336,6 +357,7 @@ export async function commitOrderChange(w: WriterTx, c: CommittableChange): Prom
       await w.trx.insertInto("offers").values(change.offers.create.map(offerToRow)).execute();
     }
   }
+  if (change.counter) await writeCounter(w, change.counter);
   if (change.nte.create) await w.trx.insertInto("nte_requests").values(change.nte.create).execute();
   if (change.invoice) {
     const { lines, ...version } = change.invoice;

@@ -5,7 +5,7 @@ import type { Generated } from "kysely";
 import type { AuditCheckpointRow, AuditRecordRow, LegalHoldRow } from "../audit/persistence.js";
 import type { KeyRole } from "../domain/key-roles.js";
 import type { EtaTier } from "../domain/matching.js";
-import type { NteRequestStatus, OfferStatus } from "../domain/orders/order.js";
+import type { CounterStatus, NteRequestStatus, OfferStatus } from "../domain/orders/order.js";
 import type { OrderStatus } from "../domain/orders/transitions.js";
 import type { Urgency } from "../domain/pricing.js";
 import type { WindowSource } from "../domain/time/service-window.js";
@@ -194,6 +194,8 @@ export interface OrdersTable {
   recall_of: string | null;
   /** Migration 0010; defaults to 0. */
   version: Generated<number>;
+  /** Migration 0038: the price an accepted counter-offer agreed. */
+  agreed_price_cents: number | null;
 }
 
 /** An offer's row (the domain's Offer with livemode 0/1: storage/order-rows.ts). */
@@ -478,6 +480,36 @@ export interface Database {
   checklist_templates: ChecklistTemplatesTable;
   order_checklists: OrderChecklistsTable;
   checklist_answers: ChecklistAnswersTable;
+  counter_offers: CounterOffersTable;
+  counter_policies: CounterPoliciesTable;
+}
+
+/** A contractor's counter to an offer (migration 0038; the domain's CounterOffer with livemode 0/1). */
+export interface CounterOffersTable {
+  offer_id: string;
+  order_id: string;
+  contractor_id: string;
+  livemode: number;
+  price_cents: number | null;
+  window_start: string | null;
+  window_end: string | null;
+  note: string | null;
+  status: CounterStatus;
+  created_at: string;
+  deadline_at: string;
+  decided_at: string | null;
+  decided_by: string | null;
+  reason: string | null;
+}
+
+/** An account's policy on counter-offers in one mode (migration 0038). */
+interface CounterPoliciesTable {
+  account_id: string;
+  livemode: number;
+  auto_accept_within_pct: number | null;
+  updated_at: string;
+  updated_by: string;
+  seal: string;
 }
 
 /** What an account requires before its jobs of one mode are completed (migration 0033). */

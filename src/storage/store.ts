@@ -13,8 +13,9 @@ import type { DoNotDispatchEntry } from "../domain/do-not-dispatch.js";
 import type { KeyRole } from "../domain/key-roles.js";
 import type { ChecklistAnswer, ChecklistTemplate, OrderChecklist } from "../domain/orders/checklist.js";
 import type { ProofRequirements } from "../domain/orders/completion-gate.js";
+import type { CounterPolicy } from "../domain/orders/counter-rules.js";
 import type { InvoiceDecision, InvoiceVersion } from "../domain/orders/invoice.js";
-import type { NteRequest, Offer, OfferStatus, Order } from "../domain/orders/order.js";
+import type { CounterOffer, NteRequest, Offer, OfferStatus, Order } from "../domain/orders/order.js";
 import type { OrderStatus } from "../domain/orders/transitions.js";
 import type { OrderRating, RatingTally } from "../domain/ratings.js";
 import type { DayOrder } from "../domain/schedule/day-jobs.js";
@@ -472,23 +473,28 @@ export interface InvoicePolicyStore {
   set(row: InvoicePolicyRow, tx: WriteTx): Promise<void>;
 }
 
-/** An account's invoice policy in a mode (issue 33). */
-export interface InvoicePolicyRow {
+/** An account's policy on counter-offers in one mode (domain/orders/counter-rules.ts). */
+export interface CounterPolicyRow extends CounterPolicy {
   account_id: string;
   livemode: boolean;
-  /** Approve an invoice with no flags whose total is below this, at once; null: never. */
-  auto_approve_below_cents: number | null;
   updated_at: string;
   updated_by: string;
   /** The audit record that set it. */
   seal: string;
 }
 
-export interface InvoicePolicyStore {
-  /** The account's policy in a mode; undefined until it set one (nothing is auto-approved then). */
-  get(accountId: string, livemode: boolean, tx?: WriteTx): Promise<InvoicePolicyRow | undefined>;
+/** Contractors' counter-offers (issue 33), written by the order's writer; and accounts' policies on them. */
+export interface CounterStore {
+  /** An order's counters, oldest first. */
+  ofOrder(orderId: string, tx?: WriteTx): Promise<CounterOffer[]>;
+  /** The counters of these offers (a counter's id is its offer's). */
+  byOffers(offerIds: readonly string[]): Promise<CounterOffer[]>;
+  /** Pending counters whose deadline is at or before `now`, earliest first: the sweeper's. */
+  due(now: string, limit: number): Promise<CounterOffer[]>;
+  /** The account's policy in a mode; undefined until it set one (no counter is accepted at once then). */
+  policy(accountId: string, livemode: boolean, tx?: WriteTx): Promise<CounterPolicyRow | undefined>;
   /** Sets it, in the write `tx` that seals the change. */
-  set(row: InvoicePolicyRow, tx: WriteTx): Promise<void>;
+  setPolicy(row: CounterPolicyRow, tx: WriteTx): Promise<void>;
 }
 
 /** Accounts' do-not-dispatch lists (issue 33; domain/do-not-dispatch.ts): entries in force, not removed. */
@@ -596,6 +602,8 @@ export interface Store {
   readonly doNotDispatch: DoNotDispatchStore;
   /** Ratings of completed orders. */
   readonly ratings: RatingStore;
+  /** Contractors' counter-offers and accounts' policies on them. */
+  readonly counters: CounterStore;
   /** The blob store that goes with this store: chunked rows on PostgreSQL (shared by every process),
    * files under `dir` (the data directory's blobs/) on the embedded store. */
   blobStore(dir: string): BlobStore;

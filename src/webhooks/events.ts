@@ -52,6 +52,17 @@ export const WEBHOOK_EVENT_DESCRIPTIONS: Record<WebhookEventType, string> = {
   "order.sla_breached":
     "A service-level clock passed its deadline with its step not done, or the step was done late " +
     "(data.sla). Once per clock and order; the status does not change.",
+  "order.countered":
+    "The contractor offered the job answered with a counter-offer (data.counter: its price_cents and/or " +
+    "arrival_window, note and deadline_at): accept it with dispatch.counter_accept (the order becomes " +
+    "accepted at that price/window) or decline it with dispatch.counter_decline before the deadline. The " +
+    "status stays offered.",
+  "order.counter_declined":
+    "You declined the counter-offer (data.counter): the job was offered to the next contractor (a decline " +
+    "that ends the cascade is sent as order.needs_dispatcher, with data.counter).",
+  "order.counter_expired":
+    "The counter-offer's deadline passed unanswered (data.counter): the job was offered to the next " +
+    "contractor (or, the cascade run out, order.needs_dispatcher with data.counter).",
   "order.rescheduled":
     "The dispatch team moved the arrival window (data.order.arrival_window is the new one, " +
     "data.previous_window the old, data.reason why); the contractor holding the job keeps it. The status " +

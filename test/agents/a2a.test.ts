@@ -307,6 +307,25 @@ describe("A2A", () => {
     await run("contractor.audit", { order_id: order.order_id }, mine);
     const theirs = await keyFor(second.order_id);
     await run("contractor.decline_offer", { offer_id: await offerOf(theirs, second.order_id) }, theirs);
+    // Counter-offers: the account's agent accepts one contractor's counter and declines another's.
+    for (const answer of ["dispatch.counter_accept", "dispatch.counter_decline"]) {
+      const job = await run("dispatch.order", example("dispatch.order"));
+      const asker = await keyFor(job.order_id);
+      const made = await run(
+        "contractor.counter_offer",
+        {
+          offer_id: await offerOf(asker, job.order_id),
+          price_cents: (job.estimated_cost_cents as number) + 2_500,
+        },
+        asker,
+      );
+      expect(made.counter).toMatchObject({ status: "pending" });
+      const answered = await run(answer, { order_id: job.order_id });
+      expect(answered).toMatchObject({
+        status: answer === "dispatch.counter_accept" ? "accepted" : "offered",
+        counter: { status: answer === "dispatch.counter_accept" ? "accepted" : "declined" },
+      });
+    }
     const ops = await h.dispatcherKey("test");
     const [held] = await h.services.store.orders.byIds([order.order_id as string]);
     await run("dispatcher.orders", { limit: 5 }, ops);

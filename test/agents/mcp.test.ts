@@ -348,6 +348,33 @@ describe("MCP tools", () => {
       { offer_id: theirs.find((o) => o.order_id === second.order_id)?.offer_id, reason: "booked" },
       other,
     );
+    // Counter-offers: the contractor offered a job asks more; the account's agent accepts one counter and
+    // declines another.
+    for (const answer of ["dispatch.counter_accept", "dispatch.counter_decline"]) {
+      const job = await call("dispatch.order", example("dispatch.order"));
+      const asker = await contractorClient(job.order_id as string);
+      const mineOffers = (await call("contractor.offers", {}, asker)).offers as Array<{
+        offer_id: string;
+        order_id: string;
+      }>;
+      const made = await call(
+        "contractor.counter_offer",
+        {
+          offer_id: mineOffers.find((o) => o.order_id === job.order_id)?.offer_id,
+          price_cents: (job.estimated_cost_cents as number) + 2_500,
+          note: "access from the roof",
+        },
+        asker,
+      );
+      expect(made.counter).toMatchObject({ status: "pending" });
+      const status = await call("dispatch.order_status", { order_id: job.order_id });
+      expect(status.counter).toMatchObject({ status: "pending" });
+      const answered = await call(answer, { order_id: job.order_id });
+      expect(answered.counter).toMatchObject({
+        status: answer === "dispatch.counter_accept" ? "accepted" : "declined",
+      });
+      await asker.close();
+    }
     // Dispatcher tools run under the dispatch team's key.
     const dispatcherKey = await h.dispatcherKey("test");
     const ops = await connect(`${base}/api/mcp`, { "x-api-key": dispatcherKey });

@@ -65,6 +65,7 @@ export function orderFixture(overrides: Partial<Order> = {}): Order {
     sla_arrive_at_risk_at: null,
     sla_arrive_breached_at: null,
     recall_of: null,
+    agreed_price_cents: null,
     version: 0,
     ...overrides,
   };
@@ -95,10 +96,10 @@ export function orderRequestFixture(overrides: Partial<OrderRequest> = {}): Orde
   };
 }
 
-/** Columns of migration 0031 on (the check-in and check-out, 0037's recall_of): later than every migration
- * the tests that write rows of an earlier table migrate to, so always left out (a test of 0031 or later
- * states them). */
-const SINCE_0031 = ["check_in", "check_out", "recall_of"];
+/** Columns of migration 0031 on (the check-in and check-out; 0037's recall_of, 0038's agreed price):
+ * later than every migration the tests that write rows of an earlier table migrate to, so always left out
+ * (a test of 0031 or later states them). */
+const SINCE_0031 = ["check_in", "check_out", "recall_of", "agreed_price_cents"];
 
 /** The order's row as a table of an earlier migration takes it: without the columns it has not yet
  * (`laterColumns`, and those of 0031 on). */

@@ -3,13 +3,17 @@
 //
 // - Each order's status and contractor agree with a replay of its audit records, and every record that
 //   names the contractor the order had ("from") names the one the replay says it had.
-// - An order has at most one pending offer, and has one exactly while it is offered, to its contractor.
-// - The capacity each contractor holds equals its pending offers plus the jobs it holds, and the capacity
-//   ledger has exactly one row for each of them.
-// - An order with a callback_url has one outbox event per status change and per NTE request or decision.
+// - An order has at most one pending offer, and while it is offered either one, to its contractor, or a
+//   counter-offer of that contractor waiting on the account (never both, never either otherwise).
+// - The capacity each contractor holds equals its pending offers and waiting counters plus the jobs it
+//   holds, and the capacity ledger has exactly one row for each of them.
+// - An order with a callback_url has one outbox event per status change, per NTE request or decision, and
+//   per counter-offer event (a counter made, or one declined or expired that did not end the cascade;
+//   none for a counter its account's policy accepted at once: that is the acceptance's status event).
 
 import { sql } from "kysely";
 import { openRecord } from "../../src/audit/redaction.js";
+import { POLICY_ACTOR } from "../../src/domain/orders/counter-rules.js";
 import type { KyselyStore } from "../../src/storage/kysely-store.js";
 import type { Store } from "../../src/storage/store.js";
 
@@ -27,7 +31,28 @@ const STATUS_EVENT_KINDS = new Set([
   "order.invoice_paid",
   "order.assigned",
   "order.needs_dispatcher",
+  "order.counter_accepted",
 ]);
+const COUNTER_EVENTS = new Set(["order.countered", "order.counter_declined", "order.counter_expired"]);
+
+/** The counter-offer events an order's records call for (see the module's comment). */
+function counterEventsOf(trail: ReadonlyArray<{ kind: string; actor: string }>): number {
+  let n = 0;
+  trail.forEach((t, i) => {
+    const next = trail[i + 1];
+    if (
+      t.kind === "order.countered" &&
+      !(next?.kind === "order.counter_accepted" && next.actor === POLICY_ACTOR)
+    )
+      n++;
+    if (
+      (t.kind === "order.counter_declined" || t.kind === "order.counter_expired") &&
+      next?.kind !== "order.needs_dispatcher"
+    )
+      n++;
+  });
+  return n;
+}
 
 /** The order's status after each decision on its invoice. */
 const INVOICE_DECIDED: Record<string, string> = {
@@ -103,6 +128,16 @@ function replay(
         if (r.status !== "approved") out.push(`${orderId}: invoice paid while ${r.status}`);
         r.status = "paid";
         break;
+      case "order.counter_accepted":
+        if (data.contractor_id !== r.contractor || r.status !== "offered")
+          out.push(
+            `${orderId}: counter of ${data.contractor_id} accepted while ${r.status} to ${r.contractor}`,
+          );
+        r.status = "accepted";
+        break;
+      case "order.countered":
+      case "order.counter_declined":
+      case "order.counter_expired":
       case "order.offer_declined":
       case "order.offer_expired":
         // An offer is pending only while its order is offered.
@@ -130,13 +165,18 @@ export async function orderAnomalies(store: Store): Promise<string[]> {
     .where("order_id", "is not", null)
     .orderBy("seq")
     .execute();
-  const byOrder = new Map<string, Array<{ kind: string; data: Record<string, unknown> }>>();
+  const byOrder = new Map<string, Array<{ kind: string; actor: string; data: Record<string, unknown> }>>();
   for (const row of records) {
     const list = byOrder.get(row.order_id as string) ?? [];
-    list.push({ kind: row.kind, data: openRecord(row).data });
+    list.push({ kind: row.kind, actor: row.actor, data: openRecord(row).data });
     byOrder.set(row.order_id as string, list);
   }
   const offers = await db.selectFrom("offers").select(["order_id", "contractor_id", "status"]).execute();
+  const counters = await db
+    .selectFrom("counter_offers")
+    .select(["order_id", "contractor_id"])
+    .where("status", "=", "pending")
+    .execute();
   const events = await db.selectFrom("webhook_events").select(["order_id", "type"]).execute();
   for (const order of orders) {
     const trail = byOrder.get(order.id) ?? [];
@@ -147,19 +187,25 @@ export async function orderAnomalies(store: Store): Promise<string[]> {
       out.push(`${order.id}: held by ${order.contractor_id}, its records say ${r.contractor}`);
     }
     const pending = offers.filter((o) => o.order_id === order.id && o.status === "pending");
-    if (pending.length > 1) out.push(`${order.id}: ${pending.length} pending offers`);
+    const waiting = counters.filter((c) => c.order_id === order.id);
+    if (pending.length + waiting.length > 1)
+      out.push(`${order.id}: ${pending.length} pending offers, ${waiting.length} waiting counters`);
     if (order.status === "offered") {
-      if (pending[0]?.contractor_id !== order.contractor_id)
-        out.push(
-          `${order.id}: offered to ${order.contractor_id}, pending offer to ${pending[0]?.contractor_id}`,
-        );
-    } else if (pending.length > 0) {
-      out.push(`${order.id}: a pending offer while ${order.status}`);
+      const to = pending[0]?.contractor_id ?? waiting[0]?.contractor_id;
+      if (to !== order.contractor_id)
+        out.push(`${order.id}: offered to ${order.contractor_id}, pending offer or counter of ${to}`);
+    } else if (pending.length + waiting.length > 0) {
+      out.push(`${order.id}: a pending offer or a waiting counter while ${order.status}`);
     }
     if (order.callback_url !== null) {
       const mine = events.filter((e) => e.order_id === order.id);
       const statusChanges = trail.filter((t) => STATUS_EVENT_KINDS.has(t.kind)).length;
-      const statusEvents = mine.filter((e) => !e.type.startsWith("order.nte_")).length;
+      const statusEvents = mine.filter(
+        (e) => !e.type.startsWith("order.nte_") && !COUNTER_EVENTS.has(e.type),
+      ).length;
+      const counterEvents = mine.filter((e) => COUNTER_EVENTS.has(e.type)).length;
+      if (counterEvents !== counterEventsOf(trail))
+        out.push(`${order.id}: ${counterEvents} counter events for ${counterEventsOf(trail)} expected`);
       if (statusEvents !== statusChanges)
         out.push(`${order.id}: ${statusEvents} status events for ${statusChanges} status changes`);
       const nteRecords = trail.filter(
@@ -172,19 +218,23 @@ export async function orderAnomalies(store: Store): Promise<string[]> {
   }
   const held = await sql<{ id: string; active_jobs: number; offers: number; jobs: number }>`
     select c.id, c.active_jobs,
-      (select count(*) from offers o where o.contractor_id = c.id and o.status = 'pending') as offers,
+      (select count(*) from offers o where o.contractor_id = c.id and o.status = 'pending')
+        + (select count(*) from counter_offers k where k.contractor_id = c.id and k.status = 'pending') as offers,
       (select count(*) from orders d where d.contractor_id = c.id
          and d.status in ('accepted', 'en_route', 'on_site')) as jobs
     from contractors c`.execute(db);
   for (const c of held.rows) {
     if (Number(c.active_jobs) !== Number(c.offers) + Number(c.jobs)) {
-      out.push(`${c.id}: holds ${c.active_jobs}, has ${c.offers} pending offers and ${c.jobs} jobs`);
+      out.push(
+        `${c.id}: holds ${c.active_jobs}, has ${c.offers} pending offers or counters and ${c.jobs} jobs`,
+      );
     }
   }
   // The ledger: one hold per pending offer and per job, and the counter moves with it.
   const holds = await db.selectFrom("capacity_holds").select(["order_id", "contractor_id"]).execute();
   const want = new Set([
     ...offers.filter((o) => o.status === "pending").map((o) => `${o.order_id}|${o.contractor_id}`),
+    ...counters.map((c) => `${c.order_id}|${c.contractor_id}`),
     ...orders
       .filter((o) => o.contractor_id !== null && ["accepted", "en_route", "on_site"].includes(o.status))
       .map((o) => `${o.id}|${o.contractor_id}`),

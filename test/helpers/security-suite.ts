@@ -20,6 +20,7 @@ import {
   contractorAcceptOperation,
   contractorNteRequestOperation,
 } from "../../src/operations/orders/contractor-actions.js";
+import { counterPolicySetOperation } from "../../src/operations/orders/counter-offers.js";
 import { orderOperation } from "../../src/operations/orders/create-order.js";
 import {
   dispatcherAssignOperation,
@@ -416,6 +417,8 @@ export async function buildWorld(h: Harness): Promise<World> {
     actor: "operator:test",
     role: "requester",
   });
+  // The owner's counter-offer policy (off: counters wait for the account), named by its record's seal.
+  const counterPolicy = await run(counterPolicySetOperation, caller, { auto_accept_within_pct: null });
   // The owner's do-not-dispatch entry (dnd_), excluding the other contractor key's C2 by the owner's
   // handle of it; and the owner's handle of C (cref), which it has not excluded.
   const ownerAccount = (await h.services.keys.authenticate(caller)).accountId;
@@ -461,6 +464,7 @@ export async function buildWorld(h: Harness): Promise<World> {
       requirements.record.seal,
       policy.record.seal,
       (await h.services.keys.authenticate(caller)).keyId,
+      counterPolicy.record.seal,
     ],
     orders: [first, second, windowed.order],
     windowed,

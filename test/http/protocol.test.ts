@@ -277,6 +277,11 @@ describe("HTTP protocol", () => {
         "orderRate",
         "orderRating",
         "contractorRatings",
+        "contractorCounterOffer",
+        "dispatchCounterAccept",
+        "dispatchCounterDecline",
+        "counterPolicy",
+        "counterPolicySet",
       ].sort(),
     );
     const quote = doc.paths["/api/dispatch/v1/quote"].post;

@@ -18,16 +18,19 @@ import {
   windowIssues,
 } from "../time/service-window.js";
 import { type CompletionRequirements, completionRefusal } from "./checklist.js";
+import { withdrawnCounter } from "./counter-rules.js";
 import { type InvoiceVersion, type Itemised, unitemised } from "./invoice.js";
 import type {
   Actor,
   AuditFact,
+  CounterSettlement,
   Decision,
   NteRequest,
   Offer,
   OfferSettlement,
   Order,
   OrderChange,
+  OrderEvent,
   OrderPatch,
   OrderState,
   Refusal,
@@ -116,6 +119,7 @@ export function changeOf(
     capacity: parts.capacity ?? { take: [], release: [] },
     ...(parts.invoice ? { invoice: parts.invoice } : {}),
     ...(parts.invoiceDecision ? { invoiceDecision: parts.invoiceDecision } : {}),
+    ...(parts.counter ? { counter: parts.counter } : {}),
     audit: parts.audit ?? [],
     event: parts.event ?? null,
   };
@@ -321,6 +325,7 @@ function newOrder(
     sla_arrive_breached_at: null,
     recall_of: r.recall_of,
     version: 0,
+    agreed_price_cents: null,
   };
 }
 
@@ -420,6 +425,32 @@ export function settleOffer(state: OrderState | null, cmd: SettleOffer, ctx: Com
       audit: [settled],
     });
   }
+  return passOn(state, offer.contractor_id, { patch: counted, settle, audit: [settled] }, ctx);
+}
+
+/** What ends the offer to a contractor without a job: the order's columns it changes, the offers it
+ * settles, its records, the counter it settles, and the event of a re-offer (none for an offer's own
+ * answer: the order stays offered). */
+export interface PassedOffer {
+  patch: OrderPatch;
+  settle: OfferSettlement[];
+  audit: AuditFact[];
+  counter?: { settle: CounterSettlement };
+  reofferEvent?: OrderEvent;
+  /** Added to the needs_dispatcher event's details when the cascade runs out. */
+  details?: Record<string, unknown>;
+}
+
+/**
+ * The job moves on from the contractor `from` it was offered to (an offer declined or expired, a
+ * counter declined or expired): its capacity given back, and the job offered to the next-ranked
+ * contractor not yet tried, or handed to a dispatcher when the cascade runs out.
+ */
+export function passOn(state: OrderState, from: string, done: PassedOffer, ctx: CommandContext): OrderChange {
+  const { order } = state;
+  const at = ctx.now.toISOString();
+  const { settle, audit } = done;
+  const counter = done.counter ? { counter: done.counter } : {};
   const next = nextOffer(
     order,
     order.ranking ?? [],
@@ -432,15 +463,16 @@ export function settleOffer(state: OrderState | null, cmd: SettleOffer, ctx: Com
     status,
     contractor_id: next?.contractor_id ?? null,
     updated_at: at,
-    ...counted,
+    ...done.patch,
     ...(next ? { offers_made: order.offers_made + 1 } : {}),
   };
   if (next) {
     return changeOf(order, patch, {
       offers: { create: [next], settle },
-      capacity: { take: [next.contractor_id], release: [offer.contractor_id] },
+      capacity: { take: [next.contractor_id], release: [from] },
+      ...counter,
       audit: [
-        settled,
+        ...audit,
         {
           kind: "order.offered",
           actor: "system:dispatch",
@@ -453,14 +485,16 @@ export function settleOffer(state: OrderState | null, cmd: SettleOffer, ctx: Com
           },
         },
       ],
-      // A re-offer keeps the order offered: no event.
+      // A re-offer keeps the order offered: no event of its own (a counter's end has one).
+      event: done.reofferEvent ?? null,
     });
   }
   return changeOf(order, patch, {
     offers: { create: [], settle },
-    capacity: { take: [], release: [offer.contractor_id] },
+    capacity: { take: [], release: [from] },
+    ...counter,
     audit: [
-      settled,
+      ...audit,
       {
         kind: "order.needs_dispatcher",
         actor: "system:dispatch",
@@ -471,7 +505,7 @@ export function settleOffer(state: OrderState | null, cmd: SettleOffer, ctx: Com
     event: {
       type: "order.needs_dispatcher",
       at,
-      details: { previous_status: "offered", offers_made: state.offers.length },
+      details: { previous_status: "offered", offers_made: state.offers.length, ...done.details },
     },
   });
 }
@@ -834,6 +868,7 @@ export function cancelOrder(
     { status, status_reason: cmd.reason, updated_at: at },
     {
       offers: { create: [], settle: withdrawPending(state.offers, at, "order cancelled") },
+      counter: withdrawnCounter(state, at, cmd.actor, "order cancelled"),
       capacity: { take: [], release: frees && order.contractor_id ? [order.contractor_id] : [] },
       audit: [
         {
@@ -938,6 +973,7 @@ export function assignContractor(
     },
     {
       offers: { create: [], settle: withdrawPending(state.offers, at, "assigned by a dispatcher") },
+      counter: withdrawnCounter(state, at, cmd.actor, "assigned by a dispatcher"),
       capacity: {
         take: [contractorId],
         release: frees && order.contractor_id ? [order.contractor_id] : [],

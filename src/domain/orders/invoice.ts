@@ -197,6 +197,8 @@ export interface InvoiceFacts {
   lines: readonly InvoiceLine[];
   nte_in_force_cents: number | null;
   estimated_cost_cents: number;
+  /** The price of an accepted counter-offer (counter-rules.ts): checked against instead of the estimate. */
+  agreed_price_cents?: number | null;
   /** When the contractor checked in and out (on site, completed); null when not known. */
   on_site_at: string | null;
   completed_at: string | null;
@@ -227,16 +229,21 @@ function withinNte(f: InvoiceFacts): InvoiceCheck {
 }
 
 function againstEstimate(f: InvoiceFacts): InvoiceCheck {
-  const within = f.total_cents <= Math.round(f.estimated_cost_cents * (1 + ESTIMATE_TOLERANCE));
+  // A price agreed by an accepted counter-offer replaces the quote's estimate as the reference.
+  const agreed = f.agreed_price_cents ?? null;
+  const base = agreed ?? f.estimated_cost_cents;
+  const what = agreed === null ? "the quote's estimate" : "the price agreed by the accepted counter-offer";
+  const within = f.total_cents <= Math.round(base * (1 + ESTIMATE_TOLERANCE));
   return {
     code: "against_estimate",
     result: within ? "pass" : "flag",
     message: within
-      ? `The total is within ${pct(ESTIMATE_TOLERANCE)} above the quote's estimate.`
-      : `The total is ${pct(f.total_cents / f.estimated_cost_cents - 1)} above the quote's estimate (tolerance ${pct(ESTIMATE_TOLERANCE)}).`,
+      ? `The total is within ${pct(ESTIMATE_TOLERANCE)} above ${what}.`
+      : `The total is ${pct(f.total_cents / base - 1)} above ${what} (tolerance ${pct(ESTIMATE_TOLERANCE)}).`,
     figures: {
       total_cents: f.total_cents,
       estimated_cost_cents: f.estimated_cost_cents,
+      ...(agreed === null ? {} : { agreed_price_cents: agreed }),
       tolerance: ESTIMATE_TOLERANCE,
     },
   };

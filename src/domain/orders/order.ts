@@ -106,6 +106,9 @@ export interface Order {
   /** Bumped by every change of the order, its offers or its NTE requests (0 for a new order): a write
    * that read an older version matches no row. */
   version: number;
+  /** The price an accepted counter-offer agreed (counter-rules.ts), in cents: what the job is billed
+   * against instead of the estimate; null when no counter was accepted. */
+  agreed_price_cents: number | null;
 }
 
 /** The columns a change of an existing order may set: not its identity, its mode, its ranking or the order
@@ -129,7 +132,8 @@ export interface NteRequest {
   decision_reason: string | null;
 }
 
-export type OfferStatus = "pending" | "accepted" | "declined" | "expired" | "withdrawn";
+/** "countered": the contractor answered with a counter-offer (its outcome is the counter's). */
+export type OfferStatus = "pending" | "accepted" | "declined" | "expired" | "withdrawn" | "countered";
 
 /** A job offered to one contractor, with its deadline: the cascade's steps. */
 export interface Offer {
@@ -143,6 +147,37 @@ export interface Offer {
   offered_at: string;
   deadline_at: string;
   responded_at: string | null;
+  reason: string | null;
+}
+
+export type CounterStatus = "pending" | "accepted" | "declined" | "expired" | "withdrawn";
+
+/** A contractor's counter to its offer: a price and/or an arrival window, waiting on the account until
+ * its own deadline (one per offer: the offer's id is the counter's). */
+export interface CounterOffer {
+  offer_id: string;
+  order_id: string;
+  contractor_id: string;
+  livemode: boolean;
+  price_cents: number | null;
+  window_start: string | null;
+  window_end: string | null;
+  note: string | null;
+  status: CounterStatus;
+  created_at: string;
+  deadline_at: string;
+  decided_at: string | null;
+  /** Who answered it: the account's key, its policy (system:counter-policy), or the sweeper. */
+  decided_by: string | null;
+  reason: string | null;
+}
+
+/** A pending counter's outcome. */
+export interface CounterSettlement {
+  offer_id: string;
+  status: Exclude<CounterStatus, "pending">;
+  at: string;
+  by: Actor;
   reason: string | null;
 }
 
@@ -178,6 +213,10 @@ const ORDER_AUDIT_KINDS = [
   "order.sla_at_risk",
   "order.sla_breached",
   "order.rescheduled",
+  "order.countered",
+  "order.counter_accepted",
+  "order.counter_declined",
+  "order.counter_expired",
 ] as const;
 export type OrderAuditKind = (typeof ORDER_AUDIT_KINDS)[number];
 
@@ -228,6 +267,8 @@ export interface OrderChange {
   invoice?: InvoiceVersion;
   /** The account's decision on the invoice this change writes (approved, rejected, sent back, paid). */
   invoiceDecision?: InvoiceDecision;
+  /** A counter-offer this change makes, or settles (accepted, declined, expired, withdrawn). */
+  counter?: { create?: CounterOffer; settle?: CounterSettlement };
   audit: AuditFact[];
   event: OrderEvent | null;
 }

@@ -43,5 +43,8 @@ export const ORDER_EVENT_TYPES = [
   "order.sla_breached",
   "order.rescheduled",
   "order.invoice_revised",
+  "order.countered",
+  "order.counter_declined",
+  "order.counter_expired",
 ] as const;
 export type OrderEventType = (typeof ORDER_EVENT_TYPES)[number];

@@ -7,7 +7,9 @@
 //   and an invoice sent back: revision_requested or invoice_rejected, which a revision makes invoiced again.
 //
 // Declines and expired offers are recorded events, not statuses: the order stays `offered` while the job
-// moves down the ranking (the `reoffer` action), until a contractor accepts or the list runs out.
+// moves down the ranking (the `reoffer` action), until a contractor accepts or the list runs out. A
+// counter-offer keeps it `offered` too (the `counter` action), with the contractor's capacity held until
+// the account accepts it (`accept_counter`) or declines it or lets it expire (then `reoffer`/`exhaust`).
 
 import { ORDER_STATUSES, type OrderStatus } from "./statuses.js";
 
@@ -36,6 +38,8 @@ export const ACTIONS = [
   "approve",
   "pay",
   "cancel",
+  "counter",
+  "accept_counter",
 ] as const;
 export type Action = (typeof ACTIONS)[number];
 
@@ -84,6 +88,20 @@ export const TRANSITIONS: readonly Transition[] = [
     to: "accepted",
     by: ["contractor"],
     meaning: "the contractor accepted the offer",
+  },
+  {
+    action: "counter",
+    from: ["offered"],
+    to: "offered",
+    by: ["contractor"],
+    meaning: "the contractor answered the offer with a counter (price and/or window): the account decides",
+  },
+  {
+    action: "accept_counter",
+    from: ["offered"],
+    to: "accepted",
+    by: ["caller", "system"],
+    meaning: "the account (or its policy) accepted the contractor's counter: assigned at its price/window",
   },
   {
     action: "assign",

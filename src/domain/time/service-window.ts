@@ -139,7 +139,7 @@ function computeEarliestWindow(now: Date, timeZone: string, trade: TradeCode): T
 
 /** Whose an arrival window is: the caller's ("requested"), the earliest the service gave ("earliest"), or
  * the dispatch team's, which moved it ("rescheduled"). */
-export type WindowSource = "requested" | "earliest" | "rescheduled";
+export type WindowSource = "requested" | "earliest" | "rescheduled" | "countered";
 
 /** The time an answer promises for a job. */
 export interface ServicePromise {

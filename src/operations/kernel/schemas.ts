@@ -130,7 +130,7 @@ export const problemSchema = z
   .loose()
   .meta({ id: "Problem", description: "RFC 9457 problem details" });
 
-const rfc3339 = (field: string) =>
+export const rfc3339 = (field: string) =>
   z.iso
     .datetime({
       offset: true,
@@ -162,10 +162,11 @@ export function serviceTimeShape<Zone extends z.ZodType>(zone: Zone) {
         start: utc(),
         end: utc(),
         source: z
-          .enum(["requested", "earliest", "rescheduled"])
+          .enum(["requested", "earliest", "rescheduled", "countered"])
           .describe(
             "requested: the service_window you gave; earliest: the earliest the service books; " +
-              "rescheduled: the dispatch team moved it (the order.rescheduled event says from when).",
+              "rescheduled: the dispatch team moved it (the order.rescheduled event says from when); " +
+              "countered: the window of the contractor's counter-offer you (or your policy) accepted.",
           ),
       })
       .nullable()

@@ -31,6 +31,7 @@ import {
 import type { CommandContext, ContractorKey, ProgressReport } from "../../domain/orders/commands.js";
 import * as orders from "../../domain/orders/commands.js";
 import type { CompletionEvidence } from "../../domain/orders/completion-gate.js";
+import * as counters from "../../domain/orders/counter-commands.js";
 import type { Itemised } from "../../domain/orders/invoice.js";
 import * as invoiceDecisions from "../../domain/orders/invoice-decisions.js";
 import type {
@@ -682,4 +683,84 @@ export async function payInvoice(
       ),
   );
   return done.change.after;
+}
+
+// --- Counter-offers (domain/orders/counter-commands.ts) ---------------------------------------------
+
+/** A dispatcher's kind of placement: an accepted counter's window is the contractor's own word, so its
+ * job is placed there even where its calendar says otherwise. */
+const AS_AGREED: Timing = { strict: false };
+
+/** The contractor counters its pending offer; the account's policy, read in the transaction, may accept
+ * it at once. */
+export async function counterOffer(
+  services: OrderServices,
+  cmd: Omit<counters.CounterCommand, "policy">,
+): Promise<Committed> {
+  const done = await runOrderCommand(
+    services,
+    async (tx) => {
+      const state = await loadByOffer(services, tx, cmd.offerId);
+      const policy = state
+        ? await services.store.counters.policy(state.order.account_id, state.order.livemode, tx)
+        : undefined;
+      return { state, policy: policy ?? null };
+    },
+    ({ state, policy }, ctx) => counters.counterOffer(state, { ...cmd, policy }, ctx),
+    AS_AGREED,
+  );
+  await fireSlaClocksAfter(services, done.change.after);
+  return done;
+}
+
+/** An order with its counters, read in the command's transaction. */
+async function withCounters(services: OrderServices, tx: WriteTx, orderId: string) {
+  const state = await loadOrder(services, tx, orderId);
+  return { state, counters: state ? await services.store.counters.ofOrder(orderId, tx) : [] };
+}
+
+/** The account accepts the counter waiting on its order. */
+export async function acceptCounter(services: OrderServices, orderId: string, actor: Actor): Promise<Order> {
+  const done = await runOrderCommand(
+    services,
+    (tx) => withCounters(services, tx, orderId),
+    ({ state, counters: all }, ctx) => counters.acceptCounter(state, { orderId, counters: all, actor }, ctx),
+    AS_AGREED,
+  );
+  await fireSlaClocksAfter(services, done.change.after);
+  return done.change.after;
+}
+
+/** The account declines the counter waiting on its order (the cascade moves on), or the sweeper expires
+ * it; a refusal is the answer's (settled meanwhile, or not yet due). */
+export async function endCounter(
+  services: OrderServices,
+  orderId: string,
+  outcome: "declined" | "expired",
+  actor: Actor,
+  reason: string | null,
+): Promise<Committed | Refusal> {
+  const outcomeOf = await tryOrderCommand(
+    services,
+    async (tx) => {
+      const { state, counters: all } = await withCounters(services, tx, orderId);
+      return { ...(await withBarred(services, tx, state)), counters: all };
+    },
+    ({ state, barred, counters: all }, ctx) =>
+      counters.endCounter(state, { orderId, counters: all, outcome, actor, reason }, barring(ctx, barred)),
+  );
+  if (outcomeOf.kind === "lost") throw new Error("a command without a guard lost its guard");
+  return outcomeOf;
+}
+
+/** As endCounter, answering a refusal with its problem (the operations' form). */
+export async function declineCounter(
+  services: OrderServices,
+  orderId: string,
+  actor: Actor,
+  reason: string | null,
+): Promise<Order> {
+  const outcome = await endCounter(services, orderId, "declined", actor, reason);
+  if (outcome.kind === "refused") throw refusalError(outcome);
+  return outcome.change.after;
 }

@@ -4,11 +4,13 @@
 // what, the NTE; the street address once the job is accepted), never the account or its references.
 
 import { z } from "zod";
+import { counterDetails } from "../../domain/orders/counter-rules.js";
 import { INVOICE_LIMITS, type InvoiceLineInput } from "../../domain/orders/invoice.js";
 import type { Offer, Order } from "../../domain/orders/order.js";
 import type { OrderStatus } from "../../domain/orders/statuses.js";
 import { contractorOf, defineOperation } from "../kernel/operation.js";
 import { acceptOffer, declineOffer, invoice, reportProgress, requestNte } from "./command-runner.js";
+import { counterSchema } from "./counter-view.js";
 import { applyInvoicePolicy, invoiceLinesInput, itemisedOr422 } from "./invoices.js";
 import {
   ORDER_STATUSES,
@@ -26,6 +28,11 @@ const jobBase = {
   location: z.object({ state: z.string(), zip: z.string().nullable(), city: z.string().nullable() }),
   nte_cents: z.number().int().nullable().describe("Not-to-exceed amount the caller set, if any."),
   estimated_cost_cents: z.number().int(),
+  agreed_price_cents: z
+    .number()
+    .int()
+    .nullable()
+    .describe("The price of your counter-offer the account accepted; null when none was."),
   // When to be there: the window, or the urgency's respond_by and arrive_by.
   ...orderServiceTimeShape,
 };
@@ -41,11 +48,17 @@ const contractorOfferSchema = z
     deadline_at: z.iso
       .datetime()
       .describe("Accept before this time, or the job goes to the next contractor."),
+    counter: counterSchema
+      .optional()
+      .describe(
+        "Your counter-offer, when you answered this offer with one: it waits on the account until its " +
+          "deadline_at (the job stays yours meanwhile).",
+      ),
     ...jobBase,
   })
   .meta({ id: "ContractorOffer" });
 
-const contractorJobSchema = z
+export const contractorJobSchema = z
   .object({
     ...jobBase,
     status: z.enum(ORDER_STATUSES),
@@ -66,6 +79,7 @@ function job(order: Order) {
     location: { state: order.state, zip: order.zip, city: order.city },
     nte_cents: order.nte_cents,
     estimated_cost_cents: order.estimated_cost_cents,
+    agreed_price_cents: order.agreed_price_cents,
     ...serviceTimeOf(order),
   };
 }
@@ -100,8 +114,9 @@ export const contractorOffersOperation = defineOperation({
   name: "contractor.offers",
   summary: "List your pending offers",
   description:
-    "The jobs offered to you that wait for your answer, newest first, each with its deadline. Accept or " +
-    "decline before the deadline; after it, the job goes to the next contractor.",
+    "The jobs offered to you that wait for your answer, newest first, each with its deadline. Accept, " +
+    "decline or counter before the deadline; after it, the job goes to the next contractor. Offers you " +
+    "countered are listed too while the account has not answered, with your `counter`.",
   access: "contractor",
   effect: "read",
   limit: "key",
@@ -112,12 +127,27 @@ export const contractorOffersOperation = defineOperation({
   async handler(ctx) {
     const { store } = ctx.services;
     const { contractorId, livemode } = contractorOf(ctx);
-    const offers = await store.orders.offersOfContractor(contractorId, livemode, "pending", 200);
+    const [pending, countered] = await Promise.all([
+      store.orders.offersOfContractor(contractorId, livemode, "pending", 200),
+      store.orders.offersOfContractor(contractorId, livemode, "countered", 200),
+    ]);
+    // Of the countered offers, those whose counter still waits on the account.
+    const waiting = new Map(
+      (await store.counters.byOffers(countered.map((o) => o.id)))
+        .filter((c) => c.status === "pending")
+        .map((c) => [c.offer_id, c]),
+    );
+    const offers = [...pending, ...countered.filter((o) => waiting.has(o.id))].sort((a, b) =>
+      b.offered_at.localeCompare(a.offered_at),
+    );
     const orders = new Map((await store.orders.byIds(offers.map((o) => o.order_id))).map((o) => [o.id, o]));
     return {
       offers: offers.flatMap((o) => {
         const order = orders.get(o.order_id);
-        return order ? [offerView(o, order)] : [];
+        const counter = waiting.get(o.id);
+        return order
+          ? [{ ...offerView(o, order), ...(counter ? { counter: counterDetails(counter) } : {}) }]
+          : [];
       }),
     };
   },

@@ -311,6 +311,9 @@ async function commitOrder(
           change.after,
           ctx,
           audit.map((a) => sealRef(ctx.baseUrl, a.seal, a.kind, a.created_at)),
+          [],
+          // A new order has no counter-offer yet: its answer reads as its status does.
+          null,
         );
         // Another process stored this key first: its order stands, ours is not written.
         return ctx.idempotency ? ctx.idempotency.claim(tx, view, id) : true;

@@ -220,6 +220,7 @@ async function checksOf(services: OrderServices, order: Order, latest: InvoiceVe
     lines: latest.lines,
     nte_in_force_cents: nteInForce(order),
     estimated_cost_cents: order.estimated_cost_cents,
+    agreed_price_cents: order.agreed_price_cents,
     on_site_at: order.check_in?.at ?? order.on_site_at,
     completed_at: order.check_out?.at ?? order.completed_at,
     baseline_rate_cents: Math.round(

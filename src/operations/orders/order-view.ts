@@ -8,6 +8,7 @@ import type { NteRequest, Order } from "../../domain/orders/order.js";
 import { ORDER_STATUSES, type OrderStatus, TRANSITIONS } from "../../domain/orders/transitions.js";
 import { currencySchema, etaTierSchema, serviceTimeShape, timeZoneSchema } from "../kernel/schemas.js";
 import { type SealRef, sealRefSchema, sealSchema } from "../matching/decision-records.js";
+import { type CounterView, counterSchema } from "./counter-view.js";
 import { hasReport, reportPath } from "./service-report-model.js";
 
 export { ORDER_STATUSES };
@@ -135,6 +136,23 @@ export const orderSchema = z
       ),
     callback_url: z.string().nullable(),
     estimated_cost_cents: z.number().int(),
+    agreed_price_cents: z
+      .number()
+      .int()
+      .nullable()
+      .describe(
+        "The price of the contractor's counter-offer you (or your policy) accepted: what its invoice is " +
+          "checked against instead of the estimate; null when none was accepted.",
+      ),
+    counter: counterSchema
+      .nullable()
+      .optional()
+      .describe(
+        "The contractor's latest counter-offer on this order (status pending: it waits for your answer, " +
+          "dispatch.counter_accept or dispatch.counter_decline, by its deadline_at); null: none. Shown " +
+          "when the order is read on its own, not in lists or events (an event about a counter carries " +
+          "it as data.counter).",
+      ),
     final_cost_cents: z.number().int().nullable().describe("The contractor's final cost, once completed."),
     eta_at: z.iso.datetime().nullable().describe("When the contractor on its way expects to arrive."),
     ...siteChecksShape,
@@ -222,6 +240,8 @@ export function orderView(
   at: ViewContext,
   seals: SealRef[],
   nteRequests: readonly NteRequest[] = [],
+  /** The order's latest counter-offer, when the view reads it (its own read). */
+  counter?: CounterView | null,
 ): OrderView {
   const { status } = row;
   return {
@@ -247,6 +267,8 @@ export function orderView(
     recall_of: row.recall_of,
     callback_url: row.callback_url,
     estimated_cost_cents: row.estimated_cost_cents,
+    agreed_price_cents: row.agreed_price_cents,
+    ...(counter !== undefined ? { counter } : {}),
     final_cost_cents: row.final_cost_cents,
     eta_at: row.eta_at,
     check_in: row.check_in,

@@ -40,6 +40,7 @@ import { migration0034 } from "./0034-do-not-dispatch.js";
 import { migration0035 } from "./0035-invoices.js";
 import { migration0036 } from "./0036-ratings.js";
 import { migration0037 } from "./0037-recalls.js";
+import { migration0038 } from "./0038-counter-offers.js";
 import { migration0039 } from "./0039-invoice-approvals.js";
 
 const MIGRATIONS: Record<Dialect, Record<string, Migration>> = {
@@ -81,6 +82,7 @@ const MIGRATIONS: Record<Dialect, Record<string, Migration>> = {
     "0035-invoices": migration0035,
     "0036-ratings": migration0036,
     "0037-recalls": migration0037,
+    "0038-counter-offers": migration0038,
     "0039-invoice-approvals": migration0039("sqlite"),
   },
   postgres: {
@@ -121,6 +123,7 @@ const MIGRATIONS: Record<Dialect, Record<string, Migration>> = {
     "0035-invoices": migration0035,
     "0036-ratings": migration0036,
     "0037-recalls": migration0037,
+    "0038-counter-offers": migration0038,
     "0039-invoice-approvals": migration0039("postgres"),
   },
 };

@@ -229,6 +229,9 @@ describe("the transition table against the lifecycle of docs/work-orders.md", ()
     ["offered", "reoffer", "offered", ["system"]],
     ["offered", "exhaust", "needs_dispatcher", ["system"]],
     ["offered", "accept", "accepted", ["contractor"]],
+    // A counter-offer keeps the order offered; the account (or its policy) accepting it assigns the job.
+    ["offered", "counter", "offered", ["contractor"]],
+    ["offered", "accept_counter", "accepted", ["caller", "system"]],
     ["offered", "assign", "accepted", ["dispatcher"]],
     ["needs_dispatcher", "assign", "accepted", ["dispatcher"]],
     ["cannot_complete", "assign", "accepted", ["dispatcher"]],

@@ -87,7 +87,7 @@ describe("order lifecycle", () => {
   });
 
   it("names what each role may do next, and which statuses hold a contractor's capacity", () => {
-    expect(allowedActions("offered", "contractor")).toEqual(["accept"]);
+    expect(allowedActions("offered", "contractor")).toEqual(["accept", "counter"]);
     expect(allowedActions("invoiced", "dispatcher")).toEqual([]);
     expect(ORDER_STATUSES.filter(holdsContractor)).toEqual(["offered", "accepted", "en_route", "on_site"]);
   });
