@@ -704,7 +704,8 @@ describe("MCP on a fresh store, with no MCP_API_KEY", () => {
 
 describe("MCP for a caller without a key of its own (issue 28, item 19)", () => {
   it("quotes, orders and reads that order under the sandbox key, and nothing else keyed: each other tool is 401 and unlisted", async () => {
-    const fresh = await createHarness();
+    // One call per keyed tool from one client: a burst above their number.
+    const fresh = await createHarness({ AGENT_RATE_LIMIT_BURST: "500", AGENT_RATE_LIMIT_PER_MINUTE: "1000" });
     try {
       await fresh.services.store.contractors.insert(austinCrew("anon"), testRecord());
       await fresh.services.pool.load();

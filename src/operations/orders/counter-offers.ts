@@ -13,6 +13,7 @@ import {
   counterDetails,
 } from "../../domain/orders/counter-rules.js";
 import type { CounterOffer, Order } from "../../domain/orders/order.js";
+import { withinApprovalLimit } from "../../domain/key-roles.js";
 import { ApiError } from "../../errors.js";
 import type { CounterPolicyRow } from "../../storage/store.js";
 import { contractorOf, defineOperation, type OperationContext, principalOf } from "../kernel/operation.js";
@@ -117,8 +118,10 @@ export const counterAcceptOperation = defineOperation({
     "deadline_at: the order becomes accepted by that contractor at the counter's price (agreed_price_cents, " +
     "what the invoice is checked against; a price above the NTE in force raises it to that price) and/or " +
     "window (arrival_window, source countered). 409 invalid_transition when no counter waits, 409 " +
-    "offer_expired after its deadline.",
+    "offer_expired after its deadline. Takes an approver's key (or an admin's), within its approval " +
+    "limit for the counter's price (403 approval_limit_exceeded).",
   access: "key",
+  role: "approver",
   effect: "write",
   limit: "key",
   http: { method: "POST", path: "/api/dispatch/v1/orders/counter-accept", input: "body" },
@@ -129,6 +132,15 @@ export const counterAcceptOperation = defineOperation({
   async handler(ctx, input) {
     const principal = principalOf(ctx);
     const order = await ownOrder(ctx, input.order_id);
+    const waiting = latestCounter(await ctx.services.store.counters.ofOrder(order.id));
+    const price = waiting?.status === "pending" ? waiting.price_cents : null;
+    if (price !== null && !withinApprovalLimit(principal.role, principal.approvalLimitCents, price)) {
+      throw new ApiError(
+        "approval_limit_exceeded",
+        `The counter's price (${price} cents) is above this key's approval limit (${principal.approvalLimitCents} cents).`,
+        { extra: { approval_limit_cents: principal.approvalLimitCents, price_cents: price } },
+      );
+    }
     return withCounter(ctx, await acceptCounter(ctx.services, order.id, `key:${principal.keyId}`));
   },
 });
@@ -221,8 +233,9 @@ export const counterPolicySetOperation = defineOperation({
     "Sets auto_accept_within_pct (0 to 100; null turns it off): a counter asking a price at most that " +
     "many percent above the order's estimate, and not above the NTE in force, is accepted as it arrives; " +
     "any other counter waits for you. Applies to counters made from now on. Sealed in the audit log " +
-    "(account.counter_policy_set), and each acceptance it makes names it.",
+    "(account.counter_policy_set), and each acceptance it makes names it. Takes an admin's key.",
   access: "key",
+  role: "admin",
   effect: "write",
   limit: "key",
   http: { method: "POST", path: "/api/dispatch/v1/counter-policy", input: "body" },
