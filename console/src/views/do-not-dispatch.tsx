@@ -118,6 +118,7 @@ function AccountEntry({ entry, onRemoved }: { entry: DndEntry; onRemoved: () => 
   return (
     <li class="row dnd-row" data-entry-id={entry.entry_id} data-contractor-ref={entry.contractor_ref}>
       <div class="row-open static">
+        <span class="standing standing-badge-excluded">Excluded</span>
         <span class="row-main">
           <span class="row-title">
             {entry.contractor_ref}
@@ -274,7 +275,7 @@ export function DispatcherDoNotDispatch() {
         <h1 id="dnd-title">Do not dispatch</h1>
         <div class="stats">
           <span class="stat">
-            <strong>{entries?.length ?? 0}</strong> entries
+            <strong>{entries?.length ?? 0}</strong> {entries?.length === 1 ? "entry" : "entries"}
           </span>
         </div>
       </div>
