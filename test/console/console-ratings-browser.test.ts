@@ -2,7 +2,8 @@
 // console-browser.test.ts): the account rates a completed order and changes it, and sees a rating whose
 // window has closed read-only; the contractor sees its aggregate; the account adds an order's contractor
 // to its do-not-dispatch list and removes it; the dispatch team sees the entry, the board's picker marks
-// the contractor excluded, and the pool shows its ratings. Screenshots go to test-artifacts/console/.
+// the contractor excluded, and the pool shows its ratings. Screenshots go to test-artifacts/console/
+// (UPDATE_SCREENSHOTS=1: those docs/console.md shows to docs/screenshots/).
 
 import { mkdirSync, mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
@@ -18,6 +19,9 @@ import { createHarness, type Harness, ORDER_PATH } from "../helpers/harness.js";
 
 const ROOT = fileURLToPath(new URL("../..", import.meta.url));
 const ARTIFACTS = join(ROOT, "test-artifacts", "console");
+// UPDATE_SCREENSHOTS=1: the screenshots docs/console.md shows go to docs/screenshots/ instead.
+const README_SHOTS = join(ROOT, "docs", "screenshots");
+const IN_README = new Set(["account-rating", "board-excluded", "contractor-ratings"]);
 const PLUMBER = "ctr_liveratedplumber";
 const DAY_MS = 86_400_000;
 
@@ -146,7 +150,8 @@ async function accessible(page: Page, view: string): Promise<void> {
 
 const shot = async (page: Page, name: string) => {
   await page.evaluate("window.scrollTo(0, 0)");
-  await page.screenshot({ path: join(ARTIFACTS, `${name}.png`), fullPage: true });
+  const dir = process.env.UPDATE_SCREENSHOTS && IN_README.has(name) ? README_SHOTS : ARTIFACTS;
+  await page.screenshot({ path: join(dir, `${name}.png`), fullPage: true });
 };
 
 /** The account's row of an order, its timeline (and what the console shows with it) opened. */
