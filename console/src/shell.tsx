@@ -8,6 +8,7 @@ import type { Session } from "./types";
 import { AccountView, accountOrders, openOrderTimeline } from "./views/account";
 import { Board, boardOrders, openOrder } from "./views/board";
 import { ContractorView } from "./views/contractor";
+import { AccountDoNotDispatch, DispatcherDoNotDispatch } from "./views/do-not-dispatch";
 import { AccountInvoices } from "./views/invoices";
 import { Pool } from "./views/pool";
 import { Webhooks } from "./views/webhooks";
@@ -59,8 +60,8 @@ export function Shell({ session }: { session: Session }) {
   );
 }
 
-type DispatchTab = "board" | "pool" | "map";
-type AccountTab = "orders" | "invoices" | "webhooks" | "map";
+type DispatchTab = "board" | "pool" | "dnd" | "map";
+type AccountTab = "orders" | "invoices" | "dnd" | "webhooks" | "map";
 
 function Tabs<T extends string>(props: {
   label: string;
@@ -105,6 +106,7 @@ function DispatchTeam() {
         tabs={[
           ["board", "Board"],
           ["pool", "Pool"],
+          ["dnd", "Do not dispatch"],
           ["map", "Map"],
         ]}
         tab={tab}
@@ -114,6 +116,7 @@ function DispatchTeam() {
         <Board />
       </div>
       {tab === "pool" && <Pool />}
+      {tab === "dnd" && <DispatcherDoNotDispatch />}
       {tab === "map" && (
         <LazyMap
           title="Map of orders and contractors"
@@ -141,6 +144,7 @@ function AccountArea() {
         tabs={[
           ["orders", "Orders"],
           ["invoices", "Invoices"],
+          ["dnd", "Do not dispatch"],
           ["webhooks", "Webhooks"],
           ["map", "Map"],
         ]}
@@ -151,6 +155,7 @@ function AccountArea() {
         <AccountView />
       </div>
       {tab === "invoices" && <AccountInvoices />}
+      {tab === "dnd" && <AccountDoNotDispatch />}
       {tab === "webhooks" && <Webhooks />}
       {tab === "map" && (
         <LazyMap

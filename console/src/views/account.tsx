@@ -7,7 +7,9 @@ import { ApiProblem, allPages, get, post } from "../api";
 import { ago, clock, minute, money, place, titleCase } from "../format";
 import { subscribe } from "../live";
 import type { Order, OrderStatus, StreamEvent } from "../types";
+import { ExcludeContractor } from "./do-not-dispatch";
 import { Proof } from "./proof";
+import { OrderRating, rateable } from "./ratings";
 import { StatusPill } from "./status";
 import { Timeline } from "./timeline";
 
@@ -185,6 +187,8 @@ export function AccountView() {
               </div>
               {expanded.value === o.order_id && (
                 <div class="account-timeline">
+                  {rateable(o) && <OrderRating order={o} />}
+                  <ExcludeContractor order={o} />
                   <Proof order={o} />
                   <Timeline path="/api/audit" orderId={o.order_id} version={o.updated_at} />
                 </div>

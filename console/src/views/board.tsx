@@ -9,6 +9,7 @@ import { ApiProblem, allPages, get, post } from "../api";
 import { ago, clock, minute, money, now, place, STATUS_LABEL, timeLeft, titleCase } from "../format";
 import { subscribe } from "../live";
 import type { Contractor, Order, OrderStatus, StreamEvent } from "../types";
+import { type DndEntry, exclusionOf, useAccountExclusions } from "./do-not-dispatch";
 import { Proof } from "./proof";
 import { StatusPill } from "./status";
 import { Timeline } from "./timeline";
@@ -487,6 +488,9 @@ function AssignPanel({ order, onDone }: { order: Order; onDone: (m: string) => v
   const [error, setError] = useState<string | null>(null);
   const [busy, setBusy] = useState(false);
   const { found, anyTrade } = useCandidates(order, name, setError);
+  // The account's exclusions: a contractor on its list for this trade is marked and cannot be picked.
+  const exclusions = useAccountExclusions(order.account_id);
+  const excluded = (id: string) => exclusionOf(exclusions ?? [], id, order.trade);
 
   const submit = async (e: Event) => {
     e.preventDefault();
@@ -504,7 +508,11 @@ function AssignPanel({ order, onDone }: { order: Order; onDone: (m: string) => v
       setPicked(null);
       onDone(`Assigned to ${picked}.`);
     } catch (err) {
-      setError(err instanceof ApiProblem ? err.message : "The assignment failed.");
+      // 409 contractor_excluded (an entry the list did not have yet): the service's words, naming it.
+      if (err instanceof ApiProblem && err.code === "contractor_excluded") {
+        setError(`Excluded by the account: ${err.message}`);
+        setPicked(null);
+      } else setError(err instanceof ApiProblem ? err.message : "The assignment failed.");
     } finally {
       setBusy(false);
     }
@@ -528,7 +536,7 @@ function AssignPanel({ order, onDone }: { order: Order; onDone: (m: string) => v
       ) : found.length === 0 ? (
         <p class="muted">No active contractor in {order.location.state} matches.</p>
       ) : (
-        <ContractorPicker found={found} picked={picked} onPick={setPicked} />
+        <ContractorPicker found={found} picked={picked} onPick={setPicked} excluded={excluded} />
       )}
       <label for={`assign-reason-${order.order_id}`}>Reason</label>
       <input
@@ -551,41 +559,56 @@ function AssignPanel({ order, onDone }: { order: Order; onDone: (m: string) => v
   );
 }
 
-/** The contractors found, one to pick: trades, rating, distance and free capacity. */
+/** The contractors found, one to pick: trades, rating, distance and free capacity; one the order's account
+ * excludes from its trade is marked, with the account's reason, and cannot be picked. */
 function ContractorPicker(props: {
   found: Contractor[];
   picked: string | null;
   onPick: (id: string) => void;
+  excluded: (id: string) => DndEntry | undefined;
 }) {
   return (
     <ul class="picker" aria-label="Contractors">
-      {props.found.map((c) => (
-        <li
-          key={c.contractor_id}
-          data-contractor-id={c.contractor_id}
-          class={props.picked === c.contractor_id ? "picked" : ""}
-        >
-          <label>
-            <input
-              type="radio"
-              name="contractor"
-              value={c.contractor_id}
-              checked={props.picked === c.contractor_id}
-              onChange={() => props.onPick(c.contractor_id)}
-            />
-            <span class="pick-main">
-              <span class="pick-name">{c.name}</span>
-              <span class="pick-meta">
-                {c.trades.map(titleCase).join(", ")} · ★ {c.rating.toFixed(1)}
-                {c.distance_miles !== null && ` · ${c.distance_miles} mi`}
+      {props.found.map((c) => {
+        const entry = props.excluded(c.contractor_id);
+        const noteId = `excluded-${c.contractor_id}`;
+        return (
+          <li
+            key={c.contractor_id}
+            data-contractor-id={c.contractor_id}
+            data-excluded={entry ? "true" : undefined}
+            class={props.picked === c.contractor_id ? "picked" : entry ? "excluded" : ""}
+          >
+            <label>
+              <input
+                type="radio"
+                name="contractor"
+                value={c.contractor_id}
+                disabled={entry !== undefined}
+                aria-describedby={entry ? noteId : undefined}
+                checked={props.picked === c.contractor_id}
+                onChange={() => props.onPick(c.contractor_id)}
+              />
+              <span class="pick-main">
+                <span class="pick-name">{c.name}</span>
+                <span class="pick-meta">
+                  {c.trades.map(titleCase).join(", ")} · ★ {c.rating.toFixed(1)}
+                  {c.distance_miles !== null && ` · ${c.distance_miles} mi`}
+                </span>
+                {entry && (
+                  <span class="pick-excluded" id={noteId}>
+                    Excluded by the account (
+                    {entry.trades ? entry.trades.map(titleCase).join(", ") : "every trade"}): {entry.reason}
+                  </span>
+                )}
               </span>
-            </span>
-            <span class={`cap ${c.capacity.free === 0 ? "cap-full" : ""}`}>
-              {c.capacity.free}/{c.capacity.max_active_jobs} free
-            </span>
-          </label>
-        </li>
-      ))}
+              <span class={`cap ${c.capacity.free === 0 ? "cap-full" : ""}`}>
+                {c.capacity.free}/{c.capacity.max_active_jobs} free
+              </span>
+            </label>
+          </li>
+        );
+      })}
     </ul>
   );
 }

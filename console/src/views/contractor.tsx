@@ -11,6 +11,7 @@ import { subscribe } from "../live";
 import type { Invoice, Job, Offer, OrderStatus, StreamEvent } from "../types";
 import { InvoiceBuilder } from "./invoice-builder";
 import { JobProof, phonePosition } from "./job-proof";
+import { MyRatings } from "./ratings";
 import { StatusPill } from "./status";
 
 const offers = signal<Map<string, Offer>>(new Map());
@@ -121,6 +122,7 @@ export function ContractorView() {
           jobList.map((j) => <JobCard key={j.order_id} job={j} />)
         )}
       </section>
+      <MyRatings />
       {done.value.length > 0 && (
         <section aria-labelledby="done-title">
           <h2 id="done-title">Done</h2>

@@ -6,6 +6,7 @@ import { useEffect, useState } from "preact/hooks";
 import { TRADE_CODES } from "../../../src/domain/trades";
 import { ApiProblem, get, post } from "../api";
 import { titleCase } from "../format";
+import { aggregateLine, type RatingAggregate } from "./ratings";
 
 type Standing = "active" | "inactive" | "excluded";
 type Verification = "not_verified" | "expired" | "expiring" | "verified";
@@ -17,6 +18,8 @@ interface PoolContractor {
   states: string[];
   status: Standing;
   rating: number;
+  /** The accounts' ratings as a whole (dispatcher.contractors). */
+  ratings?: RatingAggregate;
   capacity: {
     max_active_jobs: number;
     in_use: number;
@@ -238,6 +241,7 @@ function PoolRow(props: {
           </span>
           <span class="row-desc">
             {c.trades.map(titleCase).join(", ")} · ★ {c.rating.toFixed(1)}
+            {c.ratings && <span class="pool-ratings"> · {aggregateLine(c.ratings)}</span>}
           </span>
           <span class="checks">
             <Check
