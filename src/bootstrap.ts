@@ -155,7 +155,42 @@ export async function bootstrap(
     sandboxKey = issued.key;
   }
   await seedSandboxInvoicePolicy(store, clock);
+  await seedSandboxCounterPolicy(store, clock);
   return { seededContractors, seededChecklists, sandboxKey };
+}
+
+/** The sandbox account's counter policy: its simulated contractors' counters within this many percent of
+ * the estimate (and under the NTE) are accepted at once; a larger one waits for a person (issue 33). */
+export const SANDBOX_COUNTER_WITHIN_PCT = 10;
+
+/** Gives the sandbox account its counter-offer policy, as seedSandboxInvoicePolicy its invoice policy. */
+async function seedSandboxCounterPolicy(store: Store, clock: Clock): Promise<void> {
+  const account = await store.keys.findAccountByName(SANDBOX_ACCOUNT);
+  if (!account || (await store.counters.policy(account.id, false))) return;
+  const at = clock().toISOString();
+  await store.write(async (tx) => {
+    if (await store.counters.policy(account.id, false, tx)) return;
+    const entry = sealRecord({
+      kind: "account.counter_policy_set",
+      at,
+      accountId: account.id,
+      livemode: false,
+      actor: BOOTSTRAP_ACTOR,
+      data: { auto_accept_within_pct: SANDBOX_COUNTER_WITHIN_PCT, previous: null },
+    });
+    await store.counters.setPolicy(
+      {
+        account_id: account.id,
+        livemode: false,
+        auto_accept_within_pct: SANDBOX_COUNTER_WITHIN_PCT,
+        updated_at: at,
+        updated_by: BOOTSTRAP_ACTOR,
+        seal: entry.seal,
+      },
+      tx,
+    );
+    tx.appendAudit(entry);
+  });
 }
 
 /** The sandbox account's invoice policy: its simulated contractors' clean invoices below this are approved

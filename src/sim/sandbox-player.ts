@@ -19,6 +19,7 @@ import { storeAttachment } from "../operations/orders/attachment-upload.js";
 import { checklistOf, saveAnswers } from "../operations/orders/checklist-state.js";
 import {
   acceptOffer,
+  counterOffer,
   invoice,
   type OrderServices,
   reportProgress,
@@ -29,6 +30,7 @@ import { Periodic } from "../workers/periodic.js";
 import { simulatedAnswers } from "./checklist-answers.js";
 import { phonePosition } from "./phone-position.js";
 import { sandboxPhoto, sandboxSignature, sandboxSigner } from "./proof-images.js";
+import { sandboxCounterPrice } from "./sandbox-counter.js";
 import { sandboxInvoiceLines } from "./sandbox-invoice.js";
 
 /** The sandbox's simulated contractors answer an offer, and move a job on, after this long. */
@@ -86,21 +88,7 @@ export class SandboxPlayer {
     const cutoff = new Date(this.services.now().getTime() - SANDBOX_STEP_MS).toISOString();
     const offers = await store.orders.sandboxOffers(cutoff, 100);
     const orders = new Map((await store.orders.byIds(offers.map((o) => o.order_id))).map((o) => [o.id, o]));
-    for (const offer of offers) {
-      const description = orders.get(offer.order_id)?.description ?? "";
-      if (description.includes(SANDBOX_MARKERS.noAnswer)) continue; // left to expire
-      if (description.includes(SANDBOX_MARKERS.decline)) {
-        await settleOffer(
-          this.services,
-          offer.id,
-          "declined",
-          actor,
-          "declined by the sandbox (as the description asked)",
-        );
-      } else {
-        await step(() => acceptOffer(this.services, sandbox(offer.contractor_id), offer.id, actor));
-      }
-    }
+    for (const offer of offers) await this.answer(offer, orders.get(offer.order_id));
     for (const order of await store.orders.sandboxOrdersIn(
       ["accepted", "en_route", "on_site", "completed"],
       cutoff,
@@ -122,7 +110,7 @@ export class SandboxPlayer {
               ? { status: "cannot_complete", reason: "could not complete (as the description asked)" }
               : {
                   status: "completed",
-                  final_cost_cents: Number(order.estimated_cost_cents),
+                  final_cost_cents: Number(order.agreed_price_cents ?? order.estimated_cost_cents),
                   position: phonePosition(order, "completed"),
                 };
       if (report.status === "completed") {
@@ -144,6 +132,48 @@ export class SandboxPlayer {
       }
       await step(() => reportProgress(this.services, sandbox(contractorId), order.id, report, actor));
     }
+  }
+
+  /** A sandbox contractor's answer to its offer: as the description asks, a counter now and then
+   * (sandbox-counter.ts), else an acceptance. */
+  private async answer(
+    offer: { id: string; contractor_id: string },
+    order: Order | undefined,
+  ): Promise<void> {
+    const description = order?.description ?? "";
+    if (description.includes(SANDBOX_MARKERS.noAnswer)) return; // left to expire
+    if (description.includes(SANDBOX_MARKERS.decline)) {
+      await settleOffer(
+        this.services,
+        offer.id,
+        "declined",
+        actor,
+        "declined by the sandbox (as the description asked)",
+      );
+      return;
+    }
+    const price = order ? await this.counterPrice(order) : null;
+    const contractor = sandbox(offer.contractor_id);
+    if (price === null) {
+      await step(() => acceptOffer(this.services, contractor, offer.id, actor));
+      return;
+    }
+    await step(() =>
+      counterOffer(this.services, {
+        offerId: offer.id,
+        contractor,
+        priceCents: price,
+        window: null,
+        note: "Parts cost more around here.",
+        actor,
+      }),
+    );
+  }
+
+  /** The price this order's offer is countered with (sandbox-counter.ts), or null: accepted. */
+  private async counterPrice(order: Order): Promise<number | null> {
+    const policy = await this.services.store.counters.policy(order.account_id, order.livemode);
+    return sandboxCounterPrice(order, policy ?? null);
   }
 
   /** The job's itemised invoice (sandbox-invoice.ts), then the account's auto-approval policy applied to

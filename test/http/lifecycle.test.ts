@@ -3,9 +3,11 @@
 // contractor may see, and the sandbox's simulated contractors.
 
 import { afterEach, describe, expect, it } from "vitest";
-import { SANDBOX_AUTO_APPROVE_BELOW_CENTS } from "../../src/bootstrap.js";
+import { SANDBOX_AUTO_APPROVE_BELOW_CENTS, SANDBOX_COUNTER_WITHIN_PCT } from "../../src/bootstrap.js";
+import type { Order } from "../../src/domain/orders/order.js";
 import { MAX_OFFERS } from "../../src/domain/orders/policy.js";
 import type { Services } from "../../src/operations/kernel/operation.js";
+import { sandboxCounterPrice } from "../../src/sim/sandbox-counter.js";
 import { SANDBOX_MARKERS, SANDBOX_STEP_MS, SandboxPlayer } from "../../src/sim/sandbox-player.js";
 import { OfferSweeper } from "../../src/workers/offer-sweeper.js";
 import { liveContractor, testRecord } from "../helpers/fixtures.js";
@@ -291,6 +293,7 @@ describe("sandbox", () => {
     );
     expect(template.statusCode, template.body).toBe(200);
     const normal = await order(h, h.sandboxKey, { ...JOB, description: "Leak under the sink" });
+    const played0 = (await h.services.store.orders.byIds([normal.order_id]))[0];
     const declined = await order(h, h.sandboxKey, { ...JOB, description: `Leak ${SANDBOX_MARKERS.decline}` });
     const silent = await order(h, h.sandboxKey, { ...JOB, description: `Leak ${SANDBOX_MARKERS.noAnswer}` });
     const seen: string[] = [];
@@ -302,10 +305,19 @@ describe("sandbox", () => {
     // and it is below its amount, else it waits for a person.
     const policy = await sandboxPolicyOutcome(h, normal.order_id);
     expect(seen).toEqual(["accepted", "en_route", "on_site", "completed", policy.status]);
+    // Now and then the sandbox's contractor counters (8 % above the estimate), which the sandbox account's
+    // policy accepts at once.
+    const countered = (await h.services.store.orders.byIds([normal.order_id]))[0]?.agreed_price_cents != null;
+    expect(countered).toBe(
+      sandboxCounterPrice(
+        { ...(played0 as Order), status: "offered" },
+        { auto_accept_within_pct: SANDBOX_COUNTER_WITHIN_PCT },
+      ) !== null,
+    );
     expect(await kinds(h, h.sandboxKey, normal.order_id)).toEqual([
       "order.created",
       "order.matched",
-      "order.accepted",
+      ...(countered ? ["order.countered", "order.counter_accepted"] : ["order.accepted"]),
       "order.status_changed",
       "order.status_changed",
       "order.attachment_added",
@@ -793,5 +805,36 @@ describe("eligibility at commit", () => {
     );
     expect(res.statusCode).toBe(409);
     expect(res.json().code).toBe("contractor_unavailable");
+  });
+});
+
+describe("sandbox counter-offers", () => {
+  it("counters on request, 15 % above the estimate; the account accepts and the job goes on at that price", async () => {
+    const h = await createHarness();
+    open.push(h);
+    const at = (steps: number) => () => new Date(Date.now() + steps * (SANDBOX_STEP_MS + 500));
+    const placed = await order(h, h.sandboxKey, { ...JOB, description: "Leak [sandbox:counter]" });
+    await background(h.services, { now: at(1) }).tick();
+    const waiting = (
+      await h.get(`/api/dispatch/v1/orders/${placed.order_id}`, { "x-api-key": h.sandboxKey })
+    ).json();
+    expect(waiting.status).toBe("offered");
+    const estimate = Number(waiting.estimated_cost_cents);
+    expect(waiting.counter).toMatchObject({ status: "pending", price_cents: Math.round(estimate * 1.15) });
+    const accepted = await h.post(
+      "/api/dispatch/v1/orders/counter-accept",
+      { order_id: placed.order_id },
+      { "x-api-key": h.sandboxKey },
+    );
+    expect(accepted.statusCode, accepted.body).toBe(200);
+    expect(accepted.json()).toMatchObject({
+      status: "accepted",
+      agreed_price_cents: Math.round(estimate * 1.15),
+    });
+    for (let step = 2; step <= 5; step++) await background(h.services, { now: at(step) }).tick();
+    const invoice = (
+      await h.get(`/api/orders/${placed.order_id}/invoice`, { "x-api-key": h.sandboxKey })
+    ).json();
+    expect(invoice.total_cents).toBe(Math.round(estimate * 1.15));
   });
 });

@@ -7,13 +7,13 @@
 
 import { z } from "zod";
 import { sealRecord } from "../../audit/record.js";
+import { withinApprovalLimit } from "../../domain/key-roles.js";
 import {
   AUTO_ACCEPT_MAX_PCT,
   COUNTER_PRICE_MAX_CENTS,
   counterDetails,
 } from "../../domain/orders/counter-rules.js";
 import type { CounterOffer, Order } from "../../domain/orders/order.js";
-import { withinApprovalLimit } from "../../domain/key-roles.js";
 import { ApiError } from "../../errors.js";
 import type { CounterPolicyRow } from "../../storage/store.js";
 import { contractorOf, defineOperation, type OperationContext, principalOf } from "../kernel/operation.js";
