@@ -59,6 +59,12 @@ import {
 } from "./orders/do-not-dispatch.js";
 import { eventsOperation } from "./orders/event-stream.js";
 import {
+  dispatcherExportInvoicesOperation,
+  dispatcherExportOrdersOperation,
+  exportInvoicesOperation,
+  exportOrdersOperation,
+} from "./orders/exports.js";
+import {
   invoiceDecisionOperation,
   invoicePaidOperation,
   invoicePolicyOperation,
@@ -99,6 +105,8 @@ export const OPERATIONS: readonly AnyOperation[] = [
   orderOperation,
   orderStatusOperation,
   orderListOperation,
+  exportOrdersOperation,
+  exportInvoicesOperation,
   eventsOperation,
   orderCancelOperation,
   nteDecisionOperation,
@@ -157,6 +165,8 @@ export const OPERATIONS: readonly AnyOperation[] = [
   contractorTimeOffAddOperation,
   contractorTimeOffRemoveOperation,
   dispatcherOrdersOperation,
+  dispatcherExportOrdersOperation,
+  dispatcherExportInvoicesOperation,
   dispatcherAssignOperation,
   dispatcherCancelOperation,
   dispatcherRescheduleOperation,

@@ -41,6 +41,7 @@ import { migration0035 } from "./0035-invoices.js";
 import { migration0036 } from "./0036-ratings.js";
 import { migration0037 } from "./0037-recalls.js";
 import { migration0039 } from "./0039-invoice-approvals.js";
+import { migration0040 } from "./0040-invoice-exports.js";
 
 const MIGRATIONS: Record<Dialect, Record<string, Migration>> = {
   sqlite: {
@@ -82,6 +83,7 @@ const MIGRATIONS: Record<Dialect, Record<string, Migration>> = {
     "0036-ratings": migration0036,
     "0037-recalls": migration0037,
     "0039-invoice-approvals": migration0039("sqlite"),
+    "0040-invoice-exports": migration0040,
   },
   postgres: {
     "0001-initial": migration0001,
@@ -122,6 +124,7 @@ const MIGRATIONS: Record<Dialect, Record<string, Migration>> = {
     "0036-ratings": migration0036,
     "0037-recalls": migration0037,
     "0039-invoice-approvals": migration0039("postgres"),
+    "0040-invoice-exports": migration0040,
   },
 };
 
