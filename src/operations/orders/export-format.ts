@@ -13,11 +13,12 @@ export const EXPORT_PAGE_ROWS = 500;
 export const EXPORT_FORMATS = ["csv", "jsonl"] as const;
 type ExportFormat = (typeof EXPORT_FORMATS)[number];
 
-export const EXPORT_MEDIA_TYPES = { csv: "text/csv; charset=utf-8", jsonl: "application/x-ndjson" } as const;
+/** The media types (a text type's charset, UTF-8, is added where it is sent: operation-routes.ts). */
+export const EXPORT_MEDIA_TYPES = { csv: "text/csv", jsonl: "application/x-ndjson" } as const;
 
 const bound = (name: string, meaning: string) =>
   z
-    .union([z.iso.date(), z.iso.datetime()], {
+    .union([z.iso.date().max(10), z.iso.datetime().max(64)], {
       error: `${name} must be a date (YYYY-MM-DD) or an ISO 8601 UTC timestamp`,
     })
     .describe(meaning);

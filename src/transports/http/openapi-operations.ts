@@ -157,12 +157,13 @@ function describeSuccess(op: AnyOperation, response: Json): Json {
   const schema = content["application/json"]?.schema;
   if (op.textStream) {
     // The text (its format is the output schema's description), in the media type the request asked for.
-    const text = { schema: { ...(schema as Json), type: "string" } };
+    const description = (schema as Json | undefined)?.description;
+    const text = (type: string) => ({ schema: { type: "string", contentMediaType: type, description } });
     return {
       description:
         "The file, written as it is read (chunked), as an attachment (Content-Disposition names it).",
       headers: headersOf(op),
-      content: Object.fromEntries(op.textStream.mediaTypes.map((type) => [type, text])),
+      content: Object.fromEntries(op.textStream.mediaTypes.map((type) => [type, text(type)])),
     };
   }
   const media: Record<string, Json> = { "application/json": { schema } };

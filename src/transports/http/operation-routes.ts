@@ -169,7 +169,8 @@ function sendTextStream(reply: FastifyReply, result: TextStream): FastifyReply {
   reply.header("Content-Disposition", attachmentDisposition(result.filename));
   reply.header("X-Content-Type-Options", "nosniff");
   reply.header("Cache-Control", "private, no-store");
-  return reply.type(result.mediaType).send(Readable.from(result.chunks, { objectMode: false }));
+  const type = result.mediaType.startsWith("text/") ? `${result.mediaType}; charset=utf-8` : result.mediaType;
+  return reply.type(type).send(Readable.from(result.chunks, { objectMode: false }));
 }
 
 /** A route per operation of the registry, each with its schema (for the OpenAPI document), gate and handler. */
