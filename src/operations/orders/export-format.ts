@@ -6,11 +6,11 @@ import { z } from "zod";
 import { validationError } from "../../errors.js";
 
 /** The longest range one export reads. */
-export const EXPORT_MAX_DAYS = 366;
+const EXPORT_MAX_DAYS = 366;
 /** Rows read from the store at a time: the reply holds one page, whatever the export's length. */
 export const EXPORT_PAGE_ROWS = 500;
 
-export const EXPORT_FORMATS = ["csv", "jsonl"] as const;
+const EXPORT_FORMATS = ["csv", "jsonl"] as const;
 type ExportFormat = (typeof EXPORT_FORMATS)[number];
 
 /** The media types (a text type's charset, UTF-8, is added where it is sent: operation-routes.ts). */
