@@ -141,7 +141,14 @@ async function invoiceEntries(ctx: OperationContext, scope: Scope, orders: Order
     ctx.services.store.orders.invoiceVersionsOf(ids),
     ctx.services.store.orders.invoiceDecisionsOf(ids),
   ]);
+  // Oldest first: the last version of each order is its latest.
   const latest = new Map(versions.map((v) => [v.order_id, v]));
+  const decided = new Map<string, InvoiceDecision[]>();
+  for (const d of decisions) {
+    const list = decided.get(d.order_id);
+    if (list) list.push(d);
+    else decided.set(d.order_id, [d]);
+  }
   return orders.map((order) => {
     const version = latest.get(order.id) ?? {
       order_id: order.id,
@@ -150,13 +157,7 @@ async function invoiceEntries(ctx: OperationContext, scope: Scope, orders: Order
       created_at: order.invoiced_at ?? order.updated_at,
       created_by: `contractor:${order.contractor_id}`,
     };
-    return invoiceEntry(
-      ctx,
-      scope,
-      order,
-      version,
-      decisions.filter((d) => d.order_id === order.id),
-    );
+    return invoiceEntry(ctx, scope, order, version, decided.get(order.id) ?? []);
   });
 }
 
