@@ -282,6 +282,9 @@ describe("a long export", () => {
     const reads = vi.spyOn(h.services.store.orders, "exportPage");
     const res = await get(`${INVOICES}?from=2026-10-01&to=2026-10-31`, bulk.key);
     expect(res.statusCode).toBe(200);
+    // Sent as it is written: chunked, its length unknown when the first rows left.
+    expect(res.headers["transfer-encoding"]).toBe("chunked");
+    expect(res.headers["content-length"]).toBeUndefined();
     const rows = csvOf(res.body);
     expect(rows).toHaveLength(2_000);
     // Oldest first, none twice across the pages' boundaries.
