@@ -66,6 +66,12 @@ import {
 } from "./orders/do-not-dispatch.js";
 import { eventsOperation } from "./orders/event-stream.js";
 import {
+  dispatcherExportInvoicesOperation,
+  dispatcherExportOrdersOperation,
+  exportInvoicesOperation,
+  exportOrdersOperation,
+} from "./orders/exports.js";
+import {
   invoiceDecisionOperation,
   invoicePaidOperation,
   invoicePolicyOperation,
@@ -106,6 +112,8 @@ export const OPERATIONS: readonly AnyOperation[] = [
   orderOperation,
   orderStatusOperation,
   orderListOperation,
+  exportOrdersOperation,
+  exportInvoicesOperation,
   eventsOperation,
   orderCancelOperation,
   nteDecisionOperation,
@@ -169,6 +177,8 @@ export const OPERATIONS: readonly AnyOperation[] = [
   contractorTimeOffAddOperation,
   contractorTimeOffRemoveOperation,
   dispatcherOrdersOperation,
+  dispatcherExportOrdersOperation,
+  dispatcherExportInvoicesOperation,
   dispatcherAssignOperation,
   dispatcherCancelOperation,
   dispatcherRescheduleOperation,

@@ -3,15 +3,22 @@
 // change only through the one writer (order-writer.ts). Orders and offers are returned as the domain's
 // values, mapped from their rows by order-rows.ts.
 
-import { type Kysely, sql } from "kysely";
+import { type Kysely, type Selectable, sql } from "kysely";
 import type { InvoiceDecision, InvoiceLine, InvoiceVersion } from "../domain/orders/invoice.js";
 import type { NteRequest, Offer, OfferStatus, Order } from "../domain/orders/order.js";
 import { OPEN_ORDERS_SQL } from "../domain/orders/sla-clocks.js";
 import type { OrderStatus } from "../domain/orders/transitions.js";
 import type { Dialect } from "./dialect.js";
 import { type OfferRow, type OrderRow, offerFromRow, orderFromRow } from "./order-rows.js";
-import type { Database } from "./schema.js";
-import type { OrderQuery, OrderStore, ScheduledCursor, ScheduledOrder, WriteTx } from "./store.js";
+import type { Database, InvoiceDecisionsTable, InvoiceVersionsTable } from "./schema.js";
+import type {
+  ExportQuery,
+  OrderQuery,
+  OrderStore,
+  ScheduledCursor,
+  ScheduledOrder,
+  WriteTx,
+} from "./store.js";
 import { trxOf } from "./write-tx.js";
 
 /** The orders the optimised day plans (not yet on site): the predicate of orders_schedule_idx (migration
@@ -69,6 +76,27 @@ export function scheduledPageOf(
     if (state !== undefined) query = query.where("state", "<=", state);
   }
   return query.orderBy("state").orderBy("status").orderBy("id").limit(limit).execute();
+}
+
+function versionFromRow(r: Selectable<InvoiceVersionsTable>): InvoiceVersion {
+  return {
+    ...r,
+    version: Number(r.version),
+    subtotal_cents: Number(r.subtotal_cents),
+    tax_cents: Number(r.tax_cents),
+    total_cents: Number(r.total_cents),
+    lines: JSON.parse(r.lines) as InvoiceLine[],
+  };
+}
+
+function decisionFromRow(r: Selectable<InvoiceDecisionsTable>): InvoiceDecision {
+  return {
+    ...r,
+    version: Number(r.version),
+    total_cents: Number(r.total_cents),
+    decision: r.decision as InvoiceDecision["decision"],
+    reason_code: r.reason_code as InvoiceDecision["reason_code"],
+  };
 }
 
 const oneOrder = (row: OrderRow | undefined) => (row === undefined ? undefined : orderFromRow(row));
@@ -301,7 +329,7 @@ export class KyselyOrderStore implements OrderStore {
       .where("order_id", "=", orderId)
       .orderBy("version")
       .execute();
-    return rows.map((r) => ({ ...r, lines: JSON.parse(r.lines) as InvoiceLine[] }));
+    return rows.map(versionFromRow);
   }
 
   /** The account's decisions on the order's invoice, oldest first. */
@@ -313,13 +341,54 @@ export class KyselyOrderStore implements OrderStore {
       .orderBy("decided_at")
       .orderBy("id")
       .execute();
-    return rows.map((r) => ({
-      ...r,
-      version: Number(r.version),
-      total_cents: Number(r.total_cents),
-      decision: r.decision as InvoiceDecision["decision"],
-      reason_code: r.reason_code as InvoiceDecision["reason_code"],
-    }));
+    return rows.map(decisionFromRow);
+  }
+
+  async invoiceVersionsOf(orderIds: readonly string[]): Promise<InvoiceVersion[]> {
+    if (orderIds.length === 0) return [];
+    const rows = await this.db
+      .selectFrom("invoice_versions")
+      .selectAll()
+      .where("order_id", "in", orderIds)
+      .orderBy("order_id")
+      .orderBy("version")
+      .execute();
+    return rows.map(versionFromRow);
+  }
+
+  async invoiceDecisionsOf(orderIds: readonly string[]): Promise<InvoiceDecision[]> {
+    if (orderIds.length === 0) return [];
+    const rows = await this.db
+      .selectFrom("invoice_decisions")
+      .selectAll()
+      .where("order_id", "in", orderIds)
+      .orderBy("order_id")
+      .orderBy("decided_at")
+      .orderBy("id")
+      .execute();
+    return rows.map(decisionFromRow);
+  }
+
+  exportPage(q: ExportQuery): Promise<Order[]> {
+    const by = q.by;
+    let query = this.db
+      .selectFrom("orders")
+      .selectAll()
+      .where("livemode", "=", q.livemode ? 1 : 0)
+      .where(by, ">=", q.from)
+      .where(by, "<", q.to);
+    if (q.accountId !== undefined) query = query.where("account_id", "=", q.accountId);
+    if (q.statuses !== undefined) query = query.where("status", "in", q.statuses);
+    const after = q.after;
+    if (after) {
+      query = query.where((eb) =>
+        eb.or([eb(by, ">", after.at), eb.and([eb(by, "=", after.at), eb("id", ">", after.id)])]),
+      );
+    }
+    // created_at: a range of orders_account_idx (account_id, livemode, created_at) or orders_evals_idx
+    // (livemode, created_at); invoiced_at: orders_account_invoiced_idx or
+    // orders_invoiced_idx (migration 0040), partial: `invoiced_at >= from` implies their predicate.
+    return query.orderBy(by).orderBy("id").limit(q.limit).execute().then(toOrders);
   }
 
   byIds(ids: string[], tx?: WriteTx, lock = false): Promise<Order[]> {

@@ -226,7 +226,7 @@ interface NteRequestsTable {
 }
 
 /** One version of a job's itemised invoice (migration 0035): its lines as JSON text (domain/orders/invoice.ts). */
-interface InvoiceVersionsTable {
+export interface InvoiceVersionsTable {
   order_id: string;
   version: number;
   lines: string;
@@ -238,7 +238,7 @@ interface InvoiceVersionsTable {
 }
 
 /** The account's decisions on an invoice (migration 0039). */
-interface InvoiceDecisionsTable {
+export interface InvoiceDecisionsTable {
   id: string;
   order_id: string;
   version: number;

@@ -64,6 +64,20 @@ export interface OrderQuery {
   limit: number;
 }
 
+/** A page of an export's orders (operations/orders/exports.ts): one mode, optionally one account and some
+ * statuses, `by` in [from, to), oldest first by (`by`, id), after the previous page's last. */
+export interface ExportQuery {
+  accountId?: string;
+  livemode: boolean;
+  /** created_at for the orders' export, invoiced_at (the first invoice's time) for the invoices'. */
+  by: "created_at" | "invoiced_at";
+  from: string;
+  to: string;
+  statuses?: readonly OrderStatus[];
+  after?: { at: string; id: string };
+  limit: number;
+}
+
 /** The write handle of one group-committed transaction: what a write may do in it. Repositories read
  * inside it when handed it. */
 export interface WriteTx {
@@ -317,6 +331,12 @@ export interface OrderStore {
   invoiceVersions(orderId: string, tx?: WriteTx): Promise<InvoiceVersion[]>;
   /** The account's decisions on the order's invoice, oldest first. */
   invoiceDecisions(orderId: string, tx?: WriteTx): Promise<InvoiceDecision[]>;
+  /** Every version of these orders' invoices, by order, oldest first (an export's page). */
+  invoiceVersionsOf(orderIds: readonly string[]): Promise<InvoiceVersion[]>;
+  /** The decisions on these orders' invoices, by order, oldest first (an export's page). */
+  invoiceDecisionsOf(orderIds: readonly string[]): Promise<InvoiceDecision[]>;
+  /** A page of orders for an export (ExportQuery). */
+  exportPage(q: ExportQuery): Promise<Order[]>;
   /** An order of one account and mode. */
   find(id: string, accountId: string, livemode: boolean): Promise<Order | undefined>;
   /** Orders by id; inside a write with `lock`, locked until COMMIT where the store locks rows. */

@@ -42,6 +42,7 @@ import {
 } from "../../src/operations/webhooks/webhook-settings.js";
 import { liveContractor, testRecord } from "./fixtures.js";
 import { createHarness, type Harness } from "./harness.js";
+import { orderFixture } from "./order-fixture.js";
 
 export function expectProblem(res: LightMyRequestResponse, status: number, code: string) {
   expect(res.statusCode, res.body).toBe(status);
@@ -426,6 +427,19 @@ export async function buildWorld(h: Harness): Promise<World> {
     contractor_ref: h.services.refs.of(ownerAccount, c2),
     reason: "the security suite's world",
   });
+  // An invoice of the owner's, approved (the invoices' exports read it): an order seeded through the store,
+  // invoiced now with a total alone (no version rows: read as one line of kind other).
+  const invoiced = orderFixture({
+    id: `ord_secinv${tag}`,
+    account_id: ownerAccount,
+    livemode: false,
+    status: "approved",
+    contractor_id: c,
+    reference_id: `sec-${tag}-invoiced`,
+    invoice_cents: 12_000,
+    invoiced_at: h.services.now().toISOString(),
+  });
+  await store.write((tx) => tx.insertOrder(invoiced));
   const ids: Record<Resolved, string> = {
     ord: first,
     ofr: offer,
@@ -461,6 +475,7 @@ export async function buildWorld(h: Harness): Promise<World> {
       c,
       offD.time_off_id,
       windowed.order,
+      invoiced.id,
       requirements.record.seal,
       policy.record.seal,
       (await h.services.keys.authenticate(caller)).keyId,
@@ -480,6 +495,12 @@ function viewInput(op: AnyOperation, input: Record<string, unknown>): Record<str
       ([k]) => referencedPrefixes(example[k]).size > 0 || pathParams(op).includes(k),
     ),
   );
+  // A view that must be given a date range (the exports) is asked for the days around the world's.
+  if ("from" in example && "to" in example) {
+    const day = 86_400_000;
+    reduced.from = new Date(Date.now() - day).toISOString().slice(0, 10);
+    reduced.to = new Date(Date.now() + day).toISOString().slice(0, 10);
+  }
   return op.input.safeParse(reduced).success ? reduced : input;
 }
 

@@ -13,6 +13,7 @@ import { runIdempotent } from "./idempotency.js";
 import { textErrors } from "./input-text.js";
 import { resultValue } from "./json-result.js";
 import type { AnyOperation, OperationContext, Services } from "./operation.js";
+import { TextStream } from "./text-stream.js";
 
 export interface Admission {
   principal: Principal | null;
@@ -234,7 +235,8 @@ export async function executeForWire(
     op.idempotent && ctx.idempotencyKey !== undefined
       ? await runIdempotent(ctx, ctx.idempotencyKey, (keyed) => op.handler(keyed, input))
       : await op.handler(ctx, input);
-  if (ctx.services.config.VALIDATE_RESPONSES) {
+  // A text stream is checked as it is written (its rows are made from typed values), not as JSON.
+  if (ctx.services.config.VALIDATE_RESPONSES && !(result instanceof TextStream)) {
     const issues = responseIssues(op, result);
     if (issues.length > 0) throw new ResponseMismatch(op.name, issues);
   }

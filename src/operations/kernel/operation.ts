@@ -21,6 +21,7 @@ import type { DayPlanner } from "./day-planner.js";
 import type { DoNotDispatchLists } from "./do-not-dispatch-lists.js";
 import type { EventFeed } from "./event-feed.js";
 import type { JsonResult } from "./json-result.js";
+import type { TextStream } from "./text-stream.js";
 
 export interface Services {
   config: Config;
@@ -166,10 +167,19 @@ export interface Operation<I extends z.ZodType = z.ZodType, O extends z.ZodType 
    * descriptor with the REST URL, and the bytes themselves up to a size (agent-call.ts `agentFile`).
    */
   download?: { mediaTypes: readonly string[] };
+  /**
+   * The operation answers a text file written as it is read (its handler returns a `TextStream`, its
+   * `output` describes the text): REST sends it as it comes, of one of `mediaTypes`, as an attachment.
+   * Agents cannot hold a stream: an operation with a text stream is REST only.
+   */
+  textStream?: { mediaTypes: readonly string[] };
   /** A valid input, shown in OpenAPI, llms-full.txt, MCP and the agent card (a test parses it). */
   example: z.input<I>;
-  /** Its result, or the same as JSON text already made (json-result.ts). */
-  handler(ctx: OperationContext, input: z.output<I>): Promise<z.input<O> | JsonResult<z.input<O>>>;
+  /** Its result, or the same as JSON text already made (json-result.ts); with `textStream`, the text. */
+  handler(
+    ctx: OperationContext,
+    input: z.output<I>,
+  ): Promise<z.input<O> | JsonResult<z.input<O>> | TextStream>;
   /**
    * Also served as a stream: REST answers a request that accepts text/event-stream with Server-Sent
    * Events, handing `sink` what this writes until the client goes (the function it resolves to stops
@@ -179,10 +189,10 @@ export interface Operation<I extends z.ZodType = z.ZodType, O extends z.ZodType 
   stream?(ctx: OperationContext, input: z.output<I>, sink: StreamSink): Promise<() => void>;
 }
 
-/** Whether agents (MCP tools, A2A skills) serve this operation: not a stream or an upload (a download is
- * served: its bytes travel in the tool's or skill's answer, agent-call.ts). */
-export function servedToAgents(op: { stream?: unknown; upload?: unknown }): boolean {
-  return op.stream === undefined && op.upload === undefined;
+/** Whether agents (MCP tools, A2A skills) serve this operation: not a stream, a text stream or an upload
+ * (a download is served: its bytes travel in the tool's or skill's answer, agent-call.ts). */
+export function servedToAgents(op: { stream?: unknown; upload?: unknown; textStream?: unknown }): boolean {
+  return op.stream === undefined && op.upload === undefined && op.textStream === undefined;
 }
 
 /**

@@ -91,7 +91,7 @@ export function itemisedOr422(
 }
 
 /** The invoice's statuses, each one of the order's (transitions.ts). */
-const INVOICE_STATUSES = ["submitted", "revision_requested", "rejected", "approved", "paid"] as const;
+export const INVOICE_STATUSES = ["submitted", "revision_requested", "rejected", "approved", "paid"] as const;
 
 const lineView = z.object({
   kind: z.enum(INVOICE_LINE_KINDS),
@@ -286,7 +286,7 @@ export async function invoiceView(ctx: OperationContext, order: Order) {
 }
 
 /** The invoice's status, from the order's. */
-const INVOICE_STATUS: Partial<Record<Order["status"], (typeof INVOICE_STATUSES)[number]>> = {
+export const INVOICE_STATUS: Partial<Record<Order["status"], (typeof INVOICE_STATUSES)[number]>> = {
   invoiced: "submitted",
   revision_requested: "revision_requested",
   invoice_rejected: "rejected",
@@ -295,7 +295,7 @@ const INVOICE_STATUS: Partial<Record<Order["status"], (typeof INVOICE_STATUSES)[
 };
 
 /** The actor of an approval by the account's invoice policy. */
-const POLICY_ACTOR = "system:invoice_policy" as const;
+export const POLICY_ACTOR = "system:invoice_policy" as const;
 
 /**
  * After the contractor invoiced or revised: approves the invoice at once when the account's policy says

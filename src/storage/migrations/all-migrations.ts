@@ -42,6 +42,7 @@ import { migration0036 } from "./0036-ratings.js";
 import { migration0037 } from "./0037-recalls.js";
 import { migration0038 } from "./0038-counter-offers.js";
 import { migration0039 } from "./0039-invoice-approvals.js";
+import { migration0040 } from "./0040-invoice-exports.js";
 
 const MIGRATIONS: Record<Dialect, Record<string, Migration>> = {
   sqlite: {
@@ -84,6 +85,7 @@ const MIGRATIONS: Record<Dialect, Record<string, Migration>> = {
     "0037-recalls": migration0037,
     "0038-counter-offers": migration0038,
     "0039-invoice-approvals": migration0039("sqlite"),
+    "0040-invoice-exports": migration0040,
   },
   postgres: {
     "0001-initial": migration0001,
@@ -125,6 +127,7 @@ const MIGRATIONS: Record<Dialect, Record<string, Migration>> = {
     "0037-recalls": migration0037,
     "0038-counter-offers": migration0038,
     "0039-invoice-approvals": migration0039("postgres"),
+    "0040-invoice-exports": migration0040,
   },
 };
 

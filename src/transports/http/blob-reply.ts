@@ -47,6 +47,11 @@ function disposition(media: string, filename: string): string {
   return `${kind}; filename="${ascii}"; filename*=UTF-8''${encodeURIComponent(filename)}`;
 }
 
+/** Content-Disposition of a file to save rather than show (an export). */
+export function attachmentDisposition(filename: string): string {
+  return disposition("application/octet-stream", filename);
+}
+
 export async function sendBlob(
   request: FastifyRequest,
   reply: FastifyReply,

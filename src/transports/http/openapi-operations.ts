@@ -155,6 +155,17 @@ function errorResponse(status: number): Json {
 function describeSuccess(op: AnyOperation, response: Json): Json {
   const content = (response.content ?? {}) as Record<string, Json>;
   const schema = content["application/json"]?.schema;
+  if (op.textStream) {
+    // The text (its format is the output schema's description), in the media type the request asked for.
+    const description = (schema as Json | undefined)?.description;
+    const text = (type: string) => ({ schema: { type: "string", contentMediaType: type, description } });
+    return {
+      description:
+        "The file, written as it is read (chunked), as an attachment (Content-Disposition names it).",
+      headers: headersOf(op),
+      content: Object.fromEntries(op.textStream.mediaTypes.map((type) => [type, text(type)])),
+    };
+  }
   const media: Record<string, Json> = { "application/json": { schema } };
   // JSON first: what a client that names no stream (and the API reference's "try it") asks for.
   if (op.stream) {

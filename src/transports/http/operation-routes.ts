@@ -2,6 +2,7 @@
 // then execute) and back; its schema feeds the OpenAPI document only (validation happens in the
 // operations layer, shared with every transport).
 
+import { Readable } from "node:stream";
 import type { FastifyInstance, FastifyReply, FastifyRequest, HookHandlerDoneFunction } from "fastify";
 import { z } from "zod";
 import { validationError } from "../../errors.js";
@@ -10,9 +11,10 @@ import { IDEMPOTENCY_KEY_HEADER, idempotencyKeyArgument } from "../../operations
 import { JsonResult } from "../../operations/kernel/json-result.js";
 import type { AnyOperation, OperationContext, Services } from "../../operations/kernel/operation.js";
 import { problemSchema } from "../../operations/kernel/schemas.js";
+import { TextStream } from "../../operations/kernel/text-stream.js";
 import { OPERATIONS } from "../../operations/registry.js";
 import { baseUrlOf } from "./base-url.js";
-import { type BlobDescriptor, sendBlob } from "./blob-reply.js";
+import { attachmentDisposition, type BlobDescriptor, sendBlob } from "./blob-reply.js";
 import { admitSession, sessionCookieOf } from "./console-session.js";
 import { type EventStreams, eventStreams, wantsStream } from "./event-stream.js";
 import { firstHeader } from "./headers.js";
@@ -155,8 +157,20 @@ function operationHandler(op: AnyOperation, services: Services, streams: EventSt
     }
     const result = await executeForWire(op, ctx, raw);
     if (op.download) return sendBlob(request, reply, services.blobs, result as BlobDescriptor);
+    if (result instanceof TextStream) return sendTextStream(reply, result);
     return reply.type("application/json").send(serialize(result));
   };
+}
+
+/** A text file written as it is read: each chunk sent when the client has taken the last (Readable.from
+ * pulls the next only then), so memory holds a chunk, not the file. A failure after the first chunk can
+ * only cut the reply short (its status is sent): the connection is closed, and the error logged. */
+function sendTextStream(reply: FastifyReply, result: TextStream): FastifyReply {
+  reply.header("Content-Disposition", attachmentDisposition(result.filename));
+  reply.header("X-Content-Type-Options", "nosniff");
+  reply.header("Cache-Control", "private, no-store");
+  const type = result.mediaType.startsWith("text/") ? `${result.mediaType}; charset=utf-8` : result.mediaType;
+  return reply.type(type).send(Readable.from(result.chunks, { objectMode: false }));
 }
 
 /** A route per operation of the registry, each with its schema (for the OpenAPI document), gate and handler. */
