@@ -292,6 +292,32 @@ describe("counter-offers", () => {
     expect(accepted?.disclosed).toMatchObject({ nte_raised_from_cents: 20_000, arrival_window: window });
   });
 
+  it("a contractor the account excluded while its counter waited is not accepted: declining still works", async () => {
+    const s = await setup();
+    const order = await place(s);
+    const countered = await counter(s, order.order_id, { price_cents: order.estimated_cost_cents + 5_000 });
+    expect(countered.statusCode, countered.body).toBe(200);
+    const ref = (await orderOf(s, order.order_id)).contractor_ref;
+    const excluded = await s.h.post(
+      "/api/dispatch/v1/do-not-dispatch",
+      { contractor_ref: ref, reason: "left the last site unsafe" },
+      as(s.crew.caller),
+    );
+    expect(excluded.statusCode, excluded.body).toBe(200);
+    expectProblem(
+      await s.h.post(ACCEPT, { order_id: order.order_id }, as(s.crew.caller)),
+      409,
+      "contractor_excluded",
+    );
+    expect((await orderOf(s, order.order_id)).status).toBe("offered");
+    const declined = await s.h.post(
+      DECLINE,
+      { order_id: order.order_id, reason: "excluded" },
+      as(s.crew.caller),
+    );
+    expect(declined.statusCode, declined.body).toBe(200);
+  });
+
   it("a cancellation withdraws the waiting counter and gives the capacity back", async () => {
     const s = await setup();
     const { h, crew } = s;

@@ -723,8 +723,20 @@ async function withCounters(services: OrderServices, tx: WriteTx, orderId: strin
 export async function acceptCounter(services: OrderServices, orderId: string, actor: Actor): Promise<Order> {
   const done = await runOrderCommand(
     services,
-    (tx) => withCounters(services, tx, orderId),
-    ({ state, counters: all }, ctx) => counters.acceptCounter(state, { orderId, counters: all, actor }, ctx),
+    async (tx) => {
+      const loaded = await withCounters(services, tx, orderId);
+      const order = loaded.state?.order;
+      // The account's list in the transaction: a contractor it excluded while its counter waited is not
+      // accepted (the account declines the counter instead).
+      const entries = order
+        ? await services.store.doNotDispatch.ofAccount(order.account_id, order.livemode, tx)
+        : [];
+      return { ...loaded, entries };
+    },
+    ({ state, counters: all, entries }, ctx) =>
+      (state?.order.contractor_id &&
+        exclusionRefusal(entries, state.order.contractor_id, state.order.trade)) ||
+      counters.acceptCounter(state, { orderId, counters: all, actor }, ctx),
     AS_AGREED,
   );
   await fireSlaClocksAfter(services, done.change.after);
