@@ -65,8 +65,10 @@ function counterOutcome(event: StreamEvent, countered: Offer, job: Job | null) {
     counterNotice.value = `Counter accepted: ${ask}. The job is yours.`;
   } else if (event.type === "order.counter_expired") {
     counterNotice.value = `Your counter (${ask}) expired unanswered: the job went to someone else.`;
-  } else {
+  } else if (event.type === "order.counter_declined" || event.type === "order.needs_dispatcher") {
     counterNotice.value = `The account declined your counter (${ask}): the job went to someone else.`;
+  } else {
+    counterNotice.value = `Your counter (${ask}) was withdrawn: the job is no longer offered to you.`;
   }
 }
 
@@ -254,7 +256,11 @@ function PendingOfferCard({ offer }: { offer: Offer }) {
       {countering ? (
         <>
           <CounterForm offer={offer} onSent={(c) => setCounter(offer.order_id, c)} />
-          <button type="button" class="btn btn-quiet btn-block" onClick={() => setCountering(false)}>
+          <button
+            type="button"
+            class="btn btn-quiet btn-block counter-button"
+            onClick={() => setCountering(false)}
+          >
             Back to Accept or Decline
           </button>
         </>

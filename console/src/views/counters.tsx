@@ -8,14 +8,14 @@ import { clock, money, now, timeLeft } from "../format";
 import type { Counter, Offer, Order } from "../types";
 
 /** Dollars typed as exact cents ("12.5" -> 1250), without a float's rounding; null: not an amount. */
-export function dollarsToCents(text: string): number | null {
+function dollarsToCents(text: string): number | null {
   const m = /^\s*(\d{1,9})(?:\.(\d{0,2}))?\s*$/.exec(text);
   if (!m) return null;
   return Number(m[1]) * 100 + Number((m[2] ?? "").padEnd(2, "0"));
 }
 
 /** How far a price is above (or below) the estimate, in whole percent: "+15 %", "-4 %". */
-export function againstEstimate(price: number, estimate: number): string {
+function againstEstimate(price: number, estimate: number): string {
   if (estimate <= 0) return "";
   const pct = Math.round(((price - estimate) * 100) / estimate);
   return `${pct >= 0 ? "+" : "−"}${Math.abs(pct)} %`;
@@ -117,6 +117,7 @@ export function CounterForm({ offer, onSent }: { offer: Offer; onSent: (counter:
     >
       <label for={id("price")}>Your price ($)</label>
       <input
+        class="counter-field"
         id={id("price")}
         inputMode="decimal"
         value={price}
@@ -130,6 +131,7 @@ export function CounterForm({ offer, onSent }: { offer: Offer; onSent: (counter:
           <legend>Arrival window (optional)</legend>
           <label for={id("start")}>From</label>
           <input
+            class="counter-field"
             id={id("start")}
             type="datetime-local"
             value={start}
@@ -138,6 +140,7 @@ export function CounterForm({ offer, onSent }: { offer: Offer; onSent: (counter:
           />
           <label for={id("end")}>To</label>
           <input
+            class="counter-field"
             id={id("end")}
             type="datetime-local"
             value={end}
@@ -149,6 +152,7 @@ export function CounterForm({ offer, onSent }: { offer: Offer; onSent: (counter:
       )}
       <label for={id("note")}>Note for the account (optional)</label>
       <input
+        class="counter-field"
         id={id("note")}
         maxLength={1000}
         placeholder="e.g. two-storey access"
@@ -157,7 +161,7 @@ export function CounterForm({ offer, onSent }: { offer: Offer; onSent: (counter:
       />
       {fault("note")}
       {fault("form")}
-      <button type="submit" class="btn btn-primary btn-big btn-block" disabled={busy}>
+      <button type="submit" class="btn btn-primary btn-big btn-block counter-button" disabled={busy}>
         Send counter
       </button>
     </form>
