@@ -2,7 +2,8 @@
 // console-browser.test.ts): a contractor counters an offer on its 375 px phone (a window refused beside its
 // field first), the card waits on the account; an approver above its limit is refused, the account's admin
 // accepts, and the job shows on the phone at the agreed price; a second counter is declined with a reason
-// and leaves the phone with a notice; the board counts the counters pending it saw live. Screenshots go to
+// and leaves the phone with a notice; a third, within the account's policy, becomes the job as it is sent;
+// the board counts the counters pending it saw live. Screenshots go to
 // test-artifacts/console/ (UPDATE_SCREENSHOTS=1: those docs/console.md shows to docs/screenshots/).
 
 import { mkdirSync, mkdtempSync, rmSync } from "node:fs";
@@ -142,7 +143,7 @@ function anHourAgo(): string {
 }
 
 describe("counter-offers in the console", () => {
-  it("the phone counters, the account accepts (after an approver's refusal), the job shows at the agreed price; a second counter declined", async () => {
+  it("the phone counters, the account accepts (after an approver's refusal), the job shows at the agreed price; a second counter declined; a third accepted by the policy", async () => {
     const board = await open({ width: 1280, height: 900 });
     await signIn(board.page, dispatcherKey);
     const pending = board.page.locator('[data-stat="counters-pending"] strong');
@@ -248,6 +249,30 @@ describe("counter-offers in the console", () => {
       reason: "Over our budget",
     });
     await accessible(phone.page, "contractor's phone after a declined counter");
+
+    // The account's policy accepts counters within 20 % at once: the card becomes the job as it is sent.
+    const policy = await h.post(
+      "/api/dispatch/v1/counter-policy",
+      { auto_accept_within_pct: 20 },
+      { "x-api-key": adminKey },
+    );
+    expect(policy.statusCode, policy.body).toBe(200);
+    const third = await offeredOrder("Toilet running on");
+    const card3 = phone.page.locator(`.offer[data-order-id="${third.order_id}"]`);
+    await card3.waitFor({ timeout: 15_000 });
+    await card3.getByRole("button", { name: "Counter", exact: true }).click();
+    const price3 = third.estimated_cost_cents + 1_001;
+    await card3.getByLabel("Your price ($)").fill(dollars(price3));
+    await card3.getByRole("button", { name: "Send counter", exact: true }).click();
+    await phone.page
+      .locator(`.job[data-order-id="${third.order_id}"]`)
+      .getByText(`Agreed price ${usd(price3)} (your counter)`)
+      .waitFor();
+    await phone.page
+      .getByRole("status")
+      .filter({ hasText: "accepted at once by the account's policy" })
+      .waitFor();
+    expect(await card3.count()).toBe(0);
     await Promise.all([phone.ctx.close(), desk.ctx.close(), board.ctx.close()]);
     expect(pageProblems).toEqual([]);
   }, 180_000);

@@ -58,6 +58,13 @@ function setCounter(orderId: string, counter: Counter) {
   offers.value = new Map(offers.value).set(orderId, { ...offer, counter });
 }
 
+/** A counter sent: the card waits on the account, or, accepted at once by its policy, becomes the job. */
+function countered(orderId: string, counter: Counter, job: Job | null) {
+  if (!job) return setCounter(orderId, counter);
+  counterNotice.value = `Counter accepted at once by the account's policy: ${counterAsk(counter)}. The job is yours.`;
+  setJob(job);
+}
+
 /** What the account (or the deadline) made of the counter on an offer that leaves the list. */
 function counterOutcome(event: StreamEvent, countered: Offer, job: Job | null) {
   const ask = countered.counter ? counterAsk(countered.counter) : "";
@@ -72,8 +79,15 @@ function counterOutcome(event: StreamEvent, countered: Offer, job: Job | null) {
   }
 }
 
+/** The counters of the offers listed (one sent from another device shows here too). */
+async function refreshCounters() {
+  const listed = await get<{ offers: Offer[] }>("/api/contractor/v1/offers");
+  for (const o of listed.offers) if (o.counter) setCounter(o.order_id, o.counter);
+}
+
 function onEvent(event: StreamEvent) {
   const data = event.data as { order_id: string; held: boolean; offer: Offer | null; job: Job | null };
+  if (event.type === "order.countered" && data.held) void refreshCounters().catch(() => undefined);
   const countered = offers.value.get(data.order_id);
   if (countered?.counter && (!data.held || data.job)) counterOutcome(event, countered, data.job);
   if (!data.held) return drop(data.order_id);
@@ -255,7 +269,7 @@ function PendingOfferCard({ offer }: { offer: Offer }) {
       )}
       {countering ? (
         <>
-          <CounterForm offer={offer} onSent={(c) => setCounter(offer.order_id, c)} />
+          <CounterForm offer={offer} onSent={(c, job) => countered(offer.order_id, c, job)} />
           <button
             type="button"
             class="btn btn-quiet btn-block counter-button"

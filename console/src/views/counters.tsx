@@ -5,7 +5,7 @@
 import { useState } from "preact/hooks";
 import { ApiProblem, type FieldProblem, post } from "../api";
 import { clock, money, now, timeLeft } from "../format";
-import type { Counter, Offer, Order } from "../types";
+import type { Counter, Job, Offer, Order } from "../types";
 
 /** Dollars typed as exact cents ("12.5" -> 1250), without a float's rounding; null: not an amount. */
 function dollarsToCents(text: string): number | null {
@@ -79,7 +79,12 @@ function counterBody(
 }
 
 /** The contractor's counter: a price in dollars, a window (routine and scheduled work only), a note. */
-export function CounterForm({ offer, onSent }: { offer: Offer; onSent: (counter: Counter) => void }) {
+export function CounterForm(props: {
+  offer: Offer;
+  /** The counter sent, and the job when the account's policy accepted it at once. */
+  onSent: (counter: Counter, job: Job | null) => void;
+}) {
+  const { offer, onSent } = props;
   const [price, setPrice] = useState((offer.estimated_cost_cents / 100).toFixed(2));
   const [start, setStart] = useState("");
   const [end, setEnd] = useState("");
@@ -94,7 +99,11 @@ export function CounterForm({ offer, onSent }: { offer: Offer; onSent: (counter:
     setBusy(true);
     setFaults(new Map());
     try {
-      onSent((await post<{ counter: Counter }>("/api/contractor/v1/offers/counter", built.body)).counter);
+      const sent = await post<{ counter: Counter; job: Job | null }>(
+        "/api/contractor/v1/offers/counter",
+        built.body,
+      );
+      onSent(sent.counter, sent.job);
     } catch (err) {
       setFaults(faultsOf(err));
       setBusy(false);
