@@ -41,6 +41,8 @@ export interface Order {
   nte_approved_cents?: number | null;
   reference_id: string | null;
   estimated_cost_cents: number;
+  /** The price of the contractor's counter the account accepted; null when none was. */
+  agreed_price_cents?: number | null;
   final_cost_cents: number | null;
   eta_at: string | null;
   status_reason: string | null;
@@ -94,6 +96,21 @@ interface JobBase {
   location: Location;
   nte_cents: number | null;
   estimated_cost_cents: number;
+  /** The price of the contractor's counter the account accepted; null when none was. */
+  agreed_price_cents?: number | null;
+}
+
+/** A contractor's counter-offer (the order's `counter`, the contractor's offer's `counter`). */
+export interface Counter {
+  offer_id: string;
+  status: "pending" | "accepted" | "declined" | "expired" | "withdrawn";
+  price_cents: number | null;
+  arrival_window: { start: string; end: string } | null;
+  note: string | null;
+  created_at: string;
+  deadline_at: string;
+  decided_at: string | null;
+  reason: string | null;
 }
 
 export interface Offer extends JobBase {
@@ -101,6 +118,8 @@ export interface Offer extends JobBase {
   attempt: number;
   offered_at: string;
   deadline_at: string;
+  /** The contractor's counter, while it waits on the account. */
+  counter?: Counter;
 }
 
 export interface Job extends JobBase {

@@ -6,7 +6,8 @@ import { useEffect, useState } from "preact/hooks";
 import { ApiProblem, allPages, get, post } from "../api";
 import { ago, clock, minute, money, place, titleCase } from "../format";
 import { subscribe } from "../live";
-import type { Order, OrderStatus, StreamEvent } from "../types";
+import type { Counter, Order, OrderStatus, StreamEvent } from "../types";
+import { CounterDecision } from "./counters";
 import { ExcludeContractor } from "./do-not-dispatch";
 import { Proof } from "./proof";
 import { OrderRating, rateable } from "./ratings";
@@ -39,6 +40,16 @@ function setAsk(orderId: string, ask: NteAsk | null) {
   asks.value = next;
 }
 
+/** The counter-offer waiting on each order that has one (the list leaves counters out; the order has it). */
+const counters = signal<Map<string, Counter>>(new Map());
+
+function setCounter(orderId: string, counter: Counter | null) {
+  const next = new Map(counters.value);
+  if (counter?.status === "pending") next.set(orderId, counter);
+  else next.delete(orderId);
+  counters.value = next;
+}
+
 const OPEN = new Set<OrderStatus>([
   "received",
   "offered",
@@ -68,6 +79,8 @@ function onEvent(event: StreamEvent) {
   const order = event.data.order as Order | undefined;
   if (!order?.order_id) return;
   upsert([order]);
+  if (event.type === "order.countered") setCounter(order.order_id, event.data.counter as Counter);
+  else if (counters.value.has(order.order_id)) setCounter(order.order_id, null);
   if (event.type === "order.nte_requested") {
     const ask = event.data.nte_request as NteAsk | undefined;
     if (ask) setAsk(order.order_id, ask);
@@ -82,13 +95,16 @@ function onEvent(event: StreamEvent) {
 
 /** The pending requests of the orders that may have one (the list leaves requests out; the order has them). */
 async function loadAsks(list: Order[]) {
-  const candidates = list.filter((o) => o.nte_cents !== null && MAY_ASK.has(o.status));
+  const candidates = list.filter(
+    (o) => (o.nte_cents !== null && MAY_ASK.has(o.status)) || o.status === "offered",
+  );
   for (const o of candidates) {
-    const full = await get<{ nte_requests: Array<NteAsk & { status: string }> }>(
+    const full = await get<{ nte_requests: Array<NteAsk & { status: string }>; counter?: Counter | null }>(
       `/api/dispatch/v1/orders/${o.order_id}`,
     );
     const pending = full.nte_requests.find((r) => r.status === "pending");
     if (pending) setAsk(o.order_id, pending);
+    if (full.counter?.status === "pending") setCounter(o.order_id, full.counter);
   }
 }
 
@@ -114,6 +130,7 @@ export function AccountView() {
       stop();
       orders.value = new Map();
       asks.value = new Map();
+      counters.value = new Map();
     };
   }, []);
   const list = [...orders.value.values()].sort((a, b) => b.created_at.localeCompare(a.created_at));
@@ -165,7 +182,9 @@ export function AccountView() {
                   <span class="money">
                     {o.final_cost_cents !== null
                       ? money(o.final_cost_cents)
-                      : `est. ${money(o.estimated_cost_cents)}`}
+                      : typeof o.agreed_price_cents === "number"
+                        ? `agreed ${money(o.agreed_price_cents)}`
+                        : `est. ${money(o.estimated_cost_cents)}`}
                   </span>
                   {o.status === "en_route" && o.eta_at ? (
                     <span class="eta">ETA {clock(o.eta_at)}</span>
@@ -192,6 +211,16 @@ export function AccountView() {
                   <Proof order={o} />
                   <Timeline path="/api/audit" orderId={o.order_id} version={o.updated_at} />
                 </div>
+              )}
+              {counters.value.get(o.order_id) && (
+                <CounterDecision
+                  order={o}
+                  counter={counters.value.get(o.order_id) as Counter}
+                  onDecided={(after) => {
+                    upsert([after]);
+                    setCounter(o.order_id, after.counter);
+                  }}
+                />
               )}
               {asks.value.get(o.order_id) && (
                 <NteDecision order={o} ask={asks.value.get(o.order_id) as NteAsk} />

@@ -116,9 +116,26 @@ async function load() {
   }
 }
 
+/** Orders whose contractor's counter-offer waits on the account, by order id (its deadline). The order list
+ * does not carry counters: the board learns them from the stream (order.countered), so a counter made
+ * before the board was opened is not counted until the order changes again. */
+const countersPending = signal<Map<string, string>>(new Map());
+
+function trackCounter(event: StreamEvent, order: Order) {
+  const counter = event.data.counter as { status?: string; deadline_at?: string } | undefined;
+  const waiting = event.type === "order.countered" && counter?.status === "pending";
+  if (!waiting && !countersPending.value.has(order.order_id)) return;
+  const next = new Map(countersPending.value);
+  if (waiting) next.set(order.order_id, counter?.deadline_at ?? "");
+  else next.delete(order.order_id);
+  countersPending.value = next;
+}
+
 function onEvent(event: StreamEvent) {
   const order = event.data.order as Order | undefined;
-  if (order?.order_id) upsert([order]);
+  if (!order?.order_id) return;
+  upsert([order]);
+  trackCounter(event, order);
 }
 
 const trades = computed(() => [...new Set([...orders.value.values()].map((o) => o.trade))].sort());
@@ -172,6 +189,7 @@ export function Board() {
     return () => {
       stop();
       orders.value = new Map();
+      countersPending.value = new Map();
       selected.value = null;
     };
   }, []);
@@ -201,6 +219,13 @@ export function Board() {
               title="Invoiced, sent back for a revision, or rejected"
             >
               <strong>{held}</strong> invoices held
+            </span>
+            <span
+              class="stat"
+              data-stat="counters-pending"
+              title="Offers a contractor answered with a counter-offer, waiting on the account (seen live since the board opened)"
+            >
+              <strong>{countersPending.value.size}</strong> counters pending
             </span>
           </div>
         </div>

@@ -8,7 +8,8 @@ import { WORK_DONE_STATUSES } from "../../../src/domain/orders/statuses";
 import { ApiProblem, get, post } from "../api";
 import { clock, money, now, place, timeLeft, titleCase } from "../format";
 import { subscribe } from "../live";
-import type { Invoice, Job, Offer, OrderStatus, StreamEvent } from "../types";
+import type { Counter, Invoice, Job, Offer, OrderStatus, StreamEvent } from "../types";
+import { CounterForm, counterAsk } from "./counters";
 import { InvoiceBuilder } from "./invoice-builder";
 import { JobProof, phonePosition } from "./job-proof";
 import { MyRatings } from "./ratings";
@@ -21,6 +22,8 @@ const jobs = signal<Map<string, Job>>(new Map());
 const done = signal<Job[]>([]);
 const loadError = signal<string | null>(null);
 const loading = signal(true);
+/** What became of a counter the contractor sent (accepted, declined, expired), for a moment. */
+const counterNotice = signal<string | null>(null);
 
 const ACTIVE = new Set(["accepted", "en_route", "on_site"]);
 
@@ -48,12 +51,51 @@ function drop(orderId: string) {
   offers.value = nextOffers;
 }
 
+/** An offer with its counter sent (the card then waits on the account). */
+function setCounter(orderId: string, counter: Counter) {
+  const offer = offers.value.get(orderId);
+  if (!offer) return;
+  offers.value = new Map(offers.value).set(orderId, { ...offer, counter });
+}
+
+/** A counter sent: the card waits on the account, or, accepted at once by its policy, becomes the job. */
+function countered(orderId: string, counter: Counter, job: Job | null) {
+  if (!job) return setCounter(orderId, counter);
+  counterNotice.value = `Counter accepted at once by the account's policy: ${counterAsk(counter)}. The job is yours.`;
+  setJob(job);
+}
+
+/** What the account (or the deadline) made of the counter on an offer that leaves the list. */
+function counterOutcome(event: StreamEvent, countered: Offer, job: Job | null) {
+  const ask = countered.counter ? counterAsk(countered.counter) : "";
+  if (job && event.type === "order.accepted") {
+    counterNotice.value = `Counter accepted: ${ask}. The job is yours.`;
+  } else if (event.type === "order.counter_expired") {
+    counterNotice.value = `Your counter (${ask}) expired unanswered: the job went to someone else.`;
+  } else if (event.type === "order.counter_declined" || event.type === "order.needs_dispatcher") {
+    counterNotice.value = `The account declined your counter (${ask}): the job went to someone else.`;
+  } else {
+    counterNotice.value = `Your counter (${ask}) was withdrawn: the job is no longer offered to you.`;
+  }
+}
+
+/** The counters of the offers listed (one sent from another device shows here too). */
+async function refreshCounters() {
+  const listed = await get<{ offers: Offer[] }>("/api/contractor/v1/offers");
+  for (const o of listed.offers) if (o.counter) setCounter(o.order_id, o.counter);
+}
+
 function onEvent(event: StreamEvent) {
   const data = event.data as { order_id: string; held: boolean; offer: Offer | null; job: Job | null };
+  if (event.type === "order.countered" && data.held) void refreshCounters().catch(() => undefined);
+  const countered = offers.value.get(data.order_id);
+  if (countered?.counter && (!data.held || data.job)) counterOutcome(event, countered, data.job);
   if (!data.held) return drop(data.order_id);
   if (data.offer) {
     const next = new Map(offers.value);
-    next.set(data.order_id, data.offer);
+    // The stream's offer leaves the counter out: the one sent stays on the card.
+    const same = countered?.offer_id === data.offer.offer_id ? countered.counter : undefined;
+    next.set(data.order_id, same ? { ...data.offer, counter: same } : data.offer);
     offers.value = next;
     return;
   }
@@ -89,6 +131,7 @@ export function ContractorView() {
       offers.value = new Map();
       jobs.value = new Map();
       done.value = [];
+      counterNotice.value = null;
     };
   }, []);
   const offerList = [...offers.value.values()].sort((a, b) => a.deadline_at.localeCompare(b.deadline_at));
@@ -104,6 +147,20 @@ export function ContractorView() {
         <h1 id="offers-title">
           Offers <span class="count">{offerList.length}</span>
         </h1>
+        {counterNotice.value && (
+          <p class="notice counter-notice" role="status">
+            {counterNotice.value}
+            <button
+              type="button"
+              class="btn btn-quiet btn-small"
+              onClick={() => {
+                counterNotice.value = null;
+              }}
+            >
+              OK
+            </button>
+          </p>
+        )}
         {offerList.length === 0 ? (
           <p class="empty">
             {loading.value ? "Loading…" : "No offers right now. New ones appear here at once."}
@@ -142,12 +199,36 @@ export function ContractorView() {
   );
 }
 
+/** An offer the contractor countered: what it asked, until when the account may answer. */
+function CounteredCard({ offer, counter }: { offer: Offer; counter: Counter }) {
+  return (
+    <article class="card offer countered" data-order-id={offer.order_id} data-status="countered">
+      <div class="card-head">
+        <span class="job-title">{titleCase(offer.trade)}</span>
+        {offer.urgency !== "routine" && <span class={`urgency u-${offer.urgency}`}>{offer.urgency}</span>}
+      </div>
+      <p class="place">{place(offer.location)}</p>
+      <p>{offer.description}</p>
+      <p class="muted">Estimate {money(offer.estimated_cost_cents)}</p>
+      <p class="ok-note" role="status">
+        Counter sent: {counterAsk(counter)}, waiting for the account until {clock(counter.deadline_at)}
+      </p>
+      {counter.note && <p class="muted">Your note: “{counter.note}”</p>}
+    </article>
+  );
+}
+
 function OfferCard({ offer }: { offer: Offer }) {
+  if (offer.counter) return <CounteredCard offer={offer} counter={offer.counter} />;
+  return <PendingOfferCard offer={offer} />;
+}
+
+function PendingOfferCard({ offer }: { offer: Offer }) {
   const [busy, setBusy] = useState(false);
-  const [reason, setReason] = useState("");
+  const [countering, setCountering] = useState(false);
   const [error, setError] = useState<string | null>(null);
   const left = timeLeft(offer.deadline_at, now.value);
-  const act = async (action: "accept" | "decline") => {
+  const act = async (action: "accept" | "decline", reason: string) => {
     setBusy(true);
     setError(null);
     try {
@@ -186,6 +267,35 @@ function OfferCard({ offer }: { offer: Offer }) {
           {error}
         </p>
       )}
+      {countering ? (
+        <>
+          <CounterForm offer={offer} onSent={(c, job) => countered(offer.order_id, c, job)} />
+          <button
+            type="button"
+            class="btn btn-quiet btn-block counter-button"
+            onClick={() => setCountering(false)}
+          >
+            Back to Accept or Decline
+          </button>
+        </>
+      ) : (
+        <OfferAnswers offer={offer} busy={busy} act={act} onCounter={() => setCountering(true)} />
+      )}
+    </article>
+  );
+}
+
+/** Decline (with a reason, if the contractor gives one), Counter, Accept. */
+function OfferAnswers(props: {
+  offer: Offer;
+  busy: boolean;
+  act: (action: "accept" | "decline", reason: string) => Promise<void>;
+  onCounter: () => void;
+}) {
+  const { offer, busy, act } = props;
+  const [reason, setReason] = useState("");
+  return (
+    <>
       <details class="decline-reason">
         <summary>Say why, if you decline</summary>
         <label for={`decline-${offer.offer_id}`}>Reason for declining (optional)</label>
@@ -197,31 +307,44 @@ function OfferCard({ offer }: { offer: Offer }) {
           onInput={(e) => setReason((e.target as HTMLInputElement).value)}
         />
       </details>
-      <div class="actions two">
+      <div class="actions three">
         <button
           type="button"
           class="btn btn-quiet btn-big"
           disabled={busy}
-          onClick={() => void act("decline")}
+          onClick={() => void act("decline", reason)}
         >
           Decline
+        </button>
+        <button type="button" class="btn btn-quiet btn-big" disabled={busy} onClick={props.onCounter}>
+          Counter
         </button>
         <button
           type="button"
           class="btn btn-primary btn-big"
           disabled={busy}
-          onClick={() => void act("accept")}
+          onClick={() => void act("accept", reason)}
         >
           Accept
         </button>
       </div>
-    </article>
+    </>
   );
+}
+
+/** The price the job is done at, in dollars: the counter the account accepted, else the estimate. */
+function priceOf(job: Job): string {
+  return ((job.agreed_price_cents ?? job.estimated_cost_cents ?? 0) / 100).toFixed(2);
+}
+
+function AgreedPrice({ job }: { job: Job }) {
+  if (typeof job.agreed_price_cents !== "number") return null;
+  return <p class="agreed-price">Agreed price {money(job.agreed_price_cents)} (your counter)</p>;
 }
 
 function JobCard({ job }: { job: Job }) {
   const [eta, setEta] = useState("30");
-  const [cost, setCost] = useState(((job.estimated_cost_cents ?? 0) / 100).toFixed(2));
+  const [cost, setCost] = useState(priceOf(job));
   const [reason, setReason] = useState("");
   const [busy, setBusy] = useState(false);
   const [error, setError] = useState<string | null>(null);
@@ -265,6 +388,7 @@ function JobCard({ job }: { job: Job }) {
         {place(job.location)}
       </p>
       <p>{job.description}</p>
+      <AgreedPrice job={job} />
       {job.eta_at && job.status === "en_route" && (
         <p class="muted">You said you would arrive at {clock(job.eta_at)}.</p>
       )}
