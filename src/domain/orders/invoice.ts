@@ -222,10 +222,16 @@ function withinNte(f: InvoiceFacts): InvoiceCheck {
     code: "within_nte",
     result: within ? "pass" : "flag",
     message: within
-      ? `The total is within the NTE in force (${nte}).`
-      : `The total is ${f.total_cents - nte} cents over the NTE in force (${nte}).`,
+      ? `The total is within the NTE in force (${dollars(nte)}).`
+      : `The total is ${dollars(f.total_cents - nte)} over the NTE in force (${dollars(nte)}).`,
     figures,
   };
+}
+
+/** Cents as dollars for a message ("$1,234.50"); the figures keep the cents. */
+function dollars(cents: number): string {
+  const whole = Math.trunc(Math.abs(cents) / 100).toLocaleString("en-US");
+  return `${cents < 0 ? "-" : ""}$${whole}.${String(Math.abs(cents) % 100).padStart(2, "0")}`;
 }
 
 function againstEstimate(f: InvoiceFacts): InvoiceCheck {
