@@ -106,7 +106,14 @@ async function sequenceOwnRecords(store: Store, config: Config): Promise<void> {
     existsSync(join(config.DATA_DIR, SIGNING_KEY_FILE)) ||
     config.DATABASE_URL === undefined;
   if (!hasKey) return;
-  await new AuditLog(store.audit, loadSigningKey(config.AUDIT_SIGNING_KEY, config.DATA_DIR)).sequence(true);
+  try {
+    await new AuditLog(store.audit, loadSigningKey(config.AUDIT_SIGNING_KEY, config.DATA_DIR)).sequence(true);
+  } catch (error) {
+    // The command's own write is committed; sealing it now is a courtesy. A serving server busy with its
+    // own writes (SQLite's lock not had within its busy timeout) seals it within AUDIT_SEQUENCE_INTERVAL_MS.
+    if ((error as { code?: string }).code !== "SQLITE_BUSY") throw error;
+    process.stderr.write("the store is busy: a running server's sequencer seals this command's records\n");
+  }
 }
 
 type AuditValues = ReturnType<typeof parseAuditArgs>["values"];
