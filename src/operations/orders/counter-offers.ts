@@ -6,16 +6,17 @@
 // requirements are.
 
 import { z } from "zod";
-import { sealRecord } from "../../audit/record.js";
 import { withinApprovalLimit } from "../../domain/key-roles.js";
 import {
   AUTO_ACCEPT_MAX_PCT,
   COUNTER_PRICE_MAX_CENTS,
+  type CounterPolicy,
   counterDetails,
 } from "../../domain/orders/counter-rules.js";
 import type { CounterOffer, Order } from "../../domain/orders/order.js";
 import { ApiError } from "../../errors.js";
 import type { CounterPolicyRow } from "../../storage/store.js";
+import { setAccountSetting } from "../kernel/account-settings.js";
 import { contractorOf, defineOperation, type OperationContext, principalOf } from "../kernel/operation.js";
 import { rfc3339 } from "../kernel/schemas.js";
 import { sealRef, sealRefSchema } from "../matching/decision-records.js";
@@ -245,35 +246,12 @@ export const counterPolicySetOperation = defineOperation({
   output: policySchema,
   example: { auto_accept_within_pct: 10 },
   async handler(ctx, input) {
-    const principal = principalOf(ctx);
     const { store } = ctx.services;
-    const at = ctx.services.now().toISOString();
-    const actor = `key:${principal.keyId}` as const;
-    const row = await store.write(async (tx) => {
-      const before = await store.counters.policy(principal.accountId, principal.livemode, tx);
-      const entry = sealRecord({
-        kind: "account.counter_policy_set",
-        at,
-        accountId: principal.accountId,
-        livemode: principal.livemode,
-        orderId: null,
-        actor,
-        data: {
-          auto_accept_within_pct: input.auto_accept_within_pct,
-          previous: before ? { auto_accept_within_pct: before.auto_accept_within_pct } : null,
-        },
-      });
-      const next: CounterPolicyRow = {
-        account_id: principal.accountId,
-        livemode: principal.livemode,
-        auto_accept_within_pct: input.auto_accept_within_pct,
-        updated_at: at,
-        updated_by: actor,
-        seal: entry.seal,
-      };
-      await store.counters.setPolicy(next, tx);
-      tx.appendAudit(entry);
-      return next;
+    const row = await setAccountSetting<CounterPolicy>(ctx, {
+      kind: "account.counter_policy_set",
+      read: (account, livemode, tx) => store.counters.policy(account, livemode, tx),
+      values: () => ({ auto_accept_within_pct: input.auto_accept_within_pct }),
+      write: (next, tx) => store.counters.setPolicy(next, tx),
     });
     return policyView(row, ctx);
   },

@@ -4,7 +4,6 @@
 // transition of the order (domain/orders/invoice-decisions.ts), sealed, sent as an event and a webhook.
 
 import { z } from "zod";
-import { sealRecord } from "../../audit/record.js";
 import { approvalLimit } from "../../domain/key-roles.js";
 import {
   INVOICE_LIMITS,
@@ -14,6 +13,7 @@ import {
 import type { Order } from "../../domain/orders/order.js";
 import { ApiError, validationError } from "../../errors.js";
 import type { InvoicePolicyRow } from "../../storage/store.js";
+import { setAccountSetting } from "../kernel/account-settings.js";
 import { defineOperation, type OperationContext, principalOf } from "../kernel/operation.js";
 import { sealRef, sealRefSchema } from "../matching/decision-records.js";
 import { decideInvoice, payInvoice } from "./command-runner.js";
@@ -213,35 +213,12 @@ export const invoicePolicySetOperation = defineOperation({
   output: policySchema,
   example: { auto_approve_below_cents: 50_000 },
   async handler(ctx, input) {
-    const principal = principalOf(ctx);
     const { store } = ctx.services;
-    const at = ctx.services.now().toISOString();
-    const actor = `key:${principal.keyId}` as const;
-    const row = await store.write(async (tx) => {
-      const before = await store.invoicePolicies.get(principal.accountId, principal.livemode, tx);
-      const entry = sealRecord({
-        kind: "account.invoice_policy_set",
-        at,
-        accountId: principal.accountId,
-        livemode: principal.livemode,
-        orderId: null,
-        actor,
-        data: {
-          auto_approve_below_cents: input.auto_approve_below_cents,
-          previous: before ? { auto_approve_below_cents: before.auto_approve_below_cents } : null,
-        },
-      });
-      const next: InvoicePolicyRow = {
-        account_id: principal.accountId,
-        livemode: principal.livemode,
-        auto_approve_below_cents: input.auto_approve_below_cents,
-        updated_at: at,
-        updated_by: actor,
-        seal: entry.seal,
-      };
-      await store.invoicePolicies.set(next, tx);
-      tx.appendAudit(entry);
-      return next;
+    const row = await setAccountSetting<{ auto_approve_below_cents: number | null }>(ctx, {
+      kind: "account.invoice_policy_set",
+      read: (account, livemode, tx) => store.invoicePolicies.get(account, livemode, tx),
+      values: () => ({ auto_approve_below_cents: input.auto_approve_below_cents }),
+      write: (next, tx) => store.invoicePolicies.set(next, tx),
     });
     return policyView(row, ctx);
   },

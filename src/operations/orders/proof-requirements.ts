@@ -4,9 +4,9 @@
 // is missing.
 
 import { z } from "zod";
-import { sealRecord } from "../../audit/record.js";
 import { NO_REQUIREMENTS, type ProofRequirements } from "../../domain/orders/completion-gate.js";
 import type { ProofRequirementsRow } from "../../storage/store.js";
+import { setAccountSetting } from "../kernel/account-settings.js";
 import { defineOperation, type OperationContext, principalOf } from "../kernel/operation.js";
 import { sealRef, sealRefSchema } from "../matching/decision-records.js";
 
@@ -75,41 +75,15 @@ export const proofRequirementsSetOperation = defineOperation({
   output: requirementsSchema,
   example: { signature_required: true },
   async handler(ctx, input) {
-    const principal = principalOf(ctx);
     const { store } = ctx.services;
-    const at = ctx.services.now().toISOString();
-    const actor = `key:${principal.keyId}` as const;
-    const row = await store.write(async (tx) => {
-      const before = (await store.proofRequirements.get(principal.accountId, principal.livemode, tx)) ?? null;
-      const signature_required = input.signature_required ?? before?.signature_required ?? false;
-      const photo_required = input.photo_required ?? before?.photo_required ?? false;
-      const entry = sealRecord({
-        kind: "account.proof_requirements_set",
-        at,
-        accountId: principal.accountId,
-        livemode: principal.livemode,
-        orderId: null,
-        actor,
-        data: {
-          signature_required,
-          photo_required,
-          previous: before
-            ? { signature_required: before.signature_required, photo_required: before.photo_required }
-            : null,
-        },
-      });
-      const next: ProofRequirementsRow = {
-        account_id: principal.accountId,
-        livemode: principal.livemode,
-        signature_required,
-        photo_required,
-        updated_at: at,
-        updated_by: actor,
-        seal: entry.seal,
-      };
-      await store.proofRequirements.set(next, tx);
-      tx.appendAudit(entry);
-      return next;
+    const row = await setAccountSetting<ProofRequirements>(ctx, {
+      kind: "account.proof_requirements_set",
+      read: (account, livemode, tx) => store.proofRequirements.get(account, livemode, tx),
+      values: (before) => ({
+        signature_required: input.signature_required ?? before?.signature_required ?? false,
+        photo_required: input.photo_required ?? before?.photo_required ?? false,
+      }),
+      write: (next, tx) => store.proofRequirements.set(next, tx),
     });
     return view(row, ctx);
   },
