@@ -15,7 +15,7 @@ import { generateSandboxPool } from "./domain/sandbox-pool.js";
 import { TRADE_CODES } from "./domain/trades.js";
 import { ApiError } from "./errors.js";
 import { createTemplate, templateInput } from "./operations/orders/checklist-templates.js";
-import type { Store } from "./storage/store.js";
+import type { Store, WriteTx } from "./storage/store.js";
 
 export interface BootstrapResult {
   seededContractors: number;
@@ -154,8 +154,18 @@ export async function bootstrap(
     });
     sandboxKey = issued.key;
   }
-  await seedSandboxInvoicePolicy(store, clock);
-  await seedSandboxCounterPolicy(store, clock);
+  await seedSandboxSetting(store, clock, {
+    kind: "account.invoice_policy_set",
+    values: { auto_approve_below_cents: SANDBOX_AUTO_APPROVE_BELOW_CENTS },
+    read: (accountId, tx) => store.invoicePolicies.get(accountId, false, tx),
+    write: (row, tx) => store.invoicePolicies.set(row, tx),
+  });
+  await seedSandboxSetting(store, clock, {
+    kind: "account.counter_policy_set",
+    values: { auto_accept_within_pct: SANDBOX_COUNTER_WITHIN_PCT },
+    read: (accountId, tx) => store.counters.policy(accountId, false, tx),
+    write: (row, tx) => store.counters.setPolicy(row, tx),
+  });
   return { seededContractors, seededChecklists, sandboxKey };
 }
 
@@ -163,70 +173,53 @@ export async function bootstrap(
  * the estimate (and under the NTE) are accepted at once; a larger one waits for a person (issue 33). */
 export const SANDBOX_COUNTER_WITHIN_PCT = 10;
 
-/** Gives the sandbox account its counter-offer policy, as seedSandboxInvoicePolicy its invoice policy. */
-async function seedSandboxCounterPolicy(store: Store, clock: Clock): Promise<void> {
-  const account = await store.keys.findAccountByName(SANDBOX_ACCOUNT);
-  if (!account || (await store.counters.policy(account.id, false))) return;
-  const at = clock().toISOString();
-  await store.write(async (tx) => {
-    if (await store.counters.policy(account.id, false, tx)) return;
-    const entry = sealRecord({
-      kind: "account.counter_policy_set",
-      at,
-      accountId: account.id,
-      livemode: false,
-      actor: BOOTSTRAP_ACTOR,
-      data: { auto_accept_within_pct: SANDBOX_COUNTER_WITHIN_PCT, previous: null },
-    });
-    await store.counters.setPolicy(
-      {
-        account_id: account.id,
-        livemode: false,
-        auto_accept_within_pct: SANDBOX_COUNTER_WITHIN_PCT,
-        updated_at: at,
-        updated_by: BOOTSTRAP_ACTOR,
-        seal: entry.seal,
-      },
-      tx,
-    );
-    tx.appendAudit(entry);
-  });
-}
-
 /** The sandbox account's invoice policy: its simulated contractors' clean invoices below this are approved
  * at once, the flagged and the larger ones wait for a person (issue 33). */
 export const SANDBOX_AUTO_APPROVE_BELOW_CENTS = 50_000;
 
+/** One of the sandbox account's settings (test mode), stored by `write` with the seal of its record. */
+interface SandboxSetting<V extends object> {
+  kind: "account.invoice_policy_set" | "account.counter_policy_set";
+  values: V;
+  read(accountId: string, tx?: WriteTx): Promise<unknown>;
+  write(
+    row: V & { account_id: string; livemode: boolean; updated_at: string; updated_by: string; seal: string },
+    tx: WriteTx,
+  ): Promise<void>;
+}
+
 /**
- * Gives the sandbox account its invoice policy, sealed as account.invoice_policy_set by system:bootstrap,
- * while it has never had one: on the start that creates it, and once on a store from before policies.
+ * Gives the sandbox account a setting (its invoice policy, its counter policy), sealed by system:bootstrap,
+ * while it has never had one: on the start that creates it, and once on a store from before the setting.
  * What the account sets later (null included) stays.
  */
-async function seedSandboxInvoicePolicy(store: Store, clock: Clock): Promise<void> {
+async function seedSandboxSetting<V extends object>(
+  store: Store,
+  clock: Clock,
+  setting: SandboxSetting<V>,
+): Promise<void> {
   const account = await store.keys.findAccountByName(SANDBOX_ACCOUNT);
-  if (!account || (await store.invoicePolicies.get(account.id, false))) return;
+  if (!account || (await setting.read(account.id))) return;
   const at = clock().toISOString();
   await store.write(async (tx) => {
-    if (await store.invoicePolicies.get(account.id, false, tx)) return;
+    if (await setting.read(account.id, tx)) return;
     const entry = sealRecord({
-      kind: "account.invoice_policy_set",
+      kind: setting.kind,
       at,
       accountId: account.id,
       livemode: false,
       actor: BOOTSTRAP_ACTOR,
-      data: { auto_approve_below_cents: SANDBOX_AUTO_APPROVE_BELOW_CENTS, previous: null },
+      data: { ...setting.values, previous: null },
     });
-    await store.invoicePolicies.set(
-      {
-        account_id: account.id,
-        livemode: false,
-        auto_approve_below_cents: SANDBOX_AUTO_APPROVE_BELOW_CENTS,
-        updated_at: at,
-        updated_by: BOOTSTRAP_ACTOR,
-        seal: entry.seal,
-      },
-      tx,
-    );
+    const row = {
+      ...setting.values,
+      account_id: account.id,
+      livemode: false,
+      updated_at: at,
+      updated_by: BOOTSTRAP_ACTOR,
+      seal: entry.seal,
+    };
+    await setting.write(row, tx);
     tx.appendAudit(entry);
   });
 }

@@ -8,7 +8,6 @@ import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
-import axe from "axe-core";
 import SQLite from "better-sqlite3";
 import { Kysely, SqliteDialect, sql } from "kysely";
 import type { Browser, BrowserContext, Page, Route } from "playwright-core";
@@ -21,7 +20,7 @@ import { createFetcher } from "../../src/services/create-services.js";
 import { auditTriggerNames } from "../../src/storage/migrations/0003-audit-log.js";
 import type { Database } from "../../src/storage/schema.js";
 import { WebhookDispatcher } from "../../src/workers/webhook-dispatcher.js";
-import { launchChromium, listenLocally } from "../helpers/browser.js";
+import { expectAccessible, launchChromium, listenLocally, signInConsole } from "../helpers/browser.js";
 import { liveContractor, testRecord } from "../helpers/fixtures.js";
 import { createHarness, type Harness, ORDER_PATH, validOrder } from "../helpers/harness.js";
 import { startReceiver, type WebhookReceiver } from "../helpers/webhook-receiver.js";
@@ -139,12 +138,7 @@ async function open(
   return { ctx, page };
 }
 
-async function signIn(page: Page, key: string): Promise<void> {
-  await page.goto(`${base}/console/`);
-  await page.getByLabel("API key").fill(key);
-  await page.getByRole("button", { name: "Sign in", exact: true }).click();
-  await page.getByRole("button", { name: "Sign out", exact: true }).waitFor();
-}
+const signIn = (page: Page, key: string) => signInConsole(page, base, key);
 
 async function placeOrder(body: Record<string, unknown>): Promise<string> {
   const res = await h.post(ORDER_PATH, body, { "x-api-key": accountKey });
@@ -159,18 +153,7 @@ function status(page: Page, orderId: string, value: string, scope = "") {
     .waitFor({ timeout: 15_000 });
 }
 
-/**
- * An axe-core scan of the page as it is: no serious or critical violation. The engine is evaluated through
- * the browser's debugging protocol, which the page's Content-Security-Policy does not govern.
- */
-async function accessible(page: Page, view: string): Promise<void> {
-  await page.evaluate(axe.source);
-  const violations = await page.evaluate(`axe.run(document, { resultTypes: ["violations"] }).then((r) =>
-    r.violations
-      .filter((v) => v.impact === "serious" || v.impact === "critical")
-      .map((v) => ({ id: v.id, impact: v.impact, help: v.help, nodes: v.nodes.slice(0, 5).map((n) => n.target.join(" ")) })))`);
-  expect(violations, `${view}: ${JSON.stringify(violations, null, 2)}`).toEqual([]);
-}
+const accessible = expectAccessible;
 
 /** The whole page from its top (a field's focus may have scrolled it, and the sticky bar with it). */
 const shot = async (page: Page, name: string) => {

@@ -10,11 +10,10 @@ import { mkdirSync, mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
-import axe from "axe-core";
 import type { Browser, BrowserContext, Page } from "playwright-core";
 import { build } from "vite";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { launchChromium, listenLocally } from "../helpers/browser.js";
+import { expectAccessible, launchChromium, listenLocally, signInConsole } from "../helpers/browser.js";
 import { liveContractor, testRecord } from "../helpers/fixtures.js";
 import { createHarness, type Harness, ORDER_PATH } from "../helpers/harness.js";
 
@@ -109,22 +108,9 @@ async function open(viewport: {
   return { ctx, page };
 }
 
-async function signIn(page: Page, key: string): Promise<void> {
-  await page.goto(`${base}/console/`);
-  await page.getByLabel("API key").fill(key);
-  await page.getByRole("button", { name: "Sign in", exact: true }).click();
-  await page.getByRole("button", { name: "Sign out", exact: true }).waitFor();
-}
+const signIn = (page: Page, key: string) => signInConsole(page, base, key);
 
-/** An axe-core scan of the page as it is: no serious or critical violation. */
-async function accessible(page: Page, view: string): Promise<void> {
-  await page.evaluate(axe.source);
-  const violations = await page.evaluate(`axe.run(document, { resultTypes: ["violations"] }).then((r) =>
-    r.violations
-      .filter((v) => v.impact === "serious" || v.impact === "critical")
-      .map((v) => ({ id: v.id, impact: v.impact, help: v.help, nodes: v.nodes.slice(0, 5).map((n) => n.target.join(" ")) })))`);
-  expect(violations, `${view}: ${JSON.stringify(violations, null, 2)}`).toEqual([]);
-}
+const accessible = expectAccessible;
 
 const shot = async (page: Page, name: string) => {
   await page.evaluate("window.scrollTo(0, 0)");

@@ -2,7 +2,9 @@
 // driven by playwright-core, headless with no background traffic, and a harness's app listening on
 // 127.0.0.1 for it.
 
-import { type Browser, chromium } from "playwright-core";
+import axe from "axe-core";
+import { type Browser, chromium, type Page } from "playwright-core";
+import { expect } from "vitest";
 import type { Harness } from "./harness.js";
 
 const CHROMIUM = process.env.CHROMIUM_PATH ?? "/usr/bin/chromium";
@@ -26,4 +28,25 @@ export async function listenLocally(h: Harness): Promise<string> {
   const address = h.app.server.address();
   if (address === null || typeof address === "string") throw new Error("the server has no TCP address");
   return `http://127.0.0.1:${address.port}`;
+}
+
+/** Signs the console at `base` in with `key`, and waits until it is signed in. */
+export async function signInConsole(page: Page, base: string, key: string): Promise<void> {
+  await page.goto(`${base}/console/`);
+  await page.getByLabel("API key").fill(key);
+  await page.getByRole("button", { name: "Sign in", exact: true }).click();
+  await page.getByRole("button", { name: "Sign out", exact: true }).waitFor();
+}
+
+/**
+ * An axe-core scan of the page as it is: no serious or critical violation. The engine is evaluated through
+ * the browser's debugging protocol, which the page's Content-Security-Policy does not govern.
+ */
+export async function expectAccessible(page: Page, view: string): Promise<void> {
+  await page.evaluate(axe.source);
+  const violations = await page.evaluate(`axe.run(document, { resultTypes: ["violations"] }).then((r) =>
+    r.violations
+      .filter((v) => v.impact === "serious" || v.impact === "critical")
+      .map((v) => ({ id: v.id, impact: v.impact, help: v.help, nodes: v.nodes.slice(0, 5).map((n) => n.target.join(" ")) })))`);
+  expect(violations, `${view}: ${JSON.stringify(violations, null, 2)}`).toEqual([]);
 }
