@@ -17,13 +17,10 @@ import { mkdirSync } from "node:fs";
 import { dirname } from "node:path";
 import SQLite from "better-sqlite3";
 import Fastify from "fastify";
-import { type JobPrice, modelJobPrice, URGENCIES, type Urgency } from "../src/domain/pricing.js";
-import { generateSandboxPool } from "../src/domain/sandbox-pool.js";
-import { TRADE_CODES, type TradeCode } from "../src/domain/trades.js";
-import { STATE_CODES, type StateCode } from "../src/domain/us-regions.js";
-import { SIMULATED_POOL_SEED } from "../src/sim/simulation.js";
+import type { JobPrice } from "../src/domain/pricing.js";
 import { BACKSTOP_AUTOCHECKPOINT_PAGES, WalCheckpointer } from "../src/storage/sqlite-checkpointer.js";
 import { WalSync } from "../src/storage/wal-sync.js";
+import { buckets, type OrderBody, orderBody, prices } from "./floor-common.js";
 
 const file = process.env.FLOOR_DB ?? "floor.sqlite";
 mkdirSync(dirname(file), { recursive: true });
@@ -52,24 +49,8 @@ const insertRecord = db.prepare(
 const walSync = new WalSync(file);
 const checkpointer = new WalCheckpointer(file);
 
-// The price table: every (trade, state, urgency) priced once, at start.
-const prices = new Map<string, JobPrice>();
-for (const trade of TRADE_CODES)
-  for (const state of STATE_CODES)
-    for (const urgency of URGENCIES)
-      prices.set(`${trade}|${state}|${urgency}`, modelJobPrice(trade, state, urgency));
-
-// The contractors, by (trade, state): the pool the service benchmark imports.
-const buckets = new Map<string, string[]>();
-for (const c of generateSandboxPool(new Date(), SIMULATED_POOL_SEED)) {
-  for (const trade of c.trades)
-    for (const state of c.states) {
-      const key = `${trade}|${state}`;
-      const list = buckets.get(key) ?? [];
-      list.push(c.id);
-      buckets.set(key, list);
-    }
-}
+// The price table and the pool's contractors by (trade, state): floor-common.ts, shared with the
+// product floor.
 let picks = 0;
 
 interface OrderRow {
@@ -131,40 +112,6 @@ function submit(order: OrderRow, record: string, sha256: string): Promise<void> 
 
 let sequence = 0;
 const idPrefix = `ord_${Date.now().toString(36)}`;
-
-const orderBody = {
-  type: "object",
-  additionalProperties: false,
-  required: ["trade", "location", "description"],
-  properties: {
-    trade: { type: "string", enum: [...TRADE_CODES] },
-    location: {
-      type: "object",
-      additionalProperties: false,
-      required: ["state"],
-      properties: {
-        state: { type: "string", enum: [...STATE_CODES] },
-        zip: { type: "string", maxLength: 10, pattern: "^\\d{5}(-\\d{4})?$" },
-        city: { type: "string", maxLength: 255 },
-        address: { type: "string", maxLength: 1000 },
-        name: { type: "string", maxLength: 500 },
-      },
-    },
-    description: { type: "string", minLength: 1, maxLength: 5000, pattern: "\\S" },
-    urgency: { type: "string", enum: [...URGENCIES], default: "routine" },
-    nte_cents: { type: "integer", minimum: 1, maximum: 2_147_483_647 },
-    reference_id: { type: "string", maxLength: 255 },
-  },
-} as const;
-
-interface OrderBody {
-  trade: TradeCode;
-  location: { state: StateCode; zip?: string; city?: string; address?: string; name?: string };
-  description: string;
-  urgency: Urgency;
-  nte_cents?: number;
-  reference_id?: string;
-}
 
 const app = Fastify({ logger: false });
 app.get("/healthz", async () => ({ ok: true }));
