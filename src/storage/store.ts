@@ -115,6 +115,8 @@ export interface WriteTx {
 /** Accounts and their API keys. */
 export interface KeyStore {
   findAccountByName(name: string): Promise<AccountsTable | undefined>;
+  /** The names of these accounts (those that exist), by id: what the dispatch team's lists show. */
+  accountNames(ids: readonly string[]): Promise<Map<string, string>>;
   ensureAccount(name: string): Promise<AccountsTable>;
   /** Inserts a key and its `key.issued` record in one transaction. */
   insert(row: ApiKeysTable, audit: AuditEntry): Promise<void>;
