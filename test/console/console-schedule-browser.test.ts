@@ -1,7 +1,11 @@
 // The dispatcher's day (issue 31) in a real browser (the machine's Chromium, as console-browser.test.ts):
 // names where they count (board rows, the order's detail), a timeline that says what happened, the times
 // that matter with the service-level clocks, the candidates' ETA as a duration, and the evals of a fresh
-// install. Screenshots go to test-artifacts/console/ (schedule-*.png).
+// install; the Schedule view (dispatch.schedule_lanes): contractor lanes with working hours, time off and
+// held jobs, the queue by urgency and deadline, a chosen zone, sorting by load, and the optimiser's
+// proposal drawn and applied. The services' clock runs at 10:00 in San Francisco two days from now (the
+// browser's clock is set to it too), so the day has room whatever the hour the test runs at. Screenshots
+// go to test-artifacts/console/ (schedule-*.png).
 
 import { mkdirSync, mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
@@ -18,6 +22,15 @@ const ROOT = fileURLToPath(new URL("../..", import.meta.url));
 const ARTIFACTS = join(ROOT, "test-artifacts", "console");
 const PLUMBER = "ctr_liveschedplumber";
 const HVAC = "ctr_liveschedhvac";
+const LA = "America/Los_Angeles";
+/** 10:00 in San Francisco (18:00 UTC in winter, 11:00 in summer) two days after the wall clock's day. */
+const SERVICE_NOW = (() => {
+  const d = new Date();
+  return Date.UTC(d.getUTCFullYear(), d.getUTCMonth(), d.getUTCDate() + 2, 18);
+})();
+const OFFSET_MS = SERVICE_NOW - Date.now();
+/** The services' day in San Francisco, YYYY-MM-DD. */
+const DAY = new Date(SERVICE_NOW).toLocaleDateString("en-CA", { timeZone: LA });
 
 let h: Harness;
 let browser: Browser;
@@ -29,6 +42,11 @@ let plumberKey: string;
 /** A job done through the API (its timeline), and one accepted and under way (its clocks). */
 let doneId: string;
 let acceptedId: string;
+/** HVAC work that waited for a dispatcher while the technician was off the pool (the optimiser places it),
+ * and electrical work nobody can take (the queue's order: the emergency first). */
+let hvacQueuedId: string;
+let electricalUrgentId: string;
+let electricalEmergencyId: string;
 const pageProblems: string[] = [];
 
 beforeAll(async () => {
@@ -40,11 +58,19 @@ beforeAll(async () => {
     build: { outDir: buildDir, emptyOutDir: true },
   });
   browser = await launchChromium();
-  h = await createHarness({ CONSOLE_DIR: buildDir });
+  h = await createHarness({ CONSOLE_DIR: buildDir }, {}, { now: () => new Date(Date.now() + OFFSET_MS) });
   await h.services.store.contractors.insert(
     [
       liveContractor({ id: PLUMBER, name: "Bay Plumbing Co", trades: ["plumbing"], rating: 4.8 }),
-      liveContractor({ id: HVAC, name: "Mission Air & Heat", trades: ["hvac"], rating: 4.5, lat: 37.8 }),
+      liveContractor({
+        id: HVAC,
+        name: "Mission Air & Heat",
+        trades: ["hvac"],
+        rating: 4.5,
+        lat: 37.8,
+        hours: "mon-sun 07:00-19:00",
+        active: false,
+      }),
     ],
     testRecord(),
   );
@@ -66,6 +92,29 @@ beforeAll(async () => {
     { status: "completed", final_cost_cents: 31_630 },
   ]);
   acceptedId = await plumbingJob("Kitchen sink backing up", []);
+  const asDispatcher = { "x-api-key": dispatcherKey };
+  // The plumber is off from 15:00 to 16:00 that day.
+  const off = await h.post(
+    "/api/dispatcher/v1/time-off",
+    {
+      contractor_id: PLUMBER,
+      start: `${DAY}T15:00:00-08:00`,
+      end: `${DAY}T16:00:00-08:00`,
+      reason: "dentist",
+    },
+    asDispatcher,
+  );
+  expect(off.statusCode, off.body).toBe(200);
+  hvacQueuedId = await queuedOrder("hvac", "urgent", "No heat in the lobby");
+  electricalUrgentId = await queuedOrder("electrical", "urgent", "Tripped breaker, half the office dark");
+  electricalEmergencyId = await queuedOrder("electrical", "emergency", "Sparking panel");
+  const back = await h.post(
+    "/api/dispatcher/v1/contractors/status",
+    { contractor_id: HVAC, action: "activate", reason: "back from leave" },
+    asDispatcher,
+  );
+  expect(back.statusCode, back.body).toBe(200);
+  await h.services.pool.load();
   base = await listenLocally(h);
 }, 120_000);
 
@@ -105,8 +154,27 @@ async function plumbingJob(description: string, steps: Array<Record<string, unkn
   return orderId;
 }
 
+/** An order of the account's that nobody can take now: it waits for a dispatcher. */
+async function queuedOrder(trade: string, urgency: string, description: string): Promise<string> {
+  const placed = await h.post(
+    ORDER_PATH,
+    {
+      trade,
+      urgency,
+      location: { state: "CA", zip: "94107", city: "San Francisco", address: "500 3rd St" },
+      description,
+    },
+    { "x-api-key": accountKey },
+  );
+  expect(placed.statusCode, placed.body).toBe(200);
+  expect(placed.json().status).toBe("needs_dispatcher");
+  return placed.json().order_id as string;
+}
+
 async function open(viewport = { width: 1440, height: 900 }): Promise<{ ctx: BrowserContext; page: Page }> {
   const ctx = await browser.newContext({ viewport });
+  // The browser's clock reads the services' time (the schedule's "today" and its now line).
+  await ctx.clock.setSystemTime(Date.now() + OFFSET_MS);
   const page = await ctx.newPage();
   page.on("pageerror", (e) => pageProblems.push(`page error: ${e.message}`));
   page.on("console", (m) => {
@@ -213,5 +281,135 @@ describe("the dispatcher's board: names, times and what happened", () => {
       await ctx.close();
       await fresh.close();
     }
+  });
+});
+
+interface LanesAnswer {
+  total: number;
+  lanes: Array<{
+    contractor_id: string;
+    name: string;
+    time_zone: string;
+    working: Array<{ start: string; end: string }>;
+    time_off: Array<{ start: string; end: string }>;
+    held_minutes: number;
+    jobs: Array<{
+      order_id: string;
+      status: string;
+      start: string;
+      end: string;
+      service_level: string | null;
+    }>;
+  }>;
+  next_cursor: string | null;
+}
+
+describe("the Schedule: contractor lanes over a day, the queue, the optimiser", () => {
+  const lanes = async (query: string) => {
+    const res = await h.get(`/api/dispatcher/v1/schedule/lanes?${query}`, { "x-api-key": dispatcherKey });
+    expect(res.statusCode, res.body).toBe(200);
+    return res.json() as LanesAnswer;
+  };
+
+  it("dispatch.schedule_lanes: hours, time off and held jobs of each lane; sorted by load; paged", async () => {
+    const byName = await lanes(`date=${DAY}&state=CA`);
+    expect(byName.total).toBe(2);
+    expect(byName.lanes.map((l) => l.name)).toEqual(["Bay Plumbing Co", "Mission Air & Heat"]);
+    const [plumber, hvac] = byName.lanes;
+    expect(plumber?.time_zone).toBe(LA);
+    // No hours stated: the whole day; off 15:00-16:00; the accepted job a block of the day.
+    expect(plumber?.time_off).toHaveLength(1);
+    expect(plumber?.jobs.map((j) => [j.order_id, j.status, j.service_level])).toEqual([
+      [acceptedId, "accepted", "on_track"],
+    ]);
+    const job = plumber?.jobs[0];
+    expect(Date.parse(job?.end ?? "")).toBeGreaterThan(Date.parse(job?.start ?? ""));
+    expect(plumber?.held_minutes).toBeGreaterThan(0);
+    // 07:00-19:00 in its zone.
+    expect(hvac?.working).toHaveLength(1);
+    const from = new Date(hvac?.working[0]?.start ?? "").toLocaleTimeString("en-GB", { timeZone: LA });
+    expect(from).toBe("07:00:00");
+    // In a chosen zone, every lane's day is that zone's.
+    const chicago = await lanes(`date=${DAY}&state=CA&time_zone=America/Chicago`);
+    expect(chicago.lanes.every((l) => l.time_zone === "America/Chicago")).toBe(true);
+    // By load, a page of one: the plumber first, then the technician on the next page.
+    const first = await lanes(`date=${DAY}&state=CA&sort=load&limit=1`);
+    expect(first.lanes.map((l) => l.contractor_id)).toEqual([PLUMBER]);
+    const second = await lanes(`date=${DAY}&state=CA&sort=load&limit=1&cursor=${first.next_cursor}`);
+    expect(second.lanes.map((l) => l.contractor_id)).toEqual([HVAC]);
+    expect(second.next_cursor).toBeNull();
+    const named = await lanes(`date=${DAY}&name=mission`);
+    expect(named.lanes.map((l) => l.contractor_id)).toEqual([HVAC]);
+    const bad = await h.get(`/api/dispatcher/v1/schedule/lanes?date=${DAY}&time_zone=Mars/Olympus`, {
+      "x-api-key": dispatcherKey,
+    });
+    expect(bad.statusCode).toBe(422);
+  });
+
+  it("a dispatcher reads the day's lanes and queue, changes the zone and the sort, and applies the optimised day", async () => {
+    const { ctx, page } = await open();
+    try {
+      await signInConsole(page, base, dispatcherKey);
+      await page.getByRole("button", { name: "Schedule", exact: true }).click();
+      await page.getByLabel("Date").fill(DAY);
+      await page.getByLabel("State (two letters)").fill("CA");
+      const plumberLane = page.locator(`li.lane[data-contractor-id="${PLUMBER}"]`);
+      const hvacLane = page.locator(`li.lane[data-contractor-id="${HVAC}"]`);
+      await hvacLane.waitFor();
+      await expect.poll(() => page.locator("li.lane[data-contractor-id]").count()).toBe(2);
+      const block = plumberLane.locator(`.block[data-order-id="${acceptedId}"]`);
+      expect(await block.getAttribute("data-status")).toBe("accepted");
+      expect(Date.parse((await block.getAttribute("data-start")) ?? "")).toBeGreaterThan(0);
+      expect(await plumberLane.locator(".lane-off").count()).toBe(1);
+      expect(await hvacLane.locator(".lane-work").count()).toBe(1);
+      expect(await page.locator(".zone-note").textContent()).toContain("each contractor's own zone");
+      expect(await plumberLane.locator(".lane-meta").textContent()).toMatch(/^P[SD]T · 1 job/);
+      // The now line: 10:00 in San Francisco.
+      expect(await plumberLane.locator(".now-line").count()).toBe(1);
+      // The queue: the emergency first, then the urgent ones by deadline.
+      const queued = await page
+        .locator(".queue-row")
+        .evaluateAll((rows) => rows.map((r) => r.getAttribute("data-order-id")));
+      expect(queued[0]).toBe(electricalEmergencyId);
+      expect(new Set(queued.slice(1))).toEqual(new Set([hvacQueuedId, electricalUrgentId]));
+      await page.screenshot({ path: join(ARTIFACTS, "schedule.png"), fullPage: true });
+      await expectAccessible(page, "schedule");
+
+      // Every lane in Chicago's time; then by load.
+      await page.getByLabel("Time zone").selectOption("America/Chicago");
+      await expect.poll(() => hvacLane.getAttribute("data-time-zone")).toBe("America/Chicago");
+      expect(await page.locator(".zone-note").getAttribute("data-zone")).toBe("America/Chicago");
+      await page.getByLabel("Time zone").selectOption("");
+      await page.getByLabel("Sort lanes").selectOption("load");
+      await expect
+        .poll(() => page.locator("li.lane[data-contractor-id]").first().getAttribute("data-contractor-id"))
+        .toBe(PLUMBER);
+
+      // The optimiser: the HVAC job goes to the technician, drawn over its lane, then applied.
+      await page.getByRole("button", { name: "Optimise day", exact: true }).click();
+      await hvacLane.locator(`[data-proposed-order-id="${hvacQueuedId}"]`).waitFor({ timeout: 15_000 });
+      const moves = page.locator(".proposal-moves li");
+      expect(await moves.first().textContent()).toContain("Mission Air & Heat");
+      expect(
+        await page.locator(`.proposal-unassigned li[data-order-id="${electricalEmergencyId}"]`).count(),
+      ).toBe(1);
+      await page.screenshot({ path: join(ARTIFACTS, "schedule-proposal.png"), fullPage: true });
+      await expectAccessible(page, "schedule with a proposal");
+      await page.getByRole("button", { name: "Apply", exact: true }).click();
+      await page.locator(".applied").waitFor();
+      expect(await page.locator(".applied").textContent()).toContain("1 assigned");
+      const placed = hvacLane.locator(`.block[data-order-id="${hvacQueuedId}"]`);
+      await placed.waitFor({ timeout: 10_000 });
+      expect(await placed.getAttribute("data-status")).toBe("accepted");
+      // The job left the queue (the board's live orders).
+      await expect.poll(() => page.locator(`.queue-row[data-order-id="${hvacQueuedId}"]`).count()).toBe(0);
+      await page.screenshot({ path: join(ARTIFACTS, "schedule-applied.png"), fullPage: true });
+      // A block opens its order on the board.
+      await placed.click();
+      await page.getByRole("complementary", { name: `Order ${hvacQueuedId}` }).waitFor();
+    } finally {
+      await ctx.close();
+    }
+    expect(pageProblems).toEqual([]);
   });
 });

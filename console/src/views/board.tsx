@@ -585,7 +585,7 @@ function OrderTimes({ order }: { order: Order }) {
 }
 
 /** The worst standing of the order's clocks when at risk or breached, else null. */
-function slaFlag(order: Order, at: number): "at_risk" | "breached" | null {
+export function slaFlag(order: Order, at: number): "at_risk" | "breached" | null {
   const standings = (order.service_levels ?? []).map((c) => liveStanding(c, at));
   return standings.includes("breached") ? "breached" : standings.includes("at_risk") ? "at_risk" : null;
 }

@@ -88,7 +88,7 @@ export interface OrderNames {
 const NO_NAMES: OrderNames = { accounts: new Map(), contractors: new Map() };
 
 /** The account and contractor names of these orders, two queries for the lot. */
-async function orderNames(
+export async function orderNames(
   services: Services,
   rows: ReadonlyArray<Pick<Order, "account_id" | "contractor_id">>,
 ): Promise<OrderNames> {
