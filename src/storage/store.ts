@@ -284,6 +284,8 @@ export interface ContractorStore {
   locations(filter: ContractorFilter): Promise<Array<{ id: string; lat: number | null; lon: number | null }>>;
   /** These contractors (those that exist), in no particular order. */
   listings(ids: string[]): Promise<ContractorListing[]>;
+  /** How many contractors the filters match (a page's "N of total"). */
+  matching(filter: ContractorFilter): Promise<number>;
   /** The measured record of each of these contractors, in one query (every id gets one, zeros for a
    * contractor with no history); its recalls over the jobs completed before `recallsJudgedBefore`. */
   records(ids: string[], recallsJudgedBefore: string): Promise<Map<string, ContractorRecord>>;

@@ -413,3 +413,47 @@ describe("the Schedule: contractor lanes over a day, the queue, the optimiser", 
     expect(pageProblems).toEqual([]);
   });
 });
+
+describe("density: compact board rows, the pool as a sortable table with its total", () => {
+  it("board rows are one line by default (two on request); the pool sorts by a column and says its total", async () => {
+    const { ctx, page } = await open();
+    try {
+      await signInConsole(page, base, dispatcherKey);
+      const row = page.locator(`li[data-order-id="${acceptedId}"]`);
+      await row.waitFor();
+      const compactHeight = (await row.boundingBox())?.height ?? 0;
+      expect(compactHeight).toBeGreaterThan(0);
+      expect(compactHeight).toBeLessThanOrEqual(40);
+      const toggle = page.getByRole("button", { name: "Compact rows", exact: true });
+      expect(await toggle.getAttribute("aria-pressed")).toBe("true");
+      await page.screenshot({ path: join(ARTIFACTS, "schedule-board-compact.png"), fullPage: true });
+      await toggle.click();
+      await expect.poll(async () => (await row.boundingBox())?.height ?? 0).toBeGreaterThan(50);
+      await toggle.click();
+
+      await page.getByRole("button", { name: "Pool", exact: true }).click();
+      const table = page.locator("table.pool-table");
+      await table.waitFor();
+      expect(await page.locator(".pool-count").getAttribute("data-total")).toBe("2");
+      expect(await page.locator(".pool-count").textContent()).toContain("Showing 2 of 2 contractors");
+      const order = () =>
+        page
+          .locator("tbody.pool-row")
+          .evaluateAll((rows) => rows.map((r) => r.getAttribute("data-contractor-id")));
+      expect(await order()).toEqual([PLUMBER, HVAC]); // by name
+      const rating = page.getByRole("button", { name: "Rating", exact: true });
+      await rating.click(); // highest first: the plumber (4.8) before the technician (4.5)
+      expect(await page.locator('th[aria-sort="descending"]').textContent()).toContain("Rating");
+      expect(await order()).toEqual([PLUMBER, HVAC]);
+      await rating.click();
+      expect(await order()).toEqual([HVAC, PLUMBER]);
+      await page.getByRole("button", { name: "In use", exact: true }).click();
+      expect(await order()).toEqual([PLUMBER, HVAC]); // both hold one job: by name among equals
+      await page.screenshot({ path: join(ARTIFACTS, "schedule-pool-table.png"), fullPage: true });
+      await expectAccessible(page, "pool table");
+    } finally {
+      await ctx.close();
+    }
+    expect(pageProblems).toEqual([]);
+  });
+});

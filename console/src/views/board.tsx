@@ -95,6 +95,8 @@ const filterTrade = signal("");
 const filterStatus = signal("");
 const filterUrgency = signal("");
 const filterState = signal("");
+/** One line an order (the default), or two: the dispatcher's choice, kept in this browser. */
+const compact = signal(localStorage.getItem("fd.board.rows") !== "comfortable");
 
 /** Opens an order's detail on the board (the map's points open orders here). */
 export function openOrder(orderId: string) {
@@ -233,10 +235,23 @@ export function Board() {
   const held = list.filter((o) => HELD.includes(o.status)).length;
   const current = selected.value ? orders.value.get(selected.value) : undefined;
   return (
-    <div class={`board ${current ? "with-detail" : ""}`}>
+    <div class={`board ${current ? "with-detail" : ""} ${compact.value ? "compact" : ""}`}>
       <section class="board-main" aria-label="Orders">
         <div class="board-head">
-          <h1>Dispatch board</h1>
+          <div class="board-title">
+            <h1>Dispatch board</h1>
+            <button
+              type="button"
+              class="btn btn-quiet density-toggle"
+              aria-pressed={compact.value}
+              onClick={() => {
+                compact.value = !compact.value;
+                localStorage.setItem("fd.board.rows", compact.value ? "compact" : "comfortable");
+              }}
+            >
+              Compact rows
+            </button>
+          </div>
           <div class="stats">
             <span class="stat stat-alert">
               <strong>{counts.tray}</strong> need a dispatcher
