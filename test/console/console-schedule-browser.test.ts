@@ -1,7 +1,7 @@
 // The dispatcher's day (issue 31) in a real browser (the machine's Chromium, as console-browser.test.ts):
 // names where they count (board rows, the order's detail), a timeline that says what happened, the times
 // that matter with the service-level clocks, the candidates' ETA as a duration, and the evals of a fresh
-// install; the Schedule view (dispatch.schedule_lanes): contractor lanes with working hours, time off and
+// install; the Schedule view (dispatch.schedule_lanes, checked on its own in test/http/schedule-lanes.test.ts): contractor lanes with working hours, time off and
 // held jobs, the queue by urgency and deadline, a chosen zone, sorting by load, and the optimiser's
 // proposal drawn and applied. The services' clock runs at 10:00 in San Francisco two days from now (the
 // browser's clock is set to it too), so the day has room whatever the hour the test runs at. Screenshots
@@ -189,26 +189,6 @@ const shot = async (page: Page, name: string) => {
 };
 
 describe("the dispatcher's board: names, times and what happened", () => {
-  it("the dispatcher order list carries the names and the service-level clocks", async () => {
-    const res = await h.get(`/api/dispatcher/v1/orders?status=accepted`, { "x-api-key": dispatcherKey });
-    expect(res.statusCode, res.body).toBe(200);
-    const order = (res.json().orders as Array<Record<string, unknown>>).find(
-      (o) => o.order_id === acceptedId,
-    );
-    expect(order).toMatchObject({
-      account_name: "acme-properties",
-      contractor_id: PLUMBER,
-      contractor_name: "Bay Plumbing Co",
-    });
-    const clocks = order?.service_levels as Array<{ clock: string; standing: string; deadline: string }>;
-    // Urgent work: the respond clock was met by the acceptance, the arrive clock runs to arrive_by.
-    expect(clocks.map((c) => [c.clock, c.standing])).toEqual([
-      ["respond", "met"],
-      ["arrive", "on_track"],
-    ]);
-    expect(clocks[1]?.deadline).toBe(order?.arrive_by);
-  });
-
   it("rows and the detail show names; the detail the times in the job's zone; the timeline what happened", async () => {
     const { ctx, page } = await open();
     try {
@@ -284,68 +264,7 @@ describe("the dispatcher's board: names, times and what happened", () => {
   });
 });
 
-interface LanesAnswer {
-  total: number;
-  lanes: Array<{
-    contractor_id: string;
-    name: string;
-    time_zone: string;
-    working: Array<{ start: string; end: string }>;
-    time_off: Array<{ start: string; end: string }>;
-    held_minutes: number;
-    jobs: Array<{
-      order_id: string;
-      status: string;
-      start: string;
-      end: string;
-      service_level: string | null;
-    }>;
-  }>;
-  next_cursor: string | null;
-}
-
 describe("the Schedule: contractor lanes over a day, the queue, the optimiser", () => {
-  const lanes = async (query: string) => {
-    const res = await h.get(`/api/dispatcher/v1/schedule/lanes?${query}`, { "x-api-key": dispatcherKey });
-    expect(res.statusCode, res.body).toBe(200);
-    return res.json() as LanesAnswer;
-  };
-
-  it("dispatch.schedule_lanes: hours, time off and held jobs of each lane; sorted by load; paged", async () => {
-    const byName = await lanes(`date=${DAY}&state=CA`);
-    expect(byName.total).toBe(2);
-    expect(byName.lanes.map((l) => l.name)).toEqual(["Bay Plumbing Co", "Mission Air & Heat"]);
-    const [plumber, hvac] = byName.lanes;
-    expect(plumber?.time_zone).toBe(LA);
-    // No hours stated: the whole day; off 15:00-16:00; the accepted job a block of the day.
-    expect(plumber?.time_off).toHaveLength(1);
-    expect(plumber?.jobs.map((j) => [j.order_id, j.status, j.service_level])).toEqual([
-      [acceptedId, "accepted", "on_track"],
-    ]);
-    const job = plumber?.jobs[0];
-    expect(Date.parse(job?.end ?? "")).toBeGreaterThan(Date.parse(job?.start ?? ""));
-    expect(plumber?.held_minutes).toBeGreaterThan(0);
-    // 07:00-19:00 in its zone.
-    expect(hvac?.working).toHaveLength(1);
-    const from = new Date(hvac?.working[0]?.start ?? "").toLocaleTimeString("en-GB", { timeZone: LA });
-    expect(from).toBe("07:00:00");
-    // In a chosen zone, every lane's day is that zone's.
-    const chicago = await lanes(`date=${DAY}&state=CA&time_zone=America/Chicago`);
-    expect(chicago.lanes.every((l) => l.time_zone === "America/Chicago")).toBe(true);
-    // By load, a page of one: the plumber first, then the technician on the next page.
-    const first = await lanes(`date=${DAY}&state=CA&sort=load&limit=1`);
-    expect(first.lanes.map((l) => l.contractor_id)).toEqual([PLUMBER]);
-    const second = await lanes(`date=${DAY}&state=CA&sort=load&limit=1&cursor=${first.next_cursor}`);
-    expect(second.lanes.map((l) => l.contractor_id)).toEqual([HVAC]);
-    expect(second.next_cursor).toBeNull();
-    const named = await lanes(`date=${DAY}&name=mission`);
-    expect(named.lanes.map((l) => l.contractor_id)).toEqual([HVAC]);
-    const bad = await h.get(`/api/dispatcher/v1/schedule/lanes?date=${DAY}&time_zone=Mars/Olympus`, {
-      "x-api-key": dispatcherKey,
-    });
-    expect(bad.statusCode).toBe(422);
-  });
-
   it("a dispatcher reads the day's lanes and queue, changes the zone and the sort, and applies the optimised day", async () => {
     const { ctx, page } = await open();
     try {
@@ -404,9 +323,17 @@ describe("the Schedule: contractor lanes over a day, the queue, the optimiser", 
       // The job left the queue (the board's live orders).
       await expect.poll(() => page.locator(`.queue-row[data-order-id="${hvacQueuedId}"]`).count()).toBe(0);
       await page.screenshot({ path: join(ARTIFACTS, "schedule-applied.png"), fullPage: true });
+      // Live: another dispatcher cancels the job through the API; its block leaves the lane, no reload.
+      const cancelled = await h.post(
+        "/api/dispatcher/v1/orders/cancel",
+        { order_id: hvacQueuedId, reason: "the tenant fixed it" },
+        { "x-api-key": dispatcherKey },
+      );
+      expect(cancelled.statusCode, cancelled.body).toBe(200);
+      await expect.poll(() => placed.count(), { timeout: 10_000 }).toBe(0);
       // A block opens its order on the board.
-      await placed.click();
-      await page.getByRole("complementary", { name: `Order ${hvacQueuedId}` }).waitFor();
+      await block.click();
+      await page.getByRole("complementary", { name: `Order ${acceptedId}` }).waitFor();
     } finally {
       await ctx.close();
     }
@@ -448,7 +375,7 @@ describe("density: compact board rows, the pool as a sortable table with its tot
       await rating.click();
       expect(await order()).toEqual([HVAC, PLUMBER]);
       await page.getByRole("button", { name: "In use", exact: true }).click();
-      expect(await order()).toEqual([PLUMBER, HVAC]); // both hold one job: by name among equals
+      expect(await order()).toEqual([PLUMBER, HVAC]); // the plumber holds a job, the technician none now
       await page.screenshot({ path: join(ARTIFACTS, "schedule-pool-table.png"), fullPage: true });
       await expectAccessible(page, "pool table");
     } finally {

@@ -132,9 +132,8 @@ async function pageOfLanes(
   dayOf: (c: Contractor) => { start: Date; end: Date },
 ): Promise<{ listings: ContractorListing[]; total: number; next_cursor: string | null }> {
   const store = services.store.contractors;
-  const ids = (await store.locations(filter)).map((r) => r.id);
-  const total = ids.length;
   if (input.sort === "name") {
+    const total = await store.matching(filter);
     const after = input.cursor
       ? (([, name, id]) => ({ name: name as string, id: id as string }))(
           decodeCursor(input.cursor, BY_NAME, NAME_POSITION),
@@ -150,6 +149,8 @@ async function pageOfLanes(
     return { listings, total, next_cursor: next };
   }
   // By load: every matching contractor's held minutes from the in-memory pool, an offset into that order.
+  const ids = (await store.locations(filter)).map((r) => r.id);
+  const total = ids.length;
   let offset = 0;
   if (input.cursor) {
     const [, at, count] = decodeCursor(input.cursor, BY_LOAD, LOAD_POSITION);
