@@ -221,7 +221,10 @@ describe("the dispatcher's board: names, times and what happened", () => {
       expect(text).toContain("Status: On site → Completed");
       expect(text).toContain("final cost $316.30");
       expect(text).toContain("ETA in 1 h 35 min");
-      expect(text).toContain("contractor Bay Plumbing Co");
+      // Who: the plumber's records by its name (the record discloses its id to the dispatch team).
+      const actors = await timeline.locator(".tl-actor").allTextContents();
+      expect(actors).toContain("contractor Bay Plumbing Co");
+      expect(actors.some((a) => a.startsWith("caller key key_"))).toBe(true);
       expect(text).not.toContain("final cost cents");
       expect(text).not.toMatch(/key:key_/);
       // The ranked candidates' ETA reads as a duration, never "NNN min" past an hour.

@@ -33,8 +33,11 @@ function recordTitle(r: Pick<AuditRecord, "kind" | "disclosed">): string {
 }
 
 /** Who did it, readable: "operator", "caller key key_j842…", "contractor A. Rivera", "system (sla)". */
-function actorLabel(actor: string, nameOf: NameOf): string {
-  const [role, id = ""] = actor.split(/:(.*)/s);
+function actorLabel(actor: string, nameOf: NameOf, disclosedId?: unknown): string {
+  const [role, split = ""] = actor.split(/:(.*)/s);
+  // A contractor's id is a disclosure of the record (actor_id), where the reader may see it.
+  const id = split || (typeof disclosedId === "string" ? disclosedId : "");
+  if (role === "contractor" && !id) return "contractor";
   if (role === "operator") return "operator";
   if (role === "key") return `caller key ${id.slice(0, 12)}…`;
   if (role === "contractor") return `contractor ${nameOf(id) ?? id}`;
@@ -48,7 +51,8 @@ function recordFacts(d: Record<string, unknown>, nameOf: NameOf): string[] {
   const who = (v: unknown) => (typeof v === "string" ? (nameOf(v) ?? v) : String(v));
   if (typeof d.to_contractor === "string") out.push(`to ${who(d.to_contractor)}`);
   if (typeof d.from_contractor === "string") out.push(`from ${who(d.from_contractor)}`);
-  if (typeof d.contractor_id === "string" && d.to_contractor === undefined)
+  // The contractor the record names, unless it is who acted (the actor says so already).
+  if (typeof d.contractor_id === "string" && d.to_contractor === undefined && d.contractor_id !== d.actor_id)
     out.push(`contractor ${who(d.contractor_id)}`);
   if (typeof d.previous_status === "string" && typeof d.to !== "string")
     out.push(`was ${statusWord(d.previous_status)}`);
@@ -106,7 +110,7 @@ export function Timeline({
                 <span class="tl-what">
                   <strong>{recordTitle(r)}</strong>
                   <span class="tl-actor" title={r.actor}>
-                    {actorLabel(r.actor, nameOf)}
+                    {actorLabel(r.actor, nameOf, r.disclosed.actor_id)}
                   </span>
                   {recordFacts(r.disclosed, nameOf).map((f) => (
                     <span key={f} class="tl-field">
