@@ -20,6 +20,11 @@ import { createHarness, type Harness, ORDER_PATH } from "../helpers/harness.js";
 
 const ROOT = fileURLToPath(new URL("../..", import.meta.url));
 const ARTIFACTS = join(ROOT, "test-artifacts", "console");
+// UPDATE_SCREENSHOTS=1: the screenshots docs/console.md shows go to docs/screenshots/ instead.
+const README_SHOTS = join(ROOT, "docs", "screenshots");
+const IN_README = new Set(["schedule", "schedule-proposal", "schedule-board-detail"]);
+const shotPath = (name: string) =>
+  join(process.env.UPDATE_SCREENSHOTS && IN_README.has(name) ? README_SHOTS : ARTIFACTS, `${name}.png`);
 const PLUMBER = "ctr_liveschedplumber";
 const HVAC = "ctr_liveschedhvac";
 const LA = "America/Los_Angeles";
@@ -185,7 +190,7 @@ async function open(viewport = { width: 1440, height: 900 }): Promise<{ ctx: Bro
 
 const shot = async (page: Page, name: string) => {
   await page.evaluate("window.scrollTo(0, 0)");
-  await page.screenshot({ path: join(ARTIFACTS, `${name}.png`), fullPage: true });
+  await page.screenshot({ path: shotPath(name), fullPage: true });
 };
 
 describe("the dispatcher's board: names, times and what happened", () => {
@@ -232,7 +237,7 @@ describe("the dispatcher's board: names, times and what happened", () => {
       expect(etas.length).toBeGreaterThan(0);
       for (const eta of etas) expect(eta).toMatch(/^(—|\d+ min|\d+ h( \d+ min)?|\d+ d( \d+ h)?)$/);
       await timeline.scrollIntoViewIfNeeded();
-      await page.screenshot({ path: join(ARTIFACTS, "schedule-timeline.png") });
+      await page.screenshot({ path: shotPath("schedule-timeline") });
       await expectAccessible(page, "board timeline");
     } finally {
       await ctx.close();
@@ -294,7 +299,7 @@ describe("the Schedule: contractor lanes over a day, the queue, the optimiser", 
         .evaluateAll((rows) => rows.map((r) => r.getAttribute("data-order-id")));
       expect(queued[0]).toBe(electricalEmergencyId);
       expect(new Set(queued.slice(1))).toEqual(new Set([hvacQueuedId, electricalUrgentId]));
-      await page.screenshot({ path: join(ARTIFACTS, "schedule.png"), fullPage: true });
+      await page.screenshot({ path: shotPath("schedule"), fullPage: true });
       await expectAccessible(page, "schedule");
 
       // Every lane in Chicago's time; then by load.
@@ -315,7 +320,7 @@ describe("the Schedule: contractor lanes over a day, the queue, the optimiser", 
       expect(
         await page.locator(`.proposal-unassigned li[data-order-id="${electricalEmergencyId}"]`).count(),
       ).toBe(1);
-      await page.screenshot({ path: join(ARTIFACTS, "schedule-proposal.png"), fullPage: true });
+      await page.screenshot({ path: shotPath("schedule-proposal"), fullPage: true });
       await expectAccessible(page, "schedule with a proposal");
       await page.getByRole("button", { name: "Apply", exact: true }).click();
       await page.locator(".applied").waitFor();
@@ -325,7 +330,7 @@ describe("the Schedule: contractor lanes over a day, the queue, the optimiser", 
       expect(await placed.getAttribute("data-status")).toBe("accepted");
       // The job left the queue (the board's live orders).
       await expect.poll(() => page.locator(`.queue-row[data-order-id="${hvacQueuedId}"]`).count()).toBe(0);
-      await page.screenshot({ path: join(ARTIFACTS, "schedule-applied.png"), fullPage: true });
+      await page.screenshot({ path: shotPath("schedule-applied"), fullPage: true });
       // Live: another dispatcher cancels the job through the API; its block leaves the lane, no reload.
       const cancelled = await h.post(
         "/api/dispatcher/v1/orders/cancel",
@@ -356,7 +361,7 @@ describe("density: compact board rows, the pool as a sortable table with its tot
       expect(compactHeight).toBeLessThanOrEqual(40);
       const toggle = page.getByRole("button", { name: "Compact rows", exact: true });
       expect(await toggle.getAttribute("aria-pressed")).toBe("true");
-      await page.screenshot({ path: join(ARTIFACTS, "schedule-board-compact.png"), fullPage: true });
+      await page.screenshot({ path: shotPath("schedule-board-compact"), fullPage: true });
       await toggle.click();
       await expect.poll(async () => (await row.boundingBox())?.height ?? 0).toBeGreaterThan(50);
       await toggle.click();
@@ -379,7 +384,7 @@ describe("density: compact board rows, the pool as a sortable table with its tot
       expect(await order()).toEqual([HVAC, PLUMBER]);
       await page.getByRole("button", { name: "In use", exact: true }).click();
       expect(await order()).toEqual([PLUMBER, HVAC]); // the plumber holds a job, the technician none now
-      await page.screenshot({ path: join(ARTIFACTS, "schedule-pool-table.png"), fullPage: true });
+      await page.screenshot({ path: shotPath("schedule-pool-table"), fullPage: true });
       await expectAccessible(page, "pool table");
     } finally {
       await ctx.close();
