@@ -19,6 +19,8 @@ const SERVICE_NOW = (() => {
 const OFFSET_MS = SERVICE_NOW - Date.now();
 const DAY = new Date(SERVICE_NOW).toLocaleDateString("en-CA", { timeZone: LA });
 
+/** Moves the services' clock on (the service-level clocks' standing as time passes). */
+let later = 0;
 let h: Harness;
 let dispatcherKey: string;
 let testDispatcherKey: string;
@@ -49,7 +51,7 @@ interface LanesAnswer {
 }
 
 beforeAll(async () => {
-  h = await createHarness({}, {}, { now: () => new Date(Date.now() + OFFSET_MS) });
+  h = await createHarness({}, {}, { now: () => new Date(Date.now() + OFFSET_MS + later) });
   await h.services.store.contractors.insert(
     [
       liveContractor({ id: PLUMBER, name: "Bay Plumbing Co", trades: ["plumbing"] }),
@@ -203,5 +205,22 @@ describe("dispatch.schedule_lanes", () => {
       ["arrive", "on_track"],
     ]);
     expect(clocks[1]?.deadline).toBe(order?.arrive_by);
+  });
+
+  it("a block is flagged at risk once 80 % of its clock's time is used, breached once its deadline passes", async () => {
+    const [order] = await h.services.store.orders.byIds([acceptedId]);
+    const received = Date.parse(order?.received_at ?? "");
+    const deadline = Date.parse(order?.arrive_by ?? "");
+    const standing = async () =>
+      (await lanes(`date=${DAY}&name=bay`)).lanes[0]?.jobs.find((j) => j.order_id === acceptedId)
+        ?.service_level;
+    try {
+      later = received + 0.85 * (deadline - received) - (Date.now() + OFFSET_MS);
+      expect(await standing()).toBe("at_risk");
+      later = deadline + 60_000 - (Date.now() + OFFSET_MS);
+      expect(await standing()).toBe("breached");
+    } finally {
+      later = 0;
+    }
   });
 });
