@@ -79,3 +79,36 @@ export function clock(iso: string | null): string {
   if (!iso) return "—";
   return new Date(iso).toLocaleTimeString("en-US", { hour: "numeric", minute: "2-digit" });
 }
+
+/** Minutes as a person reads them: "25 min", "1 h 35 min", "3 d 22 h". */
+export function duration(minutes: number): string {
+  const m = Math.max(0, Math.round(minutes));
+  if (m < 60) return `${m} min`;
+  if (m < 24 * 60) {
+    const rest = m % 60;
+    return rest === 0 ? `${Math.floor(m / 60)} h` : `${Math.floor(m / 60)} h ${rest} min`;
+  }
+  const hours = Math.round(m / 60);
+  const days = Math.floor(hours / 24);
+  return hours % 24 === 0 ? `${days} d` : `${days} d ${hours % 24} h`;
+}
+
+/** An instant in a zone, the zone named: "Tue, Nov 24, 9:00 AM EST" (the browser's zone when none). */
+export function zoned(iso: string, zone: string | null | undefined): string {
+  return new Date(iso).toLocaleString("en-US", {
+    timeZone: zone ?? undefined,
+    weekday: "short",
+    month: "short",
+    day: "numeric",
+    hour: "numeric",
+    minute: "2-digit",
+    timeZoneName: "short",
+  });
+}
+
+/** "in 25 min" / "25 min ago" for an instant within a day of `at`; "" further off. */
+export function relative(iso: string, at: number): string {
+  const min = Math.round((Date.parse(iso) - at) / 60_000);
+  if (Math.abs(min) >= 24 * 60) return "";
+  return min >= 0 ? `in ${duration(min)}` : `${duration(-min)} ago`;
+}

@@ -11,6 +11,7 @@ import { ContractorView } from "./views/contractor";
 import { AccountDoNotDispatch, DispatcherDoNotDispatch } from "./views/do-not-dispatch";
 import { AccountInvoices } from "./views/invoices";
 import { Pool } from "./views/pool";
+import { Schedule } from "./views/schedule";
 import { Webhooks } from "./views/webhooks";
 
 const ROLE: Record<Session["kind"], string> = {
@@ -60,7 +61,7 @@ export function Shell({ session }: { session: Session }) {
   );
 }
 
-type DispatchTab = "board" | "pool" | "dnd" | "map";
+type DispatchTab = "board" | "schedule" | "pool" | "dnd" | "map";
 type AccountTab = "orders" | "invoices" | "dnd" | "webhooks" | "map";
 
 function Tabs<T extends string>(props: {
@@ -94,8 +95,8 @@ function scrollToRow(orderId: string) {
 }
 
 /**
- * The dispatch team's views: the board (kept open, and live, while another is shown), the pool and the
- * map (of the board's orders). A point clicked on the map opens its order on the board.
+ * The dispatch team's views: the board (kept open, and live, while another is shown: the schedule's queue
+ * reads it), the schedule, the pool and the map (of the board's orders). A point clicked on the map opens its order on the board.
  */
 function DispatchTeam() {
   const [tab, setTab] = useState<DispatchTab>("board");
@@ -105,6 +106,7 @@ function DispatchTeam() {
         label="Dispatch team views"
         tabs={[
           ["board", "Board"],
+          ["schedule", "Schedule"],
           ["pool", "Pool"],
           ["dnd", "Do not dispatch"],
           ["map", "Map"],
@@ -115,6 +117,15 @@ function DispatchTeam() {
       <div hidden={tab !== "board"}>
         <Board />
       </div>
+      {tab === "schedule" && (
+        <Schedule
+          onOpenOrder={(id) => {
+            openOrder(id);
+            setTab("board");
+            scrollToRow(id);
+          }}
+        />
+      )}
       {tab === "pool" && <Pool />}
       {tab === "dnd" && <DispatcherDoNotDispatch />}
       {tab === "map" && (

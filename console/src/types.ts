@@ -56,10 +56,29 @@ export interface Order {
   check_out?: SiteCheck | null;
   /** The service report (PDF) once completed; null before. */
   report_url?: string | null;
+  /** The job's local time zone (IANA); null for orders made before it was kept. */
+  time_zone?: string | null;
+  arrival_window?: { start: string; end: string; source: string } | null;
+  respond_by?: string | null;
+  arrive_by?: string | null;
   /** The dispatch team's view only. */
   account_id?: string;
   contractor_id?: string | null;
   offer_deadline_at?: string | null;
+  /** Null in the event stream's orders: the board keeps the names it learnt from the lists. */
+  account_name?: string | null;
+  contractor_name?: string | null;
+  service_levels?: ServiceLevel[];
+}
+
+/** A service-level clock of an order (dispatcher.orders). */
+export interface ServiceLevel {
+  clock: "respond" | "arrive";
+  started_at: string;
+  deadline: string;
+  at_risk_at: string;
+  done_at: string | null;
+  standing: "on_track" | "at_risk" | "breached" | "met";
 }
 
 export interface SiteCheck {

@@ -88,6 +88,7 @@ import {
   dispatcherContractorsOperation,
 } from "./pool/contractor-directory.js";
 import { scheduleApplyOperation, scheduleOptimizeOperation } from "./pool/schedule.js";
+import { scheduleLanesOperation } from "./pool/schedule-lanes.js";
 import {
   contractorTimeOffAddOperation,
   contractorTimeOffOperation,
@@ -189,6 +190,7 @@ export const OPERATIONS: readonly AnyOperation[] = [
   dispatcherDoNotDispatchOperation,
   scheduleOptimizeOperation,
   scheduleApplyOperation,
+  scheduleLanesOperation,
   dispatcherTimeOffOperation,
   dispatcherTimeOffAddOperation,
   dispatcherTimeOffRemoveOperation,

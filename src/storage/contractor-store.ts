@@ -575,6 +575,14 @@ export class KyselyContractorStore implements ContractorStore {
       .execute();
   }
 
+  async matching(filter: ContractorFilter): Promise<number> {
+    const row = await filtered(
+      this.db.selectFrom("contractors").select((eb) => eb.fn.countAll<number>().as("n")),
+      filter,
+    ).executeTakeFirstOrThrow();
+    return Number(row.n);
+  }
+
   listings(ids: string[]): Promise<ContractorListing[]> {
     if (ids.length === 0) return Promise.resolve([]);
     return this.db.selectFrom("contractors").select(LISTING_COLUMNS).where("id", "in", ids).execute();

@@ -21,6 +21,16 @@ export class KyselyKeyStore implements KeyStore {
     return this.db.selectFrom("accounts").selectAll().where("name", "=", name).executeTakeFirst();
   }
 
+  async accountNames(ids: readonly string[]): Promise<Map<string, string>> {
+    if (ids.length === 0) return new Map();
+    const rows = await this.db
+      .selectFrom("accounts")
+      .select(["id", "name"])
+      .where("id", "in", [...new Set(ids)])
+      .execute();
+    return new Map(rows.map((r) => [r.id, r.name]));
+  }
+
   async ensureAccount(name: string): Promise<AccountsTable> {
     const existing = await this.findAccountByName(name);
     if (existing) return existing;

@@ -115,6 +115,8 @@ export interface WriteTx {
 /** Accounts and their API keys. */
 export interface KeyStore {
   findAccountByName(name: string): Promise<AccountsTable | undefined>;
+  /** The names of these accounts (those that exist), by id: what the dispatch team's lists show. */
+  accountNames(ids: readonly string[]): Promise<Map<string, string>>;
   ensureAccount(name: string): Promise<AccountsTable>;
   /** Inserts a key and its `key.issued` record in one transaction. */
   insert(row: ApiKeysTable, audit: AuditEntry): Promise<void>;
@@ -282,6 +284,8 @@ export interface ContractorStore {
   locations(filter: ContractorFilter): Promise<Array<{ id: string; lat: number | null; lon: number | null }>>;
   /** These contractors (those that exist), in no particular order. */
   listings(ids: string[]): Promise<ContractorListing[]>;
+  /** How many contractors the filters match (a page's "N of total"). */
+  matching(filter: ContractorFilter): Promise<number>;
   /** The measured record of each of these contractors, in one query (every id gets one, zeros for a
    * contractor with no history); its recalls over the jobs completed before `recallsJudgedBefore`. */
   records(ids: string[], recallsJudgedBefore: string): Promise<Map<string, ContractorRecord>>;

@@ -346,6 +346,8 @@ describe("A2A", () => {
     const today = new Date().toISOString().slice(0, 10);
     const proposal = await run("dispatch.schedule_optimize", { date: today, time_limit_ms: 100 }, ops);
     await run("dispatch.schedule_apply", { proposal_id: proposal.proposal_id }, ops);
+    const lanes = await run("dispatch.schedule_lanes", { date: today, sort: "load", limit: 5 }, ops);
+    expect(typeof lanes.total).toBe("number");
     const set = { ...(example("dispatcher.time_off_add") as object), contractor_id: held?.contractor_id };
     const theirOff = await run("dispatcher.time_off_add", set, ops);
     await run("dispatcher.time_off", { contractor_id: held?.contractor_id }, ops);

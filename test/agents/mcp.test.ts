@@ -398,6 +398,8 @@ describe("MCP tools", () => {
     const today = new Date().toISOString().slice(0, 10);
     const proposal = await call("dispatch.schedule_optimize", { date: today, time_limit_ms: 100 }, ops);
     await call("dispatch.schedule_apply", { proposal_id: proposal.proposal_id }, ops);
+    const lanes = await call("dispatch.schedule_lanes", { date: today, sort: "load", limit: 5 }, ops);
+    expect(typeof lanes.total).toBe("number");
     const set = { ...example("dispatcher.time_off_add"), contractor_id: held?.contractor_id };
     const theirOff = await call("dispatcher.time_off_add", set, ops);
     await call("dispatcher.time_off", { contractor_id: held?.contractor_id }, ops);

@@ -242,6 +242,7 @@ describe("HTTP protocol", () => {
         "dispatcherContractor",
         "dispatcherScheduleOptimize",
         "dispatcherScheduleApply",
+        "dispatcherScheduleLanes",
         "dispatchQuote",
         "attestVerify",
         "attestCheckpoint",

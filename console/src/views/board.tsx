@@ -3,12 +3,25 @@
 // detail with the actions its status allows (assign through a contractor picker, cancel).
 
 import { computed, type ReadonlySignal, signal } from "@preact/signals";
+import { Fragment } from "preact";
 import { useEffect, useState } from "preact/hooks";
 import { URGENCIES } from "../../../src/domain/pricing";
 import { ApiProblem, allPages, get, post } from "../api";
-import { ago, clock, minute, money, now, place, STATUS_LABEL, timeLeft, titleCase } from "../format";
+import {
+  ago,
+  clock,
+  minute,
+  money,
+  now,
+  place,
+  relative,
+  STATUS_LABEL,
+  timeLeft,
+  titleCase,
+  zoned,
+} from "../format";
 import { subscribe } from "../live";
-import type { Contractor, Order, OrderStatus, StreamEvent } from "../types";
+import type { Contractor, Order, OrderStatus, ServiceLevel, StreamEvent } from "../types";
 import { type DndEntry, exclusionOf, useAccountExclusions } from "./do-not-dispatch";
 import { Proof } from "./proof";
 import { StatusPill } from "./status";
@@ -82,10 +95,32 @@ const filterTrade = signal("");
 const filterStatus = signal("");
 const filterUrgency = signal("");
 const filterState = signal("");
+/** One line an order (the default), or two: the dispatcher's choice, kept in this browser. */
+const compact = signal(localStorage.getItem("fd.board.rows") !== "comfortable");
 
 /** Opens an order's detail on the board (the map's points open orders here). */
 export function openOrder(orderId: string) {
   selected.value = orderId;
+}
+
+/** The contractors' and accounts' names the lists and answers carried, by id: the event stream's orders
+ * have none, and take them from here. */
+const names = new Map<string, string>();
+
+/** The order with its names: those it carries (learnt), else those learnt before. */
+function named(o: Order): Order {
+  if (o.contractor_id && o.contractor_name) names.set(o.contractor_id, o.contractor_name);
+  if (o.account_id && o.account_name) names.set(o.account_id, o.account_name);
+  return {
+    ...o,
+    contractor_name: o.contractor_name ?? (o.contractor_id ? (names.get(o.contractor_id) ?? null) : null),
+    account_name: o.account_name ?? (o.account_id ? (names.get(o.account_id) ?? null) : null),
+  };
+}
+
+/** A contractor's name where the board learnt it, else null. */
+function contractorName(id: string): string | null {
+  return names.get(id) ?? null;
 }
 
 /** Keeps the newer of two versions of an order (a list page and an event may arrive in either order). */
@@ -93,7 +128,7 @@ function upsert(list: Order[]) {
   const next = new Map(orders.value);
   for (const o of list) {
     const held = next.get(o.order_id);
-    if (!held || held.updated_at <= o.updated_at) next.set(o.order_id, { ...held, ...o });
+    if (!held || held.updated_at <= o.updated_at) next.set(o.order_id, named({ ...held, ...o }));
   }
   orders.value = next;
 }
@@ -165,6 +200,8 @@ const visible = computed(() => {
       o.location.name,
       o.location.address,
       o.trade,
+      o.contractor_name,
+      o.account_name,
     ]
       .filter(Boolean)
       .join(" ")
@@ -198,10 +235,23 @@ export function Board() {
   const held = list.filter((o) => HELD.includes(o.status)).length;
   const current = selected.value ? orders.value.get(selected.value) : undefined;
   return (
-    <div class={`board ${current ? "with-detail" : ""}`}>
+    <div class={`board ${current ? "with-detail" : ""} ${compact.value ? "compact" : ""}`}>
       <section class="board-main" aria-label="Orders">
         <div class="board-head">
-          <h1>Dispatch board</h1>
+          <div class="board-title">
+            <h1>Dispatch board</h1>
+            <button
+              type="button"
+              class="btn btn-quiet density-toggle"
+              aria-pressed={compact.value}
+              onClick={() => {
+                compact.value = !compact.value;
+                localStorage.setItem("fd.board.rows", compact.value ? "compact" : "comfortable");
+              }}
+            >
+              Compact rows
+            </button>
+          </div>
           <div class="stats">
             <span class="stat stat-alert">
               <strong>{counts.tray}</strong> need a dispatcher
@@ -253,7 +303,7 @@ function Filters() {
         type="search"
         class="filter-text"
         aria-label="Filter orders"
-        placeholder="Search id, description, place, reference…"
+        placeholder="Search id, description, place, name, reference…"
         value={filterText.value}
         onInput={(e) => {
           filterText.value = (e.target as HTMLInputElement).value;
@@ -348,8 +398,10 @@ function OrderRow({ order }: { order: Order }) {
     order.status === "offered" && order.offer_deadline_at ? timeLeft(order.offer_deadline_at, at) : null;
   const late = order.status === "en_route" && order.eta_at !== null && Date.parse(order.eta_at) < at;
   const stale = order.status === "accepted" && at - Date.parse(order.updated_at) > NO_MOVEMENT_MS;
-  // At risk: an offer lapsing within a minute, an arrival overdue, or an accepted job not moving.
-  const risk = (left !== null && left.seconds < 60) || late || stale;
+  const sla = slaFlag(order, at);
+  // At risk: an offer lapsing within a minute, an arrival overdue, an accepted job not moving, or a
+  // service-level clock at risk or breached.
+  const risk = (left !== null && left.seconds < 60) || late || stale || sla !== null;
   const isSelected = selected.value === order.order_id;
   return (
     <li
@@ -371,8 +423,15 @@ function OrderRow({ order }: { order: Order }) {
             {titleCase(order.trade)}
             {order.urgency !== "routine" && <span class={`urgency u-${order.urgency}`}>{order.urgency}</span>}
             <span class="row-place">{place(order.location)}</span>
+            {sla && <span class={`sla sla-${sla}`}>{STANDING_LABEL[sla]}</span>}
           </span>
-          <span class="row-desc">{order.description}</span>
+          <span class="row-desc">
+            <span class="row-who">
+              {order.account_name ?? "—"}
+              {order.contractor_id && <> · {order.contractor_name ?? order.contractor_id}</>}
+            </span>{" "}
+            {order.description}
+          </span>
         </span>
         <span class="row-side">
           {left ? (
@@ -434,11 +493,24 @@ function Detail({ order }: { order: Order }) {
           </>
         )}
         <dt>Contractor</dt>
-        <dd>{order.contractor_id ?? "—"}</dd>
+        <dd>
+          {order.contractor_id ? (
+            <span title={order.contractor_id}>{order.contractor_name ?? order.contractor_id}</span>
+          ) : (
+            "—"
+          )}
+        </dd>
         <dt>Account</dt>
-        <dd>{order.account_id ?? "—"}</dd>
+        <dd>
+          {order.account_id ? (
+            <span title={order.account_id}>{order.account_name ?? order.account_id}</span>
+          ) : (
+            "—"
+          )}
+        </dd>
         <dt>Reference</dt>
         <dd>{order.reference_id ?? "—"}</dd>
+        <OrderTimes order={order} />
         <dt>Created</dt>
         <dd>{new Date(order.created_at).toLocaleString("en-US")}</dd>
         {order.status_reason && (
@@ -455,10 +527,90 @@ function Detail({ order }: { order: Order }) {
       )}
       {ASSIGNABLE.has(order.status) && <AssignPanel order={order} onDone={setMessage} />}
       <Proof order={order} />
-      <Timeline path="/api/dispatcher/v1/audit" orderId={order.order_id} version={order.updated_at} />
+      <Timeline
+        path="/api/dispatcher/v1/audit"
+        orderId={order.order_id}
+        version={order.updated_at}
+        nameOf={contractorName}
+      />
       {CANCELLABLE.has(order.status) && <CancelPanel order={order} onDone={setMessage} />}
     </aside>
   );
+}
+
+const CLOCK_LABEL = { respond: "Respond", arrive: "Arrive" } as const;
+const STANDING_LABEL = {
+  on_track: "on track",
+  at_risk: "at risk",
+  breached: "breached",
+  met: "met",
+} as const;
+
+/** The times that matter, in the job's zone (named): its arrival window, respond-by and arrive-by, and
+ * its service-level clocks with their standing (at risk once its time passes, as the service rules). */
+function OrderTimes({ order }: { order: Order }) {
+  const zone = order.time_zone ?? null;
+  const at = minute.value;
+  const when = (iso: string) => {
+    const near = relative(iso, at);
+    return (
+      <>
+        <time dateTime={iso}>{zoned(iso, zone)}</time>
+        {near && <span class="muted"> ({near})</span>}
+      </>
+    );
+  };
+  const window = order.arrival_window;
+  return (
+    <>
+      {window && (
+        <>
+          <dt>Arrival window</dt>
+          <dd data-fact="arrival-window">
+            {when(window.start)} – <time dateTime={window.end}>{zoned(window.end, zone)}</time>
+            {window.source !== "requested" && <span class="muted"> ({window.source})</span>}
+          </dd>
+        </>
+      )}
+      {order.respond_by && (
+        <>
+          <dt>Respond by</dt>
+          <dd data-fact="respond-by">{when(order.respond_by)}</dd>
+        </>
+      )}
+      {order.arrive_by && (
+        <>
+          <dt>Arrive by</dt>
+          <dd data-fact="arrive-by">{when(order.arrive_by)}</dd>
+        </>
+      )}
+      {(order.service_levels ?? []).map((c) => {
+        const standing = liveStanding(c, at);
+        return (
+          <Fragment key={c.clock}>
+            <dt>{CLOCK_LABEL[c.clock]} clock</dt>
+            <dd data-sla={c.clock} data-standing={standing}>
+              <span class={`sla sla-${standing}`}>{STANDING_LABEL[standing]}</span> · due {when(c.deadline)}
+            </dd>
+          </Fragment>
+        );
+      })}
+    </>
+  );
+}
+
+/** The worst standing of the order's clocks when at risk or breached, else null. */
+export function slaFlag(order: Order, at: number): "at_risk" | "breached" | null {
+  const standings = (order.service_levels ?? []).map((c) => liveStanding(c, at));
+  return standings.includes("breached") ? "breached" : standings.includes("at_risk") ? "at_risk" : null;
+}
+
+/** A clock's standing now: the service's, moved on by the time passed since it answered. */
+function liveStanding(c: ServiceLevel, at: number): ServiceLevel["standing"] {
+  if (c.standing === "breached" || c.standing === "met") return c.standing;
+  if (at > Date.parse(c.deadline)) return "breached";
+  if (c.standing === "at_risk" || at >= Date.parse(c.at_risk_at)) return "at_risk";
+  return "on_track";
 }
 
 /** Active contractors where the job is, of its trade, found by name as typed (after a pause); when none of
@@ -531,7 +683,7 @@ function AssignPanel({ order, onDone }: { order: Order; onDone: (m: string) => v
       upsert([updated]);
       setReason("");
       setPicked(null);
-      onDone(`Assigned to ${picked}.`);
+      onDone(`Assigned to ${found?.find((c) => c.contractor_id === picked)?.name ?? picked}.`);
     } catch (err) {
       // 409 contractor_excluded (an entry the list did not have yet): the service's words, naming it.
       if (err instanceof ApiProblem && err.code === "contractor_excluded") {

@@ -55,6 +55,8 @@ interface Frame {
   legend?: ComponentChildren;
   chart: string;
   size: Size;
+  /** Nothing to draw: the chart says so instead of drawing an axis of nothing. */
+  empty?: boolean;
 }
 
 function ChartFrame(f: Frame) {
@@ -71,34 +73,42 @@ function ChartFrame(f: Frame) {
           {f.summary}
         </p>
       </figcaption>
-      {f.legend}
-      <svg
-        class="chart-svg"
-        viewBox={`0 0 ${W} ${H}`}
-        role="img"
-        aria-labelledby={`${f.id}-t`}
-        aria-describedby={`${f.id}-s`}
-      >
-        <title>{f.title}</title>
-        <g class="grid">
-          {f.yTicks.map((t) => (
-            <g key={t}>
-              <line x1={PAD.left} x2={W - PAD.right} y1={y(t)} y2={y(t)} />
-              <text x={PAD.left - 6} y={y(t) + 4} class="tick tick-y">
-                {f.yFormat(t)}
-              </text>
+      {f.empty ? (
+        <p class="chart-empty" data-empty="true">
+          No data in this period.
+        </p>
+      ) : (
+        <>
+          {f.legend}
+          <svg
+            class="chart-svg"
+            viewBox={`0 0 ${W} ${H}`}
+            role="img"
+            aria-labelledby={`${f.id}-t`}
+            aria-describedby={`${f.id}-s`}
+          >
+            <title>{f.title}</title>
+            <g class="grid">
+              {f.yTicks.map((t) => (
+                <g key={t}>
+                  <line x1={PAD.left} x2={W - PAD.right} y1={y(t)} y2={y(t)} />
+                  <text x={PAD.left - 6} y={y(t) + 4} class="tick tick-y">
+                    {f.yFormat(t)}
+                  </text>
+                </g>
+              ))}
+              {f.days.map((d, i) =>
+                shows(i) ? (
+                  <text key={d} x={PAD.left + step * (i + 0.5)} y={H - 8} class="tick tick-x">
+                    {dayLabel(d)}
+                  </text>
+                ) : null,
+              )}
             </g>
-          ))}
-          {f.days.map((d, i) =>
-            shows(i) ? (
-              <text key={d} x={PAD.left + step * (i + 0.5)} y={H - 8} class="tick tick-x">
-                {dayLabel(d)}
-              </text>
-            ) : null,
-          )}
-        </g>
-        {f.children}
-      </svg>
+            {f.children}
+          </svg>
+        </>
+      )}
       <details class="chart-table">
         <summary>Table of the data</summary>
         {f.table}
@@ -135,6 +145,7 @@ export function StackedBars(props: {
       id={id}
       chart={props.chart}
       size="wide"
+      empty={totals.every((t) => t === 0)}
       title={props.title}
       summary={props.summary}
       days={props.days.map((d) => d.day)}
@@ -244,6 +255,7 @@ export function LineChart(props: {
       id={id}
       chart={props.chart}
       size="half"
+      empty={values.length === 0}
       title={props.title}
       summary={props.summary}
       days={props.days}

@@ -113,9 +113,26 @@ function useSeries(period: string, mode: Mode): { series: Series | null; error: 
   return { series, error };
 }
 
+/** Live orders, unless the first period read has none while the sandbox has some (a fresh install: only
+ * the sandbox's simulated traffic): then the sandbox's, and the note says why. */
 export function EvalsSeriesCharts({ period }: { period: string }) {
   const [mode, setMode] = useState<Mode>("live");
+  /** Until the dispatcher picks a mode, the page may choose the one that has data. */
+  const [chosen, setChosen] = useState(false);
+  const [fellBack, setFellBack] = useState(false);
   const { series, error } = useSeries(period, mode);
+  useEffect(() => {
+    if (chosen || !series || series.mode !== "live" || mode !== "live") return;
+    if (series.days.every((d) => d.orders_received === 0)) {
+      setFellBack(true);
+      setMode("sandbox");
+    }
+  }, [series, chosen, mode]);
+  const pick = (m: Mode) => {
+    setChosen(true);
+    setFellBack(false);
+    setMode(m);
+  };
   return (
     <section class="series" aria-labelledby="per-day" data-mode={series?.mode}>
       <div class="board-head">
@@ -127,7 +144,7 @@ export function EvalsSeriesCharts({ period }: { period: string }) {
               type="button"
               class={`tab ${mode === m ? "tab-on" : ""}`}
               aria-pressed={mode === m}
-              onClick={() => setMode(m)}
+              onClick={() => pick(m)}
             >
               {m === "live" ? "Live orders" : "Sandbox orders"}
             </button>
@@ -141,6 +158,16 @@ export function EvalsSeriesCharts({ period }: { period: string }) {
       )}
       {series && (
         <>
+          {fellBack && series.mode === "sandbox" && (
+            <p class="notice" data-fallback="sandbox">
+              No live order in this period: showing the sandbox's orders.
+            </p>
+          )}
+          {series.days.every((d) => d.orders_received === 0) && (
+            <p class="notice" data-empty-series="true">
+              No {series.mode} order was received in this period: the charts have no data.
+            </p>
+          )}
           <p class="series-note" data-estimated={String(series.estimated)}>
             {series.estimated ? "Estimated: self-reported by this service from its own records. " : ""}
             {series.mode === "live"

@@ -46,6 +46,38 @@ type Action = "activate" | "deactivate" | "exclude" | "include";
 
 const plural = (n: number, word: string) => `${n} ${word}${n === 1 ? "" : "s"}`;
 
+type SortKey = "name" | "status" | "trades" | "rating" | "in_use" | "open_jobs";
+
+/** The table's sortable columns, each with its first direction (numbers: the largest first). */
+const COLUMNS: Array<{ key: SortKey; label: string; desc: boolean }> = [
+  { key: "name", label: "Name", desc: false },
+  { key: "status", label: "Standing", desc: false },
+  { key: "trades", label: "Trades and states", desc: false },
+  { key: "rating", label: "Rating", desc: true },
+  { key: "in_use", label: "In use", desc: true },
+  { key: "open_jobs", label: "Open work", desc: true },
+];
+
+const SORT_VALUE: Record<SortKey, (c: PoolContractor) => string | number> = {
+  name: (c) => c.name.toLowerCase(),
+  status: (c) => c.status,
+  trades: (c) => c.trades.join(","),
+  rating: (c) => c.rating,
+  in_use: (c) => c.capacity.in_use / Math.max(1, c.capacity.max_active_jobs),
+  open_jobs: (c) => c.capacity.open_jobs + c.capacity.pending_offers,
+};
+
+/** The contractors loaded, sorted by a column (equals by name, A to Z). */
+function sorted(list: PoolContractor[], sort: { key: SortKey; desc: boolean }): PoolContractor[] {
+  const value = SORT_VALUE[sort.key];
+  return [...list].sort((a, b) => {
+    const va = value(a);
+    const vb = value(b);
+    const cmp = va < vb ? -1 : va > vb ? 1 : 0;
+    return (sort.desc ? -cmp : cmp) || a.name.localeCompare(b.name);
+  });
+}
+
 interface PoolFilter {
   name: string;
   trade: string;
@@ -58,17 +90,21 @@ interface PoolFilter {
 function usePoolPages({ name, trade, state, standing }: PoolFilter) {
   const [list, setList] = useState<PoolContractor[] | null>(null);
   const [cursor, setCursor] = useState<string | null>(null);
+  const [total, setTotal] = useState(0);
   const [error, setError] = useState<string | null>(null);
 
   const query = (after?: string) =>
-    get<{ contractors: PoolContractor[]; next_cursor: string | null }>("/api/dispatcher/v1/contractors", {
-      name: name.trim() || undefined,
-      trade: trade || undefined,
-      state: state.trim().toUpperCase() || undefined,
-      status: standing || undefined,
-      limit: 50,
-      cursor: after,
-    });
+    get<{ contractors: PoolContractor[]; total: number; next_cursor: string | null }>(
+      "/api/dispatcher/v1/contractors",
+      {
+        name: name.trim() || undefined,
+        trade: trade || undefined,
+        state: state.trim().toUpperCase() || undefined,
+        status: standing || undefined,
+        limit: 50,
+        cursor: after,
+      },
+    );
 
   useEffect(() => {
     let stale = false;
@@ -78,6 +114,7 @@ function usePoolPages({ name, trade, state, standing }: PoolFilter) {
         if (stale) return;
         setList(page.contractors);
         setCursor(page.next_cursor);
+        setTotal(page.total);
         setError(null);
       } catch (err) {
         if (!stale) setError(err instanceof ApiProblem ? err.message : "The pool could not be loaded.");
@@ -103,7 +140,7 @@ function usePoolPages({ name, trade, state, standing }: PoolFilter) {
   const changed = (id: string, status: Standing) =>
     setList((list ?? []).map((c) => (c.contractor_id === id ? { ...c, status } : c)));
 
-  return { list, cursor, error, more, changed };
+  return { list, cursor, total, error, more, changed };
 }
 
 export function Pool() {
@@ -112,7 +149,8 @@ export function Pool() {
   const [state, setState] = useState("");
   const [standing, setStanding] = useState("");
   const [open, setOpen] = useState<string | null>(null);
-  const { list, cursor, error, more, changed } = usePoolPages({ name, trade, state, standing });
+  const { list, cursor, total, error, more, changed } = usePoolPages({ name, trade, state, standing });
+  const [sort, setSort] = useState<{ key: SortKey; desc: boolean }>({ key: "name", desc: false });
 
   return (
     <section aria-labelledby="pool-title">
@@ -168,17 +206,47 @@ export function Pool() {
       ) : list.length === 0 ? (
         <p class="empty">No contractor matches.</p>
       ) : (
-        <ul class="rows pool-rows">
-          {list.map((c) => (
-            <PoolRow
-              key={c.contractor_id}
-              contractor={c}
-              open={open === c.contractor_id}
-              onToggle={() => setOpen(open === c.contractor_id ? null : c.contractor_id)}
-              onChanged={(status) => changed(c.contractor_id, status)}
-            />
-          ))}
-        </ul>
+        <>
+          <p class="muted pool-count" data-total={total}>
+            Showing {list.length} of {total.toLocaleString("en-US")} contractors
+            {list.length < total ? " (sorting orders those shown)" : ""}.
+          </p>
+          <table class="pool-table">
+            <caption class="sr-only">Contractors of the pool, {total} in all</caption>
+            <thead class="pool-head">
+              <tr>
+                {COLUMNS.map((col) => (
+                  <th
+                    key={col.key}
+                    scope="col"
+                    aria-sort={sort.key === col.key ? (sort.desc ? "descending" : "ascending") : undefined}
+                  >
+                    <button
+                      type="button"
+                      class="th-sort"
+                      onClick={() =>
+                        setSort({ key: col.key, desc: sort.key === col.key ? !sort.desc : col.desc })
+                      }
+                    >
+                      {col.label}
+                      <span aria-hidden="true">{sort.key === col.key ? (sort.desc ? " ▼" : " ▲") : ""}</span>
+                    </button>
+                  </th>
+                ))}
+                <th scope="col">Checks</th>
+              </tr>
+            </thead>
+            {sorted(list, sort).map((c) => (
+              <PoolRow
+                key={c.contractor_id}
+                contractor={c}
+                open={open === c.contractor_id}
+                onToggle={() => setOpen(open === c.contractor_id ? null : c.contractor_id)}
+                onChanged={(status) => changed(c.contractor_id, status)}
+              />
+            ))}
+          </table>
+        </>
       )}
       {cursor && (
         <button type="button" class="btn btn-quiet more" onClick={() => void more()}>
@@ -227,23 +295,39 @@ function PoolRow(props: {
   };
   const reasonId = `pool-reason-${c.contractor_id}`;
   return (
-    <li
-      class={`row pool-row standing-${c.status}`}
+    <tbody
+      class={`pool-row standing-${c.status} ${open ? "open" : ""}`}
       data-contractor-id={c.contractor_id}
       data-standing={c.status}
     >
-      <button type="button" class="row-open pool-open" aria-expanded={open} onClick={props.onToggle}>
-        <span class={`standing standing-badge-${c.status}`}>{titleCase(c.status)}</span>
-        <span class="row-main">
-          <span class="row-title">
+      <tr>
+        <th scope="row">
+          <button type="button" class="pool-open" aria-expanded={open} onClick={props.onToggle}>
             {c.name}
-            <span class="row-place">{c.states.slice(0, 6).join(", ")}</span>
+          </button>
+          <span class="row-id">{c.contractor_id}</span>
+        </th>
+        <td>
+          <span class={`standing standing-badge-${c.status}`}>{titleCase(c.status)}</span>
+        </td>
+        <td class="pool-trades">
+          {c.trades.map(titleCase).join(", ")}
+          <span class="pool-states">{c.states.slice(0, 6).join(", ")}</span>
+        </td>
+        <td class="num">
+          ★ {c.rating.toFixed(1)}
+          {c.ratings && <span class="pool-ratings"> · {aggregateLine(c.ratings)}</span>}
+        </td>
+        <td class="num">
+          <span class={`cap ${c.capacity.free === 0 ? "cap-full" : ""}`}>
+            {c.capacity.in_use}/{c.capacity.max_active_jobs}
           </span>
-          <span class="row-desc">
-            {c.trades.map(titleCase).join(", ")} · ★ {c.rating.toFixed(1)}
-            {c.ratings && <span class="pool-ratings"> · {aggregateLine(c.ratings)}</span>}
-          </span>
-          <span class="checks">
+        </td>
+        <td class="num">
+          {plural(c.capacity.open_jobs, "job")} · {plural(c.capacity.pending_offers, "offer")}
+        </td>
+        <td>
+          <div class="checks">
             <Check
               label="Insurance"
               state={c.verification.insurance}
@@ -254,77 +338,72 @@ function PoolRow(props: {
               state={c.verification.license}
               until={c.verification.license_verified_until}
             />
-          </span>
-        </span>
-        <span class="row-side">
-          <span class={`cap ${c.capacity.free === 0 ? "cap-full" : ""}`}>
-            {c.capacity.in_use}/{c.capacity.max_active_jobs} in use
-          </span>
-          <span class="muted">
-            {plural(c.capacity.open_jobs, "job")} · {plural(c.capacity.pending_offers, "offer")}
-          </span>
-          <span class="row-id">{c.contractor_id}</span>
-        </span>
-      </button>
+          </div>
+        </td>
+      </tr>
       {open && (
-        <div class="pool-actions">
-          <label for={reasonId}>Reason</label>
-          <input
-            id={reasonId}
-            maxLength={1000}
-            placeholder="Why (kept in the audit log)"
-            value={reason}
-            onInput={(e) => setReason((e.target as HTMLInputElement).value)}
-          />
-          {error && (
-            <p class="error" role="alert">
-              {error}
-            </p>
-          )}
-          <div class="pool-buttons">
-            {c.status === "excluded" ? (
-              <button
-                type="button"
-                class="btn btn-quiet"
-                disabled={busy || !reason.trim()}
-                onClick={() => void act("include")}
-              >
-                Include
-              </button>
-            ) : (
-              <>
-                {c.status === "active" ? (
+        <tr class="pool-actions-row">
+          <td colSpan={7}>
+            <div class="pool-actions">
+              <label for={reasonId}>Reason</label>
+              <input
+                id={reasonId}
+                maxLength={1000}
+                placeholder="Why (kept in the audit log)"
+                value={reason}
+                onInput={(e) => setReason((e.target as HTMLInputElement).value)}
+              />
+              {error && (
+                <p class="error" role="alert">
+                  {error}
+                </p>
+              )}
+              <div class="pool-buttons">
+                {c.status === "excluded" ? (
                   <button
                     type="button"
                     class="btn btn-quiet"
                     disabled={busy || !reason.trim()}
-                    onClick={() => void act("deactivate")}
+                    onClick={() => void act("include")}
                   >
-                    Deactivate
+                    Include
                   </button>
                 ) : (
-                  <button
-                    type="button"
-                    class="btn btn-primary"
-                    disabled={busy || !reason.trim()}
-                    onClick={() => void act("activate")}
-                  >
-                    Activate
-                  </button>
+                  <>
+                    {c.status === "active" ? (
+                      <button
+                        type="button"
+                        class="btn btn-quiet"
+                        disabled={busy || !reason.trim()}
+                        onClick={() => void act("deactivate")}
+                      >
+                        Deactivate
+                      </button>
+                    ) : (
+                      <button
+                        type="button"
+                        class="btn btn-primary"
+                        disabled={busy || !reason.trim()}
+                        onClick={() => void act("activate")}
+                      >
+                        Activate
+                      </button>
+                    )}
+                    <button
+                      type="button"
+                      class="btn btn-danger"
+                      disabled={busy || !reason.trim()}
+                      onClick={() => void act("exclude")}
+                    >
+                      Exclude
+                    </button>
+                  </>
                 )}
-                <button
-                  type="button"
-                  class="btn btn-danger"
-                  disabled={busy || !reason.trim()}
-                  onClick={() => void act("exclude")}
-                >
-                  Exclude
-                </button>
-              </>
-            )}
-          </div>
-        </div>
+              </div>
+            </div>
+          </td>
+        </tr>
       )}
-    </li>
+    </tbody>
   );
 }

@@ -2,7 +2,8 @@
 
 import { useEffect, useState } from "preact/hooks";
 import { get } from "../api";
-import { clock } from "../format";
+import { clock, duration, money, STATUS_LABEL, titleCase } from "../format";
+import type { OrderStatus } from "../types";
 import { type VerifyResult, verifyRecord } from "../verify";
 
 interface AuditRecord {
@@ -14,24 +15,70 @@ interface AuditRecord {
   disclosed: Record<string, unknown>;
 }
 
-/** The fields of a record worth a line on the timeline, when it has them. */
-const TIMELINE_FIELDS = [
-  "reason",
-  "to_contractor",
-  "from_contractor",
-  "contractor_id",
-  "previous_status",
-  "eta_minutes",
-  "final_cost_cents",
-  "requested_cents",
-];
+/** A contractor's name where the view knows it (null: show its id). */
+type NameOf = (contractorId: string) => string | null;
+
+const statusWord = (v: unknown) =>
+  typeof v === "string" ? (STATUS_LABEL[v as OrderStatus] ?? titleCase(v)) : String(v);
+
+/** What a record says happened, in words: "Status: Accepted → En route", "Offered", "Assigned". */
+function recordTitle(r: Pick<AuditRecord, "kind" | "disclosed">): string {
+  const d = r.disclosed;
+  if (typeof d.to === "string") {
+    return typeof d.from === "string"
+      ? `Status: ${statusWord(d.from)} → ${statusWord(d.to)}`
+      : `Status: ${statusWord(d.to)}`;
+  }
+  return titleCase(r.kind.replace(/^order\./, ""));
+}
+
+/** Who did it, readable: "operator", "caller key key_j842…", "contractor A. Rivera", "system (sla)". */
+function actorLabel(actor: string, nameOf: NameOf, disclosedId?: unknown): string {
+  const [role, split = ""] = actor.split(/:(.*)/s);
+  // A contractor's id is a disclosure of the record (actor_id), where the reader may see it.
+  const id = split || (typeof disclosedId === "string" ? disclosedId : "");
+  if (role === "contractor" && !id) return "contractor";
+  if (role === "operator") return "operator";
+  if (role === "key") return `caller key ${id.slice(0, 12)}…`;
+  if (role === "contractor") return `contractor ${nameOf(id) ?? id}`;
+  if (role === "system") return `system (${id})`;
+  return actor;
+}
+
+/** The record's facts worth a line, each as a phrase: money in dollars, contractors by name. */
+function recordFacts(d: Record<string, unknown>, nameOf: NameOf): string[] {
+  const out: string[] = [];
+  const who = (v: unknown) => (typeof v === "string" ? (nameOf(v) ?? v) : String(v));
+  if (typeof d.to_contractor === "string") out.push(`to ${who(d.to_contractor)}`);
+  if (typeof d.from_contractor === "string") out.push(`from ${who(d.from_contractor)}`);
+  // The contractor the record names, unless it is who acted (the actor says so already).
+  if (typeof d.contractor_id === "string" && d.to_contractor === undefined && d.contractor_id !== d.actor_id)
+    out.push(`contractor ${who(d.contractor_id)}`);
+  if (typeof d.previous_status === "string" && typeof d.to !== "string")
+    out.push(`was ${statusWord(d.previous_status)}`);
+  if (typeof d.eta_minutes === "number") out.push(`ETA in ${duration(d.eta_minutes)}`);
+  if (typeof d.final_cost_cents === "number") out.push(`final cost ${money(d.final_cost_cents)}`);
+  if (typeof d.requested_cents === "number") out.push(`requested ${money(d.requested_cents)}`);
+  if (typeof d.reason === "string") out.push(`reason: ${d.reason}`);
+  return out;
+}
 
 /**
  * An order's audit records, oldest first, read again whenever the order changes: from the records list of
  * the key's role (`path`: dispatcher.audit for the dispatch team, audit.list for an account), each with
  * its Verify.
  */
-export function Timeline({ path, orderId, version }: { path: string; orderId: string; version: string }) {
+export function Timeline({
+  path,
+  orderId,
+  version,
+  nameOf = () => null,
+}: {
+  path: string;
+  orderId: string;
+  version: string;
+  nameOf?: NameOf;
+}) {
   const [records, setRecords] = useState<AuditRecord[] | null>(null);
   useEffect(() => {
     let stale = false;
@@ -48,7 +95,7 @@ export function Timeline({ path, orderId, version }: { path: string; orderId: st
   }, [path, orderId, version]);
   return (
     <>
-      {records !== null && <Candidates records={records} />}
+      {records !== null && <Candidates records={records} nameOf={nameOf} />}
       <section class="panel" aria-label="Timeline">
         <h3>Timeline</h3>
         {records === null ? (
@@ -61,14 +108,13 @@ export function Timeline({ path, orderId, version }: { path: string; orderId: st
               <li key={r.seal} class="tl-item" data-kind={r.kind}>
                 <span class="tl-when">{clock(r.at)}</span>
                 <span class="tl-what">
-                  <strong>{r.kind.replace(/^order\./, "").replace(/_/g, " ")}</strong>
-                  <span class="tl-actor">{r.actor}</span>
-                  {TIMELINE_FIELDS.filter((f) => {
-                    const v = r.disclosed[f];
-                    return typeof v === "string" || typeof v === "number";
-                  }).map((f) => (
+                  <strong>{recordTitle(r)}</strong>
+                  <span class="tl-actor" title={r.actor}>
+                    {actorLabel(r.actor, nameOf, r.disclosed.actor_id)}
+                  </span>
+                  {recordFacts(r.disclosed, nameOf).map((f) => (
                     <span key={f} class="tl-field">
-                      {f.replace(/_/g, " ")}: {String(r.disclosed[f])}
+                      {f}
                     </span>
                   ))}
                   <span class="row-id" title="The record's seal: GET /api/attest/verify/{seal} proves it">
@@ -99,7 +145,7 @@ interface Candidate {
  * The ranked candidates of the order's latest match, as its record disclosed them to this key: only the
  * dispatch team's records carry them (an account's show its own job and the chosen contractor's handle).
  */
-function Candidates({ records }: { records: AuditRecord[] }) {
+function Candidates({ records, nameOf }: { records: AuditRecord[]; nameOf: NameOf }) {
   const latest = [...records]
     .reverse()
     .find((r) => Array.isArray(r.disclosed.candidates) && (r.disclosed.candidates as unknown[]).length > 0);
@@ -133,7 +179,11 @@ function Candidates({ records }: { records: AuditRecord[] }) {
             >
               <td>{i + 1}</td>
               <td>
-                <span class="row-id">{c.contractor_id}</span>
+                {nameOf(c.contractor_id) ? (
+                  <span title={c.contractor_id}>{nameOf(c.contractor_id)}</span>
+                ) : (
+                  <span class="row-id">{c.contractor_id}</span>
+                )}
                 {c.distance_miles !== null && <span class="cand-distance">{c.distance_miles} mi away</span>}
               </td>
               <td>{c.score.toFixed(3)}</td>
@@ -141,7 +191,9 @@ function Candidates({ records }: { records: AuditRecord[] }) {
                 ${(c.price_cents / 100).toFixed(2)}
                 {c.within_nte === false && <span class="tl-field"> over NTE</span>}
               </td>
-              <td>{c.eta_minutes === null ? "—" : `${c.eta_minutes} min`}</td>
+              <td title={c.eta_minutes === null ? undefined : `${c.eta_minutes} min`}>
+                {c.eta_minutes === null ? "—" : duration(c.eta_minutes)}
+              </td>
             </tr>
           ))}
         </tbody>

@@ -216,3 +216,28 @@ export function fireSlaClock(state: OrderState | null, cmd: { actor: Actor }, ct
     },
   );
 }
+
+/** Where a clock stands at a moment: its step done in time (met), not done and fine (on_track), at risk or
+ * breached (stored firings count, so a risk reported stays reported until the step is done). */
+type SlaStanding = "on_track" | "at_risk" | "breached" | "met";
+
+export interface SlaClockState extends SlaClock {
+  /** When the clock is at risk by time alone (atRiskTime). */
+  atRiskAt: Date;
+  standing: SlaStanding;
+}
+
+/** The order's clocks and where each stands at `now`: what the dispatch team's views show. */
+export function slaStanding(order: SlaOrder, now: Date): SlaClockState[] {
+  const eta = date(order.eta_at);
+  return slaClocks(order).map((clock) => {
+    const columns = SLA_COLUMNS[clock.clock];
+    const state = clockState(clock, eta, now);
+    let standing: SlaStanding;
+    if (order[columns.breached] || state?.kind === "breached") standing = "breached";
+    else if (clock.doneAt !== null) standing = "met";
+    else if (order[columns.at_risk] || state?.kind === "at_risk") standing = "at_risk";
+    else standing = "on_track";
+    return { ...clock, atRiskAt: atRiskTime(clock), standing };
+  });
+}

@@ -6,8 +6,9 @@
 import { z } from "zod";
 import { sealRecord } from "../../audit/record.js";
 import type { Order } from "../../domain/orders/order.js";
+import { slaStanding } from "../../domain/orders/sla-clocks.js";
 import { ApiError } from "../../errors.js";
-import { defineOperation, principalOf } from "../kernel/operation.js";
+import { defineOperation, principalOf, type Services } from "../kernel/operation.js";
 import {
   cursorSchema,
   orderPosition,
@@ -40,20 +41,97 @@ const dispatcherOrderSchema = orderSchema
       .datetime()
       .nullable()
       .describe("While the order is offered: when the pending offer lapses and the job moves on; else null."),
+    account_name: z
+      .string()
+      .nullable()
+      .describe("The account's name; null in the event stream's orders (the lists and answers carry it)."),
+    contractor_name: z
+      .string()
+      .nullable()
+      .describe(
+        "The name of the contractor offered or holding the job; null when none, and in the event stream's " +
+          "orders (the lists and answers carry it).",
+      ),
+    service_levels: z
+      .array(
+        z.object({
+          clock: z
+            .enum(["respond", "arrive"])
+            .describe(
+              "respond: a contractor committed by respond_by; arrive: on site by arrive_by or the window's end.",
+            ),
+          started_at: z.iso.datetime(),
+          deadline: z.iso.datetime(),
+          at_risk_at: z.iso
+            .datetime()
+            .describe("When the clock is at risk by time alone (80 % of its time)."),
+          done_at: z.iso.datetime().nullable().describe("When its step was done; null while it is not."),
+          standing: z
+            .enum(["on_track", "at_risk", "breached", "met"])
+            .describe(
+              "At the answer's time: met (done in time), on_track, at_risk (time used, or the reported ETA " +
+                "after the deadline) or breached.",
+            ),
+        }),
+      )
+      .describe("The order's service-level clocks (none once closed, or without a stated promise)."),
     ...orderCoordinatesShape,
   })
   .meta({ id: "DispatcherOrder" });
 
-/** An order as the dispatch team sees it; `offerDeadline`: its pending offer's, while it is offered. */
-export function dispatcherOrderView(row: Order, at: ViewContext, offerDeadline: string | null = null) {
+/** The names a dispatcher order shows, read for a page of orders at once. */
+export interface OrderNames {
+  accounts: ReadonlyMap<string, string>;
+  contractors: ReadonlyMap<string, string>;
+}
+
+const NO_NAMES: OrderNames = { accounts: new Map(), contractors: new Map() };
+
+/** The account and contractor names of these orders, two queries for the lot. */
+export async function orderNames(
+  services: Services,
+  rows: ReadonlyArray<Pick<Order, "account_id" | "contractor_id">>,
+): Promise<OrderNames> {
+  const contractorIds = [...new Set(rows.flatMap((r) => (r.contractor_id ? [r.contractor_id] : [])))];
+  const [accounts, listings] = await Promise.all([
+    services.store.keys.accountNames(rows.map((r) => r.account_id)),
+    contractorIds.length > 0 ? services.store.contractors.listings(contractorIds) : [],
+  ]);
+  return { accounts, contractors: new Map(listings.map((c) => [c.id, c.name])) };
+}
+
+/** An order as the dispatch team sees it at `now`; `offerDeadline`: its pending offer's, while it is
+ * offered; `names`: its account's and contractor's (none in the event stream). */
+export function dispatcherOrderView(
+  row: Order,
+  at: ViewContext,
+  now: Date,
+  offerDeadline: string | null = null,
+  names: OrderNames = NO_NAMES,
+) {
   const view = orderSummaryView(row, at);
   return {
     ...view,
     account_id: row.account_id,
     contractor_id: row.contractor_id,
     offer_deadline_at: row.status === "offered" ? offerDeadline : null,
+    account_name: names.accounts.get(row.account_id) ?? null,
+    contractor_name: row.contractor_id ? (names.contractors.get(row.contractor_id) ?? null) : null,
+    service_levels: slaStanding(row, now).map((c) => ({
+      clock: c.clock,
+      started_at: c.startedAt.toISOString(),
+      deadline: c.deadline.toISOString(),
+      at_risk_at: c.atRiskAt.toISOString(),
+      done_at: c.doneAt?.toISOString() ?? null,
+      standing: c.standing,
+    })),
     ...orderCoordinates(row),
   };
+}
+
+/** The view of one order with its names (an action's answer). */
+async function namedView(ctx: { services: Services } & ViewContext, row: Order) {
+  return dispatcherOrderView(row, ctx, ctx.services.now(), null, await orderNames(ctx.services, [row]));
 }
 
 const reasonSchema = z.string().min(1).max(1000).describe("Why: recorded in the audit log with the change.");
@@ -93,8 +171,10 @@ export const dispatcherOrdersOperation = defineOperation({
     const deadlines = new Map(
       (await ctx.services.store.orders.pendingOffersOf(offered)).map((o) => [o.order_id, o.deadline_at]),
     );
+    const names = await orderNames(ctx.services, page);
+    const now = ctx.services.now();
     return {
-      orders: page.map((row) => dispatcherOrderView(row, ctx, deadlines.get(row.id) ?? null)),
+      orders: page.map((row) => dispatcherOrderView(row, ctx, now, deadlines.get(row.id) ?? null, names)),
       next_cursor,
     };
   },
@@ -149,7 +229,7 @@ export const dispatcherAssignOperation = defineOperation({
       `operator:${principal.keyId}`,
       input.compliance_override_reason ?? null,
     );
-    return dispatcherOrderView(order, ctx);
+    return namedView(ctx, order);
   },
 });
 
@@ -195,7 +275,7 @@ export const dispatcherRescheduleOperation = defineOperation({
       input.reason,
       `operator:${principal.keyId}`,
     );
-    return dispatcherOrderView(order, ctx);
+    return namedView(ctx, order);
   },
 });
 
@@ -225,7 +305,7 @@ export const dispatcherCancelOperation = defineOperation({
       "dispatcher",
       `operator:${principal.keyId}`,
     );
-    return dispatcherOrderView(cancelled, ctx);
+    return namedView(ctx, cancelled);
   },
 });
 

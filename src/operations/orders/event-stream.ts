@@ -84,7 +84,7 @@ export function eventView(row: StoredOrderEvent, principal: Principal, at: ViewC
   if (principal.kind === "dispatcher") {
     // No contractor_ref: an account's handle beside the contractor's id would link the two.
     const view = {
-      ...dispatcherOrderView(order, at, payload.offer?.deadline_at ?? null),
+      ...dispatcherOrderView(order, at, new Date(row.created_at), payload.offer?.deadline_at ?? null),
       contractor_ref: null,
     };
     return { ...envelope, data: { order: view, ...payload.details } };

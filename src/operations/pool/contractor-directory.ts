@@ -396,6 +396,10 @@ export const dispatcherContractorsOperation = defineOperation({
   output: z
     .object({
       contractors: z.array(contractorSchema),
+      total: z
+        .number()
+        .int()
+        .describe("Contractors the filters (and the radius, when given) match, over every page."),
       next_cursor: z
         .string()
         .nullable()
@@ -415,9 +419,12 @@ export const dispatcherContractorsOperation = defineOperation({
     };
     if (!origin) {
       const after = input.cursor === undefined ? undefined : await namePosition(ctx, input.cursor);
-      const rows = await contractors.directory(filter, { after, limit: input.limit + 1 });
+      const [rows, total] = await Promise.all([
+        contractors.directory(filter, { after, limit: input.limit + 1 }),
+        contractors.matching(filter),
+      ]);
       const { page, next_cursor } = pageOf(rows, input.limit, BY_NAME, (c) => c.id);
-      return { contractors: await views(ctx, page), next_cursor };
+      return { contractors: await views(ctx, page), total, next_cursor };
     }
     // By distance: the candidates' coordinates (only those in the radius's box, when one is given), ranked
     // here, then the page's rows.
@@ -432,6 +439,7 @@ export const dispatcherContractorsOperation = defineOperation({
     const listed = page.flatMap((r) => rows.get(r.id) ?? []);
     return {
       contractors: await views(ctx, listed, new Map(page.map((r) => [r.id, r.distance]))),
+      total: after === undefined ? ranked.length : rankByDistance(located, origin, input.radius_miles).length,
       next_cursor,
     };
   },

@@ -11,6 +11,7 @@ import {
   fireSlaClock,
   type SlaOrder,
   slaClocks,
+  slaStanding,
 } from "../../../src/domain/orders/sla-clocks.js";
 import { orderFixture } from "../../helpers/order-fixture.js";
 
@@ -147,5 +148,36 @@ describe("the service-level clocks", () => {
     });
     const again = fireSlaClock({ order: decision.after, offers: [] }, { actor: "system:sla" }, ctx);
     expect(again.kind).toBe("refused");
+  });
+});
+
+describe("where each clock stands (what the dispatch team's views show)", () => {
+  const standings = (order: SlaOrder, minutes: number) =>
+    slaStanding(order, at(minutes)).map((c) => `${c.clock}:${c.standing}`);
+
+  it("on track, then at risk at 80 % of its time, then breached; met once its step is done in time", () => {
+    expect(standings(emergency(), 5)).toEqual(["respond:on_track", "arrive:on_track"]);
+    expect(standings(emergency(), 12)).toEqual(["respond:at_risk", "arrive:on_track"]);
+    expect(standings(emergency(), 16)).toEqual(["respond:breached", "arrive:on_track"]);
+    const accepted = emergency({ status: "accepted", first_accepted_at: at(10).toISOString() });
+    expect(standings(accepted, 16)).toEqual(["respond:met", "arrive:on_track"]);
+    // Its at-risk instant is the rule's: 80 % of the time to the deadline.
+    expect(slaStanding(accepted, at(16))[1]?.atRiskAt.toISOString()).toBe(at(96).toISOString());
+  });
+
+  it("at risk as soon as the reported ETA is after the deadline; a stored firing stays reported", () => {
+    const late = emergency({
+      status: "en_route",
+      first_accepted_at: at(5).toISOString(),
+      eta_at: at(130).toISOString(),
+    });
+    expect(standings(late, 20)).toEqual(["respond:met", "arrive:at_risk"]);
+    // Fired before, by a watch that read an ETA later moved: still at risk until the step is done.
+    const fired = emergency({ sla_respond_at_risk_at: at(12).toISOString() });
+    expect(standings(fired, 13)).toEqual(["respond:at_risk", "arrive:on_track"]);
+    // Done late: breached, not met.
+    const doneLate = emergency({ status: "accepted", first_accepted_at: at(20).toISOString() });
+    expect(standings(doneLate, 25)).toEqual(["respond:breached", "arrive:on_track"]);
+    expect(standings(emergency({ status: "completed" }), 200)).toEqual([]);
   });
 });
