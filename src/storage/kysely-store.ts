@@ -21,6 +21,7 @@ import { GroupCommitter } from "./group-commit.js";
 import { KyselyIdempotencyStore } from "./idempotency-store.js";
 import { KyselyInvoicePolicyStore } from "./invoice-policy-store.js";
 import { KyselyKeyStore } from "./key-store.js";
+import { KyselyMaintenanceStore } from "./maintenance-store.js";
 import { migrationProvider } from "./migrations/all-migrations.js";
 import { OrderEventStore, type RemoteListener } from "./order-event-store.js";
 import { KyselyOrderStore } from "./order-store.js";
@@ -60,6 +61,7 @@ export class KyselyStore implements Store {
   readonly ratings: KyselyRatingStore;
   readonly counters: KyselyCounterStore;
   readonly schedules: ScheduleStore;
+  readonly maintenance: KyselyMaintenanceStore;
   /** PostgreSQL schema the store works in, when not the default (the migration tables live there too). */
   readonly schema: string | undefined;
   readonly singleWriter: boolean;
@@ -112,6 +114,7 @@ export class KyselyStore implements Store {
     this.counters = new KyselyCounterStore(db);
     this.clock = options.clock;
     this.schedules = new ScheduleStore(db);
+    this.maintenance = new KyselyMaintenanceStore(db);
     this.committer = new GroupCommitter<WriteTx>(
       async (work) => {
         let wroteEvents = false;

@@ -482,6 +482,60 @@ export interface Database {
   checklist_answers: ChecklistAnswersTable;
   counter_offers: CounterOffersTable;
   counter_policies: CounterPoliciesTable;
+  maintenance_plans: MaintenancePlansTable;
+  plan_occurrences: PlanOccurrencesTable;
+}
+
+/** A maintenance plan (migration 0042; domain/maintenance/plan.ts). */
+export interface MaintenancePlansTable {
+  id: string;
+  livemode: number;
+  account_id: string;
+  site_id: string;
+  asset_id: string | null;
+  trade: string;
+  name: string;
+  description: string;
+  checklist_template_id: string | null;
+  duration_minutes: number;
+  recurrence: string;
+  /** JSON: local dates (YYYY-MM-DD) skipped. */
+  exceptions: string;
+  starts_on: string;
+  /** JSON: the preferred window { days, start, end }. */
+  window: string;
+  horizon_days: number;
+  nte_cents: number | null;
+  status: string;
+  version: number;
+  /** Occurrences whose window starts before this instant have been generated (null: none yet). */
+  generated_until: string | null;
+  created_at: string;
+  created_by: string;
+  updated_at: string;
+  updated_by: string;
+  seal: string;
+}
+
+/** An occurrence of a plan acted on: generated, skipped or failed (migration 0042). */
+export interface PlanOccurrencesTable {
+  plan_id: string;
+  occurrence_key: string;
+  livemode: number;
+  account_id: string;
+  site_id: string;
+  asset_id: string | null;
+  window_start: string;
+  window_end: string;
+  state: string;
+  order_id: string | null;
+  reason: string | null;
+  /** JSON: { start, end }, the window before a move. */
+  moved_from: string | null;
+  overdue_at: string | null;
+  created_at: string;
+  updated_at: string;
+  seal: string;
 }
 
 /** A contractor's counter to an offer (migration 0038; the domain's CounterOffer with livemode 0/1). */

@@ -11,6 +11,7 @@ import type { Contractor, Pool } from "../domain/contractor.js";
 import type { ContractorStanding } from "../domain/contractor-directory.js";
 import type { DoNotDispatchEntry } from "../domain/do-not-dispatch.js";
 import type { KeyRole } from "../domain/key-roles.js";
+import type { MaintenancePlan, PlanOccurrence } from "../domain/maintenance/plan.js";
 import type { ChecklistAnswer, ChecklistTemplate, OrderChecklist } from "../domain/orders/checklist.js";
 import type { ProofRequirements } from "../domain/orders/completion-gate.js";
 import type { CounterPolicy } from "../domain/orders/counter-rules.js";
@@ -578,6 +579,48 @@ export interface ChecklistStore {
   saveAnswer(answer: ChecklistAnswer, tx: WriteTx): Promise<void>;
 }
 
+/** Maintenance plans and their occurrences (issue 34; domain/maintenance/plan.ts). */
+export interface MaintenanceStore {
+  insertPlan(plan: MaintenancePlan, tx: WriteTx): Promise<void>;
+  /** Writes the plan's row as given; `regenerate` forgets how far it was generated (a changed rule). */
+  updatePlan(plan: MaintenancePlan, tx: WriteTx, options?: { regenerate: boolean }): Promise<void>;
+  planById(id: string, tx?: WriteTx): Promise<MaintenancePlan | undefined>;
+  /** Plans of one mode in id order (active only unless asked), a page after `after`. */
+  plans(filter: {
+    livemode: boolean;
+    accountId?: string;
+    siteId?: string;
+    assetId?: string;
+    includeArchived?: boolean;
+    after?: string;
+    limit: number;
+  }): Promise<MaintenancePlan[]>;
+  /** Active plans (every mode) not yet generated up to `horizonEnd`, the least generated first. */
+  plansToGenerate(horizonEnd: string, limit: number): Promise<MaintenancePlan[]>;
+  /** Records that the plan's occurrences starting before `until` are generated, if still at `version`. */
+  setGeneratedUntil(planId: string, version: number, until: string, tx: WriteTx): Promise<void>;
+  /** Inserts the occurrence unless its (plan, key) exists: false when another write claimed it first. */
+  claimOccurrence(occurrence: PlanOccurrence, tx: WriteTx): Promise<boolean>;
+  updateOccurrence(occurrence: PlanOccurrence, tx: WriteTx): Promise<void>;
+  occurrence(planId: string, key: string, tx?: WriteTx): Promise<PlanOccurrence | undefined>;
+  /** Occurrences of one mode by window start, filtered. */
+  occurrences(
+    filter: {
+      livemode: boolean;
+      accountId?: string;
+      planId?: string;
+      siteId?: string;
+      from?: string;
+      until?: string;
+      limit: number;
+    },
+    tx?: WriteTx,
+  ): Promise<PlanOccurrence[]>;
+  occurrenceOfOrder(orderId: string, tx?: WriteTx): Promise<PlanOccurrence | undefined>;
+  /** Generated occurrences (every mode) whose window ended before `before`, not yet settled nor flagged. */
+  endedNotFlagged(before: string, limit: number): Promise<PlanOccurrence[]>;
+}
+
 export interface Store {
   readonly dialect: "sqlite" | "postgres";
   /** Where a worker thread reads the same data (day-reader.ts); none for an in-memory store. */
@@ -618,6 +661,8 @@ export interface Store {
   readonly invoicePolicies: InvoicePolicyStore;
   /** Checklist templates, orders' checklists and their answers. */
   readonly checklists: ChecklistStore;
+  /** Maintenance plans and their occurrences. */
+  readonly maintenance: MaintenanceStore;
   /** Accounts' do-not-dispatch lists. */
   readonly doNotDispatch: DoNotDispatchStore;
   /** Ratings of completed orders. */

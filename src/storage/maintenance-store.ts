@@ -1,0 +1,266 @@
+// Maintenance plans and their occurrences (migration 0042), each mapped to and from its row here. The
+// window, exceptions and a move's previous window are kept as JSON text (the same on SQLite and
+// PostgreSQL).
+
+import type { Kysely } from "kysely";
+import type {
+  MaintenancePlan,
+  OccurrenceState,
+  PlanOccurrence,
+  PlanStatus,
+  PreferredWindow,
+} from "../domain/maintenance/plan.js";
+import type { Database, MaintenancePlansTable, PlanOccurrencesTable } from "./schema.js";
+import type { MaintenanceStore, WriteTx } from "./store.js";
+import { trxOf } from "./write-tx.js";
+
+function planOf(row: MaintenancePlansTable): MaintenancePlan {
+  return {
+    id: row.id,
+    livemode: Number(row.livemode) === 1,
+    accountId: row.account_id,
+    siteId: row.site_id,
+    assetId: row.asset_id,
+    trade: row.trade,
+    name: row.name,
+    description: row.description,
+    checklistTemplateId: row.checklist_template_id,
+    durationMinutes: Number(row.duration_minutes),
+    recurrence: row.recurrence,
+    exceptions: JSON.parse(row.exceptions) as string[],
+    startsOn: row.starts_on,
+    window: JSON.parse(row.window) as PreferredWindow,
+    horizonDays: Number(row.horizon_days),
+    nteCents: row.nte_cents === null ? null : Number(row.nte_cents),
+    status: row.status as PlanStatus,
+    version: Number(row.version),
+    createdAt: row.created_at,
+    createdBy: row.created_by,
+    updatedAt: row.updated_at,
+    updatedBy: row.updated_by,
+    seal: row.seal,
+  };
+}
+
+function planRow(p: MaintenancePlan, generatedUntil: string | null): MaintenancePlansTable {
+  return {
+    id: p.id,
+    livemode: p.livemode ? 1 : 0,
+    account_id: p.accountId,
+    site_id: p.siteId,
+    asset_id: p.assetId,
+    trade: p.trade,
+    name: p.name,
+    description: p.description,
+    checklist_template_id: p.checklistTemplateId,
+    duration_minutes: p.durationMinutes,
+    recurrence: p.recurrence,
+    exceptions: JSON.stringify(p.exceptions),
+    starts_on: p.startsOn,
+    window: JSON.stringify(p.window),
+    horizon_days: p.horizonDays,
+    nte_cents: p.nteCents,
+    status: p.status,
+    version: p.version,
+    generated_until: generatedUntil,
+    created_at: p.createdAt,
+    created_by: p.createdBy,
+    updated_at: p.updatedAt,
+    updated_by: p.updatedBy,
+    seal: p.seal,
+  };
+}
+
+function occurrenceOf(row: PlanOccurrencesTable): PlanOccurrence {
+  return {
+    planId: row.plan_id,
+    key: row.occurrence_key,
+    livemode: Number(row.livemode) === 1,
+    accountId: row.account_id,
+    siteId: row.site_id,
+    assetId: row.asset_id,
+    windowStart: row.window_start,
+    windowEnd: row.window_end,
+    state: row.state as OccurrenceState,
+    orderId: row.order_id,
+    reason: row.reason,
+    movedFrom:
+      row.moved_from === null ? null : (JSON.parse(row.moved_from) as { start: string; end: string }),
+    overdueAt: row.overdue_at,
+    createdAt: row.created_at,
+    updatedAt: row.updated_at,
+    seal: row.seal,
+  };
+}
+
+function occurrenceRow(o: PlanOccurrence): PlanOccurrencesTable {
+  return {
+    plan_id: o.planId,
+    occurrence_key: o.key,
+    livemode: o.livemode ? 1 : 0,
+    account_id: o.accountId,
+    site_id: o.siteId,
+    asset_id: o.assetId,
+    window_start: o.windowStart,
+    window_end: o.windowEnd,
+    state: o.state,
+    order_id: o.orderId,
+    reason: o.reason,
+    moved_from: o.movedFrom === null ? null : JSON.stringify(o.movedFrom),
+    overdue_at: o.overdueAt,
+    created_at: o.createdAt,
+    updated_at: o.updatedAt,
+    seal: o.seal,
+  };
+}
+
+export class KyselyMaintenanceStore implements MaintenanceStore {
+  constructor(private readonly db: Kysely<Database>) {}
+
+  async insertPlan(plan: MaintenancePlan, tx: WriteTx): Promise<void> {
+    await trxOf(tx, this.db).insertInto("maintenance_plans").values(planRow(plan, null)).execute();
+  }
+
+  async updatePlan(plan: MaintenancePlan, tx: WriteTx, options?: { regenerate: boolean }): Promise<void> {
+    const { id: _id, generated_until: _g, created_at: _c, created_by: _b, ...changed } = planRow(plan, null);
+    await trxOf(tx, this.db)
+      .updateTable("maintenance_plans")
+      // A changed rule or window is generated again from now on (occurrences claimed keep their rows).
+      .set(options?.regenerate ? { ...changed, generated_until: null } : changed)
+      .where("id", "=", plan.id)
+      .execute();
+  }
+
+  async planById(id: string, tx?: WriteTx): Promise<MaintenancePlan | undefined> {
+    const row = await trxOf(tx, this.db)
+      .selectFrom("maintenance_plans")
+      .selectAll()
+      .where("id", "=", id)
+      .executeTakeFirst();
+    return row === undefined ? undefined : planOf(row);
+  }
+
+  async plans(filter: {
+    livemode: boolean;
+    accountId?: string;
+    siteId?: string;
+    assetId?: string;
+    includeArchived?: boolean;
+    after?: string;
+    limit: number;
+  }): Promise<MaintenancePlan[]> {
+    let q = this.db
+      .selectFrom("maintenance_plans")
+      .selectAll()
+      .where("livemode", "=", filter.livemode ? 1 : 0);
+    if (filter.accountId !== undefined) q = q.where("account_id", "=", filter.accountId);
+    if (filter.siteId !== undefined) q = q.where("site_id", "=", filter.siteId);
+    if (filter.assetId !== undefined) q = q.where("asset_id", "=", filter.assetId);
+    if (!filter.includeArchived) q = q.where("status", "=", "active");
+    if (filter.after !== undefined) q = q.where("id", ">", filter.after);
+    const rows = await q.orderBy("id").limit(filter.limit).execute();
+    return rows.map(planOf);
+  }
+
+  async plansToGenerate(horizonEnd: string, limit: number): Promise<MaintenancePlan[]> {
+    // Candidates only: a plan's own horizon may be shorter than the longest one (the generator decides).
+    const rows = await this.db
+      .selectFrom("maintenance_plans")
+      .selectAll()
+      .where("status", "=", "active")
+      .where((eb) => eb.or([eb("generated_until", "is", null), eb("generated_until", "<", horizonEnd)]))
+      .orderBy("generated_until")
+      .orderBy("id")
+      .limit(limit)
+      .execute();
+    return rows.map(planOf);
+  }
+
+  async setGeneratedUntil(planId: string, version: number, until: string, tx: WriteTx): Promise<void> {
+    // Only for the version generated from: a plan changed meanwhile is generated again from its change.
+    await trxOf(tx, this.db)
+      .updateTable("maintenance_plans")
+      .set({ generated_until: until })
+      .where("id", "=", planId)
+      .where("version", "=", version)
+      .execute();
+  }
+
+  async claimOccurrence(occurrence: PlanOccurrence, tx: WriteTx): Promise<boolean> {
+    const result = await trxOf(tx, this.db)
+      .insertInto("plan_occurrences")
+      .values(occurrenceRow(occurrence))
+      .onConflict((oc) => oc.columns(["plan_id", "occurrence_key"]).doNothing())
+      .executeTakeFirst();
+    return Number(result.numInsertedOrUpdatedRows ?? 0) === 1;
+  }
+
+  async updateOccurrence(occurrence: PlanOccurrence, tx: WriteTx): Promise<void> {
+    const { plan_id: _p, occurrence_key: _k, created_at: _c, ...changed } = occurrenceRow(occurrence);
+    await trxOf(tx, this.db)
+      .updateTable("plan_occurrences")
+      .set(changed)
+      .where("plan_id", "=", occurrence.planId)
+      .where("occurrence_key", "=", occurrence.key)
+      .execute();
+  }
+
+  async occurrence(planId: string, key: string, tx?: WriteTx): Promise<PlanOccurrence | undefined> {
+    const row = await trxOf(tx, this.db)
+      .selectFrom("plan_occurrences")
+      .selectAll()
+      .where("plan_id", "=", planId)
+      .where("occurrence_key", "=", key)
+      .executeTakeFirst();
+    return row === undefined ? undefined : occurrenceOf(row);
+  }
+
+  async occurrences(
+    filter: {
+      livemode: boolean;
+      accountId?: string;
+      planId?: string;
+      siteId?: string;
+      /** Windows that end at or after this instant. */
+      from?: string;
+      /** Windows that start before this instant. */
+      until?: string;
+      limit: number;
+    },
+    tx?: WriteTx,
+  ): Promise<PlanOccurrence[]> {
+    let q = trxOf(tx, this.db)
+      .selectFrom("plan_occurrences")
+      .selectAll()
+      .where("livemode", "=", filter.livemode ? 1 : 0);
+    if (filter.accountId !== undefined) q = q.where("account_id", "=", filter.accountId);
+    if (filter.planId !== undefined) q = q.where("plan_id", "=", filter.planId);
+    if (filter.siteId !== undefined) q = q.where("site_id", "=", filter.siteId);
+    if (filter.from !== undefined) q = q.where("window_end", ">=", filter.from);
+    if (filter.until !== undefined) q = q.where("window_start", "<", filter.until);
+    const rows = await q.orderBy("window_start").orderBy("plan_id").limit(filter.limit).execute();
+    return rows.map(occurrenceOf);
+  }
+
+  async occurrenceOfOrder(orderId: string, tx?: WriteTx): Promise<PlanOccurrence | undefined> {
+    const row = await trxOf(tx, this.db)
+      .selectFrom("plan_occurrences")
+      .selectAll()
+      .where("order_id", "=", orderId)
+      .executeTakeFirst();
+    return row === undefined ? undefined : occurrenceOf(row);
+  }
+
+  async endedNotFlagged(before: string, limit: number): Promise<PlanOccurrence[]> {
+    const rows = await this.db
+      .selectFrom("plan_occurrences")
+      .selectAll()
+      .where("state", "=", "generated")
+      .where("overdue_at", "is", null)
+      .where("window_end", "<", before)
+      .orderBy("window_end")
+      .limit(limit)
+      .execute();
+    return rows.map(occurrenceOf);
+  }
+}
