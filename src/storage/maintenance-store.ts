@@ -205,6 +205,17 @@ export class KyselyMaintenanceStore implements MaintenanceStore {
       .execute();
   }
 
+  async markOverdue(planId: string, key: string, at: string, tx: WriteTx): Promise<boolean> {
+    const result = await trxOf(tx, this.db)
+      .updateTable("plan_occurrences")
+      .set({ overdue_at: at, updated_at: at })
+      .where("plan_id", "=", planId)
+      .where("occurrence_key", "=", key)
+      .where("overdue_at", "is", null)
+      .executeTakeFirst();
+    return Number(result.numUpdatedRows) === 1;
+  }
+
   async occurrence(planId: string, key: string, tx?: WriteTx): Promise<PlanOccurrence | undefined> {
     const row = await trxOf(tx, this.db)
       .selectFrom("plan_occurrences")

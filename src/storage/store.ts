@@ -602,6 +602,8 @@ export interface MaintenanceStore {
   /** Inserts the occurrence unless its (plan, key) exists: false when another write claimed it first. */
   claimOccurrence(occurrence: PlanOccurrence, tx: WriteTx): Promise<boolean>;
   updateOccurrence(occurrence: PlanOccurrence, tx: WriteTx): Promise<void>;
+  /** Sets the occurrence's overdue time unless it has one: false when another write set it first. */
+  markOverdue(planId: string, key: string, at: string, tx: WriteTx): Promise<boolean>;
   occurrence(planId: string, key: string, tx?: WriteTx): Promise<PlanOccurrence | undefined>;
   /** Occurrences of one mode by window start, filtered. */
   occurrences(
