@@ -29,7 +29,9 @@ export type IdPrefix =
   | "clt"
   | "cli"
   | "dnd"
-  | "ivd";
+  | "ivd"
+  | "site"
+  | "ast";
 
 export function newId(prefix: IdPrefix, length = 20): string {
   return `${prefix}_${randomBase62(length)}`;

@@ -100,6 +100,18 @@ const AUDIT_KINDS = {
     "An account key's role was set (requester, approver with its approval limit in cents, or admin), by an admin key or an operator: the key, the role and limit, and the ones before.",
   "pool.seeded":
     "The sandbox contractor pool was generated: how many contractors and a digest of the pool; or, once, a pool seeded before verification dates got them (verification_dates_backfilled: how many), or before working hours (working_hours_backfilled: how many); or the sandbox's starter checklists were created, one service template per trade in test mode (checklist_templates: their ids, and checklist_templates_sha256: a digest of their trades, names and items).",
+  "site.created":
+    "An account created a site: its id, and the site (name, address, city, state, ZIP, the time zone derived from them, opening hours, access notes), its contact (name, phone, email) a disclosure for the account and the dispatch team.",
+  "site.updated":
+    "An account changed a site (the changes apply to orders made after): its id, the fields changed and the site as it now is (its contact a disclosure, as above).",
+  "site.archived":
+    "An account archived a site: no new order may name it; its orders and assets' history stay readable.",
+  "sites.imported":
+    "An account imported sites from a CSV file: how many, their ids and a SHA-256 digest of the file (each site's details are in the file; its contacts are never sealed in the clear).",
+  "asset.created":
+    "An account recorded an asset at one of its sites: its id, the site, trade, type, make, model, serial, install date, warranty end and tags.",
+  "asset.updated": "An account changed an asset: its id, the fields changed and the asset as it now is.",
+  "asset.archived": "An account archived an asset: no new order may name it; its service history stays.",
   "pool.imported":
     "Contractors were imported into a pool (pool: live or sandbox; a live record for the live pool): how many were added and updated, and a digest of the file.",
 } as const;

@@ -16,6 +16,7 @@ import { KyselyContractorStore } from "./contractor-store.js";
 import { KyselyCounterStore } from "./counter-store.js";
 import type { Dialect } from "./dialect.js";
 import { KyselyDoNotDispatchStore } from "./do-not-dispatch-store.js";
+import { KyselySiteStore } from "./site-store.js";
 import { EvalsStore } from "./evals-store.js";
 import { GroupCommitter } from "./group-commit.js";
 import { KyselyIdempotencyStore } from "./idempotency-store.js";
@@ -60,6 +61,7 @@ export class KyselyStore implements Store {
   readonly doNotDispatch: KyselyDoNotDispatchStore;
   readonly ratings: KyselyRatingStore;
   readonly counters: KyselyCounterStore;
+  readonly sites: KyselySiteStore;
   readonly schedules: ScheduleStore;
   readonly maintenance: KyselyMaintenanceStore;
   /** PostgreSQL schema the store works in, when not the default (the migration tables live there too). */
@@ -112,6 +114,7 @@ export class KyselyStore implements Store {
     this.doNotDispatch = new KyselyDoNotDispatchStore(db);
     this.ratings = new KyselyRatingStore(db);
     this.counters = new KyselyCounterStore(db);
+    this.sites = new KyselySiteStore(db);
     this.clock = options.clock;
     this.schedules = new ScheduleStore(db);
     this.maintenance = new KyselyMaintenanceStore(db);

@@ -484,6 +484,10 @@ export interface Database {
   counter_policies: CounterPoliciesTable;
   maintenance_plans: MaintenancePlansTable;
   plan_occurrences: PlanOccurrencesTable;
+  sites: SitesTable;
+  assets: AssetsTable;
+  order_sites: OrderSitesTable;
+  order_assets: OrderAssetsTable;
 }
 
 /** A maintenance plan (migration 0042; domain/maintenance/plan.ts). */
@@ -696,4 +700,63 @@ interface UploadChunksTable {
   upload_id: string;
   start: number | string;
   data: Uint8Array;
+}
+
+/** An account's site (migration 0041; the domain's Site, livemode 0/1, its contact in three columns). */
+export interface SitesTable {
+  id: string;
+  account_id: string;
+  livemode: number;
+  name: string;
+  address: string;
+  city: string;
+  state: string;
+  zip: string;
+  time_zone: string;
+  hours: string;
+  access_notes: string | null;
+  contact_name: string | null;
+  contact_phone: string | null;
+  contact_email: string | null;
+  created_at: string;
+  created_by: string;
+  updated_at: string;
+  updated_by: string;
+  archived_at: string | null;
+  seal: string;
+}
+
+/** An asset at a site (migration 0041): its tags as JSON text, serial_key its serial as compared. */
+export interface AssetsTable {
+  id: string;
+  site_id: string;
+  account_id: string;
+  livemode: number;
+  trade: string;
+  type: string;
+  make: string | null;
+  model: string | null;
+  serial: string | null;
+  serial_key: string | null;
+  installed_on: string | null;
+  warranty_ends_on: string | null;
+  tags: string;
+  created_at: string;
+  created_by: string;
+  updated_at: string;
+  updated_by: string;
+  archived_at: string | null;
+  seal: string;
+}
+
+/** The site an order names (migration 0041): a row only for an order that names one. */
+export interface OrderSitesTable {
+  order_id: string;
+  site_id: string;
+}
+
+/** An asset an order names (migration 0041). */
+export interface OrderAssetsTable {
+  order_id: string;
+  asset_id: string;
 }

@@ -20,6 +20,7 @@ import type { CounterOffer, NteRequest, Offer, OfferStatus, Order } from "../dom
 import type { OrderStatus } from "../domain/orders/transitions.js";
 import type { OrderRating, RatingTally } from "../domain/ratings.js";
 import type { DayOrder } from "../domain/schedule/day-jobs.js";
+import type { Asset, Site } from "../domain/sites/site.js";
 import type { TradeCode } from "../domain/trades.js";
 import type { StateCode } from "../domain/us-regions.js";
 import type { BlobStore } from "./blobs/blob-store.js";
@@ -537,6 +538,45 @@ export interface DoNotDispatchStore {
   version(): Promise<string>;
 }
 
+/** Accounts' sites and their assets (issue 34; domain/sites/site.ts), and the site and assets orders name. */
+export interface SiteStore {
+  insertSite(site: Site, actor: string, tx: WriteTx): Promise<void>;
+  /** Writes the site's fields, its archive time and seal as `site` holds them. */
+  updateSite(site: Site, actor: string, tx: WriteTx): Promise<void>;
+  /** A site by id (archived too). */
+  siteById(id: string, tx?: WriteTx): Promise<Site | undefined>;
+  /** An account's sites in a mode, by id (oldest first), after `after`; archived ones only when asked;
+   * `state` and `text` (in the name, address or city, without case) narrow them. */
+  sites(
+    filter: {
+      accountId: string;
+      livemode: boolean;
+      state?: string | undefined;
+      text?: string | undefined;
+      includeArchived?: boolean;
+      after?: string | undefined;
+      limit: number;
+    },
+    tx?: WriteTx,
+  ): Promise<Site[]>;
+  /** How many sites an account keeps in force in a mode. */
+  activeSiteCount(accountId: string, livemode: boolean, tx?: WriteTx): Promise<number>;
+  insertAsset(asset: Asset, actor: string, tx: WriteTx): Promise<void>;
+  updateAsset(asset: Asset, actor: string, tx: WriteTx): Promise<void>;
+  assetById(id: string, tx?: WriteTx): Promise<Asset | undefined>;
+  assetsByIds(ids: readonly string[], tx?: WriteTx): Promise<Asset[]>;
+  /** A site's assets, by id; archived ones only when asked. */
+  assetsOfSite(siteId: string, includeArchived: boolean, tx?: WriteTx): Promise<Asset[]>;
+  /** The asset in force at a site with this serial (compared as domain/sites/site.ts serialKey). */
+  assetBySerial(siteId: string, serial: string, tx?: WriteTx): Promise<Asset | undefined>;
+  /** Records the site (and assets) an order names, in the order's transaction. */
+  nameOnOrder(orderId: string, siteId: string, assetIds: readonly string[], tx: WriteTx): Promise<void>;
+  /** The site and assets an order names; undefined for an order that names none. */
+  ofOrder(orderId: string, tx?: WriteTx): Promise<{ siteId: string; assetIds: string[] } | undefined>;
+  /** The orders that named an asset, newest first (by id), at most `limit`. */
+  ordersOfAsset(assetId: string, limit: number, tx?: WriteTx): Promise<string[]>;
+}
+
 /** Ratings of completed orders (issue 33; domain/ratings.ts), one per order, and contractors' tallies. */
 export interface RatingStore {
   /** An order's rating, if it has one. */
@@ -669,6 +709,8 @@ export interface Store {
   readonly doNotDispatch: DoNotDispatchStore;
   /** Ratings of completed orders. */
   readonly ratings: RatingStore;
+  /** Accounts' sites and assets, and the ones orders name. */
+  readonly sites: SiteStore;
   /** Contractors' counter-offers and accounts' policies on them. */
   readonly counters: CounterStore;
   /** The blob store that goes with this store: chunked rows on PostgreSQL (shared by every process),

@@ -107,6 +107,8 @@ const ID_PREFIXES = [
   "cli",
   "dnd",
   "ivd",
+  "site",
+  "ast",
 ] as const satisfies readonly IdPrefix[];
 const everyPrefixListed: Exclude<IdPrefix, (typeof ID_PREFIXES)[number]> extends never ? true : false = true;
 void everyPrefixListed;
