@@ -27,6 +27,7 @@ export type IdPrefix =
   | "att"
   | "upl"
   | "clt"
+  | "mpl"
   | "cli"
   | "dnd"
   | "ivd"

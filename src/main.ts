@@ -26,6 +26,7 @@ import {
 } from "./transports/http/metrics-server.js";
 import { ComplianceWatch } from "./workers/compliance-watch.js";
 import { OfferSweeper } from "./workers/offer-sweeper.js";
+import { MaintenanceGenerator } from "./workers/maintenance-generator.js";
 import { SlaWatch } from "./workers/sla-watch.js";
 
 const IDEMPOTENCY_PURGE_MS = 60 * 60 * 1000;
@@ -194,6 +195,8 @@ async function serve(config: Config, prepare: boolean): Promise<void> {
   compliance.start(); // the daily pool.compliance_expiring list, once a day across processes
   const slaWatch = new SlaWatch(services, logger);
   slaWatch.start(config.SLA_WATCH_INTERVAL_MS); // order.sla_at_risk / order.sla_breached, once per clock
+  const maintenance = new MaintenanceGenerator(services, logger);
+  maintenance.start(config.MAINTENANCE_INTERVAL_MS); // planned orders inside their horizon, overdue ones
   const sandbox = config.SANDBOX_SIMULATION ? new SandboxPlayer(services, logger) : null;
   sandbox?.start(); // the sandbox's simulated contractors
   const webhooks = createWebhookDispatcher(config, store, { logger, metrics: services.metrics });
@@ -233,6 +236,7 @@ async function serve(config: Config, prepare: boolean): Promise<void> {
     await sweeper.stop();
     await compliance.stop();
     await slaWatch.stop();
+    await maintenance.stop();
     await sandbox?.stop();
     await webhooks.close();
     await services.audit.stop();

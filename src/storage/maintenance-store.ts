@@ -34,6 +34,7 @@ function planOf(row: MaintenancePlansTable): MaintenancePlan {
     nteCents: row.nte_cents === null ? null : Number(row.nte_cents),
     status: row.status as PlanStatus,
     version: Number(row.version),
+    generatedUntil: row.generated_until,
     createdAt: row.created_at,
     createdBy: row.created_by,
     updatedAt: row.updated_at,
@@ -42,7 +43,7 @@ function planOf(row: MaintenancePlansTable): MaintenancePlan {
   };
 }
 
-function planRow(p: MaintenancePlan, generatedUntil: string | null): MaintenancePlansTable {
+function planRow(p: MaintenancePlan): MaintenancePlansTable {
   return {
     id: p.id,
     livemode: p.livemode ? 1 : 0,
@@ -62,7 +63,7 @@ function planRow(p: MaintenancePlan, generatedUntil: string | null): Maintenance
     nte_cents: p.nteCents,
     status: p.status,
     version: p.version,
-    generated_until: generatedUntil,
+    generated_until: p.generatedUntil,
     created_at: p.createdAt,
     created_by: p.createdBy,
     updated_at: p.updatedAt,
@@ -118,11 +119,11 @@ export class KyselyMaintenanceStore implements MaintenanceStore {
   constructor(private readonly db: Kysely<Database>) {}
 
   async insertPlan(plan: MaintenancePlan, tx: WriteTx): Promise<void> {
-    await trxOf(tx, this.db).insertInto("maintenance_plans").values(planRow(plan, null)).execute();
+    await trxOf(tx, this.db).insertInto("maintenance_plans").values(planRow(plan)).execute();
   }
 
   async updatePlan(plan: MaintenancePlan, tx: WriteTx, options?: { regenerate: boolean }): Promise<void> {
-    const { id: _id, generated_until: _g, created_at: _c, created_by: _b, ...changed } = planRow(plan, null);
+    const { id: _id, generated_until: _g, created_at: _c, created_by: _b, ...changed } = planRow(plan);
     await trxOf(tx, this.db)
       .updateTable("maintenance_plans")
       // A changed rule or window is generated again from now on (occurrences claimed keep their rows).
@@ -205,6 +206,18 @@ export class KyselyMaintenanceStore implements MaintenanceStore {
       .execute();
   }
 
+  async replaceFailed(occurrence: PlanOccurrence, tx: WriteTx): Promise<boolean> {
+    const { plan_id: _p, occurrence_key: _k, created_at: _c, ...changed } = occurrenceRow(occurrence);
+    const result = await trxOf(tx, this.db)
+      .updateTable("plan_occurrences")
+      .set(changed)
+      .where("plan_id", "=", occurrence.planId)
+      .where("occurrence_key", "=", occurrence.key)
+      .where("state", "=", "failed")
+      .executeTakeFirst();
+    return Number(result.numUpdatedRows) === 1;
+  }
+
   async markOverdue(planId: string, key: string, at: string, tx: WriteTx): Promise<boolean> {
     const result = await trxOf(tx, this.db)
       .updateTable("plan_occurrences")
@@ -236,6 +249,8 @@ export class KyselyMaintenanceStore implements MaintenanceStore {
       from?: string;
       /** Windows that start before this instant. */
       until?: string;
+      /** Only the generated ones flagged overdue (whenever their window was). */
+      overdue?: boolean;
       limit: number;
     },
     tx?: WriteTx,
@@ -249,6 +264,7 @@ export class KyselyMaintenanceStore implements MaintenanceStore {
     if (filter.siteId !== undefined) q = q.where("site_id", "=", filter.siteId);
     if (filter.from !== undefined) q = q.where("window_end", ">=", filter.from);
     if (filter.until !== undefined) q = q.where("window_start", "<", filter.until);
+    if (filter.overdue) q = q.where("overdue_at", "is not", null).where("state", "=", "generated");
     const rows = await q.orderBy("window_start").orderBy("plan_id").limit(filter.limit).execute();
     return rows.map(occurrenceOf);
   }

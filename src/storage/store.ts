@@ -642,6 +642,8 @@ export interface MaintenanceStore {
   /** Inserts the occurrence unless its (plan, key) exists: false when another write claimed it first. */
   claimOccurrence(occurrence: PlanOccurrence, tx: WriteTx): Promise<boolean>;
   updateOccurrence(occurrence: PlanOccurrence, tx: WriteTx): Promise<void>;
+  /** Writes over a failed occurrence (a move that generated it): false when it is not failed any more. */
+  replaceFailed(occurrence: PlanOccurrence, tx: WriteTx): Promise<boolean>;
   /** Sets the occurrence's overdue time unless it has one: false when another write set it first. */
   markOverdue(planId: string, key: string, at: string, tx: WriteTx): Promise<boolean>;
   occurrence(planId: string, key: string, tx?: WriteTx): Promise<PlanOccurrence | undefined>;
@@ -654,6 +656,7 @@ export interface MaintenanceStore {
       siteId?: string;
       from?: string;
       until?: string;
+      overdue?: boolean;
       limit: number;
     },
     tx?: WriteTx,

@@ -109,6 +109,7 @@ const ID_PREFIXES = [
   "ivd",
   "site",
   "ast",
+  "mpl",
 ] as const satisfies readonly IdPrefix[];
 const everyPrefixListed: Exclude<IdPrefix, (typeof ID_PREFIXES)[number]> extends never ? true : false = true;
 void everyPrefixListed;

@@ -357,6 +357,7 @@ export function runStoreContract(name: string, open: (clock: Clock) => Promise<S
         nteCents: null,
         status: "active" as const,
         version: 1,
+        generatedUntil: null,
         createdAt: "2027-01-01T00:00:00.000Z",
         createdBy: "key:key_x",
         updatedAt: "2027-01-01T00:00:00.000Z",
@@ -365,6 +366,7 @@ export function runStoreContract(name: string, open: (clock: Clock) => Promise<S
       };
       await store.write((tx) => m.insertPlan(plan, tx));
       expect(await m.planById(plan.id)).toEqual(plan);
+      // The plan's own writes keep how far it was generated (regenerate forgets it, below).
       expect((await m.plansToGenerate("2027-02-01T00:00:00.000Z", 10)).map((p) => p.id)).toContain(plan.id);
       await store.write((tx) => m.setGeneratedUntil(plan.id, 1, "2027-02-01T00:00:00.000Z", tx));
       expect((await m.plansToGenerate("2027-02-01T00:00:00.000Z", 10)).map((p) => p.id)).not.toContain(

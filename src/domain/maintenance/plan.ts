@@ -44,6 +44,9 @@ export interface MaintenancePlan {
   status: PlanStatus;
   /** Increases with every change (the update's version guard). */
   version: number;
+  /** The generator has claimed every occurrence whose window starts before this instant (null: none yet;
+   * reset when the rule or window changes). Kept by the store: a plan's own writes leave it as stored. */
+  generatedUntil: string | null;
   createdAt: string;
   createdBy: string;
   updatedAt: string;

@@ -43,7 +43,12 @@ export function flagMaintenanceOverdue(
     {},
     {
       audit: [
-        { kind: "order.maintenance_overdue", actor: cmd.actor, at, data: { status: order.status, maintenance } },
+        {
+          kind: "order.maintenance_overdue",
+          actor: cmd.actor,
+          at,
+          data: { status: order.status, maintenance },
+        },
       ],
       event: { type: "order.maintenance_overdue", at, details: { previous_status: null, maintenance } },
     },

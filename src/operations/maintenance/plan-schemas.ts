@@ -26,14 +26,18 @@ export const localDateSchema = (field: string) =>
   z
     .string({ error: `${field} must be a date (YYYY-MM-DD)` })
     .regex(/^\d{4}-\d{2}-\d{2}$/, { error: `${field} must be a date (YYYY-MM-DD)` })
-    .refine((s) => !Number.isNaN(Date.parse(`${s}T00:00:00Z`)) && new Date(`${s}T00:00:00Z`).toISOString().startsWith(s), {
-      error: `${field} must be a real calendar date`,
-    });
+    .refine(
+      (s) =>
+        !Number.isNaN(Date.parse(`${s}T00:00:00Z`)) && new Date(`${s}T00:00:00Z`).toISOString().startsWith(s),
+      {
+        error: `${field} must be a real calendar date`,
+      },
+    );
 
 const hhmm = (field: string) =>
-  z
-    .string({ error: `${field} must be a local time (HH:MM)` })
-    .regex(/^([01]\d|2[0-3]):[0-5]\d$|^24:00$/, { error: `${field} must be a local time (HH:MM, 00:00-24:00)` });
+  z.string({ error: `${field} must be a local time (HH:MM)` }).regex(/^([01]\d|2[0-3]):[0-5]\d$|^24:00$/, {
+    error: `${field} must be a local time (HH:MM, 00:00-24:00)`,
+  });
 
 const DAY_CODES = ["mon", "tue", "wed", "thu", "fri", "sat", "sun"] as const;
 
@@ -112,7 +116,9 @@ export const planInputShape = {
     .min(L.minHorizonDays, { error: `horizon_days must be at least ${L.minHorizonDays}` })
     .max(L.maxHorizonDays, { error: `horizon_days must be at most ${L.maxHorizonDays}` })
     .default(L.defaultHorizonDays)
-    .describe(`Occurrences whose window starts within this many days are generated (default ${L.defaultHorizonDays}).`),
+    .describe(
+      `Occurrences whose window starts within this many days are generated (default ${L.defaultHorizonDays}).`,
+    ),
   nte_cents: nteSchema.nullable().optional(),
 };
 
@@ -134,7 +140,10 @@ export const planSchema = z
     horizon_days: z.number().int(),
     nte_cents: z.number().int().nullable(),
     status: z.enum(["active", "archived"]),
-    version: z.number().int().describe("Send it back with an update to be sure no one changed the plan since."),
+    version: z
+      .number()
+      .int()
+      .describe("Send it back with an update to be sure no one changed the plan since."),
     created_at: z.iso.datetime(),
     updated_at: z.iso.datetime(),
     seal: z.string().describe("The audit record of the plan as it stands."),
@@ -167,6 +176,9 @@ export function planView(p: MaintenancePlan, timeZone: string): PlanView {
     seal: p.seal,
   };
 }
+
+/** Occurrences one read answers at most. */
+export const OCCURRENCE_LIMIT = 200;
 
 export const OCCURRENCE_STATUSES = [
   "upcoming",

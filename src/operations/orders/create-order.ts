@@ -261,7 +261,7 @@ function creation(ctx: OperationContext, input: OrderInput, id: string, matched:
     })),
     modelPriceCents: job.modelPrice.total_cents,
     matchingTimeMs: matched.matchingTimeMs,
-    actor: `key:${principal.keyId}`,
+    actor: ctx.actingAs ?? `key:${principal.keyId}`,
     // Sealed with the caller's contact details and bookkeeping as disclosures (audit/redaction.ts).
     createdData: {
       input: ctx.rawInput,
