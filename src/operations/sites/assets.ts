@@ -246,26 +246,20 @@ export const assetsOperation = defineOperation({
   name: "dispatch.assets",
   summary: "List a site's assets",
   description:
-    "The assets of one of your sites, oldest first, each with warranty_in_force; archived ones only with " +
-    "include_archived=true. Another account's site is not found.",
+    "Every asset of one of your sites, archived ones too (archived_at set), oldest first, each with " +
+    "warranty_in_force (dispatch.site gives those in force). Another account's site is not found.",
   access: "key",
   effect: "read",
   limit: "key",
-  http: { method: "GET", path: "/api/dispatch/v1/assets", input: "query" },
+  http: { method: "GET", path: "/api/dispatch/v1/sites/:site_id/assets", input: "params" },
   problems: [404],
-  input: z.strictObject({
-    site_id: siteIdSchema,
-    include_archived: z
-      .union([z.boolean(), z.enum(["true", "false"], { error: "include_archived must be true or false" })])
-      .transform((v) => v === true || v === "true")
-      .default(false),
-  }),
+  input: z.strictObject({ site_id: siteIdSchema }),
   output: z.object({ assets: z.array(assetSchema) }).meta({ id: "AssetList" }),
   example: { site_id: "site_0VberZOdAb12Cd34Ef56" },
   async handler(ctx, input) {
     const owner = ownerOf(ctx);
     const site = await ownSite(ctx, owner, input.site_id);
-    const assets = await ctx.services.store.sites.assetsOfSite(site.id, input.include_archived);
+    const assets = await ctx.services.store.sites.assetsOfSite(site.id, true);
     const now = ctx.services.now();
     return { assets: assets.map((a) => assetView(a, now)) };
   },
