@@ -97,6 +97,16 @@ import {
   dispatcherTimeOffRemoveOperation,
 } from "./pool/time-off.js";
 import { probeOperation } from "./probe/storefront-probe.js";
+import { assetHistoryOperation } from "./sites/asset-history.js";
+import {
+  assetArchiveOperation,
+  assetCreateOperation,
+  assetsOperation,
+  assetUpdateOperation,
+} from "./sites/assets.js";
+import { siteImportOperation } from "./sites/site-import.js";
+import { siteOperation, sitesOperation } from "./sites/site-reads.js";
+import { siteArchiveOperation, siteCreateOperation, siteUpdateOperation } from "./sites/sites.js";
 import {
   webhooksConfigOperation,
   webhooksDeliveriesOperation,
@@ -144,6 +154,17 @@ export const OPERATIONS: readonly AnyOperation[] = [
   checklistTemplateCreateOperation,
   checklistTemplatesOperation,
   checklistTemplateRetireOperation,
+  siteCreateOperation,
+  siteUpdateOperation,
+  siteArchiveOperation,
+  siteImportOperation,
+  sitesOperation,
+  siteOperation,
+  assetCreateOperation,
+  assetUpdateOperation,
+  assetArchiveOperation,
+  assetsOperation,
+  assetHistoryOperation,
   webhooksConfigOperation,
   webhooksSetEndpointOperation,
   webhooksRotateSecretOperation,

@@ -291,6 +291,33 @@ describe("A2A", () => {
     ).toBe("paid");
     const [ownKey] = (await run("dispatch.keys", {})).keys as Array<{ id: string }>;
     await run("dispatch.key_role_set", { key_id: ownKey?.id, role: "admin" });
+    // Sites and assets: a site, an asset at it, an order naming both (its location from the site), the
+    // asset's history, then both archived.
+    const site = await run(
+      "dispatch.site_create",
+      example("dispatch.site_create") as Record<string, unknown>,
+    );
+    await run("dispatch.site_update", { site_id: site.site_id, hours: "mon-sun 06:00-22:00" });
+    await run("dispatch.site_import", example("dispatch.site_import") as Record<string, unknown>);
+    await run("dispatch.sites", { state: "TX" });
+    const asset = await run("dispatch.asset_create", {
+      ...(example("dispatch.asset_create") as Record<string, unknown>),
+      site_id: site.site_id,
+    });
+    await run("dispatch.asset_update", { asset_id: asset.asset_id, tags: ["roof"] });
+    await run("dispatch.assets", { site_id: site.site_id });
+    const { location: _location, ...siteJob } = example("dispatch.order") as Record<string, unknown>;
+    const sited = await run("dispatch.order", {
+      ...siteJob,
+      site_id: site.site_id,
+      asset_ids: [asset.asset_id],
+    });
+    expect((sited.site as { site_id: string }).site_id).toBe(site.site_id);
+    const history = await run("dispatch.asset_history", { asset_id: asset.asset_id });
+    expect((history.orders as Array<{ order_id: string }>).map((o) => o.order_id)).toEqual([sited.order_id]);
+    await run("dispatch.site", { site_id: site.site_id });
+    await run("dispatch.asset_archive", { asset_id: asset.asset_id });
+    await run("dispatch.site_archive", { site_id: site.site_id });
     const rated = await run("dispatch.order_rate", {
       order_id: order.order_id,
       quality: 4,

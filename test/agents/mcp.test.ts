@@ -322,6 +322,30 @@ describe("MCP tools", () => {
     expect(paid.status).toBe("paid");
     const [ownKey] = (await call("dispatch.keys", {})).keys as Array<{ id: string }>;
     await call("dispatch.key_role_set", { key_id: ownKey?.id, role: "admin" });
+    // Sites and assets: a site, an asset at it, an order naming both (its location from the site), the
+    // asset's history, then both archived.
+    const site = await call("dispatch.site_create", example("dispatch.site_create"));
+    await call("dispatch.site_update", { site_id: site.site_id, hours: "mon-sun 06:00-22:00" });
+    await call("dispatch.site_import", example("dispatch.site_import"));
+    await call("dispatch.sites", { state: "TX" });
+    const asset = await call("dispatch.asset_create", {
+      ...example("dispatch.asset_create"),
+      site_id: site.site_id,
+    });
+    await call("dispatch.asset_update", { asset_id: asset.asset_id, tags: ["roof"] });
+    await call("dispatch.assets", { site_id: site.site_id });
+    const { location: _location, ...siteJob } = example("dispatch.order");
+    const sited = await call("dispatch.order", {
+      ...siteJob,
+      site_id: site.site_id,
+      asset_ids: [asset.asset_id],
+    });
+    expect((sited.site as { site_id: string }).site_id).toBe(site.site_id);
+    const history = await call("dispatch.asset_history", { asset_id: asset.asset_id });
+    expect((history.orders as Array<{ order_id: string }>).map((o) => o.order_id)).toEqual([sited.order_id]);
+    await call("dispatch.site", { site_id: site.site_id });
+    await call("dispatch.asset_archive", { asset_id: asset.asset_id });
+    await call("dispatch.site_archive", { site_id: site.site_id });
     const rated = await call("dispatch.order_rate", {
       order_id: order.order_id,
       quality: 5,

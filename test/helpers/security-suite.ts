@@ -35,6 +35,8 @@ import {
   dispatcherTimeOffAddOperation,
 } from "../../src/operations/pool/time-off.js";
 import { OPERATIONS } from "../../src/operations/registry.js";
+import { assetCreateOperation } from "../../src/operations/sites/assets.js";
+import { siteCreateOperation } from "../../src/operations/sites/sites.js";
 import {
   webhooksDeliveriesOperation,
   webhooksRotateSecretOperation,
@@ -130,6 +132,8 @@ const RESOLVED = [
   "cli",
   "dnd",
   "key",
+  "site",
+  "ast",
   "cref",
 ] as const;
 type Resolved = (typeof RESOLVED)[number];
@@ -329,7 +333,7 @@ export function inputOf(op: AnyOperation, world: World): Record<string, unknown>
  * fanned out (whd_); a fresh sandbox contractor D (ctr_); a photo C added to the first order (att_); the
  * account's checklist template of the orders' trade (clt_) and its one item (cli_), on the first order's
  * checklist; the account's do-not-dispatch entry of another contractor (dnd_), and its handle of C (the
- * cref- an example names).
+ * cref- an example names); the account's site (site_) and an asset at it (ast_).
  */
 export async function buildWorld(h: Harness): Promise<World> {
   const tag = Math.random().toString(36).slice(2, 10);
@@ -430,6 +434,13 @@ export async function buildWorld(h: Harness): Promise<World> {
     contractor_ref: h.services.refs.of(ownerAccount, c2),
     reason: "the security suite's world",
   });
+  // The owner's site (site_) and an asset at it (ast_), of another serial than the asset example's.
+  const site = await run(siteCreateOperation, caller, siteCreateOperation.example);
+  const asset = await run(assetCreateOperation, caller, {
+    ...assetCreateOperation.example,
+    site_id: site.site_id,
+    serial: `SEC-${tag}`,
+  });
   // An invoice of the owner's, approved (the invoices' exports read it): an order seeded through the store,
   // invoiced now with a total alone (no version rows: read as one line of kind other).
   const invoiced = orderFixture({
@@ -457,6 +468,8 @@ export async function buildWorld(h: Harness): Promise<World> {
     cli: template.items[0].item_id,
     dnd: excluded.entry_id,
     key: clerk.id,
+    site: site.site_id,
+    ast: asset.asset_id,
     cref: h.services.refs.of(ownerAccount, c),
   };
   return {

@@ -286,6 +286,17 @@ describe("HTTP protocol", () => {
         "dispatchCounterDecline",
         "counterPolicy",
         "counterPolicySet",
+        "dispatchSiteCreate",
+        "dispatchSiteUpdate",
+        "dispatchSiteArchive",
+        "dispatchSiteImport",
+        "dispatchSites",
+        "dispatchSite",
+        "dispatchAssetCreate",
+        "dispatchAssetUpdate",
+        "dispatchAssetArchive",
+        "dispatchAssets",
+        "dispatchAssetHistory",
       ].sort(),
     );
     const quote = doc.paths["/api/dispatch/v1/quote"].post;
