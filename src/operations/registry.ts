@@ -17,6 +17,18 @@ import { evalsOperation } from "./evals/evals.js";
 import { evalsSeriesOperation } from "./evals/evals-series.js";
 import { type AnyOperation, servedToAgents } from "./kernel/operation.js";
 import { accountKeysOperation, keyRoleSetOperation } from "./keys/key-roles.js";
+import {
+  occurrenceMoveOperation,
+  occurrenceSkipOperation,
+  occurrencesOperation,
+} from "./maintenance/occurrences.js";
+import {
+  planArchiveOperation,
+  planCreateOperation,
+  planOperation,
+  plansOperation,
+  planUpdateOperation,
+} from "./maintenance/plans.js";
 import { availabilityOperation } from "./matching/availability.js";
 import { estimateOperation } from "./matching/estimate.js";
 import { quoteOperation } from "./matching/quote.js";
@@ -165,6 +177,14 @@ export const OPERATIONS: readonly AnyOperation[] = [
   assetArchiveOperation,
   assetsOperation,
   assetHistoryOperation,
+  planCreateOperation,
+  planUpdateOperation,
+  planArchiveOperation,
+  plansOperation,
+  planOperation,
+  occurrencesOperation,
+  occurrenceSkipOperation,
+  occurrenceMoveOperation,
   webhooksConfigOperation,
   webhooksSetEndpointOperation,
   webhooksRotateSecretOperation,

@@ -344,6 +344,35 @@ describe("MCP tools", () => {
     const history = await call("dispatch.asset_history", { asset_id: asset.asset_id });
     expect((history.orders as Array<{ order_id: string }>).map((o) => o.order_id)).toEqual([sited.order_id]);
     await call("dispatch.site", { site_id: site.site_id });
+    // A maintenance plan at the site: created, changed, listed, read; its next occurrence becomes its
+    // order now (moved to its own window), the one after is skipped.
+    const pm = await call("dispatch.plan_create", {
+      ...example("dispatch.plan_create"),
+      site_id: site.site_id,
+      recurrence: "FREQ=WEEKLY",
+      window: { days: ["mon", "tue", "wed", "thu", "fri", "sat"], start: "08:00", end: "20:00" },
+    });
+    await call("dispatch.plan_update", { plan_id: pm.plan_id, name: "Weekly filter check" });
+    await call("dispatch.plans", { site_id: site.site_id });
+    const upcoming = (await call("dispatch.plan", { plan_id: pm.plan_id })).occurrences as Array<{
+      occurrence_key: string;
+      window: { start: string; end: string };
+    }>;
+    const [next, after] = upcoming;
+    const moved = await call("dispatch.occurrence_move", {
+      plan_id: pm.plan_id,
+      occurrence_key: next?.occurrence_key,
+      window: next?.window,
+      reason: "booked now by the agent",
+    });
+    expect(moved.order_id).toMatch(/^ord_/);
+    await call("dispatch.occurrence_skip", {
+      plan_id: pm.plan_id,
+      occurrence_key: after?.occurrence_key,
+      reason: "store closed",
+    });
+    await call("dispatch.occurrences", { site_id: site.site_id });
+    await call("dispatch.plan_archive", { plan_id: pm.plan_id });
     await call("dispatch.asset_archive", { asset_id: asset.asset_id });
     await call("dispatch.site_archive", { site_id: site.site_id });
     const rated = await call("dispatch.order_rate", {

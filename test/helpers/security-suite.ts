@@ -14,6 +14,7 @@ import { generateApiKey } from "../../src/auth/api-key.js";
 import { CONTRACTOR_REF_PATTERN } from "../../src/auth/contractor-refs.js";
 import type { IdPrefix } from "../../src/ids.js";
 import type { AnyOperation } from "../../src/operations/kernel/operation.js";
+import { planCreateOperation } from "../../src/operations/maintenance/plans.js";
 import { attachmentUploadOperation } from "../../src/operations/orders/attachments.js";
 import { checklistTemplateCreateOperation } from "../../src/operations/orders/checklist-templates.js";
 import {
@@ -133,6 +134,7 @@ const RESOLVED = [
   "dnd",
   "key",
   "site",
+  "mpl",
   "ast",
   "cref",
 ] as const;
@@ -441,6 +443,11 @@ export async function buildWorld(h: Harness): Promise<World> {
     site_id: site.site_id,
     serial: `SEC-${tag}`,
   });
+  // The owner's maintenance plan (mpl_) at that site.
+  const plan = await run(planCreateOperation, caller, {
+    ...planCreateOperation.example,
+    site_id: site.site_id,
+  });
   // An invoice of the owner's, approved (the invoices' exports read it): an order seeded through the store,
   // invoiced now with a total alone (no version rows: read as one line of kind other).
   const invoiced = orderFixture({
@@ -470,6 +477,7 @@ export async function buildWorld(h: Harness): Promise<World> {
     key: clerk.id,
     site: site.site_id,
     ast: asset.asset_id,
+    mpl: plan.plan_id,
     cref: h.services.refs.of(ownerAccount, c),
   };
   return {

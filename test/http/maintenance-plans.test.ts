@@ -27,7 +27,9 @@ beforeAll(async () => {
   h = await createHarness({ MAINTENANCE_INTERVAL_MS: "0" }, {}, { now: clock.now });
   // Two HVAC technicians in San Francisco who work any time.
   await h.services.store.contractors.insert(
-    [0, 1].map((i) => liveContractor({ id: `ctr_pm${i}`, rating: 4.9 - i, trades: ["hvac"], maxActiveJobs: 50 })),
+    [0, 1].map((i) =>
+      liveContractor({ id: `ctr_pm${i}`, rating: 4.9 - i, trades: ["hvac"], maxActiveJobs: 50 }),
+    ),
     testRecord(),
   );
   await h.services.pool.load();
@@ -87,7 +89,8 @@ describe("creating a plan", () => {
     for (const [overrides, field] of cases) {
       const res = await h.post(PLANS, plan(overrides), { "x-api-key": acme });
       expect(res.statusCode, `${JSON.stringify(overrides)}: ${res.body}`).toBe(422);
-      expect(res.json().errors.map((e: { field: string }) => e.field)).toContain(field);
+      const fields = res.json().errors.map((e: { field: string }) => e.field.split(".")[0]);
+      expect(fields, res.body).toContain(field);
     }
     // Another account's site is not found for this key.
     expectProblem(await h.post(PLANS, plan(), { "x-api-key": globex }), 404, "not_found");
@@ -120,7 +123,9 @@ describe("creating a plan", () => {
     expect(archived.json()).toMatchObject({ status: "archived", version: 3 });
     const listed = (await h.get(`${PLANS}?site_id=${hvacCrew}`, { "x-api-key": acme })).json();
     expect(listed.plans).toHaveLength(0);
-    const all = (await h.get(`${PLANS}?site_id=${hvacCrew}&include_archived=true`, { "x-api-key": acme })).json();
+    const all = (
+      await h.get(`${PLANS}?site_id=${hvacCrew}&include_archived=true`, { "x-api-key": acme })
+    ).json();
     expect(all.plans).toHaveLength(1);
     for (const seal of [p.seal, updated.json().seal, archived.json().seal]) {
       const record = await h.get(`/api/attest/verify/${seal}`);
@@ -141,7 +146,8 @@ describe("generation", () => {
     expect(a.generated + b.generated).toBeGreaterThanOrEqual(2);
     const again = await generateDue(h.services);
     expect(again.generated).toBe(0);
-    const listed = (await h.get(`${OCCURRENCES}?plan_id=${planId}`, { "x-api-key": acme })).json().occurrences;
+    const listed = (await h.get(`${OCCURRENCES}?plan_id=${planId}`, { "x-api-key": acme })).json()
+      .occurrences;
     const generated = listed.filter((o: { status: string }) => o.status === "generated");
     expect(generated.length).toBe(a.generated + b.generated);
     const orderIds = new Set(generated.map((o: { order_id: string }) => o.order_id));
@@ -162,7 +168,8 @@ describe("generation", () => {
   });
 
   it("skips and moves occurrences with a reason, and refuses what cannot be", async () => {
-    const listed = (await h.get(`${OCCURRENCES}?plan_id=${planId}`, { "x-api-key": acme })).json().occurrences;
+    const listed = (await h.get(`${OCCURRENCES}?plan_id=${planId}`, { "x-api-key": acme })).json()
+      .occurrences;
     const [first, second] = listed.filter((o: { status: string }) => o.status === "generated");
     const upcoming = listed.find((o: { status: string }) => o.status === "upcoming");
     const skipped = await h.post(
@@ -205,7 +212,9 @@ describe("generation", () => {
     );
     expect(moved.statusCode, moved.body).toBe(200);
     expect(moved.json()).toMatchObject({ window: later, moved_from: second.window, status: "generated" });
-    const rescheduled = (await h.get(`/api/dispatch/v1/orders/${second.order_id}`, { "x-api-key": acme })).json();
+    const rescheduled = (
+      await h.get(`/api/dispatch/v1/orders/${second.order_id}`, { "x-api-key": acme })
+    ).json();
     expect(rescheduled.arrival_window.start).toBe(later.start);
     if (upcoming) {
       // One not generated yet becomes its order at once.
@@ -228,7 +237,8 @@ describe("generation", () => {
   });
 
   it("flags an occurrence whose window ended with its order not done as overdue, once, with its event", async () => {
-    const listed = (await h.get(`${OCCURRENCES}?plan_id=${planId}`, { "x-api-key": acme })).json().occurrences;
+    const listed = (await h.get(`${OCCURRENCES}?plan_id=${planId}`, { "x-api-key": acme })).json()
+      .occurrences;
     const open = listed.filter((o: { status: string }) => o.status === "generated");
     expect(open.length).toBeGreaterThan(0);
     const last = open[open.length - 1];
@@ -236,7 +246,9 @@ describe("generation", () => {
     const [x, y] = await Promise.all([settleEnded(h.services), settleEnded(h.services)]);
     expect(x.overdue + y.overdue).toBe(open.length);
     expect((await settleEnded(h.services)).overdue).toBe(0);
-    const after = (await h.get(`${OCCURRENCES}?plan_id=${planId}&status=overdue`, { "x-api-key": acme })).json();
+    const after = (
+      await h.get(`${OCCURRENCES}?plan_id=${planId}&status=overdue`, { "x-api-key": acme })
+    ).json();
     expect(after.occurrences).toHaveLength(open.length);
     const events = (
       await h.get("/api/events?limit=500", { "x-api-key": acme, accept: "application/json" })
