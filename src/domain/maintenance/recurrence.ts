@@ -24,9 +24,11 @@
 // may be given to a weekly plan). COUNT counts the excluded occurrences too, as RFC 5545 does.
 //
 // Editing a plan changes future occurrences only: splitAt(old, effective) is the old recurrence ended
-// the day before `effective` (its occurrences keep their dates, hence their keys), and the edited rule is
-// read with `start: effective`, so it yields nothing before the edit. The two never share a date, so
-// their keys never collide.
+// the day before `effective` (its occurrences keep their keys and windows), and the edited rule is read
+// with `start: effective`, so it yields nothing before the edit. The two never share a rule date, so
+// their keys never collide. Occurrences already generated on or after `effective` under the old rule are
+// the caller's to keep or cancel (a generator that has run ahead by its horizon has some): an effective
+// date after the last generated occurrence keeps them all.
 
 import rrulePackage from "rrule";
 import type { FieldError } from "../../errors.js";
@@ -50,13 +52,13 @@ export interface Recurrence {
 
 export const MAX_RULE_CHARS = 300;
 export const MAX_EXCEPTIONS = 366;
-/** A rule with no occurrence this many years after its start never occurs (the longest INTERVAL allowed
- * is ten years, so every rule that occurs at all occurs twice in that time). */
+/** A rule with no occurrence in this many years from its start is refused as never occurring (the
+ * longest INTERVAL allowed is ten years). */
 export const NEVER_YEARS = 25;
 /** The longest span one scan of the dates covers (occurrences.ts stops there). */
 const SCAN_DAYS = 366 * 30;
-/** The longest time between two periods of a rule, as the largest INTERVAL per FREQ. */
 const DAY_MS = 86_400_000;
+/** The longest time between two periods of a rule, as the largest INTERVAL per FREQ. */
 const MAX_INTERVAL: Readonly<Record<string, number>> = { DAILY: 3660, WEEKLY: 520, MONTHLY: 120, YEARLY: 10 };
 
 const FREQS = ["YEARLY", "MONTHLY", "WEEKLY", "DAILY"];
@@ -269,14 +271,18 @@ function canonicalRule(text: string): { rule: string; parts: Map<string, string>
   return { rule, parts };
 }
 
-const compiledRules = new WeakMap<Recurrence, Rule>();
+/** rrules by canonical rule and start: a generator run asks for the same plans again and again. */
+const compiledRules = new Map<string, Rule>();
+const RULES_KEPT = 1000;
 
-/** The rrule of a recurrence (built once per value). */
+/** The rrule of a recurrence's rule and start (the end and the exceptions are applied by ruleDates). */
 function compiled(rec: Recurrence): Rule {
-  let rule = compiledRules.get(rec);
+  const key = `${rec.start};${rec.rule}`;
+  let rule = compiledRules.get(key);
   if (rule === undefined) {
     rule = new RRule({ ...RRule.parseString(rec.rule), dtstart: floating(rec.start), tzid: null });
-    compiledRules.set(rec, rule);
+    if (compiledRules.size >= RULES_KEPT) compiledRules.clear();
+    compiledRules.set(key, rule);
   }
   return rule;
 }
@@ -423,14 +429,15 @@ export function parseRecurrence(
 }
 
 /**
- * The part of `rec` before an edit effective on `effective`: the same rule and start, ended the day
- * before (its exceptions from then on dropped); null when it has no occurrence before `effective`. Its
- * occurrences keep their dates and keys; the edited rule is read with `start: effective`.
+ * The part of `rec` before an edit effective on `effective`: the same rule, start and exceptions, ended
+ * the day before; null when it has no occurrence before `effective`. Its occurrences keep their keys and
+ * windows (occurrences.ts reads a move's limit past the end); the edited rule is read with
+ * `start: effective`.
  */
 export function splitAt(rec: Recurrence, effective: LocalDate): Recurrence | null {
   const end = rec.end === null ? effective : minDate(rec.end, effective);
   if (end <= rec.start) return null;
-  const before: Recurrence = { ...rec, end, exceptions: rec.exceptions.filter((d) => d < end) };
+  const before: Recurrence = { ...rec, end };
   return ruleDates(before, before.start).next().done ? null : before;
 }
 
