@@ -345,9 +345,11 @@ function dailyRuleOccurs(parts: Map<string, string>, start: LocalDate, stop: Loc
 const MONTH_LENGTHS = [31, 29, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31];
 
 /**
- * Whether a MONTHLY rule can never occur for want of a month: no month its INTERVAL reaches from the
- * start is in BYMONTH, or none of them has its day of the month (BYMONTHDAY, or the start's day when the
- * rule names no day). rrule would find out month by month up to the year 9999 (half a second).
+ * Whether a MONTHLY rule can never occur for want of a day: no month its INTERVAL reaches from the start
+ * is in BYMONTH, or none of them has a day that is both one of its days of the month (BYMONTHDAY, or the
+ * start's day when the rule names no day) and in the place of one of its numbered weekdays (5MO is the
+ * 29th to 31st). Which weekday a date falls on changes from year to year, so only the place is checked.
+ * rrule would find out month by month up to the year 9999 (half a second).
  */
 function monthlyRuleImpossible(parts: Map<string, string>, start: LocalDate): boolean {
   const interval = Number(parts.get("INTERVAL") ?? "1");
@@ -357,9 +359,23 @@ function monthlyRuleImpossible(parts: Map<string, string>, start: LocalDate): bo
   for (let k = 0; k < 12; k++) months.add(((first + k * interval) % 12) + 1);
   const reachable = [...months].filter((m) => byMonth === undefined || byMonth.includes(m));
   if (reachable.length === 0) return true;
-  if (["BYDAY", "BYYEARDAY", "BYWEEKNO"].some((p) => parts.has(p))) return false;
-  const days = (parts.get("BYMONTHDAY") ?? String(Number(start.slice(8, 10)))).split(",").map(Number);
-  return days.every((d) => d > 0 && reachable.every((m) => d > (MONTH_LENGTHS[m - 1] as number)));
+  const byDay = parts.get("BYDAY")?.split(",");
+  // A weekday without a number falls on every day of the month, over the years.
+  if (byDay?.some((d) => /^[A-Z]/.test(d))) return false;
+  const monthDays = parts.get("BYMONTHDAY") ?? (byDay ? null : String(Number(start.slice(8, 10))));
+  const ordinals = byDay?.map((d) => Number(d.slice(0, -2)));
+  const lengths = new Set(reachable.flatMap((m) => (m === 2 ? [28, 29] : [MONTH_LENGTHS[m - 1] as number])));
+  for (const length of lengths) {
+    const days = monthDays
+      ? monthDays.split(",").map((d) => (Number(d) > 0 ? Number(d) : length + Number(d) + 1))
+      : Array.from({ length }, (_, i) => i + 1);
+    for (const day of days.filter((d) => d >= 1 && d <= length)) {
+      const fromStart = Math.ceil(day / 7);
+      const fromEnd = -Math.ceil((length - day + 1) / 7);
+      if (ordinals === undefined || ordinals.some((n) => n === fromStart || n === fromEnd)) return false;
+    }
+  }
+  return true;
 }
 
 /** Why `rec` never occurs, or null when it does (within NEVER_YEARS of its start). */
@@ -372,9 +388,13 @@ function neverOccurs(rec: Recurrence, parts: Map<string, string>): FieldError | 
       return never(`never occurs: it ends (UNTIL ${untilDate}) before its start ${rec.start}`);
   }
   const stop = minDate(rec.end ?? "9999-12-31", addDays(rec.start, 366 * NEVER_YEARS));
+  const ends = [until === undefined ? null : `its UNTIL`, rec.end === null ? null : `its end ${rec.end}`];
+  const bound = ends.filter((e) => e !== null).join(" or ");
   const within =
-    rec.end === null ? `in the ${NEVER_YEARS} years from its start` : `before its end ${rec.end}`;
-  const none = never(`never occurs: no date ${within} ${rec.start} matches it`);
+    bound === ""
+      ? `in the ${NEVER_YEARS} years from its start ${rec.start}`
+      : `from its start ${rec.start} to ${bound}`;
+  const none = never(`never occurs: no date ${within} matches it`);
   if (parts.get("FREQ") === "DAILY" && !dailyRuleOccurs(parts, rec.start, stop)) return none;
   if (parts.get("FREQ") === "MONTHLY" && monthlyRuleImpossible(parts, rec.start)) return none;
   const excluded = new Set(rec.exceptions);
