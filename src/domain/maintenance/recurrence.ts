@@ -24,9 +24,11 @@
 // may be given to a weekly plan). COUNT counts the excluded occurrences too, as RFC 5545 does.
 //
 // Editing a plan changes future occurrences only: splitAt(old, effective) is the old recurrence ended
-// the day before `effective` (its occurrences keep their dates, hence their keys), and the edited rule is
-// read with `start: effective`, so it yields nothing before the edit. The two never share a date, so
-// their keys never collide.
+// the day before `effective` (its occurrences keep their keys and windows), and the edited rule is read
+// with `start: effective`, so it yields nothing before the edit. The two never share a rule date, so
+// their keys never collide. Occurrences already generated on or after `effective` under the old rule are
+// the caller's to keep or cancel (a generator that has run ahead by its horizon has some): an effective
+// date after the last generated occurrence keeps them all.
 
 import rrulePackage from "rrule";
 import type { FieldError } from "../../errors.js";
@@ -50,13 +52,13 @@ export interface Recurrence {
 
 export const MAX_RULE_CHARS = 300;
 export const MAX_EXCEPTIONS = 366;
-/** A rule with no occurrence this many years after its start never occurs (the longest INTERVAL allowed
- * is ten years, so every rule that occurs at all occurs twice in that time). */
+/** A rule with no occurrence in this many years from its start is refused as never occurring (the
+ * longest INTERVAL allowed is ten years). */
 export const NEVER_YEARS = 25;
 /** The longest span one scan of the dates covers (occurrences.ts stops there). */
 const SCAN_DAYS = 366 * 30;
-/** The longest time between two periods of a rule, as the largest INTERVAL per FREQ. */
 const DAY_MS = 86_400_000;
+/** The longest time between two periods of a rule, as the largest INTERVAL per FREQ. */
 const MAX_INTERVAL: Readonly<Record<string, number>> = { DAILY: 3660, WEEKLY: 520, MONTHLY: 120, YEARLY: 10 };
 
 const FREQS = ["YEARLY", "MONTHLY", "WEEKLY", "DAILY"];
@@ -269,14 +271,18 @@ function canonicalRule(text: string): { rule: string; parts: Map<string, string>
   return { rule, parts };
 }
 
-const compiledRules = new WeakMap<Recurrence, Rule>();
+/** rrules by canonical rule and start: a generator run asks for the same plans again and again. */
+const compiledRules = new Map<string, Rule>();
+const RULES_KEPT = 1000;
 
-/** The rrule of a recurrence (built once per value). */
+/** The rrule of a recurrence's rule and start (the end and the exceptions are applied by ruleDates). */
 function compiled(rec: Recurrence): Rule {
-  let rule = compiledRules.get(rec);
+  const key = `${rec.start};${rec.rule}`;
+  let rule = compiledRules.get(key);
   if (rule === undefined) {
     rule = new RRule({ ...RRule.parseString(rec.rule), dtstart: floating(rec.start), tzid: null });
-    compiledRules.set(rec, rule);
+    if (compiledRules.size >= RULES_KEPT) compiledRules.clear();
+    compiledRules.set(key, rule);
   }
   return rule;
 }
@@ -339,9 +345,11 @@ function dailyRuleOccurs(parts: Map<string, string>, start: LocalDate, stop: Loc
 const MONTH_LENGTHS = [31, 29, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31];
 
 /**
- * Whether a MONTHLY rule can never occur for want of a month: no month its INTERVAL reaches from the
- * start is in BYMONTH, or none of them has its day of the month (BYMONTHDAY, or the start's day when the
- * rule names no day). rrule would find out month by month up to the year 9999 (half a second).
+ * Whether a MONTHLY rule can never occur for want of a day: no month its INTERVAL reaches from the start
+ * is in BYMONTH, or none of them has a day that is both one of its days of the month (BYMONTHDAY, or the
+ * start's day when the rule names no day) and in the place of one of its numbered weekdays (5MO is the
+ * 29th to 31st). Which weekday a date falls on changes from year to year, so only the place is checked.
+ * rrule would find out month by month up to the year 9999 (half a second).
  */
 function monthlyRuleImpossible(parts: Map<string, string>, start: LocalDate): boolean {
   const interval = Number(parts.get("INTERVAL") ?? "1");
@@ -351,9 +359,23 @@ function monthlyRuleImpossible(parts: Map<string, string>, start: LocalDate): bo
   for (let k = 0; k < 12; k++) months.add(((first + k * interval) % 12) + 1);
   const reachable = [...months].filter((m) => byMonth === undefined || byMonth.includes(m));
   if (reachable.length === 0) return true;
-  if (["BYDAY", "BYYEARDAY", "BYWEEKNO"].some((p) => parts.has(p))) return false;
-  const days = (parts.get("BYMONTHDAY") ?? String(Number(start.slice(8, 10)))).split(",").map(Number);
-  return days.every((d) => d > 0 && reachable.every((m) => d > (MONTH_LENGTHS[m - 1] as number)));
+  const byDay = parts.get("BYDAY")?.split(",");
+  // A weekday without a number falls on every day of the month, over the years.
+  if (byDay?.some((d) => /^[A-Z]/.test(d))) return false;
+  const monthDays = parts.get("BYMONTHDAY") ?? (byDay ? null : String(Number(start.slice(8, 10))));
+  const ordinals = byDay?.map((d) => Number(d.slice(0, -2)));
+  const lengths = new Set(reachable.flatMap((m) => (m === 2 ? [28, 29] : [MONTH_LENGTHS[m - 1] as number])));
+  for (const length of lengths) {
+    const days = monthDays
+      ? monthDays.split(",").map((d) => (Number(d) > 0 ? Number(d) : length + Number(d) + 1))
+      : Array.from({ length }, (_, i) => i + 1);
+    for (const day of days.filter((d) => d >= 1 && d <= length)) {
+      const fromStart = Math.ceil(day / 7);
+      const fromEnd = -Math.ceil((length - day + 1) / 7);
+      if (ordinals === undefined || ordinals.some((n) => n === fromStart || n === fromEnd)) return false;
+    }
+  }
+  return true;
 }
 
 /** Why `rec` never occurs, or null when it does (within NEVER_YEARS of its start). */
@@ -366,9 +388,13 @@ function neverOccurs(rec: Recurrence, parts: Map<string, string>): FieldError | 
       return never(`never occurs: it ends (UNTIL ${untilDate}) before its start ${rec.start}`);
   }
   const stop = minDate(rec.end ?? "9999-12-31", addDays(rec.start, 366 * NEVER_YEARS));
+  const ends = [until === undefined ? null : `its UNTIL`, rec.end === null ? null : `its end ${rec.end}`];
+  const bound = ends.filter((e) => e !== null).join(" or ");
   const within =
-    rec.end === null ? `in the ${NEVER_YEARS} years from its start` : `before its end ${rec.end}`;
-  const none = never(`never occurs: no date ${within} ${rec.start} matches it`);
+    bound === ""
+      ? `in the ${NEVER_YEARS} years from its start ${rec.start}`
+      : `from its start ${rec.start} to ${bound}`;
+  const none = never(`never occurs: no date ${within} matches it`);
   if (parts.get("FREQ") === "DAILY" && !dailyRuleOccurs(parts, rec.start, stop)) return none;
   if (parts.get("FREQ") === "MONTHLY" && monthlyRuleImpossible(parts, rec.start)) return none;
   const excluded = new Set(rec.exceptions);
@@ -423,14 +449,15 @@ export function parseRecurrence(
 }
 
 /**
- * The part of `rec` before an edit effective on `effective`: the same rule and start, ended the day
- * before (its exceptions from then on dropped); null when it has no occurrence before `effective`. Its
- * occurrences keep their dates and keys; the edited rule is read with `start: effective`.
+ * The part of `rec` before an edit effective on `effective`: the same rule, start and exceptions, ended
+ * the day before; null when it has no occurrence before `effective`. Its occurrences keep their keys and
+ * windows (occurrences.ts reads a move's limit past the end); the edited rule is read with
+ * `start: effective`.
  */
 export function splitAt(rec: Recurrence, effective: LocalDate): Recurrence | null {
   const end = rec.end === null ? effective : minDate(rec.end, effective);
   if (end <= rec.start) return null;
-  const before: Recurrence = { ...rec, end, exceptions: rec.exceptions.filter((d) => d < end) };
+  const before: Recurrence = { ...rec, end };
   return ruleDates(before, before.start).next().done ? null : before;
 }
 

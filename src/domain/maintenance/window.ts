@@ -1,16 +1,19 @@
 // A maintenance plan's preferred window (days of the week and wall-clock hours in the site's zone): its
 // checks, the instants of one occurrence's window, and whether it fits the site's opening hours. Pure.
 //
-// An occurrence's window is the time the site's wall clock shows between the window's start and end on
-// that date, as calendar.ts reads working hours: on the spring-forward day a bound in the skipped hour is
-// the first instant after the gap (02:30 becomes 03:00, where zonedInstant alone would give 03:30); on the
-// fall-back day a bound in the repeated hour is its first pass (zonedInstant's reading). So a window
-// that spans the change is an hour shorter (spring) or longer (fall) in real time, and every other window
-// keeps its wall-clock hours exactly.
+// An occurrence's window is one interval of instants, from the first instant the site's wall clock
+// shows the window's start on that date to the first it shows its end. Across a daylight-saving change:
+// - spring forward: a bound in the skipped hour is the instant of the jump (02:30 becomes 03:00, as
+//   calendar.ts reads working hours, where zonedInstant alone would give 03:30);
+// - fall back: a bound in the repeated hour is its first pass (zonedInstant's reading), so the repeated
+//   hour is counted once and the window stays one interval.
+// A window that spans the change is therefore an hour shorter (spring) or longer (fall) in real time, one
+// wholly inside the skipped hour is empty, and every other window keeps its wall-clock hours exactly.
+// Opening hours are checked on the weekly pattern (local minutes), as calendar.ts holds them.
 //
 // A rule date that is not a preferred day moves forward to the next preferred day, never onto or past
-// the next occurrence's date (nor the recurrence's end); when no preferred day is free before it, the
-// occurrence stays on its own date, flagged off its preferred days, rather than be lost.
+// the next occurrence's date; when no preferred day is free before it, the occurrence stays on its own
+// date, flagged off its preferred days, rather than be lost.
 
 import type { FieldError } from "../../errors.js";
 import type { WeeklyHours } from "../time/calendar.js";
@@ -19,9 +22,17 @@ import { addDays, type LocalDate, weekdayOf } from "./local-date.js";
 
 /** Weekday codes, in the order of Date.getUTCDay (0 = Sunday), as calendar.ts names them. */
 const DAY_CODES = ["sun", "mon", "tue", "wed", "thu", "fri", "sat"] as const;
-export type DayCode = (typeof DAY_CODES)[number];
-/** The working week first, as a window's days are written back. */
-const DAY_ORDER: readonly DayCode[] = ["mon", "tue", "wed", "thu", "fri", "sat", "sun"];
+type DayCode = (typeof DAY_CODES)[number];
+/** A window's day codes, the working week first, as its days are written back (for an input schema). */
+export const WINDOW_DAYS = [
+  "mon",
+  "tue",
+  "wed",
+  "thu",
+  "fri",
+  "sat",
+  "sun",
+] as const satisfies readonly DayCode[];
 const DAY_MINUTES = 1440;
 const MINUTE_MS = 60_000;
 
@@ -99,7 +110,7 @@ export function parseWindow(
     }
   }
   if (faults.length > 0) return faults;
-  return { days: DAY_ORDER.filter((d) => days.has(d)), start: input.start, end: input.end };
+  return { days: WINDOW_DAYS.filter((d) => days.has(d)), start: input.start, end: input.end };
 }
 
 /**
@@ -135,8 +146,8 @@ export function wallInstant(zone: string, date: LocalDate, minutes: number): Dat
 
 /**
  * The window of the occurrence the rule puts on `date`, in `zone`: on `date` when it is a preferred
- * day, else on the next preferred day before `limit` (the next occurrence's date, or the recurrence's
- * end; null: none), else on `date` itself, flagged.
+ * day, else on the next preferred day before `limit` (the next occurrence's date; null: none), else on
+ * `date` itself, flagged.
  */
 export function occurrenceWindow(
   date: LocalDate,

@@ -7,6 +7,7 @@ import {
   occurrenceWindow,
   type PreferredWindow,
   parseWindow,
+  WINDOW_DAYS,
   wallInstant,
   windowFitsHours,
 } from "../../../src/domain/maintenance/window.js";
@@ -17,7 +18,7 @@ import type { FieldError } from "../../../src/errors.js";
 const NY = "America/New_York";
 const CHICAGO = "America/Chicago";
 const PHOENIX = "America/Phoenix";
-const EVERY_DAY = ["mon", "tue", "wed", "thu", "fri", "sat", "sun"];
+const EVERY_DAY = [...WINDOW_DAYS];
 
 function window(start: string, end: string, days = EVERY_DAY, duration = 1): PreferredWindow {
   const w = parseWindow({ days, start, end }, duration);
@@ -39,6 +40,9 @@ function hours(text: string) {
 
 describe("parseWindow", () => {
   it("keeps each day once, in the week's order", () => {
+    expect(parseWindow({ days: ["sun", ...WINDOW_DAYS], start: "08:00", end: "12:00" }, 60)).toMatchObject({
+      days: ["mon", "tue", "wed", "thu", "fri", "sat", "sun"],
+    });
     expect(parseWindow({ days: ["FRI", "mon", "mon", " wed "], start: "08:00", end: "12:00" }, 120)).toEqual({
       days: ["mon", "wed", "fri"],
       start: "08:00",
