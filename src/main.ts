@@ -25,8 +25,8 @@ import {
   type MetricsSource,
 } from "./transports/http/metrics-server.js";
 import { ComplianceWatch } from "./workers/compliance-watch.js";
-import { OfferSweeper } from "./workers/offer-sweeper.js";
 import { MaintenanceGenerator } from "./workers/maintenance-generator.js";
+import { OfferSweeper } from "./workers/offer-sweeper.js";
 import { SlaWatch } from "./workers/sla-watch.js";
 
 const IDEMPOTENCY_PURGE_MS = 60 * 60 * 1000;

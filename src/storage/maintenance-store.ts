@@ -35,6 +35,7 @@ function planOf(row: MaintenancePlansTable): MaintenancePlan {
     status: row.status as PlanStatus,
     version: Number(row.version),
     generatedUntil: row.generated_until,
+    refreshAt: row.refresh_at,
     createdAt: row.created_at,
     createdBy: row.created_by,
     updatedAt: row.updated_at,
@@ -64,6 +65,7 @@ function planRow(p: MaintenancePlan): MaintenancePlansTable {
     status: p.status,
     version: p.version,
     generated_until: p.generatedUntil,
+    refresh_at: p.refreshAt,
     created_at: p.createdAt,
     created_by: p.createdBy,
     updated_at: p.updatedAt,
@@ -123,11 +125,18 @@ export class KyselyMaintenanceStore implements MaintenanceStore {
   }
 
   async updatePlan(plan: MaintenancePlan, tx: WriteTx, options?: { regenerate: boolean }): Promise<void> {
-    const { id: _id, generated_until: _g, created_at: _c, created_by: _b, ...changed } = planRow(plan);
+    const {
+      id: _id,
+      generated_until: _g,
+      refresh_at: _r,
+      created_at: _c,
+      created_by: _b,
+      ...changed
+    } = planRow(plan);
     await trxOf(tx, this.db)
       .updateTable("maintenance_plans")
       // A changed rule or window is generated again from now on (occurrences claimed keep their rows).
-      .set(options?.regenerate ? { ...changed, generated_until: null } : changed)
+      .set(options?.regenerate ? { ...changed, generated_until: null, refresh_at: null } : changed)
       .where("id", "=", plan.id)
       .execute();
   }
@@ -141,16 +150,19 @@ export class KyselyMaintenanceStore implements MaintenanceStore {
     return row === undefined ? undefined : planOf(row);
   }
 
-  async plans(filter: {
-    livemode: boolean;
-    accountId?: string;
-    siteId?: string;
-    assetId?: string;
-    includeArchived?: boolean;
-    after?: string;
-    limit: number;
-  }): Promise<MaintenancePlan[]> {
-    let q = this.db
+  async plans(
+    filter: {
+      livemode: boolean;
+      accountId?: string;
+      siteId?: string;
+      assetId?: string;
+      includeArchived?: boolean;
+      after?: string;
+      limit: number;
+    },
+    tx?: WriteTx,
+  ): Promise<MaintenancePlan[]> {
+    let q = trxOf(tx, this.db)
       .selectFrom("maintenance_plans")
       .selectAll()
       .where("livemode", "=", filter.livemode ? 1 : 0);
@@ -163,25 +175,30 @@ export class KyselyMaintenanceStore implements MaintenanceStore {
     return rows.map(planOf);
   }
 
-  async plansToGenerate(horizonEnd: string, limit: number): Promise<MaintenancePlan[]> {
-    // Candidates only: a plan's own horizon may be shorter than the longest one (the generator decides).
+  async plansToGenerate(now: string, limit: number): Promise<MaintenancePlan[]> {
     const rows = await this.db
       .selectFrom("maintenance_plans")
       .selectAll()
       .where("status", "=", "active")
-      .where((eb) => eb.or([eb("generated_until", "is", null), eb("generated_until", "<", horizonEnd)]))
-      .orderBy("generated_until")
+      .where((eb) => eb.or([eb("refresh_at", "is", null), eb("refresh_at", "<=", now)]))
+      .orderBy("refresh_at")
       .orderBy("id")
       .limit(limit)
       .execute();
     return rows.map(planOf);
   }
 
-  async setGeneratedUntil(planId: string, version: number, until: string, tx: WriteTx): Promise<void> {
+  async setGeneratedUntil(
+    planId: string,
+    version: number,
+    until: string,
+    refreshAt: string,
+    tx: WriteTx,
+  ): Promise<void> {
     // Only for the version generated from: a plan changed meanwhile is generated again from its change.
     await trxOf(tx, this.db)
       .updateTable("maintenance_plans")
-      .set({ generated_until: until })
+      .set({ generated_until: until, refresh_at: refreshAt })
       .where("id", "=", planId)
       .where("version", "=", version)
       .execute();

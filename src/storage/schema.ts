@@ -514,6 +514,8 @@ export interface MaintenancePlansTable {
   version: number;
   /** Occurrences whose window starts before this instant have been generated (null: none yet). */
   generated_until: string | null;
+  /** When the plan is generated again (its horizon moved on by a day); null: at once. */
+  refresh_at: string | null;
   created_at: string;
   created_by: string;
   updated_at: string;

@@ -626,19 +626,29 @@ export interface MaintenanceStore {
   updatePlan(plan: MaintenancePlan, tx: WriteTx, options?: { regenerate: boolean }): Promise<void>;
   planById(id: string, tx?: WriteTx): Promise<MaintenancePlan | undefined>;
   /** Plans of one mode in id order (active only unless asked), a page after `after`. */
-  plans(filter: {
-    livemode: boolean;
-    accountId?: string;
-    siteId?: string;
-    assetId?: string;
-    includeArchived?: boolean;
-    after?: string;
-    limit: number;
-  }): Promise<MaintenancePlan[]>;
-  /** Active plans (every mode) not yet generated up to `horizonEnd`, the least generated first. */
-  plansToGenerate(horizonEnd: string, limit: number): Promise<MaintenancePlan[]>;
-  /** Records that the plan's occurrences starting before `until` are generated, if still at `version`. */
-  setGeneratedUntil(planId: string, version: number, until: string, tx: WriteTx): Promise<void>;
+  plans(
+    filter: {
+      livemode: boolean;
+      accountId?: string;
+      siteId?: string;
+      assetId?: string;
+      includeArchived?: boolean;
+      after?: string;
+      limit: number;
+    },
+    tx?: WriteTx,
+  ): Promise<MaintenancePlan[]>;
+  /** Active plans (every mode) due to be generated at `now` (never generated, or refresh_at passed). */
+  plansToGenerate(now: string, limit: number): Promise<MaintenancePlan[]>;
+  /** Records that the plan's occurrences starting before `until` are generated, and when to generate it
+   * again, if still at `version`. */
+  setGeneratedUntil(
+    planId: string,
+    version: number,
+    until: string,
+    refreshAt: string,
+    tx: WriteTx,
+  ): Promise<void>;
   /** Inserts the occurrence unless its (plan, key) exists: false when another write claimed it first. */
   claimOccurrence(occurrence: PlanOccurrence, tx: WriteTx): Promise<boolean>;
   updateOccurrence(occurrence: PlanOccurrence, tx: WriteTx): Promise<void>;

@@ -3,8 +3,8 @@
 // (scheduled orders, each claimed once in its order's transaction, so processes sharing a store never
 // create one twice) and settles the occurrences whose window ended (completed, or overdue with its event).
 
-import { generateDue, settleEnded } from "../operations/maintenance/generate.js";
 import type { Services } from "../operations/kernel/operation.js";
+import { generateDue, settleEnded } from "../operations/maintenance/generate.js";
 import { Periodic } from "./periodic.js";
 
 export class MaintenanceGenerator {

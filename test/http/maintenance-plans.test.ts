@@ -154,7 +154,7 @@ describe("generation", () => {
     expect(orderIds.size).toBe(generated.length);
     for (const o of generated) {
       const order = (await h.get(`/api/dispatch/v1/orders/${o.order_id}`, { "x-api-key": acme })).json();
-      expect(order).toMatchObject({ urgency: "scheduled", site_id: site });
+      expect(order).toMatchObject({ urgency: "scheduled", site: { site_id: site } });
       expect(order.arrival_window.start).toBe(o.window.start);
       // Tuesday 08:00 in San Francisco.
       const local = new Date(o.window.start).toLocaleString("en-US", {
@@ -263,4 +263,95 @@ describe("generation", () => {
     );
     expect(skip.json().status).toBe("skipped");
   });
+});
+
+describe("a simulated year", () => {
+  it("generates every occurrence once, at its local time across DST, month ends and 5th weekdays", async () => {
+    clock.advance(DAY);
+    await h.services.store.contractors.insert(
+      [0, 1].map((i) =>
+        liveContractor({
+          id: `ctr_pmny${i}`,
+          trades: ["hvac", "plumbing"],
+          states: ["NY"],
+          homeZip: "10001",
+          lat: 40.75,
+          lon: -73.99,
+          maxActiveJobs: 500,
+        }),
+      ),
+      testRecord(),
+    );
+    await h.services.pool.load();
+    const ny = await h.post(
+      SITES,
+      { name: "Herald Sq", address: "151 W 34th St", city: "New York", state: "NY", zip: "10001" },
+      { "x-api-key": acme },
+    );
+    expect(ny.statusCode, ny.body).toBe(200);
+    const rules = {
+      "FREQ=MONTHLY;BYDAY=5FR": { days: ["fri"], start: "07:00", end: "11:00" },
+      "FREQ=MONTHLY;BYMONTHDAY=-1": {
+        days: ["mon", "tue", "wed", "thu", "fri"],
+        start: "07:00",
+        end: "11:00",
+      },
+      "FREQ=WEEKLY;BYDAY=SU": { days: ["sun"], start: "01:00", end: "05:00" },
+    };
+    const plans: Array<{ id: string; rule: string }> = [];
+    for (const [rule, window] of Object.entries(rules)) {
+      const res = await h.post(
+        PLANS,
+        plan({ site_id: ny.json().site_id, trade: "plumbing", recurrence: rule, window, horizon_days: 20 }),
+        { "x-api-key": acme },
+      );
+      expect(res.statusCode, res.body).toBe(200);
+      plans.push({ id: res.json().plan_id, rule });
+    }
+    const start = clock.now();
+    // A year, a generator round every three days (as a server's would be every minute).
+    for (let day = 0; day < 366; day += 3) {
+      await generateDue(h.services);
+      clock.advance(3 * DAY);
+    }
+    for (const p of plans) {
+      const rows = await h.services.store.maintenance.occurrences({
+        livemode: true,
+        planId: p.id,
+        limit: 1000,
+      });
+      const keys = rows.map((o) => o.key);
+      expect(new Set(keys).size, p.rule).toBe(keys.length);
+      const failed = rows.filter((o) => o.state !== "generated");
+      expect(
+        failed.map((o) => `${o.key}: ${o.reason}`),
+        p.rule,
+      ).toEqual([]);
+      for (const o of rows) {
+        // Each at its window's local start in New York, whatever the offset that day.
+        const local = new Date(o.windowStart).toLocaleString("en-US", {
+          timeZone: "America/New_York",
+          hour: "2-digit",
+          minute: "2-digit",
+          hour12: false,
+        });
+        expect(local, `${p.rule} ${o.key}`).toBe(p.rule.includes("SU") ? "01:00" : "07:00");
+        expect(o.windowStart >= start.toISOString(), o.key).toBe(true);
+      }
+      if (p.rule.includes("5FR")) {
+        // A month has a fifth Friday four or five times a year: each on a Friday, on or after the 29th.
+        expect(rows.length).toBeGreaterThanOrEqual(4);
+        for (const o of rows) expect(Number(o.key.slice(8))).toBeGreaterThanOrEqual(29);
+      }
+      if (p.rule.includes("-1")) {
+        // Every month's last day, moved to the next weekday when it falls on a weekend.
+        expect(rows.length).toBeGreaterThanOrEqual(11);
+        for (const o of rows) {
+          const [y, m, d] = o.key.split("-").map(Number) as [number, number, number];
+          expect(new Date(Date.UTC(y, m, 0)).getUTCDate(), o.key).toBe(d);
+        }
+      }
+      if (p.rule.includes("SU")) expect(rows.length).toBeGreaterThanOrEqual(50);
+    }
+  }, 120_000);
 });

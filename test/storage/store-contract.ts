@@ -358,6 +358,7 @@ export function runStoreContract(name: string, open: (clock: Clock) => Promise<S
         status: "active" as const,
         version: 1,
         generatedUntil: null,
+        refreshAt: null,
         createdAt: "2027-01-01T00:00:00.000Z",
         createdBy: "key:key_x",
         updatedAt: "2027-01-01T00:00:00.000Z",
@@ -367,17 +368,21 @@ export function runStoreContract(name: string, open: (clock: Clock) => Promise<S
       await store.write((tx) => m.insertPlan(plan, tx));
       expect(await m.planById(plan.id)).toEqual(plan);
       // The plan's own writes keep how far it was generated (regenerate forgets it, below).
-      expect((await m.plansToGenerate("2027-02-01T00:00:00.000Z", 10)).map((p) => p.id)).toContain(plan.id);
-      await store.write((tx) => m.setGeneratedUntil(plan.id, 1, "2027-02-01T00:00:00.000Z", tx));
-      expect((await m.plansToGenerate("2027-02-01T00:00:00.000Z", 10)).map((p) => p.id)).not.toContain(
-        plan.id,
+      expect((await m.plansToGenerate("2027-01-01T00:00:00.000Z", 10)).map((p) => p.id)).toContain(plan.id);
+      await store.write((tx) =>
+        m.setGeneratedUntil(plan.id, 1, "2027-02-01T00:00:00.000Z", "2027-01-02T00:00:00.000Z", tx),
       );
+      const due = async (at: string) => (await m.plansToGenerate(at, 10)).map((p) => p.id);
+      expect(await due("2027-01-01T12:00:00.000Z")).not.toContain(plan.id);
+      expect(await due("2027-01-02T00:00:00.000Z")).toContain(plan.id);
       // A change at another version is not marked generated, and a regenerating update forgets it.
       await store.write((tx) =>
         m.updatePlan({ ...plan, version: 2, name: "Filters (new)" }, tx, { regenerate: true }),
       );
-      await store.write((tx) => m.setGeneratedUntil(plan.id, 1, "2027-03-01T00:00:00.000Z", tx));
-      expect((await m.plansToGenerate("2027-02-01T00:00:00.000Z", 10)).map((p) => p.id)).toContain(plan.id);
+      await store.write((tx) =>
+        m.setGeneratedUntil(plan.id, 1, "2027-03-01T00:00:00.000Z", "2027-02-01T00:00:00.000Z", tx),
+      );
+      expect((await m.plansToGenerate("2027-01-01T12:00:00.000Z", 10)).map((p) => p.id)).toContain(plan.id);
       expect((await m.planById(plan.id))?.name).toBe("Filters (new)");
       expect(await m.plans({ livemode: true, accountId, limit: 10 })).toHaveLength(1);
       expect(await m.plans({ livemode: false, accountId, limit: 10 })).toHaveLength(0);

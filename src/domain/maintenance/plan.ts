@@ -47,6 +47,8 @@ export interface MaintenancePlan {
   /** The generator has claimed every occurrence whose window starts before this instant (null: none yet;
    * reset when the rule or window changes). Kept by the store: a plan's own writes leave it as stored. */
   generatedUntil: string | null;
+  /** When the generator looks at it again (its horizon moved on by a day); null: at once. */
+  refreshAt: string | null;
   createdAt: string;
   createdBy: string;
   updatedAt: string;

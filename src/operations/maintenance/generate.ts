@@ -31,6 +31,7 @@ import { type PlannedOccurrence, planOccurrences, recurrenceOf } from "./plan-ru
 /** Plans looked at per tick, and occurrences settled per tick: a tick stays short. */
 const PLANS_PER_TICK = 50;
 const SETTLED_PER_TICK = 200;
+const DAY_MS = 86_400_000;
 
 export interface GenerationReport {
   generated: number;
@@ -225,7 +226,7 @@ export async function generatePlan(
   const report: GenerationReport = { generated: 0, failed: 0, existing: 0 };
   const rule = recurrenceOf(plan);
   if (rule === null) return report; // a stored plan's rule was valid when stored; never reached
-  const until = new Date(now.getTime() + plan.horizonDays * 86_400_000);
+  const until = new Date(now.getTime() + plan.horizonDays * DAY_MS);
   const from =
     plan.generatedUntil !== null && plan.generatedUntil > now.toISOString()
       ? new Date(plan.generatedUntil)
@@ -237,8 +238,11 @@ export async function generatePlan(
     }
     report[await generateOccurrence(services, plan, o)]++;
   }
+  // Looked at again once its horizon has moved on by a day: from where this round stopped, so no window
+  // between two rounds is passed over.
+  const refreshAt = new Date(now.getTime() + DAY_MS).toISOString();
   await services.store.write((tx) =>
-    services.store.maintenance.setGeneratedUntil(plan.id, plan.version, until.toISOString(), tx),
+    services.store.maintenance.setGeneratedUntil(plan.id, plan.version, until.toISOString(), refreshAt, tx),
   );
   return report;
 }
@@ -247,12 +251,7 @@ export async function generatePlan(
 export async function generateDue(services: Services): Promise<GenerationReport> {
   const now = services.now();
   const total: GenerationReport = { generated: 0, failed: 0, existing: 0 };
-  // A plan is a candidate while it has not been generated up to now + its horizon: asking for those not
-  // generated up to now + 1 day finds every plan whose horizon moved on by a day since.
-  const candidates = await services.store.maintenance.plansToGenerate(
-    new Date(now.getTime() + 86_400_000).toISOString(),
-    PLANS_PER_TICK,
-  );
+  const candidates = await services.store.maintenance.plansToGenerate(now.toISOString(), PLANS_PER_TICK);
   for (const plan of candidates) {
     const site = await services.store.sites.siteById(plan.siteId);
     if (!site || site.archivedAt !== null) continue;

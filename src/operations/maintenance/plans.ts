@@ -199,7 +199,12 @@ export const planCreateOperation = defineOperation({
     const at = ctx.services.now().toISOString();
     const checked = await checkedPlan(ctx, owner, input, site);
     const created = await store.write(async (tx) => {
-      const count = (await store.maintenance.plans({ ...owner, limit: PLAN_LIMITS.plansPerAccount })).length;
+      const count = (
+        await store.maintenance.plans(
+          { livemode: owner.livemode, accountId: owner.accountId, limit: PLAN_LIMITS.plansPerAccount },
+          tx,
+        )
+      ).length;
       if (count >= PLAN_LIMITS.plansPerAccount)
         return validationError([
           {
@@ -221,6 +226,7 @@ export const planCreateOperation = defineOperation({
         status: "active",
         version: 1,
         generatedUntil: null,
+        refreshAt: null,
         createdAt: at,
         createdBy: owner.actor,
         updatedAt: at,
@@ -333,7 +339,12 @@ export const planUpdateOperation = defineOperation({
         JSON.stringify(draft.window) !== JSON.stringify(before.window) ||
         draft.horizonDays !== before.horizonDays;
       const record = planRecord("plan.updated", draft, owner.actor, at, { previous: changed });
-      const plan = { ...draft, seal: record.seal, generatedUntil: regenerate ? null : before.generatedUntil };
+      const plan = {
+        ...draft,
+        seal: record.seal,
+        generatedUntil: regenerate ? null : before.generatedUntil,
+        refreshAt: regenerate ? null : before.refreshAt,
+      };
       await store.maintenance.updatePlan(plan, tx, { regenerate });
       tx.appendAudit(record);
       return plan;

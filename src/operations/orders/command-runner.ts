@@ -34,6 +34,10 @@ import type { CompletionEvidence } from "../../domain/orders/completion-gate.js"
 import * as counters from "../../domain/orders/counter-commands.js";
 import type { Itemised } from "../../domain/orders/invoice.js";
 import * as invoiceDecisions from "../../domain/orders/invoice-decisions.js";
+import {
+  flagMaintenanceOverdue as flagOverdue,
+  type OverdueOccurrence,
+} from "../../domain/orders/maintenance-overdue.js";
 import type {
   Actor,
   Decision,
@@ -43,10 +47,6 @@ import type {
   OrderState,
   Refusal,
 } from "../../domain/orders/order.js";
-import {
-  flagMaintenanceOverdue as flagOverdue,
-  type OverdueOccurrence,
-} from "../../domain/orders/maintenance-overdue.js";
 import { dueFirings, fireSlaClock } from "../../domain/orders/sla-clocks.js";
 import type { Role } from "../../domain/orders/transitions.js";
 import type { ZoneOffsets } from "../../domain/time/calendar.js";

@@ -1,8 +1,9 @@
 // Issue 34, preventive maintenance: plans and their occurrences (domain/maintenance/plan.ts).
 // - maintenance_plans: one row per plan, changed in place (version counts the changes; each change is
 //   sealed in the audit log, the row keeps the latest record's seal). The generator reads the active ones
-//   (maintenance_plans_active_idx) and remembers per plan up to when it has generated (generated_until), so
-//   a tick reads only the plans with something new inside their horizon.
+//   (maintenance_plans_active_idx) and remembers per plan up to when it has generated (generated_until) and
+//   when its horizon will have moved on by a day (refresh_at), so a tick reads only the plans with
+//   something new inside their horizon.
 // - plan_occurrences: one row per occurrence acted on (generated into an order, skipped, failed), keyed by
 //   (plan_id, occurrence_key): the key is the rule's local date, so two processes generating the same
 //   occurrence cannot both insert it (the second's insert conflicts and its order is not written).
@@ -34,6 +35,7 @@ export const migration0042: Migration = {
       .addColumn("status", "text", (c) => c.notNull())
       .addColumn("version", "integer", (c) => c.notNull())
       .addColumn("generated_until", "text")
+      .addColumn("refresh_at", "text")
       .addColumn("created_at", "text", (c) => c.notNull())
       .addColumn("created_by", "text", (c) => c.notNull())
       .addColumn("updated_at", "text", (c) => c.notNull())
@@ -48,7 +50,7 @@ export const migration0042: Migration = {
     await db.schema
       .createIndex("maintenance_plans_active_idx")
       .on("maintenance_plans")
-      .columns(["status", "generated_until"])
+      .columns(["status", "refresh_at"])
       .execute();
     await db.schema
       .createTable("plan_occurrences")
