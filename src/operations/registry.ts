@@ -17,6 +17,7 @@ import { evalsOperation } from "./evals/evals.js";
 import { evalsSeriesOperation } from "./evals/evals-series.js";
 import { type AnyOperation, servedToAgents } from "./kernel/operation.js";
 import { accountKeysOperation, keyRoleSetOperation } from "./keys/key-roles.js";
+import { maintenanceComplianceOperation } from "./maintenance/compliance.js";
 import {
   occurrenceMoveOperation,
   occurrenceSkipOperation,
@@ -185,6 +186,7 @@ export const OPERATIONS: readonly AnyOperation[] = [
   occurrencesOperation,
   occurrenceSkipOperation,
   occurrenceMoveOperation,
+  maintenanceComplianceOperation,
   webhooksConfigOperation,
   webhooksSetEndpointOperation,
   webhooksRotateSecretOperation,

@@ -2,7 +2,8 @@
 // window, exceptions and a move's previous window are kept as JSON text (the same on SQLite and
 // PostgreSQL).
 
-import type { Kysely } from "kysely";
+import { type Kysely, sql } from "kysely";
+import { WORK_DONE_STATUSES } from "../domain/orders/statuses.js";
 import type {
   MaintenancePlan,
   OccurrenceState,
@@ -115,6 +116,19 @@ function occurrenceRow(o: PlanOccurrence): PlanOccurrencesTable {
     updated_at: o.updatedAt,
     seal: o.seal,
   };
+}
+
+/** Occurrences whose window ended in a period, by how they ended (ComplianceCounts in store.ts). */
+export interface ComplianceCounts {
+  /** Every occurrence acted on whose window ended in the period (skipped ones included). */
+  ended: number;
+  skipped: number;
+  /** Settled as done by their window's end. */
+  completed_in_window: number;
+  /** Done, after their window's end. */
+  completed_late: number;
+  /** Their order could not be created. */
+  failed: number;
 }
 
 export class KyselyMaintenanceStore implements MaintenanceStore {
@@ -293,6 +307,35 @@ export class KyselyMaintenanceStore implements MaintenanceStore {
       .where("order_id", "=", orderId)
       .executeTakeFirst();
     return row === undefined ? undefined : occurrenceOf(row);
+  }
+
+  async complianceCounts(filter: {
+    livemode: boolean;
+    accountId?: string;
+    since: string;
+    until: string;
+  }): Promise<ComplianceCounts> {
+    const done = sql.join(WORK_DONE_STATUSES.map((st) => sql`${st}`));
+    const account = filter.accountId === undefined ? sql`` : sql` AND p.account_id = ${filter.accountId}`;
+    const result = await sql<Record<keyof ComplianceCounts, number | string | null>>`
+      SELECT
+        count(*) AS ended,
+        sum(CASE WHEN p.state = 'skipped' THEN 1 ELSE 0 END) AS skipped,
+        sum(CASE WHEN p.state = 'completed' THEN 1 ELSE 0 END) AS completed_in_window,
+        sum(CASE WHEN p.state = 'generated' AND o.status IN (${done}) THEN 1 ELSE 0 END) AS completed_late,
+        sum(CASE WHEN p.state = 'failed' THEN 1 ELSE 0 END) AS failed
+      FROM plan_occurrences p LEFT JOIN orders o ON o.id = p.order_id
+      WHERE p.livemode = ${filter.livemode ? 1 : 0}${account}
+        AND p.window_end >= ${filter.since} AND p.window_end < ${filter.until}`.execute(this.db);
+    const row = result.rows[0];
+    const n = (v: number | string | null | undefined) => Number(v ?? 0);
+    return {
+      ended: n(row?.ended),
+      skipped: n(row?.skipped),
+      completed_in_window: n(row?.completed_in_window),
+      completed_late: n(row?.completed_late),
+      failed: n(row?.failed),
+    };
   }
 
   async endedNotFlagged(before: string, limit: number): Promise<PlanOccurrence[]> {

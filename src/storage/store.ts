@@ -25,6 +25,7 @@ import type { TradeCode } from "../domain/trades.js";
 import type { StateCode } from "../domain/us-regions.js";
 import type { BlobStore } from "./blobs/blob-store.js";
 import type { EvalsPersistence } from "./evals-store.js";
+import type { ComplianceCounts } from "./maintenance-store.js";
 import type { OrderEventLog } from "./order-event-store.js";
 import type { CommitOutcome, CommittableChange } from "./order-writer.js";
 import type { PurgeableTable } from "./retention.js";
@@ -672,6 +673,13 @@ export interface MaintenanceStore {
     tx?: WriteTx,
   ): Promise<PlanOccurrence[]>;
   occurrenceOfOrder(orderId: string, tx?: WriteTx): Promise<PlanOccurrence | undefined>;
+  /** How the occurrences whose window ended in [since, until) ended: the planned-maintenance compliance. */
+  complianceCounts(filter: {
+    livemode: boolean;
+    accountId?: string;
+    since: string;
+    until: string;
+  }): Promise<ComplianceCounts>;
   /** Generated occurrences (every mode) whose window ended before `before`, not yet settled nor flagged. */
   endedNotFlagged(before: string, limit: number): Promise<PlanOccurrence[]>;
 }

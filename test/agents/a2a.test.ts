@@ -345,6 +345,7 @@ describe("A2A", () => {
     });
     await run("dispatch.occurrences", { site_id: site.site_id });
     await run("dispatch.plan_archive", { plan_id: pm.plan_id });
+    await run("dispatch.maintenance_compliance", { period: "rolling_90d" });
     await run("dispatch.asset_archive", { asset_id: asset.asset_id });
     await run("dispatch.site_archive", { site_id: site.site_id });
     const rated = await run("dispatch.order_rate", {

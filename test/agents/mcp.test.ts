@@ -373,6 +373,7 @@ describe("MCP tools", () => {
     });
     await call("dispatch.occurrences", { site_id: site.site_id });
     await call("dispatch.plan_archive", { plan_id: pm.plan_id });
+    await call("dispatch.maintenance_compliance", { period: "rolling_90d" });
     await call("dispatch.asset_archive", { asset_id: asset.asset_id });
     await call("dispatch.site_archive", { site_id: site.site_id });
     const rated = await call("dispatch.order_rate", {

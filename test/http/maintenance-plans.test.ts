@@ -262,6 +262,27 @@ describe("generation", () => {
       { "x-api-key": acme },
     );
     expect(skip.json().status).toBe("skipped");
+    // The account's compliance and the public evals count them: none done within its window.
+    const all = (await h.get(`${OCCURRENCES}?plan_id=${planId}`, { "x-api-key": acme })).json().occurrences;
+    const ended = all.filter(
+      (o: { status: string; window: { end: string } }) =>
+        o.status !== "upcoming" &&
+        o.status !== "skipped" &&
+        Date.parse(o.window.end) <= clock.now().getTime(),
+    );
+    const compliance = (
+      await h.get("/api/dispatch/v1/maintenance/compliance?period=rolling_30d", { "x-api-key": acme })
+    ).json();
+    expect(compliance.planned_maintenance).toMatchObject({
+      occurrences_due: ended.length,
+      completed_in_window: 0,
+      not_done: ended.length,
+    });
+    expect(compliance.planned_maintenance.compliance_rate.value).toBe(0);
+    expect(compliance.provenance["planned_maintenance.compliance_rate"].sample_size).toBe(ended.length);
+    const evals = (await h.get("/api/dispatch/analytics/evals?period=rolling_30d")).json();
+    expect(evals.planned_maintenance.occurrences_due).toBeGreaterThanOrEqual(ended.length);
+    expect(evals.methodology).toContain("Planned maintenance");
   });
 });
 
