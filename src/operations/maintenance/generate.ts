@@ -14,16 +14,14 @@
 // done by the window's end, else overdue (once, sealed on the order, with its event and webhook).
 
 import { sealRecord } from "../../audit/record.js";
-import type { Principal } from "../../auth/api-key-service.js";
 import type { MaintenancePlan, PlanOccurrence } from "../../domain/maintenance/plan.js";
 import type { Actor } from "../../domain/orders/order.js";
 import { WORK_DONE_STATUSES } from "../../domain/orders/statuses.js";
 import type { Site } from "../../domain/sites/site.js";
 import { ApiError, validationError } from "../../errors.js";
-import { newId } from "../../ids.js";
 import type { WriteTx } from "../../storage/store.js";
-import { webhookBaseUrl } from "../../webhooks/outbox.js";
-import type { OperationContext, Services } from "../kernel/operation.js";
+import type { Services } from "../kernel/operation.js";
+import { accountPrincipal, serviceContext } from "../kernel/service-context.js";
 import { flagMaintenanceOverdue } from "../orders/command-runner.js";
 import { orderOperation } from "../orders/create-order.js";
 import { type PlannedOccurrence, planOccurrences, recurrenceOf } from "./plan-rules.js";
@@ -38,21 +36,6 @@ export interface GenerationReport {
   failed: number;
   /** Claimed by another process (or an earlier tick) first. */
   existing: number;
-}
-
-/** The principal a plan's orders are created under: its account, in its mode. */
-function planPrincipal(plan: MaintenancePlan): Principal {
-  return {
-    accountId: plan.accountId,
-    keyId: plan.id,
-    livemode: plan.livemode,
-    kind: "account",
-    contractorId: null,
-    role: "admin",
-    approvalLimitCents: null,
-    ratePerMinute: null,
-    burst: null,
-  };
 }
 
 function actorOf(plan: MaintenancePlan): `system:${string}` {
@@ -133,7 +116,6 @@ export async function createPlannedOrder(
   o: PlannedOccurrence,
   claim: OccurrenceClaim,
 ): Promise<ApiError | null> {
-  const now = services.now();
   const input = {
     trade: plan.trade,
     site_id: plan.siteId,
@@ -144,22 +126,16 @@ export async function createPlannedOrder(
     reference_id: `${plan.id}/${o.key}`,
     service_window: { start: o.start, end: o.end },
   };
-  const ctx: OperationContext = {
+  const ctx = serviceContext(
     services,
-    requestId: newId("req"),
-    principal: planPrincipal(plan),
-    baseUrl: webhookBaseUrl(services.config),
-    receivedAt: now,
-    receivedHr: process.hrtime.bigint(),
-    idempotencyKey: undefined,
-    idempotency: {
+    accountPrincipal(plan.accountId, plan.livemode, plan.id),
+    actorOf(plan),
+    input,
+    {
       key: `plan:${plan.id}:${o.key}`,
       claim: (tx: WriteTx, _response: unknown, orderId?: string | null) => claim(tx, orderId ?? ""),
     },
-    rawInput: input,
-    actingAs: actorOf(plan),
-    setHeader: () => {},
-  };
+  );
   const parsed = orderOperation.input.safeParse(input);
   if (!parsed.success) {
     const issue = parsed.error.issues[0];
