@@ -16,6 +16,7 @@ import { clusterMetricsSource, offerWorkerMetrics } from "./cluster-metrics.js";
 import { type Config, loadConfig, loadEnvFile } from "./config.js";
 import { createLogger } from "./logger.js";
 import { createServices, createWebhookDispatcher, openStore } from "./services/create-services.js";
+import { seedSandboxMaintenance } from "./sim/sandbox-maintenance.js";
 import { SandboxPlayer } from "./sim/sandbox-player.js";
 import { buildApp } from "./transports/http/app.js";
 import {
@@ -182,6 +183,8 @@ async function serve(config: Config, prepare: boolean): Promise<void> {
   if (first) printFirstStart(first, dispatchKey);
   const agentKey = first ? await sandboxKeyOf(store) : null;
   await services.pool.load();
+  // The sandbox's sites and maintenance plans, once (sim/sandbox-maintenance.ts).
+  if (prepare) await seedSandboxMaintenance(services);
 
   const app = await buildApp(services, { logger });
   services.pool.startRefresh(config.POOL_REFRESH_MS, (err) => app.log.error({ err }, "pool refresh failed"));

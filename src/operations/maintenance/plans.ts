@@ -37,7 +37,13 @@ import {
 
 const planIdSchema = z.string().min(1).max(64).describe("The plan's id (mpl_...).");
 
-type Owner = ReturnType<typeof ownerOf>;
+/** The caller's account and mode, and the actor its records name (the service's own, when it acts). */
+function planOwner(ctx: OperationContext): { accountId: string; livemode: boolean; actor: Actor } {
+  const owner = ownerOf(ctx);
+  return { ...owner, actor: ctx.actingAs ?? owner.actor };
+}
+
+type Owner = ReturnType<typeof planOwner>;
 
 /** The plan's fields as given, checked against the site, its hours and the rules (422 on each fault). */
 async function checkedPlan(
@@ -193,7 +199,7 @@ export const planCreateOperation = defineOperation({
     horizon_days: 30,
   },
   async handler(ctx, input) {
-    const owner = ownerOf(ctx);
+    const owner = planOwner(ctx);
     const { store } = ctx.services;
     const site = await ownSite(ctx, owner, input.site_id);
     const at = ctx.services.now().toISOString();
@@ -283,7 +289,7 @@ export const planUpdateOperation = defineOperation({
   output: planSchema,
   example: { plan_id: "mpl_0VberZOdAb12Cd34Ef56", window: { days: ["wed"], start: "06:00", end: "10:00" } },
   async handler(ctx, input) {
-    const owner = ownerOf(ctx);
+    const owner = planOwner(ctx);
     const { store } = ctx.services;
     const current = await ownPlan(owner, ctx, input.plan_id);
     const site = await ownSite(ctx, owner, current.siteId);
@@ -370,7 +376,7 @@ export const planArchiveOperation = defineOperation({
   output: planSchema,
   example: { plan_id: "mpl_0VberZOdAb12Cd34Ef56" },
   async handler(ctx, input) {
-    const owner = ownerOf(ctx);
+    const owner = planOwner(ctx);
     const { store } = ctx.services;
     const at = ctx.services.now().toISOString();
     const archived = await store.write(async (tx) => {
@@ -430,7 +436,7 @@ export const plansOperation = defineOperation({
     .meta({ id: "MaintenancePlanList" }),
   example: { site_id: "site_0VberZOdAb12Cd34Ef56" },
   async handler(ctx, input) {
-    const owner = ownerOf(ctx);
+    const owner = planOwner(ctx);
     const { store } = ctx.services;
     const after =
       input.cursor === undefined ? undefined : decodeCursor(input.cursor, CURSOR_KIND, PLAN_POSITION)[1];
@@ -480,7 +486,7 @@ export const planOperation = defineOperation({
     .meta({ id: "MaintenancePlanDetail" }),
   example: { plan_id: "mpl_0VberZOdAb12Cd34Ef56" },
   async handler(ctx, input) {
-    const owner = ownerOf(ctx);
+    const owner = planOwner(ctx);
     const plan = await ownPlan(owner, ctx, input.plan_id);
     const site = await ownSite(ctx, owner, plan.siteId);
     const now = ctx.services.now();
