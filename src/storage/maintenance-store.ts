@@ -3,7 +3,6 @@
 // PostgreSQL).
 
 import { type Kysely, sql } from "kysely";
-import { WORK_DONE_STATUSES } from "../domain/orders/statuses.js";
 import type {
   MaintenancePlan,
   OccurrenceState,
@@ -11,6 +10,7 @@ import type {
   PlanStatus,
   PreferredWindow,
 } from "../domain/maintenance/plan.js";
+import { WORK_DONE_STATUSES } from "../domain/orders/statuses.js";
 import type { Database, MaintenancePlansTable, PlanOccurrencesTable } from "./schema.js";
 import type { MaintenanceStore, WriteTx } from "./store.js";
 import { trxOf } from "./write-tx.js";

@@ -49,6 +49,9 @@ describe("the sandbox's planned maintenance", () => {
     const after = (
       await h.get("/api/dispatch/v1/occurrences?limit=200", { "x-api-key": h.sandboxKey })
     ).json().occurrences as Array<{ status: string; order_id: string | null }>;
-    expect(after.some((o) => o.status === "generated" && o.order_id !== null), JSON.stringify(after)).toBe(true);
+    expect(
+      after.some((o) => o.status === "generated" && o.order_id !== null),
+      JSON.stringify(after),
+    ).toBe(true);
   });
 });
