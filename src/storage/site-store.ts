@@ -243,6 +243,34 @@ export class KyselySiteStore implements SiteStore {
     }
   }
 
+  async sitesByIds(ids: readonly string[], tx?: WriteTx): Promise<Site[]> {
+    if (ids.length === 0) return [];
+    const rows = await trxOf(tx, this.db)
+      .selectFrom("sites")
+      .selectAll()
+      .where("id", "in", [...new Set(ids)])
+      .execute();
+    return rows.map(siteOf);
+  }
+
+  async ofOrders(
+    orderIds: readonly string[],
+    tx?: WriteTx,
+  ): Promise<Array<{ orderId: string; siteId: string; assetIds: string[] }>> {
+    if (orderIds.length === 0) return [];
+    const db = trxOf(tx, this.db);
+    const ids = [...new Set(orderIds)];
+    const [sites, assets] = await Promise.all([
+      db.selectFrom("order_sites").selectAll().where("order_id", "in", ids).execute(),
+      db.selectFrom("order_assets").selectAll().where("order_id", "in", ids).orderBy("asset_id").execute(),
+    ]);
+    return sites.map((row) => ({
+      orderId: row.order_id,
+      siteId: row.site_id,
+      assetIds: assets.filter((a) => a.order_id === row.order_id).map((a) => a.asset_id),
+    }));
+  }
+
   async ofOrder(orderId: string, tx?: WriteTx): Promise<{ siteId: string; assetIds: string[] } | undefined> {
     const db = trxOf(tx, this.db);
     const row = await db

@@ -570,6 +570,13 @@ export interface SiteStore {
   assetBySerial(siteId: string, serial: string, tx?: WriteTx): Promise<Asset | undefined>;
   /** Records the site (and assets) an order names, in the order's transaction. */
   nameOnOrder(orderId: string, siteId: string, assetIds: readonly string[], tx: WriteTx): Promise<void>;
+  /** Sites by id (archived too). */
+  sitesByIds(ids: readonly string[], tx?: WriteTx): Promise<Site[]>;
+  /** The site and assets each of these orders names (those that name none are left out). */
+  ofOrders(
+    orderIds: readonly string[],
+    tx?: WriteTx,
+  ): Promise<Array<{ orderId: string; siteId: string; assetIds: string[] }>>;
   /** The site and assets an order names; undefined for an order that names none. */
   ofOrder(orderId: string, tx?: WriteTx): Promise<{ siteId: string; assetIds: string[] } | undefined>;
   /** The orders that named an asset, newest first (by id), at most `limit`. */

@@ -16,6 +16,7 @@ import {
   pageOf,
 } from "../kernel/pagination.js";
 import { contractorIdSchema, serviceWindowSchema } from "../kernel/schemas.js";
+import { storedOrderSites } from "../sites/order-site.js";
 import { assign, cancelOrder, reschedule } from "./command-runner.js";
 import {
   ORDER_STATUSES,
@@ -93,8 +94,18 @@ export const dispatcherOrdersOperation = defineOperation({
     const deadlines = new Map(
       (await ctx.services.store.orders.pendingOffersOf(offered)).map((o) => [o.order_id, o.deadline_at]),
     );
+    // The site and assets each order names (the site's contact is the account's and its contractor's).
+    const sites = await storedOrderSites(
+      ctx.services.store,
+      page.map((row) => row.id),
+      ctx.services.now(),
+      false,
+    );
     return {
-      orders: page.map((row) => dispatcherOrderView(row, ctx, deadlines.get(row.id) ?? null)),
+      orders: page.map((row) => ({
+        ...dispatcherOrderView(row, ctx, deadlines.get(row.id) ?? null),
+        site: sites.get(row.id) ?? null,
+      })),
       next_cursor,
     };
   },

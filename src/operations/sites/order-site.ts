@@ -190,3 +190,29 @@ export async function storedOrderSite(
   ]);
   return site ? orderSiteView(site, assets, now, withContact) : null;
 }
+
+/** The site views of these orders, by order id (orders naming no site are not in it): for the lists of a
+ * contractor's jobs and the dispatch team's orders, read in three queries whatever their number. */
+export async function storedOrderSites(
+  store: Store,
+  orderIds: readonly string[],
+  now: Date,
+  withContact: boolean,
+): Promise<Map<string, OrderSiteView>> {
+  const named = await store.sites.ofOrders(orderIds);
+  if (named.length === 0) return new Map();
+  const [sites, assets] = await Promise.all([
+    store.sites.sitesByIds(named.map((n) => n.siteId)),
+    store.sites.assetsByIds([...new Set(named.flatMap((n) => n.assetIds))]),
+  ]);
+  const siteOf = new Map(sites.map((s) => [s.id, s]));
+  const assetOf = new Map(assets.map((a) => [a.id, a]));
+  const views = new Map<string, OrderSiteView>();
+  for (const n of named) {
+    const site = siteOf.get(n.siteId);
+    if (!site) continue;
+    const its = n.assetIds.flatMap((id) => assetOf.get(id) ?? []);
+    views.set(n.orderId, orderSiteView(site, its, now, withContact));
+  }
+  return views;
+}
