@@ -73,6 +73,7 @@ export const siteFieldsShape = {
   zip: z
     .string({ error: "zip must be a US ZIP code: 12345 or 12345-6789" })
     .trim()
+    .max(10, { error: "zip must be a US ZIP code: 12345 or 12345-6789" })
     .regex(/^\d{5}(-\d{4})?$/, { error: "zip must be a US ZIP code: 12345 or 12345-6789" })
     .describe("The site's ZIP code, in `state`: its time zone is derived from them."),
   hours: z
@@ -158,6 +159,7 @@ export function siteRecord(s: Site) {
 const day = (field: string) =>
   z.iso
     .date({ error: `${field} must be a date, YYYY-MM-DD` })
+    .max(10, { error: `${field} must be a date, YYYY-MM-DD` })
     .nullable()
     .optional()
     .transform((v) => v ?? null);
