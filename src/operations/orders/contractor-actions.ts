@@ -9,7 +9,7 @@ import { INVOICE_LIMITS, type InvoiceLineInput } from "../../domain/orders/invoi
 import type { Offer, Order } from "../../domain/orders/order.js";
 import type { OrderStatus } from "../../domain/orders/statuses.js";
 import { contractorOf, defineOperation } from "../kernel/operation.js";
-import { orderSiteSchema, storedOrderSites } from "../sites/order-site.js";
+import { orderSiteSchema, storedOrderSites } from "../kernel/order-site.js";
 import { acceptOffer, declineOffer, invoice, reportProgress, requestNte } from "./command-runner.js";
 import { counterSchema } from "./counter-view.js";
 import { applyInvoicePolicy, invoiceLinesInput, itemisedOr422 } from "./invoices.js";

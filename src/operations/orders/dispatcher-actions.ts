@@ -8,6 +8,7 @@ import { sealRecord } from "../../audit/record.js";
 import type { Order } from "../../domain/orders/order.js";
 import { ApiError } from "../../errors.js";
 import { defineOperation, principalOf } from "../kernel/operation.js";
+import { storedOrderSites } from "../kernel/order-site.js";
 import {
   cursorSchema,
   orderPosition,
@@ -16,7 +17,6 @@ import {
   pageOf,
 } from "../kernel/pagination.js";
 import { contractorIdSchema, serviceWindowSchema } from "../kernel/schemas.js";
-import { storedOrderSites } from "../sites/order-site.js";
 import { assign, cancelOrder, reschedule } from "./command-runner.js";
 import {
   ORDER_STATUSES,

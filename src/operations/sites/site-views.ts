@@ -35,18 +35,9 @@ const optionalText = (field: string, max: number) =>
     .optional()
     .transform((v) => (v === "" || v === undefined ? null : v));
 
-export const siteIdSchema = z
-  .string({ error: "site_id must be a site id (site_...)" })
-  .max(64, { error: "site_id must be at most 64 characters" })
-  .regex(/^site_[0-9A-Za-z]{1,40}$/, { error: "site_id must be a site id (site_...)" })
-  .describe("A site's id (site_...).");
-export const assetIdSchema = z
-  .string({ error: "asset_id must be an asset id (ast_...)" })
-  .max(64, { error: "asset_id must be at most 64 characters" })
-  .regex(/^ast_[0-9A-Za-z]{1,40}$/, { error: "asset_id must be an asset id (ast_...)" })
-  .describe("An asset's id (ast_...).");
+export { assetIdSchema, siteIdSchema } from "../kernel/order-site.js";
 
-export const contactSchema = z
+const contactSchema = z
   .strictObject({
     name: optionalText("contact.name", S.contactNameLength),
     phone: optionalText("contact.phone", S.contactPhoneLength),
@@ -164,7 +155,7 @@ const day = (field: string) =>
     .optional()
     .transform((v) => v ?? null);
 
-export const tagsSchema = z
+const tagsSchema = z
   .array(
     z
       .string({ error: "each tag must be a string" })
