@@ -104,6 +104,7 @@ import {
   assetsOperation,
   assetUpdateOperation,
 } from "./sites/assets.js";
+import { dispatcherSiteOperation, dispatcherSitesOperation } from "./sites/dispatcher-sites.js";
 import { siteImportOperation } from "./sites/site-import.js";
 import { siteOperation, sitesOperation } from "./sites/site-reads.js";
 import { siteArchiveOperation, siteCreateOperation, siteUpdateOperation } from "./sites/sites.js";
@@ -208,6 +209,8 @@ export const OPERATIONS: readonly AnyOperation[] = [
   dispatcherContractorsOperation,
   dispatcherContractorOperation,
   dispatcherDoNotDispatchOperation,
+  dispatcherSitesOperation,
+  dispatcherSiteOperation,
   scheduleOptimizeOperation,
   scheduleApplyOperation,
   dispatcherTimeOffOperation,

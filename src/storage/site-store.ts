@@ -122,12 +122,14 @@ export class KyselySiteStore implements SiteStore {
 
   async sites(
     f: {
-      accountId: string;
+      accountId?: string | undefined;
       livemode: boolean;
       state?: string | undefined;
       text?: string | undefined;
       includeArchived?: boolean;
       after?: string | undefined;
+      before?: string | undefined;
+      newestFirst?: boolean;
       limit: number;
     },
     tx?: WriteTx,
@@ -135,8 +137,9 @@ export class KyselySiteStore implements SiteStore {
     let q = trxOf(tx, this.db)
       .selectFrom("sites")
       .selectAll()
-      .where("account_id", "=", f.accountId)
       .where("livemode", "=", f.livemode ? 1 : 0);
+    if (f.accountId !== undefined) q = q.where("account_id", "=", f.accountId);
+    if (f.before !== undefined) q = q.where("id", "<", f.before);
     if (!f.includeArchived) q = q.where("archived_at", "is", null);
     if (f.state !== undefined) q = q.where("state", "=", f.state);
     if (f.after !== undefined) q = q.where("id", ">", f.after);
@@ -151,7 +154,10 @@ export class KyselySiteStore implements SiteStore {
         ),
       );
     }
-    const rows = await q.orderBy("id").limit(f.limit).execute();
+    const rows = await q
+      .orderBy("id", f.newestFirst ? "desc" : "asc")
+      .limit(f.limit)
+      .execute();
     return rows.map(siteOf);
   }
 

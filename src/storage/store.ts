@@ -544,16 +544,19 @@ export interface SiteStore {
   updateSite(site: Site, actor: string, tx: WriteTx): Promise<void>;
   /** A site by id (archived too). */
   siteById(id: string, tx?: WriteTx): Promise<Site | undefined>;
-  /** An account's sites in a mode, by id (oldest first), after `after`; archived ones only when asked;
-   * `state` and `text` (in the name, address or city, without case) narrow them. */
+  /** An account's sites in a mode (every account's when `accountId` is left out), by id: oldest first
+   * after `after`, or newest first before `before`; archived ones only when asked; `state` and `text` (in
+   * the name, address or city, without case) narrow them. */
   sites(
     filter: {
-      accountId: string;
+      accountId?: string | undefined;
       livemode: boolean;
       state?: string | undefined;
       text?: string | undefined;
       includeArchived?: boolean;
       after?: string | undefined;
+      before?: string | undefined;
+      newestFirst?: boolean;
       limit: number;
     },
     tx?: WriteTx,

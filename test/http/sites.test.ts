@@ -137,7 +137,8 @@ describe("sites", () => {
 
   it("lists the account's sites only, by state and text, paged, archived ones when asked", async () => {
     const key = await h.key(`lister-${Math.random().toString(36).slice(2, 8)}`, "test");
-    const made = [];
+    // biome-ignore lint/suspicious/noExplicitAny: JSON bodies.
+    const made: any[] = [];
     for (const [name, state, zip, city] of [
       ["Austin North", "TX", "78758", "Austin"],
       ["Dallas Uptown", "TX", "75201", "Dallas"],
@@ -162,6 +163,23 @@ describe("sites", () => {
     expect(second.sites).toHaveLength(1);
     expect(second.sites[0].site_id).not.toBe(first.sites[0].site_id);
     expect(second.next_cursor).toBeNull();
+    // The dispatch team reads every account's sites, without their contacts.
+    const team = await h.dispatcherKey("test");
+    const all = await ok(h.get(`/api/dispatcher/v1/sites?q=pearl&include_archived=true`, as(team)));
+    const pearl = all.sites.find((s: { site_id: string }) => s.site_id === made[2].site_id);
+    expect(pearl).toMatchObject({ name: "Portland Pearl", contact: null });
+    const one = await ok(h.get(`/api/dispatcher/v1/sites/${made[0].site_id}`, as(team)));
+    expect(one).toMatchObject({ site_id: made[0].site_id, contact: null, assets: [] });
+    expectProblem(
+      await h.get(`/api/dispatcher/v1/sites/${made[0].site_id}`, as(key)),
+      403,
+      "key_kind_not_allowed",
+    );
+    expectProblem(
+      await h.get(`/api/dispatcher/v1/sites/${made[0].site_id}`, as(await h.dispatcherKey("live"))),
+      404,
+      "not_found",
+    );
     const theirs = await ok(h.get(SITES, as(globex)));
     expect(theirs.sites.map((s: { site_id: string }) => s.site_id)).not.toContain(made[0].site_id);
     expectProblem(await h.get(`${SITES}/${made[0].site_id}`, as(globex)), 404, "not_found");

@@ -131,6 +131,25 @@ export function runSiteStoreContract(name: string, open: (clock: Clock) => Promi
       const next = await store.sites.sites({ accountId, livemode: false, limit: 1, after });
       expect(next.map((s) => s.name)).toEqual([two]);
       expect(await store.sites.activeSiteCount(otherId, false)).toBe(1);
+      // Every account's, newest first, before a position (the dispatch team's list).
+      const everyone = await store.sites.sites({ livemode: false, newestFirst: true, limit: 500 });
+      const ours = everyone.filter((r) => [...mine, theirs].some((m) => m.id === r.id)).map((r) => r.id);
+      expect(ours).toEqual(
+        [...mine, theirs]
+          .filter((m) => m.archivedAt === null)
+          .map((m) => m.id)
+          .sort()
+          .reverse(),
+      );
+      const newest = ours[0] as string;
+      const older = await store.sites.sites({
+        livemode: false,
+        newestFirst: true,
+        before: newest,
+        limit: 500,
+      });
+      expect(older.map((r) => r.id)).not.toContain(newest);
+      expect(older.map((r) => r.id)).toContain(ours[1]);
     });
 
     it("writes assets, finds one by serial among those in force at its site, and lists a site's", async () => {

@@ -174,6 +174,6 @@ export const siteImportOperation = defineOperation({
       tx.appendAudit(record);
       return created;
     });
-    return { imported: sites.length, sites: sites.map(siteView) };
+    return { imported: sites.length, sites: sites.map((s) => siteView(s)) };
   },
 });

@@ -103,7 +103,11 @@ export const siteSchema = z
       .describe("The ZIP's centroid (approximate)."),
     hours: z.string().describe("Opening hours in their canonical text; empty: any time."),
     access_notes: z.string().nullable(),
-    contact: contactView,
+    contact: contactView
+      .nullable()
+      .describe(
+        "The site's contact; null in the dispatch team's views (it is the account's and its contractor's).",
+      ),
     created_at: z.iso.datetime(),
     updated_at: z.iso.datetime(),
     archived_at: z.iso.datetime().nullable(),
@@ -111,7 +115,7 @@ export const siteSchema = z
   })
   .meta({ id: "Site" });
 
-export function siteView(s: Site): z.input<typeof siteSchema> {
+export function siteView(s: Site, withContact = true): z.input<typeof siteSchema> {
   return {
     site_id: s.id,
     livemode: s.livemode,
@@ -124,7 +128,7 @@ export function siteView(s: Site): z.input<typeof siteSchema> {
     point: sitePoint(s),
     hours: s.hours,
     access_notes: s.accessNotes,
-    contact: { ...s.contact },
+    contact: withContact ? { ...s.contact } : null,
     created_at: s.createdAt,
     updated_at: s.updatedAt,
     archived_at: s.archivedAt,
