@@ -117,6 +117,7 @@ import {
   assetsOperation,
   assetUpdateOperation,
 } from "./sites/assets.js";
+import { dispatcherSiteOperation, dispatcherSitesOperation } from "./sites/dispatcher-sites.js";
 import { siteImportOperation } from "./sites/site-import.js";
 import { siteOperation, sitesOperation } from "./sites/site-reads.js";
 import { siteArchiveOperation, siteCreateOperation, siteUpdateOperation } from "./sites/sites.js";
@@ -230,6 +231,8 @@ export const OPERATIONS: readonly AnyOperation[] = [
   dispatcherContractorsOperation,
   dispatcherContractorOperation,
   dispatcherDoNotDispatchOperation,
+  dispatcherSitesOperation,
+  dispatcherSiteOperation,
   scheduleOptimizeOperation,
   scheduleApplyOperation,
   dispatcherTimeOffOperation,

@@ -752,13 +752,13 @@ export interface AssetsTable {
 }
 
 /** The site an order names (migration 0041): a row only for an order that names one. */
-export interface OrderSitesTable {
+interface OrderSitesTable {
   order_id: string;
   site_id: string;
 }
 
 /** An asset an order names (migration 0041). */
-export interface OrderAssetsTable {
+interface OrderAssetsTable {
   order_id: string;
   asset_id: string;
 }

@@ -122,12 +122,14 @@ export class KyselySiteStore implements SiteStore {
 
   async sites(
     f: {
-      accountId: string;
+      accountId?: string | undefined;
       livemode: boolean;
       state?: string | undefined;
       text?: string | undefined;
       includeArchived?: boolean;
       after?: string | undefined;
+      before?: string | undefined;
+      newestFirst?: boolean;
       limit: number;
     },
     tx?: WriteTx,
@@ -135,8 +137,9 @@ export class KyselySiteStore implements SiteStore {
     let q = trxOf(tx, this.db)
       .selectFrom("sites")
       .selectAll()
-      .where("account_id", "=", f.accountId)
       .where("livemode", "=", f.livemode ? 1 : 0);
+    if (f.accountId !== undefined) q = q.where("account_id", "=", f.accountId);
+    if (f.before !== undefined) q = q.where("id", "<", f.before);
     if (!f.includeArchived) q = q.where("archived_at", "is", null);
     if (f.state !== undefined) q = q.where("state", "=", f.state);
     if (f.after !== undefined) q = q.where("id", ">", f.after);
@@ -151,7 +154,10 @@ export class KyselySiteStore implements SiteStore {
         ),
       );
     }
-    const rows = await q.orderBy("id").limit(f.limit).execute();
+    const rows = await q
+      .orderBy("id", f.newestFirst ? "desc" : "asc")
+      .limit(f.limit)
+      .execute();
     return rows.map(siteOf);
   }
 
@@ -241,6 +247,34 @@ export class KyselySiteStore implements SiteStore {
         .values([...new Set(assetIds)].map((asset_id) => ({ order_id: orderId, asset_id })))
         .execute();
     }
+  }
+
+  async sitesByIds(ids: readonly string[], tx?: WriteTx): Promise<Site[]> {
+    if (ids.length === 0) return [];
+    const rows = await trxOf(tx, this.db)
+      .selectFrom("sites")
+      .selectAll()
+      .where("id", "in", [...new Set(ids)])
+      .execute();
+    return rows.map(siteOf);
+  }
+
+  async ofOrders(
+    orderIds: readonly string[],
+    tx?: WriteTx,
+  ): Promise<Array<{ orderId: string; siteId: string; assetIds: string[] }>> {
+    if (orderIds.length === 0) return [];
+    const db = trxOf(tx, this.db);
+    const ids = [...new Set(orderIds)];
+    const [sites, assets] = await Promise.all([
+      db.selectFrom("order_sites").selectAll().where("order_id", "in", ids).execute(),
+      db.selectFrom("order_assets").selectAll().where("order_id", "in", ids).orderBy("asset_id").execute(),
+    ]);
+    return sites.map((row) => ({
+      orderId: row.order_id,
+      siteId: row.site_id,
+      assetIds: assets.filter((a) => a.order_id === row.order_id).map((a) => a.asset_id),
+    }));
   }
 
   async ofOrder(orderId: string, tx?: WriteTx): Promise<{ siteId: string; assetIds: string[] } | undefined> {

@@ -546,16 +546,19 @@ export interface SiteStore {
   updateSite(site: Site, actor: string, tx: WriteTx): Promise<void>;
   /** A site by id (archived too). */
   siteById(id: string, tx?: WriteTx): Promise<Site | undefined>;
-  /** An account's sites in a mode, by id (oldest first), after `after`; archived ones only when asked;
-   * `state` and `text` (in the name, address or city, without case) narrow them. */
+  /** An account's sites in a mode (every account's when `accountId` is left out), by id: oldest first
+   * after `after`, or newest first before `before`; archived ones only when asked; `state` and `text` (in
+   * the name, address or city, without case) narrow them. */
   sites(
     filter: {
-      accountId: string;
+      accountId?: string | undefined;
       livemode: boolean;
       state?: string | undefined;
       text?: string | undefined;
       includeArchived?: boolean;
       after?: string | undefined;
+      before?: string | undefined;
+      newestFirst?: boolean;
       limit: number;
     },
     tx?: WriteTx,
@@ -572,6 +575,13 @@ export interface SiteStore {
   assetBySerial(siteId: string, serial: string, tx?: WriteTx): Promise<Asset | undefined>;
   /** Records the site (and assets) an order names, in the order's transaction. */
   nameOnOrder(orderId: string, siteId: string, assetIds: readonly string[], tx: WriteTx): Promise<void>;
+  /** Sites by id (archived too). */
+  sitesByIds(ids: readonly string[], tx?: WriteTx): Promise<Site[]>;
+  /** The site and assets each of these orders names (those that name none are left out). */
+  ofOrders(
+    orderIds: readonly string[],
+    tx?: WriteTx,
+  ): Promise<Array<{ orderId: string; siteId: string; assetIds: string[] }>>;
   /** The site and assets an order names; undefined for an order that names none. */
   ofOrder(orderId: string, tx?: WriteTx): Promise<{ siteId: string; assetIds: string[] } | undefined>;
   /** The orders that named an asset, newest first (by id), at most `limit`. */

@@ -399,6 +399,8 @@ describe("A2A", () => {
     const found = await run("dispatcher.contractors", example("dispatcher.contractors"), ops);
     expect((found.contractors as unknown[]).length).toBeGreaterThan(0);
     await run("dispatcher.contractor", { contractor_id: held?.contractor_id }, ops);
+    const teamSites = (await run("dispatcher.sites", {}, ops)).sites as Array<{ site_id: string }>;
+    await run("dispatcher.site", { site_id: teamSites[0]?.site_id }, ops);
     await run("dispatcher.audit", { order_id: order.order_id }, ops);
     const today = new Date().toISOString().slice(0, 10);
     const proposal = await run("dispatch.schedule_optimize", { date: today, time_limit_ms: 100 }, ops);

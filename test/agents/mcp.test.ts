@@ -448,6 +448,8 @@ describe("MCP tools", () => {
     const found = await call("dispatcher.contractors", example("dispatcher.contractors"), ops);
     expect((found.contractors as unknown[]).length).toBeGreaterThan(0);
     await call("dispatcher.contractor", { contractor_id: held?.contractor_id }, ops);
+    const teamSites = (await call("dispatcher.sites", {}, ops)).sites as Array<{ site_id: string }>;
+    await call("dispatcher.site", { site_id: teamSites[0]?.site_id }, ops);
     await call("dispatcher.audit", { order_id: order.order_id }, ops);
     const today = new Date().toISOString().slice(0, 10);
     const proposal = await call("dispatch.schedule_optimize", { date: today, time_limit_ms: 100 }, ops);

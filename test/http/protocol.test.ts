@@ -297,6 +297,8 @@ describe("HTTP protocol", () => {
         "dispatchAssetArchive",
         "dispatchAssets",
         "dispatchAssetHistory",
+        "dispatcherSites",
+        "dispatcherSite",
       ].sort(),
     );
     const quote = doc.paths["/api/dispatch/v1/quote"].post;

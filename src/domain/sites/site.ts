@@ -64,7 +64,7 @@ export const ASSET_TYPE_LIST: readonly string[] = [
   ...new Set([...Object.values(ASSET_TYPES).flat(), "other"]),
 ].sort();
 
-export interface SiteContact {
+interface SiteContact {
   readonly name: string | null;
   readonly phone: string | null;
   readonly email: string | null;

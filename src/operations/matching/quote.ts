@@ -5,6 +5,7 @@ import { sealRecord } from "../../audit/record.js";
 import { CURRENCY } from "../../domain/pricing.js";
 import { newSortableId } from "../../ids.js";
 import { defineOperation, principalOf } from "../kernel/operation.js";
+import { locationOrSite, orderSiteShape, resolveNamedSite } from "../kernel/order-site.js";
 import {
   currencySchema,
   etaTierSchema,
@@ -17,7 +18,6 @@ import {
   tradeSchema,
   urgencySchema,
 } from "../kernel/schemas.js";
-import { locationOrSite, orderSiteShape, resolveNamedSite } from "../sites/order-site.js";
 import { timedMatch } from "./availability.js";
 import { matchDecision, sealSchema } from "./decision-records.js";
 import { accountJob, resolveJob, resolveJobTime, serviceTimeView } from "./job.js";

@@ -12,6 +12,13 @@ import { newSortableId } from "../../ids.js";
 import { checkWebhookUrl } from "../../webhooks/targets.js";
 import { defineOperation, type OperationContext, principalOf, type Services } from "../kernel/operation.js";
 import {
+  locationOrSite,
+  type NamedSite,
+  orderSiteShape,
+  orderSiteView,
+  resolveNamedSite,
+} from "../kernel/order-site.js";
+import {
   nteSchema,
   orderLocationSchema,
   serviceWindowSchema,
@@ -28,13 +35,6 @@ import {
   resolveJob,
   resolveJobTime,
 } from "../matching/job.js";
-import {
-  locationOrSite,
-  type NamedSite,
-  orderSiteShape,
-  orderSiteView,
-  resolveNamedSite,
-} from "../sites/order-site.js";
 import { type Committed, tryOrderCommand } from "./command-runner.js";
 import { recordDispatchLatency } from "./dispatch-latency.js";
 import { type OrderView, orderSchema, orderView } from "./order-view.js";

@@ -8,6 +8,7 @@ import { sealRecord } from "../../audit/record.js";
 import type { Order } from "../../domain/orders/order.js";
 import { ApiError } from "../../errors.js";
 import { defineOperation, principalOf } from "../kernel/operation.js";
+import { storedOrderSites } from "../kernel/order-site.js";
 import {
   cursorSchema,
   orderPosition,
@@ -93,8 +94,18 @@ export const dispatcherOrdersOperation = defineOperation({
     const deadlines = new Map(
       (await ctx.services.store.orders.pendingOffersOf(offered)).map((o) => [o.order_id, o.deadline_at]),
     );
+    // The site and assets each order names (the site's contact is the account's and its contractor's).
+    const sites = await storedOrderSites(
+      ctx.services.store,
+      page.map((row) => row.id),
+      ctx.services.now(),
+      false,
+    );
     return {
-      orders: page.map((row) => dispatcherOrderView(row, ctx, deadlines.get(row.id) ?? null)),
+      orders: page.map((row) => ({
+        ...dispatcherOrderView(row, ctx, deadlines.get(row.id) ?? null),
+        site: sites.get(row.id) ?? null,
+      })),
       next_cursor,
     };
   },

@@ -3,8 +3,8 @@
 import { z } from "zod";
 import { ApiError } from "../../errors.js";
 import { defineOperation, principalOf } from "../kernel/operation.js";
+import { storedOrderSite } from "../kernel/order-site.js";
 import { sealRef } from "../matching/decision-records.js";
-import { storedOrderSite } from "../sites/order-site.js";
 import { latestCounter } from "./counter-view.js";
 import { orderSchema, orderView } from "./order-view.js";
 

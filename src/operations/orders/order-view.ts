@@ -6,9 +6,9 @@ import type { ContractorRefs } from "../../auth/contractor-refs.js";
 import { approximatePoint } from "../../domain/geo.js";
 import type { NteRequest, Order } from "../../domain/orders/order.js";
 import { ORDER_STATUSES, type OrderStatus, TRANSITIONS } from "../../domain/orders/transitions.js";
+import { type OrderSiteView, orderSiteSchema } from "../kernel/order-site.js";
 import { currencySchema, etaTierSchema, serviceTimeShape, timeZoneSchema } from "../kernel/schemas.js";
 import { type SealRef, sealRefSchema, sealSchema } from "../matching/decision-records.js";
-import { type OrderSiteView, orderSiteSchema } from "../sites/order-site.js";
 import { type CounterView, counterSchema } from "./counter-view.js";
 import { hasReport, reportPath } from "./service-report-model.js";
 

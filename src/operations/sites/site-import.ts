@@ -37,7 +37,7 @@ interface LineProblem {
 const blank = (v: string | undefined) => (v === undefined || v === "" ? undefined : v);
 
 /** The file's sites' inputs, or every problem of every line. */
-export function parseSiteFile(text: string): {
+function parseSiteFile(text: string): {
   inputs: z.output<typeof siteInput>[];
   problems: LineProblem[];
 } {
@@ -174,6 +174,6 @@ export const siteImportOperation = defineOperation({
       tx.appendAudit(record);
       return created;
     });
-    return { imported: sites.length, sites: sites.map(siteView) };
+    return { imported: sites.length, sites: sites.map((s) => siteView(s)) };
   },
 });

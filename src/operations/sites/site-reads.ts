@@ -68,7 +68,7 @@ export const sitesOperation = defineOperation({
       limit: input.limit + 1,
     });
     const { page, next_cursor } = pageOf(rows, input.limit, CURSOR_KIND, (s) => s.id);
-    return { sites: page.map(siteView), next_cursor };
+    return { sites: page.map((s) => siteView(s)), next_cursor };
   },
 });
 

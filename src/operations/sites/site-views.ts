@@ -35,18 +35,9 @@ const optionalText = (field: string, max: number) =>
     .optional()
     .transform((v) => (v === "" || v === undefined ? null : v));
 
-export const siteIdSchema = z
-  .string({ error: "site_id must be a site id (site_...)" })
-  .max(64, { error: "site_id must be at most 64 characters" })
-  .regex(/^site_[0-9A-Za-z]{1,40}$/, { error: "site_id must be a site id (site_...)" })
-  .describe("A site's id (site_...).");
-export const assetIdSchema = z
-  .string({ error: "asset_id must be an asset id (ast_...)" })
-  .max(64, { error: "asset_id must be at most 64 characters" })
-  .regex(/^ast_[0-9A-Za-z]{1,40}$/, { error: "asset_id must be an asset id (ast_...)" })
-  .describe("An asset's id (ast_...).");
+export { assetIdSchema, siteIdSchema } from "../kernel/order-site.js";
 
-export const contactSchema = z
+const contactSchema = z
   .strictObject({
     name: optionalText("contact.name", S.contactNameLength),
     phone: optionalText("contact.phone", S.contactPhoneLength),
@@ -73,6 +64,7 @@ export const siteFieldsShape = {
   zip: z
     .string({ error: "zip must be a US ZIP code: 12345 or 12345-6789" })
     .trim()
+    .max(10, { error: "zip must be a US ZIP code: 12345 or 12345-6789" })
     .regex(/^\d{5}(-\d{4})?$/, { error: "zip must be a US ZIP code: 12345 or 12345-6789" })
     .describe("The site's ZIP code, in `state`: its time zone is derived from them."),
   hours: z
@@ -111,7 +103,11 @@ export const siteSchema = z
       .describe("The ZIP's centroid (approximate)."),
     hours: z.string().describe("Opening hours in their canonical text; empty: any time."),
     access_notes: z.string().nullable(),
-    contact: contactView,
+    contact: contactView
+      .nullable()
+      .describe(
+        "The site's contact; null in the dispatch team's views (it is the account's and its contractor's).",
+      ),
     created_at: z.iso.datetime(),
     updated_at: z.iso.datetime(),
     archived_at: z.iso.datetime().nullable(),
@@ -119,7 +115,7 @@ export const siteSchema = z
   })
   .meta({ id: "Site" });
 
-export function siteView(s: Site): z.input<typeof siteSchema> {
+export function siteView(s: Site, withContact = true): z.input<typeof siteSchema> {
   return {
     site_id: s.id,
     livemode: s.livemode,
@@ -132,7 +128,7 @@ export function siteView(s: Site): z.input<typeof siteSchema> {
     point: sitePoint(s),
     hours: s.hours,
     access_notes: s.accessNotes,
-    contact: { ...s.contact },
+    contact: withContact ? { ...s.contact } : null,
     created_at: s.createdAt,
     updated_at: s.updatedAt,
     archived_at: s.archivedAt,
@@ -158,11 +154,12 @@ export function siteRecord(s: Site) {
 const day = (field: string) =>
   z.iso
     .date({ error: `${field} must be a date, YYYY-MM-DD` })
+    .max(10, { error: `${field} must be a date, YYYY-MM-DD` })
     .nullable()
     .optional()
     .transform((v) => v ?? null);
 
-export const tagsSchema = z
+const tagsSchema = z
   .array(
     z
       .string({ error: "each tag must be a string" })

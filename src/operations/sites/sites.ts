@@ -123,7 +123,8 @@ export const siteUpdateOperation = defineOperation({
   name: "dispatch.site_update",
   summary: "Change a site",
   description:
-    "Changes the fields given of one of your sites (the others stay); its time zone follows its state and " +
+    "Changes the fields given of one of your sites (the others stay; a contact given replaces the whole " +
+    "contact, access_notes null clears them); its time zone follows its state and " +
     "ZIP. Orders made after the change read it; orders made before keep their location. An archived site " +
     "is not changed (422 on site_id). Sealed (site.updated) with the fields changed.",
   access: "key",

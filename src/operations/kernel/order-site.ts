@@ -3,14 +3,25 @@
 // and ZIP. Each asset must be in force at that site, of the caller's account: any other id is refused the
 // same way, so a caller never learns that another account's asset exists. The order's view then shows the
 // site and its assets (with warranty_in_force), and the site's contact to the account and to the contractor
-// holding the job.
+// holding the job. In kernel/ because orders/ and matching/ (the order, the quote, the views) take it and
+// sites/ (the operations on sites) builds on both.
 
 import { z } from "zod";
 import { ASSET_LIMITS, type Asset, type Site, warrantyInForce } from "../../domain/sites/site.js";
 import type { StateCode } from "../../domain/us-regions.js";
 import { validationError } from "../../errors.js";
 import type { Store } from "../../storage/store.js";
-import { assetIdSchema, siteIdSchema } from "./site-views.js";
+
+export const siteIdSchema = z
+  .string({ error: "site_id must be a site id (site_...)" })
+  .max(64, { error: "site_id must be at most 64 characters" })
+  .regex(/^site_[0-9A-Za-z]{1,40}$/, { error: "site_id must be a site id (site_...)" })
+  .describe("A site's id (site_...).");
+export const assetIdSchema = z
+  .string({ error: "asset_id must be an asset id (ast_...)" })
+  .max(64, { error: "asset_id must be at most 64 characters" })
+  .regex(/^ast_[0-9A-Za-z]{1,40}$/, { error: "asset_id must be an asset id (ast_...)" })
+  .describe("An asset's id (ast_...).");
 
 export const orderSiteShape = {
   site_id: siteIdSchema
@@ -189,4 +200,30 @@ export async function storedOrderSite(
     store.sites.assetsByIds(named.assetIds),
   ]);
   return site ? orderSiteView(site, assets, now, withContact) : null;
+}
+
+/** The site views of these orders, by order id (orders naming no site are not in it): for the lists of a
+ * contractor's jobs and the dispatch team's orders, read in three queries whatever their number. */
+export async function storedOrderSites(
+  store: Store,
+  orderIds: readonly string[],
+  now: Date,
+  withContact: boolean,
+): Promise<Map<string, OrderSiteView>> {
+  const named = await store.sites.ofOrders(orderIds);
+  if (named.length === 0) return new Map();
+  const [sites, assets] = await Promise.all([
+    store.sites.sitesByIds(named.map((n) => n.siteId)),
+    store.sites.assetsByIds([...new Set(named.flatMap((n) => n.assetIds))]),
+  ]);
+  const siteOf = new Map(sites.map((s) => [s.id, s]));
+  const assetOf = new Map(assets.map((a) => [a.id, a]));
+  const views = new Map<string, OrderSiteView>();
+  for (const n of named) {
+    const site = siteOf.get(n.siteId);
+    if (!site) continue;
+    const its = n.assetIds.flatMap((id) => assetOf.get(id) ?? []);
+    views.set(n.orderId, orderSiteView(site, its, now, withContact));
+  }
+  return views;
 }
