@@ -4,6 +4,7 @@
 
 import { type Kysely, sql } from "kysely";
 import type {
+  ComplianceCounts,
   MaintenancePlan,
   OccurrenceState,
   PlanOccurrence,
@@ -116,19 +117,6 @@ function occurrenceRow(o: PlanOccurrence): PlanOccurrencesTable {
     updated_at: o.updatedAt,
     seal: o.seal,
   };
-}
-
-/** Occurrences whose window ended in a period, by how they ended (ComplianceCounts in store.ts). */
-export interface ComplianceCounts {
-  /** Every occurrence acted on whose window ended in the period (skipped ones included). */
-  ended: number;
-  skipped: number;
-  /** Settled as done by their window's end. */
-  completed_in_window: number;
-  /** Done, after their window's end. */
-  completed_late: number;
-  /** Their order could not be created. */
-  failed: number;
 }
 
 export class KyselyMaintenanceStore implements MaintenanceStore {

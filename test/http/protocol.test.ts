@@ -299,6 +299,15 @@ describe("HTTP protocol", () => {
         "dispatchAssetHistory",
         "dispatcherSites",
         "dispatcherSite",
+        "dispatchPlanCreate",
+        "dispatchPlanUpdate",
+        "dispatchPlanArchive",
+        "dispatchPlans",
+        "dispatchPlan",
+        "dispatchOccurrences",
+        "dispatchOccurrenceSkip",
+        "dispatchOccurrenceMove",
+        "dispatchMaintenanceCompliance",
       ].sort(),
     );
     const quote = doc.paths["/api/dispatch/v1/quote"].post;

@@ -38,6 +38,11 @@ describe("the sandbox's planned maintenance", () => {
       limit: 10,
     });
     expect(sites.map((s) => s.timeZone)).toEqual(["America/Chicago", "America/Chicago", "America/Chicago"]);
+    const records = (await h.get("/api/audit?limit=200", { "x-api-key": h.sandboxKey })).json()
+      .records as Array<{ kind: string; actor: string }>;
+    const seeded = records.filter((r) => r.kind === "site.created" || r.kind === "plan.created");
+    expect(seeded.length).toBe(7);
+    expect(new Set(seeded.map((r) => r.actor))).toEqual(new Set(["system:bootstrap"]));
     // Through the sandbox key, like any account's: the listing shows them, with their next occurrences.
     const listed = (
       await h.get("/api/dispatch/v1/occurrences?limit=200", { "x-api-key": h.sandboxKey })

@@ -88,3 +88,16 @@ export interface PlanOccurrence {
   updatedAt: string;
   seal: string;
 }
+
+/** Occurrences whose window ended in a period, by how they ended (the planned-maintenance compliance). */
+export interface ComplianceCounts {
+  /** Every occurrence acted on whose window ended in the period (skipped ones included). */
+  ended: number;
+  skipped: number;
+  /** Settled as done by their window's end. */
+  completed_in_window: number;
+  /** Done, after their window's end. */
+  completed_late: number;
+  /** Their order could not be created. */
+  failed: number;
+}

@@ -5,11 +5,11 @@
 // misread). Self-reported: `estimated` is always true.
 
 import { z } from "zod";
+import type { ComplianceCounts } from "../../domain/maintenance/plan.js";
 import { type SlaFigures, withRunningClocks } from "../../domain/orders/sla-figures.js";
 import { ORDER_STATUSES } from "../../domain/orders/transitions.js";
 import { URGENCIES } from "../../domain/pricing.js";
 import type { ActiveContractors, EvalsFigures, RecallCount } from "../../storage/evals-store.js";
-import type { ComplianceCounts } from "../../storage/maintenance-store.js";
 import { checkpointSchema } from "../audit/attest.js";
 import { defineOperation, type Services } from "../kernel/operation.js";
 import { everyKeyObject } from "../kernel/schemas.js";

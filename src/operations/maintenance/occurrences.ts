@@ -206,9 +206,9 @@ export const occurrenceSkipOperation = defineOperation({
       const row = stored
         ? { ...stored, state: "skipped" as const, reason: input.reason, updatedAt: at, seal: record.seal }
         : occurrenceRow(plan, o, "skipped", null, input.reason, at, record.seal);
-      const wrote = stored
-        ? (await store.maintenance.updateOccurrence(row, tx), true)
-        : await store.maintenance.claimOccurrence(row, tx);
+      let wrote = true;
+      if (stored) await store.maintenance.updateOccurrence(row, tx);
+      else wrote = await store.maintenance.claimOccurrence(row, tx);
       if (!wrote)
         throw new ApiError(
           "invalid_transition",

@@ -243,12 +243,18 @@ export function assetRecord(a: Asset) {
 }
 
 /** The account and mode an account's key manages sites in, and who it is in their records. */
-export function ownerOf(ctx: OperationContext) {
+/** The caller's account and mode, and the actor its records name: its key, or the service itself when it
+ * acts for the account (the sandbox's first start seeding its sites: kernel/service-context.ts). */
+export function ownerOf(ctx: OperationContext): {
+  accountId: string;
+  livemode: boolean;
+  actor: `key:${string}` | `system:${string}`;
+} {
   const principal = principalOf(ctx);
   return {
     accountId: principal.accountId,
     livemode: principal.livemode,
-    actor: `key:${principal.keyId}` as const,
+    actor: ctx.actingAs ?? `key:${principal.keyId}`,
   };
 }
 

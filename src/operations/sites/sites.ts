@@ -26,7 +26,7 @@ export type SiteInput = z.output<typeof siteInput>;
 interface Owner {
   accountId: string;
   livemode: boolean;
-  actor: `key:${string}`;
+  actor: `key:${string}` | `system:${string}`;
 }
 
 /** The site `input` describes, checked (422 naming each field at fault), not yet written. */

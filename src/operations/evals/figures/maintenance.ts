@@ -3,7 +3,7 @@
 // occurrence counts by its window's end, not by when its order was received: a visit is due when its
 // window closes.
 
-import type { ComplianceCounts } from "../../../storage/maintenance-store.js";
+import type { ComplianceCounts } from "../../../domain/maintenance/plan.js";
 import { ratio } from "./measures.js";
 import type { Entry, Provenance } from "./provenance.js";
 
