@@ -303,10 +303,33 @@ export class KyselyMaintenanceStore implements MaintenanceStore {
     since: string;
     until: string;
   }): Promise<ComplianceCounts> {
+    const rows = await this.complianceRows(filter, false);
+    return rows[0]?.counts ?? { ended: 0, skipped: 0, completed_in_window: 0, completed_late: 0, failed: 0 };
+  }
+
+  async complianceBySite(filter: {
+    livemode: boolean;
+    accountId: string;
+    since: string;
+    until: string;
+  }): Promise<Array<{ siteId: string; counts: ComplianceCounts }>> {
+    return (await this.complianceRows(filter, true)).map((r) => ({
+      siteId: r.siteId as string,
+      counts: r.counts,
+    }));
+  }
+
+  private async complianceRows(
+    filter: { livemode: boolean; accountId?: string; since: string; until: string },
+    bySite: boolean,
+  ): Promise<Array<{ siteId: string | null; counts: ComplianceCounts }>> {
     const done = sql.join(WORK_DONE_STATUSES.map((st) => sql`${st}`));
     const account = filter.accountId === undefined ? sql`` : sql` AND p.account_id = ${filter.accountId}`;
-    const result = await sql<Record<keyof ComplianceCounts, number | string | null>>`
-      SELECT
+    const site = bySite ? sql`p.site_id` : sql`NULL`;
+    const result = await sql<
+      Record<keyof ComplianceCounts, number | string | null> & { site_id: string | null }
+    >`
+      SELECT ${site} AS site_id,
         count(*) AS ended,
         sum(CASE WHEN p.state = 'skipped' THEN 1 ELSE 0 END) AS skipped,
         sum(CASE WHEN p.state = 'completed' THEN 1 ELSE 0 END) AS completed_in_window,
@@ -314,16 +337,19 @@ export class KyselyMaintenanceStore implements MaintenanceStore {
         sum(CASE WHEN p.state = 'failed' THEN 1 ELSE 0 END) AS failed
       FROM plan_occurrences p LEFT JOIN orders o ON o.id = p.order_id
       WHERE p.livemode = ${filter.livemode ? 1 : 0}${account}
-        AND p.window_end >= ${filter.since} AND p.window_end < ${filter.until}`.execute(this.db);
-    const row = result.rows[0];
+        AND p.window_end >= ${filter.since} AND p.window_end < ${filter.until}
+      ${bySite ? sql`GROUP BY p.site_id ORDER BY p.site_id` : sql``}`.execute(this.db);
     const n = (v: number | string | null | undefined) => Number(v ?? 0);
-    return {
-      ended: n(row?.ended),
-      skipped: n(row?.skipped),
-      completed_in_window: n(row?.completed_in_window),
-      completed_late: n(row?.completed_late),
-      failed: n(row?.failed),
-    };
+    return result.rows.map((row) => ({
+      siteId: row.site_id,
+      counts: {
+        ended: n(row.ended),
+        skipped: n(row.skipped),
+        completed_in_window: n(row.completed_in_window),
+        completed_late: n(row.completed_late),
+        failed: n(row.failed),
+      },
+    }));
   }
 
   async endedNotFlagged(before: string, limit: number): Promise<PlanOccurrence[]> {

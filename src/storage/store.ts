@@ -689,6 +689,13 @@ export interface MaintenanceStore {
     since: string;
     until: string;
   }): Promise<ComplianceCounts>;
+  /** The same, per site of one account (only the sites with an occurrence ended in the period). */
+  complianceBySite(filter: {
+    livemode: boolean;
+    accountId: string;
+    since: string;
+    until: string;
+  }): Promise<Array<{ siteId: string; counts: ComplianceCounts }>>;
   /** Generated occurrences (every mode) whose window ended before `before`, not yet settled nor flagged. */
   endedNotFlagged(before: string, limit: number): Promise<PlanOccurrence[]>;
 }

@@ -362,7 +362,7 @@ describe("MCP tools", () => {
     const moved = await call("dispatch.occurrence_move", {
       plan_id: pm.plan_id,
       occurrence_key: next?.occurrence_key,
-      window: next?.window,
+      service_window: next?.window,
       reason: "booked now by the agent",
     });
     expect(moved.order_id).toMatch(/^ord_/);

@@ -444,9 +444,13 @@ export async function buildWorld(h: Harness): Promise<World> {
     serial: `SEC-${tag}`,
   });
   // The owner's maintenance plan (mpl_) at that site.
+  // Weekly on Tuesdays from a fixed date: the occurrence examples' key (2027-01-12, a Tuesday) is one of
+  // its dates, and some of its occurrences are always near.
   const plan = await run(planCreateOperation, caller, {
     ...planCreateOperation.example,
     site_id: site.site_id,
+    recurrence: "FREQ=WEEKLY;BYDAY=TU",
+    starts_on: "2026-01-06",
   });
   // An invoice of the owner's, approved (the invoices' exports read it): an order seeded through the store,
   // invoiced now with a total alone (no version rows: read as one line of kind other).

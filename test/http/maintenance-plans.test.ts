@@ -185,7 +185,7 @@ describe("generation", () => {
     expectProblem(
       await h.post(
         `${OCCURRENCES}/move`,
-        { plan_id: planId, occurrence_key: first.occurrence_key, reason: "x", window: second.window },
+        { plan_id: planId, occurrence_key: first.occurrence_key, reason: "x", service_window: second.window },
         { "x-api-key": acme },
       ),
       409,
@@ -207,7 +207,12 @@ describe("generation", () => {
     };
     const moved = await h.post(
       `${OCCURRENCES}/move`,
-      { plan_id: planId, occurrence_key: second.occurrence_key, reason: "Manager asked", window: later },
+      {
+        plan_id: planId,
+        occurrence_key: second.occurrence_key,
+        reason: "Manager asked",
+        service_window: later,
+      },
       { "x-api-key": acme },
     );
     expect(moved.statusCode, moved.body).toBe(200);
@@ -224,7 +229,7 @@ describe("generation", () => {
           plan_id: planId,
           occurrence_key: upcoming.occurrence_key,
           reason: "Earlier",
-          window: {
+          service_window: {
             start: new Date(Date.parse(upcoming.window.start) + DAY).toISOString(),
             end: new Date(Date.parse(upcoming.window.end) + DAY).toISOString(),
           },

@@ -161,7 +161,7 @@ function refusalReason(error: ApiError): string {
  * Generates one occurrence: its order created and the occurrence claimed in the order's transaction
  * ("generated"), claimed first elsewhere ("existing"), or recorded as failed with the refusal.
  */
-export async function generateOccurrence(
+async function generateOccurrence(
   services: Services,
   plan: MaintenancePlan,
   o: PlannedOccurrence,
@@ -193,7 +193,7 @@ export async function generateOccurrence(
 }
 
 /** Generates one plan's occurrences due inside its horizon from `now`, and records how far it went. */
-export async function generatePlan(
+async function generatePlan(
   services: Services,
   plan: MaintenancePlan,
   site: Site,

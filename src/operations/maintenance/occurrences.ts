@@ -34,7 +34,8 @@ export const occurrencesOperation = defineOperation({
     "Your maintenance plans' occurrences whose window meets [from, until) (default: the last 7 days to " +
     `31 days ahead; at most ${MAX_SPAN_DAYS} days), overdue ones first whenever their window was, then by ` +
     "window start: upcoming (not generated yet), generated (its order exists, with its status), " +
-    "completed, completed_late, overdue, skipped or failed. site_id, plan_id and status narrow them.",
+    "completed, completed_late, overdue, skipped or failed. site_id, plan_id and status narrow them (a " +
+    "site or plan that is not yours narrows them to none).",
   access: "key",
   effect: "read",
   limit: "key",
@@ -74,9 +75,17 @@ export const occurrencesOperation = defineOperation({
       throw new ApiError("validation_failed", `from and until are at most ${MAX_SPAN_DAYS} days apart.`, {
         errors: [{ field: "until", message: `at most ${MAX_SPAN_DAYS} days after from` }],
       });
-    if (input.site_id) await ownSite(ctx, owner, input.site_id);
+    // A filter, not a target: a site or plan that is not the caller's narrows the list to nothing.
+    const named = input.plan_id ? await store.maintenance.planById(input.plan_id) : undefined;
+    const mine =
+      named !== undefined &&
+      named.accountId === owner.accountId &&
+      named.livemode === owner.livemode &&
+      (input.site_id === undefined || named.siteId === input.site_id);
     const plans = input.plan_id
-      ? [await ownPlanOf(ctx, owner, input.plan_id)]
+      ? mine
+        ? [named]
+        : []
       : await store.maintenance.plans({
           livemode: owner.livemode,
           accountId: owner.accountId,
@@ -225,7 +234,7 @@ export const occurrenceMoveOperation = defineOperation({
   name: "dispatch.occurrence_move",
   summary: "Move a planned maintenance occurrence",
   description:
-    "Moves one occurrence of a plan to another window, with a reason. One not generated yet (or failed) " +
+    "Moves one occurrence of a plan to another window (service_window, as dispatch.order takes it), with a reason. One not generated yet (or failed) " +
     "becomes its order now, at the new window (409 window_unavailable with alternatives when no " +
     "contractor can take it); one generated has its order's window moved, its contractor keeping it when " +
     "it has room (409 once the job is under way). The window follows dispatch.order's service_window rules.",
@@ -234,12 +243,12 @@ export const occurrenceMoveOperation = defineOperation({
   limit: "key",
   http: { method: "POST", path: "/api/dispatch/v1/occurrences/move", input: "body" },
   problems: [404, 409],
-  input: z.strictObject({ ...occurrenceTarget, window: serviceWindowSchema }),
+  input: z.strictObject({ ...occurrenceTarget, service_window: serviceWindowSchema }),
   output: occurrenceSchema,
   example: {
     plan_id: "mpl_0VberZOdAb12Cd34Ef56",
     occurrence_key: "2027-01-12",
-    window: { start: "2027-01-14T13:00:00Z", end: "2027-01-14T17:00:00Z" },
+    service_window: { start: "2027-01-14T13:00:00Z", end: "2027-01-14T17:00:00Z" },
     reason: "Store manager asked for Thursday",
   },
   async handler(ctx, input) {
@@ -256,8 +265,8 @@ export const occurrenceMoveOperation = defineOperation({
       : { start: (planned as PlannedOccurrence).start, end: (planned as PlannedOccurrence).end };
     const moved: PlannedOccurrence = {
       key: input.occurrence_key,
-      start: new Date(input.window.start).toISOString(),
-      end: new Date(input.window.end).toISOString(),
+      start: new Date(input.service_window.start).toISOString(),
+      end: new Date(input.service_window.end).toISOString(),
       movedFrom: null,
     };
     const at = ctx.services.now().toISOString();

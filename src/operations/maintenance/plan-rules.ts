@@ -1,7 +1,7 @@
 // A stored plan's recurrence and window read with the domain's rules (domain/maintenance): what the plan
 // operations check on the way in and what the generator and the calendar expand.
 
-import { nextOccurrences, occurrencesWithin } from "../../domain/maintenance/occurrences.js";
+import { occurrencesWithin } from "../../domain/maintenance/occurrences.js";
 import type { MaintenancePlan } from "../../domain/maintenance/plan.js";
 import { parseRecurrence, type Recurrence } from "../../domain/maintenance/recurrence.js";
 import { type PreferredWindow, parseWindow } from "../../domain/maintenance/window.js";
@@ -34,21 +34,6 @@ export function recurrenceOf(
 /** The occurrences whose window starts in [from, until). */
 export function planOccurrences(rule: PlanRule, zone: string, from: Date, until: Date): PlannedOccurrence[] {
   return occurrencesWithin(rule.recurrence, rule.window, zone, from, until).map((o) => ({
-    key: o.occurrence_key,
-    start: o.start,
-    end: o.end,
-    movedFrom: o.moved_from,
-  }));
-}
-
-/** The next `count` occurrences from `from`. */
-export function upcomingOccurrences(
-  rule: PlanRule,
-  zone: string,
-  from: Date,
-  count: number,
-): PlannedOccurrence[] {
-  return nextOccurrences(rule.recurrence, rule.window, zone, from, count).map((o) => ({
     key: o.occurrence_key,
     start: o.start,
     end: o.end,

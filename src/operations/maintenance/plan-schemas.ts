@@ -22,7 +22,7 @@ export const PLAN_LIMITS = {
 
 const L = PLAN_LIMITS;
 
-export const localDateSchema = (field: string) =>
+const localDateSchema = (field: string) =>
   z
     .string({ error: `${field} must be a date (YYYY-MM-DD)` })
     .regex(/^\d{4}-\d{2}-\d{2}$/, { error: `${field} must be a date (YYYY-MM-DD)` })
@@ -41,7 +41,7 @@ const hhmm = (field: string) =>
 
 const DAY_CODES = ["mon", "tue", "wed", "thu", "fri", "sat", "sun"] as const;
 
-export const windowSchema = z
+const windowSchema = z
   .strictObject({
     days: z
       .array(z.enum(DAY_CODES, { error: `days must be among: ${DAY_CODES.join(", ")}` }))
@@ -189,7 +189,7 @@ export const OCCURRENCE_STATUSES = [
   "skipped",
   "failed",
 ] as const;
-export type OccurrenceStatus = (typeof OCCURRENCE_STATUSES)[number];
+type OccurrenceStatus = (typeof OCCURRENCE_STATUSES)[number];
 
 export const occurrenceSchema = z
   .object({
@@ -220,7 +220,7 @@ export const occurrenceSchema = z
 export type OccurrenceView = z.input<typeof occurrenceSchema>;
 
 /** An occurrence's status as a reader sees it: overdue while its window ended and its order is not done. */
-export function occurrenceStatus(o: PlanOccurrence, orderDone: boolean): OccurrenceStatus {
+function occurrenceStatus(o: PlanOccurrence, orderDone: boolean): OccurrenceStatus {
   if (o.state === "skipped" || o.state === "failed" || o.state === "completed") return o.state;
   if (o.overdueAt !== null) return orderDone ? "completed_late" : "overdue";
   return "generated";
