@@ -64,10 +64,17 @@ module.exports = {
     {
       name: "domain-is-pure",
       severity: "error",
-      comment: "domain/ is pure logic: it imports only domain/, the error codes and the zipcodes data.",
+      comment:
+        "domain/ is pure logic: it imports only domain/, the error codes, the zipcodes data and rrule (recurrence rules, no I/O).",
       from: { path: "^src/domain/" },
       to: {
-        pathNot: ["^src/domain/", "^src/errors\\.ts$", "^src/types/", "node_modules/zipcodes"],
+        pathNot: [
+          "^src/domain/",
+          "^src/errors\\.ts$",
+          "^src/types/",
+          "node_modules/zipcodes",
+          "node_modules/rrule",
+        ],
         dependencyTypesNot: ["core"],
       },
     },

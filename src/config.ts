@@ -133,6 +133,9 @@ const configSchema = z.object({
   /** How often each process looks for service-level clocks due to fire (order.sla_at_risk,
    * order.sla_breached); 0: this process watches none. */
   SLA_WATCH_INTERVAL_MS: z.coerce.number().int().min(0).default(30_000),
+  /** Maintenance plans (docs/sites-and-maintenance.md): how often each process generates the occurrences
+   * that entered their horizon and settles those whose window ended; 0: this process does not. */
+  MAINTENANCE_INTERVAL_MS: z.coerce.number().int().min(0).default(60_000),
   /** Proof of work (docs/proof-of-work.md): the largest attachment one upload may send, bytes. */
   ATTACHMENT_MAX_BYTES: positiveInt.max(1024 * 1024 * 1024).default(20 * 1024 * 1024),
   /** The bytes of every attachment of one order together, at most. */

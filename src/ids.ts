@@ -27,9 +27,12 @@ export type IdPrefix =
   | "att"
   | "upl"
   | "clt"
+  | "mpl"
   | "cli"
   | "dnd"
-  | "ivd";
+  | "ivd"
+  | "site"
+  | "ast";
 
 export function newId(prefix: IdPrefix, length = 20): string {
   return `${prefix}_${randomBase62(length)}`;

@@ -16,6 +16,7 @@ import { clusterMetricsSource, offerWorkerMetrics } from "./cluster-metrics.js";
 import { type Config, loadConfig, loadEnvFile } from "./config.js";
 import { createLogger } from "./logger.js";
 import { createServices, createWebhookDispatcher, openStore } from "./services/create-services.js";
+import { seedSandboxMaintenance } from "./sim/sandbox-maintenance.js";
 import { SandboxPlayer } from "./sim/sandbox-player.js";
 import { buildApp } from "./transports/http/app.js";
 import {
@@ -25,6 +26,7 @@ import {
   type MetricsSource,
 } from "./transports/http/metrics-server.js";
 import { ComplianceWatch } from "./workers/compliance-watch.js";
+import { MaintenanceGenerator } from "./workers/maintenance-generator.js";
 import { OfferSweeper } from "./workers/offer-sweeper.js";
 import { SlaWatch } from "./workers/sla-watch.js";
 
@@ -181,6 +183,8 @@ async function serve(config: Config, prepare: boolean): Promise<void> {
   if (first) printFirstStart(first, dispatchKey);
   const agentKey = first ? await sandboxKeyOf(store) : null;
   await services.pool.load();
+  // The sandbox's sites and maintenance plans, once (sim/sandbox-maintenance.ts).
+  if (prepare) await seedSandboxMaintenance(services);
 
   const app = await buildApp(services, { logger });
   services.pool.startRefresh(config.POOL_REFRESH_MS, (err) => app.log.error({ err }, "pool refresh failed"));
@@ -194,6 +198,8 @@ async function serve(config: Config, prepare: boolean): Promise<void> {
   compliance.start(); // the daily pool.compliance_expiring list, once a day across processes
   const slaWatch = new SlaWatch(services, logger);
   slaWatch.start(config.SLA_WATCH_INTERVAL_MS); // order.sla_at_risk / order.sla_breached, once per clock
+  const maintenance = new MaintenanceGenerator(services, logger);
+  maintenance.start(config.MAINTENANCE_INTERVAL_MS); // planned orders inside their horizon, overdue ones
   const sandbox = config.SANDBOX_SIMULATION ? new SandboxPlayer(services, logger) : null;
   sandbox?.start(); // the sandbox's simulated contractors
   const webhooks = createWebhookDispatcher(config, store, { logger, metrics: services.metrics });
@@ -233,6 +239,7 @@ async function serve(config: Config, prepare: boolean): Promise<void> {
     await sweeper.stop();
     await compliance.stop();
     await slaWatch.stop();
+    await maintenance.stop();
     await sandbox?.stop();
     await webhooks.close();
     await services.audit.stop();

@@ -37,6 +37,8 @@ const ORDER_KINDS = {
     "A service-level clock of the order is at risk (80 % of its time used with its step not done, or the contractor's ETA after its deadline): the clock (respond or arrive), why, its start and deadline, the time allowed and used, the ETA, and the order's status.",
   "order.sla_breached":
     "A service-level clock of the order passed its deadline with its step not done (or done late): the clock, its start and deadline, the time allowed and used, the ETA, and the order's status.",
+  "order.maintenance_overdue":
+    "A planned order's occurrence is overdue: the window of the maintenance plan's occurrence it was generated for ended with the order not done (plan_id, occurrence_key, the window, and the order's status). Once per order; the status does not change.",
   "order.rescheduled":
     "A dispatcher moved the order's arrival window: the window before and after, the contractor holding or offered the job (which keeps it, placed again in the new window), and why.",
   "order.countered":
@@ -61,6 +63,19 @@ const AUDIT_KINDS = {
     "An account set its invoice policy for one mode: auto_approve_below_cents (an invoice with no flagged check below it is approved at once; null: never) and the previous value.",
   "account.counter_policy_set":
     "An account set its policy on counter-offers in one mode: auto_accept_within_pct (counters at most that many percent above the estimate, and within the NTE in force, accepted at once; null: none), and the previous value.",
+  "plan.created":
+    "An account created a maintenance plan: its site (and asset), trade, name, description, checklist template, duration, recurrence rule, exceptions, start date, preferred window in the site's time zone, horizon and NTE.",
+  "plan.updated":
+    "An account changed a maintenance plan: the fields changed, their previous values and the new version. Occurrences already generated keep their orders; the rest follow the plan as changed.",
+  "plan.archived": "An account archived a maintenance plan: no occurrence is generated from it any more.",
+  "plan.occurrence_generated":
+    "A maintenance plan's occurrence became a work order, in the order's own transaction (once: the plan and the occurrence's key claim it): the plan, the key (the rule's date), the window and the order.",
+  "plan.occurrence_failed":
+    "A maintenance plan's occurrence could not become a work order (no contractor can take its window, or the window is refused): the plan, the key, the window and the reason. The account moves or skips it.",
+  "plan.occurrence_skipped":
+    "An account skipped a maintenance plan's occurrence, with its reason (and cancelled its order, if it had one).",
+  "plan.occurrence_moved":
+    "An account moved a maintenance plan's occurrence to another window, with its reason: the window before and after (its order rescheduled, or created at the new window).",
   "account.do_not_dispatch_added":
     "An account excluded a contractor from its work of one mode (do-not-dispatch): the entry's id, the contractor (its id a disclosure for the dispatch team, the account's handle for the account), the trades (null: every trade) and the account's reason. Account-level: never shown to a contractor.",
   "account.do_not_dispatch_removed":
@@ -85,6 +100,18 @@ const AUDIT_KINDS = {
     "An account key's role was set (requester, approver with its approval limit in cents, or admin), by an admin key or an operator: the key, the role and limit, and the ones before.",
   "pool.seeded":
     "The sandbox contractor pool was generated: how many contractors and a digest of the pool; or, once, a pool seeded before verification dates got them (verification_dates_backfilled: how many), or before working hours (working_hours_backfilled: how many); or the sandbox's starter checklists were created, one service template per trade in test mode (checklist_templates: their ids, and checklist_templates_sha256: a digest of their trades, names and items).",
+  "site.created":
+    "An account created a site: its id, and the site (name, address, city, state, ZIP, the time zone derived from them, opening hours, access notes), its contact (name, phone, email) a disclosure for the account and the dispatch team.",
+  "site.updated":
+    "An account changed a site (the changes apply to orders made after): its id, the fields changed and the site as it now is (its contact a disclosure, as above).",
+  "site.archived":
+    "An account archived a site: no new order may name it; its orders and assets' history stay readable.",
+  "sites.imported":
+    "An account imported sites from a CSV file: how many, their ids and a SHA-256 digest of the file (each site's details are in the file; its contacts are never sealed in the clear).",
+  "asset.created":
+    "An account recorded an asset at one of its sites: its id, the site, trade, type, make, model, serial, install date, warranty end and tags.",
+  "asset.updated": "An account changed an asset: its id, the fields changed and the asset as it now is.",
+  "asset.archived": "An account archived an asset: no new order may name it; its service history stays.",
   "pool.imported":
     "Contractors were imported into a pool (pool: live or sandbox; a live record for the live pool): how many were added and updated, and a digest of the file.",
 } as const;

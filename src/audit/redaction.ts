@@ -11,7 +11,8 @@
 // - a contractor acting (actor `contractor:<id>`) is sealed as actor `contractor`, with `actor_id` for
 //   the dispatch team and that contractor and `actor_ref` for the caller;
 // - the caller's contact details and its own bookkeeping (CALLER_ONLY: an order's callback_url,
-//   reference_id and idempotency_key, and the site's address and name): the caller and the dispatch team.
+//   reference_id and idempotency_key, the site's address and name, and a site's contact in its records):
+//   the caller and the dispatch team.
 //   A contractor reads an order's creation as the job it was offered: trade, description, urgency, NTE,
 //   service window, state, city and zip, what its offer shows; the address and the site's name reach the
 //   contractor that accepts the job through its job (contractor.jobs), not through the log.
@@ -56,6 +57,8 @@ const CALLER_ONLY: Fields = {
   input: { callback_url: true, reference_id: true, location: { address: true, name: true } },
   // Where a photo says it was taken (an attachment's EXIF GPS): the account's and the dispatch team's.
   captured_position: true,
+  // A site's contact (sites' records): the account's and the dispatch team's.
+  site: { contact: true },
 };
 
 interface Claim {

@@ -17,6 +17,19 @@ import { evalsOperation } from "./evals/evals.js";
 import { evalsSeriesOperation } from "./evals/evals-series.js";
 import { type AnyOperation, servedToAgents } from "./kernel/operation.js";
 import { accountKeysOperation, keyRoleSetOperation } from "./keys/key-roles.js";
+import { maintenanceComplianceOperation } from "./maintenance/compliance.js";
+import {
+  occurrenceMoveOperation,
+  occurrenceSkipOperation,
+  occurrencesOperation,
+} from "./maintenance/occurrences.js";
+import {
+  planArchiveOperation,
+  planCreateOperation,
+  planOperation,
+  plansOperation,
+  planUpdateOperation,
+} from "./maintenance/plans.js";
 import { availabilityOperation } from "./matching/availability.js";
 import { estimateOperation } from "./matching/estimate.js";
 import { quoteOperation } from "./matching/quote.js";
@@ -98,6 +111,17 @@ import {
   dispatcherTimeOffRemoveOperation,
 } from "./pool/time-off.js";
 import { probeOperation } from "./probe/storefront-probe.js";
+import { assetHistoryOperation } from "./sites/asset-history.js";
+import {
+  assetArchiveOperation,
+  assetCreateOperation,
+  assetsOperation,
+  assetUpdateOperation,
+} from "./sites/assets.js";
+import { dispatcherSiteOperation, dispatcherSitesOperation } from "./sites/dispatcher-sites.js";
+import { siteImportOperation } from "./sites/site-import.js";
+import { siteOperation, sitesOperation } from "./sites/site-reads.js";
+import { siteArchiveOperation, siteCreateOperation, siteUpdateOperation } from "./sites/sites.js";
 import {
   webhooksConfigOperation,
   webhooksDeliveriesOperation,
@@ -145,6 +169,26 @@ export const OPERATIONS: readonly AnyOperation[] = [
   checklistTemplateCreateOperation,
   checklistTemplatesOperation,
   checklistTemplateRetireOperation,
+  siteCreateOperation,
+  siteUpdateOperation,
+  siteArchiveOperation,
+  siteImportOperation,
+  sitesOperation,
+  siteOperation,
+  assetCreateOperation,
+  assetUpdateOperation,
+  assetArchiveOperation,
+  assetsOperation,
+  assetHistoryOperation,
+  planCreateOperation,
+  planUpdateOperation,
+  planArchiveOperation,
+  plansOperation,
+  planOperation,
+  occurrencesOperation,
+  occurrenceSkipOperation,
+  occurrenceMoveOperation,
+  maintenanceComplianceOperation,
   webhooksConfigOperation,
   webhooksSetEndpointOperation,
   webhooksRotateSecretOperation,
@@ -188,6 +232,8 @@ export const OPERATIONS: readonly AnyOperation[] = [
   dispatcherContractorsOperation,
   dispatcherContractorOperation,
   dispatcherDoNotDispatchOperation,
+  dispatcherSitesOperation,
+  dispatcherSiteOperation,
   scheduleOptimizeOperation,
   scheduleApplyOperation,
   scheduleLanesOperation,

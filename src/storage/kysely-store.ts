@@ -21,12 +21,14 @@ import { GroupCommitter } from "./group-commit.js";
 import { KyselyIdempotencyStore } from "./idempotency-store.js";
 import { KyselyInvoicePolicyStore } from "./invoice-policy-store.js";
 import { KyselyKeyStore } from "./key-store.js";
+import { KyselyMaintenanceStore } from "./maintenance-store.js";
 import { migrationProvider } from "./migrations/all-migrations.js";
 import { OrderEventStore, type RemoteListener } from "./order-event-store.js";
 import { KyselyOrderStore } from "./order-store.js";
 import { KyselyRatingStore } from "./rating-store.js";
 import { ScheduleStore } from "./schedule-store.js";
 import type { Database } from "./schema.js";
+import { KyselySiteStore } from "./site-store.js";
 import type { Store, WriteTx } from "./store.js";
 import { isRetryableConflict } from "./store-errors.js";
 import { PartialUploadStore } from "./uploads/partial-upload-store.js";
@@ -59,7 +61,9 @@ export class KyselyStore implements Store {
   readonly doNotDispatch: KyselyDoNotDispatchStore;
   readonly ratings: KyselyRatingStore;
   readonly counters: KyselyCounterStore;
+  readonly sites: KyselySiteStore;
   readonly schedules: ScheduleStore;
+  readonly maintenance: KyselyMaintenanceStore;
   /** PostgreSQL schema the store works in, when not the default (the migration tables live there too). */
   readonly schema: string | undefined;
   readonly singleWriter: boolean;
@@ -110,8 +114,10 @@ export class KyselyStore implements Store {
     this.doNotDispatch = new KyselyDoNotDispatchStore(db);
     this.ratings = new KyselyRatingStore(db);
     this.counters = new KyselyCounterStore(db);
+    this.sites = new KyselySiteStore(db);
     this.clock = options.clock;
     this.schedules = new ScheduleStore(db);
+    this.maintenance = new KyselyMaintenanceStore(db);
     this.committer = new GroupCommitter<WriteTx>(
       async (work) => {
         let wroteEvents = false;

@@ -482,6 +482,66 @@ export interface Database {
   checklist_answers: ChecklistAnswersTable;
   counter_offers: CounterOffersTable;
   counter_policies: CounterPoliciesTable;
+  maintenance_plans: MaintenancePlansTable;
+  plan_occurrences: PlanOccurrencesTable;
+  sites: SitesTable;
+  assets: AssetsTable;
+  order_sites: OrderSitesTable;
+  order_assets: OrderAssetsTable;
+}
+
+/** A maintenance plan (migration 0042; domain/maintenance/plan.ts). */
+export interface MaintenancePlansTable {
+  id: string;
+  livemode: number;
+  account_id: string;
+  site_id: string;
+  asset_id: string | null;
+  trade: string;
+  name: string;
+  description: string;
+  checklist_template_id: string | null;
+  duration_minutes: number;
+  recurrence: string;
+  /** JSON: local dates (YYYY-MM-DD) skipped. */
+  exceptions: string;
+  starts_on: string;
+  /** JSON: the preferred window { days, start, end }. */
+  window: string;
+  horizon_days: number;
+  nte_cents: number | null;
+  status: string;
+  version: number;
+  /** Occurrences whose window starts before this instant have been generated (null: none yet). */
+  generated_until: string | null;
+  /** When the plan is generated again (its horizon moved on by a day); null: at once. */
+  refresh_at: string | null;
+  created_at: string;
+  created_by: string;
+  updated_at: string;
+  updated_by: string;
+  seal: string;
+}
+
+/** An occurrence of a plan acted on: generated, skipped or failed (migration 0042). */
+export interface PlanOccurrencesTable {
+  plan_id: string;
+  occurrence_key: string;
+  livemode: number;
+  account_id: string;
+  site_id: string;
+  asset_id: string | null;
+  window_start: string;
+  window_end: string;
+  state: string;
+  order_id: string | null;
+  reason: string | null;
+  /** JSON: { start, end }, the window before a move. */
+  moved_from: string | null;
+  overdue_at: string | null;
+  created_at: string;
+  updated_at: string;
+  seal: string;
 }
 
 /** A contractor's counter to an offer (migration 0038; the domain's CounterOffer with livemode 0/1). */
@@ -642,4 +702,63 @@ interface UploadChunksTable {
   upload_id: string;
   start: number | string;
   data: Uint8Array;
+}
+
+/** An account's site (migration 0041; the domain's Site, livemode 0/1, its contact in three columns). */
+export interface SitesTable {
+  id: string;
+  account_id: string;
+  livemode: number;
+  name: string;
+  address: string;
+  city: string;
+  state: string;
+  zip: string;
+  time_zone: string;
+  hours: string;
+  access_notes: string | null;
+  contact_name: string | null;
+  contact_phone: string | null;
+  contact_email: string | null;
+  created_at: string;
+  created_by: string;
+  updated_at: string;
+  updated_by: string;
+  archived_at: string | null;
+  seal: string;
+}
+
+/** An asset at a site (migration 0041): its tags as JSON text, serial_key its serial as compared. */
+export interface AssetsTable {
+  id: string;
+  site_id: string;
+  account_id: string;
+  livemode: number;
+  trade: string;
+  type: string;
+  make: string | null;
+  model: string | null;
+  serial: string | null;
+  serial_key: string | null;
+  installed_on: string | null;
+  warranty_ends_on: string | null;
+  tags: string;
+  created_at: string;
+  created_by: string;
+  updated_at: string;
+  updated_by: string;
+  archived_at: string | null;
+  seal: string;
+}
+
+/** The site an order names (migration 0041): a row only for an order that names one. */
+interface OrderSitesTable {
+  order_id: string;
+  site_id: string;
+}
+
+/** An asset an order names (migration 0041). */
+interface OrderAssetsTable {
+  order_id: string;
+  asset_id: string;
 }

@@ -11,6 +11,7 @@ import type { Contractor, Pool } from "../domain/contractor.js";
 import type { ContractorStanding } from "../domain/contractor-directory.js";
 import type { DoNotDispatchEntry } from "../domain/do-not-dispatch.js";
 import type { KeyRole } from "../domain/key-roles.js";
+import type { ComplianceCounts, MaintenancePlan, PlanOccurrence } from "../domain/maintenance/plan.js";
 import type { ChecklistAnswer, ChecklistTemplate, OrderChecklist } from "../domain/orders/checklist.js";
 import type { ProofRequirements } from "../domain/orders/completion-gate.js";
 import type { CounterPolicy } from "../domain/orders/counter-rules.js";
@@ -19,6 +20,7 @@ import type { CounterOffer, NteRequest, Offer, OfferStatus, Order } from "../dom
 import type { OrderStatus } from "../domain/orders/transitions.js";
 import type { OrderRating, RatingTally } from "../domain/ratings.js";
 import type { DayOrder } from "../domain/schedule/day-jobs.js";
+import type { Asset, Site } from "../domain/sites/site.js";
 import type { TradeCode } from "../domain/trades.js";
 import type { StateCode } from "../domain/us-regions.js";
 import type { BlobStore } from "./blobs/blob-store.js";
@@ -540,6 +542,55 @@ export interface DoNotDispatchStore {
   version(): Promise<string>;
 }
 
+/** Accounts' sites and their assets (issue 34; domain/sites/site.ts), and the site and assets orders name. */
+export interface SiteStore {
+  insertSite(site: Site, actor: string, tx: WriteTx): Promise<void>;
+  /** Writes the site's fields, its archive time and seal as `site` holds them. */
+  updateSite(site: Site, actor: string, tx: WriteTx): Promise<void>;
+  /** A site by id (archived too). */
+  siteById(id: string, tx?: WriteTx): Promise<Site | undefined>;
+  /** An account's sites in a mode (every account's when `accountId` is left out), by id: oldest first
+   * after `after`, or newest first before `before`; archived ones only when asked; `state` and `text` (in
+   * the name, address or city, without case) narrow them. */
+  sites(
+    filter: {
+      accountId?: string | undefined;
+      livemode: boolean;
+      state?: string | undefined;
+      text?: string | undefined;
+      includeArchived?: boolean;
+      after?: string | undefined;
+      before?: string | undefined;
+      newestFirst?: boolean;
+      limit: number;
+    },
+    tx?: WriteTx,
+  ): Promise<Site[]>;
+  /** How many sites an account keeps in force in a mode. */
+  activeSiteCount(accountId: string, livemode: boolean, tx?: WriteTx): Promise<number>;
+  insertAsset(asset: Asset, actor: string, tx: WriteTx): Promise<void>;
+  updateAsset(asset: Asset, actor: string, tx: WriteTx): Promise<void>;
+  assetById(id: string, tx?: WriteTx): Promise<Asset | undefined>;
+  assetsByIds(ids: readonly string[], tx?: WriteTx): Promise<Asset[]>;
+  /** A site's assets, by id; archived ones only when asked. */
+  assetsOfSite(siteId: string, includeArchived: boolean, tx?: WriteTx): Promise<Asset[]>;
+  /** The asset in force at a site with this serial (compared as domain/sites/site.ts serialKey). */
+  assetBySerial(siteId: string, serial: string, tx?: WriteTx): Promise<Asset | undefined>;
+  /** Records the site (and assets) an order names, in the order's transaction. */
+  nameOnOrder(orderId: string, siteId: string, assetIds: readonly string[], tx: WriteTx): Promise<void>;
+  /** Sites by id (archived too). */
+  sitesByIds(ids: readonly string[], tx?: WriteTx): Promise<Site[]>;
+  /** The site and assets each of these orders names (those that name none are left out). */
+  ofOrders(
+    orderIds: readonly string[],
+    tx?: WriteTx,
+  ): Promise<Array<{ orderId: string; siteId: string; assetIds: string[] }>>;
+  /** The site and assets an order names; undefined for an order that names none. */
+  ofOrder(orderId: string, tx?: WriteTx): Promise<{ siteId: string; assetIds: string[] } | undefined>;
+  /** The orders that named an asset, newest first (by id), at most `limit`. */
+  ordersOfAsset(assetId: string, limit: number, tx?: WriteTx): Promise<string[]>;
+}
+
 /** Ratings of completed orders (issue 33; domain/ratings.ts), one per order, and contractors' tallies. */
 export interface RatingStore {
   /** An order's rating, if it has one. */
@@ -582,6 +633,77 @@ export interface ChecklistStore {
   saveAnswer(answer: ChecklistAnswer, tx: WriteTx): Promise<void>;
 }
 
+/** Maintenance plans and their occurrences (issue 34; domain/maintenance/plan.ts). */
+export interface MaintenanceStore {
+  insertPlan(plan: MaintenancePlan, tx: WriteTx): Promise<void>;
+  /** Writes the plan's row as given; `regenerate` forgets how far it was generated (a changed rule). */
+  updatePlan(plan: MaintenancePlan, tx: WriteTx, options?: { regenerate: boolean }): Promise<void>;
+  planById(id: string, tx?: WriteTx): Promise<MaintenancePlan | undefined>;
+  /** Plans of one mode in id order (active only unless asked), a page after `after`. */
+  plans(
+    filter: {
+      livemode: boolean;
+      accountId?: string;
+      siteId?: string;
+      assetId?: string;
+      includeArchived?: boolean;
+      after?: string;
+      limit: number;
+    },
+    tx?: WriteTx,
+  ): Promise<MaintenancePlan[]>;
+  /** Active plans (every mode) due to be generated at `now` (never generated, or refresh_at passed). */
+  plansToGenerate(now: string, limit: number): Promise<MaintenancePlan[]>;
+  /** Records that the plan's occurrences starting before `until` are generated, and when to generate it
+   * again, if still at `version`. */
+  setGeneratedUntil(
+    planId: string,
+    version: number,
+    until: string,
+    refreshAt: string,
+    tx: WriteTx,
+  ): Promise<void>;
+  /** Inserts the occurrence unless its (plan, key) exists: false when another write claimed it first. */
+  claimOccurrence(occurrence: PlanOccurrence, tx: WriteTx): Promise<boolean>;
+  updateOccurrence(occurrence: PlanOccurrence, tx: WriteTx): Promise<void>;
+  /** Writes over a failed occurrence (a move that generated it): false when it is not failed any more. */
+  replaceFailed(occurrence: PlanOccurrence, tx: WriteTx): Promise<boolean>;
+  /** Sets the occurrence's overdue time unless it has one: false when another write set it first. */
+  markOverdue(planId: string, key: string, at: string, tx: WriteTx): Promise<boolean>;
+  occurrence(planId: string, key: string, tx?: WriteTx): Promise<PlanOccurrence | undefined>;
+  /** Occurrences of one mode by window start, filtered. */
+  occurrences(
+    filter: {
+      livemode: boolean;
+      accountId?: string;
+      planId?: string;
+      siteId?: string;
+      from?: string;
+      until?: string;
+      overdue?: boolean;
+      limit: number;
+    },
+    tx?: WriteTx,
+  ): Promise<PlanOccurrence[]>;
+  occurrenceOfOrder(orderId: string, tx?: WriteTx): Promise<PlanOccurrence | undefined>;
+  /** How the occurrences whose window ended in [since, until) ended: the planned-maintenance compliance. */
+  complianceCounts(filter: {
+    livemode: boolean;
+    accountId?: string;
+    since: string;
+    until: string;
+  }): Promise<ComplianceCounts>;
+  /** The same, per site of one account (only the sites with an occurrence ended in the period). */
+  complianceBySite(filter: {
+    livemode: boolean;
+    accountId: string;
+    since: string;
+    until: string;
+  }): Promise<Array<{ siteId: string; counts: ComplianceCounts }>>;
+  /** Generated occurrences (every mode) whose window ended before `before`, not yet settled nor flagged. */
+  endedNotFlagged(before: string, limit: number): Promise<PlanOccurrence[]>;
+}
+
 export interface Store {
   readonly dialect: "sqlite" | "postgres";
   /** Where a worker thread reads the same data (day-reader.ts); none for an in-memory store. */
@@ -622,10 +744,14 @@ export interface Store {
   readonly invoicePolicies: InvoicePolicyStore;
   /** Checklist templates, orders' checklists and their answers. */
   readonly checklists: ChecklistStore;
+  /** Maintenance plans and their occurrences. */
+  readonly maintenance: MaintenanceStore;
   /** Accounts' do-not-dispatch lists. */
   readonly doNotDispatch: DoNotDispatchStore;
   /** Ratings of completed orders. */
   readonly ratings: RatingStore;
+  /** Accounts' sites and assets, and the ones orders name. */
+  readonly sites: SiteStore;
   /** Contractors' counter-offers and accounts' policies on them. */
   readonly counters: CounterStore;
   /** The blob store that goes with this store: chunked rows on PostgreSQL (shared by every process),

@@ -63,6 +63,9 @@ export const WEBHOOK_EVENT_DESCRIPTIONS: Record<WebhookEventType, string> = {
   "order.counter_expired":
     "The counter-offer's deadline passed unanswered (data.counter): the job was offered to the next " +
     "contractor (or, the cascade run out, order.needs_dispatcher with data.counter).",
+  "order.maintenance_overdue":
+    "A planned order is overdue: the window of its maintenance plan's occurrence (data.maintenance: plan_id, " +
+    "occurrence_key, window) ended with the order not done. Once per order; the status does not change.",
   "order.rescheduled":
     "The dispatch team moved the arrival window (data.order.arrival_window is the new one, " +
     "data.previous_window the old, data.reason why); the contractor holding the job keeps it. The status " +

@@ -322,6 +322,60 @@ describe("MCP tools", () => {
     expect(paid.status).toBe("paid");
     const [ownKey] = (await call("dispatch.keys", {})).keys as Array<{ id: string }>;
     await call("dispatch.key_role_set", { key_id: ownKey?.id, role: "admin" });
+    // Sites and assets: a site, an asset at it, an order naming both (its location from the site), the
+    // asset's history, then both archived.
+    const site = await call("dispatch.site_create", example("dispatch.site_create"));
+    await call("dispatch.site_update", { site_id: site.site_id, hours: "mon-sun 06:00-22:00" });
+    await call("dispatch.site_import", example("dispatch.site_import"));
+    await call("dispatch.sites", { state: "TX" });
+    const asset = await call("dispatch.asset_create", {
+      ...example("dispatch.asset_create"),
+      site_id: site.site_id,
+    });
+    await call("dispatch.asset_update", { asset_id: asset.asset_id, tags: ["roof"] });
+    await call("dispatch.assets", { site_id: site.site_id });
+    const { location: _location, ...siteJob } = example("dispatch.order");
+    const sited = await call("dispatch.order", {
+      ...siteJob,
+      site_id: site.site_id,
+      asset_ids: [asset.asset_id],
+    });
+    expect((sited.site as { site_id: string }).site_id).toBe(site.site_id);
+    const history = await call("dispatch.asset_history", { asset_id: asset.asset_id });
+    expect((history.orders as Array<{ order_id: string }>).map((o) => o.order_id)).toEqual([sited.order_id]);
+    await call("dispatch.site", { site_id: site.site_id });
+    // A maintenance plan at the site: created, changed, listed, read; its next occurrence becomes its
+    // order now (moved to its own window), the one after is skipped.
+    const pm = await call("dispatch.plan_create", {
+      ...example("dispatch.plan_create"),
+      site_id: site.site_id,
+      recurrence: "FREQ=WEEKLY",
+      window: { days: ["mon", "tue", "wed", "thu", "fri", "sat"], start: "08:00", end: "20:00" },
+    });
+    await call("dispatch.plan_update", { plan_id: pm.plan_id, name: "Weekly filter check" });
+    await call("dispatch.plans", { site_id: site.site_id });
+    const upcoming = (await call("dispatch.plan", { plan_id: pm.plan_id })).occurrences as Array<{
+      occurrence_key: string;
+      window: { start: string; end: string };
+    }>;
+    const [next, after] = upcoming;
+    const moved = await call("dispatch.occurrence_move", {
+      plan_id: pm.plan_id,
+      occurrence_key: next?.occurrence_key,
+      service_window: next?.window,
+      reason: "booked now by the agent",
+    });
+    expect(moved.order_id).toMatch(/^ord_/);
+    await call("dispatch.occurrence_skip", {
+      plan_id: pm.plan_id,
+      occurrence_key: after?.occurrence_key,
+      reason: "store closed",
+    });
+    await call("dispatch.occurrences", { site_id: site.site_id });
+    await call("dispatch.plan_archive", { plan_id: pm.plan_id });
+    await call("dispatch.maintenance_compliance", { period: "rolling_90d" });
+    await call("dispatch.asset_archive", { asset_id: asset.asset_id });
+    await call("dispatch.site_archive", { site_id: site.site_id });
     const rated = await call("dispatch.order_rate", {
       order_id: order.order_id,
       quality: 5,
@@ -394,6 +448,8 @@ describe("MCP tools", () => {
     const found = await call("dispatcher.contractors", example("dispatcher.contractors"), ops);
     expect((found.contractors as unknown[]).length).toBeGreaterThan(0);
     await call("dispatcher.contractor", { contractor_id: held?.contractor_id }, ops);
+    const teamSites = (await call("dispatcher.sites", {}, ops)).sites as Array<{ site_id: string }>;
+    await call("dispatcher.site", { site_id: teamSites[0]?.site_id }, ops);
     await call("dispatcher.audit", { order_id: order.order_id }, ops);
     const today = new Date().toISOString().slice(0, 10);
     const proposal = await call("dispatch.schedule_optimize", { date: today, time_limit_ms: 100 }, ops);

@@ -14,6 +14,7 @@ import { generateApiKey } from "../../src/auth/api-key.js";
 import { CONTRACTOR_REF_PATTERN } from "../../src/auth/contractor-refs.js";
 import type { IdPrefix } from "../../src/ids.js";
 import type { AnyOperation } from "../../src/operations/kernel/operation.js";
+import { planCreateOperation } from "../../src/operations/maintenance/plans.js";
 import { attachmentUploadOperation } from "../../src/operations/orders/attachments.js";
 import { checklistTemplateCreateOperation } from "../../src/operations/orders/checklist-templates.js";
 import {
@@ -35,6 +36,8 @@ import {
   dispatcherTimeOffAddOperation,
 } from "../../src/operations/pool/time-off.js";
 import { OPERATIONS } from "../../src/operations/registry.js";
+import { assetCreateOperation } from "../../src/operations/sites/assets.js";
+import { siteCreateOperation } from "../../src/operations/sites/sites.js";
 import {
   webhooksDeliveriesOperation,
   webhooksRotateSecretOperation,
@@ -107,6 +110,9 @@ const ID_PREFIXES = [
   "cli",
   "dnd",
   "ivd",
+  "site",
+  "ast",
+  "mpl",
 ] as const satisfies readonly IdPrefix[];
 const everyPrefixListed: Exclude<IdPrefix, (typeof ID_PREFIXES)[number]> extends never ? true : false = true;
 void everyPrefixListed;
@@ -127,6 +133,9 @@ const RESOLVED = [
   "cli",
   "dnd",
   "key",
+  "site",
+  "mpl",
+  "ast",
   "cref",
 ] as const;
 type Resolved = (typeof RESOLVED)[number];
@@ -326,7 +335,7 @@ export function inputOf(op: AnyOperation, world: World): Record<string, unknown>
  * fanned out (whd_); a fresh sandbox contractor D (ctr_); a photo C added to the first order (att_); the
  * account's checklist template of the orders' trade (clt_) and its one item (cli_), on the first order's
  * checklist; the account's do-not-dispatch entry of another contractor (dnd_), and its handle of C (the
- * cref- an example names).
+ * cref- an example names); the account's site (site_) and an asset at it (ast_).
  */
 export async function buildWorld(h: Harness): Promise<World> {
   const tag = Math.random().toString(36).slice(2, 10);
@@ -427,6 +436,22 @@ export async function buildWorld(h: Harness): Promise<World> {
     contractor_ref: h.services.refs.of(ownerAccount, c2),
     reason: "the security suite's world",
   });
+  // The owner's site (site_) and an asset at it (ast_), of another serial than the asset example's.
+  const site = await run(siteCreateOperation, caller, siteCreateOperation.example);
+  const asset = await run(assetCreateOperation, caller, {
+    ...assetCreateOperation.example,
+    site_id: site.site_id,
+    serial: `SEC-${tag}`,
+  });
+  // The owner's maintenance plan (mpl_) at that site.
+  // Weekly on Tuesdays from a fixed date: the occurrence examples' key (2027-01-12, a Tuesday) is one of
+  // its dates, and some of its occurrences are always near.
+  const plan = await run(planCreateOperation, caller, {
+    ...planCreateOperation.example,
+    site_id: site.site_id,
+    recurrence: "FREQ=WEEKLY;BYDAY=TU",
+    starts_on: "2026-01-06",
+  });
   // An invoice of the owner's, approved (the invoices' exports read it): an order seeded through the store,
   // invoiced now with a total alone (no version rows: read as one line of kind other).
   const invoiced = orderFixture({
@@ -454,6 +479,9 @@ export async function buildWorld(h: Harness): Promise<World> {
     cli: template.items[0].item_id,
     dnd: excluded.entry_id,
     key: clerk.id,
+    site: site.site_id,
+    ast: asset.asset_id,
+    mpl: plan.plan_id,
     cref: h.services.refs.of(ownerAccount, c),
   };
   return {

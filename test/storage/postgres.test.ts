@@ -3,6 +3,7 @@
 
 import { afterAll, describe } from "vitest";
 import { openPostgresTestStore, type TestStore } from "../helpers/test-store.js";
+import { runSiteStoreContract } from "./site-store-contract.js";
 import { runStoreContract } from "./store-contract.js";
 
 const url = process.env.TEST_DATABASE_URL;
@@ -13,6 +14,11 @@ afterAll(async () => {
 
 describe.skipIf(!url)("on TEST_DATABASE_URL", () => {
   runStoreContract("postgres", async (clock) => {
+    const t = await openPostgresTestStore(4, clock);
+    opened.push(t);
+    return t.store;
+  });
+  runSiteStoreContract("postgres", async (clock) => {
     const t = await openPostgresTestStore(4, clock);
     opened.push(t);
     return t.store;

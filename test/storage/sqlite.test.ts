@@ -11,12 +11,14 @@ import type { Database } from "../../src/storage/schema.js";
 import { openSqliteStore } from "../../src/storage/sqlite.js";
 import { DurableSqliteDialect, WalSync } from "../../src/storage/wal-sync.js";
 import { testRecord } from "../helpers/fixtures.js";
+import { runSiteStoreContract } from "./site-store-contract.js";
 import { runStoreContract } from "./store-contract.js";
 
 const dir = mkdtempSync(join(tmpdir(), "fd-store-"));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
 runStoreContract("sqlite", async (clock) => openSqliteStore(join(dir, "contract.sqlite"), clock));
+runSiteStoreContract("sqlite", async (clock) => openSqliteStore(join(dir, "sites.sqlite"), clock));
 
 describe("SQLite WAL checkpoints", () => {
   it("are run by the background thread, not by the commits on the serving connection", async () => {

@@ -335,5 +335,101 @@ export function runStoreContract(name: string, open: (clock: Clock) => Promise<S
       expect(await store.write((tx) => tx.releaseContractor("ctr_busy", holder))).toBe(false);
       expect(new Map(await store.contractors.activeJobCounts()).get("ctr_busy")).toBe(2);
     });
+
+    it("keeps maintenance plans and claims each occurrence once", async () => {
+      const m = store.maintenance;
+      const plan = {
+        id: "mpl_contract1",
+        livemode: true,
+        accountId,
+        siteId: "site_contract1",
+        assetId: null,
+        trade: "hvac",
+        name: "Filters",
+        description: "Change the filters",
+        checklistTemplateId: null,
+        durationMinutes: 60,
+        recurrence: "FREQ=MONTHLY;INTERVAL=3",
+        exceptions: ["2027-04-01"],
+        startsOn: "2027-01-01",
+        window: { days: ["mon", "tue"], start: "08:00", end: "12:00" },
+        horizonDays: 30,
+        nteCents: null,
+        status: "active" as const,
+        version: 1,
+        generatedUntil: null,
+        refreshAt: null,
+        createdAt: "2027-01-01T00:00:00.000Z",
+        createdBy: "key:key_x",
+        updatedAt: "2027-01-01T00:00:00.000Z",
+        updatedBy: "key:key_x",
+        seal: "seal1",
+      };
+      await store.write((tx) => m.insertPlan(plan, tx));
+      expect(await m.planById(plan.id)).toEqual(plan);
+      // The plan's own writes keep how far it was generated (regenerate forgets it, below).
+      expect((await m.plansToGenerate("2027-01-01T00:00:00.000Z", 10)).map((p) => p.id)).toContain(plan.id);
+      await store.write((tx) =>
+        m.setGeneratedUntil(plan.id, 1, "2027-02-01T00:00:00.000Z", "2027-01-02T00:00:00.000Z", tx),
+      );
+      const due = async (at: string) => (await m.plansToGenerate(at, 10)).map((p) => p.id);
+      expect(await due("2027-01-01T12:00:00.000Z")).not.toContain(plan.id);
+      expect(await due("2027-01-02T00:00:00.000Z")).toContain(plan.id);
+      // A change at another version is not marked generated, and a regenerating update forgets it.
+      await store.write((tx) =>
+        m.updatePlan({ ...plan, version: 2, name: "Filters (new)" }, tx, { regenerate: true }),
+      );
+      await store.write((tx) =>
+        m.setGeneratedUntil(plan.id, 1, "2027-03-01T00:00:00.000Z", "2027-02-01T00:00:00.000Z", tx),
+      );
+      expect((await m.plansToGenerate("2027-01-01T12:00:00.000Z", 10)).map((p) => p.id)).toContain(plan.id);
+      expect((await m.planById(plan.id))?.name).toBe("Filters (new)");
+      expect(await m.plans({ livemode: true, accountId, limit: 10 })).toHaveLength(1);
+      expect(await m.plans({ livemode: false, accountId, limit: 10 })).toHaveLength(0);
+
+      const occurrence = {
+        planId: plan.id,
+        key: "2027-01-01",
+        livemode: true,
+        accountId,
+        siteId: plan.siteId,
+        assetId: null,
+        windowStart: "2027-01-04T13:00:00.000Z",
+        windowEnd: "2027-01-04T17:00:00.000Z",
+        state: "generated" as const,
+        orderId: "ord_planned1",
+        reason: null,
+        movedFrom: null,
+        overdueAt: null,
+        createdAt: "2027-01-01T00:00:00.000Z",
+        updatedAt: "2027-01-01T00:00:00.000Z",
+        seal: "seal2",
+      };
+      // Claimed once, even by two writes at once.
+      const claims = await Promise.all([
+        store.write((tx) => m.claimOccurrence(occurrence, tx)),
+        store.write((tx) => m.claimOccurrence({ ...occurrence, orderId: "ord_planned2" }, tx)),
+      ]);
+      expect(claims.filter(Boolean)).toHaveLength(1);
+      const stored = await m.occurrence(plan.id, "2027-01-01");
+      expect(stored?.orderId).toBe(claims[0] ? "ord_planned1" : "ord_planned2");
+      expect((await m.occurrenceOfOrder(stored?.orderId as string))?.key).toBe("2027-01-01");
+      expect(await m.endedNotFlagged("2027-01-05T00:00:00.000Z", 10)).toHaveLength(1);
+      expect(await m.endedNotFlagged("2027-01-04T12:00:00.000Z", 10)).toHaveLength(0);
+      const moved = {
+        ...(stored as typeof occurrence),
+        overdueAt: "2027-01-05T00:00:00.000Z",
+        movedFrom: { start: occurrence.windowStart, end: occurrence.windowEnd },
+      };
+      await store.write((tx) => m.updateOccurrence(moved, tx));
+      expect(await m.occurrence(plan.id, "2027-01-01")).toEqual(moved);
+      expect(await m.endedNotFlagged("2027-01-05T00:00:00.000Z", 10)).toHaveLength(0);
+      expect(
+        await m.occurrences({ livemode: true, accountId, from: "2027-01-04T16:00:00.000Z", limit: 10 }),
+      ).toHaveLength(1);
+      expect(
+        await m.occurrences({ livemode: true, accountId, until: "2027-01-04T13:00:00.000Z", limit: 10 }),
+      ).toHaveLength(0);
+    });
   });
 }

@@ -217,6 +217,7 @@ const ORDER_AUDIT_KINDS = [
   "order.counter_accepted",
   "order.counter_declined",
   "order.counter_expired",
+  "order.maintenance_overdue",
 ] as const;
 export type OrderAuditKind = (typeof ORDER_AUDIT_KINDS)[number];
 

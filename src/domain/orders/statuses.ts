@@ -46,5 +46,6 @@ export const ORDER_EVENT_TYPES = [
   "order.countered",
   "order.counter_declined",
   "order.counter_expired",
+  "order.maintenance_overdue",
 ] as const;
 export type OrderEventType = (typeof ORDER_EVENT_TYPES)[number];

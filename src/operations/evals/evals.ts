@@ -5,6 +5,7 @@
 // misread). Self-reported: `estimated` is always true.
 
 import { z } from "zod";
+import type { ComplianceCounts } from "../../domain/maintenance/plan.js";
 import { type SlaFigures, withRunningClocks } from "../../domain/orders/sla-figures.js";
 import { ORDER_STATUSES } from "../../domain/orders/transitions.js";
 import { URGENCIES } from "../../domain/pricing.js";
@@ -18,6 +19,7 @@ import { orderCounts, orderCountsProvenance } from "./figures/counts.js";
 import { offerFunnel, offerFunnelProvenance } from "./figures/funnel.js";
 import { humanIntervention, humanInterventionProvenance } from "./figures/human-intervention.js";
 import { latencyFigures, latencyProvenance } from "./figures/latencies.js";
+import { maintenanceFigures, maintenanceProvenance } from "./figures/maintenance.js";
 import { METHODOLOGY } from "./figures/methodology.js";
 import { nteFigures, nteProvenance } from "./figures/nte.js";
 import { entriesAt } from "./figures/provenance.js";
@@ -72,6 +74,30 @@ const evalsInput = z.object({
 });
 
 const count = z.number().int();
+
+/** Planned-maintenance compliance (figures/maintenance.ts): the public report's, and an account's own. */
+export const plannedMaintenanceSchema = z
+  .object({
+    occurrences_due: count.describe(
+      "Maintenance plans' occurrences whose window ended in the window, not skipped: the rate's sample.",
+    ),
+    completed_in_window: count.describe("Of which done (order completed or later) by the window's end."),
+    completed_late: count.describe("Of which done after the window's end."),
+    not_done: count.describe("Of which not done yet."),
+    not_generated: count.describe("Of which no order could be created for the window (failed)."),
+    skipped: count.describe("Occurrences the account skipped, with a reason: not due."),
+    compliance_rate: z
+      .object({
+        value: z.number().nullable(),
+        sample_size: z.number().int(),
+        unit: z.string(),
+      })
+      .describe("completed_in_window / occurrences_due: planned work done on time."),
+  })
+  .describe(
+    "Planned-maintenance compliance: of the maintenance plans' occurrences due in the window, the share done " +
+      "within their window.",
+  );
 
 export const evalsOutput = z
   .object({
@@ -239,6 +265,7 @@ export const evalsOutput = z
         "First-time fix and recalls: of the jobs completed, how many did not bring the caller back to the same " +
           "site for the same trade within 30 days (an order naming the job as its recall_of).",
       ),
+    planned_maintenance: plannedMaintenanceSchema,
     trust_signals: z.object({
       human_override_rate: metric.describe(
         "Orders where a dispatcher replaced the contractor the order was offered to or held by (an " +
@@ -326,6 +353,7 @@ interface Computed {
   contractors: ActiveContractors;
   serviceLevels: SlaFigures;
   recalls: RecallCount[];
+  maintenance: ComplianceCounts;
 }
 
 const caches = new WeakMap<Services, Map<Period, { at: number; computed: Promise<Computed> }>>();
@@ -339,13 +367,14 @@ async function compute(services: Services, period: Period): Promise<Computed> {
   // those writes, so that an order answered before this report counts in it.
   await dispatchLatenciesStored(services);
   const recalled = recallWindow(start, at);
-  const [figures, checkpoint, pending, contractors, running, recalls] = await Promise.all([
+  const [figures, checkpoint, pending, contractors, running, recalls, maintenance] = await Promise.all([
     services.store.evals.figures(true, start.toISOString(), until),
     services.audit.checkpoint(),
     services.store.audit.pendingAuditCount(),
     services.store.evals.activeLiveContractors(at.toISOString().slice(0, 10)),
     services.store.evals.runningClockRows(true, start.toISOString(), until),
     services.store.evals.recallCounts(true, recalled.start.toISOString(), recalled.end.toISOString()),
+    services.store.maintenance.complianceCounts({ livemode: true, since: start.toISOString(), until }),
   ]);
   const sequenced = checkpoint.checkpoint?.tree_size ?? 0;
   return {
@@ -356,6 +385,7 @@ async function compute(services: Services, period: Period): Promise<Computed> {
     contractors,
     serviceLevels: withRunningClocks(rolledServiceLevels(tallyOf(figures)), running, at),
     recalls,
+    maintenance,
   };
 }
 
@@ -395,6 +425,7 @@ function report(c: Computed, period: Period, services: Services, baseUrl: string
     },
     service_levels: serviceLevelFigures(c.serviceLevels),
     recalls: recallFigures(c.recalls, recallWindow(c.start, c.at)),
+    planned_maintenance: maintenanceFigures(c.maintenance),
     trust_signals: {
       ...humanIntervention(t),
       sandbox_excluded: true as const,
@@ -420,6 +451,7 @@ function provenanceOf(c: Computed, t: Tally, computedAt: string): Report["proven
     ...offerFunnelProvenance(t, p),
     ...serviceLevelProvenance(c.serviceLevels, p),
     ...recallProvenance(c.recalls, p),
+    ...maintenanceProvenance(c.maintenance, p),
     ...humanInterventionProvenance(t, p),
     ...trustSignalsProvenance(c.audit, c.contractors, p),
   };
@@ -435,7 +467,7 @@ export const evalsOperation = defineOperation({
     "reported cost), operations (counts by status, dispatch latency p50/p95 to the first offer committed, " +
     "time to first acceptance, the offer funnel), service levels (on-time arrival rate, SLA attainment per " +
     "urgency), first-time fix (first_time_fix_rate and recall_rate, overall and their spread over contractors " +
-    `with at least ${RECALL_MINIMUM_JOBS} jobs) and trust signals (human dispatch, override and re-dispatch ` +
+    `with at least ${RECALL_MINIMUM_JOBS} jobs), planned-maintenance compliance and trust signals (human dispatch, override and re-dispatch ` +
     "rates, audit log size and latest signed checkpoint, vendor-trust posture, contractor verification), with " +
     "methodology and per-field provenance. Figures are estimated: true (self-reported).",
   access: "public",

@@ -86,6 +86,9 @@ export interface OperationContext {
   /** The input exactly as received, before validation, without an agent's idempotency_key (for
    * idempotency fingerprints and the audit record). */
   rawInput: unknown;
+  /** Set when the service itself runs an operation for an account (the maintenance plans' generator): the
+   * actor its audit records name, instead of the key. */
+  actingAs?: `system:${string}`;
   setHeader(name: string, value: string): void;
   /** For an operation with `upload`: reads the request's file and form fields, refusing a file over
    * `maxBytes` (413). Called by the handler once it has decided the caller may upload, so a refused

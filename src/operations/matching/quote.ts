@@ -5,6 +5,7 @@ import { sealRecord } from "../../audit/record.js";
 import { CURRENCY } from "../../domain/pricing.js";
 import { newSortableId } from "../../ids.js";
 import { defineOperation, principalOf } from "../kernel/operation.js";
+import { locationOrSite, orderSiteShape, resolveNamedSite } from "../kernel/order-site.js";
 import {
   currencySchema,
   etaTierSchema,
@@ -27,12 +28,16 @@ const QUOTE_VALIDITY_MINUTES = { emergency: 15, urgent: 60, routine: 240, schedu
 const quoteInput = z
   .strictObject({
     trade: tradeSchema,
-    location: quoteLocationSchema,
+    location: quoteLocationSchema
+      .optional()
+      .describe("Where the work is; may be left out when site_id names one of your sites."),
+    ...orderSiteShape,
     urgency: urgencySchema,
     nte_cents: nteSchema.optional(),
     description: z.string().max(2000, { error: "description must be at most 2000 characters" }).optional(),
     service_window: serviceWindowSchema.optional(),
   })
+  .superRefine(locationOrSite, { when: () => true })
   .meta({ id: "QuoteRequest" });
 
 export const quoteOutput = z
@@ -82,7 +87,8 @@ export const quoteOperation = defineOperation({
     "Prices a field-service job and matches the best available contractor from the active pool without " +
     "committing one. Returns the masked contractor handle, the estimated cost in cents, an ETA tier and " +
     "how long the quote stays valid, with the job's time zone and the time promised: the arrival window " +
-    "for windowed work, respond_by and arrive_by for as-soon-as-possible work.",
+    "for windowed work, respond_by and arrive_by for as-soon-as-possible work. site_id names one of your " +
+    "sites instead of a location (as dispatch.order takes it).",
   access: "key",
   onServerKey: true,
   effect: "write",
@@ -96,8 +102,10 @@ export const quoteOperation = defineOperation({
     urgency: "urgent",
     nte_cents: 45000,
   },
-  async handler(ctx, input) {
+  async handler(ctx, given) {
     const principal = principalOf(ctx);
+    const named = await resolveNamedSite(ctx.services.store, principal, given);
+    const input = { ...given, location: named.location };
     const now = ctx.services.now();
     const requested = resolveJobTime(input, now);
     // Scheduled work without a window is quoted in the earliest window the pool can serve.

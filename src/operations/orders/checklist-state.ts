@@ -23,11 +23,27 @@ import type { Services } from "../kernel/operation.js";
  * checklists, or before it needed one): it has none. */
 const ENDED: readonly string[] = [...WORK_DONE_STATUSES, "cancelled", "cannot_complete"];
 
-/** The checklist the templates in force give `order` now. */
+/** The checklist the templates in force give `order` now, and, for an order a maintenance plan generated,
+ * the plan's own template (an account's template of the trade, retired or not: an account keeps a plan's
+ * checklist off its other orders by retiring it). */
 async function fromTemplates(store: Store, order: Order, at: string, tx?: WriteTx): Promise<OrderChecklist> {
   const scope = { livemode: order.livemode, trade: order.trade, accountId: order.account_id };
   const active = await store.checklists.inForce(scope, tx);
-  return fixChecklist(order.id, templatesFor(active, order), at);
+  const templates = templatesFor(active, order);
+  const planned = await planTemplate(store, order, tx);
+  if (planned && !templates.some((t) => t.id === planned.id)) templates.push(planned);
+  return fixChecklist(order.id, templates, at);
+}
+
+async function planTemplate(store: Store, order: Order, tx?: WriteTx) {
+  const occurrence = await store.maintenance.occurrenceOfOrder(order.id, tx);
+  if (!occurrence) return undefined;
+  const plan = await store.maintenance.planById(occurrence.planId, tx);
+  if (!plan?.checklistTemplateId) return undefined;
+  const template = await store.checklists.templateById(plan.checklistTemplateId, tx);
+  return template && template.accountId === order.account_id && template.trade === order.trade
+    ? template
+    : undefined;
 }
 
 /** An order's checklist, and whether it is fixed; not fixed: what the templates give it now (or nothing,

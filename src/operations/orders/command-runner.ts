@@ -34,6 +34,10 @@ import type { CompletionEvidence } from "../../domain/orders/completion-gate.js"
 import * as counters from "../../domain/orders/counter-commands.js";
 import type { Itemised } from "../../domain/orders/invoice.js";
 import * as invoiceDecisions from "../../domain/orders/invoice-decisions.js";
+import {
+  flagMaintenanceOverdue as flagOverdue,
+  type OverdueOccurrence,
+} from "../../domain/orders/maintenance-overdue.js";
 import type {
   Actor,
   Decision,
@@ -476,6 +480,25 @@ export async function fireSlaClocks(services: OrderServices, orderId: string): P
     fired++;
   }
   return fired;
+}
+
+/**
+ * Flags a planned order overdue: its maintenance occurrence's window ended with the order not done
+ * (domain/orders/maintenance-overdue.ts). `mark` records it on the occurrence in the same transaction;
+ * false there (another process flagged it first) writes nothing.
+ */
+export function flagMaintenanceOverdue(
+  services: OrderServices,
+  orderId: string,
+  occurrence: OverdueOccurrence,
+  mark: (tx: WriteTx) => Promise<boolean>,
+): Promise<Committed | Refusal | { kind: "lost" }> {
+  return tryOrderCommand(
+    services,
+    (tx) => loadOrder(services, tx, orderId),
+    (state, ctx) => flagOverdue(state, { actor: "system:maintenance", occurrence }, ctx),
+    { guard: (tx) => mark(tx) },
+  );
 }
 
 /** The clocks evaluated right after a change that may make one due. The change is committed already:

@@ -9,6 +9,7 @@ import { INVOICE_LIMITS, type InvoiceLineInput } from "../../domain/orders/invoi
 import type { Offer, Order } from "../../domain/orders/order.js";
 import type { OrderStatus } from "../../domain/orders/statuses.js";
 import { contractorOf, defineOperation } from "../kernel/operation.js";
+import { orderSiteSchema, storedOrderSites } from "../kernel/order-site.js";
 import { acceptOffer, declineOffer, invoice, reportProgress, requestNte } from "./command-runner.js";
 import { counterSchema } from "./counter-view.js";
 import { applyInvoicePolicy, invoiceLinesInput, itemisedOr422 } from "./invoices.js";
@@ -67,6 +68,14 @@ export const contractorJobSchema = z
     accepted_at: z.iso.datetime().nullable(),
     eta_at: z.iso.datetime().nullable(),
     ...siteChecksShape,
+    site: orderSiteSchema
+      .nullable()
+      .optional()
+      .describe(
+        "In your list of jobs: the account's site the job is at (its opening hours, access notes and " +
+          "contact) and the assets it names, each with warranty_in_force (you may treat it as a warranty " +
+          "call); null when it names none.",
+      ),
   })
   .meta({ id: "ContractorJob" });
 
@@ -186,13 +195,21 @@ export const contractorJobsOperation = defineOperation({
   example: {},
   async handler(ctx, input) {
     const { contractorId, livemode } = contractorOf(ctx);
-    const orders = await ctx.services.store.orders.ordersOfContractor(
+    const { store } = ctx.services;
+    const orders = await store.orders.ordersOfContractor(
       contractorId,
       livemode,
       JOB_STATUSES[input.status],
       200,
     );
-    return { jobs: orders.map(jobView) };
+    // The jobs it holds: the site's contact is the contractor's to call.
+    const sites = await storedOrderSites(
+      store,
+      orders.map((o) => o.id),
+      ctx.services.now(),
+      true,
+    );
+    return { jobs: orders.map((o) => ({ ...jobView(o), site: sites.get(o.id) ?? null })) };
   },
 });
 

@@ -12,6 +12,13 @@ import { newSortableId } from "../../ids.js";
 import { checkWebhookUrl } from "../../webhooks/targets.js";
 import { defineOperation, type OperationContext, principalOf, type Services } from "../kernel/operation.js";
 import {
+  locationOrSite,
+  type NamedSite,
+  orderSiteShape,
+  orderSiteView,
+  resolveNamedSite,
+} from "../kernel/order-site.js";
+import {
   nteSchema,
   orderLocationSchema,
   serviceWindowSchema,
@@ -35,7 +42,10 @@ import { type OrderView, orderSchema, orderView } from "./order-view.js";
 const orderInput = z
   .strictObject({
     trade: tradeSchema,
-    location: orderLocationSchema,
+    location: orderLocationSchema
+      .optional()
+      .describe("Where the work is; may be left out when site_id names one of your sites."),
+    ...orderSiteShape,
     description: z
       .string({
         error: (iss) => `description ${iss.input === undefined ? "is required" : "must be a string"}`,
@@ -64,6 +74,8 @@ const orderInput = z
           "the rule it breaks. Counted in the evals' first_time_fix_rate and recall_rate.",
       ),
   })
+  // Runs whatever else is wrong, so a body missing both names location with its other faults.
+  .superRefine(locationOrSite, { when: () => true })
   .meta({ id: "OrderRequest" });
 
 export const orderOperation = defineOperation({
@@ -76,7 +88,9 @@ export const orderOperation = defineOperation({
     "promised (arrival window, or respond_by and arrive_by). Send an idempotency key to " +
     "retry safely. When no contractor is eligible the order is still created with status " +
     "needs_dispatcher, except for an order naming a service_window: that answers 409 window_unavailable " +
-    "with the next free windows (`alternatives`, as dispatch.availability gives them) and creates nothing.",
+    "with the next free windows (`alternatives`, as dispatch.availability gives them) and creates nothing. " +
+    "site_id names one of your sites instead of a location (and asset_ids the assets the work is for): " +
+    "the order's location, and its view's `site`, come from it.",
   access: "key",
   onServerKey: true,
   effect: "write",
@@ -94,9 +108,11 @@ export const orderOperation = defineOperation({
     nte_cents: 45000,
     reference_id: "WO-1042",
   },
-  async handler(ctx, input) {
+  async handler(ctx, given) {
     const principal = principalOf(ctx);
     const { services } = ctx;
+    const named = await resolveNamedSite(services.store, principal, given);
+    const input = { ...given, location: named.location };
     if (input.callback_url !== undefined)
       checkWebhookUrl(input.callback_url, "callback_url", principal.livemode, services.config);
     const recalled = input.recall_of === undefined ? null : await checkRecall(services, input, principal);
@@ -108,7 +124,7 @@ export const orderOperation = defineOperation({
     const id = newSortableId("ord");
     const hold = holdTentatively(services, id, matched);
     const command = creation(ctx, input, id, matched);
-    const { outcome, view } = await commitOrder(ctx, command, matched, hold);
+    const { outcome, view } = await commitOrder(ctx, command, matched, hold, named);
     // Only a lost idempotency claim writes nothing: the gate answers with the winner's response.
     if (outcome.kind === "lost") return null as never;
     if (outcome.kind === "refused" && outcome.code === "window_unavailable")
@@ -122,7 +138,8 @@ export const orderOperation = defineOperation({
   },
 });
 
-type OrderInput = z.infer<typeof orderInput>;
+/** The order's input with its location resolved (from its site when it names one). */
+type OrderInput = Omit<z.infer<typeof orderInput>, "location"> & { location: NamedSite["location"] };
 
 /** The order a recall names, or a refusal (422, field recall_of, the rule broken as its code) when the
  * order cannot be a recall of it (domain/orders/recall.ts). Read outside the order's transaction: the order
@@ -261,7 +278,7 @@ function creation(ctx: OperationContext, input: OrderInput, id: string, matched:
     })),
     modelPriceCents: job.modelPrice.total_cents,
     matchingTimeMs: matched.matchingTimeMs,
-    actor: `key:${principal.keyId}`,
+    actor: ctx.actingAs ?? `key:${principal.keyId}`,
     // Sealed with the caller's contact details and bookkeeping as disclosures (audit/redaction.ts).
     createdData: {
       input: ctx.rawInput,
@@ -284,6 +301,7 @@ async function commitOrder(
   command: CreateOrder,
   matched: MatchedOrder,
   hold: TentativeHold,
+  named: NamedSite,
 ): Promise<{ outcome: Committed | Refusal | { kind: "lost" }; view: OrderView | undefined }> {
   const { time, job, candidates } = matched;
   const id = command.request.id;
@@ -314,9 +332,20 @@ async function commitOrder(
           [],
           // A new order has no counter-offer yet: its answer reads as its status does.
           null,
+          named.site === null ? null : orderSiteView(named.site, named.assets, ctx.services.now(), true),
         );
         // Another process stored this key first: its order stands, ours is not written.
-        return ctx.idempotency ? ctx.idempotency.claim(tx, view, id) : true;
+        const won = ctx.idempotency ? await ctx.idempotency.claim(tx, view, id) : true;
+        // Only an order naming a site writes its rows (order_sites, order_assets): others nothing more.
+        if (won && named.site !== null) {
+          await ctx.services.store.sites.nameOnOrder(
+            id,
+            named.site.id,
+            named.assets.map((a) => a.id),
+            tx,
+          );
+        }
+        return won;
       },
     },
   );

@@ -9,6 +9,7 @@ import type { Order } from "../../domain/orders/order.js";
 import { slaStanding } from "../../domain/orders/sla-clocks.js";
 import { ApiError } from "../../errors.js";
 import { defineOperation, principalOf, type Services } from "../kernel/operation.js";
+import { storedOrderSites } from "../kernel/order-site.js";
 import {
   cursorSchema,
   orderPosition,
@@ -173,8 +174,18 @@ export const dispatcherOrdersOperation = defineOperation({
     );
     const names = await orderNames(ctx.services, page);
     const now = ctx.services.now();
+    // The site and assets each order names (the site's contact is the account's and its contractor's).
+    const sites = await storedOrderSites(
+      ctx.services.store,
+      page.map((row) => row.id),
+      now,
+      false,
+    );
     return {
-      orders: page.map((row) => dispatcherOrderView(row, ctx, now, deadlines.get(row.id) ?? null, names)),
+      orders: page.map((row) => ({
+        ...dispatcherOrderView(row, ctx, now, deadlines.get(row.id) ?? null, names),
+        site: sites.get(row.id) ?? null,
+      })),
       next_cursor,
     };
   },

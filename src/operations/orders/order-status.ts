@@ -3,6 +3,7 @@
 import { z } from "zod";
 import { ApiError } from "../../errors.js";
 import { defineOperation, principalOf } from "../kernel/operation.js";
+import { storedOrderSite } from "../kernel/order-site.js";
 import { sealRef } from "../matching/decision-records.js";
 import { latestCounter } from "./counter-view.js";
 import { orderSchema, orderView } from "./order-view.js";
@@ -30,11 +31,12 @@ export const orderStatusOperation = defineOperation({
   async handler(ctx, input) {
     const principal = principalOf(ctx);
     const { store } = ctx.services;
-    const [row, seals, nteRequests, counters] = await Promise.all([
+    const [row, seals, nteRequests, counters, site] = await Promise.all([
       store.orders.find(input.order_id, principal.accountId, principal.livemode),
       store.audit.orderSeals(input.order_id),
       store.orders.nteRequests(input.order_id),
       store.counters.ofOrder(input.order_id),
+      storedOrderSite(store, input.order_id, ctx.services.now(), true),
     ]);
     if (!row) throw new ApiError("not_found", `No order ${input.order_id} for this API key.`);
     return orderView(
@@ -43,6 +45,7 @@ export const orderStatusOperation = defineOperation({
       seals.map((s) => sealRef(ctx.baseUrl, s.seal, s.kind, s.created_at)),
       nteRequests,
       latestCounter(counters),
+      site,
     );
   },
 });

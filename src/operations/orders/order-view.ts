@@ -6,6 +6,7 @@ import type { ContractorRefs } from "../../auth/contractor-refs.js";
 import { approximatePoint } from "../../domain/geo.js";
 import type { NteRequest, Order } from "../../domain/orders/order.js";
 import { ORDER_STATUSES, type OrderStatus, TRANSITIONS } from "../../domain/orders/transitions.js";
+import { type OrderSiteView, orderSiteSchema } from "../kernel/order-site.js";
 import { currencySchema, etaTierSchema, serviceTimeShape, timeZoneSchema } from "../kernel/schemas.js";
 import { type SealRef, sealRefSchema, sealSchema } from "../matching/decision-records.js";
 import { type CounterView, counterSchema } from "./counter-view.js";
@@ -153,6 +154,13 @@ export const orderSchema = z
           "when the order is read on its own, not in lists or events (an event about a counter carries " +
           "it as data.counter).",
       ),
+    site: orderSiteSchema
+      .nullable()
+      .optional()
+      .describe(
+        "The site the order names (site_id) and its assets, each with warranty_in_force, with the site's " +
+          "contact; null: it names none. Shown when the order is read on its own, not in lists or events.",
+      ),
     final_cost_cents: z.number().int().nullable().describe("The contractor's final cost, once completed."),
     eta_at: z.iso.datetime().nullable().describe("When the contractor on its way expects to arrive."),
     ...siteChecksShape,
@@ -242,6 +250,8 @@ export function orderView(
   nteRequests: readonly NteRequest[] = [],
   /** The order's latest counter-offer, when the view reads it (its own read). */
   counter?: CounterView | null,
+  /** The site and assets the order names, when the view reads them (its own read). */
+  site?: OrderSiteView | null,
 ): OrderView {
   const { status } = row;
   return {
@@ -269,6 +279,7 @@ export function orderView(
     estimated_cost_cents: row.estimated_cost_cents,
     agreed_price_cents: row.agreed_price_cents,
     ...(counter !== undefined ? { counter } : {}),
+    ...(site !== undefined ? { site } : {}),
     final_cost_cents: row.final_cost_cents,
     eta_at: row.eta_at,
     check_in: row.check_in,

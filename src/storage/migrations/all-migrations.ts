@@ -43,6 +43,8 @@ import { migration0037 } from "./0037-recalls.js";
 import { migration0038 } from "./0038-counter-offers.js";
 import { migration0039 } from "./0039-invoice-approvals.js";
 import { migration0040 } from "./0040-invoice-exports.js";
+import { migration0041 } from "./0041-sites.js";
+import { migration0042 } from "./0042-maintenance-plans.js";
 
 const MIGRATIONS: Record<Dialect, Record<string, Migration>> = {
   sqlite: {
@@ -86,6 +88,8 @@ const MIGRATIONS: Record<Dialect, Record<string, Migration>> = {
     "0038-counter-offers": migration0038,
     "0039-invoice-approvals": migration0039("sqlite"),
     "0040-invoice-exports": migration0040,
+    "0041-sites": migration0041,
+    "0042-maintenance-plans": migration0042,
   },
   postgres: {
     "0001-initial": migration0001,
@@ -128,6 +132,8 @@ const MIGRATIONS: Record<Dialect, Record<string, Migration>> = {
     "0038-counter-offers": migration0038,
     "0039-invoice-approvals": migration0039("postgres"),
     "0040-invoice-exports": migration0040,
+    "0041-sites": migration0041,
+    "0042-maintenance-plans": migration0042,
   },
 };
 

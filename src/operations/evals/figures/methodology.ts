@@ -1,6 +1,8 @@
 // The evals' methodology, published with every report: what is counted, over which orders, by which
 // formula, and how the figures are rounded and cached.
 
+import { MAINTENANCE_METHODOLOGY } from "./maintenance.js";
+
 export const METHODOLOGY = [
   "Computed from the orders stored by this service, for the rolling window ending at generated_at. Only live " +
     "orders count (sandbox, test-key orders are excluded), and an order belongs to the window by the time it " +
@@ -62,6 +64,7 @@ export const METHODOLOGY = [
   "Trust signals: audit_log is the whole log (every account and mode: it is one tree); " +
     "contractor_verification counts live contractors that are active and not excluded, and is not_measured " +
     "when none of them has a verification date.",
+  MAINTENANCE_METHODOLOGY,
   "Ratios are rounded to 4 decimals, latencies to the microsecond. A computed report is reused for up to 5 " +
     "seconds per period. The published targets are self-reported goals, not a binding service level; " +
     "completion_rate, dispatch_latency_p50 and human_override_rate are the figures they speak of.",
