@@ -136,6 +136,7 @@ const occurrenceTarget = {
   plan_id: z.string().min(1).max(64).describe("The plan (mpl_...)."),
   occurrence_key: z
     .string()
+    .max(10, { error: "occurrence_key must be the occurrence's date (YYYY-MM-DD)" })
     .regex(/^\d{4}-\d{2}-\d{2}$/, { error: "occurrence_key must be the occurrence's date (YYYY-MM-DD)" })
     .describe("The occurrence's key: the rule's date (YYYY-MM-DD), as listed."),
   reason: z

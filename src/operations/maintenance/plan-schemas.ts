@@ -25,6 +25,7 @@ const L = PLAN_LIMITS;
 const localDateSchema = (field: string) =>
   z
     .string({ error: `${field} must be a date (YYYY-MM-DD)` })
+    .max(10, { error: `${field} must be a date (YYYY-MM-DD)` })
     .regex(/^\d{4}-\d{2}-\d{2}$/, { error: `${field} must be a date (YYYY-MM-DD)` })
     .refine(
       (s) =>
@@ -35,9 +36,12 @@ const localDateSchema = (field: string) =>
     );
 
 const hhmm = (field: string) =>
-  z.string({ error: `${field} must be a local time (HH:MM)` }).regex(/^([01]\d|2[0-3]):[0-5]\d$|^24:00$/, {
-    error: `${field} must be a local time (HH:MM, 00:00-24:00)`,
-  });
+  z
+    .string({ error: `${field} must be a local time (HH:MM)` })
+    .max(5, { error: `${field} must be a local time (HH:MM, 00:00-24:00)` })
+    .regex(/^([01]\d|2[0-3]):[0-5]\d$|^24:00$/, {
+      error: `${field} must be a local time (HH:MM, 00:00-24:00)`,
+    });
 
 const DAY_CODES = ["mon", "tue", "wed", "thu", "fri", "sat", "sun"] as const;
 
