@@ -200,3 +200,8 @@ export const timeZoneSchema = z
 export function everyKeyObject<const K extends string, V extends z.ZodType>(keys: readonly K[], value: V) {
   return z.strictObject(Object.fromEntries(keys.map((key) => [key, value])) as Record<K, V>);
 }
+
+/** A true/false query parameter (a query string carries text; agents send a boolean). */
+export const booleanQuery = z
+  .union([z.boolean(), z.enum(["true", "false"], { error: "must be true or false" })])
+  .transform((v) => v === true || v === "true");

@@ -6,6 +6,7 @@ import type { MaintenancePlan, PlanOccurrence } from "../../domain/maintenance/p
 import { WORK_DONE_STATUSES } from "../../domain/orders/statuses.js";
 import type { Site } from "../../domain/sites/site.js";
 import type { OperationContext } from "../kernel/operation.js";
+import { occurrenceRow } from "./generate.js";
 import { planOccurrences, recurrenceOf } from "./plan-rules.js";
 import { type OccurrenceView, occurrenceView } from "./plan-schemas.js";
 
@@ -23,24 +24,10 @@ export interface OccurrenceQuery {
 function upcoming(plan: MaintenancePlan, site: Site, from: Date, until: Date): PlanOccurrence[] {
   const rule = recurrenceOf(plan);
   if (rule === null || plan.status !== "active" || until <= from) return [];
-  return planOccurrences(rule, site.timeZone, from, until).map((o) => ({
-    planId: plan.id,
-    key: o.key,
-    livemode: plan.livemode,
-    accountId: plan.accountId,
-    siteId: plan.siteId,
-    assetId: plan.assetId,
-    windowStart: o.start,
-    windowEnd: o.end,
-    state: "generated",
-    orderId: null,
-    reason: null,
-    movedFrom: null,
-    overdueAt: null,
-    createdAt: "",
-    updatedAt: "",
-    seal: "",
-  }));
+  // Not acted on yet: no state of its own, no seal (the reader says upcoming).
+  return planOccurrences(rule, site.timeZone, from, until).map((o) =>
+    occurrenceRow(plan, o, "generated", null, null, "", ""),
+  );
 }
 
 export async function occurrencesFor(

@@ -19,6 +19,7 @@ import { createPlannedOrder, occurrenceRecord, occurrenceRow } from "./generate.
 import { occurrencesFor } from "./occurrence-reads.js";
 import { type PlannedOccurrence, planOccurrences, recurrenceOf } from "./plan-rules.js";
 import { OCCURRENCE_LIMIT, OCCURRENCE_STATUSES, occurrenceSchema, occurrenceView } from "./plan-schemas.js";
+import { ownPlan } from "./plans.js";
 
 const DAY_MS = 86_400_000;
 /** The longest span one listing covers. */
@@ -111,13 +112,6 @@ export const occurrencesOperation = defineOperation({
   },
 });
 
-async function ownPlanOf(ctx: OperationContext, owner: Owner, id: string): Promise<MaintenancePlan> {
-  const plan = await ctx.services.store.maintenance.planById(id);
-  if (!plan || plan.accountId !== owner.accountId || plan.livemode !== owner.livemode)
-    throw new ApiError("not_found", `No maintenance plan ${id} for this API key.`);
-  return plan;
-}
-
 /** The plan's occurrence of `key` as its rule gives it (404 when the rule has no such date). */
 function ruleOccurrence(plan: MaintenancePlan, site: Site, key: string): PlannedOccurrence {
   const rule = recurrenceOf(plan);
@@ -149,7 +143,7 @@ const occurrenceTarget = {
 
 /** The plan, its site and the occurrence (stored, or as its rule gives it), for an action by the account. */
 async function target(ctx: OperationContext, owner: Owner, planId: string, key: string) {
-  const plan = await ownPlanOf(ctx, owner, planId);
+  const plan = await ownPlan(owner, ctx, planId);
   const site = await ownSite(ctx, owner, plan.siteId);
   const stored = await ctx.services.store.maintenance.occurrence(plan.id, key);
   return { plan, site, stored, planned: stored ? null : ruleOccurrence(plan, site, key) };

@@ -23,6 +23,7 @@ import { newSortableId } from "../../ids.js";
 import type { WriteTx } from "../../storage/store.js";
 import { defineOperation, type OperationContext } from "../kernel/operation.js";
 import { cursorSchema, decodeCursor, pageLimitSchema, pageOf } from "../kernel/pagination.js";
+import { booleanQuery } from "../kernel/schemas.js";
 import { ownAsset, ownerOf, ownSite } from "../sites/site-views.js";
 import { occurrencesFor } from "./occurrence-reads.js";
 import {
@@ -154,8 +155,8 @@ function planRecord(kind: AuditKind, plan: MaintenancePlan, actor: Actor, at: st
   });
 }
 
-/** The caller's plan, or 404. */
-async function ownPlan(
+/** The caller's plan, or 404 (another account's or mode's is not found). */
+export async function ownPlan(
   owner: Owner,
   ctx: OperationContext,
   id: string,
@@ -402,10 +403,6 @@ export const planArchiveOperation = defineOperation({
 
 const CURSOR_KIND = "plans";
 const PLAN_POSITION = /^(mpl_[0-9A-Za-z]{1,40})$/;
-
-const booleanQuery = z
-  .union([z.boolean(), z.enum(["true", "false"], { error: "must be true or false" })])
-  .transform((v) => v === true || v === "true");
 
 export const plansOperation = defineOperation({
   id: "dispatchPlans",

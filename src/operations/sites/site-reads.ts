@@ -4,6 +4,7 @@
 import { z } from "zod";
 import { defineOperation } from "../kernel/operation.js";
 import { cursorSchema, decodeCursor, pageLimitSchema, pageOf } from "../kernel/pagination.js";
+import { booleanQuery } from "../kernel/schemas.js";
 import {
   assetSchema,
   assetView,
@@ -16,10 +17,6 @@ import {
 
 const CURSOR_KIND = "sites";
 const SITE_POSITION = /^(site_[0-9A-Za-z]{1,40})$/;
-
-const booleanQuery = z
-  .union([z.boolean(), z.enum(["true", "false"], { error: "must be true or false" })])
-  .transform((v) => v === true || v === "true");
 
 export const sitesOperation = defineOperation({
   id: "dispatchSites",
