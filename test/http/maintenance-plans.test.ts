@@ -381,3 +381,48 @@ describe("a simulated year", () => {
     }
   }, 120_000);
 });
+
+describe("a plan's checklist", () => {
+  it("gives the plan's orders its checklist template, even retired, and none of the account's other orders", async () => {
+    const template = await h.post(
+      "/api/checklist-templates",
+      { trade: "hvac", name: "Filter change", items: [{ kind: "yes_no", label: "Filters replaced" }] },
+      { "x-api-key": acme },
+    );
+    expect(template.statusCode, template.body).toBe(200);
+    const templateId = template.json().template_id;
+    // Retired: it stays off the account's other hvac orders, the plan names it all the same.
+    await h.post(`/api/checklist-templates/${templateId}/retire`, {}, { "x-api-key": acme });
+    const created = await h.post(
+      PLANS,
+      plan({
+        name: "With a checklist",
+        checklist_template_id: templateId,
+        recurrence: "FREQ=WEEKLY;BYDAY=WE",
+      }),
+      { "x-api-key": acme },
+    );
+    expect(created.statusCode, created.body).toBe(200);
+    await generateDue(h.services);
+    const occurrences = (
+      await h.get(`${OCCURRENCES}?plan_id=${created.json().plan_id}&status=generated`, { "x-api-key": acme })
+    ).json().occurrences;
+    expect(occurrences.length).toBeGreaterThan(0);
+    const checklist = (
+      await h.get(`/api/orders/${occurrences[0].order_id}/checklist`, { "x-api-key": acme })
+    ).json();
+    expect(checklist.template_ids).toContain(templateId);
+    // An hvac order of the account's own, not planned: without it.
+    const other = await h.post(
+      "/api/dispatch/v1/order",
+      { trade: "hvac", site_id: site, description: "No cooling", urgency: "urgent" },
+      { "x-api-key": acme },
+    );
+    expect(other.statusCode, other.body).toBe(200);
+    const otherChecklist = (
+      await h.get(`/api/orders/${other.json().order_id}/checklist`, { "x-api-key": acme })
+    ).json();
+    expect(otherChecklist.template_ids).not.toContain(templateId);
+    await h.post(`${PLANS}/archive`, { plan_id: created.json().plan_id }, { "x-api-key": acme });
+  });
+});
