@@ -183,8 +183,10 @@ async function serve(config: Config, prepare: boolean): Promise<void> {
   if (first) printFirstStart(first, dispatchKey);
   const agentKey = first ? await sandboxKeyOf(store) : null;
   await services.pool.load();
-  // The sandbox's sites and maintenance plans, once (sim/sandbox-maintenance.ts).
-  if (prepare) await seedSandboxMaintenance(services);
+  // The sandbox's sites and maintenance plans, once (sim/sandbox-maintenance.ts): by the process that
+  // prepared the store, or under a multi-process server by its first worker (they are made by the
+  // operations, which the primary does not run).
+  if (prepare || cluster.worker?.id === 1) await seedSandboxMaintenance(services);
 
   const app = await buildApp(services, { logger });
   services.pool.startRefresh(config.POOL_REFRESH_MS, (err) => app.log.error({ err }, "pool refresh failed"));
