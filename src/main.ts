@@ -186,7 +186,11 @@ async function serve(config: Config, prepare: boolean): Promise<void> {
   // The sandbox's sites and maintenance plans, once (sim/sandbox-maintenance.ts): by the process that
   // prepared the store, or under a multi-process server by its first worker (they are made by the
   // operations, which the primary does not run).
-  if (prepare || cluster.worker?.id === 1) await seedSandboxMaintenance(services);
+  if (prepare || cluster.worker?.id === 1) {
+    await seedSandboxMaintenance(services).catch((err) =>
+      logger.error({ err }, "seeding the sandbox's sites and plans failed"),
+    );
+  }
 
   const app = await buildApp(services, { logger });
   services.pool.startRefresh(config.POOL_REFRESH_MS, (err) => app.log.error({ err }, "pool refresh failed"));
