@@ -10,8 +10,10 @@ import { Board, boardOrders, openOrder } from "./views/board";
 import { ContractorView } from "./views/contractor";
 import { AccountDoNotDispatch, DispatcherDoNotDispatch } from "./views/do-not-dispatch";
 import { AccountInvoices } from "./views/invoices";
+import { PlansView } from "./views/plans";
 import { Pool } from "./views/pool";
 import { Schedule } from "./views/schedule";
+import { SitesView } from "./views/sites";
 import { Webhooks } from "./views/webhooks";
 
 const ROLE: Record<Session["kind"], string> = {
@@ -62,7 +64,7 @@ export function Shell({ session }: { session: Session }) {
 }
 
 type DispatchTab = "board" | "schedule" | "pool" | "dnd" | "map";
-type AccountTab = "orders" | "invoices" | "dnd" | "webhooks" | "map";
+type AccountTab = "orders" | "sites" | "plans" | "invoices" | "dnd" | "webhooks" | "map";
 
 function Tabs<T extends string>(props: {
   label: string;
@@ -145,15 +147,23 @@ function DispatchTeam() {
 }
 
 /** The account's views: its orders (kept open, and live, while another is shown: the invoices read their
- * statuses from it), its invoices, its webhooks and the map of its orders. A point clicked on the map opens the order's timeline in the list. */
+ * statuses from it), its sites and their assets, its maintenance plans, its invoices, its webhooks and the map of its orders. A point clicked on the map opens the order's timeline in the list. */
 function AccountArea() {
   const [tab, setTab] = useState<AccountTab>("orders");
+  /** An order named by the sites' history or the plans' calendar: opened in the list. */
+  const showOrder = (id: string) => {
+    openOrderTimeline(id);
+    setTab("orders");
+    scrollToRow(id);
+  };
   return (
     <>
       <Tabs
         label="Account views"
         tabs={[
           ["orders", "Orders"],
+          ["sites", "Sites"],
+          ["plans", "Plans"],
           ["invoices", "Invoices"],
           ["dnd", "Do not dispatch"],
           ["webhooks", "Webhooks"],
@@ -165,6 +175,8 @@ function AccountArea() {
       <div hidden={tab !== "orders"}>
         <AccountView />
       </div>
+      {tab === "sites" && <SitesView onOpenOrder={showOrder} />}
+      {tab === "plans" && <PlansView onOpenOrder={showOrder} />}
       {tab === "invoices" && <AccountInvoices />}
       {tab === "dnd" && <AccountDoNotDispatch />}
       {tab === "webhooks" && <Webhooks />}
@@ -173,11 +185,7 @@ function AccountArea() {
           title="Map of my orders"
           orders={accountOrders}
           withContractors={false}
-          onOpenOrder={(id) => {
-            openOrderTimeline(id);
-            setTab("orders");
-            scrollToRow(id);
-          }}
+          onOpenOrder={showOrder}
         />
       )}
     </>
