@@ -519,6 +519,7 @@ function OccurrenceAction(props: {
           <legend>New window ({zone})</legend>
           <label for={id("start")}>From</label>
           <input
+            class="occ-field"
             id={id("start")}
             type="datetime-local"
             value={start}
@@ -526,6 +527,7 @@ function OccurrenceAction(props: {
           />
           <label for={id("end")}>To</label>
           <input
+            class="occ-field"
             id={id("end")}
             type="datetime-local"
             value={end}
@@ -535,6 +537,7 @@ function OccurrenceAction(props: {
       )}
       <label for={id("reason")}>Reason (required; kept in the audit log)</label>
       <input
+        class="occ-field"
         id={id("reason")}
         maxLength={500}
         value={reason}

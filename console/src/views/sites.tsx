@@ -287,7 +287,7 @@ function AssetRow({ asset, onOpenOrder }: { asset: Asset; onOpenOrder: (orderId:
         </span>
         <button
           type="button"
-          class="btn btn-quiet btn-small"
+          class="btn btn-quiet btn-small asset-history-toggle"
           aria-expanded={open}
           onClick={() => setOpen(!open)}
         >
