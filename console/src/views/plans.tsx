@@ -606,7 +606,9 @@ function PlanList() {
                     </th>
                     <td>{siteName(p.site_id)}</td>
                     <td>
-                      {ruleInWords(p.recurrence) ?? ""}
+                      {ruleInWords(p.recurrence) && (
+                        <span class="rule-words">{ruleInWords(p.recurrence)}</span>
+                      )}
                       <code class="rrule">{p.recurrence}</code>
                     </td>
                     <td>

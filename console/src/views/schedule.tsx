@@ -457,11 +457,8 @@ function LaneRow(props: { lane: Lane; proposal: Proposal | null; onOpenOrder: (i
                   !
                 </span>
               )}
-              {j.planned && (
-                <span class="block-planned-mark" aria-hidden="true">
-                  P
-                </span>
-              )}
+              {j.planned && <span class="block-planned-mark">Planned</span>}
+              {j.planned && " "}
               {titleCase(j.trade)} · {j.city ?? j.state}
             </span>
           </button>

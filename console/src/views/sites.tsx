@@ -67,6 +67,16 @@ const loading = signal(true);
 const loadError = signal<string | null>(null);
 const selected = signal<string | null>(null);
 
+/** An asset type in words ("rtu" reads "Rooftop unit (RTU)", "ev_charger" "EV charger"). */
+const TYPE_WORDS: Record<string, string> = {
+  rtu: "Rooftop unit (RTU)",
+  ev_charger: "EV charger",
+  ups: "UPS",
+};
+function typeWords(type: string): string {
+  return TYPE_WORDS[type] ?? titleCase(type);
+}
+
 /** "2026-03-14" as "Mar 14, 2026" (a date, no zone). */
 export function day(date: string | null): string {
   if (!date) return "—";
@@ -265,7 +275,7 @@ function AssetRow({ asset, onOpenOrder }: { asset: Asset; onOpenOrder: (orderId:
     <li class="asset" data-asset-id={asset.asset_id}>
       <div class="asset-line">
         <span class="asset-type">
-          <strong>{titleCase(asset.type)}</strong> <span class="muted">{titleCase(asset.trade)}</span>
+          <strong>{typeWords(asset.type)}</strong> <span class="muted">{titleCase(asset.trade)}</span>
         </span>
         <span>{makeModel}</span>
         <span>
@@ -336,7 +346,7 @@ function AssetHistory({ assetId, onOpenOrder }: { assetId: string; onOpenOrder: 
             <td>
               <StatusPill status={o.status} />
             </td>
-            <td>{new Date(o.completed_at ?? o.created_at).toLocaleDateString("en-US")}</td>
+            <td>{day((o.completed_at ?? o.created_at).slice(0, 10))}</td>
             <td class="history-desc" title={o.description}>
               {o.description}
             </td>
