@@ -220,7 +220,9 @@ describe("the account's planned maintenance", () => {
       const rate = page.locator("[data-compliance-rate]");
       expect(await rate.textContent()).toBe("0 %");
       expect(await page.locator(".compliance-sites li").count()).toBe(3);
-      await shot(page, "maintenance-plans");
+      await page.evaluate("window.scrollTo(0, 0)");
+      await page.screenshot({ path: shotPath("maintenance-plans") });
+      await shot(page, "maintenance-plans-full");
       await expectAccessible(page, "plans");
 
       // Skip an upcoming visit: an empty reason is refused, visibly; with one, the visit is skipped.

@@ -284,7 +284,8 @@ export function Schedule({ onOpenOrder }: { onOpenOrder: (orderId: string) => vo
       </div>
       <ScheduleFilters f={f} set={set} />
       <p class="zone-note muted" data-zone={f.zone || "own"}>
-        {dayName(f.date)} · {zoneNote}
+        {dayName(f.date)} · {zoneNote}{" "}
+        <span class="planned-key">Striped blocks are planned maintenance.</span>
       </p>
       {error && (
         <p class="error" role="alert">
