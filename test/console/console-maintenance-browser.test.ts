@@ -45,7 +45,10 @@ let offsetMs = -14 * DAY_MS;
 let dispatcherKey: string;
 let weeklyPlanId: string;
 let austinRtuId: string;
+/** Every overdue visit of the sandbox's (the weekly plan's past ones; a quarterly one too, some weeks). */
 let overdue: Occurrence[];
+/** The weekly plan's overdue visits (at the Austin store, on its rooftop unit). */
+let weeklyOverdue: Occurrence[];
 const pageProblems: string[] = [];
 
 const asSandbox = () => ({ "x-api-key": h.sandboxKey });
@@ -97,10 +100,11 @@ beforeAll(async () => {
   offsetMs = 0;
   const settled = await settleEnded(h.services);
   expect(settled.overdue, JSON.stringify(settled)).toBeGreaterThan(0);
-  const listed = (await h.get(`/api/dispatch/v1/occurrences?plan_id=${weeklyPlanId}`, asSandbox())).json()
+  const listed = (await h.get("/api/dispatch/v1/occurrences?limit=200", asSandbox())).json()
     .occurrences as Occurrence[];
   overdue = listed.filter((o) => o.status === "overdue");
-  expect(overdue.length, JSON.stringify(listed)).toBeGreaterThan(0);
+  weeklyOverdue = overdue.filter((o) => o.plan_id === weeklyPlanId);
+  expect(weeklyOverdue.length, JSON.stringify(listed)).toBeGreaterThan(0);
   base = await listenLocally(h);
 }, 120_000);
 
@@ -171,7 +175,7 @@ describe("the account's sites and assets", () => {
       const historyIds = await history.evaluateAll((trs) =>
         trs.map((tr) => tr.getAttribute("data-order-id")),
       );
-      for (const o of overdue) expect(historyIds).toContain(o.order_id);
+      for (const o of weeklyOverdue) expect(historyIds).toContain(o.order_id);
       await shot(page, "maintenance-sites");
       await expectAccessible(page, "sites with an asset's history");
 
@@ -188,7 +192,7 @@ describe("the account's sites and assets", () => {
 });
 
 describe("the account's planned maintenance", () => {
-  it("lists occurrences overdue first with their windows in the site's zone; Skip needs a reason", async () => {
+  it("lists occurrences overdue first with their windows in the site's zone; Skip and Move need a reason", async () => {
     const { ctx, page } = await open();
     try {
       await signInConsole(page, base, h.sandboxKey);
@@ -200,12 +204,14 @@ describe("the account's planned maintenance", () => {
       expect(statuses.slice(0, overdue.length)).toEqual(overdue.map(() => "overdue"));
       expect(statuses.slice(overdue.length)).not.toContain("overdue");
       expect(await page.locator(".week h3").first().textContent()).toBe("Overdue");
-      const late = items.first();
+      const firstOverdue = weeklyOverdue[0] as Occurrence;
+      const late = page.locator(
+        `li.occurrence[data-plan-id="${weeklyPlanId}"][data-occurrence-key="${firstOverdue.occurrence_key}"]`,
+      );
       expect(await late.locator(".occ-badge").textContent()).toBe("Overdue");
       expect(await late.locator(".occ-where").textContent()).toMatch(
         /^Store #12 Austin · \w{3}, \w{3} \d{1,2}, 8:00 AM – 12:00 PM C[SD]T \(America\/Chicago\)$/,
       );
-      const firstOverdue = overdue[0] as Occurrence;
       expect(await late.getByRole("button", { name: `Open order ${firstOverdue.order_id}` }).count()).toBe(1);
       // The plans: the rule in words beside its RRULE, the window in the site's zone, the next visit.
       const weekly = page.locator(`tr[data-plan-id="${weeklyPlanId}"]`);
@@ -252,19 +258,47 @@ describe("the account's planned maintenance", () => {
       ).json().occurrences as Occurrence[];
       expect(after.map((o) => o.occurrence_key)).toEqual([key]);
 
-      // A refusal from the service is shown too: moving a visit to a window that ends before it starts.
-      const next = page
+      // Move: the form starts at the visit's window in the site's local time (Chicago, 08:00); a window that
+      // ends when it starts is refused by the service, shown under the form; a good one moves the visit.
+      const nextKey = (await page
         .locator(`li.occurrence[data-plan-id="${weeklyPlanId}"][data-status="upcoming"]`)
-        .first();
+        .first()
+        .getAttribute("data-occurrence-key")) as string;
+      const next = page.locator(
+        `li.occurrence[data-plan-id="${weeklyPlanId}"][data-occurrence-key="${nextKey}"]`,
+      );
       await next.getByRole("button", { name: "Move", exact: true }).click();
       const move = next.getByRole("form", { name: "Move occurrence" });
-      const start = await move.getByLabel("From").inputValue();
-      await move.getByLabel("To").fill(start);
+      const from = await move.getByLabel("From").inputValue();
+      expect(from).toBe(`${nextKey}T08:00`);
+      await move.getByLabel("To").fill(from);
       await move.getByLabel(/^Reason/).fill("Roofers on site that day");
       await move.getByRole("button", { name: "Move occurrence" }).click();
       await move.getByRole("alert").waitFor();
-      expect((await move.getByRole("alert").textContent())?.length).toBeGreaterThan(0);
+      expect(await move.getByRole("alert").textContent()).toContain("must be after");
       await page.screenshot({ path: shotPath("maintenance-move-refused") });
+      await expectAccessible(page, "move refused");
+      // The Wednesday after, 09:00 to 12:00 in Chicago (an HVAC visit needs 2.5 hours at least).
+      const wednesday = new Date(Date.parse(`${nextKey}T12:00:00Z`) + DAY_MS).toISOString().slice(0, 10);
+      await move.getByLabel("From").fill(`${wednesday}T09:00`);
+      await move.getByLabel("To").fill(`${wednesday}T12:00`);
+      await move.getByRole("button", { name: "Move occurrence" }).click();
+      await expect.poll(() => next.getAttribute("data-status")).toBe("generated");
+      expect(await next.locator(".occ-where").textContent()).toMatch(
+        /^Store #12 Austin · Wed, .* 9:00 AM – 12:00 PM C[SD]T/,
+      );
+      expect(await next.locator(".occ-note").first().textContent()).toMatch(
+        /^Moved from Tue, .* 8:00 AM – 12:00 PM/,
+      );
+      const moved = (
+        (
+          await h.get(`/api/dispatch/v1/occurrences?plan_id=${weeklyPlanId}&status=generated`, asSandbox())
+        ).json().occurrences as Occurrence[]
+      ).find((o) => o.occurrence_key === nextKey);
+      const chicago = (iso: string) =>
+        new Date(iso).toLocaleString("sv-SE", { timeZone: "America/Chicago" }).slice(0, 16);
+      expect(chicago(moved?.window.start as string)).toBe(`${wednesday} 09:00`);
+      expect(chicago(moved?.window.end as string)).toBe(`${wednesday} 12:00`);
     } finally {
       await ctx.close();
     }
@@ -286,7 +320,7 @@ describe("the dispatch team sees planned work beside reactive work", () => {
     );
     expect(reactive.statusCode, reactive.body).toBe(200);
     const reactiveId = reactive.json().order_id as string;
-    const planned = overdue[0] as Occurrence;
+    const planned = weeklyOverdue[0] as Occurrence;
     const { ctx, page } = await open();
     try {
       await signInConsole(page, base, dispatcherKey);

@@ -120,7 +120,7 @@ function zoneShort(zone: string, iso: string): string {
 }
 
 /** A window in the site's zone, the zone named: "Tue, Dec 8, 7:00 AM – 11:00 AM CST". */
-export function windowIn(w: { start: string; end: string }, zone: string): string {
+function windowIn(w: { start: string; end: string }, zone: string): string {
   const dayText = new Date(w.start).toLocaleDateString("en-US", {
     timeZone: zone,
     weekday: "short",
@@ -160,7 +160,7 @@ function offsetAt(zone: string, t: number): number {
 }
 
 /** A wall-clock time in `zone` ("2026-12-08T09:00", as a datetime-local input gives it) as an ISO instant. */
-export function zonedToIso(local: string, zone: string): string | null {
+function zonedToIso(local: string, zone: string): string | null {
   const m = /^(\d{4})-(\d{2})-(\d{2})T(\d{2}):(\d{2})$/.exec(local);
   if (!m) return null;
   const wall = Date.UTC(Number(m[1]), Number(m[2]) - 1, Number(m[3]), Number(m[4]), Number(m[5]));
@@ -206,7 +206,7 @@ function ordinal(n: number): string {
 }
 
 /** A simple RRULE in words ("every 3 months, on the 2nd Tuesday"); null when the rule is beyond these words. */
-export function ruleInWords(rule: string): string | null {
+function ruleInWords(rule: string): string | null {
   const parts = new Map(
     rule
       .toUpperCase()

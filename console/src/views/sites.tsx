@@ -78,7 +78,7 @@ function typeWords(type: string): string {
 }
 
 /** "2026-03-14" as "Mar 14, 2026" (a date, no zone). */
-export function day(date: string | null): string {
+function day(date: string | null): string {
   if (!date) return "—";
   return new Date(`${date}T12:00:00Z`).toLocaleDateString("en-US", {
     month: "short",
