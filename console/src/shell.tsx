@@ -10,10 +10,8 @@ import { Board, boardOrders, openOrder } from "./views/board";
 import { ContractorView } from "./views/contractor";
 import { AccountDoNotDispatch, DispatcherDoNotDispatch } from "./views/do-not-dispatch";
 import { AccountInvoices } from "./views/invoices";
-import { PlansView } from "./views/plans";
 import { Pool } from "./views/pool";
 import { Schedule } from "./views/schedule";
-import { SitesView } from "./views/sites";
 import { Webhooks } from "./views/webhooks";
 
 const ROLE: Record<Session["kind"], string> = {
@@ -175,8 +173,8 @@ function AccountArea() {
       <div hidden={tab !== "orders"}>
         <AccountView />
       </div>
-      {tab === "sites" && <SitesView onOpenOrder={showOrder} />}
-      {tab === "plans" && <PlansView onOpenOrder={showOrder} />}
+      {tab === "sites" && <LazyAccountView view="sites" onOpenOrder={showOrder} />}
+      {tab === "plans" && <LazyAccountView view="plans" onOpenOrder={showOrder} />}
       {tab === "invoices" && <AccountInvoices />}
       {tab === "dnd" && <AccountDoNotDispatch />}
       {tab === "webhooks" && <Webhooks />}
@@ -221,5 +219,47 @@ function LazyMap(props: MapViewProps) {
     </p>
   ) : (
     <p class="muted">Loading the map…</p>
+  );
+}
+
+type AccountViewComponent = (props: { onOpenOrder: (orderId: string) => void }) => preact.JSX.Element;
+const accountViews: Record<"sites" | "plans", Promise<AccountViewComponent> | null> = {
+  sites: null,
+  plans: null,
+};
+const LOAD_ACCOUNT_VIEW = {
+  sites: () => import("./views/sites").then((m) => m.SitesView),
+  plans: () => import("./views/plans").then((m) => m.PlansView),
+};
+
+/** The account's Sites and Plans, each a chunk of its own fetched the first time it is shown (the orders'
+ * and the board's JavaScript stay as small as they were). */
+function LazyAccountView(props: { view: "sites" | "plans"; onOpenOrder: (orderId: string) => void }) {
+  const { view } = props;
+  const [View, setView] = useState<AccountViewComponent | null>(null);
+  const [failed, setFailed] = useState(false);
+  useEffect(() => {
+    let live = true;
+    setView(null);
+    const loading = accountViews[view] ?? LOAD_ACCOUNT_VIEW[view]();
+    accountViews[view] = loading;
+    loading.then(
+      (v) => live && setView(() => v),
+      () => {
+        accountViews[view] = null;
+        if (live) setFailed(true);
+      },
+    );
+    return () => {
+      live = false;
+    };
+  }, [view]);
+  if (View) return <View onOpenOrder={props.onOpenOrder} />;
+  return failed ? (
+    <p class="error" role="alert">
+      This view could not be loaded; reload the page to try again.
+    </p>
+  ) : (
+    <p class="muted">Loading…</p>
   );
 }
