@@ -184,6 +184,29 @@ describe("the account's sites and assets", () => {
       await dallas.locator("[data-warranty]").waitFor();
       expect(await dallas.locator("[data-warranty]").getAttribute("data-warranty")).toBe("expired");
       expect(await dallas.locator("[data-warranty]").textContent()).toBe("Expired");
+
+      // A new site: a ZIP of another state is refused under the ZIP field; with its own, the site is added,
+      // its time zone derived by the service.
+      await page.getByRole("button", { name: "Add site", exact: true }).click();
+      const form = page.getByRole("form", { name: "Add a site" });
+      await form.getByLabel("Name").fill("Store #58 San Antonio");
+      await form.getByLabel("Address").fill("300 Alamo Plaza");
+      await form.getByLabel("City").fill("San Antonio");
+      await form.getByLabel("State").fill("TX");
+      await form.getByLabel("ZIP").fill("94103");
+      await form.getByRole("button", { name: "Add site" }).click();
+      const zipFault = form.locator("#site-zip-fault");
+      await zipFault.waitFor();
+      expect(await zipFault.textContent()).toMatch(/zip/i);
+      expect(await form.getByLabel("ZIP").getAttribute("aria-invalid")).toBe("true");
+      await page.screenshot({ path: shotPath("maintenance-add-site-refused") });
+      await expectAccessible(page, "add site refused");
+      await form.getByLabel("ZIP").fill("78205");
+      await form.getByRole("button", { name: "Add site" }).click();
+      await expect.poll(() => rows.count()).toBe(4);
+      const added = rows.filter({ hasText: "Store #58 San Antonio" });
+      expect(await added.locator("td").nth(1).textContent()).toBe("America/Chicago");
+      await page.getByRole("region", { name: "Store #58 San Antonio" }).locator(".empty").waitFor();
     } finally {
       await ctx.close();
     }

@@ -5,7 +5,7 @@
 
 import { signal } from "@preact/signals";
 import { useEffect, useState } from "preact/hooks";
-import { ApiProblem, allPages, get } from "../api";
+import { ApiProblem, allPages, get, post } from "../api";
 import { money, STATUS_LABEL, titleCase } from "../format";
 import type { OrderStatus } from "../types";
 import { StatusPill } from "./status";
@@ -120,6 +120,7 @@ function matches(s: Site, text: string): boolean {
 
 export function SitesView(props: { onOpenOrder: (orderId: string) => void }) {
   const [filter, setFilter] = useState("");
+  const [adding, setAdding] = useState(false);
   useEffect(() => {
     void load();
     return () => {
@@ -137,8 +138,27 @@ export function SitesView(props: { onOpenOrder: (orderId: string) => void }) {
           <span class="stat">
             <strong>{sites.value.length}</strong> {sites.value.length === 1 ? "site" : "sites"}
           </span>
+          <button
+            type="button"
+            class="btn btn-quiet btn-small"
+            aria-expanded={adding}
+            onClick={() => setAdding(!adding)}
+          >
+            Add site
+          </button>
         </div>
       </div>
+      {adding && (
+        <AddSite
+          onAdded={(site) => {
+            sites.value = [...sites.value, site];
+            assetCounts.value = new Map(assetCounts.value).set(site.site_id, 0);
+            selected.value = site.site_id;
+            setAdding(false);
+          }}
+          onCancel={() => setAdding(false)}
+        />
+      )}
       <search class="filters filters-sites">
         <input
           type="search"
@@ -385,5 +405,94 @@ function AssetHistory({ assetId, onOpenOrder }: { assetId: string; onOpenOrder: 
         ))}
       </tbody>
     </table>
+  );
+}
+
+const SITE_FIELDS = [
+  ["name", "Name", "Store #42"],
+  ["address", "Address", "500 Congress Ave"],
+  ["city", "City", "Austin"],
+  ["state", "State", "TX"],
+  ["zip", "ZIP", "78701"],
+  ["hours", "Opening hours (optional)", "mon-sat 07:00-21:00"],
+] as const;
+type SiteField = (typeof SITE_FIELDS)[number][0];
+
+/** A new site (dispatch.site_create): its time zone is derived by the service; a field it refuses is
+ * shown under that field. */
+function AddSite(props: { onAdded: (site: Site) => void; onCancel: () => void }) {
+  const [values, setValues] = useState<Record<SiteField, string>>({
+    name: "",
+    address: "",
+    city: "",
+    state: "",
+    zip: "",
+    hours: "",
+  });
+  const [faults, setFaults] = useState<Map<string, string>>(new Map());
+  const [busy, setBusy] = useState(false);
+  const submit = async () => {
+    setBusy(true);
+    setFaults(new Map());
+    try {
+      const body = Object.fromEntries(Object.entries(values).map(([k, v]) => [k, v.trim()]));
+      props.onAdded(await post<Site>("/api/dispatch/v1/sites", body));
+    } catch (err) {
+      const next = new Map<string, string>();
+      if (err instanceof ApiProblem && err.errors.length > 0) {
+        for (const f of err.errors) {
+          const field = SITE_FIELDS.some(([k]) => k === f.field) ? f.field : "form";
+          next.set(field, [next.get(field), f.message].filter(Boolean).join("; "));
+        }
+      } else next.set("form", err instanceof ApiProblem ? err.message : "The site was not added; try again.");
+      setFaults(next);
+    } finally {
+      setBusy(false);
+    }
+  };
+  return (
+    <form
+      class="card add-site"
+      aria-label="Add a site"
+      onSubmit={(e) => {
+        e.preventDefault();
+        void submit();
+      }}
+    >
+      {SITE_FIELDS.map(([field, label, example]) => (
+        <div key={field} class="add-site-field">
+          <label for={`site-${field}`}>{label}</label>
+          <input
+            id={`site-${field}`}
+            class="occ-field"
+            placeholder={example}
+            value={values[field]}
+            maxLength={field === "state" ? 2 : field === "zip" ? 10 : 200}
+            aria-invalid={faults.has(field)}
+            aria-describedby={faults.has(field) ? `site-${field}-fault` : undefined}
+            onInput={(e) => setValues({ ...values, [field]: (e.target as HTMLInputElement).value })}
+          />
+          {faults.has(field) && (
+            <span class="field-error" id={`site-${field}-fault`} role="alert">
+              {faults.get(field)}
+            </span>
+          )}
+        </div>
+      ))}
+      {faults.has("form") && (
+        <p class="field-error" role="alert">
+          {faults.get("form")}
+        </p>
+      )}
+      <p class="hint add-site-hint">The time zone is derived from the state and ZIP.</p>
+      <div class="nte-actions">
+        <button type="button" class="btn btn-quiet" onClick={props.onCancel}>
+          Cancel
+        </button>
+        <button type="submit" class="btn btn-primary" disabled={busy}>
+          Add site
+        </button>
+      </div>
+    </form>
   );
 }
