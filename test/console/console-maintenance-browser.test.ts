@@ -329,6 +329,30 @@ describe("the account's planned maintenance", () => {
   });
 });
 
+describe("the account's maintenance on a phone", () => {
+  it("the Plans and Sites tabs fit a 390 px screen", async () => {
+    const { ctx, page } = await open({ width: 390, height: 844 });
+    try {
+      await signInConsole(page, base, h.sandboxKey);
+      await page.getByRole("button", { name: "Plans", exact: true }).click();
+      await page.locator("li.occurrence").first().waitFor();
+      await page.screenshot({ path: shotPath("maintenance-plans-phone") });
+      await expectAccessible(page, "plans on a phone");
+      // Nothing wider than the screen but the tables, which scroll in their own box.
+      const wide = await page.evaluate("document.documentElement.scrollWidth");
+      expect(wide).toBeLessThanOrEqual(390);
+      await page.getByRole("button", { name: "Sites", exact: true }).click();
+      await page.locator("table.sites-table tbody tr").first().waitFor();
+      await page.screenshot({ path: shotPath("maintenance-sites-phone") });
+      await expectAccessible(page, "sites on a phone");
+      expect(await page.evaluate("document.documentElement.scrollWidth")).toBeLessThanOrEqual(390);
+    } finally {
+      await ctx.close();
+    }
+    expect(pageProblems).toEqual([]);
+  });
+});
+
 describe("the dispatch team sees planned work beside reactive work", () => {
   it("board rows and schedule blocks of a plan's orders say planned; a caller's order does not", async () => {
     // Reactive work at the same store: an urgent call of the sandbox's own.
