@@ -322,6 +322,34 @@ describe("the account's planned maintenance", () => {
         new Date(iso).toLocaleString("sv-SE", { timeZone: "America/Chicago" }).slice(0, 16);
       expect(chicago(moved?.window.start as string)).toBe(`${wednesday} 09:00`);
       expect(chicago(moved?.window.end as string)).toBe(`${wednesday} 12:00`);
+
+      // Kept live: a visit moved elsewhere (here through the API) has its order made; the order's event
+      // reaches the console, which reads the occurrences again.
+      const upcoming = (
+        (
+          await h.get(`/api/dispatch/v1/occurrences?plan_id=${weeklyPlanId}&status=upcoming`, asSandbox())
+        ).json().occurrences as Occurrence[]
+      ).at(-1) as Occurrence;
+      const far = page.locator(
+        `li.occurrence[data-plan-id="${weeklyPlanId}"][data-occurrence-key="${upcoming.occurrence_key}"]`,
+      );
+      expect(await far.getAttribute("data-status")).toBe("upcoming");
+      const later = (iso: string) => new Date(Date.parse(iso) + DAY_MS).toISOString();
+      const elsewhere = await h.post(
+        "/api/dispatch/v1/occurrences/move",
+        {
+          plan_id: weeklyPlanId,
+          occurrence_key: upcoming.occurrence_key,
+          reason: "Manager away on Tuesday",
+          service_window: { start: later(upcoming.window.start), end: later(upcoming.window.end) },
+        },
+        asSandbox(),
+      );
+      expect(elsewhere.statusCode, elsewhere.body).toBe(200);
+      await expect.poll(() => far.getAttribute("data-status"), { timeout: 10_000 }).toBe("generated");
+      expect(await far.getByRole("button", { name: `Open order ${elsewhere.json().order_id}` }).count()).toBe(
+        1,
+      );
     } finally {
       await ctx.close();
     }

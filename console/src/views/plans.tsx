@@ -4,10 +4,12 @@
 // (dispatch.occurrence_skip, dispatch.occurrence_move); and the list of plans (dispatch.plans), each with its
 // rule in words and its next occurrence.
 
-import { signal } from "@preact/signals";
-import { useEffect, useState } from "preact/hooks";
+import { computed, signal } from "@preact/signals";
+import { useEffect, useRef, useState } from "preact/hooks";
+import { isPlannedReference } from "../../../src/domain/maintenance/plan";
 import { ApiProblem, allPages, get, post } from "../api";
 import { titleCase } from "../format";
+import { accountOrders } from "./account";
 import type { Site } from "./sites";
 
 type OccurrenceStatus =
@@ -266,10 +268,40 @@ function percent(v: number | null): string {
   return v === null ? "—" : `${Math.round(v * 1000) / 10} %`;
 }
 
+/** The account's planned orders and their statuses, as the orders' list keeps them live (the event stream):
+ * when one changes (generated, done, cancelled by a skip elsewhere), the occurrences are read again. */
+const plannedOrders = computed(() =>
+  [...accountOrders.value.values()]
+    .filter((o) => isPlannedReference(o.reference_id))
+    .map((o) => `${o.order_id}:${o.status}`)
+    .sort()
+    .join(","),
+);
+
+/** Reads the occurrences again a moment after the account's planned orders change (one read for a burst). */
+function useFollowPlannedOrders() {
+  const seen = useRef<string | null>(null);
+  const now = plannedOrders.value;
+  useEffect(() => {
+    if (seen.current === null || seen.current === now) {
+      seen.current = now;
+      return;
+    }
+    seen.current = now;
+    const timer = setTimeout(() => {
+      loadOccurrences().catch(() => {
+        // The next change or visit reads them again; the list shown stays as it was.
+      });
+    }, 300);
+    return () => clearTimeout(timer);
+  }, [now]);
+}
+
 export function PlansView(props: { onOpenOrder: (orderId: string) => void }) {
   useEffect(() => {
     void load();
   }, []);
+  useFollowPlannedOrders();
   const list = occurrences.value;
   const overdue = list.filter((o) => o.status === "overdue");
   const rest = list.filter((o) => o.status !== "overdue");
