@@ -62,7 +62,7 @@ export function Shell({ session }: { session: Session }) {
 }
 
 type DispatchTab = "board" | "schedule" | "pool" | "dnd" | "map";
-type AccountTab = "orders" | "invoices" | "dnd" | "webhooks" | "map";
+type AccountTab = "orders" | "sites" | "plans" | "invoices" | "dnd" | "webhooks" | "map";
 
 function Tabs<T extends string>(props: {
   label: string;
@@ -145,15 +145,23 @@ function DispatchTeam() {
 }
 
 /** The account's views: its orders (kept open, and live, while another is shown: the invoices read their
- * statuses from it), its invoices, its webhooks and the map of its orders. A point clicked on the map opens the order's timeline in the list. */
+ * statuses from it), its sites and their assets, its maintenance plans, its invoices, its webhooks and the map of its orders. A point clicked on the map opens the order's timeline in the list. */
 function AccountArea() {
   const [tab, setTab] = useState<AccountTab>("orders");
+  /** An order named by the sites' history or the plans' calendar: opened in the list. */
+  const showOrder = (id: string) => {
+    openOrderTimeline(id);
+    setTab("orders");
+    scrollToRow(id);
+  };
   return (
     <>
       <Tabs
         label="Account views"
         tabs={[
           ["orders", "Orders"],
+          ["sites", "Sites"],
+          ["plans", "Plans"],
           ["invoices", "Invoices"],
           ["dnd", "Do not dispatch"],
           ["webhooks", "Webhooks"],
@@ -165,6 +173,8 @@ function AccountArea() {
       <div hidden={tab !== "orders"}>
         <AccountView />
       </div>
+      {tab === "sites" && <LazyAccountView view="sites" onOpenOrder={showOrder} />}
+      {tab === "plans" && <LazyAccountView view="plans" onOpenOrder={showOrder} />}
       {tab === "invoices" && <AccountInvoices />}
       {tab === "dnd" && <AccountDoNotDispatch />}
       {tab === "webhooks" && <Webhooks />}
@@ -173,11 +183,7 @@ function AccountArea() {
           title="Map of my orders"
           orders={accountOrders}
           withContractors={false}
-          onOpenOrder={(id) => {
-            openOrderTimeline(id);
-            setTab("orders");
-            scrollToRow(id);
-          }}
+          onOpenOrder={showOrder}
         />
       )}
     </>
@@ -213,5 +219,47 @@ function LazyMap(props: MapViewProps) {
     </p>
   ) : (
     <p class="muted">Loading the map…</p>
+  );
+}
+
+type AccountViewComponent = (props: { onOpenOrder: (orderId: string) => void }) => preact.JSX.Element;
+const accountViews: Record<"sites" | "plans", Promise<AccountViewComponent> | null> = {
+  sites: null,
+  plans: null,
+};
+const LOAD_ACCOUNT_VIEW = {
+  sites: () => import("./views/sites").then((m) => m.SitesView),
+  plans: () => import("./views/plans").then((m) => m.PlansView),
+};
+
+/** The account's Sites and Plans, each a chunk of its own fetched the first time it is shown (the orders'
+ * and the board's JavaScript stay as small as they were). */
+function LazyAccountView(props: { view: "sites" | "plans"; onOpenOrder: (orderId: string) => void }) {
+  const { view } = props;
+  const [View, setView] = useState<AccountViewComponent | null>(null);
+  const [failed, setFailed] = useState(false);
+  useEffect(() => {
+    let live = true;
+    setView(null);
+    const loading = accountViews[view] ?? LOAD_ACCOUNT_VIEW[view]();
+    accountViews[view] = loading;
+    loading.then(
+      (v) => live && setView(() => v),
+      () => {
+        accountViews[view] = null;
+        if (live) setFailed(true);
+      },
+    );
+    return () => {
+      live = false;
+    };
+  }, [view]);
+  if (View) return <View onOpenOrder={props.onOpenOrder} />;
+  return failed ? (
+    <p class="error" role="alert">
+      This view could not be loaded; reload the page to try again.
+    </p>
+  ) : (
+    <p class="muted">Loading…</p>
   );
 }

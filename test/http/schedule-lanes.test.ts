@@ -44,6 +44,7 @@ interface LanesAnswer {
       start: string;
       end: string;
       account_name: string | null;
+      planned: boolean;
       service_level: string | null;
     }>;
   }>;
@@ -134,9 +135,9 @@ describe("dispatch.schedule_lanes", () => {
     // No hours stated: the whole day; off 15:00-16:00 (in winter; 16:00-17:00 in summer's time).
     expect(plumber?.working).toEqual([plumber?.day]);
     expect(plumber?.time_off).toHaveLength(1);
-    expect(plumber?.jobs.map((j) => [j.order_id, j.status, j.account_name, j.service_level])).toEqual([
-      [acceptedId, "accepted", "acme-properties", "on_track"],
-    ]);
+    expect(
+      plumber?.jobs.map((j) => [j.order_id, j.status, j.account_name, j.planned, j.service_level]),
+    ).toEqual([[acceptedId, "accepted", "acme-properties", false, "on_track"]]);
     const job = plumber?.jobs[0];
     const minutes = (Date.parse(job?.end ?? "") - Date.parse(job?.start ?? "")) / 60_000;
     expect(minutes).toBeGreaterThan(0);

@@ -3,6 +3,7 @@
 
 import { type ReadonlySignal, signal } from "@preact/signals";
 import { useEffect, useState } from "preact/hooks";
+import { isPlannedReference } from "../../../src/domain/maintenance/plan";
 import { ApiProblem, allPages, get, post } from "../api";
 import { ago, clock, minute, money, place, titleCase } from "../format";
 import { subscribe } from "../live";
@@ -11,7 +12,7 @@ import { CounterDecision } from "./counters";
 import { ExcludeContractor } from "./do-not-dispatch";
 import { Proof } from "./proof";
 import { OrderRating, rateable } from "./ratings";
-import { StatusPill } from "./status";
+import { PlannedBadge, StatusPill } from "./status";
 import { Timeline } from "./timeline";
 
 const orders = signal<Map<string, Order>>(new Map());
@@ -173,6 +174,7 @@ export function AccountView() {
                   <span class="row-title">
                     {titleCase(o.trade)}
                     <span class="row-place">{place(o.location)}</span>
+                    {isPlannedReference(o.reference_id) && <PlannedBadge />}
                     {o.reference_id && <span class="ref">{o.reference_id}</span>}
                   </span>
                   <span class="row-desc">{o.description}</span>

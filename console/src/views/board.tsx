@@ -5,6 +5,7 @@
 import { computed, type ReadonlySignal, signal } from "@preact/signals";
 import { Fragment } from "preact";
 import { useEffect, useState } from "preact/hooks";
+import { isPlannedReference } from "../../../src/domain/maintenance/plan";
 import { URGENCIES } from "../../../src/domain/pricing";
 import { ApiProblem, allPages, get, post } from "../api";
 import {
@@ -24,7 +25,7 @@ import { subscribe } from "../live";
 import type { Contractor, Order, OrderStatus, ServiceLevel, StreamEvent } from "../types";
 import { type DndEntry, exclusionOf, useAccountExclusions } from "./do-not-dispatch";
 import { Proof } from "./proof";
-import { StatusPill } from "./status";
+import { PlannedBadge, StatusPill } from "./status";
 import { Timeline } from "./timeline";
 
 const ORDERS = "/api/dispatcher/v1/orders";
@@ -423,6 +424,7 @@ function OrderRow({ order }: { order: Order }) {
             {titleCase(order.trade)}
             {order.urgency !== "routine" && <span class={`urgency u-${order.urgency}`}>{order.urgency}</span>}
             <span class="row-place">{place(order.location)}</span>
+            {isPlannedReference(order.reference_id) && <PlannedBadge />}
             {sla && <span class={`sla sla-${sla}`}>{STANDING_LABEL[sla]}</span>}
           </span>
           <span class="row-desc">

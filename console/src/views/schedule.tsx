@@ -7,6 +7,7 @@
 
 import { computed } from "@preact/signals";
 import { useEffect, useRef, useState } from "preact/hooks";
+import { isPlannedReference } from "../../../src/domain/maintenance/plan";
 import { URGENCIES } from "../../../src/domain/pricing";
 import { TRADE_CODES } from "../../../src/domain/trades";
 import { ApiProblem, get, post } from "../api";
@@ -14,7 +15,7 @@ import { duration, minute, place, relative, STATUS_LABEL, titleCase, zoned } fro
 import { subscribe } from "../live";
 import type { Order, OrderStatus } from "../types";
 import { boardOrders, slaFlag } from "./board";
-import { StatusPill } from "./status";
+import { PlannedBadge, StatusPill } from "./status";
 
 interface Span {
   start: string;
@@ -33,6 +34,8 @@ interface LaneJob {
   city: string | null;
   state: string;
   account_name: string | null;
+  /** A maintenance plan's order (planned work). */
+  planned: boolean;
   service_level: Standing | null;
 }
 
@@ -281,7 +284,8 @@ export function Schedule({ onOpenOrder }: { onOpenOrder: (orderId: string) => vo
       </div>
       <ScheduleFilters f={f} set={set} />
       <p class="zone-note muted" data-zone={f.zone || "own"}>
-        {dayName(f.date)} · {zoneNote}
+        {dayName(f.date)} · {zoneNote}{" "}
+        <span class="planned-key">Striped blocks are planned maintenance.</span>
       </p>
       {error && (
         <p class="error" role="alert">
@@ -436,15 +440,16 @@ function LaneRow(props: { lane: Lane; proposal: Proposal | null; onOpenOrder: (i
           <button
             key={j.order_id}
             type="button"
-            class={`block st-${j.status} ${j.service_level === "at_risk" || j.service_level === "breached" ? `block-${j.service_level}` : ""}`}
+            class={`block st-${j.status} ${j.service_level === "at_risk" || j.service_level === "breached" ? `block-${j.service_level}` : ""} ${j.planned ? "block-planned" : ""}`}
             style={spanStyle(day, j)}
             data-order-id={j.order_id}
             data-status={j.status}
             data-start={j.start}
             data-end={j.end}
             data-service-level={j.service_level ?? undefined}
-            aria-label={`${titleCase(j.trade)}, ${j.city ?? j.state}: ${clockIn(j.start, lane.time_zone)} to ${clockIn(j.end, lane.time_zone)} ${zone}, ${STATUS_LABEL[j.status]}${j.service_level === "at_risk" || j.service_level === "breached" ? `, ${STANDING_LABEL[j.service_level]}` : ""}. Open the order.`}
-            title={`${titleCase(j.trade)} · ${j.city ?? j.state}${j.account_name ? ` · ${j.account_name}` : ""}\n${clockIn(j.start, lane.time_zone)}–${clockIn(j.end, lane.time_zone)} ${zone} · ${STATUS_LABEL[j.status]}`}
+            data-planned={j.planned ? "true" : undefined}
+            aria-label={`${j.planned ? "Planned " : ""}${titleCase(j.trade)}, ${j.city ?? j.state}: ${clockIn(j.start, lane.time_zone)} to ${clockIn(j.end, lane.time_zone)} ${zone}, ${STATUS_LABEL[j.status]}${j.service_level === "at_risk" || j.service_level === "breached" ? `, ${STANDING_LABEL[j.service_level]}` : ""}. Open the order.`}
+            title={`${j.planned ? "Planned maintenance · " : ""}${titleCase(j.trade)} · ${j.city ?? j.state}${j.account_name ? ` · ${j.account_name}` : ""}\n${clockIn(j.start, lane.time_zone)}–${clockIn(j.end, lane.time_zone)} ${zone} · ${STATUS_LABEL[j.status]}`}
             onClick={() => props.onOpenOrder(j.order_id)}
           >
             <span class="block-text">
@@ -453,6 +458,8 @@ function LaneRow(props: { lane: Lane; proposal: Proposal | null; onOpenOrder: (i
                   !
                 </span>
               )}
+              {j.planned && <span class="block-planned-mark">Planned</span>}
+              {j.planned && " "}
               {titleCase(j.trade)} · {j.city ?? j.state}
             </span>
           </button>
@@ -497,6 +504,7 @@ function Queue({ onOpenOrder }: { onOpenOrder: (id: string) => void }) {
                   <span class="queue-line">
                     <StatusPill status={o.status} />
                     {o.urgency !== "routine" && <span class={`urgency u-${o.urgency}`}>{o.urgency}</span>}
+                    {isPlannedReference(o.reference_id) && <PlannedBadge />}
                     {flag && <span class={`sla sla-${flag}`}>{STANDING_LABEL[flag]}</span>}
                   </span>
                   <span class="queue-title">

@@ -101,3 +101,11 @@ export interface ComplianceCounts {
   /** Their order could not be created. */
   failed: number;
 }
+
+/** The reference_id a plan's generated order carries: `<plan_id>/<occurrence_key>`. */
+const PLANNED_REFERENCE = /^mpl_[0-9A-Za-z]{1,40}\/\d{4}-\d{2}-\d{2}$/;
+
+/** Whether an order's reference_id is a plan's occurrence (planned work, not reactive). */
+export function isPlannedReference(referenceId: string | null | undefined): boolean {
+  return typeof referenceId === "string" && PLANNED_REFERENCE.test(referenceId);
+}

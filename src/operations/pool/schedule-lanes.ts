@@ -12,6 +12,7 @@
 import { z } from "zod";
 import type { Contractor } from "../../domain/contractor.js";
 import { type ContractorStanding, standingOf } from "../../domain/contractor-directory.js";
+import { isPlannedReference } from "../../domain/maintenance/plan.js";
 import type { Order } from "../../domain/orders/order.js";
 import { slaStanding } from "../../domain/orders/sla-clocks.js";
 import { DayZones } from "../../domain/schedule/day-jobs.js";
@@ -93,6 +94,11 @@ const laneOutput = z
               city: z.string().nullable(),
               state: z.string(),
               account_name: z.string().nullable(),
+              planned: z
+                .boolean()
+                .describe(
+                  "Planned maintenance: the order of a maintenance plan's occurrence (reference_id).",
+                ),
               service_level: z
                 .enum(["on_track", "at_risk", "breached", "met"])
                 .nullable()
@@ -236,6 +242,7 @@ function laneJob(o: Order, b: Block, accountName: string | null, now: Date) {
     city: o.city,
     state: o.state,
     account_name: accountName,
+    planned: isPlannedReference(o.reference_id),
     service_level: worst ?? null,
   };
 }
