@@ -111,7 +111,9 @@ async function sequenceOwnRecords(store: Store, config: Config): Promise<void> {
   } catch (error) {
     // The command's own write is committed; sealing it now is a courtesy. A serving server busy with its
     // own writes (SQLite's lock not had within its busy timeout) seals it within AUDIT_SEQUENCE_INTERVAL_MS.
-    if ((error as { code?: string }).code !== "SQLITE_BUSY") throw error;
+    // SQLITE_BUSY, or SQLITE_BUSY_SNAPSHOT: the sequencer's read turned write after the server committed
+    // (WAL answers that at once, without the busy timeout).
+    if (!/^SQLITE_(BUSY|LOCKED)/.test(String((error as { code?: unknown }).code))) throw error;
     process.stderr.write("the store is busy: a running server's sequencer seals this command's records\n");
   }
 }
