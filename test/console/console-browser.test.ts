@@ -12,7 +12,6 @@ import SQLite from "better-sqlite3";
 import { Kysely, SqliteDialect, sql } from "kysely";
 import type { Browser, BrowserContext, Page, Route } from "playwright-core";
 import sharp from "sharp";
-import { build } from "vite";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { lookupZip } from "../../src/domain/geo.js";
 import type { StateCode } from "../../src/domain/us-regions.js";
@@ -20,7 +19,14 @@ import { createFetcher } from "../../src/services/create-services.js";
 import { auditTriggerNames } from "../../src/storage/migrations/0003-audit-log.js";
 import type { Database } from "../../src/storage/schema.js";
 import { WebhookDispatcher } from "../../src/workers/webhook-dispatcher.js";
-import { expectAccessible, launchChromium, listenLocally, signInConsole } from "../helpers/browser.js";
+import {
+  buildConsole,
+  collectPageProblems,
+  expectAccessible,
+  launchChromium,
+  listenLocally,
+  signInConsole,
+} from "../helpers/browser.js";
 import { liveContractor, testRecord } from "../helpers/fixtures.js";
 import { createHarness, type Harness, ORDER_PATH, validOrder } from "../helpers/harness.js";
 import { startReceiver, type WebhookReceiver } from "../helpers/webhook-receiver.js";
@@ -65,12 +71,7 @@ const pageProblems: string[] = [];
 beforeAll(async () => {
   mkdirSync(ARTIFACTS, { recursive: true });
   if (process.env.UPDATE_SCREENSHOTS) mkdirSync(README_SHOTS, { recursive: true });
-  buildDir = mkdtempSync(join(tmpdir(), "fd-console-build-"));
-  await build({
-    configFile: join(ROOT, "console", "vite.config.ts"),
-    logLevel: "error",
-    build: { outDir: buildDir, emptyOutDir: true },
-  });
+  buildDir = await buildConsole();
   // Launched first: a browser that cannot start fails the file at once, not a test at its first click.
   browser = await launchChromium();
 
@@ -131,10 +132,7 @@ async function open(
     ...(geolocation ? { geolocation, permissions: ["geolocation"] } : {}),
   });
   const page = await ctx.newPage();
-  page.on("pageerror", (e) => pageProblems.push(`page error: ${e.message}`));
-  page.on("console", (m) => {
-    if (m.type() === "error" && /Content Security Policy/i.test(m.text())) pageProblems.push(m.text());
-  });
+  collectPageProblems(page, pageProblems);
   return { ctx, page };
 }
 

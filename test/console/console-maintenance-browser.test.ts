@@ -7,16 +7,21 @@
 // past visits (never done: nobody works the sandbox's orders here) are overdue. Screenshots go to
 // test-artifacts/console/ (maintenance-*.png).
 
-import { mkdirSync, mkdtempSync, rmSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { mkdirSync, rmSync } from "node:fs";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import type { Browser, BrowserContext, Page } from "playwright-core";
-import { build } from "vite";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { generateDue, settleEnded } from "../../src/operations/maintenance/generate.js";
 import { seedSandboxMaintenance } from "../../src/sim/sandbox-maintenance.js";
-import { expectAccessible, launchChromium, listenLocally, signInConsole } from "../helpers/browser.js";
+import {
+  buildConsole,
+  collectPageProblems,
+  expectAccessible,
+  launchChromium,
+  listenLocally,
+  signInConsole,
+} from "../helpers/browser.js";
 import { createHarness, type Harness, ORDER_PATH, validOrder } from "../helpers/harness.js";
 
 const ROOT = fileURLToPath(new URL("../..", import.meta.url));
@@ -55,12 +60,7 @@ const asSandbox = () => ({ "x-api-key": h.sandboxKey });
 
 beforeAll(async () => {
   mkdirSync(ARTIFACTS, { recursive: true });
-  buildDir = mkdtempSync(join(tmpdir(), "fd-console-build-"));
-  await build({
-    configFile: join(ROOT, "console", "vite.config.ts"),
-    logLevel: "error",
-    build: { outDir: buildDir, emptyOutDir: true },
-  });
+  buildDir = await buildConsole();
   browser = await launchChromium();
   h = await createHarness({ CONSOLE_DIR: buildDir }, {}, { now: () => new Date(Date.now() + offsetMs) });
   dispatcherKey = await h.dispatcherKey("test");
@@ -117,10 +117,7 @@ afterAll(async () => {
 async function open(viewport = { width: 1440, height: 900 }): Promise<{ ctx: BrowserContext; page: Page }> {
   const ctx = await browser.newContext({ viewport });
   const page = await ctx.newPage();
-  page.on("pageerror", (e) => pageProblems.push(`page error: ${e.message}`));
-  page.on("console", (m) => {
-    if (m.type() === "error" && /Content Security Policy/i.test(m.text())) pageProblems.push(m.text());
-  });
+  collectPageProblems(page, pageProblems);
   return { ctx, page };
 }
 

@@ -5,14 +5,19 @@
 // the contractor excluded, and the pool shows its ratings. Screenshots go to test-artifacts/console/
 // (UPDATE_SCREENSHOTS=1: those docs/console.md shows to docs/screenshots/).
 
-import { mkdirSync, mkdtempSync, rmSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { mkdirSync, rmSync } from "node:fs";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import type { Browser, BrowserContext, Page } from "playwright-core";
-import { build } from "vite";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { expectAccessible, launchChromium, listenLocally, signInConsole } from "../helpers/browser.js";
+import {
+  buildConsole,
+  collectPageProblems,
+  expectAccessible,
+  launchChromium,
+  listenLocally,
+  signInConsole,
+} from "../helpers/browser.js";
 import { liveContractor, testRecord } from "../helpers/fixtures.js";
 import { createHarness, type Harness, ORDER_PATH } from "../helpers/harness.js";
 
@@ -40,12 +45,7 @@ const pageProblems: string[] = [];
 
 beforeAll(async () => {
   mkdirSync(ARTIFACTS, { recursive: true });
-  buildDir = mkdtempSync(join(tmpdir(), "fd-console-build-"));
-  await build({
-    configFile: join(ROOT, "console", "vite.config.ts"),
-    logLevel: "error",
-    build: { outDir: buildDir, emptyOutDir: true },
-  });
+  buildDir = await buildConsole();
   browser = await launchChromium();
   h = await createHarness({ CONSOLE_DIR: buildDir }, {}, { now: () => new Date(Date.now() + offsetMs) });
   await h.services.store.contractors.insert(
@@ -123,10 +123,7 @@ async function open(viewport: {
 }): Promise<{ ctx: BrowserContext; page: Page }> {
   const ctx = await browser.newContext({ viewport });
   const page = await ctx.newPage();
-  page.on("pageerror", (e) => pageProblems.push(`page error: ${e.message}`));
-  page.on("console", (m) => {
-    if (m.type() === "error" && /Content Security Policy/i.test(m.text())) pageProblems.push(m.text());
-  });
+  collectPageProblems(page, pageProblems);
   return { ctx, page };
 }
 

@@ -7,14 +7,19 @@
 // browser's clock is set to it too), so the day has room whatever the hour the test runs at. Screenshots
 // go to test-artifacts/console/ (schedule-*.png).
 
-import { mkdirSync, mkdtempSync, rmSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { mkdirSync, rmSync } from "node:fs";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import type { Browser, BrowserContext, Page } from "playwright-core";
-import { build } from "vite";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { expectAccessible, launchChromium, listenLocally, signInConsole } from "../helpers/browser.js";
+import {
+  buildConsole,
+  collectPageProblems,
+  expectAccessible,
+  launchChromium,
+  listenLocally,
+  signInConsole,
+} from "../helpers/browser.js";
 import { liveContractor, testRecord } from "../helpers/fixtures.js";
 import { createHarness, type Harness, ORDER_PATH } from "../helpers/harness.js";
 
@@ -56,12 +61,7 @@ const pageProblems: string[] = [];
 
 beforeAll(async () => {
   mkdirSync(ARTIFACTS, { recursive: true });
-  buildDir = mkdtempSync(join(tmpdir(), "fd-console-build-"));
-  await build({
-    configFile: join(ROOT, "console", "vite.config.ts"),
-    logLevel: "error",
-    build: { outDir: buildDir, emptyOutDir: true },
-  });
+  buildDir = await buildConsole();
   browser = await launchChromium();
   h = await createHarness({ CONSOLE_DIR: buildDir }, {}, { now: () => new Date(Date.now() + OFFSET_MS) });
   await h.services.store.contractors.insert(
@@ -181,10 +181,7 @@ async function open(viewport = { width: 1440, height: 900 }): Promise<{ ctx: Bro
   // The browser's clock reads the services' time (the schedule's "today" and its now line).
   await ctx.clock.setSystemTime(Date.now() + OFFSET_MS);
   const page = await ctx.newPage();
-  page.on("pageerror", (e) => pageProblems.push(`page error: ${e.message}`));
-  page.on("console", (m) => {
-    if (m.type() === "error" && /Content Security Policy/i.test(m.text())) pageProblems.push(m.text());
-  });
+  collectPageProblems(page, pageProblems);
   return { ctx, page };
 }
 

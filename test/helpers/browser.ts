@@ -2,10 +2,17 @@
 // driven by playwright-core, headless with no background traffic, and a harness's app listening on
 // 127.0.0.1 for it.
 
+import { mkdtempSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { fileURLToPath } from "node:url";
 import axe from "axe-core";
 import { type Browser, chromium, type Page } from "playwright-core";
+import { build } from "vite";
 import { expect } from "vitest";
 import type { Harness } from "./harness.js";
+
+const ROOT = fileURLToPath(new URL("../..", import.meta.url));
 
 const CHROMIUM = process.env.CHROMIUM_PATH ?? "/usr/bin/chromium";
 const CHROMIUM_ARGS = [
@@ -20,6 +27,25 @@ const CHROMIUM_ARGS = [
 /** Launches the machine's Chromium, each time with a fresh temporary profile (user-data-dir) of its own. */
 export function launchChromium(): Promise<Browser> {
   return chromium.launch({ executablePath: CHROMIUM, headless: true, args: CHROMIUM_ARGS });
+}
+
+/** Builds the console (Vite, its own config) into a fresh temporary directory; that directory. */
+export async function buildConsole(): Promise<string> {
+  const dir = mkdtempSync(join(tmpdir(), "fd-console-build-"));
+  await build({
+    configFile: join(ROOT, "console", "vite.config.ts"),
+    logLevel: "error",
+    build: { outDir: dir, emptyOutDir: true },
+  });
+  return dir;
+}
+
+/** Collects into `problems` what the page must never do: throw, or break its Content Security Policy. */
+export function collectPageProblems(page: Page, problems: string[]): void {
+  page.on("pageerror", (e) => problems.push(`page error: ${e.message}`));
+  page.on("console", (m) => {
+    if (m.type() === "error" && /Content Security Policy/i.test(m.text())) problems.push(m.text());
+  });
 }
 
 /** Makes the harness's app listen on a free port of 127.0.0.1; its base URL. */
