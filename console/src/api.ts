@@ -120,3 +120,32 @@ export async function allPages<T, K extends string>(
   }
   return out;
 }
+
+/** One page of a cursor-paged list, as `eachPage` yields it: its items, and the list's `total` over every
+ * page when the operation gives one (dispatcher.contractors does). */
+interface Page<T> {
+  items: T[];
+  total: number | null;
+}
+
+/**
+ * Every page of a cursor-paged list to the last one, as each arrives (a caller can draw what it has so
+ * far), with no cap on their number: a caller that stops early knows it did, and can say how many of the
+ * `total` it shows. Stops if the service hands back the cursor it was just given, rather than loop.
+ */
+export async function* eachPage<T, K extends string>(
+  path: string,
+  field: K,
+  query: Record<string, string | number | undefined>,
+): AsyncGenerator<Page<T>> {
+  let cursor: string | undefined;
+  for (;;) {
+    const page = await get<Record<K, T[]> & { next_cursor: string | null; total?: number }>(path, {
+      ...query,
+      cursor,
+    });
+    yield { items: page[field], total: page.total ?? null };
+    if (!page.next_cursor || page.next_cursor === cursor) return;
+    cursor = page.next_cursor;
+  }
+}

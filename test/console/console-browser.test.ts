@@ -48,6 +48,8 @@ const IN_README = new Set([
   "evals",
   "map",
   "account-map",
+  "map-contractors",
+  "map-cluster-zoomed",
   "contractor-invoice",
   "account-invoice",
 ]);
@@ -1205,8 +1207,10 @@ describe("the console in Chromium", () => {
 
     // An order where a contractor is based is not hidden under it: each takes a click of its own.
     for (const id of [anchorage, honolulu, sanJuan, austin, newYork]) await point(id).click({ trial: true });
-    // A point clicked opens its order on the board.
-    await point(sanJuan).click();
+    // A point focused (Tab reaches it) and Enter opens its order on the board.
+    await point(sanJuan).focus();
+    expect(await point(sanJuan).evaluate((c) => c.ownerDocument.activeElement === c)).toBe(true);
+    await desk.page.keyboard.press("Enter");
     const detail = desk.page.getByRole("complementary", { name: `Order ${sanJuan}` });
     await detail.waitFor();
     expect(await detail.textContent()).toContain("PR 00901");
@@ -1240,6 +1244,130 @@ describe("the console in Chromium", () => {
     await owner.ctx.close();
     expect(pageProblems).toEqual([]);
   }, 120_000);
+
+  it("the map of a pool of thousands: every page loaded, contractors off by default, clusters with counts, zoom by cluster, buttons, keys, wheel and drag", async () => {
+    // The sandbox pool: 3,320 generated contractors, more than the 10 pages of 200 the console's other
+    // lists stop at. Orders in six Manhattan ZIPs, four each: one cluster at the whole map's zoom.
+    const metro = await h.key("metro", "test", { ratePerMinute: 1000, burst: 100 });
+    const manhattan: string[] = [];
+    for (const zip of ["10001", "10002", "10003", "10011", "10016", "10019"]) {
+      for (let i = 0; i < 4; i++) {
+        const res = await h.post(
+          ORDER_PATH,
+          { trade: "plumbing", location: { state: "NY", zip }, description: `Leak ${i} in ${zip}` },
+          { "x-api-key": metro },
+        );
+        expect(res.statusCode, res.body).toBe(200);
+        manhattan.push(res.json().order_id as string);
+      }
+    }
+    const sandboxDesk = await h.dispatcherKey("test");
+    const { total } = (
+      await h.get("/api/dispatcher/v1/contractors?limit=1", { "x-api-key": sandboxDesk })
+    ).json() as { total: number };
+    expect(total).toBeGreaterThan(2000);
+
+    const { ctx, page } = await open({ width: 1280, height: 800 });
+    await signIn(page, sandboxDesk);
+    await page.locator(".live-live").waitFor({ timeout: 20_000 });
+    await page.getByRole("button", { name: "Map", exact: true }).click();
+    const map = page.locator('svg.map-svg[data-ready="true"]');
+    await map.waitFor();
+    // Every page of the pool, no silent cap: the legend says all of them are loaded, the header how many.
+    await page.getByText(`All ${total} contractors of the pool loaded`).waitFor({ timeout: 60_000 });
+    const stat = page.locator('[data-testid="map-contractor-count"]');
+    expect(await stat.textContent()).toBe(`0 of ${total} contractors shown`);
+    // More than 300: the contractors' layer is off, the orders alone on the map.
+    const toggle = page.getByRole("checkbox", { name: "Show contractors" });
+    expect(await toggle.isChecked()).toBe(false);
+    expect(await page.locator("[data-contractor-id], .map-contractor-cluster").count()).toBe(0);
+
+    // The Manhattan orders: one cluster counting them (and any other order there), none drawn alone.
+    const clusters = page.locator(".map-order-cluster");
+    const counts = await clusters.evaluateAll((gs) => gs.map((g) => Number(g.getAttribute("data-count"))));
+    const cells = await clusters.evaluateAll((gs) => gs.map((g) => g.getAttribute("data-cell")));
+    const nyc = page.locator(
+      `.map-order-cluster[data-cell="${cells[counts.findIndex((n) => n >= manhattan.length)]}"]`,
+    );
+    expect(Number(await nyc.getAttribute("data-count"))).toBeGreaterThanOrEqual(manhattan.length);
+    expect(await nyc.getAttribute("aria-label")).toMatch(/^\d+ orders here: .*\. Zoom in$/);
+    for (const id of manhattan) expect(await page.locator(`circle[data-order-id="${id}"]`).count()).toBe(0);
+    // Every order the header counts is in a cluster or drawn alone: none is lost.
+    const shownOrders = Number(await page.locator(".map-view .stat strong").first().textContent());
+    const alone = await page.locator("circle[data-order-id]").count();
+    expect(counts.reduce((a, b) => a + b, 0) + alone).toBe(shownOrders);
+    await shot(page, "map-clusters");
+
+    // A click on the cluster zooms into it: its orders, drawn one by one, each with its status.
+    await nyc.click();
+    await page.locator('svg.map-svg[data-zoom="64.00"]').waitFor();
+    for (const id of manhattan) await page.locator(`circle[data-order-id="${id}"][data-status]`).waitFor();
+    await shot(page, "map-cluster-zoomed");
+
+    // The contractors' layer on: at the whole map's zoom, in clusters that count every placed contractor,
+    // and under the orders (drawn after them, so an order's cluster takes the click where both are).
+    await page.getByRole("button", { name: "Show the whole map" }).click();
+    await page.locator('svg.map-svg[data-zoom="1.00"]').waitFor();
+    await toggle.check();
+    await page.locator(".map-contractor-cluster").first().waitFor();
+    const placedContractors = Number(await stat.locator("strong").textContent());
+    expect(placedContractors).toBeGreaterThan(2000);
+    const contractorCounts = await page
+      .locator(".map-contractor-cluster")
+      .evaluateAll((gs) => gs.map((g) => Number(g.getAttribute("data-count"))));
+    const contractorsAlone = await page.locator("rect[data-contractor-id]").count();
+    expect(contractorCounts.reduce((a, b) => a + b, 0) + contractorsAlone).toBe(placedContractors);
+    expect(contractorCounts.length).toBeLessThan(400); // thousands of diamonds no more
+    const onTop = await nyc.evaluate((g) => {
+      const r = g.getBoundingClientRect();
+      return (
+        g.ownerDocument
+          .elementFromPoint(r.x + r.width / 2, r.y + r.height / 2)
+          ?.closest(".map-order-cluster") === g
+      );
+    });
+    expect(onTop).toBe(true);
+    await shot(page, "map-contractors");
+
+    // The keys, with the map focused: + zooms, an arrow pans, 0 shows the whole map again.
+    const stage = page.locator(".map-stage");
+    const pan = () => map.locator("g").first().getAttribute("transform");
+    await stage.focus();
+    await page.keyboard.press("+");
+    await page.locator('svg.map-svg[data-zoom="2.00"]').waitFor();
+    const before = await pan();
+    await page.keyboard.press("ArrowRight");
+    await expect.poll(pan).not.toBe(before);
+    await page.keyboard.press("0");
+    await page.locator('svg.map-svg[data-zoom="1.00"]').waitFor();
+    // Enter on a focused cluster zooms into it too.
+    await page.locator(".map-contractor-cluster").first().focus();
+    await page.keyboard.press("Enter");
+    await expect.poll(async () => Number(await map.getAttribute("data-zoom"))).toBeGreaterThan(1);
+    // The buttons, the wheel about the pointer, and a drag.
+    await page.getByRole("button", { name: "Show the whole map" }).click();
+    await page.getByRole("button", { name: "Zoom in", exact: true }).click();
+    await page.locator('svg.map-svg[data-zoom="2.00"]').waitFor();
+    await page.getByRole("button", { name: "Zoom out", exact: true }).click();
+    await page.locator('svg.map-svg[data-zoom="1.00"]').waitFor();
+    const frame = await map.boundingBox();
+    if (!frame) throw new Error("the map has no box");
+    await page.mouse.move(frame.x + frame.width * 0.6, frame.y + frame.height * 0.4);
+    await page.mouse.wheel(0, -500);
+    await expect.poll(async () => Number(await map.getAttribute("data-zoom"))).toBeGreaterThan(2);
+    const dragged = await pan();
+    await page.mouse.down();
+    await page.mouse.move(frame.x + frame.width * 0.4, frame.y + frame.height * 0.5, { steps: 5 });
+    await page.mouse.up();
+    await expect.poll(pan).not.toBe(dragged);
+    await accessible(page, "the map of a large pool");
+
+    // The layer off again: no contractor left on the map.
+    await toggle.uncheck();
+    await expect.poll(() => page.locator("[data-contractor-id], .map-contractor-cluster").count()).toBe(0);
+    await ctx.close();
+    expect(pageProblems).toEqual([]);
+  }, 180_000);
 
   it("the public evals page shows the live orders' figures to anyone, without a key", async () => {
     const { ctx, page } = await open({ width: 1280, height: 800 });
