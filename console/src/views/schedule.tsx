@@ -592,6 +592,7 @@ export function Schedule({ onOpenOrder }: { onOpenOrder: (orderId: string) => vo
             <label class="drop-reason">
               Reason for changes made here
               <input
+                class="drop-reason-input"
                 value={reason}
                 maxLength={1000}
                 onInput={(e) => setReason((e.target as HTMLInputElement).value)}
