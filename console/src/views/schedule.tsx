@@ -754,7 +754,7 @@ function LaneRow(props: { lane: Lane; proposal: Proposal | null; onOpenOrder: (i
           {lane.held_minutes > 0 && ` · ${duration(lane.held_minutes)}`}
         </span>
       </span>
-      <span class="lane-track">
+      <span class="lane-track" data-day-start={day.start} data-day-end={day.end}>
         {lane.working.map((w) => (
           <span key={w.start} class="lane-work" style={spanStyle(day, w)} title="Working hours" />
         ))}
