@@ -31,6 +31,9 @@ const shotPath = (name: string) =>
 const PLUMBER = "ctr_dragbayplumbing";
 const LATE_PLUMBER = "ctr_dragsunsetpipes";
 const HVAC = "ctr_dragmissionair";
+/** The one plumber on the pool while the orders are placed: it declines them, so they wait for a
+ * dispatcher (a requested window with nobody to take it is refused, not queued); then it leaves. */
+const STANDIN = "ctr_dragstandin";
 const LA = "America/Los_Angeles";
 const SERVICE_NOW = (() => {
   const d = new Date();
@@ -54,6 +57,7 @@ let buildDir: string;
 let accountKey: string;
 let dispatcherKey: string;
 let plumberKey: string;
+let standinKey: string;
 /** Scheduled plumbing work for the day, 09:00-13:00, that waited for a dispatcher. */
 let dragged: string;
 let refused: string;
@@ -65,7 +69,7 @@ beforeAll(async () => {
   buildDir = await buildConsole();
   browser = await launchChromium();
   h = await createHarness({ CONSOLE_DIR: buildDir }, {}, { now: () => new Date(Date.now() + OFFSET_MS) });
-  // Off the pool while the orders are placed: they wait for a dispatcher.
+  // Off the pool while the orders are placed (the stand-in takes the offers and declines them).
   await h.services.store.contractors.insert(
     [
       liveContractor({
@@ -83,6 +87,12 @@ beforeAll(async () => {
         active: false,
       }),
       liveContractor({ id: HVAC, name: "Mission Air", trades: ["hvac"], hours: "mon-sun 07:00-19:00" }),
+      liveContractor({
+        id: STANDIN,
+        name: "Stand-in Plumbing",
+        trades: ["plumbing"],
+        hours: "mon-sun 07:00-19:00",
+      }),
     ],
     testRecord(),
   );
@@ -98,16 +108,29 @@ beforeAll(async () => {
       contractorId: PLUMBER,
     })
   ).key;
+  standinKey = (
+    await h.services.keys.issue({
+      accountName: "stand-in",
+      mode: "live",
+      actor: "operator:test",
+      kind: "contractor",
+      contractorId: STANDIN,
+    })
+  ).key;
   dragged = await scheduledOrder("Dripping tap in unit 4");
   refused = await scheduledOrder("Toilet running in the lobby");
   keyed = await scheduledOrder("Slow drain in the staff kitchen");
-  for (const id of [PLUMBER, LATE_PLUMBER]) {
-    const back = await h.post(
+  for (const [id, action] of [
+    [STANDIN, "deactivate"],
+    [PLUMBER, "activate"],
+    [LATE_PLUMBER, "activate"],
+  ] as const) {
+    const res = await h.post(
       "/api/dispatcher/v1/contractors/status",
-      { contractor_id: id, action: "activate", reason: "back on the pool" },
+      { contractor_id: id, action, reason: "the day's crew" },
       { "x-api-key": dispatcherKey },
     );
-    expect(back.statusCode, back.body).toBe(200);
+    expect(res.statusCode, res.body).toBe(200);
   }
   await h.services.pool.load();
   base = await listenLocally(h);
@@ -132,8 +155,23 @@ async function scheduledOrder(description: string): Promise<string> {
     { "x-api-key": accountKey },
   );
   expect(placed.statusCode, placed.body).toBe(200);
-  expect(placed.json().status).toBe("needs_dispatcher");
-  return placed.json().order_id as string;
+  const orderId = placed.json().order_id as string;
+  const asStandin = { "x-api-key": standinKey };
+  const offers = (await h.get("/api/contractor/v1/offers", asStandin)).json().offers as Array<{
+    offer_id: string;
+    order_id: string;
+  }>;
+  const offer = offers.find((o) => o.order_id === orderId);
+  expect(offer, "the stand-in is offered the job").toBeTruthy();
+  const declined = await h.post(
+    "/api/contractor/v1/offers/decline",
+    { offer_id: offer?.offer_id, reason: "not today" },
+    asStandin,
+  );
+  expect(declined.statusCode, declined.body).toBe(200);
+  const now = await h.get(`/api/dispatch/v1/orders/${orderId}`, { "x-api-key": accountKey });
+  expect(now.json().status).toBe("needs_dispatcher");
+  return orderId;
 }
 
 async function open(viewport = { width: 1440, height: 900 }): Promise<{ ctx: BrowserContext; page: Page }> {
@@ -213,7 +251,7 @@ describe("drag and drop on the Schedule", () => {
       // The account's list follows live.
       await expect.poll(() => row.getAttribute("data-status"), { timeout: 10_000 }).toBe("accepted");
       // The audit says why, with the start.
-      const detail = await h.get(`${ORDER_PATH}/${dragged}`, { "x-api-key": accountKey });
+      const detail = await h.get(`/api/dispatch/v1/orders/${dragged}`, { "x-api-key": accountKey });
       expect(detail.json().status).toBe("accepted");
     } finally {
       await dispatcher.ctx.close();
@@ -242,7 +280,7 @@ describe("drag and drop on the Schedule", () => {
       expect(await page.locator(`.queue-row[data-order-id="${refused}"]`).count()).toBe(1);
       expect(await page.locator(`[data-pending-order-id="${refused}"]`).count()).toBe(0);
       await page.screenshot({ path: shotPath("schedule-drag-refused"), fullPage: true });
-      const order = await h.get(`${ORDER_PATH}/${refused}`, { "x-api-key": accountKey });
+      const order = await h.get(`/api/dispatch/v1/orders/${refused}`, { "x-api-key": accountKey });
       expect(order.json().status).toBe("needs_dispatcher");
     } finally {
       await ctx.close();

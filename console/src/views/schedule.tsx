@@ -322,7 +322,12 @@ async function drop(job: DragJob, over: { contractorId: string; start: number })
     );
   } catch (err) {
     setPending(job.order_id, null);
-    const why = err instanceof ApiProblem ? err.message : "The service did not answer.";
+    // The server names contractors by id: on the lane, by name.
+    const why = (err instanceof ApiProblem ? err.message : "The service did not answer.")
+      .split(`Contractor ${lane.contractor_id}`)
+      .join(lane.name)
+      .split(lane.contractor_id)
+      .join(lane.name);
     noteLane(
       lane.contractor_id,
       job.order_id,
@@ -437,6 +442,9 @@ function keyboardDrag(job: DragJob) {
       endDrag();
       if (ev.key === "Enter" && over) void drop(job, over);
       else dragStatus.value = "Drag cancelled: nothing changed.";
+      ev.preventDefault();
+      ev.stopPropagation();
+      return;
     } else if (ev.key !== " ") {
       return;
     }
