@@ -107,6 +107,8 @@ interface Applied {
 }
 
 const LANES_PAGE = 25;
+/** The most lanes the API gives a page. */
+const LANES_MAX = 50;
 /** The zones a dispatcher may draw every lane in (or each lane's own). */
 const ZONES = [
   "America/New_York",
@@ -143,17 +145,34 @@ const dayName = (date: string) =>
     timeZone: "UTC",
   });
 
+const formats = new Map<string, Intl.DateTimeFormat>();
+/** A zone's formatter of `kind`, made once: making one costs far more than formatting with it, and a day
+ * of 200 lanes formats 2,000 blocks' times a few times each. */
+function formatIn(zone: string, kind: "clock" | "zone"): Intl.DateTimeFormat {
+  const key = `${kind} ${zone}`;
+  let f = formats.get(key);
+  if (!f) {
+    f = new Intl.DateTimeFormat(
+      "en-US",
+      kind === "clock"
+        ? { timeZone: zone, hour: "numeric", minute: "2-digit" }
+        : { timeZone: zone, timeZoneName: "short" },
+    );
+    formats.set(key, f);
+  }
+  return f;
+}
+
 /** The zone's short name on the day ("CST", "PDT"). */
 function zoneShort(zone: string, at: string): string {
   return (
-    new Intl.DateTimeFormat("en-US", { timeZone: zone, timeZoneName: "short" })
+    formatIn(zone, "zone")
       .formatToParts(new Date(at))
       .find((p) => p.type === "timeZoneName")?.value ?? zone
   );
 }
 
-const clockIn = (iso: string, zone: string) =>
-  new Date(iso).toLocaleTimeString("en-US", { timeZone: zone, hour: "numeric", minute: "2-digit" });
+const clockIn = (iso: string, zone: string) => formatIn(zone, "clock").format(new Date(iso));
 
 /** Where an instant falls on a lane's day, 0-100 (%), clamped. */
 function at(day: Span, iso: string | number): number {
@@ -472,7 +491,8 @@ interface Filters {
   zone: string;
 }
 
-/** The lanes for the filters, a page at a time; read again (debounced) when an order changes. */
+/** The lanes for the filters, a page at a time (or every page: "Show all lanes"); read again (debounced)
+ * when an order changes, as many lanes as are shown. */
 function useLanes(f: Filters) {
   const [page, setPage] = useState<LanePage | null>(null);
   const [error, setError] = useState<string | null>(null);
@@ -489,23 +509,37 @@ function useLanes(f: Filters) {
       limit,
       cursor,
     });
+  /** `count` lanes (all of them: Infinity) from `from` on, in pages of up to the API's limit. */
+  const read = async (count: number, from?: LanePage): Promise<LanePage> => {
+    let at = from;
+    while (!at || (at.next_cursor && at.lanes.length < count)) {
+      const want = Math.min(LANES_MAX, count - (at?.lanes.length ?? 0));
+      const next = await query(want, at?.next_cursor ?? undefined);
+      at = { ...next, lanes: [...(at?.lanes ?? []), ...next.lanes] };
+    }
+    return at;
+  };
   useEffect(() => {
     shown.current = LANES_PAGE;
   }, [f.date, f.state, f.trade, f.name, f.sort, f.zone]);
   useEffect(() => {
     let stale = false;
-    const timer = setTimeout(async () => {
-      try {
-        // A live refresh reads as many lanes as are shown (up to the page limit the API allows).
-        const next = await query(Math.min(50, shown.current));
-        if (!stale) {
-          setPage(next);
-          setError(null);
+    const timer = setTimeout(
+      async () => {
+        try {
+          // A live refresh reads as many lanes as are shown.
+          const next = await read(shown.current);
+          if (!stale) {
+            setPage(next);
+            setError(null);
+          }
+        } catch (err) {
+          if (!stale) setError(err instanceof ApiProblem ? err.message : "The schedule could not be loaded.");
         }
-      } catch (err) {
-        if (!stale) setError(err instanceof ApiProblem ? err.message : "The schedule could not be loaded.");
-      }
-    }, 200);
+        // The first read at once; later ones (filters typed, orders changed) after a pause.
+      },
+      page === null ? 0 : 200,
+    );
     return () => {
       stale = true;
       clearTimeout(timer);
@@ -523,12 +557,13 @@ function useLanes(f: Filters) {
       stop();
     };
   }, []);
-  const more = async () => {
+  /** `count` more lanes (Infinity: every one left). */
+  const more = async (count: number) => {
     if (!page?.next_cursor) return;
     try {
-      const next = await query(LANES_PAGE, page.next_cursor);
-      shown.current = page.lanes.length + next.lanes.length;
-      setPage({ ...next, lanes: [...page.lanes, ...next.lanes] });
+      const next = await read(page.lanes.length + count, page);
+      shown.current = next.lanes.length;
+      setPage(next);
     } catch (err) {
       setError(err instanceof ApiProblem ? err.message : "The schedule could not be loaded.");
     }
@@ -640,9 +675,14 @@ export function Schedule({ onOpenOrder }: { onOpenOrder: (orderId: string) => vo
                 Showing {lanes.length} of {page.total} contractors.
               </p>
               {page.next_cursor && (
-                <button type="button" class="btn btn-quiet more" onClick={() => void more()}>
-                  Show more lanes
-                </button>
+                <>
+                  <button type="button" class="btn btn-quiet more" onClick={() => void more(LANES_PAGE)}>
+                    Show more lanes
+                  </button>{" "}
+                  <button type="button" class="btn btn-quiet more-all" onClick={() => void more(Infinity)}>
+                    Show all lanes
+                  </button>
+                </>
               )}
             </>
           )}
