@@ -189,6 +189,11 @@ async function schedule(page: Page): Promise<void> {
   await page.getByLabel("Date").fill(DAY);
   await page.getByLabel("State (two letters)").fill("CA");
   await expect.poll(() => page.locator("li.lane[data-contractor-id]").count()).toBe(3);
+  // The day asked for, not the one first shown (today).
+  const track = page.locator(`li.lane[data-contractor-id="${PLUMBER}"] .lane-track`);
+  await expect
+    .poll(async () => Date.parse((await track.getAttribute("data-day-start")) ?? ""))
+    .toBe(Date.parse(laTime("00:00")));
 }
 
 const lane = (page: Page, id: string) => page.locator(`li.lane[data-contractor-id="${id}"]`);
