@@ -117,6 +117,10 @@ interface JobBase {
   estimated_cost_cents: number;
   /** The price of the contractor's counter the account accepted; null when none was. */
   agreed_price_cents?: number | null;
+  /** When to be there: the job's zone, its arrival window (routine, scheduled) or arrive-by. */
+  time_zone?: string | null;
+  arrival_window?: { start: string; end: string; source: string } | null;
+  arrive_by?: string | null;
 }
 
 /** A contractor's counter-offer (the order's `counter`, the contractor's offer's `counter`). */

@@ -495,8 +495,8 @@ export class KyselyContractorStore implements ContractorStore {
     return rows.map((r) => [r.id, Number(r.active_jobs)]);
   }
 
-  commitments(ids?: readonly string[]): Promise<Array<[string, Commitment]>> {
-    return loadCommitments(this.db, ids);
+  commitments(ids?: readonly string[], tx?: WriteTx): Promise<Array<[string, Commitment]>> {
+    return loadCommitments(trxOf(tx, this.db), ids);
   }
 
   async withCapacity(ids: string[]): Promise<Set<string>> {

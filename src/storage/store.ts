@@ -270,8 +270,9 @@ export interface ContractorStore {
   version(): Promise<string>;
   /** Jobs each contractor currently holds (those with any). */
   activeJobCounts(): Promise<Array<[string, number]>>;
-  /** The time each contractor's jobs hold (the capacity ledger's blocks), by contractor id. */
-  commitments(ids?: readonly string[]): Promise<Array<[string, Commitment]>>;
+  /** The time each contractor's jobs hold (the capacity ledger's blocks), by contractor id; inside `tx`
+   * as that transaction sees it, when given. */
+  commitments(ids?: readonly string[], tx?: WriteTx): Promise<Array<[string, Commitment]>>;
   /** Of these contractors, those eligible with capacity left now (as committed). */
   withCapacity(ids: string[]): Promise<Set<string>>;
   /** Contractors whose capacity counter, ledger rows and open offers and jobs disagree (none: no drift). */

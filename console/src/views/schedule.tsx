@@ -3,18 +3,33 @@
 // status and flagged at risk or breached, the current time as a line; beside the lanes, the queue of
 // orders that need a dispatcher, most urgent and nearest deadline first (the board's orders, live); and
 // the optimiser: "Optimise day" (dispatch.schedule_optimize) draws the proposal over the lanes, Apply
-// (dispatch.schedule_apply) carries it out and lists each job's outcome.
+// (dispatch.schedule_apply) carries it out and lists each job's outcome. Drag and drop (schedule-drag.ts
+// says which operations a drop makes): a queued order dropped on a lane at a time is assigned there, a block
+// dragged along its lane is rescheduled, onto another lane reassigned; the same with the keyboard (Space
+// picks up, arrows move, Enter drops, Escape cancels). While dragging, a lane that cannot take the job is
+// dimmed and the place under the pointer says what the console can tell (outside hours, time off, over
+// another job); the drop shows at once (optimistic) and the server's refusal, if any, on the lane.
 
-import { computed } from "@preact/signals";
+import { computed, signal } from "@preact/signals";
 import { useEffect, useRef, useState } from "preact/hooks";
 import { isPlannedReference } from "../../../src/domain/maintenance/plan";
 import { URGENCIES } from "../../../src/domain/pricing";
-import { TRADE_CODES } from "../../../src/domain/trades";
+import { TRADE_CODES, TRADES, type TradeCode } from "../../../src/domain/trades";
 import { ApiProblem, get, post } from "../api";
 import { duration, minute, place, relative, STATUS_LABEL, titleCase, zoned } from "../format";
 import { subscribe } from "../live";
 import type { Order, OrderStatus } from "../types";
 import { boardOrders, slaFlag } from "./board";
+import {
+  type DragJob,
+  fitAt,
+  instantAt,
+  type LaneFit,
+  laneTakes,
+  nudge,
+  planDrop,
+  SNAP_MS,
+} from "./schedule-drag";
 import { PlannedBadge, StatusPill } from "./status";
 
 interface Span {
@@ -92,6 +107,8 @@ interface Applied {
 }
 
 const LANES_PAGE = 25;
+/** The most lanes the API gives a page. */
+const LANES_MAX = 50;
 /** The zones a dispatcher may draw every lane in (or each lane's own). */
 const ZONES = [
   "America/New_York",
@@ -128,17 +145,34 @@ const dayName = (date: string) =>
     timeZone: "UTC",
   });
 
+const formats = new Map<string, Intl.DateTimeFormat>();
+/** A zone's formatter of `kind`, made once: making one costs far more than formatting with it, and a day
+ * of 200 lanes formats 2,000 blocks' times a few times each. */
+function formatIn(zone: string, kind: "clock" | "zone"): Intl.DateTimeFormat {
+  const key = `${kind} ${zone}`;
+  let f = formats.get(key);
+  if (!f) {
+    f = new Intl.DateTimeFormat(
+      "en-US",
+      kind === "clock"
+        ? { timeZone: zone, hour: "numeric", minute: "2-digit" }
+        : { timeZone: zone, timeZoneName: "short" },
+    );
+    formats.set(key, f);
+  }
+  return f;
+}
+
 /** The zone's short name on the day ("CST", "PDT"). */
 function zoneShort(zone: string, at: string): string {
   return (
-    new Intl.DateTimeFormat("en-US", { timeZone: zone, timeZoneName: "short" })
+    formatIn(zone, "zone")
       .formatToParts(new Date(at))
       .find((p) => p.type === "timeZoneName")?.value ?? zone
   );
 }
 
-const clockIn = (iso: string, zone: string) =>
-  new Date(iso).toLocaleTimeString("en-US", { timeZone: zone, hour: "numeric", minute: "2-digit" });
+const clockIn = (iso: string, zone: string) => formatIn(zone, "clock").format(new Date(iso));
 
 /** Where an instant falls on a lane's day, 0-100 (%), clamped. */
 function at(day: Span, iso: string | number): number {
@@ -170,6 +204,284 @@ const queue = computed(() =>
     ),
 );
 
+/** The job being dragged (pointer or keyboard), and where it would land. */
+const dragging = signal<{ job: DragJob; mode: "pointer" | "keyboard" } | null>(null);
+const dragOver = signal<{ contractorId: string; start: number } | null>(null);
+/** Drops sent and not yet shown by a read of the lanes: drawn where they were dropped (optimistic). */
+interface PendingDrop {
+  contractorId: string;
+  start: number;
+  end: number;
+  label: string;
+  /** The server took it: the next read of the lanes shows it, and this goes. */
+  settled: boolean;
+}
+const pending = signal<Map<string, PendingDrop>>(new Map());
+/** The last drop's outcome on a lane (the server's refusal, or what was done). */
+const laneNotes = signal<Map<string, { orderId: string; text: string; refused: boolean }>>(new Map());
+/** What a screen reader hears about the drag in progress or the last drop. */
+const dragStatus = signal("");
+/** The lanes shown, by contractor id, in order (the drag reads them as they are now); the reason a drop
+ * sends and how the lanes are read again after it. */
+let shownLanes = new Map<string, Lane>();
+const dropContext = { reason: "", reload: () => {} };
+
+const DRAGGABLE = new Set<OrderStatus>(["offered", "accepted"]);
+const MIN_MS = 60_000;
+
+function setPending(orderId: string, entry: PendingDrop | null) {
+  const next = new Map(pending.value);
+  if (entry) next.set(orderId, entry);
+  else next.delete(orderId);
+  pending.value = next;
+}
+
+function noteLane(contractorId: string, orderId: string, text: string, refused: boolean) {
+  laneNotes.value = new Map([[contractorId, { orderId, text, refused }]]);
+  dragStatus.value = text;
+}
+
+/** An order of the board as the drag knows it: its trade's job length, its window. */
+function dragJobOf(orderId: string, fallback: { trade: string; urgency: string; label: string }): DragJob {
+  const o = boardOrders.value.get(orderId);
+  const trade = o?.trade ?? fallback.trade;
+  const hours = TRADES[trade as TradeCode]?.typicalJobHours ?? 2;
+  const window = o?.arrival_window
+    ? { start: Date.parse(o.arrival_window.start), end: Date.parse(o.arrival_window.end) }
+    : null;
+  return {
+    order_id: orderId,
+    trade,
+    urgency: o?.urgency ?? fallback.urgency,
+    label: o ? `${titleCase(o.trade)} · ${o.location.city ?? o.location.state}` : fallback.label,
+    durationMs: Math.round(hours * 60) * MIN_MS,
+    window,
+    from: null,
+  };
+}
+
+const queuedJob = (o: Order): DragJob =>
+  dragJobOf(o.order_id, {
+    trade: o.trade,
+    urgency: o.urgency,
+    label: `${titleCase(o.trade)} · ${place(o.location)}`,
+  });
+
+function jobOfBlock(lane: Lane, j: LaneJob): DragJob {
+  const start = Date.parse(j.start);
+  return {
+    ...dragJobOf(j.order_id, {
+      trade: j.trade,
+      urgency: j.urgency,
+      label: `${titleCase(j.trade)} · ${j.city ?? j.state}`,
+    }),
+    durationMs: Math.max(SNAP_MS, Date.parse(j.end) - start),
+    from: { contractor_id: lane.contractor_id, start },
+  };
+}
+
+/** "10:00 AM PST" on the lane's clock. */
+const laneClock = (lane: Lane, t: number) =>
+  `${clockIn(new Date(t).toISOString(), lane.time_zone)} ${zoneShort(lane.time_zone, lane.day.start)}`;
+
+function describeOver(job: DragJob, lane: Lane, start: number, fit: LaneFit): string {
+  return `${job.label} over ${lane.name} at ${laneClock(lane, start)}. ${fit.ok ? "It fits." : fit.text}`;
+}
+
+/** Where a point of the page falls: the lane under it and the start there. */
+function overAt(x: number, y: number, job: DragJob, grabMs: number) {
+  const laneEl = document.elementFromPoint(x, y)?.closest<HTMLElement>(".lanes .lane[data-contractor-id]");
+  const id = laneEl?.dataset.contractorId;
+  const lane = id ? shownLanes.get(id) : undefined;
+  const track = laneEl?.querySelector<HTMLElement>(".lane-track");
+  if (!lane || !track) return null;
+  const rect = track.getBoundingClientRect();
+  const start = instantAt(lane.day, (x - rect.left) / rect.width, grabMs);
+  dragStatus.value = describeOver(job, lane, start, fitAt(lane, job, start));
+  return { contractorId: lane.contractor_id, start };
+}
+
+function endDrag() {
+  dragging.value = null;
+  dragOver.value = null;
+}
+
+/** Sends a drop through the public operations: drawn at once, refused or confirmed on its lane. */
+async function drop(job: DragJob, over: { contractorId: string; start: number }) {
+  const lane = shownLanes.get(over.contractorId);
+  if (!lane) return;
+  const plan = planDrop(job, over.contractorId, over.start, dropContext.reason);
+  if ("refused" in plan) {
+    noteLane(lane.contractor_id, job.order_id, plan.refused, true);
+    return;
+  }
+  if (plan.steps.length === 0) return;
+  const entry = {
+    contractorId: lane.contractor_id,
+    start: over.start,
+    end: over.start + job.durationMs,
+    label: job.label,
+    settled: false,
+  };
+  setPending(job.order_id, entry);
+  let done = 0;
+  try {
+    for (const step of plan.steps) {
+      await post(step.path, step.body);
+      done++;
+    }
+    setPending(job.order_id, { ...entry, settled: true });
+    const verb =
+      job.from === null ? "Assigned" : job.from.contractor_id === lane.contractor_id ? "Moved" : "Reassigned";
+    noteLane(
+      lane.contractor_id,
+      job.order_id,
+      `${verb} ${job.label} to ${lane.name} at ${laneClock(lane, over.start)}.`,
+      false,
+    );
+  } catch (err) {
+    setPending(job.order_id, null);
+    // The server names contractors by id: on the lane, by name.
+    const why = (err instanceof ApiProblem ? err.message : "The service did not answer.")
+      .split(`Contractor ${lane.contractor_id}`)
+      .join(lane.name)
+      .split(lane.contractor_id)
+      .join(lane.name);
+    noteLane(
+      lane.contractor_id,
+      job.order_id,
+      `${job.label} not ${job.from === null ? "assigned" : "moved"}: ${why}${done > 0 ? " (its window was moved first: it stays moved)" : ""}`,
+      true,
+    );
+  } finally {
+    dropContext.reload();
+  }
+}
+
+/** A pointer pressed on a block or a queued order: a drag once it moves a few pixels (a click otherwise). */
+function pointerDrag(e: PointerEvent, job: DragJob) {
+  if (e.button !== 0 || dragging.value) return;
+  const x0 = e.clientX;
+  const y0 = e.clientY;
+  // Where on the block it was taken: the block keeps that point under the pointer.
+  let grabMs = 0;
+  if (job.from) {
+    const lane = shownLanes.get(job.from.contractor_id);
+    const track = (e.currentTarget as HTMLElement).closest<HTMLElement>(".lane-track");
+    if (lane && track) {
+      const rect = track.getBoundingClientRect();
+      const day0 = Date.parse(lane.day.start);
+      const at = day0 + ((e.clientX - rect.left) / rect.width) * (Date.parse(lane.day.end) - day0);
+      grabMs = Math.max(0, at - job.from.start);
+    }
+  }
+  let started = false;
+  const move = (ev: PointerEvent) => {
+    if (!started) {
+      if (Math.hypot(ev.clientX - x0, ev.clientY - y0) < 5) return;
+      started = true;
+      laneNotes.value = new Map();
+      dragging.value = { job, mode: "pointer" };
+    }
+    ev.preventDefault();
+    dragOver.value = overAt(ev.clientX, ev.clientY, job, grabMs);
+  };
+  const stop = () => {
+    window.removeEventListener("pointermove", move);
+    window.removeEventListener("pointerup", up);
+    window.removeEventListener("keydown", cancel, true);
+  };
+  const up = (ev: PointerEvent) => {
+    stop();
+    if (!started) return;
+    // The click the release makes is the drop's, not an "open the order".
+    const swallow = (c: Event) => {
+      c.stopPropagation();
+      c.preventDefault();
+    };
+    window.addEventListener("click", swallow, { capture: true, once: true });
+    setTimeout(() => window.removeEventListener("click", swallow, true), 0);
+    const over = overAt(ev.clientX, ev.clientY, job, grabMs);
+    endDrag();
+    if (over) void drop(job, over);
+    else dragStatus.value = "Dropped outside the lanes: nothing changed.";
+  };
+  const cancel = (ev: KeyboardEvent) => {
+    if (ev.key !== "Escape") return;
+    stop();
+    endDrag();
+    dragStatus.value = "Drag cancelled: nothing changed.";
+  };
+  window.addEventListener("pointermove", move);
+  window.addEventListener("pointerup", up);
+  window.addEventListener("keydown", cancel, true);
+}
+
+/** The keyboard's drag: picked up where the job is (or on the first lane that takes it, at its window's
+ * start or the next quarter hour), ← → a quarter hour (Shift: an hour), ↑ ↓ a lane, Enter drops, Escape
+ * cancels. */
+function keyboardDrag(job: DragJob) {
+  if (dragging.value) return;
+  const lanes = [...shownLanes.values()];
+  if (lanes.length === 0) return;
+  let lane =
+    (job.from && shownLanes.get(job.from.contractor_id)) ||
+    lanes.find((l) => laneTakes(l, job).ok) ||
+    lanes[0];
+  if (!lane) return;
+  const first =
+    job.from?.start ?? Math.max(job.window?.start ?? 0, Math.ceil(Date.now() / SNAP_MS) * SNAP_MS);
+  let start = nudge(lane.day, first, 0);
+  laneNotes.value = new Map();
+  dragging.value = { job, mode: "keyboard" };
+  const show = () => {
+    if (!lane) return;
+    dragOver.value = { contractorId: lane.contractor_id, start };
+    dragStatus.value = `${describeOver(job, lane, start, fitAt(lane, job, start))} Arrows move it, Enter drops, Escape cancels.`;
+  };
+  show();
+  const key = (ev: KeyboardEvent) => {
+    if (!lane) return;
+    const step = ev.shiftKey ? 4 : 1;
+    if (ev.key === "ArrowLeft" || ev.key === "ArrowRight") {
+      start = nudge(lane.day, start, ev.key === "ArrowLeft" ? -step : step);
+    } else if (ev.key === "ArrowUp" || ev.key === "ArrowDown") {
+      const list = [...shownLanes.values()];
+      const i = list.findIndex((l) => l.contractor_id === lane?.contractor_id);
+      const next = list[Math.min(list.length - 1, Math.max(0, i + (ev.key === "ArrowUp" ? -1 : 1)))];
+      if (next) {
+        // The same instant on the next lane (its day may be drawn in another zone).
+        start = nudge(next.day, start, 0);
+        lane = next;
+      }
+    } else if (ev.key === "Enter" || ev.key === "Escape") {
+      window.removeEventListener("keydown", key, true);
+      window.removeEventListener("keyup", swallowKey, true);
+      const over = dragOver.value;
+      endDrag();
+      if (ev.key === "Enter" && over) void drop(job, over);
+      else dragStatus.value = "Drag cancelled: nothing changed.";
+      ev.preventDefault();
+      ev.stopPropagation();
+      return;
+    } else if (ev.key !== " ") {
+      return;
+    }
+    ev.preventDefault();
+    ev.stopPropagation();
+    show();
+  };
+  // Space and Enter act on their key-up too (a button's click): the drag has them.
+  const swallowKey = (ev: KeyboardEvent) => {
+    if (ev.key === " " || ev.key === "Enter") {
+      ev.preventDefault();
+      ev.stopPropagation();
+    }
+  };
+  window.addEventListener("keydown", key, true);
+  window.addEventListener("keyup", swallowKey, true);
+}
+
 interface Filters {
   date: string;
   state: string;
@@ -179,7 +491,8 @@ interface Filters {
   zone: string;
 }
 
-/** The lanes for the filters, a page at a time; read again (debounced) when an order changes. */
+/** The lanes for the filters, a page at a time (or every page: "Show all lanes"); read again (debounced)
+ * when an order changes, as many lanes as are shown. */
 function useLanes(f: Filters) {
   const [page, setPage] = useState<LanePage | null>(null);
   const [error, setError] = useState<string | null>(null);
@@ -196,23 +509,37 @@ function useLanes(f: Filters) {
       limit,
       cursor,
     });
+  /** `count` lanes (all of them: Infinity) from `from` on, in pages of up to the API's limit. */
+  const read = async (count: number, from?: LanePage): Promise<LanePage> => {
+    let at = from;
+    while (!at || (at.next_cursor && at.lanes.length < count)) {
+      const want = Math.min(LANES_MAX, count - (at?.lanes.length ?? 0));
+      const next = await query(want, at?.next_cursor ?? undefined);
+      at = { ...next, lanes: [...(at?.lanes ?? []), ...next.lanes] };
+    }
+    return at;
+  };
   useEffect(() => {
     shown.current = LANES_PAGE;
   }, [f.date, f.state, f.trade, f.name, f.sort, f.zone]);
   useEffect(() => {
     let stale = false;
-    const timer = setTimeout(async () => {
-      try {
-        // A live refresh reads as many lanes as are shown (up to the page limit the API allows).
-        const next = await query(Math.min(50, shown.current));
-        if (!stale) {
-          setPage(next);
-          setError(null);
+    const timer = setTimeout(
+      async () => {
+        try {
+          // A live refresh reads as many lanes as are shown.
+          const next = await read(shown.current);
+          if (!stale) {
+            setPage(next);
+            setError(null);
+          }
+        } catch (err) {
+          if (!stale) setError(err instanceof ApiProblem ? err.message : "The schedule could not be loaded.");
         }
-      } catch (err) {
-        if (!stale) setError(err instanceof ApiProblem ? err.message : "The schedule could not be loaded.");
-      }
-    }, 200);
+        // The first read at once; later ones (filters typed, orders changed) after a pause.
+      },
+      page === null ? 0 : 200,
+    );
     return () => {
       stale = true;
       clearTimeout(timer);
@@ -230,12 +557,13 @@ function useLanes(f: Filters) {
       stop();
     };
   }, []);
-  const more = async () => {
+  /** `count` more lanes (Infinity: every one left). */
+  const more = async (count: number) => {
     if (!page?.next_cursor) return;
     try {
-      const next = await query(LANES_PAGE, page.next_cursor);
-      shown.current = page.lanes.length + next.lanes.length;
-      setPage({ ...next, lanes: [...page.lanes, ...next.lanes] });
+      const next = await read(page.lanes.length + count, page);
+      shown.current = next.lanes.length;
+      setPage(next);
     } catch (err) {
       setError(err instanceof ApiProblem ? err.message : "The schedule could not be loaded.");
     }
@@ -256,7 +584,16 @@ export function Schedule({ onOpenOrder }: { onOpenOrder: (orderId: string) => vo
   const set = (patch: Partial<Filters>) => setF({ ...f, ...patch });
   const { page, error, more, reload } = useLanes(f);
   const [proposal, setProposal] = useState<Proposal | null>(null);
+  const [reason, setReason] = useState("Placed on the schedule board");
   const lanes = page?.lanes ?? [];
+  shownLanes = new Map(lanes.map((l) => [l.contractor_id, l]));
+  dropContext.reason = reason;
+  dropContext.reload = reload;
+  // A read of the lanes shows the drops the server took: their optimistic blocks go.
+  useEffect(() => {
+    if (![...pending.value.values()].some((p) => p.settled)) return;
+    pending.value = new Map([...pending.value].filter(([, p]) => !p.settled));
+  }, [page]);
   const names = new Map(lanes.map((l) => [l.contractor_id, { name: l.name, zone: l.time_zone }]));
   const zoneNote = f.zone
     ? `Times in ${f.zone} (${zoneShort(f.zone, `${f.date}T12:00:00Z`)}) for every lane.`
@@ -294,6 +631,26 @@ export function Schedule({ onOpenOrder }: { onOpenOrder: (orderId: string) => vo
       )}
       <div class="schedule-body">
         <div class="lanes-area">
+          <div class="drop-bar">
+            <label class="drop-reason">
+              Reason for changes made here
+              <input
+                class="drop-reason-input"
+                value={reason}
+                maxLength={1000}
+                onInput={(e) => setReason((e.target as HTMLInputElement).value)}
+              />
+            </label>
+            <p class="hint" id="drag-help">
+              Drag a queued order onto a lane to assign it at that time; drag a block along its lane to
+              reschedule it, onto another lane to reassign it. Keyboard: Space on a block (or a queued order's
+              Move) picks it up, ← → move it 15 min (Shift: an hour), ↑ ↓ change lane, Enter drops, Escape
+              cancels.
+            </p>
+            <p class="sr-only drag-status" role="status" aria-live="polite">
+              {dragStatus.value}
+            </p>
+          </div>
           <Optimiser
             date={f.date}
             state={f.state.trim().toUpperCase()}
@@ -318,9 +675,14 @@ export function Schedule({ onOpenOrder }: { onOpenOrder: (orderId: string) => vo
                 Showing {lanes.length} of {page.total} contractors.
               </p>
               {page.next_cursor && (
-                <button type="button" class="btn btn-quiet more" onClick={() => void more()}>
-                  Show more lanes
-                </button>
+                <>
+                  <button type="button" class="btn btn-quiet more" onClick={() => void more(LANES_PAGE)}>
+                    Show more lanes
+                  </button>{" "}
+                  <button type="button" class="btn btn-quiet more-all" onClick={() => void more(Infinity)}>
+                    Show all lanes
+                  </button>
+                </>
               )}
             </>
           )}
@@ -420,8 +782,19 @@ function LaneRow(props: { lane: Lane; proposal: Proposal | null; onOpenOrder: (i
   const proposed = (props.proposal?.routes ?? [])
     .filter((r) => r.contractor_id === lane.contractor_id)
     .flatMap((r) => r.stops.filter((s) => s.change !== "kept"));
+  const drag = dragging.value;
+  const takes = drag ? laneTakes(lane, drag.job) : null;
+  const moving = pending.value;
+  const note = laneNotes.value.get(lane.contractor_id);
+  const mine = [...moving].filter(([, p]) => p.contractorId === lane.contractor_id);
   return (
-    <li class="lane" data-contractor-id={lane.contractor_id} data-time-zone={lane.time_zone}>
+    <li
+      class={`lane ${takes && !takes.ok ? "lane-dim" : ""} ${drag && takes?.ok ? "lane-drop" : ""}`}
+      data-contractor-id={lane.contractor_id}
+      data-time-zone={lane.time_zone}
+      data-drop={takes ? (takes.ok ? "yes" : takes.why) : undefined}
+      title={takes && !takes.ok ? takes.text : undefined}
+    >
       <span class="lane-head">
         <span class="lane-name">{lane.name}</span>
         <span class="lane-meta">
@@ -429,41 +802,65 @@ function LaneRow(props: { lane: Lane; proposal: Proposal | null; onOpenOrder: (i
           {lane.held_minutes > 0 && ` · ${duration(lane.held_minutes)}`}
         </span>
       </span>
-      <span class="lane-track">
+      <span class="lane-track" data-day-start={day.start} data-day-end={day.end}>
         {lane.working.map((w) => (
           <span key={w.start} class="lane-work" style={spanStyle(day, w)} title="Working hours" />
         ))}
         {lane.time_off.map((o) => (
           <span key={o.start} class="lane-off" style={spanStyle(day, o)} title="Time off" />
         ))}
-        {lane.jobs.map((j) => (
-          <button
-            key={j.order_id}
-            type="button"
-            class={`block st-${j.status} ${j.service_level === "at_risk" || j.service_level === "breached" ? `block-${j.service_level}` : ""} ${j.planned ? "block-planned" : ""}`}
-            style={spanStyle(day, j)}
-            data-order-id={j.order_id}
-            data-status={j.status}
-            data-start={j.start}
-            data-end={j.end}
-            data-service-level={j.service_level ?? undefined}
-            data-planned={j.planned ? "true" : undefined}
-            aria-label={`${j.planned ? "Planned " : ""}${titleCase(j.trade)}, ${j.city ?? j.state}: ${clockIn(j.start, lane.time_zone)} to ${clockIn(j.end, lane.time_zone)} ${zone}, ${STATUS_LABEL[j.status]}${j.service_level === "at_risk" || j.service_level === "breached" ? `, ${STANDING_LABEL[j.service_level]}` : ""}. Open the order.`}
-            title={`${j.planned ? "Planned maintenance · " : ""}${titleCase(j.trade)} · ${j.city ?? j.state}${j.account_name ? ` · ${j.account_name}` : ""}\n${clockIn(j.start, lane.time_zone)}–${clockIn(j.end, lane.time_zone)} ${zone} · ${STATUS_LABEL[j.status]}`}
-            onClick={() => props.onOpenOrder(j.order_id)}
+        {lane.jobs
+          .filter((j) => !moving.has(j.order_id))
+          .map((j) => (
+            <button
+              key={j.order_id}
+              type="button"
+              class={`block st-${j.status} ${j.service_level === "at_risk" || j.service_level === "breached" ? `block-${j.service_level}` : ""} ${j.planned ? "block-planned" : ""} ${DRAGGABLE.has(j.status) ? "block-move" : ""} ${drag?.job.order_id === j.order_id ? "block-lifted" : ""}`}
+              style={spanStyle(day, j)}
+              data-order-id={j.order_id}
+              data-status={j.status}
+              data-start={j.start}
+              data-end={j.end}
+              data-service-level={j.service_level ?? undefined}
+              data-planned={j.planned ? "true" : undefined}
+              aria-label={`${j.planned ? "Planned " : ""}${titleCase(j.trade)}, ${j.city ?? j.state}: ${clockIn(j.start, lane.time_zone)} to ${clockIn(j.end, lane.time_zone)} ${zone}, ${STATUS_LABEL[j.status]}${j.service_level === "at_risk" || j.service_level === "breached" ? `, ${STANDING_LABEL[j.service_level]}` : ""}. Open the order.`}
+              title={`${j.planned ? "Planned maintenance · " : ""}${titleCase(j.trade)} · ${j.city ?? j.state}${j.account_name ? ` · ${j.account_name}` : ""}\n${clockIn(j.start, lane.time_zone)}–${clockIn(j.end, lane.time_zone)} ${zone} · ${STATUS_LABEL[j.status]}`}
+              aria-describedby={DRAGGABLE.has(j.status) ? "drag-help" : undefined}
+              onClick={() => props.onOpenOrder(j.order_id)}
+              onPointerDown={(e) => DRAGGABLE.has(j.status) && pointerDrag(e, jobOfBlock(lane, j))}
+              onKeyDown={(e) => {
+                if (e.key !== " " || !DRAGGABLE.has(j.status)) return;
+                e.preventDefault();
+                keyboardDrag(jobOfBlock(lane, j));
+              }}
+            >
+              <span class="block-text">
+                {(j.service_level === "at_risk" || j.service_level === "breached") && (
+                  <span class="block-flag" aria-hidden="true">
+                    !
+                  </span>
+                )}
+                {j.planned && <span class="block-planned-mark">Planned</span>}
+                {j.planned && " "}
+                {titleCase(j.trade)} · {j.city ?? j.state}
+              </span>
+            </button>
+          ))}
+        {mine.map(([orderId, p]) => (
+          <span
+            key={`m-${orderId}`}
+            class="block block-pending"
+            style={spanStyle(day, {
+              start: new Date(p.start).toISOString(),
+              end: new Date(p.end).toISOString(),
+            })}
+            data-pending-order-id={orderId}
+            title={`${p.label}: ${laneClock(lane, p.start)}, sending…`}
           >
-            <span class="block-text">
-              {(j.service_level === "at_risk" || j.service_level === "breached") && (
-                <span class="block-flag" aria-hidden="true">
-                  !
-                </span>
-              )}
-              {j.planned && <span class="block-planned-mark">Planned</span>}
-              {j.planned && " "}
-              {titleCase(j.trade)} · {j.city ?? j.state}
-            </span>
-          </button>
+            <span class="block-text">{p.label}</span>
+          </span>
         ))}
+        <DropGhost lane={lane} />
         {proposed.map((s) => (
           <span
             key={`p-${s.order_id}`}
@@ -477,7 +874,42 @@ function LaneRow(props: { lane: Lane; proposal: Proposal | null; onOpenOrder: (i
         ))}
         {nowIn && <span class="now-line" style={{ left: `${at(day, nowAt)}%` }} title="Now" />}
       </span>
+      {note && (
+        <p
+          class={`lane-note ${note.refused ? "lane-refused" : "lane-done"}`}
+          role={note.refused ? "alert" : "status"}
+          data-order-id={note.orderId}
+        >
+          {note.text}
+        </p>
+      )}
     </li>
+  );
+}
+
+/** Where the dragged job would land on this lane, and what the console can tell of it there. */
+function DropGhost({ lane }: { lane: Lane }) {
+  const over = dragOver.value;
+  const drag = dragging.value;
+  if (!drag || !over || over.contractorId !== lane.contractor_id) return null;
+  const fit = fitAt(lane, drag.job, over.start);
+  const span = {
+    start: new Date(over.start).toISOString(),
+    end: new Date(over.start + drag.job.durationMs).toISOString(),
+  };
+  return (
+    <span
+      class={`block block-ghost ${fit.ok ? "" : "ghost-bad"}`}
+      style={spanStyle(lane.day, span)}
+      data-ghost-fit={fit.ok ? "ok" : fit.why}
+      data-start={span.start}
+      aria-hidden="true"
+    >
+      <span class="block-text">
+        {laneClock(lane, over.start)}
+        {fit.ok ? "" : ` · ${fit.text}`}
+      </span>
+    </span>
   );
 }
 
@@ -485,6 +917,7 @@ function LaneRow(props: { lane: Lane; proposal: Proposal | null; onOpenOrder: (i
 function Queue({ onOpenOrder }: { onOpenOrder: (id: string) => void }) {
   const list = queue.value;
   const nowAt = minute.value;
+  const placing = pending.value;
   return (
     <aside class="queue card" aria-labelledby="queue-title">
       <h2 id="queue-title">
@@ -499,8 +932,28 @@ function Queue({ onOpenOrder }: { onOpenOrder: (id: string) => void }) {
             const deadline = deadlineOf(o);
             const flag = slaFlag(o, nowAt);
             return (
-              <li key={o.order_id} class="queue-row" data-order-id={o.order_id}>
-                <button type="button" class="queue-open" onClick={() => onOpenOrder(o.order_id)}>
+              <li
+                key={o.order_id}
+                class={`queue-row ${placing.has(o.order_id) ? "queue-placing" : ""}`}
+                data-order-id={o.order_id}
+              >
+                <button
+                  type="button"
+                  class="queue-move"
+                  aria-label={`Move ${titleCase(o.trade)} · ${place(o.location)} onto the schedule`}
+                  aria-describedby="drag-help"
+                  title="Drag onto a lane, or press to move it with the arrow keys"
+                  onPointerDown={(e) => pointerDrag(e, queuedJob(o))}
+                  onClick={() => keyboardDrag(queuedJob(o))}
+                >
+                  ⠿
+                </button>
+                <button
+                  type="button"
+                  class="queue-open"
+                  onClick={() => onOpenOrder(o.order_id)}
+                  onPointerDown={(e) => pointerDrag(e, queuedJob(o))}
+                >
                   <span class="queue-line">
                     <StatusPill status={o.status} />
                     {o.urgency !== "routine" && <span class={`urgency u-${o.urgency}`}>{o.urgency}</span>}

@@ -19,6 +19,7 @@ import {
 } from "../time/service-window.js";
 import { type CompletionRequirements, completionRefusal } from "./checklist.js";
 import { withdrawnCounter } from "./counter-rules.js";
+import { type StartConflict, startIssues, startIssuesRefusal, startRefusal } from "./exact-start.js";
 import { type InvoiceVersion, type Itemised, unitemised } from "./invoice.js";
 import type {
   Actor,
@@ -52,6 +53,9 @@ export interface CommandContext {
   now: Date;
   /** Contractors the writer found without capacity (or not eligible) in this transaction. */
   unavailable: ReadonlySet<string>;
+  /** Why the writer found a contractor in `unavailable` without room for a job at an exact start (the
+   * schedule board's): the conflict its refusal names. No entry: no room by count, or no exact start. */
+  unavailableWhy?: ReadonlyMap<string, StartConflict>;
   /** Whether the sandbox's simulated contractors play sandbox offers (their deadlines are short then). */
   sandboxPlayed: boolean;
   newId(prefix: "ofr" | "nte" | "ivd"): string;
@@ -911,6 +915,8 @@ export function assignContractor(
     reason: string;
     /** Why the dispatcher assigns a contractor that is not compliant; null: no override. */
     complianceOverride: string | null;
+    /** When the contractor's job begins (the schedule board's drop): placed there or refused. */
+    start?: Date;
     actor: Actor;
   },
   ctx: CommandContext,
@@ -946,11 +952,19 @@ export function assignContractor(
       currentStatus: order.status,
     });
   }
+  if (cmd.start) {
+    const wrong = startIssues(cmd.start, order, ctx.now);
+    if (wrong.length > 0) return startIssuesRefusal(wrong);
+  }
   if (ctx.unavailable.has(contractorId)) {
+    const why = ctx.unavailableWhy?.get(contractorId);
+    if (why) return startRefusal(contractorId, why);
     return refuse("contractor_unavailable", `Contractor ${contractorId} has no capacity left.`);
   }
   const at = ctx.now.toISOString();
   const frees = holdsContractor(order.status) && order.contractor_id;
+  // Assigned the job it is offered, at a start: its unit stays, its block moves there.
+  const retime = cmd.start && order.contractor_id === contractorId ? [contractorId] : [];
   return changeOf(
     order,
     {
@@ -977,6 +991,7 @@ export function assignContractor(
       capacity: {
         take: [contractorId],
         release: frees && order.contractor_id ? [order.contractor_id] : [],
+        ...(retime.length > 0 ? { retime } : {}),
       },
       audit: [
         {
@@ -989,6 +1004,7 @@ export function assignContractor(
             from_contractor: order.contractor_id,
             to_contractor: contractorId,
             reason: cmd.reason,
+            ...(cmd.start ? { start: cmd.start.toISOString() } : {}),
             ...(issues.length > 0 ? { compliance_override: { reason: cmd.complianceOverride, issues } } : {}),
           },
         },
@@ -1013,6 +1029,9 @@ const RESCHEDULABLE_STATUSES: readonly OrderStatus[] = [
  * it) keeps it: its block of time is placed again inside the new window, strictly, and when it has no
  * room there (working hours, time off, another job) the move is refused with window_unavailable. The
  * arrive clock starts again at the new window: a stored at-risk is cleared, a breach stays (it happened).
+ * With `start` (the schedule board's drop: a contractor must hold or be offered the job) the block is
+ * placed exactly there, inside the new window, or refused naming the conflict; the window may then be
+ * the one the order has, to move the block within it (nothing else of the order changes).
  */
 export function rescheduleOrder(
   state: OrderState | null,
@@ -1021,6 +1040,10 @@ export function rescheduleOrder(
     livemode: boolean;
     window: TimeWindow;
     reason: string;
+    /** When the holder's job begins, inside the new window. */
+    start?: Date;
+    /** Where the holder's block starts now (ISO; null: it holds none): a start equal to it moves nothing. */
+    currentStart?: string | null;
     actor: Actor;
   },
   ctx: CommandContext,
@@ -1044,13 +1067,32 @@ export function rescheduleOrder(
   }
   const start = cmd.window.start.toISOString();
   const end = cmd.window.end.toISOString();
-  if (order.window_start === start && order.window_end === end) {
-    return refuse("invalid_transition", `The order's window is ${start} to ${end} already.`, {
-      currentStatus: order.status,
-    });
-  }
   const holder = holdsContractor(order.status) ? order.contractor_id : null;
+  const exact = cmd.start?.toISOString();
+  if (cmd.start) {
+    const wrong =
+      holder === null
+        ? [
+            {
+              field: "start",
+              code: "start_without_contractor",
+              message: `No contractor holds or is offered the job (it is ${order.status}): assign one first.`,
+            },
+          ]
+        : startIssues(cmd.start, { window_start: start, window_end: end, arrive_by: null }, ctx.now);
+    if (wrong.length > 0) return startIssuesRefusal(wrong);
+  }
+  const sameWindow = order.window_start === start && order.window_end === end;
+  if (sameWindow && (exact === undefined || exact === cmd.currentStart)) {
+    return refuse(
+      "invalid_transition",
+      `The order's window is ${start} to ${end} already${exact === undefined ? "" : `, and its job starts at ${exact}`}.`,
+      { currentStatus: order.status },
+    );
+  }
   if (holder !== null && ctx.unavailable.has(holder)) {
+    const why = ctx.unavailableWhy?.get(holder);
+    if (why) return startRefusal(holder, why);
     return refuse(
       "window_unavailable",
       `Contractor ${holder} has no room for the job from ${start} to ${end}: outside its working hours, ` +
@@ -1063,13 +1105,16 @@ export function rescheduleOrder(
   const moved = { start, end };
   return changeOf(
     order,
-    {
-      window_start: start,
-      window_end: end,
-      window_source: "rescheduled",
-      sla_arrive_at_risk_at: null,
-      updated_at: at,
-    },
+    // The same window, the block moved within it: the window, its source and its clock stay as they are.
+    sameWindow
+      ? { updated_at: at }
+      : {
+          window_start: start,
+          window_end: end,
+          window_source: "rescheduled",
+          sla_arrive_at_risk_at: null,
+          updated_at: at,
+        },
     {
       capacity: { take: [], release: [], retime: holder === null ? [] : [holder] },
       audit: [
@@ -1077,7 +1122,13 @@ export function rescheduleOrder(
           kind: "order.rescheduled",
           actor: cmd.actor,
           at,
-          data: { from_window: previous, to_window: moved, contractor_id: holder, reason: cmd.reason },
+          data: {
+            from_window: previous,
+            to_window: moved,
+            contractor_id: holder,
+            reason: cmd.reason,
+            ...(exact === undefined ? {} : { start: exact }),
+          },
         },
       ],
       event: {

@@ -13,7 +13,9 @@
 // for the automatic steps (creation, the cascade's next offer): a contractor without room has no
 // capacity for the job, and the command is decided again without it. A dispatcher's assignment is a
 // person's decision: the job is placed where it fits, else at its window's start (or as soon as the
-// contractor can be there), and the assignment stands.
+// contractor can be there), and the assignment stands. A dispatcher's exact start (the schedule board's
+// drop: assign or reschedule with `start`) is placed there or nowhere, and the placement records why not
+// (ctx.unavailableWhy) for the refusal to name.
 
 import { type AuditEntry, sealRecord } from "../../audit/record.js";
 import type { ContractorRefs } from "../../auth/contractor-refs.js";
@@ -32,6 +34,7 @@ import type { CommandContext, ContractorKey, ProgressReport } from "../../domain
 import * as orders from "../../domain/orders/commands.js";
 import type { CompletionEvidence } from "../../domain/orders/completion-gate.js";
 import * as counters from "../../domain/orders/counter-commands.js";
+import { placementConflict, type StartConflict } from "../../domain/orders/exact-start.js";
 import type { Itemised } from "../../domain/orders/invoice.js";
 import * as invoiceDecisions from "../../domain/orders/invoice-decisions.js";
 import {
@@ -49,7 +52,7 @@ import type {
 } from "../../domain/orders/order.js";
 import { dueFirings, fireSlaClock } from "../../domain/orders/sla-clocks.js";
 import type { Role } from "../../domain/orders/transitions.js";
-import type { ZoneOffsets } from "../../domain/time/calendar.js";
+import { ALWAYS, type ZoneOffsets } from "../../domain/time/calendar.js";
 import { TRADES } from "../../domain/trades.js";
 import { ApiError } from "../../errors.js";
 import { newSortableId } from "../../ids.js";
@@ -76,6 +79,8 @@ export interface Committed {
 interface Timing {
   /** No room: no capacity (the automatic steps); false: placed anyway (a dispatcher's assignment). */
   strict: boolean;
+  /** The job's start (ms), exactly: placed there or nowhere, whatever `strict` says (the schedule board). */
+  exact?: number;
   /** The job's place, when the caller resolved it already. */
   point?: Point | null;
   /** Starts the matcher found for contractors, used when the contractor holds no time in the
@@ -142,9 +147,11 @@ export async function tryOrderCommand<S>(
     outcome = await services.store.write(async (tx) => {
       const state = await load(tx);
       const unavailable = new Set<string>();
+      const unavailableWhy = new Map<string, StartConflict>();
       const ctx: CommandContext = {
         now,
         unavailable,
+        unavailableWhy,
         sandboxPlayed: services.config.SANDBOX_SIMULATION,
         newId: newSortableId,
       };
@@ -168,7 +175,7 @@ export async function tryOrderCommand<S>(
         const guard = options.guard;
         const place =
           decision.capacity.take.length > 0 || (decision.capacity.retime?.length ?? 0) > 0
-            ? placementFor(services, order, now, options.timing ?? STRICT)
+            ? placementFor(services, order, now, options.timing ?? STRICT, unavailableWhy)
             : undefined;
         const result = await tx.commitOrderChange({
           change: decision,
@@ -224,12 +231,14 @@ function orderPoint(order: Order): Point | null {
 }
 
 /** Where the order's job goes in a contractor's time, given the blocks it holds (see the module's
- * comment); undefined when the order states no time. */
+ * comment); undefined when the order states no time. An exact start that finds no room records why in
+ * `why`. */
 function placementFor(
   services: OrderServices,
   order: Order,
   now: Date,
   timing: Timing,
+  why: Map<string, StartConflict>,
 ): Placement | undefined {
   const time = orderTime(order, now);
   if (time === null) return undefined;
@@ -244,6 +253,22 @@ function placementFor(
   const block = (start: number): Commitment => ({ orderId: order.id, start, end: start + duration, point });
   let zones: ZoneOffsets | undefined;
   return (contractorId, held) => {
+    if (timing.exact !== undefined) {
+      zones ??= zoneOffsetsFor(req);
+      const conflict = placementConflict({
+        contractorId,
+        calendar: index.contractorOf(contractorId)?.calendar ?? ALWAYS,
+        block: block(timing.exact),
+        held,
+        travel,
+        zones,
+        anyHours: order.urgency === "emergency",
+        now: time.now,
+      });
+      if (conflict === null) return block(timing.exact);
+      why.set(contractorId, conflict);
+      return null;
+    }
     const known = timing.starts?.get(contractorId);
     if (known !== undefined && held.length === 0) return block(known);
     const c = index.contractorOf(contractorId);
@@ -599,6 +624,7 @@ export async function assign(
   reason: string,
   actor: Actor,
   complianceOverride: string | null = null,
+  start?: Date,
 ): Promise<Order> {
   const done = await runOrderCommand(
     services,
@@ -618,17 +644,19 @@ export async function assign(
       (state && exclusionRefusal(entries, contractorId, state.order.trade)) ??
       orders.assignContractor(
         state,
-        { orderId, livemode, contractorId, contractor, reason, complianceOverride, actor },
+        { orderId, livemode, contractorId, contractor, reason, complianceOverride, actor, start },
         ctx,
       ),
-    { strict: false },
+    // A start is the dispatcher's exact word: there or refused; else the job goes where it fits, anyway.
+    start ? { strict: true, exact: start.getTime() } : { strict: false },
   );
   // An assignment after respond_by is the first acceptance come late: the respond clock's breach.
   await fireSlaClocksAfter(services, done.change.after);
   return done.change.after;
 }
 
-/** The dispatch team moves the order's arrival window; its contractor's time is placed again, strictly. */
+/** The dispatch team moves the order's arrival window; its contractor's time is placed again, strictly
+ * (exactly at `start`, when given). */
 export async function reschedule(
   services: OrderServices,
   orderId: string,
@@ -636,11 +664,21 @@ export async function reschedule(
   window: { start: Date; end: Date },
   reason: string,
   actor: Actor,
+  start?: Date,
 ): Promise<Order> {
   const done = await runOrderCommand(
     services,
-    (tx) => loadOrder(services, tx, orderId),
-    (state, ctx) => orders.rescheduleOrder(state, { orderId, livemode, window, reason, actor }, ctx),
+    async (tx) => {
+      const state = await loadOrder(services, tx, orderId);
+      // Where the job's block starts now: a start equal to it in the same window moves nothing.
+      const holder = start ? state?.order.contractor_id : null;
+      const held = holder ? await services.store.contractors.commitments([holder], tx) : [];
+      const current = held.find(([, c]) => c.orderId === orderId)?.[1];
+      return { state, currentStart: current ? new Date(current.start).toISOString() : null };
+    },
+    ({ state, currentStart }, ctx) =>
+      orders.rescheduleOrder(state, { orderId, livemode, window, reason, actor, start, currentStart }, ctx),
+    start ? { strict: true, exact: start.getTime() } : undefined,
   );
   // A window moved into the past's reach (or away from it) may be due its clock's firing now.
   await fireSlaClocksAfter(services, done.change.after);

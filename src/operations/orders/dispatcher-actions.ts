@@ -17,7 +17,7 @@ import {
   pageLimitSchema,
   pageOf,
 } from "../kernel/pagination.js";
-import { contractorIdSchema, serviceWindowSchema } from "../kernel/schemas.js";
+import { contractorIdSchema, rfc3339, serviceWindowSchema } from "../kernel/schemas.js";
 import { assign, cancelOrder, reschedule } from "./command-runner.js";
 import {
   ORDER_STATUSES,
@@ -137,6 +137,21 @@ async function namedView(ctx: { services: Services } & ViewContext, row: Order) 
 
 const reasonSchema = z.string().min(1).max(1000).describe("Why: recorded in the audit log with the change.");
 
+/** An exact start for the contractor's job (the schedule board's drop on a lane at a time). */
+const startSchema = (rule: string) =>
+  rfc3339("start")
+    .optional()
+    .describe(
+      "When the contractor's job begins (arrival on site), RFC 3339 with a UTC offset: the job's block " +
+        "of its time is placed exactly there, for the trade's typical job length, or the request is " +
+        `refused. ${rule} Absent: the job is placed as described above.`,
+    );
+
+const START_REFUSALS =
+  "409 window_unavailable (with contractor_id and conflict: outside_hours, time_off, or overlap with " +
+  "order_id, the job it would overlap counting the drive between the two) when the contractor has no " +
+  "room at that start; ";
+
 export const dispatcherOrdersOperation = defineOperation({
   id: "dispatcherOrders",
   name: "dispatcher.orders",
@@ -198,8 +213,14 @@ export const dispatcherAssignOperation = defineOperation({
   description:
     "Gives the job to a contractor of the pool (an override, counted in the human-override rate): from " +
     "offered, needs_dispatcher or cannot_complete, or away from the contractor holding it (accepted, " +
-    "en_route). The order becomes accepted. 409 contractor_unavailable when the contractor is inactive, " +
-    "excluded or at capacity; 409 contractor_not_compliant when its insurance or license is expired or not " +
+    "en_route). The order becomes accepted. Its job takes the contractor's time where it fits (inside " +
+    "the window, or as soon as it can be there), else at the window's start: a person's decision stands. " +
+    "With start (the schedule board), the job is placed exactly there instead, strictly: 422 on start " +
+    "(start_in_past, start_outside_window: not inside the order's arrival window [start, end), " +
+    "start_after_arrive_by, start_not_schedulable: the order states no time) or " +
+    START_REFUSALS +
+    "the order.assigned audit record carries the start. 409 contractor_unavailable when the contractor " +
+    "is inactive, excluded or at capacity; 409 contractor_not_compliant when its insurance or license is expired or not " +
     "verified on the day (the problem's `compliance` lists each document and its date), unless " +
     "compliance_override_reason says why it gets the job anyway (audited with the assignment); 409 " +
     "invalid_transition otherwise.",
@@ -207,11 +228,15 @@ export const dispatcherAssignOperation = defineOperation({
   effect: "destructive",
   limit: "key",
   http: { method: "POST", path: "/api/dispatcher/v1/orders/assign", input: "body" },
-  problems: [404, 409],
+  problems: [404, 409, 422],
   input: z.strictObject({
     order_id: z.string().min(1).max(64),
     contractor_id: contractorIdSchema,
     reason: reasonSchema,
+    start: startSchema(
+      "Not in the past, inside the order's arrival window (from its start, before its end), or at or " +
+        "before arrive_by for as-soon-as-possible work.",
+    ),
     compliance_override_reason: z
       .string()
       .min(1)
@@ -239,6 +264,7 @@ export const dispatcherAssignOperation = defineOperation({
       input.reason,
       `operator:${principal.keyId}`,
       input.compliance_override_reason ?? null,
+      input.start === undefined ? undefined : new Date(input.start),
     );
     return namedView(ctx, order);
   },
@@ -255,9 +281,15 @@ export const dispatcherRescheduleOperation = defineOperation({
     "or an emergency or urgent order, which is as soon as possible). The contractor holding or offered the " +
     "job keeps it, its time placed again inside the new window: 409 window_unavailable (naming the " +
     "contractor) when it has no room there (working hours, time off, its other jobs); assign another " +
-    "contractor first. The order's arrival_window then has source rescheduled; the order.rescheduled " +
-    "event and audit record carry the previous window and the reason. 409 invalid_transition when the " +
-    "order is under way or closed, or the window is the one it has.",
+    "contractor first. With start (the schedule board), its job is placed exactly there instead, " +
+    "strictly: 422 on start (start_without_contractor when no contractor holds or is offered the job, " +
+    "start_in_past, start_outside_window: not inside the new window) or " +
+    START_REFUSALS +
+    "the window may then be the one the order has, to move the job within it. The order's " +
+    "arrival_window then has source rescheduled; the order.rescheduled event and audit record carry the " +
+    "previous window and the reason (the audit record the start too). 409 invalid_transition when the " +
+    "order is under way or closed, or the window is the one it has (and start is absent, or where the " +
+    "job starts already).",
   access: "dispatcher",
   effect: "destructive",
   limit: "key",
@@ -269,6 +301,7 @@ export const dispatcherRescheduleOperation = defineOperation({
       "The new arrival window (RFC 3339 with a UTC offset), under the rules of an order's service_window.",
     ),
     reason: reasonSchema,
+    start: startSchema("Not in the past, inside the new service_window (from its start, before its end)."),
   }),
   output: dispatcherOrderSchema,
   example: {
@@ -285,6 +318,7 @@ export const dispatcherRescheduleOperation = defineOperation({
       { start: new Date(input.service_window.start), end: new Date(input.service_window.end) },
       input.reason,
       `operator:${principal.keyId}`,
+      input.start === undefined ? undefined : new Date(input.start),
     );
     return namedView(ctx, order);
   },

@@ -508,6 +508,117 @@ describe("what each change carries", () => {
     });
   });
 
+  it("assigns at an exact start: 422 on start against the order's window, the writer's conflict as 409", () => {
+    const s = stateIn("offered");
+    const windowed: OrderState = {
+      ...s,
+      order: {
+        ...s.order,
+        urgency: "scheduled",
+        window_start: "2026-11-24T14:00:00.000Z",
+        window_end: "2026-11-24T18:00:00.000Z",
+      },
+    };
+    const run = (contractorId: string, start: string, c: CommandContext = ctx()) =>
+      assignContractor(
+        windowed,
+        {
+          orderId: "ord_1",
+          livemode: true,
+          contractorId,
+          contractor: STANDING,
+          reason: "board",
+          complianceOverride: null,
+          start: new Date(start),
+          actor: "operator:k",
+        },
+        c,
+      );
+    expect(run("ctr_z", "2026-11-24T15:00:00.000Z")).toMatchObject({
+      kind: "change",
+      capacity: { take: ["ctr_z"], release: ["ctr_a"] },
+      audit: [
+        { kind: "order.assigned", data: { to_contractor: "ctr_z", start: "2026-11-24T15:00:00.000Z" } },
+      ],
+    });
+    // The contractor offered the job keeps its unit; its block is placed again at the start.
+    expect(run("ctr_a", "2026-11-24T15:00:00.000Z")).toMatchObject({
+      kind: "change",
+      capacity: { take: ["ctr_a"], release: ["ctr_a"], retime: ["ctr_a"] },
+    });
+    expect(run("ctr_z", "2026-11-24T18:00:00.000Z")).toMatchObject({
+      kind: "refused",
+      code: "validation_failed",
+      errors: [{ field: "start", code: "start_outside_window" }],
+    });
+    expect(run("ctr_z", "2026-11-23T11:00:00.000Z")).toMatchObject({
+      errors: [{ code: "start_in_past" }, { code: "start_outside_window" }],
+    });
+    const why = new Map([["ctr_z", { conflict: "time_off" as const, detail: "Contractor ctr_z is off." }]]);
+    expect(
+      run("ctr_z", "2026-11-24T15:00:00.000Z", { ...ctx(["ctr_z"]), unavailableWhy: why }),
+    ).toMatchObject({
+      kind: "refused",
+      code: "window_unavailable",
+      extra: { contractor_id: "ctr_z", conflict: "time_off" },
+    });
+    // Without a reason (no unit left by count) it is the capacity refusal it always was.
+    expect(run("ctr_z", "2026-11-24T15:00:00.000Z", ctx(["ctr_z"]))).toMatchObject({
+      code: "contractor_unavailable",
+    });
+  });
+
+  it("reschedules at an exact start: within the same window too, not where the job starts already", () => {
+    const s = stateIn("accepted");
+    const order = {
+      ...s.order,
+      urgency: "scheduled" as const,
+      window_start: "2026-11-24T14:00:00.000Z",
+      window_end: "2026-11-24T18:00:00.000Z",
+      window_source: "requested" as const,
+      sla_arrive_at_risk_at: "2026-11-24T17:00:00.000Z",
+    };
+    const same = { start: new Date("2026-11-24T14:00:00.000Z"), end: new Date("2026-11-24T18:00:00.000Z") };
+    const run = (state: OrderState, start: string, c: CommandContext = ctx()) =>
+      rescheduleOrder(
+        state,
+        {
+          orderId: "ord_1",
+          livemode: true,
+          window: same,
+          reason: "board",
+          start: new Date(start),
+          currentStart: "2026-11-24T14:00:00.000Z",
+          actor: "operator:k",
+        },
+        c,
+      );
+    const within = run({ ...s, order }, "2026-11-24T16:00:00.000Z");
+    expect(within).toMatchObject({
+      kind: "change",
+      capacity: { retime: ["ctr_a"] },
+      audit: [{ kind: "order.rescheduled", data: { start: "2026-11-24T16:00:00.000Z" } }],
+    });
+    // The window, its source and its clock stay.
+    if (within.kind !== "change") throw new Error("refused");
+    expect(within.patch).toEqual({ updated_at: NOW.toISOString() });
+    expect(run({ ...s, order }, "2026-11-24T14:00:00.000Z")).toMatchObject({ code: "invalid_transition" });
+    const why = new Map([
+      ["ctr_a", { conflict: "overlap" as const, orderId: "ord_9", detail: "Contractor ctr_a holds ord_9." }],
+    ]);
+    expect(
+      run({ ...s, order }, "2026-11-24T16:00:00.000Z", { ...ctx(["ctr_a"]), unavailableWhy: why }),
+    ).toMatchObject({
+      code: "window_unavailable",
+      extra: { contractor_id: "ctr_a", conflict: "overlap", order_id: "ord_9" },
+    });
+    const waiting = { ...s, order: { ...order, status: "needs_dispatcher" as const, contractor_id: null } };
+    expect(run(waiting, "2026-11-24T16:00:00.000Z")).toMatchObject({
+      code: "validation_failed",
+      errors: [{ field: "start", code: "start_without_contractor" }],
+    });
+  });
+
   it("refuses a contractor whose insurance or license is not valid today unless the dispatcher overrides, audited", () => {
     const run = (standing: ContractorStanding, override: string | null) =>
       assignContractor(
