@@ -144,7 +144,7 @@ const startSchema = (rule: string) =>
     .describe(
       "When the contractor's job begins (arrival on site), RFC 3339 with a UTC offset: the job's block " +
         "of its time is placed exactly there, for the trade's typical job length, or the request is " +
-        `refused. ${rule} Absent: the job is placed as described above.`,
+        `refused. ${rule} Absent: the job is placed as the operation describes.`,
     );
 
 const START_REFUSALS =
@@ -234,8 +234,8 @@ export const dispatcherAssignOperation = defineOperation({
     contractor_id: contractorIdSchema,
     reason: reasonSchema,
     start: startSchema(
-      "Not in the past, inside the order's arrival window (from its start, before its end), or at or " +
-        "before arrive_by for as-soon-as-possible work.",
+      "Not in the past; inside the order's arrival window (from its start, before its end), or, for " +
+        "as-soon-as-possible work, at or before arrive_by.",
     ),
     compliance_override_reason: z
       .string()
