@@ -162,6 +162,18 @@ export interface Contractor {
   status: "active" | "inactive" | "excluded";
   rating: number;
   capacity: { max_active_jobs: number; in_use: number; free: number; open_jobs: number };
+  /** The IANA zone its hours are read in. */
+  time_zone: string;
+  /** Its shift when the directory answered (dispatcher.contractors). */
+  shift: {
+    on_shift: boolean;
+    off_reason: "hours" | "time_off" | null;
+    ends_at: string | null;
+    next_on_shift_at: string | null;
+    time_off_today: Array<{ start: string; end: string }>;
+  };
+  /** Whether it can be on site in time for the order asked about (order_id); null without one. */
+  arrival: { fits: boolean; earliest_at: string | null } | null;
 }
 
 export interface StreamEvent {

@@ -2,7 +2,7 @@
 // scripted history, contractor ids in the wrong form (here and wherever a dispatcher passes one), the
 // key's mode, and the sandbox leaving a contractor with its own key to it.
 
-import { beforeAll, describe, expect, it } from "vitest";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { lookupZip } from "../../src/domain/geo.js";
 import { SANDBOX_STEP_MS, SandboxPlayer } from "../../src/sim/sandbox-player.js";
 import type { NewContractor } from "../../src/storage/store.js";
@@ -494,5 +494,133 @@ describe("the sandbox", () => {
     await h.services.keys.revoke(key.id, "operator:test");
     await play();
     expect(await statusOf(handPlayed.id)).toBe("en_route");
+  });
+});
+
+describe("the contractor directory's shifts and arrivals", () => {
+  // Wednesday 14 January 2099, 15:00 in New York (20:00 UTC), the services' clock running on from there (a
+  // date ahead: the store keeps the time off not over by the wall clock).
+  const START = Date.parse("2099-01-14T20:00:00Z");
+  const offset = START - Date.now();
+  let h: Harness;
+  let dispatcher: string;
+  let account: string;
+  let orderId: string;
+
+  const shiftsOf = async (query: string) => {
+    const res = await h.get(`${LIST}?${query}`, { "x-api-key": dispatcher });
+    expect(res.statusCode, res.body).toBe(200);
+    const page = res.json() as {
+      contractors: Array<{ contractor_id: string; shift: unknown; arrival: unknown }>;
+    };
+    return new Map(page.contractors.map((c) => [c.contractor_id, c]));
+  };
+
+  beforeAll(async () => {
+    h = await createHarness({}, {}, { now: () => new Date(Date.now() + offset) });
+    const ny = (id: string, zip: string, hours: string | null) =>
+      based(id, id, zip, { states: ["NY"], trades: ["plumbing"], serviceRadiusMiles: 100, hours });
+    await h.services.store.contractors.insert(
+      [
+        ny("ctr_shiftTomorrow", "10001", "thu 07:00-17:00"),
+        ny("ctr_shiftLate", "11101", "mon-sun 07:00-22:00"),
+        ny("ctr_shiftAnyHours", "10027", null),
+      ],
+      testRecord(),
+    );
+    await h.services.pool.load();
+    dispatcher = await h.dispatcherKey("live");
+    account = await h.key("acme-ny", "live");
+    const off = (contractor_id: string, start: string, end: string) =>
+      h.post(
+        "/api/dispatcher/v1/time-off",
+        { contractor_id, start, end, reason: "dentist" },
+        { "x-api-key": dispatcher },
+      );
+    // Off from 14:00 today to 09:00 tomorrow; an hour off from 16:00 today.
+    for (const [id, start, end] of [
+      ["ctr_shiftAnyHours", "2099-01-14T19:00:00Z", "2099-01-15T14:00:00Z"],
+      ["ctr_shiftLate", "2099-01-14T21:00:00Z", "2099-01-14T22:00:00Z"],
+    ] as const) {
+      const res = await off(id, start, end);
+      expect(res.statusCode, res.body).toBe(200);
+    }
+    const placed = await h.post(
+      ORDER_PATH,
+      {
+        trade: "plumbing",
+        urgency: "urgent",
+        location: { state: "NY", zip: "10001", city: "New York", address: "350 5th Ave" },
+        description: "Burst pipe in the lobby",
+      },
+      { "x-api-key": account },
+    );
+    expect(placed.statusCode, placed.body).toBe(200);
+    orderId = placed.json().order_id;
+  });
+
+  afterAll(async () => {
+    await h?.close();
+  });
+
+  it("gives each contractor's shift now: at work until when, or off (hours or time off) and back when, with its time off today", async () => {
+    const byId = await shiftsOf("state=NY&zip=10001");
+    expect(byId.get("ctr_shiftTomorrow")).toMatchObject({
+      shift: {
+        on_shift: false,
+        off_reason: "hours",
+        ends_at: null,
+        next_on_shift_at: "2099-01-15T12:00:00.000Z",
+        time_off_today: [],
+      },
+      arrival: null,
+    });
+    expect(byId.get("ctr_shiftLate")).toMatchObject({
+      shift: {
+        on_shift: true,
+        off_reason: null,
+        ends_at: "2099-01-14T21:00:00.000Z", // its hour off starts
+        next_on_shift_at: null,
+        time_off_today: [{ start: "2099-01-14T21:00:00.000Z", end: "2099-01-14T22:00:00.000Z" }],
+      },
+    });
+    expect(byId.get("ctr_shiftAnyHours")).toMatchObject({
+      shift: {
+        on_shift: false,
+        off_reason: "time_off",
+        ends_at: null,
+        next_on_shift_at: "2099-01-15T14:00:00.000Z",
+        time_off_today: [{ start: "2099-01-14T19:00:00.000Z", end: "2099-01-15T14:00:00.000Z" }],
+      },
+    });
+  });
+
+  it("with order_id, says whether each can be on site by the order's arrive-by, and its earliest start there", async () => {
+    const [order] = await h.services.store.orders.byIds([orderId]);
+    expect(order?.arrive_by?.slice(0, 16)).toBe("2099-01-15T04:00"); // urgent: 8 hours
+    const byId = await shiftsOf(`state=NY&zip=10001&order_id=${orderId}`);
+    // Late: its hours start tomorrow at 07:00; back from time off tomorrow at 09:00.
+    expect(byId.get("ctr_shiftTomorrow")?.arrival).toEqual({
+      fits: false,
+      earliest_at: "2099-01-15T12:00:00.000Z",
+    });
+    expect(byId.get("ctr_shiftAnyHours")?.arrival).toEqual({
+      fits: false,
+      earliest_at: "2099-01-15T14:00:00.000Z",
+    });
+    // On time: the job does not fit before its hour off, so it starts when that ends.
+    expect(byId.get("ctr_shiftLate")?.arrival).toEqual({
+      fits: true,
+      earliest_at: "2099-01-14T22:00:00.000Z",
+    });
+  });
+
+  it("refuses an order_id of no order of the key's mode, on the field", async () => {
+    const missing = await h.get(`${LIST}?order_id=ord_nothing`, { "x-api-key": dispatcher });
+    expectProblem(missing, 422, "validation_failed");
+    expect(missing.json().errors).toEqual([expect.objectContaining({ field: "order_id" })]);
+    const sandbox = await h.dispatcherKey("test");
+    const otherMode = await h.get(`${LIST}?order_id=${orderId}`, { "x-api-key": sandbox });
+    expectProblem(otherMode, 422, "validation_failed");
   });
 });

@@ -292,7 +292,11 @@ export function Board() {
           GROUPS.map((g) => <Group key={g.id} group={g} list={groupOrders(g, list)} />)
         )}
       </section>
-      {current && <Detail order={current} />}
+      {/* Keyed by the order: what the dispatcher has under way in a detail (the contractor picked, the
+          reasons typed, the search, the candidates found, the scroll) belongs to that order. A live
+          update of the order keeps the key, so it re-renders the detail and resets nothing; another
+          order opened gets a detail of its own instead of the previous order's pick and reason. */}
+      {current && <Detail key={current.order_id} order={current} />}
     </div>
   );
 }
@@ -454,7 +458,6 @@ function OrderRow({ order }: { order: Order }) {
 
 function Detail({ order }: { order: Order }) {
   const [message, setMessage] = useState<string | null>(null);
-  useEffect(() => setMessage(null), [order.order_id]);
   return (
     <aside class="detail card" aria-label={`Order ${order.order_id}`}>
       <div class="detail-head">
@@ -615,11 +618,14 @@ function liveStanding(c: ServiceLevel, at: number): ServiceLevel["standing"] {
   return "on_track";
 }
 
-/** Active contractors where the job is, of its trade, found by name as typed (after a pause); when none of
- * its trade is there, every active contractor there (`anyTrade`). */
+/** Active contractors where the job is, of its trade, found by name as typed (after a pause), each with
+ * its shift and whether it can be there in time for the order (order_id); when none of its trade is
+ * there, every active contractor there (`anyTrade`). Read again when the order's time moves (its window
+ * or arrive-by), not on every update of the order: the pick stands either way. */
 function useCandidates(order: Order, name: string, onError: (message: string) => void) {
   const [found, setFound] = useState<Contractor[] | null>(null);
   const [anyTrade, setAnyTrade] = useState(false);
+  const timeKey = [order.arrive_by, order.arrival_window?.start, order.arrival_window?.end].join("|");
   useEffect(() => {
     let stale = false;
     const timer = setTimeout(async () => {
@@ -628,6 +634,7 @@ function useCandidates(order: Order, name: string, onError: (message: string) =>
         zip: order.location.zip ?? undefined,
         status: "active",
         name: name.trim() || undefined,
+        order_id: order.order_id,
         limit: 20,
       };
       try {
@@ -656,7 +663,7 @@ function useCandidates(order: Order, name: string, onError: (message: string) =>
       stale = true;
       clearTimeout(timer);
     };
-  }, [order.order_id, name]);
+  }, [order.order_id, name, timeKey]);
   return { found, anyTrade };
 }
 
@@ -666,6 +673,7 @@ function AssignPanel({ order, onDone }: { order: Order; onDone: (m: string) => v
   const [reason, setReason] = useState("");
   const [error, setError] = useState<string | null>(null);
   const [busy, setBusy] = useState(false);
+  const [onShiftOnly, setOnShiftOnly] = useState(false);
   const { found, anyTrade } = useCandidates(order, name, setError);
   // The account's exclusions: a contractor on its list for this trade is marked and cannot be picked.
   const exclusions = useAccountExclusions(order.account_id);
@@ -715,7 +723,15 @@ function AssignPanel({ order, onDone }: { order: Order; onDone: (m: string) => v
       ) : found.length === 0 ? (
         <p class="muted">No active contractor in {order.location.state} matches.</p>
       ) : (
-        <ContractorPicker found={found} picked={picked} onPick={setPicked} excluded={excluded} />
+        <ContractorPicker
+          order={order}
+          found={found}
+          picked={picked}
+          onPick={setPicked}
+          excluded={excluded}
+          onShiftOnly={onShiftOnly}
+          setOnShiftOnly={setOnShiftOnly}
+        />
       )}
       <label for={`assign-reason-${order.order_id}`}>Reason</label>
       <input
@@ -738,57 +754,162 @@ function AssignPanel({ order, onDone }: { order: Order; onDone: (m: string) => v
   );
 }
 
-/** The contractors found, one to pick: trades, rating, distance and free capacity; one the order's account
- * excludes from its trade is marked, with the account's reason, and cannot be picked. */
+/** The contractors found, one to pick, in the service's order (nearest first): trades, rating, distance
+ * and free capacity; its shift in its own zone (on shift until when, or off and back when, its time off
+ * today) and whether it can be on site in time for the order, an off-shift one marked. One the order's
+ * account excludes from its trade is marked, with the account's reason, and cannot be picked. */
 function ContractorPicker(props: {
+  order: Order;
   found: Contractor[];
   picked: string | null;
   onPick: (id: string) => void;
   excluded: (id: string) => DndEntry | undefined;
+  /** "Only on shift": the others hidden (the one picked stays). Kept by the panel, across searches. */
+  onShiftOnly: boolean;
+  setOnShiftOnly: (on: boolean) => void;
 }) {
+  const at = minute.value;
+  const rows = props.found.map((c) => ({ c, shift: shiftNow(c, at) }));
+  const shown = props.onShiftOnly
+    ? rows.filter((r) => r.shift.state === "on" || r.c.contractor_id === props.picked)
+    : rows;
+  const hidden = rows.length - shown.length;
   return (
-    <ul class="picker" aria-label="Contractors">
-      {props.found.map((c) => {
-        const entry = props.excluded(c.contractor_id);
-        const noteId = `excluded-${c.contractor_id}`;
-        return (
-          <li
-            key={c.contractor_id}
-            data-contractor-id={c.contractor_id}
-            data-excluded={entry ? "true" : undefined}
-            class={props.picked === c.contractor_id ? "picked" : entry ? "excluded" : ""}
-          >
-            <label>
-              <input
-                type="radio"
-                name="contractor"
-                value={c.contractor_id}
-                disabled={entry !== undefined}
-                aria-describedby={entry ? noteId : undefined}
-                checked={props.picked === c.contractor_id}
-                onChange={() => props.onPick(c.contractor_id)}
-              />
-              <span class="pick-main">
-                <span class="pick-name">{c.name}</span>
-                <span class="pick-meta">
-                  {c.trades.map(titleCase).join(", ")} · ★ {c.rating.toFixed(1)}
-                  {c.distance_miles !== null && ` · ${c.distance_miles} mi`}
-                </span>
-                {entry && (
-                  <span class="pick-excluded" id={noteId}>
-                    Excluded by the account (
-                    {entry.trades ? entry.trades.map(titleCase).join(", ") : "every trade"}): {entry.reason}
+    <>
+      <label class="pick-filter">
+        <input
+          type="checkbox"
+          checked={props.onShiftOnly}
+          onChange={(e) => props.setOnShiftOnly((e.target as HTMLInputElement).checked)}
+        />{" "}
+        Only on shift
+      </label>
+      <ul class="picker" aria-label="Contractors">
+        {shown.map(({ c, shift }) => {
+          const entry = props.excluded(c.contractor_id);
+          const noteId = `excluded-${c.contractor_id}`;
+          return (
+            <li
+              key={c.contractor_id}
+              data-contractor-id={c.contractor_id}
+              data-excluded={entry ? "true" : undefined}
+              data-shift={shift.state}
+              data-arrival={c.arrival ? (c.arrival.fits ? "fits" : "late") : undefined}
+              class={[
+                props.picked === c.contractor_id ? "picked" : entry ? "excluded" : "",
+                shift.state === "on" ? "" : "off-shift",
+              ].join(" ")}
+            >
+              <label>
+                <input
+                  type="radio"
+                  name="contractor"
+                  value={c.contractor_id}
+                  disabled={entry !== undefined}
+                  aria-describedby={entry ? noteId : undefined}
+                  checked={props.picked === c.contractor_id}
+                  onChange={() => props.onPick(c.contractor_id)}
+                />
+                <span class="pick-main">
+                  <span class="pick-name">{c.name}</span>
+                  <span class="pick-meta">
+                    {c.trades.map(titleCase).join(", ")} · ★ {c.rating.toFixed(1)}
+                    {c.distance_miles !== null && ` · ${c.distance_miles} mi`}
                   </span>
-                )}
-              </span>
-              <span class={`cap ${c.capacity.free === 0 ? "cap-full" : ""}`}>
-                {c.capacity.free}/{c.capacity.max_active_jobs} free
-              </span>
-            </label>
-          </li>
-        );
-      })}
-    </ul>
+                  <span class={`pick-shift shift-${shift.state}`}>{shift.text}</span>
+                  {c.shift.time_off_today.map((p) => (
+                    <span key={p.start} class="pick-off">
+                      Time off today {spanIn(p.start, p.end, c.time_zone, at)}
+                    </span>
+                  ))}
+                  {c.arrival && <ArrivalLine order={props.order} arrival={c.arrival} at={at} />}
+                  {entry && (
+                    <span class="pick-excluded" id={noteId}>
+                      Excluded by the account (
+                      {entry.trades ? entry.trades.map(titleCase).join(", ") : "every trade"}): {entry.reason}
+                    </span>
+                  )}
+                </span>
+                <span class={`cap ${c.capacity.free === 0 ? "cap-full" : ""}`}>
+                  {c.capacity.free}/{c.capacity.max_active_jobs} free
+                </span>
+              </label>
+            </li>
+          );
+        })}
+      </ul>
+      {hidden > 0 && (
+        <p class="hint">
+          {hidden} off shift hidden ({hidden === 1 ? "it is" : "they are"} still assignable).
+        </p>
+      )}
+    </>
+  );
+}
+
+/** A time in `zone` as a person reads it: "7:00 AM EST" on the day of `at` there, else "Wed 7:00 AM
+ * EST" (without the zone's name when `named` is false). */
+function localTime(iso: string, zone: string, at: number, named = true): string {
+  const when = new Date(iso);
+  const day = (d: Date) => d.toLocaleDateString("en-US", { timeZone: zone });
+  const time = when.toLocaleTimeString("en-US", {
+    timeZone: zone,
+    hour: "numeric",
+    minute: "2-digit",
+    ...(named ? { timeZoneName: "short" } : {}),
+  });
+  if (day(when) === day(new Date(at))) return time;
+  return `${when.toLocaleDateString("en-US", { timeZone: zone, weekday: "short" })} ${time}`;
+}
+
+/** "2:00 PM – 3:00 PM EST" (each end named by its day when not today). */
+function spanIn(start: string, end: string, zone: string, at: number): string {
+  return `${localTime(start, zone, at, false)} – ${localTime(end, zone, at)}`;
+}
+
+/** Its shift read now (the directory's answer moved on by the minute: a shift that ended says so). */
+function shiftNow(c: Contractor, at: number): { state: "on" | "off" | "time_off"; text: string } {
+  const s = c.shift;
+  const zone = c.time_zone;
+  if (s.on_shift) {
+    if (s.ends_at === null) return { state: "on", text: "On shift" };
+    if (Date.parse(s.ends_at) > at) {
+      return { state: "on", text: `On shift until ${localTime(s.ends_at, zone, at)}` };
+    }
+    return { state: "off", text: `Off shift since ${localTime(s.ends_at, zone, at)}` };
+  }
+  const back = s.next_on_shift_at;
+  if (back !== null && Date.parse(back) <= at) return { state: "on", text: "On shift" };
+  const state = s.off_reason === "time_off" ? "time_off" : "off";
+  const label = state === "time_off" ? "Time off" : "Off shift";
+  return {
+    state,
+    text:
+      back === null ? `${label} · not back within 14 days` : `${label} · back ${localTime(back, zone, at)}`,
+  };
+}
+
+/** Whether it can be on site in the order's window, or by its arrive-by (in the job's zone). */
+function ArrivalLine(props: { order: Order; arrival: NonNullable<Contractor["arrival"]>; at: number }) {
+  const { order, arrival, at } = props;
+  const zone = order.time_zone ?? "UTC";
+  const window = order.arrival_window;
+  const by = window
+    ? `in the window (by ${localTime(window.end, zone, at)})`
+    : order.arrive_by
+      ? `by ${localTime(order.arrive_by, zone, at)}`
+      : "in time";
+  const earliest = arrival.earliest_at ? ` · earliest ${localTime(arrival.earliest_at, zone, at)}` : "";
+  return arrival.fits ? (
+    <span class="pick-arrival arrival-fits">
+      Can be there {by}
+      {earliest}
+    </span>
+  ) : (
+    <span class="pick-arrival arrival-late">
+      Cannot be there {by}
+      {arrival.earliest_at ? earliest : " · no time free"}
+    </span>
   );
 }
 

@@ -213,7 +213,7 @@ const MINUTE_MS = 60_000;
 
 /** The job's time as the order states it (its window, or arrive_by); null for an order made before
  * orders stated one (migration 0017): it holds no time. */
-function orderTime(order: Order, now: Date): MatchTime | null {
+export function orderTime(order: Order, now: Date): MatchTime | null {
   const window =
     order.window_start !== null && order.window_end !== null
       ? { start: Date.parse(order.window_start), end: Date.parse(order.window_end) }
@@ -224,7 +224,8 @@ function orderTime(order: Order, now: Date): MatchTime | null {
   return { now: now.getTime(), window, arriveBy, durationMinutes: Math.round(hours * 60) };
 }
 
-function orderPoint(order: Order): Point | null {
+/** Where the order's job is: its ZIP's centroid, else its city's; null when neither is known. */
+export function orderPoint(order: Order): Point | null {
   const zip = order.zip ? lookupZip(order.zip) : undefined;
   if (zip) return { lat: zip.lat, lon: zip.lon };
   return order.city ? (lookupCity(order.city, order.state) ?? null) : null;

@@ -4,7 +4,13 @@
 
 import { z } from "zod";
 import type { Pool } from "../../domain/contractor.js";
-import { contractorTimeZone } from "../../domain/contractor-calendar.js";
+import {
+  contractorCalendar,
+  contractorTimeZone,
+  SHIFT_HORIZON_DAYS,
+  shiftAt,
+  shiftZones,
+} from "../../domain/contractor-calendar.js";
 import {
   CONTRACTOR_STANDINGS,
   EXPIRING_WITHIN_DAYS,
@@ -16,14 +22,19 @@ import {
   verificationOf,
 } from "../../domain/contractor-directory.js";
 import { boundingBox, lookupZip, type Point } from "../../domain/geo.js";
+import { arrivalOf, baseTravelMinutes, type MatchRequest, zoneOffsetsFor } from "../../domain/matching.js";
+import type { Order } from "../../domain/orders/order.js";
 import { RECALL_WINDOW_DAYS, RECALL_WINDOW_MS } from "../../domain/orders/recall.js";
 import type { OrderStatus } from "../../domain/orders/transitions.js";
+import type { ZoneOffsets } from "../../domain/time/calendar.js";
 import { TRADE_CODES } from "../../domain/trades.js";
+import type { StateCode } from "../../domain/us-regions.js";
 import { ApiError, validationError } from "../../errors.js";
 import type { ContractorFilter, ContractorListing, ContractorRecord } from "../../storage/store.js";
 import { defineOperation, type OperationContext, principalOf } from "../kernel/operation.js";
 import { cursorSchema, decodeCursor, pageLimitSchema, pageOf } from "../kernel/pagination.js";
 import { contractorIdSchema, stateSchema, tradeSchema, zipSchema } from "../kernel/schemas.js";
+import { orderPoint, orderTime } from "../orders/command-runner.js";
 import { coordinatesSchema, ORDER_STATUSES } from "../orders/order-view.js";
 import { ratingAggregate, ratingAggregateSchema } from "../orders/ratings.js";
 
@@ -99,6 +110,67 @@ const recordSchema = z
       "new contractor).",
   );
 
+const shiftSchema = z
+  .object({
+    on_shift: z
+      .boolean()
+      .describe("At work now: inside its hours (any time when it has none) and not on time off."),
+    off_reason: z
+      .enum(["hours", "time_off"])
+      .nullable()
+      .describe(
+        "Why it is not at work now: outside its hours, or on time off (time off wins); null when on shift.",
+      ),
+    ends_at: z.iso
+      .datetime()
+      .nullable()
+      .describe(
+        `On shift: when this stretch at work ends (its hours end, or time off starts); null when off shift, ` +
+          `or when it does not end within ${SHIFT_HORIZON_DAYS} days (no hours: any time).`,
+      ),
+    next_on_shift_at: z.iso
+      .datetime()
+      .nullable()
+      .describe(
+        `Off shift: when it is next at work (its hours, outside time off); null when on shift, or not within ` +
+          `${SHIFT_HORIZON_DAYS} days.`,
+      ),
+    time_off_today: z
+      .array(z.object({ start: z.iso.datetime(), end: z.iso.datetime() }))
+      .describe(
+        "Its periods of time off that overlap its local day today (in time_zone), [start, end), UTC.",
+      ),
+  })
+  .describe(
+    "Its shift now, from its hours and time off as matching reads them (the pool in memory: time off set " +
+      "in another process shows within the pool refresh interval). Times UTC; show them in time_zone.",
+  )
+  .meta({ id: "ContractorShift" });
+
+const arrivalSchema = z
+  .object({
+    fits: z
+      .boolean()
+      .describe(
+        "Whether earliest_at is inside the order's arrival window (or by its arrive_by). Matching's own " +
+          "filter for as-soon-as-possible work is looser (a contractor able to start by arrive_by passes " +
+          "before its travel is counted, and its ETA is scored): this is whether it would actually be there.",
+      ),
+    earliest_at: z.iso
+      .datetime()
+      .nullable()
+      .describe(
+        "The earliest start on site as matching computes it: its response time and travel from its base, " +
+          "then its hours (ignored for emergency work), its time off and the jobs it holds (besides this " +
+          "order). As-soon-as-possible work: up to 7 days past arrive_by, so a late one says how late; " +
+          "windowed work: inside the window only. Null when none fits.",
+      ),
+  })
+  .describe(
+    "Its arrival for the order given as order_id; null without order_id, or when the order states no time.",
+  )
+  .meta({ id: "ContractorArrival" });
+
 const contractorSchema = z
   .object({
     contractor_id: z
@@ -169,6 +241,8 @@ const contractorSchema = z
       license: verificationSchema,
     }),
     record: recordSchema,
+    shift: shiftSchema,
+    arrival: arrivalSchema.nullable(),
   })
   .meta({ id: "DispatcherContractor" });
 
@@ -214,6 +288,15 @@ const listInput = z.strictObject({
     .max(200, { error: "name must be at most 200 characters" })
     .optional()
     .describe("Only contractors whose name contains this text, case-insensitively."),
+  order_id: z
+    .string()
+    .min(1, { error: "order_id must not be empty" })
+    .max(64, { error: "order_id must be at most 64 characters" })
+    .optional()
+    .describe(
+      "An order of the key's mode to judge each contractor's arrival against (`arrival`): the assign " +
+        "picker's question. It filters nothing: pass its trade, state and zip as well.",
+    ),
   cursor: cursorSchema,
   limit: pageLimitSchema,
 });
@@ -296,11 +379,77 @@ const EMPTY_RECORD: ContractorRecord = {
   jobsRecalled: 0,
 };
 
+/** The order a page's arrivals are judged against: its job's time and place. */
+interface Judged {
+  orderId: string;
+  req: Pick<MatchRequest, "time" | "urgency" | "point">;
+  zones: ZoneOffsets;
+}
+
+/** The order named by order_id, in the key's mode (422 on order_id otherwise); null when it states no
+ * time (an order made before orders stated one). */
+async function judgedOrder(ctx: OperationContext, orderId: string): Promise<Judged | null> {
+  const [order]: Array<Order | undefined> = await ctx.services.store.orders.byIds([orderId]);
+  if (!order || order.livemode !== principalOf(ctx).livemode) {
+    throw validationError([{ field: "order_id", message: `no order ${orderId} in this key's mode` }]);
+  }
+  const time = orderTime(order, ctx.services.now());
+  if (time === null) return null;
+  const req = { urgency: order.urgency, point: orderPoint(order), time };
+  return { orderId: order.id, req, zones: zoneOffsetsFor(req) };
+}
+
+const iso = (ms: number | null) => (ms === null ? null : new Date(ms).toISOString());
+
+/** Its shift now and (with an order) its arrival for it, from the pool in memory: the calendars, held
+ * jobs and travel matching reads. A contractor the pool has not loaded yet (imported since the last
+ * refresh) is read from its row: its hours, no time off, no arrival. */
+function timingOf(
+  ctx: OperationContext,
+  row: ContractorListing,
+  now: number,
+  zones: ZoneOffsets,
+  judged: Judged | null,
+): Pick<z.input<typeof contractorSchema>, "shift" | "arrival"> {
+  const { index, travel } = ctx.services.pool;
+  const c = index.contractorOf(row.id);
+  const calendar = c
+    ? c.calendar
+    : contractorCalendar(row.hours || null, row.home_zip, JSON.parse(row.states) as StateCode[], []);
+  const s = shiftAt(calendar, now, zones);
+  const shift = {
+    on_shift: s.onShift,
+    off_reason: s.offReason,
+    ends_at: iso(s.endsAt),
+    next_on_shift_at: iso(s.nextStartAt),
+    time_off_today: s.timeOffToday.map((p) => ({
+      start: new Date(p.start).toISOString(),
+      end: new Date(p.end).toISOString(),
+    })),
+  };
+  if (judged === null || c === undefined) return { shift, arrival: null };
+  const t = judged.req.time;
+  const held = (index.heldBy(c.id) ?? []).filter((b) => b.orderId !== judged.orderId);
+  const fromBase = baseTravelMinutes(c, judged.req.point, travel);
+  const at =
+    arrivalOf(c.calendar, judged.req, c.responseMinutes, fromBase, judged.zones, {
+      held,
+      travel,
+      judgeDeadline: false,
+    })?.at ?? null;
+  const deadline = t?.window ? t.window.end : (t?.arriveBy ?? null);
+  return {
+    shift,
+    arrival: { fits: at !== null && (deadline === null || at <= deadline), earliest_at: iso(at) },
+  };
+}
+
 function contractorView(
   c: ContractorListing,
   r: ContractorRecord,
   distance: number | null,
   today: string,
+  timing: Pick<z.input<typeof contractorSchema>, "shift" | "arrival">,
 ): z.input<typeof contractorSchema> {
   const inUse = Number(c.active_jobs);
   const max = Number(c.max_active_jobs);
@@ -357,14 +506,17 @@ function contractorView(
       jobs_recalled: r.jobsRecalled,
       first_time_fix_rate: ratio(r.jobsJudged - r.jobsRecalled, r.jobsJudged),
     },
+    ...timing,
   };
 }
 
-/** The page's contractors with their records (one query for every record of the page). */
+/** The page's contractors with their records (one query for every record of the page), shifts and, with
+ * an order, arrivals. */
 async function views(
   ctx: OperationContext,
   page: ContractorListing[],
   distances?: Map<string, number | null>,
+  judged: Judged | null = null,
 ) {
   // A job's recalls are judged once its 30 days to be recalled are over.
   const judgedBefore = new Date(ctx.services.now().getTime() - RECALL_WINDOW_MS).toISOString();
@@ -372,9 +524,17 @@ async function views(
     page.map((c) => c.id),
     judgedBefore,
   );
-  const today = ctx.services.now().toISOString().slice(0, 10);
+  const now = ctx.services.now().getTime();
+  const today = new Date(now).toISOString().slice(0, 10);
+  const zones = shiftZones(now);
   return page.map((c) =>
-    contractorView(c, records.get(c.id) ?? EMPTY_RECORD, distances?.get(c.id) ?? null, today),
+    contractorView(
+      c,
+      records.get(c.id) ?? EMPTY_RECORD,
+      distances?.get(c.id) ?? null,
+      today,
+      timingOf(ctx, c, now, zones, judged),
+    ),
   );
 }
 
@@ -387,7 +547,9 @@ export const dispatcherContractorsOperation = defineOperation({
     "their contractor_id (what dispatcher.assign takes), capacity, verifications and measured record. " +
     "Filter by trade, state, status and name; give a zip (or lat and lon) to sort by distance from it, " +
     "nearest first (contractors without a known base last), and radius_miles to keep only those within " +
-    "it. Without a location: by name (byte order), then contractor_id. Page with next_cursor.",
+    "it. Without a location: by name (byte order), then contractor_id. Page with next_cursor. Each " +
+    "contractor has its shift now (at work or not, until when, its time off today); give order_id for " +
+    "whether each can be on site in that order's window or by its arrive_by (`arrival`).",
   access: "dispatcher",
   effect: "read",
   limit: "key",
@@ -409,6 +571,7 @@ export const dispatcherContractorsOperation = defineOperation({
   example: { trade: "plumbing", state: "TX", zip: "78701", radius_miles: 100, status: "active", limit: 20 },
   async handler(ctx, input) {
     const origin = originOf(input);
+    const judged = input.order_id === undefined ? null : await judgedOrder(ctx, input.order_id);
     const { contractors } = ctx.services.store;
     const filter: ContractorFilter = {
       pool: poolOf(ctx),
@@ -424,7 +587,7 @@ export const dispatcherContractorsOperation = defineOperation({
         contractors.matching(filter),
       ]);
       const { page, next_cursor } = pageOf(rows, input.limit, BY_NAME, (c) => c.id);
-      return { contractors: await views(ctx, page), total, next_cursor };
+      return { contractors: await views(ctx, page, undefined, judged), total, next_cursor };
     }
     // By distance: the candidates' coordinates (only those in the radius's box, when one is given), ranked
     // here, then the page's rows.
@@ -438,7 +601,7 @@ export const dispatcherContractorsOperation = defineOperation({
     const rows = new Map((await contractors.listings(page.map((r) => r.id))).map((c) => [c.id, c]));
     const listed = page.flatMap((r) => rows.get(r.id) ?? []);
     return {
-      contractors: await views(ctx, listed, new Map(page.map((r) => [r.id, r.distance]))),
+      contractors: await views(ctx, listed, new Map(page.map((r) => [r.id, r.distance])), judged),
       total: after === undefined ? ranked.length : rankByDistance(located, origin, input.radius_miles).length,
       next_cursor,
     };
