@@ -498,6 +498,9 @@ function useLanes(f: Filters) {
   const [error, setError] = useState<string | null>(null);
   const [version, setVersion] = useState(0);
   const shown = useRef(LANES_PAGE);
+  /** The filters of the last read: a read for new filters waits for the typing to pause; one for a
+   * change (the event stream, a drop) goes at once. */
+  const lastRead = useRef<string | null>(null);
   const query = (limit: number, cursor?: string) =>
     get<LanePage>("/api/dispatcher/v1/schedule/lanes", {
       date: f.date,
@@ -524,6 +527,9 @@ function useLanes(f: Filters) {
   }, [f.date, f.state, f.trade, f.name, f.sort, f.zone]);
   useEffect(() => {
     let stale = false;
+    const filters = JSON.stringify([f.date, f.state, f.trade, f.name, f.sort, f.zone]);
+    const typed = lastRead.current !== null && lastRead.current !== filters;
+    lastRead.current = filters;
     const timer = setTimeout(
       async () => {
         try {
@@ -536,9 +542,8 @@ function useLanes(f: Filters) {
         } catch (err) {
           if (!stale) setError(err instanceof ApiProblem ? err.message : "The schedule could not be loaded.");
         }
-        // The first read at once; later ones (filters typed, orders changed) after a pause.
       },
-      page === null ? 0 : 200,
+      typed ? 200 : 0,
     );
     return () => {
       stale = true;
@@ -550,7 +555,8 @@ function useLanes(f: Filters) {
     const stop = subscribe((event) => {
       if (!event.type.startsWith("order.")) return;
       clearTimeout(timer);
-      timer = setTimeout(() => setVersion((v) => v + 1), 300);
+      // A burst of changes (an optimiser's apply) is read once.
+      timer = setTimeout(() => setVersion((v) => v + 1), 100);
     });
     return () => {
       clearTimeout(timer);
@@ -849,13 +855,14 @@ function LaneRow(props: { lane: Lane; proposal: Proposal | null; onOpenOrder: (i
         {mine.map(([orderId, p]) => (
           <span
             key={`m-${orderId}`}
-            class="block block-pending"
+            class={p.settled ? "block block-settled" : "block block-pending"}
+            data-settled={p.settled ? "true" : undefined}
             style={spanStyle(day, {
               start: new Date(p.start).toISOString(),
               end: new Date(p.end).toISOString(),
             })}
             data-pending-order-id={orderId}
-            title={`${p.label}: ${laneClock(lane, p.start)}, sending…`}
+            title={`${p.label}: ${laneClock(lane, p.start)}${p.settled ? "" : ", sending…"}`}
           >
             <span class="block-text">{p.label}</span>
           </span>
