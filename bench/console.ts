@@ -335,14 +335,24 @@ async function measureDrop(
     const x = box.x + ((target - day0) / (day1 - day0)) * box.width + 2;
     await page.mouse.move(x, box.y + box.height / 2, { steps: 8 });
     await page.mouse.up();
-    await page.waitForFunction("window.__seen.reread || window.__seen.refused", null, { timeout: 30_000 });
+    // A function, not a string: the console's CSP has no 'unsafe-eval'.
+    await page.waitForFunction(
+      () => {
+        const seen = (globalThis as unknown as { __seen: Record<string, number> }).__seen;
+        return Boolean(seen.reread || seen.refused);
+      },
+      null,
+      { timeout: 30_000 },
+    );
     const seen = (await page.evaluate("({ ...window.__seen, dropAt: window.__dropAt })")) as Record<
       string,
       number
     >;
     const dropAt = seen.dropAt ?? 0;
     if (seen.refused) {
-      refused.push((await lane.locator(".lane-refused").textContent()) ?? orderId);
+      refused.push(
+        (await page.locator(`.lane-refused[data-order-id="${orderId}"]`).textContent()) ?? orderId,
+      );
       continue;
     }
     if (seen.optimistic) optimistic.push(seen.optimistic - dropAt);

@@ -293,12 +293,17 @@ describe("drag and drop on the Schedule", () => {
     expect(pageProblems).toEqual([]);
   });
 
-  it("a block dragged to 14:00 moves the order's window; the contractor's phone shows the new time", async () => {
+  it("a block dragged to 14:00 moves the order's window; the contractor's phone and the account show the new time", async () => {
     const dispatcher = await open();
     const phone = await open({ width: 390, height: 844 });
+    const account = await open();
     try {
+      await signInConsole(account.page, base, accountKey);
+      const row = account.page.locator(`li[data-order-id="${dragged}"] .row-when .when`);
+      await row.waitFor();
+      expect(await row.getAttribute("data-window-start")).toBe(laTime("09:00"));
       await signInConsole(phone.page, base, plumberKey);
-      const card = phone.page.locator(`article.job[data-order-id="${dragged}"] .job-when`);
+      const card = phone.page.locator(`article.job[data-order-id="${dragged}"] .job-when .when`);
       await card.waitFor();
       expect(await card.getAttribute("data-window-start")).toBe(laTime("09:00"));
 
@@ -319,11 +324,17 @@ describe("drag and drop on the Schedule", () => {
         .toBe(laTime("14:00"));
       expect(await card.getAttribute("data-window-end")).toBe(laTime("18:00"));
       expect(await card.textContent()).toContain("moved by the dispatch team");
+      await expect
+        .poll(() => row.getAttribute("data-window-start"), { timeout: 10_000 })
+        .toBe(laTime("14:00"));
+      expect(await row.textContent()).toContain("moved by the dispatch team");
+      await account.page.screenshot({ path: shotPath("schedule-drag-account"), fullPage: true });
       await phone.page.screenshot({ path: shotPath("schedule-drag-phone"), fullPage: true });
       await page.screenshot({ path: shotPath("schedule-drag-moved"), fullPage: true });
     } finally {
       await dispatcher.ctx.close();
       await phone.ctx.close();
+      await account.ctx.close();
     }
     expect(pageProblems).toEqual([]);
   });

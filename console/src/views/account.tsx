@@ -12,7 +12,17 @@ import { CounterDecision } from "./counters";
 import { ExcludeContractor } from "./do-not-dispatch";
 import { Proof } from "./proof";
 import { OrderRating, rateable } from "./ratings";
-import { PlannedBadge, StatusPill } from "./status";
+import { ArrivalWhen, PlannedBadge, StatusPill } from "./status";
+
+/** Orders whose arrival is still ahead: their rows say when the contractor is to be there. */
+const OPEN_WORK = new Set<OrderStatus>([
+  "received",
+  "offered",
+  "accepted",
+  "needs_dispatcher",
+  "cannot_complete",
+]);
+
 import { Timeline } from "./timeline";
 
 const orders = signal<Map<string, Order>>(new Map());
@@ -109,11 +119,17 @@ async function loadAsks(list: Order[]) {
   }
 }
 
+/** The newest orders the list loads (the rest are the API's and the exports'). */
+const LOADED = 300;
+/** The account has more orders than the list loaded. */
+const older = signal(false);
+
 async function load() {
   loading.value = true;
   loadError.value = null;
   try {
     const list = await allPages<Order, "orders">("/api/dispatch/v1/orders", "orders", { limit: 100 }, 3);
+    older.value = list.length >= LOADED;
     upsert(list);
     await loadAsks(list);
   } catch (err) {
@@ -155,6 +171,12 @@ export function AccountView() {
           {loadError.value}
         </p>
       )}
+      {older.value && (
+        <p class="muted list-cap" data-loaded={LOADED}>
+          Showing your newest {LOADED} orders and those that change while you watch; the API lists and exports
+          every one.
+        </p>
+      )}
       {list.length === 0 ? (
         <p class="empty">
           {loading.value ? "Loading…" : "No orders yet. Orders you place through the API show here, live."}
@@ -179,6 +201,11 @@ export function AccountView() {
                   </span>
                   <span class="row-desc">{o.description}</span>
                   <span class="row-detail">{o.status_detail}</span>
+                  {OPEN_WORK.has(o.status) && (
+                    <span class="row-when">
+                      <ArrivalWhen window={o.arrival_window} arriveBy={o.arrive_by} zone={o.time_zone} />
+                    </span>
+                  )}
                 </span>
                 <span class="row-side">
                   <span class="money">

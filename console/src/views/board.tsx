@@ -7,7 +7,7 @@ import { Fragment } from "preact";
 import { useEffect, useState } from "preact/hooks";
 import { isPlannedReference } from "../../../src/domain/maintenance/plan";
 import { URGENCIES } from "../../../src/domain/pricing";
-import { ApiProblem, allPages, get, post } from "../api";
+import { ApiProblem, eachPage, get, post } from "../api";
 import {
   ago,
   clock,
@@ -138,10 +138,16 @@ async function load() {
   loading.value = true;
   loadError.value = null;
   try {
+    // Every open and held order, to the last page (no cap: the work a dispatcher must see).
+    const every = async (status: OrderStatus) => {
+      const out: Order[] = [];
+      for await (const page of eachPage<Order, "orders">(ORDERS, "orders", { status, limit: 200 })) {
+        out.push(...page.items);
+      }
+      return out;
+    };
     const pages = await Promise.all([
-      ...[...OPEN, ...HELD].map((status) =>
-        allPages<Order, "orders">(ORDERS, "orders", { status, limit: 200 }),
-      ),
+      ...[...OPEN, ...HELD].map(every),
       get<{ orders: Order[] }>(ORDERS, { limit: 50 }).then((p) => p.orders),
     ]);
     upsert(pages.flat());

@@ -6,14 +6,14 @@ import { signal } from "@preact/signals";
 import { useEffect, useState } from "preact/hooks";
 import { WORK_DONE_STATUSES } from "../../../src/domain/orders/statuses";
 import { ApiProblem, get, post } from "../api";
-import { clock, money, now, place, timeLeft, titleCase, zoned } from "../format";
+import { clock, money, now, place, timeLeft, titleCase } from "../format";
 import { subscribe } from "../live";
 import type { Counter, Invoice, Job, Offer, OrderStatus, StreamEvent } from "../types";
 import { CounterForm, counterAsk } from "./counters";
 import { InvoiceBuilder } from "./invoice-builder";
 import { JobProof, phonePosition } from "./job-proof";
 import { MyRatings } from "./ratings";
-import { StatusPill } from "./status";
+import { ArrivalWhen, StatusPill } from "./status";
 
 const offers = signal<Map<string, Offer>>(new Map());
 const jobs = signal<Map<string, Job>>(new Map());
@@ -342,28 +342,6 @@ function AgreedPrice({ job }: { job: Job }) {
   return <p class="agreed-price">Agreed price {money(job.agreed_price_cents)} (your counter)</p>;
 }
 
-/** When to be there, in the job's zone: its arrival window (moved by the dispatch team: it says so), or
- * arrive-by for work as soon as possible. */
-function JobWhen({ job }: { job: Job }) {
-  const w = job.arrival_window;
-  if (w) {
-    const endClock = new Date(w.end).toLocaleTimeString("en-US", {
-      timeZone: job.time_zone ?? undefined,
-      hour: "numeric",
-      minute: "2-digit",
-      timeZoneName: "short",
-    });
-    return (
-      <p class="job-when" data-window-start={w.start} data-window-end={w.end}>
-        Arrive {zoned(w.start, job.time_zone).replace(/ [A-Z]{2,5}$/, "")} – {endClock}
-        {w.source === "rescheduled" && <span class="job-moved"> · moved by the dispatch team</span>}
-      </p>
-    );
-  }
-  if (job.arrive_by) return <p class="job-when">Arrive by {zoned(job.arrive_by, job.time_zone)}</p>;
-  return null;
-}
-
 function JobCard({ job }: { job: Job }) {
   const [eta, setEta] = useState("30");
   const [cost, setCost] = useState(priceOf(job));
@@ -410,7 +388,9 @@ function JobCard({ job }: { job: Job }) {
         {place(job.location)}
       </p>
       <p>{job.description}</p>
-      <JobWhen job={job} />
+      <p class="job-when">
+        <ArrivalWhen window={job.arrival_window} arriveBy={job.arrive_by} zone={job.time_zone} />
+      </p>
       <AgreedPrice job={job} />
       {job.eta_at && job.status === "en_route" && (
         <p class="muted">You said you would arrive at {clock(job.eta_at)}.</p>

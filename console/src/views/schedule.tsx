@@ -10,8 +10,9 @@
 // dimmed and the place under the pointer says what the console can tell (outside hours, time off, over
 // another job); the drop shows at once (optimistic) and the server's refusal, if any, on the lane.
 
-import { computed, signal } from "@preact/signals";
-import { useEffect, useRef, useState } from "preact/hooks";
+import { computed, signal, useComputed } from "@preact/signals";
+import { Component } from "preact";
+import { useCallback, useEffect, useRef, useState } from "preact/hooks";
 import { isPlannedReference } from "../../../src/domain/maintenance/plan";
 import { URGENCIES } from "../../../src/domain/pricing";
 import { TRADE_CODES, TRADES, type TradeCode } from "../../../src/domain/trades";
@@ -301,9 +302,14 @@ function overAt(x: number, y: number, job: DragJob, grabMs: number) {
   return { contractorId: lane.contractor_id, start };
 }
 
+/** The drag ends: the place under the pointer goes at once, the lanes' dimming on the next frame (every
+ * lane redraws for it: after the drop's own block is on screen). */
 function endDrag() {
-  dragging.value = null;
+  const ended = dragging.peek();
   dragOver.value = null;
+  requestAnimationFrame(() => {
+    if (dragging.peek() === ended) dragging.value = null;
+  });
 }
 
 /** Sends a drop through the public operations: drawn at once, refused or confirmed on its lane. */
@@ -380,7 +386,6 @@ function pointerDrag(e: PointerEvent, job: DragJob) {
     if (!started) {
       if (Math.hypot(ev.clientX - x0, ev.clientY - y0) < 5) return;
       started = true;
-      laneNotes.value = new Map();
       dragging.value = { job, mode: "pointer" };
     }
     ev.preventDefault();
@@ -402,9 +407,9 @@ function pointerDrag(e: PointerEvent, job: DragJob) {
     window.addEventListener("click", swallow, { capture: true, once: true });
     setTimeout(() => window.removeEventListener("click", swallow, true), 0);
     const over = overAt(ev.clientX, ev.clientY, job, grabMs);
-    endDrag();
     if (over) void drop(job, over);
     else dragStatus.value = "Dropped outside the lanes: nothing changed.";
+    endDrag();
   };
   const cancel = (ev: KeyboardEvent) => {
     if (ev.key !== "Escape") return;
@@ -432,7 +437,6 @@ function keyboardDrag(job: DragJob) {
   const first =
     job.from?.start ?? Math.max(job.window?.start ?? 0, Math.ceil(Date.now() / SNAP_MS) * SNAP_MS);
   let start = nudge(lane.day, first, 0);
-  laneNotes.value = new Map();
   dragging.value = { job, mode: "keyboard" };
   const show = () => {
     if (!lane) return;
@@ -458,9 +462,9 @@ function keyboardDrag(job: DragJob) {
       window.removeEventListener("keydown", key, true);
       window.removeEventListener("keyup", swallowKey, true);
       const over = dragOver.value;
-      endDrag();
       if (ev.key === "Enter" && over) void drop(job, over);
       else dragStatus.value = "Drag cancelled: nothing changed.";
+      endDrag();
       ev.preventDefault();
       ev.stopPropagation();
       return;
@@ -489,6 +493,20 @@ interface Filters {
   name: string;
   sort: "name" | "load";
   zone: string;
+}
+
+/** The lanes read again, with each lane that did not change kept as the object it was: its row (memo) is
+ * not drawn again, so a change redraws the lanes it touched, not all 200. */
+function keepUnchanged(prev: LanePage | null, next: LanePage): LanePage {
+  if (!prev) return next;
+  const before = new Map(prev.lanes.map((l) => [l.contractor_id, l]));
+  return {
+    ...next,
+    lanes: next.lanes.map((l) => {
+      const old = before.get(l.contractor_id);
+      return old && JSON.stringify(old) === JSON.stringify(l) ? old : l;
+    }),
+  };
 }
 
 /** The lanes for the filters, a page at a time (or every page: "Show all lanes"); read again (debounced)
@@ -536,7 +554,7 @@ function useLanes(f: Filters) {
           // A live refresh reads as many lanes as are shown.
           const next = await read(shown.current);
           if (!stale) {
-            setPage(next);
+            setPage((prev) => keepUnchanged(prev, next));
             setError(null);
           }
         } catch (err) {
@@ -589,6 +607,10 @@ export function Schedule({ onOpenOrder }: { onOpenOrder: (orderId: string) => vo
   });
   const set = (patch: Partial<Filters>) => setF({ ...f, ...patch });
   const { page, error, more, reload } = useLanes(f);
+  // One function for every lane's "open the order" (the lanes' rows are memoised on their props).
+  const opener = useRef(onOpenOrder);
+  opener.current = onOpenOrder;
+  const openOrder = useCallback((id: string) => opener.current(id), []);
   const [proposal, setProposal] = useState<Proposal | null>(null);
   const [reason, setReason] = useState("Placed on the schedule board");
   const lanes = page?.lanes ?? [];
@@ -674,7 +696,7 @@ export function Schedule({ onOpenOrder }: { onOpenOrder: (orderId: string) => vo
               <Axis />
               <ul class="lanes" aria-label="Contractor lanes">
                 {lanes.map((l) => (
-                  <LaneRow key={l.contractor_id} lane={l} proposal={proposal} onOpenOrder={onOpenOrder} />
+                  <LaneRow key={l.contractor_id} lane={l} proposal={proposal} onOpenOrder={openOrder} />
                 ))}
               </ul>
               <p class="muted lanes-count" data-total={page.total}>
@@ -779,7 +801,54 @@ function Axis() {
   );
 }
 
-function LaneRow(props: { lane: Lane; proposal: Proposal | null; onOpenOrder: (id: string) => void }) {
+/**
+ * What a lane shows of the drag, the drops on their way and the notes. A drag, a drop and a note redraw
+ * only the lanes they touch: the row follows a signature of what it shows of them (a string, equal while
+ * nothing it shows changed) and reads them unsubscribed.
+ */
+function useLaneDrag(lane: Lane) {
+  useComputed(() => {
+    const d = dragging.value;
+    return d ? `${laneTakes(lane, d.job).ok}|${d.job.order_id}` : "";
+  }).value;
+  useComputed(() => {
+    const ids = new Set(lane.jobs.map((j) => j.order_id));
+    let signature = "";
+    for (const [id, p] of pending.value) {
+      if (ids.has(id) || p.contractorId === lane.contractor_id)
+        signature += `${id}:${p.contractorId}:${p.settled};`;
+    }
+    return signature;
+  }).value;
+  const note = useComputed(() => laneNotes.value.get(lane.contractor_id)).value;
+  const drag = dragging.peek();
+  const takes = drag ? laneTakes(lane, drag.job) : null;
+  const moving = pending.peek();
+  const mine = [...moving].filter(([, p]) => p.contractorId === lane.contractor_id);
+  return { drag, takes, moving, mine, note };
+}
+
+interface LaneRowProps {
+  lane: Lane;
+  proposal: Proposal | null;
+  onOpenOrder: (id: string) => void;
+}
+
+/** A lane's row, drawn again only when its lane, the proposal or the opener changed (a read of the lanes
+ * keeps the unchanged lanes' objects): preact/compat's memo would do it, but compat changes every input's
+ * onChange into onInput, which the rest of the console relies on not happening. */
+class LaneRow extends Component<LaneRowProps> {
+  override shouldComponentUpdate(next: LaneRowProps): boolean {
+    const p = this.props;
+    return next.lane !== p.lane || next.proposal !== p.proposal || next.onOpenOrder !== p.onOpenOrder;
+  }
+
+  override render() {
+    return <LaneRowView {...this.props} />;
+  }
+}
+
+function LaneRowView(props: LaneRowProps) {
   const { lane } = props;
   const nowAt = minute.value;
   const day = lane.day;
@@ -788,11 +857,7 @@ function LaneRow(props: { lane: Lane; proposal: Proposal | null; onOpenOrder: (i
   const proposed = (props.proposal?.routes ?? [])
     .filter((r) => r.contractor_id === lane.contractor_id)
     .flatMap((r) => r.stops.filter((s) => s.change !== "kept"));
-  const drag = dragging.value;
-  const takes = drag ? laneTakes(lane, drag.job) : null;
-  const moving = pending.value;
-  const note = laneNotes.value.get(lane.contractor_id);
-  const mine = [...moving].filter(([, p]) => p.contractorId === lane.contractor_id);
+  const { drag, takes, moving, mine, note } = useLaneDrag(lane);
   return (
     <li
       class={`lane ${takes && !takes.ok ? "lane-dim" : ""} ${drag && takes?.ok ? "lane-drop" : ""}`}
@@ -896,9 +961,14 @@ function LaneRow(props: { lane: Lane; proposal: Proposal | null; onOpenOrder: (i
 
 /** Where the dragged job would land on this lane, and what the console can tell of it there. */
 function DropGhost({ lane }: { lane: Lane }) {
-  const over = dragOver.value;
-  const drag = dragging.value;
-  if (!drag || !over || over.contractorId !== lane.contractor_id) return null;
+  // Only the lane under the pointer redraws as it moves.
+  const start = useComputed(() => {
+    const over = dragOver.value;
+    return over && over.contractorId === lane.contractor_id ? over.start : null;
+  }).value;
+  const drag = dragging.peek();
+  if (!drag || start === null) return null;
+  const over = { start };
   const fit = fitAt(lane, drag.job, over.start);
   const span = {
     start: new Date(over.start).toISOString(),

@@ -1,6 +1,6 @@
 // The status pill every view shows.
 
-import { STATUS_LABEL } from "../format";
+import { STATUS_LABEL, zoned } from "../format";
 import type { OrderStatus } from "../types";
 
 export function StatusPill({ status }: { status: OrderStatus }) {
@@ -14,4 +14,31 @@ export function PlannedBadge() {
       Planned
     </span>
   );
+}
+
+/** When the contractor is to be there, in the job's zone: its arrival window ("moved by the dispatch
+ * team" once rescheduled), or arrive-by for work as soon as possible; nothing when the order states
+ * neither. */
+export function ArrivalWhen(props: {
+  window: { start: string; end: string; source: string } | null | undefined;
+  arriveBy: string | null | undefined;
+  zone: string | null | undefined;
+}) {
+  const w = props.window;
+  if (w) {
+    const endClock = new Date(w.end).toLocaleTimeString("en-US", {
+      timeZone: props.zone ?? undefined,
+      hour: "numeric",
+      minute: "2-digit",
+      timeZoneName: "short",
+    });
+    return (
+      <span class="when" data-window-start={w.start} data-window-end={w.end} data-window-source={w.source}>
+        Arrive {zoned(w.start, props.zone).replace(/ [A-Z]{2,5}$/, "")} – {endClock}
+        {w.source === "rescheduled" && <span class="when-moved"> · moved by the dispatch team</span>}
+      </span>
+    );
+  }
+  if (props.arriveBy) return <span class="when">Arrive by {zoned(props.arriveBy, props.zone)}</span>;
+  return null;
 }
