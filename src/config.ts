@@ -103,6 +103,8 @@ const configSchema = z.object({
   TRACKING_TOKEN_RATE_LIMIT_BURST: positiveInt.default(30),
   TRACKING_IP_RATE_LIMIT_PER_MINUTE: positiveInt.default(120),
   TRACKING_IP_RATE_LIMIT_BURST: positiveInt.default(60),
+  /** Live streams one tracking link may hold open at once in each process (429 beyond). */
+  TRACKING_MAX_STREAMS_PER_LINK: positiveInt.max(1000).default(20),
   /** How often each process sequences queued audit records into the tree and signs a checkpoint. */
   AUDIT_SEQUENCE_INTERVAL_MS: z.coerce.number().int().min(0).default(1000),
   /** The readiness probe (and every other outbound fetch) may reach private and loopback addresses.

@@ -272,6 +272,32 @@ describe("tracking links", () => {
     }
   });
 
+  it("holds a bounded number of live streams per link", async () => {
+    const { h, acme, plumber } = await setup({ TRACKING_MAX_STREAMS_PER_LINK: "2" });
+    const base = await h.app.listen({ port: 0, host: "127.0.0.1" });
+    const orderId = await acceptedOrder(h, acme, plumber);
+    const link = await ok(h.post(LINKS, { order_id: orderId }, { "x-api-key": acme }));
+    const events = `${pathOf(link.url)}/events`;
+    const open = async () => {
+      const s = await openStream(base, "", {}, events);
+      streams.push(s);
+      return s;
+    };
+    const [a, b] = [await open(), await open()];
+    expect([a.status, b.status]).toEqual([200, 200]);
+    const third = await open();
+    expect(third.status).toBe(429);
+    expect(third.headers["retry-after"]).toBe("5");
+    // One closed: its place is free again (once the server has seen it go).
+    a.close();
+    let again = await open();
+    for (let i = 0; again.status !== 200 && i < 50; i++) {
+      await new Promise((resolve) => setTimeout(resolve, 20));
+      again = await open();
+    }
+    expect(again.status).toBe(200);
+  });
+
   it("limits the public routes per token and per client IP", async () => {
     const { h, acme, plumber } = await setup({
       TRACKING_TOKEN_RATE_LIMIT_PER_MINUTE: "1",

@@ -134,7 +134,8 @@ const gone = () => new ApiError("not_found", GONE_DETAIL);
 /**
  * Streams the view of the link `token` opened: now, at each change of its order, until the client goes,
  * the link is revoked (at once in this process), or a heartbeat's check finds it revoked or expired.
- * Registers its end in `open` (ended when the server closes).
+ * Registers its end in `open` (ended when the server closes); at most TRACKING_MAX_STREAMS_PER_LINK per
+ * link at once in this process (`perLink` counts them).
  */
 async function streamView(
   services: Services,
@@ -143,7 +144,21 @@ async function streamView(
   token: string,
   link: TrackingLinksTable,
   open: Set<() => void>,
+  perLink: Map<string, number>,
 ): Promise<void> {
+  const held = perLink.get(link.id) ?? 0;
+  if (held >= services.config.TRACKING_MAX_STREAMS_PER_LINK) {
+    throw new ApiError("rate_limited", "This link holds as many live streams as it may; close one first.", {
+      headers: { "Retry-After": "5" },
+      extra: { retry_after_seconds: 5 },
+    });
+  }
+  perLink.set(link.id, held + 1);
+  const release = () => {
+    const left = (perLink.get(link.id) ?? 1) - 1;
+    if (left > 0) perLink.set(link.id, left);
+    else perLink.delete(link.id);
+  };
   const raw = reply.raw;
   let ended = false;
   let eventId = 0;
@@ -190,6 +205,7 @@ async function streamView(
     stopRevoked();
     if (heartbeat) clearInterval(heartbeat);
     open.delete(end);
+    release();
     if (!raw.writableEnded) raw.end();
   }
   try {
@@ -202,6 +218,7 @@ async function streamView(
     );
   } catch (error) {
     stopRevoked();
+    release();
     throw error;
   }
   open.add(end);
@@ -234,6 +251,7 @@ export function registerTrackingPage(app: FastifyInstance, services: Services): 
   const dir = staticDir();
   const assets = new Map<string, Buffer>();
   const open = new Set<() => void>();
+  const perLink = new Map<string, number>();
   app.addHook("preClose", (done) => {
     for (const end of [...open]) end();
     done();
@@ -277,6 +295,6 @@ export function registerTrackingPage(app: FastifyInstance, services: Services): 
     await admit(services, policies, request, reply, token);
     const opened = await openLink(services, token);
     if (opened === null) throw gone();
-    await streamView(services, request, reply, token, opened.link, open);
+    await streamView(services, request, reply, token, opened.link, open, perLink);
   });
 }
