@@ -98,7 +98,7 @@ const configSchema = z.object({
    * the order is open the link lives. */
   TRACKING_LINK_DAYS_AFTER_CLOSE: positiveInt.max(365).default(7),
   /** The tracking pages' limits (GCRA): per token (every reader of one link together) and per client IP
-   * (every link it opens). A page's first load takes four requests (page, script, status, stream). */
+   * (every link it opens). A page's first load spends three (page, status, stream). */
   TRACKING_TOKEN_RATE_LIMIT_PER_MINUTE: positiveInt.default(60),
   TRACKING_TOKEN_RATE_LIMIT_BURST: positiveInt.default(30),
   TRACKING_IP_RATE_LIMIT_PER_MINUTE: positiveInt.default(120),
