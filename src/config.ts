@@ -91,6 +91,20 @@ const configSchema = z.object({
     .string()
     .min(32, "CONTRACTOR_REF_SECRET must be at least 32 characters")
     .optional(),
+  /** The secret behind tracking links' tokens (/t/<token>, docs/customer-side.md), at least 32 characters.
+   * Unset: derived from the audit signing key. Changing it ends every tracking link. */
+  TRACKING_LINK_SECRET: z.string().min(32, "TRACKING_LINK_SECRET must be at least 32 characters").optional(),
+  /** Days a tracking link keeps opening its page after its order closed (completed or cancelled); while
+   * the order is open the link lives. */
+  TRACKING_LINK_DAYS_AFTER_CLOSE: positiveInt.max(365).default(7),
+  /** The tracking pages' limits (GCRA): per token (every reader of one link together) and per client IP
+   * (every link it opens). A page's first load spends three (page, status, stream). */
+  TRACKING_TOKEN_RATE_LIMIT_PER_MINUTE: positiveInt.default(60),
+  TRACKING_TOKEN_RATE_LIMIT_BURST: positiveInt.default(30),
+  TRACKING_IP_RATE_LIMIT_PER_MINUTE: positiveInt.default(120),
+  TRACKING_IP_RATE_LIMIT_BURST: positiveInt.default(60),
+  /** Live streams one tracking link may hold open at once in each process (429 beyond). */
+  TRACKING_MAX_STREAMS_PER_LINK: positiveInt.max(1000).default(20),
   /** How often each process sequences queued audit records into the tree and signs a checkpoint. */
   AUDIT_SEQUENCE_INTERVAL_MS: z.coerce.number().int().min(0).default(1000),
   /** The readiness probe (and every other outbound fetch) may reach private and loopback addresses.

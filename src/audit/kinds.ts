@@ -112,6 +112,10 @@ const AUDIT_KINDS = {
     "An account recorded an asset at one of its sites: its id, the site, trade, type, make, model, serial, install date, warranty end and tags.",
   "asset.updated": "An account changed an asset: its id, the fields changed and the asset as it now is.",
   "asset.archived": "An account archived an asset: no new order may name it; its service history stays.",
+  "tracking.link_issued":
+    "An account issued the tracking link of one of its orders (/t/<token>: a public page of the job's progress, the technician's first name and trade, nothing else): the link's id (never its token) and the order. The token is the id with an HMAC under the server's secret; expiry follows the order's closing.",
+  "tracking.link_revoked":
+    "An account revoked an order's tracking link: the link's id, the order, and why (null: no reason given). Its page answers 404 from then on and its open streams end.",
   "pool.imported":
     "Contractors were imported into a pool (pool: live or sandbox; a live record for the live pool): how many were added and updated, and a digest of the file.",
 } as const;

@@ -123,6 +123,11 @@ import { siteImportOperation } from "./sites/site-import.js";
 import { siteOperation, sitesOperation } from "./sites/site-reads.js";
 import { siteArchiveOperation, siteCreateOperation, siteUpdateOperation } from "./sites/sites.js";
 import {
+  trackingLinkOperation,
+  trackingLinkRevokeOperation,
+  trackingLinksOperation,
+} from "./tracking/tracking-links.js";
+import {
   webhooksConfigOperation,
   webhooksDeliveriesOperation,
   webhooksEnableEndpointOperation,
@@ -189,6 +194,9 @@ export const OPERATIONS: readonly AnyOperation[] = [
   occurrenceSkipOperation,
   occurrenceMoveOperation,
   maintenanceComplianceOperation,
+  trackingLinkOperation,
+  trackingLinksOperation,
+  trackingLinkRevokeOperation,
   webhooksConfigOperation,
   webhooksSetEndpointOperation,
   webhooksRotateSecretOperation,

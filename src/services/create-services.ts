@@ -9,6 +9,7 @@ import { ConsoleSessions } from "../auth/console-sessions.js";
 import { ContractorRefs } from "../auth/contractor-refs.js";
 import { MemoryRateLimiter, type RateLimiter } from "../auth/rate-limiter.js";
 import { RedisRateLimiter } from "../auth/redis-rate-limiter.js";
+import { TrackingTokens } from "../auth/tracking-tokens.js";
 import { systemClock } from "../clock.js";
 import type { Config } from "../config.js";
 import { Metrics } from "../metrics.js";
@@ -127,6 +128,11 @@ export function createServices(
       config.CONTRACTOR_REF_SECRET
         ? Buffer.from(config.CONTRACTOR_REF_SECRET, "utf8")
         : signer.deriveSecret("field-dispatch contractor_ref v1"),
+    ),
+    tracking: new TrackingTokens(
+      config.TRACKING_LINK_SECRET
+        ? Buffer.from(config.TRACKING_LINK_SECRET, "utf8")
+        : signer.deriveSecret("field-dispatch tracking links v1"),
     ),
     planner: new DayPlanner(),
     events: new EventFeed(store.orderEvents, (err) =>

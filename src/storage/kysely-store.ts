@@ -31,6 +31,7 @@ import type { Database } from "./schema.js";
 import { KyselySiteStore } from "./site-store.js";
 import type { Store, WriteTx } from "./store.js";
 import { isRetryableConflict } from "./store-errors.js";
+import { KyselyTrackingLinkStore } from "./tracking-link-store.js";
 import { PartialUploadStore } from "./uploads/partial-upload-store.js";
 
 /** A PostgreSQL advisory lock id held while migrating (any schema of the database): one at a time. */
@@ -62,6 +63,7 @@ export class KyselyStore implements Store {
   readonly ratings: KyselyRatingStore;
   readonly counters: KyselyCounterStore;
   readonly sites: KyselySiteStore;
+  readonly trackingLinks: KyselyTrackingLinkStore;
   readonly schedules: ScheduleStore;
   readonly maintenance: KyselyMaintenanceStore;
   /** PostgreSQL schema the store works in, when not the default (the migration tables live there too). */
@@ -115,6 +117,7 @@ export class KyselyStore implements Store {
     this.ratings = new KyselyRatingStore(db);
     this.counters = new KyselyCounterStore(db);
     this.sites = new KyselySiteStore(db);
+    this.trackingLinks = new KyselyTrackingLinkStore(db);
     this.clock = options.clock;
     this.schedules = new ScheduleStore(db);
     this.maintenance = new KyselyMaintenanceStore(db);

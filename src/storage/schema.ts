@@ -488,6 +488,24 @@ export interface Database {
   assets: AssetsTable;
   order_sites: OrderSitesTable;
   order_assets: OrderAssetsTable;
+  tracking_links: TrackingLinksTable;
+}
+
+/** A tracking link of an order (migration 0043; operations/tracking/). The token is not stored: it is the
+ * id and an HMAC of it (auth/tracking-tokens.ts). */
+export interface TrackingLinksTable {
+  id: string;
+  order_id: string;
+  account_id: string;
+  livemode: number;
+  created_at: string;
+  created_by: string;
+  /** Set when issued for a closed order; else null, and computed from the order's closing time. */
+  expires_at: string | null;
+  revoked_at: string | null;
+  revoked_by: string | null;
+  /** The seal of the tracking.link_issued record. */
+  seal: string;
 }
 
 /** A maintenance plan (migration 0042; domain/maintenance/plan.ts). */

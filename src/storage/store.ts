@@ -37,6 +37,7 @@ import type {
   IdempotencyKeysTable,
   QuotesTable,
   ScheduleProposalsTable,
+  TrackingLinksTable,
   WebhookEventsTable,
 } from "./schema.js";
 import type { PartialUploadStore } from "./uploads/partial-upload-store.js";
@@ -755,6 +756,8 @@ export interface Store {
   readonly sites: SiteStore;
   /** Contractors' counter-offers and accounts' policies on them. */
   readonly counters: CounterStore;
+  /** Orders' tracking links (operations/tracking/). */
+  readonly trackingLinks: TrackingLinkStore;
   /** The blob store that goes with this store: chunked rows on PostgreSQL (shared by every process),
    * files under `dir` (the data directory's blobs/) on the embedded store. */
   blobStore(dir: string): BlobStore;
@@ -770,6 +773,22 @@ export interface Store {
   readonly orderEvents: OrderEventLog & PurgeableTable;
   /** The day optimiser's proposals (schedule-store.ts). */
   readonly schedules: ScheduleProposals;
+}
+
+/** Orders' tracking links (migration 0043; operations/tracking/). */
+export interface TrackingLinkStore {
+  /** The order's link in force (not revoked), if it has one. */
+  live(orderId: string, tx?: WriteTx): Promise<TrackingLinksTable | undefined>;
+  byId(id: string): Promise<TrackingLinksTable | undefined>;
+  /** Every link of the order, newest first (revoked ones too). */
+  ofOrder(orderId: string): Promise<TrackingLinksTable[]>;
+  /** Inserts a link unless the order has one in force already: whether it did. */
+  insert(row: TrackingLinksTable, tx: WriteTx): Promise<boolean>;
+  /** Revokes the link unless it was: whether it did. */
+  revoke(id: string, at: string, by: string, tx: WriteTx): Promise<boolean>;
+  /** The order's progress reports (audit records order.status_changed), oldest first: when and the
+   * sealed record's text. */
+  progressTimes(orderId: string): Promise<Array<{ at: string; record: string }>>;
 }
 
 /** The day optimiser's proposals. */

@@ -348,6 +348,14 @@ describe("A2A", () => {
     await run("dispatch.maintenance_compliance", { period: "rolling_90d" });
     await run("dispatch.asset_archive", { asset_id: asset.asset_id });
     await run("dispatch.site_archive", { site_id: site.site_id });
+    // The order's tracking link: issued, listed, revoked (its page then answers 404).
+    const link = await run("dispatch.tracking_link", { order_id: order.order_id });
+    expect(link.url).toMatch(/\/t\/[0-9A-Za-z]{22}\.[0-9A-Za-z]{22}$/);
+    await run("dispatch.tracking_links", { order_id: order.order_id });
+    expect(
+      (await run("dispatch.tracking_link_revoke", { order_id: order.order_id, reason: "by the agent" }))
+        .state,
+    ).toBe("revoked");
     const rated = await run("dispatch.order_rate", {
       order_id: order.order_id,
       quality: 4,

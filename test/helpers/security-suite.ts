@@ -38,6 +38,7 @@ import {
 import { OPERATIONS } from "../../src/operations/registry.js";
 import { assetCreateOperation } from "../../src/operations/sites/assets.js";
 import { siteCreateOperation } from "../../src/operations/sites/sites.js";
+import { trackingLinkOperation } from "../../src/operations/tracking/tracking-links.js";
 import {
   webhooksDeliveriesOperation,
   webhooksRotateSecretOperation,
@@ -436,6 +437,8 @@ export async function buildWorld(h: Harness): Promise<World> {
     contractor_ref: h.services.refs.of(ownerAccount, c2),
     reason: "the security suite's world",
   });
+  // The first order's tracking link, in force (dispatch.tracking_link_revoke's control revokes it).
+  await run(trackingLinkOperation, caller, { order_id: first });
   // The owner's site (site_) and an asset at it (ast_), of another serial than the asset example's.
   const site = await run(siteCreateOperation, caller, siteCreateOperation.example);
   const asset = await run(assetCreateOperation, caller, {

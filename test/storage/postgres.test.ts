@@ -5,6 +5,7 @@ import { afterAll, describe } from "vitest";
 import { openPostgresTestStore, type TestStore } from "../helpers/test-store.js";
 import { runSiteStoreContract } from "./site-store-contract.js";
 import { runStoreContract } from "./store-contract.js";
+import { runTrackingLinkStoreContract } from "./tracking-link-store-contract.js";
 
 const url = process.env.TEST_DATABASE_URL;
 const opened: TestStore[] = [];
@@ -19,6 +20,11 @@ describe.skipIf(!url)("on TEST_DATABASE_URL", () => {
     return t.store;
   });
   runSiteStoreContract("postgres", async (clock) => {
+    const t = await openPostgresTestStore(4, clock);
+    opened.push(t);
+    return t.store;
+  });
+  runTrackingLinkStoreContract("postgres", async (clock) => {
     const t = await openPostgresTestStore(4, clock);
     opened.push(t);
     return t.store;

@@ -13,12 +13,14 @@ import { DurableSqliteDialect, WalSync } from "../../src/storage/wal-sync.js";
 import { testRecord } from "../helpers/fixtures.js";
 import { runSiteStoreContract } from "./site-store-contract.js";
 import { runStoreContract } from "./store-contract.js";
+import { runTrackingLinkStoreContract } from "./tracking-link-store-contract.js";
 
 const dir = mkdtempSync(join(tmpdir(), "fd-store-"));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
 runStoreContract("sqlite", async (clock) => openSqliteStore(join(dir, "contract.sqlite"), clock));
 runSiteStoreContract("sqlite", async (clock) => openSqliteStore(join(dir, "sites.sqlite"), clock));
+runTrackingLinkStoreContract("sqlite", async (clock) => openSqliteStore(join(dir, "tracking.sqlite"), clock));
 
 describe("SQLite WAL checkpoints", () => {
   it("are run by the background thread, not by the commits on the serving connection", async () => {

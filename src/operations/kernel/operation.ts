@@ -7,6 +7,7 @@ import type { ApiKeyService, Principal } from "../../auth/api-key-service.js";
 import type { ConsoleSessions } from "../../auth/console-sessions.js";
 import type { ContractorRefs } from "../../auth/contractor-refs.js";
 import type { RateLimiter } from "../../auth/rate-limiter.js";
+import type { TrackingTokens } from "../../auth/tracking-tokens.js";
 import type { Config } from "../../config.js";
 import type { KeyRole } from "../../domain/key-roles.js";
 import type { ContractorKey } from "../../domain/orders/commands.js";
@@ -44,6 +45,8 @@ export interface Services {
   refs: ContractorRefs;
   /** The live event stream's feed in this process. */
   events: EventFeed;
+  /** Tracking links' tokens, and their revocations signalled in this process. */
+  tracking: TrackingTokens;
   /** The optimised day's planning, on worker threads (one run per mode at a time). */
   planner: DayPlanner;
   now(): Date;

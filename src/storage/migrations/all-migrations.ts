@@ -45,6 +45,7 @@ import { migration0039 } from "./0039-invoice-approvals.js";
 import { migration0040 } from "./0040-invoice-exports.js";
 import { migration0041 } from "./0041-sites.js";
 import { migration0042 } from "./0042-maintenance-plans.js";
+import { migration0043 } from "./0043-tracking-links.js";
 
 const MIGRATIONS: Record<Dialect, Record<string, Migration>> = {
   sqlite: {
@@ -90,6 +91,7 @@ const MIGRATIONS: Record<Dialect, Record<string, Migration>> = {
     "0040-invoice-exports": migration0040,
     "0041-sites": migration0041,
     "0042-maintenance-plans": migration0042,
+    "0043-tracking-links": migration0043,
   },
   postgres: {
     "0001-initial": migration0001,
@@ -134,6 +136,7 @@ const MIGRATIONS: Record<Dialect, Record<string, Migration>> = {
     "0040-invoice-exports": migration0040,
     "0041-sites": migration0041,
     "0042-maintenance-plans": migration0042,
+    "0043-tracking-links": migration0043,
   },
 };
 
