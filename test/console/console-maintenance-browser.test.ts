@@ -7,9 +7,7 @@
 // past visits (never done: nobody works the sandbox's orders here) are overdue. Screenshots go to
 // test-artifacts/console/ (maintenance-*.png).
 
-import { mkdirSync, rmSync } from "node:fs";
-import { join } from "node:path";
-import { fileURLToPath } from "node:url";
+import { rmSync } from "node:fs";
 import type { Browser, BrowserContext, Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { generateDue, settleEnded } from "../../src/operations/maintenance/generate.js";
@@ -17,6 +15,7 @@ import { seedSandboxMaintenance } from "../../src/sim/sandbox-maintenance.js";
 import {
   buildConsole,
   collectPageProblems,
+  consoleShots,
   expectAccessible,
   launchChromium,
   listenLocally,
@@ -24,13 +23,8 @@ import {
 } from "../helpers/browser.js";
 import { createHarness, type Harness, ORDER_PATH, validOrder } from "../helpers/harness.js";
 
-const ROOT = fileURLToPath(new URL("../..", import.meta.url));
-const ARTIFACTS = join(ROOT, "test-artifacts", "console");
-// UPDATE_SCREENSHOTS=1: the screenshots docs/console.md shows go to docs/screenshots/ instead.
-const README_SHOTS = join(ROOT, "docs", "screenshots");
-const IN_README = new Set(["maintenance-sites", "maintenance-plans"]);
-const shotPath = (name: string) =>
-  join(process.env.UPDATE_SCREENSHOTS && IN_README.has(name) ? README_SHOTS : ARTIFACTS, `${name}.png`);
+// UPDATE_SCREENSHOTS=1: the screenshots the docs show go to docs/screenshots/ instead.
+const { shotPath } = consoleShots(["maintenance-sites", "maintenance-plans"]);
 const DAY_MS = 86_400_000;
 
 interface Occurrence {
@@ -59,7 +53,6 @@ const pageProblems: string[] = [];
 const asSandbox = () => ({ "x-api-key": h.sandboxKey });
 
 beforeAll(async () => {
-  mkdirSync(ARTIFACTS, { recursive: true });
   buildDir = await buildConsole();
   browser = await launchChromium();
   h = await createHarness({ CONSOLE_DIR: buildDir }, {}, { now: () => new Date(Date.now() + offsetMs) });

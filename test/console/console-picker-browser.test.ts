@@ -6,14 +6,13 @@
 // (15:00 or 16:00 in New York), the browser's with it, so the shifts read the same whatever the hour the
 // test runs at. Screenshots go to test-artifacts/console/ (picker-*.png).
 
-import { mkdirSync, rmSync } from "node:fs";
-import { join } from "node:path";
-import { fileURLToPath } from "node:url";
+import { rmSync } from "node:fs";
 import type { Browser, BrowserContext, Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import {
   buildConsole,
   collectPageProblems,
+  consoleShots,
   expectAccessible,
   launchChromium,
   listenLocally,
@@ -22,13 +21,8 @@ import {
 import { liveContractor, testRecord } from "../helpers/fixtures.js";
 import { createHarness, type Harness, ORDER_PATH } from "../helpers/harness.js";
 
-const ROOT = fileURLToPath(new URL("../..", import.meta.url));
-const ARTIFACTS = join(ROOT, "test-artifacts", "console");
-// UPDATE_SCREENSHOTS=1: the screenshots docs/console.md shows go to docs/screenshots/ instead.
-const README_SHOTS = join(ROOT, "docs", "screenshots");
-const IN_README = new Set(["picker-shifts", "picker-on-shift-only"]);
-const shotPath = (name: string) =>
-  join(process.env.UPDATE_SCREENSHOTS && IN_README.has(name) ? README_SHOTS : ARTIFACTS, `${name}.png`);
+// UPDATE_SCREENSHOTS=1: the screenshots the docs show go to docs/screenshots/ instead.
+const { shotPath } = consoleShots(["picker-shifts", "picker-on-shift-only"]);
 const NY = "America/New_York";
 /** 20:00 UTC two days after the wall clock's day: mid-afternoon in New York, summer or winter. */
 const SERVICE_NOW = (() => {
@@ -70,7 +64,6 @@ function nyPlumber(id: string, name: string, zip: string, lat: number, lon: numb
 }
 
 beforeAll(async () => {
-  mkdirSync(ARTIFACTS, { recursive: true });
   buildDir = await buildConsole();
   browser = await launchChromium();
   h = await createHarness({ CONSOLE_DIR: buildDir }, {}, { now: () => new Date(Date.now() + OFFSET_MS) });
@@ -143,15 +136,7 @@ function status(page: Page, orderId: string, value: string) {
 
 /** The contractor declines the offer it holds of the order (a contractor key of its own). */
 async function decline(contractorId: string, orderId: string) {
-  const key = (
-    await h.services.keys.issue({
-      accountName: `declines-${contractorId}`,
-      mode: "live",
-      actor: "operator:test",
-      kind: "contractor",
-      contractorId,
-    })
-  ).key;
+  const key = await h.contractorKey(contractorId, `declines-${contractorId}`);
   const offers = (await h.get("/api/contractor/v1/offers", { "x-api-key": key })).json().offers as Array<{
     offer_id: string;
     order_id: string;

@@ -7,14 +7,13 @@
 // browser's clock is set to it too), so the day has room whatever the hour the test runs at. Screenshots
 // go to test-artifacts/console/ (schedule-*.png).
 
-import { mkdirSync, rmSync } from "node:fs";
-import { join } from "node:path";
-import { fileURLToPath } from "node:url";
+import { rmSync } from "node:fs";
 import type { Browser, BrowserContext, Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import {
   buildConsole,
   collectPageProblems,
+  consoleShots,
   expectAccessible,
   launchChromium,
   listenLocally,
@@ -23,13 +22,8 @@ import {
 import { liveContractor, testRecord } from "../helpers/fixtures.js";
 import { createHarness, type Harness, ORDER_PATH } from "../helpers/harness.js";
 
-const ROOT = fileURLToPath(new URL("../..", import.meta.url));
-const ARTIFACTS = join(ROOT, "test-artifacts", "console");
-// UPDATE_SCREENSHOTS=1: the screenshots docs/console.md shows go to docs/screenshots/ instead.
-const README_SHOTS = join(ROOT, "docs", "screenshots");
-const IN_README = new Set(["schedule", "schedule-proposal", "schedule-board-detail"]);
-const shotPath = (name: string) =>
-  join(process.env.UPDATE_SCREENSHOTS && IN_README.has(name) ? README_SHOTS : ARTIFACTS, `${name}.png`);
+// UPDATE_SCREENSHOTS=1: the screenshots the docs show go to docs/screenshots/ instead.
+const { shotPath } = consoleShots(["schedule", "schedule-proposal", "schedule-board-detail"]);
 const PLUMBER = "ctr_liveschedplumber";
 const HVAC = "ctr_liveschedhvac";
 const LA = "America/Los_Angeles";
@@ -60,7 +54,6 @@ let electricalEmergencyId: string;
 const pageProblems: string[] = [];
 
 beforeAll(async () => {
-  mkdirSync(ARTIFACTS, { recursive: true });
   buildDir = await buildConsole();
   browser = await launchChromium();
   h = await createHarness({ CONSOLE_DIR: buildDir }, {}, { now: () => new Date(Date.now() + OFFSET_MS) });
@@ -82,15 +75,7 @@ beforeAll(async () => {
   await h.services.pool.load();
   accountKey = await h.key("acme-properties", "live");
   dispatcherKey = await h.dispatcherKey("live");
-  plumberKey = (
-    await h.services.keys.issue({
-      accountName: "bay-plumbing",
-      mode: "live",
-      actor: "operator:test",
-      kind: "contractor",
-      contractorId: PLUMBER,
-    })
-  ).key;
+  plumberKey = await h.contractorKey(PLUMBER, "bay-plumbing");
   doneId = await plumbingJob("Water heater relief valve dripping", [
     { status: "en_route", eta_minutes: 95 },
     { status: "on_site" },

@@ -6,14 +6,13 @@
 // drag in progress. The services' clock runs at 10:00 in San Francisco two days from now (the browser's
 // too); the drops are on the day after. Screenshots go to test-artifacts/console/ (schedule-drag-*.png).
 
-import { mkdirSync, rmSync } from "node:fs";
-import { join } from "node:path";
-import { fileURLToPath } from "node:url";
+import { rmSync } from "node:fs";
 import type { Browser, BrowserContext, Locator, Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import {
   buildConsole,
   collectPageProblems,
+  consoleShots,
   expectAccessible,
   launchChromium,
   listenLocally,
@@ -22,12 +21,8 @@ import {
 import { liveContractor, testRecord } from "../helpers/fixtures.js";
 import { createHarness, type Harness, ORDER_PATH } from "../helpers/harness.js";
 
-const ROOT = fileURLToPath(new URL("../..", import.meta.url));
-const ARTIFACTS = join(ROOT, "test-artifacts", "console");
-const README_SHOTS = join(ROOT, "docs", "screenshots");
-const IN_README = new Set(["schedule-drag-assigned"]);
-const shotPath = (name: string) =>
-  join(process.env.UPDATE_SCREENSHOTS && IN_README.has(name) ? README_SHOTS : ARTIFACTS, `${name}.png`);
+// UPDATE_SCREENSHOTS=1: the screenshots the docs show go to docs/screenshots/ instead.
+const { shotPath } = consoleShots(["schedule-drag-assigned"]);
 const PLUMBER = "ctr_dragbayplumbing";
 const LATE_PLUMBER = "ctr_dragsunsetpipes";
 const HVAC = "ctr_dragmissionair";
@@ -65,7 +60,6 @@ let keyed: string;
 const pageProblems: string[] = [];
 
 beforeAll(async () => {
-  mkdirSync(ARTIFACTS, { recursive: true });
   buildDir = await buildConsole();
   browser = await launchChromium();
   h = await createHarness({ CONSOLE_DIR: buildDir }, {}, { now: () => new Date(Date.now() + OFFSET_MS) });
@@ -99,24 +93,8 @@ beforeAll(async () => {
   await h.services.pool.load();
   accountKey = await h.key("acme-properties", "live");
   dispatcherKey = await h.dispatcherKey("live");
-  plumberKey = (
-    await h.services.keys.issue({
-      accountName: "bay-plumbing",
-      mode: "live",
-      actor: "operator:test",
-      kind: "contractor",
-      contractorId: PLUMBER,
-    })
-  ).key;
-  standinKey = (
-    await h.services.keys.issue({
-      accountName: "stand-in",
-      mode: "live",
-      actor: "operator:test",
-      kind: "contractor",
-      contractorId: STANDIN,
-    })
-  ).key;
+  plumberKey = await h.contractorKey(PLUMBER, "bay-plumbing");
+  standinKey = await h.contractorKey(STANDIN, "stand-in");
   dragged = await scheduledOrder("Dripping tap in unit 4");
   refused = await scheduledOrder("Toilet running in the lobby");
   keyed = await scheduledOrder("Slow drain in the staff kitchen");

@@ -2,7 +2,7 @@
 // driven by playwright-core, headless with no background traffic, and a harness's app listening on
 // 127.0.0.1 for it.
 
-import { mkdtempSync } from "node:fs";
+import { mkdirSync, mkdtempSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
@@ -75,4 +75,23 @@ export async function expectAccessible(page: Page, view: string): Promise<void> 
       .filter((v) => v.impact === "serious" || v.impact === "critical")
       .map((v) => ({ id: v.id, impact: v.impact, help: v.help, nodes: v.nodes.slice(0, 5).map((n) => n.target.join(" ")) })))`);
   expect(violations, `${view}: ${JSON.stringify(violations, null, 2)}`).toEqual([]);
+}
+
+/** The console tests' screenshots: `artifacts` (test-artifacts/console/, made if missing) and where a named
+ * one goes: with UPDATE_SCREENSHOTS=1, those the docs show (`inDocs`) go to docs/screenshots/ instead. */
+export function consoleShots(inDocs: Iterable<string>): {
+  artifacts: string;
+  shotPath: (name: string) => string;
+} {
+  const artifacts = join(ROOT, "test-artifacts", "console");
+  mkdirSync(artifacts, { recursive: true });
+  const docs = new Set(inDocs);
+  return {
+    artifacts,
+    shotPath: (name) =>
+      join(
+        process.env.UPDATE_SCREENSHOTS && docs.has(name) ? join(ROOT, "docs", "screenshots") : artifacts,
+        `${name}.png`,
+      ),
+  };
 }

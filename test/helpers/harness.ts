@@ -30,6 +30,8 @@ export interface Harness {
   refOf(apiKey: string, contractorId: string): Promise<string>;
   /** Issues a dispatch-team key (account "ops") in `mode`. */
   dispatcherKey(mode: "test" | "live"): Promise<string>;
+  /** A contractor's key (its phone's): `account` names the key's holder. */
+  contractorKey(contractorId: string, account: string, mode?: "test" | "live"): Promise<string>;
   post(url: string, body: unknown, headers?: Record<string, string>): Promise<LightMyRequestResponse>;
   get(url: string, headers?: Record<string, string>): Promise<LightMyRequestResponse>;
   close(): Promise<void>;
@@ -124,6 +126,16 @@ export async function createHarness(
         mode,
         actor: "operator:test",
         kind: "dispatcher",
+      });
+      return issued.key;
+    },
+    async contractorKey(contractorId, account, mode = "live") {
+      const issued = await services.keys.issue({
+        accountName: account,
+        mode,
+        actor: "operator:test",
+        kind: "contractor",
+        contractorId,
       });
       return issued.key;
     },
