@@ -56,6 +56,14 @@ export async function admin<T>(url: string, fn: (client: pg.Client) => Promise<T
   }
 }
 
+/**
+ * Time allowed to a test that walks the migration chain up and down. Each walk grows with every migration
+ * (43 by now), and on PostgreSQL Kysely's migrator takes one advisory lock for the whole database, so the
+ * walks of every worker's test stores queue behind one another: 4 s on a quiet machine, over 30 s in a
+ * loaded CI run.
+ */
+export const MIGRATION_TEST_TIMEOUT = 120_000;
+
 export async function openPostgresTestStore(poolSize = 4, clock?: Clock): Promise<TestStore> {
   const url = postgresUrl();
   const schema = `${runSchemaPrefix()}${Math.random().toString(36).slice(2, 10)}`;

@@ -11,7 +11,12 @@ import { appendLeaves, buildTile, TILE_WIDTH } from "../../src/audit/merkle.js";
 import { CheckpointSigner } from "../../src/audit/signing.js";
 import type { KyselyStore } from "../../src/storage/kysely-store.js";
 import { rfcPath, rfcProof } from "../helpers/rfc9162.js";
-import { openPostgresTestStore, openTestStore, type TestStore } from "../helpers/test-store.js";
+import {
+  MIGRATION_TEST_TIMEOUT,
+  openPostgresTestStore,
+  openTestStore,
+  type TestStore,
+} from "../helpers/test-store.js";
 
 const opened: TestStore[] = [];
 afterAll(async () => {
@@ -72,7 +77,9 @@ async function expectProofs(store: KyselyStore, hashes: Buffer[]): Promise<void>
 }
 
 function suite(open: () => Promise<TestStore>) {
-  it("backfills a tile per complete 256 leaves, in batches, append-only, proofs unchanged; down drops them", async () => {
+  it("backfills a tile per complete 256 leaves, in batches, append-only, proofs unchanged; down drops them", {
+    timeout: MIGRATION_TEST_TIMEOUT,
+  }, async () => {
     const t = await open();
     opened.push(t);
     const store = t.store as KyselyStore;
@@ -92,7 +99,7 @@ function suite(open: () => Promise<TestStore>) {
     await store.migrate();
     await expectTiles(store, hashes);
     await expectProofs(store, hashes);
-  }, 120_000);
+  });
 }
 
 describe("on SQLite", () => {

@@ -3,7 +3,13 @@
 
 import { afterAll, describe, expect, it } from "vitest";
 import type { KyselyStore } from "../../src/storage/kysely-store.js";
-import { columnsOf, openPostgresTestStore, openTestStore, type TestStore } from "../helpers/test-store.js";
+import {
+  columnsOf,
+  MIGRATION_TEST_TIMEOUT,
+  openPostgresTestStore,
+  openTestStore,
+  type TestStore,
+} from "../helpers/test-store.js";
 
 const opened: TestStore[] = [];
 afterAll(async () => {
@@ -20,7 +26,9 @@ function holdColumns(store: KyselyStore): Promise<string[]> {
 }
 
 function suite(open: () => Promise<TestStore>) {
-  it("adds the block columns, null on existing holds, and takes them back down", async () => {
+  it("adds the block columns, null on existing holds, and takes them back down", {
+    timeout: MIGRATION_TEST_TIMEOUT,
+  }, async () => {
     const t = await open();
     opened.push(t);
     const store = t.store as KyselyStore;

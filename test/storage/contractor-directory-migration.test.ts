@@ -8,7 +8,12 @@ import { sealRecord } from "../../src/audit/record.js";
 import type { OrderStatus } from "../../src/domain/orders/transitions.js";
 import type { KyselyStore } from "../../src/storage/kysely-store.js";
 import { orderFixture, orderRowBefore } from "../helpers/order-fixture.js";
-import { openPostgresTestStore, openTestStore, type TestStore } from "../helpers/test-store.js";
+import {
+  MIGRATION_TEST_TIMEOUT,
+  openPostgresTestStore,
+  openTestStore,
+  type TestStore,
+} from "../helpers/test-store.js";
 
 const opened: TestStore[] = [];
 afterAll(async () => {
@@ -26,7 +31,9 @@ const T0 = Date.parse("2030-02-01T12:00:00.000Z");
 const at = (minutes: number) => new Date(T0 + minutes * 60_000).toISOString();
 
 function suite(open: () => Promise<TestStore>) {
-  it("takes the arrival of the contractor holding the order, and none from before its assignment", async () => {
+  it("takes the arrival of the contractor holding the order, and none from before its assignment", {
+    timeout: MIGRATION_TEST_TIMEOUT,
+  }, async () => {
     const t = await open();
     opened.push(t);
     const store = t.store as KyselyStore;

@@ -9,7 +9,12 @@ import type { Order } from "../../src/domain/orders/order.js";
 import { EvalsStore } from "../../src/storage/evals-store.js";
 import type { KyselyStore } from "../../src/storage/kysely-store.js";
 import { orderFixture, orderRowBefore } from "../helpers/order-fixture.js";
-import { openPostgresTestStore, openTestStore, type TestStore } from "../helpers/test-store.js";
+import {
+  MIGRATION_TEST_TIMEOUT,
+  openPostgresTestStore,
+  openTestStore,
+  type TestStore,
+} from "../helpers/test-store.js";
 
 const opened: TestStore[] = [];
 afterAll(async () => {
@@ -184,7 +189,9 @@ async function rolledUp(store: KyselyStore): Promise<number> {
 }
 
 function suite(open: () => Promise<TestStore>) {
-  it("rebuilds the rollup from the orders there are, and back to 0008's and forth", async () => {
+  it("rebuilds the rollup from the orders there are, and back to 0008's and forth", {
+    timeout: MIGRATION_TEST_TIMEOUT,
+  }, async () => {
     const t = await open();
     opened.push(t);
     const store = t.store as KyselyStore;
@@ -250,7 +257,7 @@ function suite(open: () => Promise<TestStore>) {
     await migrateToLatest(store);
     await figuresAgree(store);
     // Up and down through every migration since 0010, twice, on PostgreSQL under load: a budget of its own.
-  }, 90_000);
+  });
 }
 
 describe("on SQLite", () => {

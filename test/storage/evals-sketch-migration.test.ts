@@ -15,7 +15,12 @@ import { EvalsStore } from "../../src/storage/evals-store.js";
 import type { KyselyStore } from "../../src/storage/kysely-store.js";
 import { orderFixture, orderRowBefore } from "../helpers/order-fixture.js";
 import { isWithinSketch } from "../helpers/sketch.js";
-import { openPostgresTestStore, openTestStore, type TestStore } from "../helpers/test-store.js";
+import {
+  MIGRATION_TEST_TIMEOUT,
+  openPostgresTestStore,
+  openTestStore,
+  type TestStore,
+} from "../helpers/test-store.js";
 
 const opened: TestStore[] = [];
 afterAll(async () => {
@@ -142,7 +147,9 @@ async function rolledUp(store: KyselyStore): Promise<number> {
 }
 
 function suite(open: () => Promise<TestStore>) {
-  it("backfills the sketches and service levels from the orders there are, and back to 0012's and forth", async () => {
+  it("backfills the sketches and service levels from the orders there are, and back to 0012's and forth", {
+    timeout: MIGRATION_TEST_TIMEOUT,
+  }, async () => {
     const t = await open();
     opened.push(t);
     const store = t.store as KyselyStore;
@@ -191,7 +198,7 @@ function suite(open: () => Promise<TestStore>) {
     await store.migrate();
     expect(await rolledUp(store)).toBe(81);
     await figuresAgree(store);
-  }, 90_000);
+  });
 }
 
 describe("on SQLite", () => {

@@ -8,7 +8,12 @@ import { CompiledQuery, sql } from "kysely";
 import { afterAll, describe, expect, it } from "vitest";
 import type { KyselyStore } from "../../src/storage/kysely-store.js";
 import { orderFixture } from "../helpers/order-fixture.js";
-import { openPostgresTestStore, openTestStore, type TestStore } from "../helpers/test-store.js";
+import {
+  MIGRATION_TEST_TIMEOUT,
+  openPostgresTestStore,
+  openTestStore,
+  type TestStore,
+} from "../helpers/test-store.js";
 
 const opened: TestStore[] = [];
 afterAll(async () => {
@@ -54,7 +59,9 @@ async function pagePlan(store: KyselyStore, accountId: string | undefined): Prom
 }
 
 function suite(open: () => Promise<TestStore>) {
-  it("adds the invoiced orders' indexes, read by the export's pages, and takes them back down", async () => {
+  it("adds the invoiced orders' indexes, read by the export's pages, and takes them back down", {
+    timeout: MIGRATION_TEST_TIMEOUT,
+  }, async () => {
     const t = await open();
     opened.push(t);
     const store = t.store as KyselyStore;

@@ -7,7 +7,12 @@ import { type Kysely, sql } from "kysely";
 import { afterAll, describe, expect, it } from "vitest";
 import type { KyselyStore } from "../../src/storage/kysely-store.js";
 import { orderFixture, orderRowBefore } from "../helpers/order-fixture.js";
-import { openPostgresTestStore, openTestStore, type TestStore } from "../helpers/test-store.js";
+import {
+  MIGRATION_TEST_TIMEOUT,
+  openPostgresTestStore,
+  openTestStore,
+  type TestStore,
+} from "../helpers/test-store.js";
 
 const opened: TestStore[] = [];
 afterAll(async () => {
@@ -34,7 +39,9 @@ const orderIndexes = (store: KyselyStore) => indexesOf(store, "orders");
 const holdIndexes = (store: KyselyStore) => indexesOf(store, "capacity_holds");
 
 function suite(open: () => Promise<TestStore>) {
-  it("swaps the lifecycle index for the sandbox's, the sweep reading the same orders, and back down", async () => {
+  it("swaps the lifecycle index for the sandbox's, the sweep reading the same orders, and back down", {
+    timeout: MIGRATION_TEST_TIMEOUT,
+  }, async () => {
     const t = await open();
     opened.push(t);
     const store = t.store as KyselyStore;

@@ -3,7 +3,13 @@
 
 import { afterAll, describe, expect, it } from "vitest";
 import type { KyselyStore } from "../../src/storage/kysely-store.js";
-import { columnsOf, openPostgresTestStore, openTestStore, type TestStore } from "../helpers/test-store.js";
+import {
+  columnsOf,
+  MIGRATION_TEST_TIMEOUT,
+  openPostgresTestStore,
+  openTestStore,
+  type TestStore,
+} from "../helpers/test-store.js";
 
 const opened: TestStore[] = [];
 afterAll(async () => {
@@ -18,7 +24,9 @@ function proposalColumns(store: KyselyStore): Promise<string[]> {
 }
 
 function suite(open: () => Promise<TestStore>) {
-  it("adds contractor_basis, null on existing proposals, and takes it back down", async () => {
+  it("adds contractor_basis, null on existing proposals, and takes it back down", {
+    timeout: MIGRATION_TEST_TIMEOUT,
+  }, async () => {
     const t = await open();
     opened.push(t);
     const store = t.store as KyselyStore;

@@ -7,7 +7,12 @@ import { type Kysely, sql } from "kysely";
 import { afterAll, describe, expect, it } from "vitest";
 import type { KyselyStore } from "../../src/storage/kysely-store.js";
 import { orderFixture, orderRowBefore } from "../helpers/order-fixture.js";
-import { openPostgresTestStore, openTestStore, type TestStore } from "../helpers/test-store.js";
+import {
+  MIGRATION_TEST_TIMEOUT,
+  openPostgresTestStore,
+  openTestStore,
+  type TestStore,
+} from "../helpers/test-store.js";
 
 const opened: TestStore[] = [];
 afterAll(async () => {
@@ -28,7 +33,9 @@ async function orderIndexes(store: KyselyStore): Promise<string[]> {
 }
 
 function suite(open: () => Promise<TestStore>) {
-  it("adds recall_of (null for earlier orders) and the recall figures' indexes, and takes them back down", async () => {
+  it("adds recall_of (null for earlier orders) and the recall figures' indexes, and takes them back down", {
+    timeout: MIGRATION_TEST_TIMEOUT,
+  }, async () => {
     const t = await open();
     opened.push(t);
     const store = t.store as KyselyStore;

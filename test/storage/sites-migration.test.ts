@@ -5,7 +5,12 @@
 import { sql } from "kysely";
 import { afterAll, describe, expect, it } from "vitest";
 import type { KyselyStore } from "../../src/storage/kysely-store.js";
-import { openPostgresTestStore, openTestStore, type TestStore } from "../helpers/test-store.js";
+import {
+  MIGRATION_TEST_TIMEOUT,
+  openPostgresTestStore,
+  openTestStore,
+  type TestStore,
+} from "../helpers/test-store.js";
 
 const TABLES = ["assets", "order_assets", "order_sites", "sites"];
 
@@ -30,7 +35,7 @@ async function tables(store: KyselyStore): Promise<string[]> {
 }
 
 function suite(open: () => Promise<TestStore>) {
-  it("adds the sites' tables, and takes them back down", async () => {
+  it("adds the sites' tables, and takes them back down", { timeout: MIGRATION_TEST_TIMEOUT }, async () => {
     const t = await open();
     opened.push(t);
     const store = t.store as KyselyStore;

@@ -6,7 +6,13 @@ import type { Kysely } from "kysely";
 import { afterAll, describe, expect, it } from "vitest";
 import type { KyselyStore } from "../../src/storage/kysely-store.js";
 import { orderFixture, orderRowBefore } from "../helpers/order-fixture.js";
-import { columnsOf, openPostgresTestStore, openTestStore, type TestStore } from "../helpers/test-store.js";
+import {
+  columnsOf,
+  MIGRATION_TEST_TIMEOUT,
+  openPostgresTestStore,
+  openTestStore,
+  type TestStore,
+} from "../helpers/test-store.js";
 
 const opened: TestStore[] = [];
 afterAll(async () => {
@@ -24,7 +30,9 @@ const SLA_COLUMNS = [
 ];
 
 function suite(open: () => Promise<TestStore>) {
-  it("adds the firing columns, null on existing orders, and takes them back down", async () => {
+  it("adds the firing columns, null on existing orders, and takes them back down", {
+    timeout: MIGRATION_TEST_TIMEOUT,
+  }, async () => {
     const t = await open();
     opened.push(t);
     const store = t.store as KyselyStore;
