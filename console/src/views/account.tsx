@@ -24,6 +24,7 @@ const OPEN_WORK = new Set<OrderStatus>([
 ]);
 
 import { Timeline } from "./timeline";
+import { TrackingLinkPanel } from "./tracking-link";
 
 const orders = signal<Map<string, Order>>(new Map());
 /** The account's orders, live: its map draws the same ones. */
@@ -236,6 +237,7 @@ export function AccountView() {
               {expanded.value === o.order_id && (
                 <div class="account-timeline">
                   {rateable(o) && <OrderRating order={o} />}
+                  <TrackingLinkPanel order={o} />
                   <ExcludeContractor order={o} />
                   <Proof order={o} />
                   <Timeline path="/api/audit" orderId={o.order_id} version={o.updated_at} />
