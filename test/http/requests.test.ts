@@ -293,6 +293,15 @@ describe("request form", () => {
     const big = await submit(h, page, { ...LEAK, description: "x".repeat(20_000) });
     expect(big.statusCode).toBe(413);
     expect(big.json()).toMatchObject({ code: "payload_too_large", limit_bytes: 16384 });
+    // A 10 MB "photo" pasted into the form: refused at the cap, as the body arrives.
+    const photo = await submit(h, page, {
+      ...LEAK,
+      description: `data:image/jpeg;base64,${"A".repeat(10 * 1024 * 1024)}`,
+    });
+    expect(photo.statusCode).toBe(413);
+    expect(photo.json().code).toBe("payload_too_large");
+    const pending = await ok(h.get(REQUESTS, { "x-api-key": key }));
+    expect(pending.requests).toEqual([]);
     const bad = await submit(h, page, {
       description: "",
       urgency: "whenever",
