@@ -11,7 +11,7 @@
 // import audit/ and no other library.
 
 const LIBRARIES = "^src/(audit|auth|net|probe|webhooks)/";
-const SUBJECTS = ["orders", "matching", "pool", "evals", "audit", "webhooks", "probe"];
+const SUBJECTS = ["orders", "matching", "pool", "evals", "audit", "webhooks", "probe", "requests"];
 /** Which subject folders of operations/ a subject may import (besides kernel/ and itself). */
 const SUBJECT_IMPORTS = {
   orders: ["matching"],
@@ -21,6 +21,7 @@ const SUBJECT_IMPORTS = {
   audit: ["matching"],
   webhooks: [],
   probe: [],
+  requests: ["orders"],
 };
 const subjectRules = SUBJECTS.map((subject) => {
   const others = SUBJECTS.filter((s) => s !== subject && !SUBJECT_IMPORTS[subject].includes(s));

@@ -105,6 +105,18 @@ const configSchema = z.object({
   TRACKING_IP_RATE_LIMIT_BURST: positiveInt.default(60),
   /** Live streams one tracking link may hold open at once in each process (429 beyond). */
   TRACKING_MAX_STREAMS_PER_LINK: positiveInt.max(1000).default(20),
+  /** The secret behind sites' request links' tokens (/r/<token>, docs/customer-side.md), at least 32
+   * characters. Unset: derived from the audit signing key. Changing it ends every request link. */
+  REQUEST_LINK_SECRET: z.string().min(32, "REQUEST_LINK_SECRET must be at least 32 characters").optional(),
+  /** The request form's limits (GCRA): every request to /r/ routes per client IP (the page, its site's
+   * name, a submission); and submissions alone, per client IP and per link (every reporter of one site
+   * together). */
+  REQUEST_FORM_IP_RATE_LIMIT_PER_MINUTE: positiveInt.default(60),
+  REQUEST_FORM_IP_RATE_LIMIT_BURST: positiveInt.default(30),
+  REQUEST_SUBMIT_IP_RATE_LIMIT_PER_MINUTE: positiveInt.default(2),
+  REQUEST_SUBMIT_IP_RATE_LIMIT_BURST: positiveInt.default(5),
+  REQUEST_SUBMIT_LINK_RATE_LIMIT_PER_MINUTE: positiveInt.default(10),
+  REQUEST_SUBMIT_LINK_RATE_LIMIT_BURST: positiveInt.default(20),
   /** How often each process sequences queued audit records into the tree and signs a checkpoint. */
   AUDIT_SEQUENCE_INTERVAL_MS: z.coerce.number().int().min(0).default(1000),
   /** The readiness probe (and every other outbound fetch) may reach private and loopback addresses.

@@ -33,6 +33,7 @@ export const ERROR_CODES = {
   attachment_quota_exceeded: { status: 409, title: "The order's attachments are at their limit" },
   completion_requirements_unmet: { status: 409, title: "Proof required for completion is missing" },
   rating_closed: { status: 409, title: "The rating can no longer be changed" },
+  request_decided: { status: 409, title: "The request was already decided" },
   upload_offset_mismatch: { status: 409, title: "Upload-Offset is not where the upload is" },
   payload_too_large: { status: 413, title: "Request body too large" },
   unsupported_media_type: { status: 415, title: "Unsupported media type" },

@@ -32,7 +32,8 @@ export type IdPrefix =
   | "dnd"
   | "ivd"
   | "site"
-  | "ast";
+  | "ast"
+  | "wrq";
 
 export function newId(prefix: IdPrefix, length = 20): string {
   return `${prefix}_${randomBase62(length)}`;

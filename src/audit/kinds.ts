@@ -116,6 +116,19 @@ const AUDIT_KINDS = {
     "An account issued the tracking link of one of its orders (/t/<token>: a public page of the job's progress, the technician's first name and trade, nothing else): the link's id (never its token) and the order. The token is the id with an HMAC under the server's secret; expiry follows the order's closing.",
   "tracking.link_revoked":
     "An account revoked an order's tracking link: the link's id, the order, and why (null: no reason given). Its page answers 404 from then on and its open streams end.",
+  "request.link_issued":
+    "An account issued a site's request link (/r/<token>: a public form whose submissions become requests): the link's id (never its token) and the site.",
+  "request.link_rotated":
+    "An account rotated a site's request link: the old link's id (its form answers 404 from then on), the new one's and the site.",
+  "request.received":
+    "A request was reported at a site, through its request form or by the account's agent: its id, the site, the source, the urgency, the keyword model's guess and confidence, and a SHA-256 digest of the text, name and contact (not the text itself).",
+  "request.ordered":
+    "A request became a work order: the request, the order, the trade used (the guess, or the approver's) and who decided (the account's policy or a key).",
+  "request.linked":
+    "A request was linked to an open order at the same site and trade, rather than doubled: the request, the order and the trade.",
+  "request.rejected": "An account rejected a request: the request and why.",
+  "request.policy_set":
+    "An account set its request policy: create (a confident request becomes an order at once) or hold (every request waits for approval).",
   "pool.imported":
     "Contractors were imported into a pool (pool: live or sandbox; a live record for the live pool): how many were added and updated, and a digest of the file.",
 } as const;

@@ -30,7 +30,12 @@ function base62Of(bytes: Buffer): string {
 export class TrackingTokens {
   private readonly listeners = new Map<string, Set<() => void>>();
 
-  constructor(private readonly secret: Buffer) {
+  /** `label` keeps one kind of link's macs apart from another's (tracking links; sites' request links,
+   * operations/requests/, which also have a secret of their own). */
+  constructor(
+    private readonly secret: Buffer,
+    private readonly label = "tracking v1",
+  ) {
     if (secret.length < 32) throw new Error("the tracking link secret must be at least 32 bytes");
   }
 
@@ -40,7 +45,7 @@ export class TrackingTokens {
   }
 
   private macOf(id: string): string {
-    return base62Of(createHmac("sha256", this.secret).update(`tracking v1\u0000${id}`, "utf8").digest());
+    return base62Of(createHmac("sha256", this.secret).update(`${this.label}\u0000${id}`, "utf8").digest());
   }
 
   /** The token of the link `id`. */

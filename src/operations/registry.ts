@@ -111,6 +111,19 @@ import {
   dispatcherTimeOffRemoveOperation,
 } from "./pool/time-off.js";
 import { probeOperation } from "./probe/storefront-probe.js";
+import {
+  requestLinkOperation,
+  requestLinkQrOperation,
+  requestLinkRotateOperation,
+} from "./requests/request-links.js";
+import { requestPolicyOperation, requestPolicySetOperation } from "./requests/request-policy.js";
+import {
+  requestApproveOperation,
+  requestCreateOperation,
+  requestOperation,
+  requestRejectOperation,
+  requestsOperation,
+} from "./requests/requests.js";
 import { assetHistoryOperation } from "./sites/asset-history.js";
 import {
   assetArchiveOperation,
@@ -197,6 +210,16 @@ export const OPERATIONS: readonly AnyOperation[] = [
   trackingLinkOperation,
   trackingLinksOperation,
   trackingLinkRevokeOperation,
+  requestLinkOperation,
+  requestLinkRotateOperation,
+  requestLinkQrOperation,
+  requestsOperation,
+  requestOperation,
+  requestCreateOperation,
+  requestApproveOperation,
+  requestRejectOperation,
+  requestPolicyOperation,
+  requestPolicySetOperation,
   webhooksConfigOperation,
   webhooksSetEndpointOperation,
   webhooksRotateSecretOperation,

@@ -10,7 +10,7 @@ import { ContractorRefs } from "../auth/contractor-refs.js";
 import { MemoryRateLimiter, type RateLimiter } from "../auth/rate-limiter.js";
 import { RedisRateLimiter } from "../auth/redis-rate-limiter.js";
 import { TrackingTokens } from "../auth/tracking-tokens.js";
-import { systemClock } from "../clock.js";
+import { type Clock, systemClock } from "../clock.js";
 import type { Config } from "../config.js";
 import { Metrics } from "../metrics.js";
 import { type FetcherOptions, SafeFetcher } from "../net/safe-fetch.js";
@@ -38,10 +38,18 @@ export function openStore(config: Config): Store {
 }
 
 /** The limiter the configuration selects: shared on Redis with REDIS_URL, else in memory. */
-function createLimiter(config: Config, logger?: FastifyBaseLogger, metrics?: Metrics): RateLimiter {
+function createLimiter(
+  config: Config,
+  now: Clock,
+  logger?: FastifyBaseLogger,
+  metrics?: Metrics,
+): RateLimiter {
+  // In memory, on the services' clock: a test that moves time refills the buckets with it.
   if (!config.REDIS_URL) {
-    return new MemoryRateLimiter(Date.now, (allowed) =>
-      metrics?.limiterDecisions.inc({ source: "memory", outcome: allowed ? "allowed" : "limited" }),
+    return new MemoryRateLimiter(
+      () => now().getTime(),
+      (allowed) =>
+        metrics?.limiterDecisions.inc({ source: "memory", outcome: allowed ? "allowed" : "limited" }),
     );
   }
   return new RedisRateLimiter(config.REDIS_URL, {
@@ -116,7 +124,7 @@ export function createServices(
     doNotDispatch: new DoNotDispatchLists(store),
     keys,
     sessions: new ConsoleSessions(store, keys, config.CONSOLE_SESSION_IDLE_MINUTES * 60_000, now),
-    limiter: options.limiter ?? createLimiter(config, options.logger, metrics),
+    limiter: options.limiter ?? createLimiter(config, now, options.logger, metrics),
     fetcher,
     probe: new ProbeService(fetcher, {
       allowPrivateNetworks: config.PROBE_ALLOW_PRIVATE_NETWORKS,
@@ -133,6 +141,12 @@ export function createServices(
       config.TRACKING_LINK_SECRET
         ? Buffer.from(config.TRACKING_LINK_SECRET, "utf8")
         : signer.deriveSecret("field-dispatch tracking links v1"),
+    ),
+    requestLinks: new TrackingTokens(
+      config.REQUEST_LINK_SECRET
+        ? Buffer.from(config.REQUEST_LINK_SECRET, "utf8")
+        : signer.deriveSecret("field-dispatch request links v1"),
+      "request v1",
     ),
     planner: new DayPlanner(),
     events: new EventFeed(store.orderEvents, (err) =>

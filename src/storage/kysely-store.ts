@@ -26,6 +26,7 @@ import { migrationProvider } from "./migrations/all-migrations.js";
 import { OrderEventStore, type RemoteListener } from "./order-event-store.js";
 import { KyselyOrderStore } from "./order-store.js";
 import { KyselyRatingStore } from "./rating-store.js";
+import { KyselyRequestStore } from "./request-store.js";
 import { ScheduleStore } from "./schedule-store.js";
 import type { Database } from "./schema.js";
 import { KyselySiteStore } from "./site-store.js";
@@ -64,6 +65,7 @@ export class KyselyStore implements Store {
   readonly counters: KyselyCounterStore;
   readonly sites: KyselySiteStore;
   readonly trackingLinks: KyselyTrackingLinkStore;
+  readonly requests: KyselyRequestStore;
   readonly schedules: ScheduleStore;
   readonly maintenance: KyselyMaintenanceStore;
   /** PostgreSQL schema the store works in, when not the default (the migration tables live there too). */
@@ -118,6 +120,7 @@ export class KyselyStore implements Store {
     this.counters = new KyselyCounterStore(db);
     this.sites = new KyselySiteStore(db);
     this.trackingLinks = new KyselyTrackingLinkStore(db);
+    this.requests = new KyselyRequestStore(db);
     this.clock = options.clock;
     this.schedules = new ScheduleStore(db);
     this.maintenance = new KyselyMaintenanceStore(db);

@@ -489,6 +489,68 @@ export interface Database {
   order_sites: OrderSitesTable;
   order_assets: OrderAssetsTable;
   tracking_links: TrackingLinksTable;
+  request_links: RequestLinksTable;
+  requests: RequestsTable;
+  request_policies: RequestPoliciesTable;
+}
+
+/** A site's request link (migration 0045; operations/requests/). The token is not stored: it is the id and
+ * an HMAC of it under the request links' secret (auth/tracking-tokens.ts). */
+export interface RequestLinksTable {
+  id: string;
+  site_id: string;
+  account_id: string;
+  livemode: number;
+  created_at: string;
+  created_by: string;
+  revoked_at: string | null;
+  revoked_by: string | null;
+  /** The seal of the request.link_issued record. */
+  seal: string;
+}
+
+/** A request reported at a site (migration 0045; domain/requests/). */
+export interface RequestsTable {
+  id: string;
+  account_id: string;
+  livemode: number;
+  site_id: string;
+  /** The request link it came through; null for one the account's agent created. */
+  link_id: string | null;
+  source: "form" | "agent";
+  description: string;
+  urgency: "emergency" | "urgent" | "routine";
+  reporter_name: string;
+  reporter_contact: string;
+  /** The keyword model's guess (domain/requests/trade-model.ts); null when it made none. */
+  guessed_trade: TradeCode | null;
+  /** The guess's confidence in thousandths (0 when it made none). */
+  guess_confidence_pm: number;
+  /** The trade the order was created or linked with (the guess, or the approver's). */
+  trade: TradeCode | null;
+  status: "pending" | "ordered" | "linked" | "rejected";
+  order_id: string | null;
+  /** Why it was rejected, or held (the model's or the policy's reason). */
+  reason: string | null;
+  decided_by: string | null;
+  decided_at: string | null;
+  created_by: string;
+  created_at: string;
+  updated_at: string;
+  /** The seal of the request.received record. */
+  seal: string;
+  /** The seal of its outcome's record (request.ordered, .linked, .rejected). */
+  decision_seal: string | null;
+}
+
+/** An account's request policy in a mode (migration 0045); no row: hold. */
+export interface RequestPoliciesTable {
+  account_id: string;
+  livemode: number;
+  mode: "create" | "hold";
+  updated_at: string;
+  updated_by: string;
+  seal: string;
 }
 
 /** A tracking link of an order (migration 0043; operations/tracking/). The token is not stored: it is the

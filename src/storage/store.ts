@@ -36,6 +36,9 @@ import type {
   ContractorTimeOffTable,
   IdempotencyKeysTable,
   QuotesTable,
+  RequestLinksTable,
+  RequestPoliciesTable,
+  RequestsTable,
   ScheduleProposalsTable,
   TrackingLinksTable,
   WebhookEventsTable,
@@ -758,6 +761,8 @@ export interface Store {
   readonly counters: CounterStore;
   /** Orders' tracking links (operations/tracking/). */
   readonly trackingLinks: TrackingLinkStore;
+  /** Sites' request links, the requests reported at sites and the accounts' request policies. */
+  readonly requests: RequestStore;
   /** The blob store that goes with this store: chunked rows on PostgreSQL (shared by every process),
    * files under `dir` (the data directory's blobs/) on the embedded store. */
   blobStore(dir: string): BlobStore;
@@ -789,6 +794,46 @@ export interface TrackingLinkStore {
   /** The order's progress reports (audit records order.status_changed), oldest first: when and the
    * sealed record's text. */
   progressTimes(orderId: string): Promise<Array<{ at: string; record: string }>>;
+}
+
+/** Which of an account's requests a list reads (newest first, before `before`). */
+export interface RequestFilter {
+  accountId: string;
+  livemode: boolean;
+  status?: RequestsTable["status"] | undefined;
+  siteId?: string | undefined;
+  before?: string | undefined;
+  limit: number;
+}
+
+/** A pending request's outcome, as written. */
+export type RequestDecision = Pick<
+  RequestsTable,
+  "status" | "trade" | "order_id" | "reason" | "decided_by" | "decided_at" | "updated_at" | "decision_seal"
+>;
+
+/** Requests (migration 0045; operations/requests/). */
+export interface RequestStore {
+  /** The site's request link in force (not revoked), if it has one. */
+  liveLink(siteId: string, tx?: WriteTx): Promise<RequestLinksTable | undefined>;
+  linkById(id: string): Promise<RequestLinksTable | undefined>;
+  /** Inserts a link unless the site has one in force already: whether it did. */
+  insertLink(row: RequestLinksTable, tx: WriteTx): Promise<boolean>;
+  /** Revokes the link unless it was: whether it did. */
+  revokeLink(id: string, at: string, by: string, tx: WriteTx): Promise<boolean>;
+  insert(row: RequestsTable, tx: WriteTx): Promise<void>;
+  byId(id: string, tx?: WriteTx): Promise<RequestsTable | undefined>;
+  list(filter: RequestFilter): Promise<RequestsTable[]>;
+  /** Writes a pending request's outcome: false when it was no longer pending (decided elsewhere first). */
+  decide(id: string, decision: RequestDecision, tx: WriteTx): Promise<boolean>;
+  /** The site's open orders (domain/requests/request.ts OPEN_ORDER_STATUSES) of a trade, newest first. */
+  openOrdersAt(
+    siteId: string,
+    trade: TradeCode,
+    tx?: WriteTx,
+  ): Promise<Array<{ id: string; trade: TradeCode; status: OrderStatus; createdAt: string }>>;
+  policy(accountId: string, livemode: boolean, tx?: WriteTx): Promise<RequestPoliciesTable | undefined>;
+  setPolicy(row: RequestPoliciesTable, tx: WriteTx): Promise<void>;
 }
 
 /** The day optimiser's proposals. */

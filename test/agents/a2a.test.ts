@@ -346,6 +346,29 @@ describe("A2A", () => {
     await run("dispatch.occurrences", { site_id: site.site_id });
     await run("dispatch.plan_archive", { plan_id: pm.plan_id });
     await run("dispatch.maintenance_compliance", { period: "rolling_90d" });
+    // The site's request link, and requests: the agent reports one, reads and lists them, the policy
+    // set and read; one approved (an order), one rejected; the link rotated.
+    const requestLink = await run("dispatch.request_link", { site_id: site.site_id });
+    expect(requestLink.url).toMatch(/\/r\/[0-9A-Za-z]{22}\.[0-9A-Za-z]{22}$/);
+    await run("dispatch.request_policy_set", { mode: "hold" });
+    expect((await run("dispatch.request_policy", {})).mode).toBe("hold");
+    const report = { site_id: site.site_id, name: "Dana", contact: "+1-512-555-0142" };
+    const leak = await run("dispatch.request_create", {
+      ...report,
+      description: "Toilet clogged and leaking",
+    });
+    expect(leak).toMatchObject({ status: "pending", trade_guess: { trade: "plumbing" } });
+    await run("dispatch.request", { request_id: leak.request_id });
+    await run("dispatch.requests", { status: "pending" });
+    // An open plumbing order at the site already (above): the request is linked to it, not doubled.
+    const linked = await run("dispatch.request_approve", { request_id: leak.request_id });
+    expect(linked.status).toBe("linked");
+    expect(linked.order_id).toMatch(/^ord_/);
+    const vague = await run("dispatch.request_create", { ...report, description: "Something odd" });
+    expect(
+      (await run("dispatch.request_reject", { request_id: vague.request_id, reason: "no detail" })).status,
+    ).toBe("rejected");
+    await run("dispatch.request_link_rotate", { site_id: site.site_id, reason: "by the agent" });
     await run("dispatch.asset_archive", { asset_id: asset.asset_id });
     await run("dispatch.site_archive", { site_id: site.site_id });
     // The order's tracking link: issued, listed, revoked (its page then answers 404).

@@ -36,6 +36,9 @@ import {
   dispatcherTimeOffAddOperation,
 } from "../../src/operations/pool/time-off.js";
 import { OPERATIONS } from "../../src/operations/registry.js";
+import { requestLinkOperation } from "../../src/operations/requests/request-links.js";
+import { requestPolicySetOperation } from "../../src/operations/requests/request-policy.js";
+import { requestCreateOperation } from "../../src/operations/requests/requests.js";
 import { assetCreateOperation } from "../../src/operations/sites/assets.js";
 import { siteCreateOperation } from "../../src/operations/sites/sites.js";
 import { trackingLinkOperation } from "../../src/operations/tracking/tracking-links.js";
@@ -114,6 +117,7 @@ const ID_PREFIXES = [
   "site",
   "ast",
   "mpl",
+  "wrq",
 ] as const satisfies readonly IdPrefix[];
 const everyPrefixListed: Exclude<IdPrefix, (typeof ID_PREFIXES)[number]> extends never ? true : false = true;
 void everyPrefixListed;
@@ -137,6 +141,7 @@ const RESOLVED = [
   "site",
   "mpl",
   "ast",
+  "wrq",
   "cref",
 ] as const;
 type Resolved = (typeof RESOLVED)[number];
@@ -446,6 +451,15 @@ export async function buildWorld(h: Harness): Promise<World> {
     site_id: site.site_id,
     serial: `SEC-${tag}`,
   });
+  // The site's request link in force (the QR code's; dispatch.request_link_rotate's control replaces it)
+  // and a request pending there (wrq_: the policy holds it; the approval's control makes it an order).
+  await run(requestLinkOperation, caller, { site_id: site.site_id });
+  const request = await run(requestCreateOperation, caller, {
+    ...requestCreateOperation.example,
+    site_id: site.site_id,
+  });
+  // The account's request policy, set (its seal is what the policy's view shows of the owner).
+  const requestPolicy = await run(requestPolicySetOperation, caller, { mode: "hold" });
   // The owner's maintenance plan (mpl_) at that site.
   // Weekly on Tuesdays from a fixed date: the occurrence examples' key (2027-01-12, a Tuesday) is one of
   // its dates, and some of its occurrences are always near.
@@ -485,6 +499,7 @@ export async function buildWorld(h: Harness): Promise<World> {
     site: site.site_id,
     ast: asset.asset_id,
     mpl: plan.plan_id,
+    wrq: request.request_id,
     cref: h.services.refs.of(ownerAccount, c),
   };
   return {
@@ -511,6 +526,7 @@ export async function buildWorld(h: Harness): Promise<World> {
       policy.record.seal,
       (await h.services.keys.authenticate(caller)).keyId,
       counterPolicy.record.seal,
+      requestPolicy.seal,
     ],
     orders: [first, second, windowed.order],
     windowed,

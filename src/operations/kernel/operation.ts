@@ -47,6 +47,8 @@ export interface Services {
   events: EventFeed;
   /** Tracking links' tokens, and their revocations signalled in this process. */
   tracking: TrackingTokens;
+  /** Sites' request links' tokens (operations/requests/): the same scheme under a secret of their own. */
+  requestLinks: TrackingTokens;
   /** The optimised day's planning, on worker threads (one run per mode at a time). */
   planner: DayPlanner;
   now(): Date;

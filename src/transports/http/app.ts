@@ -28,6 +28,7 @@ import { registerOpenApi } from "./openapi-document.js";
 import { registerOperationRoutes } from "./operation-routes.js";
 import { handleError, sendProblem } from "./problem-reply.js";
 import { BODY_LIMIT, registerBodyParsing, registerRequestHooks } from "./request-hooks.js";
+import { registerRequestPage } from "./request-page.js";
 import { registerTrackingPage } from "./tracking-page.js";
 import { registerTusUploads } from "./tus-uploads.js";
 
@@ -142,6 +143,7 @@ export async function buildApp(services: Services, options: AppOptions = {}): Pr
   registerConsoleSession(app, services);
   registerConsoleAssets(app, services);
   registerTrackingPage(app, services);
+  registerRequestPage(app, services);
   await registerApiDocs(app);
   registerHealth(app, services);
   await registerAgentEndpoints(app, services);

@@ -1,0 +1,244 @@
+// The public request form of a site's request link (operations/requests/): GET /r/<token> (the page),
+// GET /r/<token>/site (the site's name and city, all the form shows of it, as JSON) and POST /r/<token>
+// (a submission, JSON from the page's script). No key and no cookie; never indexed, never cached, no
+// Referer sent on (the token is in the address), under the console's strict CSP: the page's script and
+// style are static files under /r/assets/, nothing inline, and every text is drawn as text. A revoked,
+// tampered or unknown token answers one and the same 404. Every request is limited per client IP; a
+// submission also per client IP and per link, with budgets of their own, before its body is read; a body
+// over REQUEST_LIMITS.formBytes is refused with 413.
+
+import { existsSync, readFileSync } from "node:fs";
+import { dirname, join } from "node:path";
+import { fileURLToPath } from "node:url";
+import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
+import { z } from "zod";
+import { rateLimitHeaders } from "../../auth/rate-limit-headers.js";
+import type { RatePolicy } from "../../auth/rate-limiter.js";
+import { REQUEST_LIMITS } from "../../domain/requests/request.js";
+import { ApiError, validationError } from "../../errors.js";
+import { textErrors } from "../../operations/kernel/input-text.js";
+import type { Services } from "../../operations/kernel/operation.js";
+import { receiveRequest } from "../../operations/requests/intake.js";
+import { openRequestLink } from "../../operations/requests/request-links.js";
+import { reportShape } from "../../operations/requests/request-views.js";
+import { secure } from "./console-assets.js";
+import { handleError, sendProblem } from "./problem-reply.js";
+
+/** What every failure of a token answers, whatever the reason. */
+const GONE_DETAIL = "This request link is not available.";
+
+const PAGE = `<!doctype html>
+<html lang="en">
+<head>
+<meta charset="utf-8">
+<meta name="viewport" content="width=device-width, initial-scale=1">
+<meta name="robots" content="noindex, nofollow">
+<meta name="referrer" content="no-referrer">
+<title>Report a problem</title>
+<link rel="stylesheet" href="/r/assets/request.css">
+<script src="/r/assets/request.js" defer></script>
+</head>
+<body>
+<main>
+<h1>Report a problem</h1>
+<p id="site" class="site">Loading…</p>
+<form id="request-form" novalidate>
+<label for="description">What is wrong?</label>
+<textarea id="description" name="description" rows="5" maxlength="${REQUEST_LIMITS.descriptionLength}" required></textarea>
+<fieldset>
+<legend>How urgent is it?</legend>
+<label><input type="radio" name="urgency" value="emergency"> Emergency: unsafe, or the site cannot work</label>
+<label><input type="radio" name="urgency" value="urgent"> Urgent: today if possible</label>
+<label><input type="radio" name="urgency" value="routine" checked> Routine</label>
+</fieldset>
+<label for="name">Your name</label>
+<input id="name" name="name" autocomplete="name" maxlength="${REQUEST_LIMITS.nameLength}" required>
+<label for="contact">Phone or email to reach you</label>
+<input id="contact" name="contact" autocomplete="tel" maxlength="${REQUEST_LIMITS.contactLength}" required>
+<button type="submit" id="send">Send</button>
+<p id="error" class="error" role="alert"></p>
+</form>
+<section id="done" class="done" hidden aria-live="polite">
+<h2>Thank you</h2>
+<p id="done-text"></p>
+<p>Your reference: <strong id="reference"></strong></p>
+</section>
+</main>
+</body>
+</html>
+`;
+
+const GONE_PAGE = `<!doctype html>
+<html lang="en">
+<head>
+<meta charset="utf-8">
+<meta name="robots" content="noindex, nofollow">
+<meta name="referrer" content="no-referrer">
+<title>Link not available</title>
+<link rel="stylesheet" href="/r/assets/request.css">
+</head>
+<body><main><h1>Link not available</h1>
+<p>This request link was replaced or withdrawn. Ask the team that posted it for the current one.</p></main></body>
+</html>
+`;
+
+/** The static/ directory of the package this module belongs to (from src/ under tsx, and dist/src/). */
+function staticDir(): string {
+  let dir = dirname(fileURLToPath(import.meta.url));
+  while (!existsSync(join(dir, "package.json"))) {
+    const up = dirname(dir);
+    if (up === dir) break;
+    dir = up;
+  }
+  return join(dir, "static");
+}
+
+const ASSETS: Record<string, string> = {
+  "request.js": "text/javascript; charset=utf-8",
+  "request.css": "text/css; charset=utf-8",
+};
+
+/** What the page's script sends. */
+const submissionSchema = z.strictObject(reportShape);
+
+/** The answer to a submission: a reference, and what became of it in words; never another order's details. */
+function confirmation(r: { id: string; status: string }) {
+  const text =
+    r.status === "ordered"
+      ? "A work order was created; the team will arrange the visit."
+      : r.status === "linked"
+        ? "The team is already working on this; your report was added to it."
+        : "The team will review it shortly.";
+  return { reference: r.id, status: r.status === "pending" ? "received" : r.status, message: text };
+}
+
+function publicHeaders(reply: FastifyReply): FastifyReply {
+  return secure(reply).header("X-Robots-Tag", "noindex, nofollow").header("Cache-Control", "no-store");
+}
+
+function policy(name: string, ratePerMinute: number, burst: number): RatePolicy {
+  return { name, ratePerMinute, burst };
+}
+
+/** Spends one request of each budget named; throws the 429 when one is out. */
+async function admit(
+  services: Services,
+  reply: FastifyReply,
+  budgets: ReadonlyArray<readonly [string, RatePolicy]>,
+): Promise<void> {
+  for (const [key, p] of budgets) {
+    const decision = await services.limiter.consume(key, p);
+    reply.headers(rateLimitHeaders(p, decision, services.now().getTime()));
+    if (!decision.allowed) {
+      throw new ApiError("rate_limited", `Rate limit exceeded; retry in ${decision.retryAfterSeconds} s.`, {
+        extra: { retry_after_seconds: decision.retryAfterSeconds },
+      });
+    }
+  }
+}
+
+/** The submission's fields as refused, in the validation problem's shape. */
+function refused(error: z.ZodError): ApiError {
+  return validationError(
+    error.issues.map((i) => ({ field: i.path.join(".") || "body", message: i.message })),
+  );
+}
+
+export function registerRequestPage(app: FastifyInstance, services: Services): void {
+  const c = services.config;
+  const perIp = policy(
+    "request-form-per-ip",
+    c.REQUEST_FORM_IP_RATE_LIMIT_PER_MINUTE,
+    c.REQUEST_FORM_IP_RATE_LIMIT_BURST,
+  );
+  const submitIp = policy(
+    "request-submit-per-ip",
+    c.REQUEST_SUBMIT_IP_RATE_LIMIT_PER_MINUTE,
+    c.REQUEST_SUBMIT_IP_RATE_LIMIT_BURST,
+  );
+  const submitLink = policy(
+    "request-submit-per-link",
+    c.REQUEST_SUBMIT_LINK_RATE_LIMIT_PER_MINUTE,
+    c.REQUEST_SUBMIT_LINK_RATE_LIMIT_BURST,
+  );
+  const dir = staticDir();
+  const assets = new Map<string, Buffer>();
+  const ipBudget = (request: FastifyRequest) => [`reqform-ip:${request.ip}`, perIp] as const;
+  const tokenOf = (request: FastifyRequest) => (request.params as { token: string }).token;
+
+  app.get("/r/assets/:name", { schema: { hide: true } }, (request, reply) => {
+    const { name } = request.params as { name: string };
+    const type = ASSETS[name];
+    if (type === undefined)
+      return sendProblem(request, reply, new ApiError("not_found", `No asset ${name}.`));
+    let body = assets.get(name);
+    if (body === undefined) {
+      body = readFileSync(join(dir, name));
+      assets.set(name, body);
+    }
+    return secure(reply).header("Cache-Control", "public, max-age=300").type(type).send(body);
+  });
+
+  app.get("/r/:token", { schema: { hide: true } }, async (request, reply) => {
+    publicHeaders(reply);
+    await admit(services, reply, [ipBudget(request)]);
+    const opened = await openRequestLink(services, tokenOf(request));
+    reply.type("text/html; charset=utf-8");
+    if (opened === null) return reply.status(404).send(GONE_PAGE);
+    return reply.send(PAGE);
+  });
+
+  app.get("/r/:token/site", { schema: { hide: true } }, async (request, reply) => {
+    publicHeaders(reply);
+    await admit(services, reply, [ipBudget(request)]);
+    const opened = await openRequestLink(services, tokenOf(request));
+    if (opened === null) throw new ApiError("not_found", GONE_DETAIL);
+    const body = { site: { name: opened.site.name, city: opened.site.city, state: opened.site.state } };
+    return reply.type("application/json").send(JSON.stringify(body));
+  });
+
+  app.post(
+    "/r/:token",
+    {
+      schema: { hide: true },
+      bodyLimit: REQUEST_LIMITS.formBytes,
+      // The limits are spent before the body is read: a flood costs no parsing.
+      onRequest: async (request, reply) => {
+        publicHeaders(reply);
+        const token = tokenOf(request).slice(0, 45);
+        await admit(services, reply, [
+          ipBudget(request),
+          [`reqsubmit-ip:${request.ip}`, submitIp],
+          [`reqsubmit-link:${token}`, submitLink],
+        ]);
+      },
+      errorHandler: (error: FastifyError, request, reply) => {
+        if (error.code === "FST_ERR_CTP_BODY_TOO_LARGE" || error.statusCode === 413) {
+          const detail = `The form's body exceeds ${REQUEST_LIMITS.formBytes} bytes.`;
+          const tooLarge = new ApiError("payload_too_large", detail, {
+            extra: { limit_bytes: REQUEST_LIMITS.formBytes },
+          });
+          return sendProblem(request, reply, tooLarge);
+        }
+        return handleError(error, request, reply);
+      },
+    },
+    async (request, reply) => {
+      const opened = await openRequestLink(services, tokenOf(request));
+      if (opened === null) throw new ApiError("not_found", GONE_DETAIL);
+      const badText = textErrors(request.body);
+      if (badText.length > 0) throw validationError(badText);
+      const parsed = submissionSchema.safeParse(request.body);
+      if (!parsed.success) throw refused(parsed.error);
+      const row = await receiveRequest(services, opened.site, parsed.data, {
+        source: "form",
+        linkId: opened.link.id,
+        actor: `system:request-link:${opened.link.id}`,
+      });
+      return reply
+        .status(201)
+        .type("application/json")
+        .send(JSON.stringify(confirmation(row)));
+    },
+  );
+}
