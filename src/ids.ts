@@ -32,7 +32,10 @@ export type IdPrefix =
   | "dnd"
   | "ivd"
   | "site"
-  | "ast";
+  | "ast"
+  | "ntf"
+  | "nev"
+  | "nta";
 
 export function newId(prefix: IdPrefix, length = 20): string {
   return `${prefix}_${randomBase62(length)}`;

@@ -116,6 +116,10 @@ const AUDIT_KINDS = {
     "An account issued the tracking link of one of its orders (/t/<token>: a public page of the job's progress, the technician's first name and trade, nothing else): the link's id (never its token) and the order. The token is the id with an HMAC under the server's secret; expiry follows the order's closing.",
   "tracking.link_revoked":
     "An account revoked an order's tracking link: the link's id, the order, and why (null: no reason given). Its page answers 404 from then on and its open streams end.",
+  "notification.sent":
+    "A notification to the people at a site was sent through SMTP (status sent) or kept in the store with no SMTP server (status kept): the message's id and Message-ID, its kind (booked, en_route, arrived, completed, rescheduled, cancelled), whom it went to (site_contact or subscriber, never the address), the message it resends if any, and the SHA-256 digest of the rendered message (subject, text and HTML), never its body.",
+  "notification.resent":
+    "An account asked for a notification to be sent again: the message resent and the new message's id (sealed notification.sent in its turn).",
   "pool.imported":
     "Contractors were imported into a pool (pool: live or sandbox; a live record for the live pool): how many were added and updated, and a digest of the file.",
 } as const;

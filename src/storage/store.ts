@@ -25,6 +25,7 @@ import type { TradeCode } from "../domain/trades.js";
 import type { StateCode } from "../domain/us-regions.js";
 import type { BlobStore } from "./blobs/blob-store.js";
 import type { EvalsPersistence } from "./evals-store.js";
+import type { NotificationStore } from "./notification-store.js";
 import type { OrderEventLog } from "./order-event-store.js";
 import type { CommitOutcome, CommittableChange } from "./order-writer.js";
 import type { PurgeableTable } from "./retention.js";
@@ -758,6 +759,8 @@ export interface Store {
   readonly counters: CounterStore;
   /** Orders' tracking links (operations/tracking/). */
   readonly trackingLinks: TrackingLinkStore;
+  /** Notifications to the people at the site: outbox, messages, attempts, opt-outs, opted-in people. */
+  readonly notifications: NotificationStore;
   /** The blob store that goes with this store: chunked rows on PostgreSQL (shared by every process),
    * files under `dir` (the data directory's blobs/) on the embedded store. */
   blobStore(dir: string): BlobStore;

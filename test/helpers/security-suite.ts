@@ -114,6 +114,9 @@ const ID_PREFIXES = [
   "site",
   "ast",
   "mpl",
+  "ntf",
+  "nev",
+  "nta",
 ] as const satisfies readonly IdPrefix[];
 const everyPrefixListed: Exclude<IdPrefix, (typeof ID_PREFIXES)[number]> extends never ? true : false = true;
 void everyPrefixListed;
