@@ -11,7 +11,7 @@
 // import audit/ and no other library.
 
 const LIBRARIES = "^src/(audit|auth|net|probe|webhooks)/";
-const SUBJECTS = ["orders", "matching", "pool", "evals", "audit", "webhooks", "probe"];
+const SUBJECTS = ["orders", "matching", "pool", "evals", "audit", "webhooks", "probe", "notifications"];
 /** Which subject folders of operations/ a subject may import (besides kernel/ and itself). */
 const SUBJECT_IMPORTS = {
   orders: ["matching"],
@@ -21,6 +21,9 @@ const SUBJECT_IMPORTS = {
   audit: ["matching"],
   webhooks: [],
   probe: [],
+  // The service report's link (orders); tracking/ and sites/ (the link a message carries, the account's
+  // owner) are not in this list's subjects.
+  notifications: ["orders"],
 };
 const subjectRules = SUBJECTS.map((subject) => {
   const others = SUBJECTS.filter((s) => s !== subject && !SUBJECT_IMPORTS[subject].includes(s));

@@ -6,7 +6,7 @@
 
 import nodemailer from "nodemailer";
 
-export interface OutgoingMail {
+interface OutgoingMail {
   from: string;
   to: string;
   subject: string;

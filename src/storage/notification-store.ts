@@ -3,7 +3,7 @@
 // recipient, whoever does it), claiming due messages under a lease, recording attempts, the account's list,
 // its opted-in people and the addresses that opted out.
 
-import { type Kysely, sql, type Transaction } from "kysely";
+import type { Kysely } from "kysely";
 import { newSortableId } from "../ids.js";
 import type { Dialect } from "./dialect.js";
 import type {
@@ -14,48 +14,10 @@ import type {
   NotificationSubscribersTable,
   NotificationsTable,
 } from "./schema.js";
-import type { WriteTx } from "./store.js";
+import type { NotificationAttemptResult, NotificationQuery, NotificationStore, WriteTx } from "./store.js";
 import { trxOf } from "./write-tx.js";
 
-export interface NotificationQuery {
-  accountId: string;
-  livemode: boolean;
-  orderId?: string | undefined;
-  status?: NotificationStatus | undefined;
-  /** Keyset: messages older than this id (newest first). */
-  before?: string | undefined;
-  limit: number;
-}
-
-export interface NotificationAttemptResult {
-  startedAt: string;
-  durationMs: number;
-  outcome: NotificationAttemptsTable["outcome"];
-  response: string | null;
-  error: string | null;
-  nextAttemptAt: string | null;
-}
-
-/**
- * Writes the outbox row of a notifiable change, in its transaction, only when somebody may receive it: the
- * order names a site with a contact's email, or its account has opted-in people. One statement, no read.
- */
-export async function enqueueNotification(
-  trx: Transaction<Database> | Kysely<Database>,
-  row: Omit<NotificationEventsTable, "fanned_out">,
-): Promise<void> {
-  await sql`insert into notification_events (id, account_id, livemode, order_id, event, created_at, fanned_out)
-    select ${row.id}, ${row.account_id}, cast(${row.livemode} as integer), ${row.order_id}, ${row.event},
-      ${row.created_at}, 0
-    where exists (select 1 from order_sites os join sites s on s.id = os.site_id
-                  where os.order_id = ${row.order_id} and s.contact_email is not null)
-       or exists (select 1 from notification_subscribers
-                  where account_id = ${row.account_id} and livemode = cast(${row.livemode} as integer))`.execute(
-    trx,
-  );
-}
-
-export class KyselyNotificationStore {
+export class KyselyNotificationStore implements NotificationStore {
   constructor(
     private readonly db: Kysely<Database>,
     private readonly dialect: Dialect,
@@ -292,5 +254,3 @@ export class KyselyNotificationStore {
 function numeric(row: NotificationsTable): NotificationsTable {
   return { ...row, attempts: Number(row.attempts), livemode: Number(row.livemode) };
 }
-
-export type NotificationStore = KyselyNotificationStore;

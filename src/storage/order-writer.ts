@@ -31,7 +31,7 @@ import { notificationKindOf } from "../domain/notifications/events.js";
 import type { OrderChange } from "../domain/orders/order.js";
 import { newSortableId } from "../ids.js";
 import { blockColumns, commitmentOf, type TransactionTime } from "./commitment-ledger.js";
-import { enqueueNotification } from "./notification-store.js";
+import { enqueueNotification } from "./notification-outbox.js";
 import type { NewOrderEvent } from "./order-event-store.js";
 import { type OfferRow, type OrderRow, offerToRow, orderPatchToRow, orderToRow } from "./order-rows.js";
 import type { CapacityHoldsTable, Database, WebhookEventsTable } from "./schema.js";

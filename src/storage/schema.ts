@@ -555,7 +555,7 @@ export interface NotificationAttemptsTable {
   next_attempt_at: string | null;
 }
 
-export interface NotificationOptOutsTable {
+interface NotificationOptOutsTable {
   account_id: string;
   livemode: number;
   /** Lower case. */
@@ -573,6 +573,8 @@ export interface NotificationSubscribersTable {
   /** JSON array of the kinds the person wants. */
   events: string;
   created_at: string;
+  /** The seal of the notification.subscribers_set record that set the list. */
+  seal: string;
 }
 
 /** A tracking link of an order (migration 0043; operations/tracking/). The token is not stored: it is the

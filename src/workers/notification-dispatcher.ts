@@ -15,8 +15,8 @@ import { sealRecord } from "../audit/record.js";
 import type { Config } from "../config.js";
 import type { Mailer, MailOutcome } from "../net/mailer.js";
 import { type ComposeServices, messagesOf, unsubscribeUrl } from "../operations/notifications/compose.js";
-import type { NotificationAttemptResult } from "../storage/notification-store.js";
 import type { NotificationsTable } from "../storage/schema.js";
+import type { NotificationAttemptResult } from "../storage/store.js";
 import { Periodic } from "./periodic.js";
 
 const FAN_OUT_BATCH = 50;
@@ -38,7 +38,7 @@ type DispatchConfig = Pick<
 >;
 
 /** When attempt `attempt` (1-based) failed at `now`: the next one's time, or null to give up. */
-export function nextNotifyAttempt(config: DispatchConfig, attempt: number, now: Date): Date | null {
+function nextNotifyAttempt(config: DispatchConfig, attempt: number, now: Date): Date | null {
   if (attempt >= config.NOTIFY_MAX_ATTEMPTS) return null;
   const wait = Math.min(config.NOTIFY_RETRY_BASE_MS * 2 ** (attempt - 1), MAX_BACKOFF_MS);
   return new Date(now.getTime() + wait);
@@ -82,7 +82,12 @@ export class NotificationDispatcher {
     for (let round = 0; round < MAX_ROUNDS; round++) {
       const events = await store.pendingEvents(FAN_OUT_BATCH);
       for (const event of events) {
-        await store.fanOut(event.id, await messagesOf(this.services, event, this.options.baseUrl));
+        // One event that cannot be composed now (a read failed) waits for the next tick; the others go on.
+        try {
+          await store.fanOut(event.id, await messagesOf(this.services, event, this.options.baseUrl));
+        } catch (err) {
+          this.options.logger?.error({ err, event: event.id }, "notification fan-out failed");
+        }
       }
       handled += events.length;
       if (events.length < FAN_OUT_BATCH) break;

@@ -3,6 +3,7 @@
 
 import { afterAll, describe } from "vitest";
 import { openPostgresTestStore, type TestStore } from "../helpers/test-store.js";
+import { runNotificationStoreContract } from "./notification-store-contract.js";
 import { runSiteStoreContract } from "./site-store-contract.js";
 import { runStoreContract } from "./store-contract.js";
 import { runTrackingLinkStoreContract } from "./tracking-link-store-contract.js";
@@ -25,6 +26,11 @@ describe.skipIf(!url)("on TEST_DATABASE_URL", () => {
     return t.store;
   });
   runTrackingLinkStoreContract("postgres", async (clock) => {
+    const t = await openPostgresTestStore(4, clock);
+    opened.push(t);
+    return t.store;
+  });
+  runNotificationStoreContract("postgres", async (clock) => {
     const t = await openPostgresTestStore(4, clock);
     opened.push(t);
     return t.store;

@@ -11,6 +11,7 @@ import type { Database } from "../../src/storage/schema.js";
 import { openSqliteStore } from "../../src/storage/sqlite.js";
 import { DurableSqliteDialect, WalSync } from "../../src/storage/wal-sync.js";
 import { testRecord } from "../helpers/fixtures.js";
+import { runNotificationStoreContract } from "./notification-store-contract.js";
 import { runSiteStoreContract } from "./site-store-contract.js";
 import { runStoreContract } from "./store-contract.js";
 import { runTrackingLinkStoreContract } from "./tracking-link-store-contract.js";
@@ -21,6 +22,7 @@ afterAll(() => rmSync(dir, { recursive: true, force: true }));
 runStoreContract("sqlite", async (clock) => openSqliteStore(join(dir, "contract.sqlite"), clock));
 runSiteStoreContract("sqlite", async (clock) => openSqliteStore(join(dir, "sites.sqlite"), clock));
 runTrackingLinkStoreContract("sqlite", async (clock) => openSqliteStore(join(dir, "tracking.sqlite"), clock));
+runNotificationStoreContract("sqlite", async (clock) => openSqliteStore(join(dir, "notify.sqlite"), clock));
 
 describe("SQLite WAL checkpoints", () => {
   it("are run by the background thread, not by the commits on the serving connection", async () => {

@@ -66,7 +66,7 @@ function timeIn(iso: string, timeZone: string, withDay: boolean): string {
 }
 
 /** A window in the site's zone: "Tue, Dec 1, 9:00 AM to 11:00 AM CST". */
-export function windowText(window: { start: string; end: string }, timeZone: string): string {
+function windowText(window: { start: string; end: string }, timeZone: string): string {
   const start = timeIn(window.start, timeZone, true).replace(/ [A-Z][A-Za-z0-9+:-]*$/, "");
   return `${start} to ${timeIn(window.end, timeZone, false)}`;
 }
@@ -117,7 +117,9 @@ function describe(f: NotificationFacts): Described {
       return {
         subject: window ? `Your ${trade} visit moved: ${window}` : `Your ${trade} visit moved`,
         heading: `Your ${trade} visit${at} was rescheduled`,
-        lines: [window ? `The visit is now due ${window}.` : "The visit has a new time."],
+        lines: [
+          window ? `${who} (${trade}) is now due ${window}.` : `${who} (${trade}) will come at a new time.`,
+        ],
         links: f.trackingUrl ? [{ label: "Follow the visit", url: f.trackingUrl }] : [],
       };
     case "cancelled":
@@ -154,7 +156,7 @@ export function renderNotification(f: NotificationFacts): RenderedMessage {
     `<h1 style="font-size: 1.25em">${escapeHtml(d.heading)}</h1>`,
     ...d.lines.map((l) => `<p>${escapeHtml(l)}</p>`),
     ...d.links.map((l) => `<p><a href="${escapeHtml(l.url)}">${escapeHtml(l.label)}</a></p>`),
-    '<hr><p style="font-size: 0.85em; color: #555">',
+    '<hr><p style="font-size: 0.85em; color: #666">',
     `${escapeHtml(FOOTER)} <a href="${escapeHtml(f.unsubscribeUrl)}">Unsubscribe</a></p>`,
     "</body></html>",
     "",

@@ -5,7 +5,7 @@
 
 import { createHash } from "node:crypto";
 import { type NotificationKind, notificationKindOf } from "../../domain/notifications/events.js";
-import { recipientsOf, type Subscriber } from "../../domain/notifications/recipients.js";
+import { recipientsOf } from "../../domain/notifications/recipients.js";
 import {
   messageIdOf,
   type RenderedMessage,
@@ -44,9 +44,13 @@ export async function subscribersOf(
   services: ComposeServices,
   accountId: string,
   livemode: boolean,
-): Promise<Subscriber[]> {
+): Promise<Array<{ email: string; events: NotificationKind[]; seal: string }>> {
   const rows = await services.store.notifications.subscribers(accountId, livemode);
-  return rows.map((r) => ({ email: r.email, events: JSON.parse(r.events) as NotificationKind[] }));
+  return rows.map((r) => ({
+    email: r.email,
+    events: JSON.parse(r.events) as NotificationKind[],
+    seal: r.seal,
+  }));
 }
 
 async function technicianOf(services: ComposeServices, order: Order): Promise<string | null> {

@@ -122,6 +122,7 @@ async function attemptsAndPeople(db: Kysely<unknown>): Promise<void> {
     .addColumn("email", "text", (c) => c.notNull())
     .addColumn("events", "text", (c) => c.notNull())
     .addColumn("created_at", "text", (c) => c.notNull())
+    .addColumn("seal", "text", (c) => c.notNull())
     .addPrimaryKeyConstraint("notification_subscribers_pk", ["account_id", "livemode", "email"])
     .execute();
 }

@@ -30,6 +30,7 @@ import { handleError, sendProblem } from "./problem-reply.js";
 import { BODY_LIMIT, registerBodyParsing, registerRequestHooks } from "./request-hooks.js";
 import { registerTrackingPage } from "./tracking-page.js";
 import { registerTusUploads } from "./tus-uploads.js";
+import { registerUnsubscribePage } from "./unsubscribe-page.js";
 
 declare module "fastify" {
   interface FastifyRequest {
@@ -142,6 +143,7 @@ export async function buildApp(services: Services, options: AppOptions = {}): Pr
   registerConsoleSession(app, services);
   registerConsoleAssets(app, services);
   registerTrackingPage(app, services);
+  registerUnsubscribePage(app, services);
   await registerApiDocs(app);
   registerHealth(app, services);
   await registerAgentEndpoints(app, services);
