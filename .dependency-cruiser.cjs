@@ -11,7 +11,17 @@
 // import audit/ and no other library.
 
 const LIBRARIES = "^src/(audit|auth|net|probe|webhooks)/";
-const SUBJECTS = ["orders", "matching", "pool", "evals", "audit", "webhooks", "probe", "requests"];
+const SUBJECTS = [
+  "orders",
+  "matching",
+  "pool",
+  "evals",
+  "audit",
+  "webhooks",
+  "probe",
+  "requests",
+  "notifications",
+];
 /** Which subject folders of operations/ a subject may import (besides kernel/ and itself). */
 const SUBJECT_IMPORTS = {
   orders: ["matching"],
@@ -22,6 +32,9 @@ const SUBJECT_IMPORTS = {
   webhooks: [],
   probe: [],
   requests: ["orders"],
+  // The service report's link (orders); tracking/ and sites/ (the link a message carries, the account's
+  // owner) are not in this list's subjects.
+  notifications: ["orders"],
 };
 const subjectRules = SUBJECTS.map((subject) => {
   const others = SUBJECTS.filter((s) => s !== subject && !SUBJECT_IMPORTS[subject].includes(s));

@@ -117,6 +117,23 @@ const configSchema = z.object({
   REQUEST_SUBMIT_IP_RATE_LIMIT_BURST: positiveInt.default(5),
   REQUEST_SUBMIT_LINK_RATE_LIMIT_PER_MINUTE: positiveInt.default(10),
   REQUEST_SUBMIT_LINK_RATE_LIMIT_BURST: positiveInt.default(20),
+  /** Notifications to the people at the site (docs/customer-side.md): the SMTP server that sends them
+   * (smtp://user:pass@host:587, smtps://... for TLS from the start). Unset: messages are kept in the store,
+   * listed by the API and the console, and nothing is sent. */
+  SMTP_URL: z
+    .string()
+    .regex(/^smtps?:\/\/[^\s]+$/, "SMTP_URL must be an smtp:// or smtps:// URL")
+    .optional(),
+  /** The From of every notification (its domain also names the messages' Message-IDs). */
+  NOTIFY_FROM: z.string().min(3).max(254).default("Field Dispatch <notifications@localhost>"),
+  /** How often each process fans out notification events and sends due messages; 0: this process does not. */
+  NOTIFY_INTERVAL_MS: z.coerce.number().int().min(0).default(1000),
+  /** Deadline of each wait of one SMTP attempt (connection, greeting, each answer). */
+  NOTIFY_TIMEOUT_MS: positiveInt.max(120_000).default(10_000),
+  /** Attempts of one message before it is failed, and the wait before the second (doubling each time, at
+   * most an hour). */
+  NOTIFY_MAX_ATTEMPTS: positiveInt.max(50).default(8),
+  NOTIFY_RETRY_BASE_MS: positiveInt.max(3_600_000).default(60_000),
   /** How often each process sequences queued audit records into the tree and signs a checkpoint. */
   AUDIT_SEQUENCE_INTERVAL_MS: z.coerce.number().int().min(0).default(1000),
   /** The readiness probe (and every other outbound fetch) may reach private and loopback addresses.

@@ -33,7 +33,10 @@ export type IdPrefix =
   | "ivd"
   | "site"
   | "ast"
-  | "wrq";
+  | "wrq"
+  | "ntf"
+  | "nev"
+  | "nta";
 
 export function newId(prefix: IdPrefix, length = 20): string {
   return `${prefix}_${randomBase62(length)}`;

@@ -15,7 +15,12 @@ import { type BootstrapResult, bootstrap, issueSandboxDispatchKey } from "./boot
 import { clusterMetricsSource, offerWorkerMetrics } from "./cluster-metrics.js";
 import { type Config, loadConfig, loadEnvFile } from "./config.js";
 import { createLogger } from "./logger.js";
-import { createServices, createWebhookDispatcher, openStore } from "./services/create-services.js";
+import {
+  createNotificationDispatcher,
+  createServices,
+  createWebhookDispatcher,
+  openStore,
+} from "./services/create-services.js";
 import { seedSandboxMaintenance } from "./sim/sandbox-maintenance.js";
 import { SandboxPlayer } from "./sim/sandbox-player.js";
 import { buildApp } from "./transports/http/app.js";
@@ -210,6 +215,8 @@ async function serve(config: Config, prepare: boolean): Promise<void> {
   sandbox?.start(); // the sandbox's simulated contractors
   const webhooks = createWebhookDispatcher(config, store, { logger, metrics: services.metrics });
   webhooks.start(config.WEBHOOK_INTERVAL_MS);
+  const notifications = createNotificationDispatcher(services, { logger });
+  notifications.start(config.NOTIFY_INTERVAL_MS); // messages to the people at the site
   const purge = setInterval(() => {
     store.idempotency
       .purgeExpired(services.now().toISOString())
@@ -248,6 +255,7 @@ async function serve(config: Config, prepare: boolean): Promise<void> {
     await maintenance.stop();
     await sandbox?.stop();
     await webhooks.close();
+    await notifications.close();
     await services.audit.stop();
     await services.audit
       .sequence(true)

@@ -129,6 +129,12 @@ const AUDIT_KINDS = {
   "request.rejected": "An account rejected a request: the request and why.",
   "request.policy_set":
     "An account set its request policy: create (a confident request becomes an order at once) or hold (every request waits for approval).",
+  "notification.sent":
+    "A notification to the people at a site was sent through SMTP (status sent) or kept in the store with no SMTP server (status kept): the message's id and Message-ID, its kind (booked, en_route, arrived, completed, rescheduled, cancelled), whom it went to (site_contact or subscriber, never the address), the message it resends if any, and the SHA-256 digest of the rendered message (subject, text and HTML), never its body.",
+  "notification.subscribers_set":
+    "An account set its people who receive its orders' notifications: how many, and a SHA-256 digest of their addresses and kinds (never the addresses).",
+  "notification.resent":
+    "An account asked for a notification to be sent again: the message resent and the new message's id (sealed notification.sent in its turn).",
   "pool.imported":
     "Contractors were imported into a pool (pool: live or sandbox; a live record for the live pool): how many were added and updated, and a digest of the file.",
 } as const;

@@ -35,6 +35,16 @@ import { estimateOperation } from "./matching/estimate.js";
 import { quoteOperation } from "./matching/quote.js";
 import { tradeIndexOperation } from "./matching/trade-index.js";
 import {
+  notificationOperation,
+  notificationResendOperation,
+  notificationsOperation,
+} from "./notifications/notification-log.js";
+import {
+  notificationOptOutOperation,
+  notificationSubscribersOperation,
+  notificationSubscribersSetOperation,
+} from "./notifications/notification-people.js";
+import {
   attachmentContentOperation,
   attachmentListOperation,
   attachmentThumbnailOperation,
@@ -220,6 +230,12 @@ export const OPERATIONS: readonly AnyOperation[] = [
   requestRejectOperation,
   requestPolicyOperation,
   requestPolicySetOperation,
+  notificationsOperation,
+  notificationOperation,
+  notificationResendOperation,
+  notificationSubscribersOperation,
+  notificationSubscribersSetOperation,
+  notificationOptOutOperation,
   webhooksConfigOperation,
   webhooksSetEndpointOperation,
   webhooksRotateSecretOperation,

@@ -10,9 +10,11 @@ import { ContractorRefs } from "../auth/contractor-refs.js";
 import { MemoryRateLimiter, type RateLimiter } from "../auth/rate-limiter.js";
 import { RedisRateLimiter } from "../auth/redis-rate-limiter.js";
 import { TrackingTokens } from "../auth/tracking-tokens.js";
+import { UnsubscribeTokens } from "../auth/unsubscribe-tokens.js";
 import { type Clock, systemClock } from "../clock.js";
 import type { Config } from "../config.js";
 import { Metrics } from "../metrics.js";
+import { keptMailer, smtpMailer } from "../net/mailer.js";
 import { type FetcherOptions, SafeFetcher } from "../net/safe-fetch.js";
 import { ContractorPool } from "../operations/kernel/contractor-pool.js";
 import { DayPlanner } from "../operations/kernel/day-planner.js";
@@ -23,6 +25,8 @@ import { PROBE_CACHE_TTL_MS, ProbeService } from "../probe/probe.js";
 import { openPostgresStore } from "../storage/postgres.js";
 import { openSqliteStore } from "../storage/sqlite.js";
 import type { Store } from "../storage/store.js";
+import { webhookBaseUrl } from "../webhooks/outbox.js";
+import { NotificationDispatcher } from "../workers/notification-dispatcher.js";
 import { collectOrphanBlobs } from "../workers/orphan-blobs.js";
 import { WebhookDispatcher } from "../workers/webhook-dispatcher.js";
 
@@ -148,6 +152,7 @@ export function createServices(
         : signer.deriveSecret("field-dispatch request links v1"),
       "request v1",
     ),
+    unsubscribe: new UnsubscribeTokens(signer.deriveSecret("field-dispatch unsubscribe links v1")),
     planner: new DayPlanner(),
     events: new EventFeed(store.orderEvents, (err) =>
       options.logger?.error({ err }, "event stream: reading the order event log failed"),
@@ -181,6 +186,19 @@ export function createWebhookDispatcher(
     },
     ...(options.metrics ? { metrics: options.metrics } : {}),
     ...(options.now ? { now: options.now } : {}),
+    ...(options.logger ? { logger: options.logger } : {}),
+  });
+}
+
+/** The notifications' worker the configuration describes: SMTP with SMTP_URL, else messages kept. */
+export function createNotificationDispatcher(
+  services: Services,
+  options: { logger?: FastifyBaseLogger } = {},
+): NotificationDispatcher {
+  const { config } = services;
+  return new NotificationDispatcher(services, {
+    mailer: config.SMTP_URL ? smtpMailer(config.SMTP_URL, config.NOTIFY_TIMEOUT_MS) : keptMailer,
+    baseUrl: webhookBaseUrl(config),
     ...(options.logger ? { logger: options.logger } : {}),
   });
 }

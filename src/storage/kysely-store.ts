@@ -23,6 +23,7 @@ import { KyselyInvoicePolicyStore } from "./invoice-policy-store.js";
 import { KyselyKeyStore } from "./key-store.js";
 import { KyselyMaintenanceStore } from "./maintenance-store.js";
 import { migrationProvider } from "./migrations/all-migrations.js";
+import { KyselyNotificationStore } from "./notification-store.js";
 import { OrderEventStore, type RemoteListener } from "./order-event-store.js";
 import { KyselyOrderStore } from "./order-store.js";
 import { KyselyRatingStore } from "./rating-store.js";
@@ -66,6 +67,7 @@ export class KyselyStore implements Store {
   readonly sites: KyselySiteStore;
   readonly trackingLinks: KyselyTrackingLinkStore;
   readonly requests: KyselyRequestStore;
+  readonly notifications: KyselyNotificationStore;
   readonly schedules: ScheduleStore;
   readonly maintenance: KyselyMaintenanceStore;
   /** PostgreSQL schema the store works in, when not the default (the migration tables live there too). */
@@ -121,6 +123,7 @@ export class KyselyStore implements Store {
     this.sites = new KyselySiteStore(db);
     this.trackingLinks = new KyselyTrackingLinkStore(db);
     this.requests = new KyselyRequestStore(db);
+    this.notifications = new KyselyNotificationStore(db, dialect);
     this.clock = options.clock;
     this.schedules = new ScheduleStore(db);
     this.maintenance = new KyselyMaintenanceStore(db);

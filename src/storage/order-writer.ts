@@ -27,8 +27,11 @@
 import type { Kysely, Transaction } from "kysely";
 import type { AuditEntry } from "../audit/record.js";
 import type { Commitment } from "../domain/commitments.js";
+import { notificationKindOf } from "../domain/notifications/events.js";
 import type { OrderChange } from "../domain/orders/order.js";
+import { newSortableId } from "../ids.js";
 import { blockColumns, commitmentOf, type TransactionTime } from "./commitment-ledger.js";
+import { enqueueNotification } from "./notification-outbox.js";
 import type { NewOrderEvent } from "./order-event-store.js";
 import { type OfferRow, type OrderRow, offerToRow, orderPatchToRow, orderToRow } from "./order-rows.js";
 import type { CapacityHoldsTable, Database, WebhookEventsTable } from "./schema.js";
@@ -380,6 +383,17 @@ export async function commitOrderChange(w: WriterTx, c: CommittableChange): Prom
     if (Number(decided.numUpdatedRows) === 0) {
       throw new Error(`NTE request ${decide.id} was decided outside its order`);
     }
+  }
+  // A change the site's people hear of (domain/notifications/events.ts): its outbox row, when someone may.
+  if (notificationKindOf(change.event?.type) !== null && change.event) {
+    await enqueueNotification(w.trx, {
+      id: newSortableId("nev"),
+      account_id: after.account_id,
+      livemode: after.livemode ? 1 : 0,
+      order_id: after.id,
+      event: change.event.type,
+      created_at: change.event.at,
+    });
   }
   w.buffered.audit.push(...c.audit);
   if (c.outbox) w.buffered.events.push(c.outbox);

@@ -492,6 +492,11 @@ export interface Database {
   request_links: RequestLinksTable;
   requests: RequestsTable;
   request_policies: RequestPoliciesTable;
+  notification_events: NotificationEventsTable;
+  notifications: NotificationsTable;
+  notification_attempts: NotificationAttemptsTable;
+  notification_opt_outs: NotificationOptOutsTable;
+  notification_subscribers: NotificationSubscribersTable;
 }
 
 /** A site's request link (migration 0045; operations/requests/). The token is not stored: it is the id and
@@ -550,6 +555,87 @@ export interface RequestPoliciesTable {
   mode: "create" | "hold";
   updated_at: string;
   updated_by: string;
+  seal: string;
+}
+
+/** The notifications' outbox (migration 0044): a notifiable change of an order, written in its transaction. */
+export interface NotificationEventsTable {
+  id: string;
+  account_id: string;
+  livemode: number;
+  order_id: string;
+  /** The order event (order.accepted, ...): domain/notifications/events.ts names its kind. */
+  event: string;
+  created_at: string;
+  fanned_out: number;
+}
+
+export type NotificationStatus = "pending" | "sent" | "kept" | "failed" | "cancelled";
+
+/** One message of a notification event to one recipient (migration 0044). */
+export interface NotificationsTable {
+  id: string;
+  event_id: string;
+  /** The message this one resends; null for the event's own. */
+  resend_of: string | null;
+  account_id: string;
+  livemode: number;
+  order_id: string;
+  /** The notification's kind (booked, en_route, arrived, completed, rescheduled, cancelled). */
+  event: string;
+  recipient: string;
+  recipient_role: "site_contact" | "subscriber";
+  status: NotificationStatus;
+  attempts: number;
+  next_attempt_at: string | null;
+  lease_until: string | null;
+  /** The Message-ID header, <id@host>: the same on every attempt. */
+  message_id: string;
+  subject: string;
+  text_body: string;
+  html_body: string;
+  /** SHA-256 of the rendered message (what notification.sent seals, never the body). */
+  digest: string;
+  last_error: string | null;
+  created_at: string;
+  updated_at: string;
+  sent_at: string | null;
+  /** The seal of its notification.sent record, once sent or kept. */
+  seal: string | null;
+}
+
+export interface NotificationAttemptsTable {
+  id: string;
+  notification_id: string;
+  attempt: number;
+  started_at: string;
+  duration_ms: number;
+  outcome: "sent" | "kept" | "retrying" | "failed" | "cancelled";
+  /** The SMTP server's answer (sent), when there is one. */
+  response: string | null;
+  error: string | null;
+  next_attempt_at: string | null;
+}
+
+interface NotificationOptOutsTable {
+  account_id: string;
+  livemode: number;
+  /** Lower case. */
+  email: string;
+  created_at: string;
+  /** "link": the message's unsubscribe link; "api": the account. */
+  source: string;
+}
+
+export interface NotificationSubscribersTable {
+  account_id: string;
+  livemode: number;
+  /** Lower case. */
+  email: string;
+  /** JSON array of the kinds the person wants. */
+  events: string;
+  created_at: string;
+  /** The seal of the notification.subscribers_set record that set the list. */
   seal: string;
 }
 

@@ -35,6 +35,11 @@ import type {
   ContractorsTable,
   ContractorTimeOffTable,
   IdempotencyKeysTable,
+  NotificationAttemptsTable,
+  NotificationEventsTable,
+  NotificationStatus,
+  NotificationSubscribersTable,
+  NotificationsTable,
   QuotesTable,
   RequestLinksTable,
   RequestPoliciesTable,
@@ -763,6 +768,8 @@ export interface Store {
   readonly trackingLinks: TrackingLinkStore;
   /** Sites' request links, the requests reported at sites and the accounts' request policies. */
   readonly requests: RequestStore;
+  /** Notifications to the people at the site: outbox, messages, attempts, opt-outs, opted-in people. */
+  readonly notifications: NotificationStore;
   /** The blob store that goes with this store: chunked rows on PostgreSQL (shared by every process),
    * files under `dir` (the data directory's blobs/) on the embedded store. */
   blobStore(dir: string): BlobStore;
@@ -778,6 +785,63 @@ export interface Store {
   readonly orderEvents: OrderEventLog & PurgeableTable;
   /** The day optimiser's proposals (schedule-store.ts). */
   readonly schedules: ScheduleProposals;
+}
+
+/** Notifications to the people at the site (migration 0044; storage/notification-store.ts). */
+export interface NotificationStore {
+  /** Outbox rows not yet fanned out, oldest first. */
+  pendingEvents(limit: number): Promise<NotificationEventsTable[]>;
+  /** Writes an event's messages (each once per recipient, whoever writes it) and marks it fanned out. */
+  fanOut(eventId: string, messages: NotificationsTable[]): Promise<number>;
+  insert(row: NotificationsTable, tx?: WriteTx): Promise<void>;
+  /** Claims due messages under a lease until `leaseUntil`, counting the attempt. */
+  claimDue(now: string, leaseUntil: string, limit: number): Promise<NotificationsTable[]>;
+  /** Logs an attempt and settles the message while the claim holds: whether it held. */
+  recordAttempt(
+    id: string,
+    attempt: number,
+    result: NotificationAttemptResult,
+    seal: string | null,
+    tx: WriteTx,
+  ): Promise<boolean>;
+  list(q: NotificationQuery): Promise<NotificationsTable[]>;
+  byId(id: string, tx?: WriteTx): Promise<NotificationsTable | undefined>;
+  attemptsOf(id: string): Promise<NotificationAttemptsTable[]>;
+  ofEvent(eventId: string): Promise<NotificationsTable[]>;
+  subscribers(accountId: string, livemode: boolean): Promise<NotificationSubscribersTable[]>;
+  setSubscribers(
+    accountId: string,
+    livemode: boolean,
+    rows: NotificationSubscribersTable[],
+    tx: WriteTx,
+  ): Promise<void>;
+  /** Of `emails` (lower case), those opted out of the account's messages in a mode. */
+  optedOut(accountId: string, livemode: boolean, emails: readonly string[]): Promise<Set<string>>;
+  /** Opts an address out (true) or back in (false); whether anything changed. */
+  setOptOut(
+    row: { account_id: string; livemode: number; email: string; created_at: string; source: string },
+    out: boolean,
+    tx?: WriteTx,
+  ): Promise<boolean>;
+}
+
+export interface NotificationQuery {
+  accountId: string;
+  livemode: boolean;
+  orderId?: string | undefined;
+  status?: NotificationStatus | undefined;
+  /** Keyset: messages older than this id (newest first). */
+  before?: string | undefined;
+  limit: number;
+}
+
+export interface NotificationAttemptResult {
+  startedAt: string;
+  durationMs: number;
+  outcome: NotificationAttemptsTable["outcome"];
+  response: string | null;
+  error: string | null;
+  nextAttemptAt: string | null;
 }
 
 /** Orders' tracking links (migration 0043; operations/tracking/). */

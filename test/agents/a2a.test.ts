@@ -11,6 +11,7 @@ import { type Client, ClientFactory } from "@a2a-js/sdk/client";
 import sharp from "sharp";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { AGENT_OPERATIONS as OPERATIONS } from "../../src/operations/registry.js";
+import { createNotificationDispatcher } from "../../src/services/create-services.js";
 import {
   AGENT_INLINE_MAX_BYTES,
   agentOutputSchema,
@@ -379,6 +380,20 @@ describe("A2A", () => {
       (await run("dispatch.tracking_link_revoke", { order_id: order.order_id, reason: "by the agent" }))
         .state,
     ).toBe("revoked");
+    // Notifications: the order at the site cancelled (its contact hears of it); with no SMTP server the
+    // worker keeps the message. The agent lists, reads and resends it, and sets who receives them.
+    await run("dispatch.order_cancel", { order_id: sited.order_id });
+    await createNotificationDispatcher(h.services).tick();
+    const notified = (await run("dispatch.notifications", { order_id: sited.order_id }))
+      .notifications as Array<{
+      notification_id: string;
+    }>;
+    expect(notified[0]).toMatchObject({ event: "cancelled", status: "kept" });
+    await run("dispatch.notification", { notification_id: notified[0]?.notification_id });
+    await run("dispatch.notification_resend", { notification_id: notified[0]?.notification_id });
+    await run("dispatch.notification_subscribers_set", example("dispatch.notification_subscribers_set"));
+    await run("dispatch.notification_subscribers", {});
+    await run("dispatch.notification_opt_out", example("dispatch.notification_opt_out"));
     const rated = await run("dispatch.order_rate", {
       order_id: order.order_id,
       quality: 4,

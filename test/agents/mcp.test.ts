@@ -19,6 +19,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { SANDBOX_ACCOUNT, SANDBOX_KEY_LABEL, sandboxKeyOf } from "../../src/auth/sandbox-key.js";
 import type { Access } from "../../src/operations/kernel/operation.js";
 import { AGENT_OPERATIONS as OPERATIONS } from "../../src/operations/registry.js";
+import { createNotificationDispatcher } from "../../src/services/create-services.js";
 import { runsOnServerKey } from "../../src/transports/agent-call.js";
 import { buildApp } from "../../src/transports/http/app.js";
 import { mcpTools } from "../../src/transports/mcp.js";
@@ -407,6 +408,20 @@ describe("MCP tools", () => {
       (await call("dispatch.tracking_link_revoke", { order_id: order.order_id, reason: "by the agent" }))
         .state,
     ).toBe("revoked");
+    // Notifications: the order at the site cancelled (its contact hears of it); with no SMTP server the
+    // worker keeps the message. The agent lists, reads and resends it, and sets who receives them.
+    await call("dispatch.order_cancel", { order_id: sited.order_id });
+    await createNotificationDispatcher(h.services).tick();
+    const notified = (await call("dispatch.notifications", { order_id: sited.order_id }))
+      .notifications as Array<{
+      notification_id: string;
+    }>;
+    expect(notified[0]).toMatchObject({ event: "cancelled", status: "kept" });
+    await call("dispatch.notification", { notification_id: notified[0]?.notification_id });
+    await call("dispatch.notification_resend", { notification_id: notified[0]?.notification_id });
+    await call("dispatch.notification_subscribers_set", example("dispatch.notification_subscribers_set"));
+    await call("dispatch.notification_subscribers", {});
+    await call("dispatch.notification_opt_out", example("dispatch.notification_opt_out"));
     const rated = await call("dispatch.order_rate", {
       order_id: order.order_id,
       quality: 5,

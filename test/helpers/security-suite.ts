@@ -12,9 +12,10 @@ import type { LightMyRequestResponse } from "fastify";
 import { afterAll, describe, expect, it } from "vitest";
 import { generateApiKey } from "../../src/auth/api-key.js";
 import { CONTRACTOR_REF_PATTERN } from "../../src/auth/contractor-refs.js";
-import type { IdPrefix } from "../../src/ids.js";
+import { type IdPrefix, newSortableId } from "../../src/ids.js";
 import type { AnyOperation } from "../../src/operations/kernel/operation.js";
 import { planCreateOperation } from "../../src/operations/maintenance/plans.js";
+import { notificationSubscribersSetOperation } from "../../src/operations/notifications/notification-people.js";
 import { attachmentUploadOperation } from "../../src/operations/orders/attachments.js";
 import { checklistTemplateCreateOperation } from "../../src/operations/orders/checklist-templates.js";
 import {
@@ -118,6 +119,9 @@ const ID_PREFIXES = [
   "ast",
   "mpl",
   "wrq",
+  "ntf",
+  "nev",
+  "nta",
 ] as const satisfies readonly IdPrefix[];
 const everyPrefixListed: Exclude<IdPrefix, (typeof ID_PREFIXES)[number]> extends never ? true : false = true;
 void everyPrefixListed;
@@ -125,6 +129,7 @@ void everyPrefixListed;
 /** The ids the world provides, by prefix; and `cref`, the owner account's handle of a contractor (an
  * account names a contractor by its handle: another account's handle of it is another string). */
 const RESOLVED = [
+  "ntf",
   "ord",
   "ofr",
   "nte",
@@ -343,6 +348,40 @@ export function inputOf(op: AnyOperation, world: World): Record<string, unknown>
  * checklist; the account's do-not-dispatch entry of another contractor (dnd_), and its handle of C (the
  * cref- an example names); the account's site (site_) and an asset at it (ast_).
  */
+/** A kept notification of the owner's order (test mode), as the worker would have written it. */
+async function seedNotification(h: Harness, accountId: string, orderId: string): Promise<string> {
+  const at = h.services.now().toISOString();
+  const id = newSortableId("ntf");
+  await h.services.store.notifications.fanOut(newSortableId("nev"), [
+    {
+      id,
+      event_id: `nev_sec${id.slice(4)}`,
+      resend_of: null,
+      account_id: accountId,
+      livemode: 0,
+      order_id: orderId,
+      event: "booked",
+      recipient: "store42@example.com",
+      recipient_role: "site_contact",
+      status: "kept",
+      attempts: 1,
+      next_attempt_at: null,
+      lease_until: null,
+      message_id: `<${id}@localhost>`,
+      subject: "Your Plumbing visit is booked",
+      text_body: "Your Plumbing visit is booked",
+      html_body: "<p>Your Plumbing visit is booked</p>",
+      digest: "0".repeat(64),
+      last_error: null,
+      created_at: at,
+      updated_at: at,
+      sent_at: at,
+      seal: null,
+    },
+  ]);
+  return id;
+}
+
 export async function buildWorld(h: Harness): Promise<World> {
   const tag = Math.random().toString(36).slice(2, 10);
   const account = `owner-${tag}`;
@@ -444,6 +483,14 @@ export async function buildWorld(h: Harness): Promise<World> {
   });
   // The first order's tracking link, in force (dispatch.tracking_link_revoke's control revokes it).
   await run(trackingLinkOperation, caller, { order_id: first });
+  // The owner's opted-in people (a list named by its record's seal), and a notification (ntf_) of the first
+  // order, kept, written through the store as the notifications' worker writes it.
+  const people = await run(
+    notificationSubscribersSetOperation,
+    caller,
+    notificationSubscribersSetOperation.example,
+  );
+  const notification = await seedNotification(h, ownerAccount, first);
   // The owner's site (site_) and an asset at it (ast_), of another serial than the asset example's.
   const site = await run(siteCreateOperation, caller, siteCreateOperation.example);
   const asset = await run(assetCreateOperation, caller, {
@@ -500,6 +547,7 @@ export async function buildWorld(h: Harness): Promise<World> {
     ast: asset.asset_id,
     mpl: plan.plan_id,
     wrq: request.request_id,
+    ntf: notification,
     cref: h.services.refs.of(ownerAccount, c),
   };
   return {
@@ -527,6 +575,7 @@ export async function buildWorld(h: Harness): Promise<World> {
       (await h.services.keys.authenticate(caller)).keyId,
       counterPolicy.record.seal,
       requestPolicy.seal,
+      people.seal,
     ],
     orders: [first, second, windowed.order],
     windowed,

@@ -3,6 +3,7 @@
 
 import { afterAll, describe } from "vitest";
 import { openPostgresTestStore, type TestStore } from "../helpers/test-store.js";
+import { runNotificationStoreContract } from "./notification-store-contract.js";
 import { runRequestStoreContract } from "./request-store-contract.js";
 import { runSiteStoreContract } from "./site-store-contract.js";
 import { runStoreContract } from "./store-contract.js";
@@ -31,6 +32,11 @@ describe.skipIf(!url)("on TEST_DATABASE_URL", () => {
     return t.store;
   });
   runRequestStoreContract("postgres", async (clock) => {
+    const t = await openPostgresTestStore(4, clock);
+    opened.push(t);
+    return t.store;
+  });
+  runNotificationStoreContract("postgres", async (clock) => {
     const t = await openPostgresTestStore(4, clock);
     opened.push(t);
     return t.store;

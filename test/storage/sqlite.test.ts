@@ -11,6 +11,7 @@ import type { Database } from "../../src/storage/schema.js";
 import { openSqliteStore } from "../../src/storage/sqlite.js";
 import { DurableSqliteDialect, WalSync } from "../../src/storage/wal-sync.js";
 import { testRecord } from "../helpers/fixtures.js";
+import { runNotificationStoreContract } from "./notification-store-contract.js";
 import { runRequestStoreContract } from "./request-store-contract.js";
 import { runSiteStoreContract } from "./site-store-contract.js";
 import { runStoreContract } from "./store-contract.js";
@@ -23,6 +24,7 @@ runStoreContract("sqlite", async (clock) => openSqliteStore(join(dir, "contract.
 runSiteStoreContract("sqlite", async (clock) => openSqliteStore(join(dir, "sites.sqlite"), clock));
 runTrackingLinkStoreContract("sqlite", async (clock) => openSqliteStore(join(dir, "tracking.sqlite"), clock));
 runRequestStoreContract("sqlite", async (clock) => openSqliteStore(join(dir, "requests.sqlite"), clock));
+runNotificationStoreContract("sqlite", async (clock) => openSqliteStore(join(dir, "notify.sqlite"), clock));
 
 describe("SQLite WAL checkpoints", () => {
   it("are run by the background thread, not by the commits on the serving connection", async () => {

@@ -10,6 +10,7 @@ import { subscribe } from "../live";
 import type { Counter, Order, OrderStatus, StreamEvent } from "../types";
 import { CounterDecision } from "./counters";
 import { ExcludeContractor } from "./do-not-dispatch";
+import { NotificationsPanel } from "./notifications";
 import { Proof } from "./proof";
 import { OrderRating, rateable } from "./ratings";
 import { ArrivalWhen, PlannedBadge, StatusPill } from "./status";
@@ -260,6 +261,7 @@ export function AccountView() {
           ))}
         </ul>
       )}
+      <NotificationsPanel />
     </section>
   );
 }

@@ -8,6 +8,7 @@ import type { ConsoleSessions } from "../../auth/console-sessions.js";
 import type { ContractorRefs } from "../../auth/contractor-refs.js";
 import type { RateLimiter } from "../../auth/rate-limiter.js";
 import type { TrackingTokens } from "../../auth/tracking-tokens.js";
+import type { UnsubscribeTokens } from "../../auth/unsubscribe-tokens.js";
 import type { Config } from "../../config.js";
 import type { KeyRole } from "../../domain/key-roles.js";
 import type { ContractorKey } from "../../domain/orders/commands.js";
@@ -49,6 +50,8 @@ export interface Services {
   tracking: TrackingTokens;
   /** Sites' request links' tokens (operations/requests/): the same scheme under a secret of their own. */
   requestLinks: TrackingTokens;
+  /** Notification messages' unsubscribe links. */
+  unsubscribe: UnsubscribeTokens;
   /** The optimised day's planning, on worker threads (one run per mode at a time). */
   planner: DayPlanner;
   now(): Date;

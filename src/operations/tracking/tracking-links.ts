@@ -4,11 +4,11 @@
 // tracking.link_revoked). A revocation takes effect at once: the page answers 404 and its open streams end.
 
 import { z } from "zod";
-import { sealRecord } from "../../audit/record.js";
+import { type Actor, sealRecord } from "../../audit/record.js";
 import type { Order } from "../../domain/orders/order.js";
 import { ApiError } from "../../errors.js";
 import type { TrackingLinksTable } from "../../storage/schema.js";
-import { defineOperation, type OperationContext } from "../kernel/operation.js";
+import { defineOperation, type OperationContext, type Services } from "../kernel/operation.js";
 import { ownerOf } from "../sites/site-views.js";
 import { linkExpiry } from "./tracking-view.js";
 
@@ -49,7 +49,7 @@ function linkView(ctx: OperationContext, link: TrackingLinksTable, order: Order)
     link_id: link.id,
     order_id: link.order_id,
     state: link.revoked_at !== null ? "revoked" : expired ? "expired" : "active",
-    url: link.revoked_at === null ? `${ctx.baseUrl}/t/${ctx.services.tracking.tokenOf(link.id)}` : null,
+    url: link.revoked_at === null ? trackingUrl(ctx.services, ctx.baseUrl, link.id) : null,
     created_at: link.created_at,
     expires_at: expiresAt,
     revoked_at: link.revoked_at,
@@ -63,6 +63,57 @@ async function ownOrder(ctx: OperationContext, orderId: string): Promise<Order> 
   const order = await ctx.services.store.orders.find(orderId, owner.accountId, owner.livemode);
   if (!order) throw new ApiError("not_found", `No order ${orderId} for this API key.`);
   return order;
+}
+
+/**
+ * The order's tracking link in force, issued now (sealed: tracking.link_issued, by `actor`) when it has
+ * none. Also what the notifications' worker calls (a system actor) before a message carries the link.
+ */
+export async function issueTrackingLink(
+  services: Pick<Services, "store" | "tracking" | "config" | "now">,
+  order: Order,
+  actor: Actor,
+): Promise<TrackingLinksTable> {
+  const { store, tracking } = services;
+  const at = services.now().toISOString();
+  const inForce = await store.trackingLinks.live(order.id);
+  if (inForce) return inForce;
+  const id = tracking.newId();
+  const record = sealRecord({
+    kind: "tracking.link_issued",
+    at,
+    accountId: order.account_id,
+    livemode: order.livemode,
+    orderId: order.id,
+    actor,
+    data: { link_id: id, order_id: order.id },
+  });
+  const row: TrackingLinksTable = {
+    id,
+    order_id: order.id,
+    account_id: order.account_id,
+    livemode: order.livemode ? 1 : 0,
+    created_at: at,
+    created_by: actor,
+    // Issued for an order already closed: its expiry is known now (else the page computes it).
+    expires_at: linkExpiry({ expires_at: null }, order, services.config.TRACKING_LINK_DAYS_AFTER_CLOSE),
+    revoked_at: null,
+    revoked_by: null,
+    seal: record.seal,
+  };
+  const link = await store.write(async (tx) => {
+    // Two calls at once: the partial unique index lets one insert; the other answers its link.
+    if (!(await store.trackingLinks.insert(row, tx))) return store.trackingLinks.live(order.id, tx);
+    tx.appendAudit(record);
+    return row;
+  });
+  if (!link) throw new Error(`the tracking link of ${order.id} was neither inserted nor found`);
+  return link;
+}
+
+/** The address of a link's page. */
+export function trackingUrl(services: Pick<Services, "tracking">, baseUrl: string, linkId: string): string {
+  return `${baseUrl}/t/${services.tracking.tokenOf(linkId)}`;
 }
 
 export const trackingLinkOperation = defineOperation({
@@ -86,43 +137,8 @@ export const trackingLinkOperation = defineOperation({
   output: trackingLinkSchema,
   example: { order_id: "ord_0VberZOdAb12Cd34Ef56" },
   async handler(ctx, input) {
-    const owner = ownerOf(ctx);
     const order = await ownOrder(ctx, input.order_id);
-    const { store, tracking } = ctx.services;
-    const at = ctx.services.now().toISOString();
-    const inForce = await store.trackingLinks.live(order.id);
-    if (inForce) return linkView(ctx, inForce, order);
-    const id = tracking.newId();
-    const record = sealRecord({
-      kind: "tracking.link_issued",
-      at,
-      accountId: owner.accountId,
-      livemode: owner.livemode,
-      orderId: order.id,
-      actor: owner.actor,
-      data: { link_id: id, order_id: order.id },
-    });
-    const row: TrackingLinksTable = {
-      id,
-      order_id: order.id,
-      account_id: owner.accountId,
-      livemode: owner.livemode ? 1 : 0,
-      created_at: at,
-      created_by: owner.actor,
-      // Issued for an order already closed: its expiry is known now (else the page computes it).
-      expires_at: linkExpiry({ expires_at: null }, order, ctx.services.config.TRACKING_LINK_DAYS_AFTER_CLOSE),
-      revoked_at: null,
-      revoked_by: null,
-      seal: record.seal,
-    };
-    const link = await store.write(async (tx) => {
-      // Two calls at once: the partial unique index lets one insert; the other answers its link.
-      if (!(await store.trackingLinks.insert(row, tx))) return store.trackingLinks.live(order.id, tx);
-      tx.appendAudit(record);
-      return row;
-    });
-    if (!link) throw new Error(`the tracking link of ${order.id} was neither inserted nor found`);
-    return linkView(ctx, link, order);
+    return linkView(ctx, await issueTrackingLink(ctx.services, order, ownerOf(ctx).actor), order);
   },
 });
 

@@ -107,7 +107,7 @@ export function linkExpiry(
 }
 
 /** The first word of a name, at most 40 characters ("" when it has none). */
-function firstNameOf(name: string): string {
+export function firstNameOf(name: string): string {
   return (name.trim().split(/\s+/u)[0] ?? "").slice(0, 40);
 }
 

@@ -46,6 +46,7 @@ import { migration0040 } from "./0040-invoice-exports.js";
 import { migration0041 } from "./0041-sites.js";
 import { migration0042 } from "./0042-maintenance-plans.js";
 import { migration0043 } from "./0043-tracking-links.js";
+import { migration0044 } from "./0044-notifications.js";
 import { migration0045 } from "./0045-requests.js";
 
 const MIGRATIONS: Record<Dialect, Record<string, Migration>> = {
@@ -93,6 +94,7 @@ const MIGRATIONS: Record<Dialect, Record<string, Migration>> = {
     "0041-sites": migration0041,
     "0042-maintenance-plans": migration0042,
     "0043-tracking-links": migration0043,
+    "0044-notifications": migration0044,
     "0045-requests": migration0045,
   },
   postgres: {
@@ -139,6 +141,7 @@ const MIGRATIONS: Record<Dialect, Record<string, Migration>> = {
     "0041-sites": migration0041,
     "0042-maintenance-plans": migration0042,
     "0043-tracking-links": migration0043,
+    "0044-notifications": migration0044,
     "0045-requests": migration0045,
   },
 };

@@ -31,6 +31,7 @@ import { BODY_LIMIT, registerBodyParsing, registerRequestHooks } from "./request
 import { registerRequestPage } from "./request-page.js";
 import { registerTrackingPage } from "./tracking-page.js";
 import { registerTusUploads } from "./tus-uploads.js";
+import { registerUnsubscribePage } from "./unsubscribe-page.js";
 
 declare module "fastify" {
   interface FastifyRequest {
@@ -144,6 +145,7 @@ export async function buildApp(services: Services, options: AppOptions = {}): Pr
   registerConsoleAssets(app, services);
   registerTrackingPage(app, services);
   registerRequestPage(app, services);
+  registerUnsubscribePage(app, services);
   await registerApiDocs(app);
   registerHealth(app, services);
   await registerAgentEndpoints(app, services);

@@ -1,0 +1,108 @@
+// The unsubscribe link every notification carries (operations/notifications/): /n/unsubscribe/<token>.
+// GET shows a page asking to confirm (a mail scanner following links opts nobody out); POST opts the
+// message's address out of the account's notifications in its mode: the page's form, and the one-click
+// POST of RFC 8058 (List-Unsubscribe-Post) that mail clients send. No key, no cookie, never indexed; a
+// tampered or unknown token answers one 404 page. Limited per client IP as the tracking pages are.
+
+import type { FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
+import { rateLimitHeaders } from "../../auth/rate-limit-headers.js";
+import { ApiError } from "../../errors.js";
+import type { Services } from "../../operations/kernel/operation.js";
+import type { NotificationsTable } from "../../storage/schema.js";
+import { secure } from "./console-assets.js";
+
+function page(title: string, body: string): string {
+  return `<!doctype html>
+<html lang="en">
+<head>
+<meta charset="utf-8">
+<meta name="viewport" content="width=device-width, initial-scale=1">
+<meta name="robots" content="noindex, nofollow">
+<meta name="referrer" content="no-referrer">
+<title>${title}</title>
+<link rel="stylesheet" href="/t/assets/tracking.css">
+</head>
+<body><main><h1>${title}</h1>
+${body}
+</main></body>
+</html>
+`;
+}
+
+const GONE = page(
+  "Link not available",
+  "<p>This unsubscribe link is not valid. Ask the team that sent the message.</p>",
+);
+const CONFIRM = page(
+  "Stop these messages?",
+  `<p>You will no longer receive messages about service visits from this team.</p>
+<form method="post"><button type="submit">Unsubscribe</button></form>`,
+);
+const DONE = page(
+  "You are unsubscribed",
+  "<p>You will receive no more of these messages. The team that sent them can add you back if you ask.</p>",
+);
+
+async function admit(services: Services, request: FastifyRequest, reply: FastifyReply): Promise<void> {
+  const policy = {
+    name: "unsubscribe-per-ip",
+    ratePerMinute: services.config.TRACKING_IP_RATE_LIMIT_PER_MINUTE,
+    burst: services.config.TRACKING_IP_RATE_LIMIT_BURST,
+  };
+  const decision = await services.limiter.consume(`unsubscribe-ip:${request.ip}`, policy);
+  reply.headers(rateLimitHeaders(policy, decision, Date.now()));
+  if (!decision.allowed) {
+    throw new ApiError("rate_limited", `Rate limit exceeded; retry in ${decision.retryAfterSeconds} s.`, {
+      extra: { retry_after_seconds: decision.retryAfterSeconds },
+    });
+  }
+}
+
+/** The message a token names, or null (any failure answers alike). */
+async function messageOf(services: Services, token: string): Promise<NotificationsTable | null> {
+  const id = services.unsubscribe.check(token);
+  return id === null ? null : ((await services.store.notifications.byId(id)) ?? null);
+}
+
+export function registerUnsubscribePage(app: FastifyInstance, services: Services): void {
+  app.register(async (scope) => {
+    // The page's form and the one-click POST send a small urlencoded body; its content is not needed.
+    scope.addContentTypeParser(
+      "application/x-www-form-urlencoded",
+      { parseAs: "string", bodyLimit: 1024 },
+      (_request, _body, done) => done(null, {}),
+    );
+    const headers = (reply: FastifyReply) =>
+      secure(reply)
+        .header("X-Robots-Tag", "noindex, nofollow")
+        .header("Cache-Control", "no-store")
+        .type("text/html; charset=utf-8");
+
+    scope.get("/n/unsubscribe/:token", { schema: { hide: true } }, async (request, reply) => {
+      const { token } = request.params as { token: string };
+      headers(reply);
+      await admit(services, request, reply);
+      const message = await messageOf(services, token);
+      return message === null ? reply.status(404).send(GONE) : reply.send(CONFIRM);
+    });
+
+    scope.post("/n/unsubscribe/:token", { schema: { hide: true } }, async (request, reply) => {
+      const { token } = request.params as { token: string };
+      headers(reply);
+      await admit(services, request, reply);
+      const message = await messageOf(services, token);
+      if (message === null) return reply.status(404).send(GONE);
+      await services.store.notifications.setOptOut(
+        {
+          account_id: message.account_id,
+          livemode: message.livemode,
+          email: message.recipient,
+          created_at: services.now().toISOString(),
+          source: "link",
+        },
+        true,
+      );
+      return reply.send(DONE);
+    });
+  });
+}
