@@ -113,8 +113,8 @@ const configSchema = z.object({
    * together). */
   REQUEST_FORM_IP_RATE_LIMIT_PER_MINUTE: positiveInt.default(60),
   REQUEST_FORM_IP_RATE_LIMIT_BURST: positiveInt.default(30),
-  REQUEST_SUBMIT_IP_RATE_LIMIT_PER_MINUTE: positiveInt.default(2),
-  REQUEST_SUBMIT_IP_RATE_LIMIT_BURST: positiveInt.default(5),
+  REQUEST_SUBMIT_IP_RATE_LIMIT_PER_MINUTE: positiveInt.default(5),
+  REQUEST_SUBMIT_IP_RATE_LIMIT_BURST: positiveInt.default(10),
   REQUEST_SUBMIT_LINK_RATE_LIMIT_PER_MINUTE: positiveInt.default(10),
   REQUEST_SUBMIT_LINK_RATE_LIMIT_BURST: positiveInt.default(20),
   /** Notifications to the people at the site (docs/customer-side.md): the SMTP server that sends them

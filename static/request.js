@@ -1,5 +1,6 @@
 // The request form's script (/r/<token>, src/transports/http/request-page.ts): shows the site's name and
-// city from /r/<token>/site, then sends the form to /r/<token> as JSON and shows the reference it gets.
+// city from /r/<token>/site, then sends the form to /r/<token> as JSON and shows the reference it gets;
+// then each photo chosen (up to two) to /r/<token>/photos/<reference>, its bytes as the body.
 // Every text is set with textContent: nothing from the server, or typed, is read as HTML.
 (() => {
   const base = location.pathname.replace(/\/+$/, "");
@@ -26,6 +27,30 @@
     return "The report could not be sent; please try again.";
   }
 
+  /** Sends the photos chosen, one at a time; a sentence for those refused (the report itself is in). */
+  async function sendPhotos(files, reference) {
+    const refused = [];
+    for (const file of [...files].slice(0, 2)) {
+      const res = await fetch(`${base}/photos/${encodeURIComponent(reference)}`, {
+        method: "POST",
+        credentials: "omit",
+        headers: { "content-type": file.type || "application/octet-stream" },
+        body: file,
+      }).catch(() => null);
+      if (!res?.ok) {
+        const why =
+          res?.status === 413
+            ? "too large"
+            : res?.status === 415
+              ? "not a JPEG, PNG or WebP photo"
+              : "not sent";
+        refused.push(`${file.name}: ${why}`);
+      }
+    }
+    if (files.length > 2) refused.push("Only the first two photos were sent.");
+    return refused.join("\n");
+  }
+
   async function send(event) {
     event.preventDefault();
     const form = byId("request-form");
@@ -50,7 +75,9 @@
         byId("error").textContent = problemText(answer, res.status);
         return;
       }
+      const photoNote = await sendPhotos(byId("photos").files ?? [], answer.reference);
       form.hidden = true;
+      byId("photo-note").textContent = photoNote;
       byId("done-text").textContent = answer.message;
       byId("reference").textContent = answer.reference;
       byId("done").hidden = false;

@@ -113,8 +113,14 @@ export class KyselyAttachmentStore implements AttachmentStore {
       .select(["sha256", "thumbnail_sha256"])
       .where((eb) => eb.or([eb("sha256", "in", sha256s), eb("thumbnail_sha256", "in", sha256s)]))
       .execute();
+    // A request's photos (migration 0045) are kept too, until their request becomes an order and after.
+    const photos = await this.db
+      .selectFrom("request_photos")
+      .select(["sha256", "thumbnail_sha256"])
+      .where((eb) => eb.or([eb("sha256", "in", sha256s), eb("thumbnail_sha256", "in", sha256s)]))
+      .execute();
     const named = new Set<string>();
-    for (const row of rows) {
+    for (const row of [...rows, ...photos]) {
       named.add(row.sha256);
       if (row.thumbnail_sha256 !== null) named.add(row.thumbnail_sha256);
     }

@@ -6,7 +6,13 @@ import type { Kysely } from "kysely";
 import type { OrderStatus } from "../domain/orders/statuses.js";
 import { OPEN_ORDER_STATUSES } from "../domain/requests/request.js";
 import type { TradeCode } from "../domain/trades.js";
-import type { Database, RequestLinksTable, RequestPoliciesTable, RequestsTable } from "./schema.js";
+import type {
+  Database,
+  RequestLinksTable,
+  RequestPhotosTable,
+  RequestPoliciesTable,
+  RequestsTable,
+} from "./schema.js";
 import type { RequestDecision, RequestFilter, RequestStore, WriteTx } from "./store.js";
 import { trxOf } from "./write-tx.js";
 
@@ -118,6 +124,19 @@ export class KyselyRequestStore implements RequestStore {
           seal: row.seal,
         }),
       )
+      .execute();
+  }
+
+  async addPhoto(row: RequestPhotosTable, tx: WriteTx): Promise<void> {
+    await trxOf(tx, this.db).insertInto("request_photos").values(row).execute();
+  }
+
+  async photosOf(requestId: string, tx?: WriteTx): Promise<RequestPhotosTable[]> {
+    return trxOf(tx, this.db)
+      .selectFrom("request_photos")
+      .selectAll()
+      .where("request_id", "=", requestId)
+      .orderBy("position")
       .execute();
   }
 }

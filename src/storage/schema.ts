@@ -497,6 +497,19 @@ export interface Database {
   notification_attempts: NotificationAttemptsTable;
   notification_opt_outs: NotificationOptOutsTable;
   notification_subscribers: NotificationSubscribersTable;
+  request_photos: RequestPhotosTable;
+}
+
+/** A photo sent with a request (migration 0045): its bytes and thumbnail in the blob store. */
+export interface RequestPhotosTable {
+  request_id: string;
+  /** 1 or 2. */
+  position: number;
+  sha256: string;
+  size: number;
+  media_type: string;
+  thumbnail_sha256: string | null;
+  created_at: string;
 }
 
 /** A site's request link (migration 0045; operations/requests/). The token is not stored: it is the id and

@@ -42,6 +42,7 @@ import type {
   NotificationsTable,
   QuotesTable,
   RequestLinksTable,
+  RequestPhotosTable,
   RequestPoliciesTable,
   RequestsTable,
   ScheduleProposalsTable,
@@ -458,7 +459,7 @@ export interface AttachmentStore {
   /** An order's attachments, oldest first (inside `tx`: as that transaction sees them). */
   ofOrder(orderId: string, tx?: WriteTx): Promise<Attachment[]>;
   byId(id: string): Promise<Attachment | undefined>;
-  /** Of these blobs, those an attachment names (as its bytes or its thumbnail). */
+  /** Of these blobs, those an attachment or a request's photo names (as its bytes or its thumbnail). */
   referenced(sha256s: readonly string[]): Promise<Set<string>>;
   /** Removes the attachments made before `before` whose sealed record is gone (purged past its
    * retention, `audit purge`): the files follow their record, and the orphan collector then removes the
@@ -898,6 +899,10 @@ export interface RequestStore {
   ): Promise<Array<{ id: string; trade: TradeCode; status: OrderStatus; createdAt: string }>>;
   policy(accountId: string, livemode: boolean, tx?: WriteTx): Promise<RequestPoliciesTable | undefined>;
   setPolicy(row: RequestPoliciesTable, tx: WriteTx): Promise<void>;
+  /** Adds a photo to a request. */
+  addPhoto(row: RequestPhotosTable, tx: WriteTx): Promise<void>;
+  /** A request's photos, by position (inside `tx`: as that transaction sees them). */
+  photosOf(requestId: string, tx?: WriteTx): Promise<RequestPhotosTable[]>;
 }
 
 /** The day optimiser's proposals. */

@@ -1,7 +1,7 @@
 // The public request form (issue 35) in a real browser (the machine's Chromium, as the tracking page's
 // test): opened with no key and no cookie, under its CSP with no page error and accessible, it shows the
-// site's name and city; a report typed in and sent becomes an order under the account's "create" policy,
-// and the page shows its reference. A rotated link's page says so. Stored-script checks: a site whose name
+// site's name and city; a report typed in and sent, with a photo, becomes an order under the account's
+// "create" policy (the photo attached to it), and the page shows its reference. A rotated link's page says so. Stored-script checks: a site whose name
 // is markup is drawn as text, and markup typed into every field is sent, kept and shown as text, never run.
 // Screenshots go to test-artifacts/requests/.
 
@@ -9,6 +9,7 @@ import { mkdirSync } from "node:fs";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import type { Browser, Page } from "playwright-core";
+import sharp from "sharp";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { collectPageProblems, expectAccessible, launchChromium, listenLocally } from "../helpers/browser.js";
 import { createHarness, type Harness } from "../helpers/harness.js";
@@ -78,6 +79,10 @@ describe("the request form", () => {
     await expectAccessible(page, "request form");
     await page.screenshot({ path: join(ARTIFACTS, "request-form.png") });
 
+    const photo = await sharp({ create: { width: 120, height: 90, channels: 3, background: "#3a7" } })
+      .jpeg()
+      .toBuffer();
+    await page.locator("#photos").setInputFiles({ name: "sink.jpg", mimeType: "image/jpeg", buffer: photo });
     await fill(page, {
       description: "Water leaking under the sink and the toilet is clogged",
       name: "Sam",
@@ -99,6 +104,9 @@ describe("the request form", () => {
     });
     const order = await ok(h.get(`/api/dispatch/v1/orders/${request.order_id}`, { "x-api-key": key }));
     expect(order).toMatchObject({ trade: "plumbing", reference_id: reference });
+    expect(await page.locator("#photo-note").textContent()).toBe("");
+    const files = await ok(h.get(`/api/orders/${request.order_id}/attachments`, { "x-api-key": key }));
+    expect(files.attachments.map((a: { media_type: string }) => a.media_type)).toEqual(["image/jpeg"]);
 
     // Rotated: the page the manager has open no longer takes reports, and says why on reload.
     await ok(h.post("/api/dispatch/v1/request-links/rotate", { site_id: siteId }, { "x-api-key": key }));

@@ -6,6 +6,7 @@
 // client IP and per link (an injected clock refills them), the body is capped, and script in every field is
 // kept as text. Also the agent's own request, the QR code and the scoping to the account.
 
+import sharp from "sharp";
 import { afterEach, describe, expect, it } from "vitest";
 import { createHarness, type Harness } from "../helpers/harness.js";
 import { testClock } from "../helpers/test-clock.js";
@@ -64,6 +65,29 @@ function submit(h: Harness, page: string, body: unknown, ip = "203.0.113.7") {
     payload: typeof body === "string" ? body : JSON.stringify(body),
   });
 }
+
+/** A photo's bytes sent to a request, from `ip`. */
+function photo(
+  h: Harness,
+  page: string,
+  reference: string,
+  bytes: Buffer,
+  type = "image/png",
+  ip = "203.0.113.9",
+) {
+  return h.app.inject({
+    method: "POST",
+    url: `${page}/photos/${reference}`,
+    remoteAddress: ip,
+    headers: { "content-type": type },
+    payload: bytes,
+  });
+}
+
+const png = (w: number) =>
+  sharp({ create: { width: w, height: 60, channels: 3, background: "#3a7" } })
+    .png()
+    .toBuffer();
 
 const problemOf = (body: string) => {
   const { request_id: _id, instance: _instance, ...rest } = JSON.parse(body) as Record<string, unknown>;
@@ -330,5 +354,57 @@ describe("request form", () => {
     );
     const order = await ok(h.get(`/api/dispatch/v1/orders/${approved.order_id}`, { "x-api-key": key }));
     expect(order.description).toContain(script);
+  });
+
+  it("takes up to two photos by content and size, kept with the request and attached to its order", async () => {
+    const { h, clock, key, page } = await setup();
+    const sent = await ok(submit(h, page, LEAK), 201);
+    const ref = sent.reference;
+    expect((await ok(photo(h, page, ref, await png(80)), 201)).photo).toBe(1);
+    // A file that is not an image, whatever it says it is: 415; a type the route does not take: 415.
+    expect(
+      (await photo(h, page, ref, Buffer.from("just text, not a photo"), "image/jpeg", "203.0.113.10"))
+        .statusCode,
+    ).toBe(415);
+    expect((await photo(h, page, ref, await png(80), "text/plain", "203.0.113.11")).statusCode).toBe(415);
+    // A 10 MB "photo": 413, with the limit.
+    const huge = await photo(h, page, ref, Buffer.alloc(10 * 1024 * 1024, 1), "image/jpeg", "203.0.113.12");
+    expect(huge.statusCode).toBe(413);
+    expect(huge.json()).toMatchObject({ code: "payload_too_large", limit_bytes: 8 * 1024 * 1024 });
+    expect((await ok(photo(h, page, ref, await png(90), "image/png", "203.0.113.13"), 201)).photo).toBe(2);
+    const third = await photo(h, page, ref, await png(100), "image/png", "203.0.113.14");
+    expect(third.statusCode).toBe(409);
+    // Another link's (or an unknown) reference reads as not found.
+    expect(
+      (await photo(h, page, "wrq_0000000000000000", await png(80), "image/png", "203.0.113.15")).statusCode,
+    ).toBe(404);
+
+    const approved = await ok(h.post(`${REQUESTS}/approve`, { request_id: ref }, { "x-api-key": key }));
+    const attachments = await ok(h.get(`/api/orders/${approved.order_id}/attachments`, { "x-api-key": key }));
+    expect(attachments.attachments).toHaveLength(2);
+    expect(attachments.attachments[0]).toMatchObject({
+      kind: "photo",
+      media_type: "image/png",
+      caption: `Sent with request ${ref}`,
+    });
+
+    // Under the create policy a photo sent after the report (already an order) goes to the order at once;
+    // past the window, the reference takes no more.
+    await ok(h.post(POLICY, { mode: "create" }, { "x-api-key": key }));
+    const later = await ok(
+      submit(h, page, { ...LEAK, description: "Roof leaks by the skylight" }, "203.0.113.20"),
+      201,
+    );
+    expect(later.status).toBe("ordered");
+    await ok(photo(h, page, later.reference, await png(70), "image/png", "203.0.113.21"), 201);
+    const laterRequest = await ok(h.get(`${REQUESTS}/${later.reference}`, { "x-api-key": key }));
+    const laterFiles = await ok(
+      h.get(`/api/orders/${laterRequest.order_id}/attachments`, { "x-api-key": key }),
+    );
+    expect(laterFiles.attachments).toHaveLength(1);
+    clock.advance(31 * 60_000);
+    expect(
+      (await photo(h, page, later.reference, await png(71), "image/png", "203.0.113.22")).statusCode,
+    ).toBe(404);
   });
 });

@@ -176,5 +176,27 @@ export function runRequestStoreContract(name: string, open: (clock: Clock) => Pr
       expect(await store.requests.policy(accountId, false)).toEqual({ ...row, mode: "hold", seal: "s2" });
       expect(await store.requests.policy(accountId, true)).toBeUndefined();
     });
+
+    it("keeps a request's photos in order, and counts their blobs as named", async () => {
+      const id = `wrq_p${rnd()}`;
+      const sha = (n: number) => `${id}${n}`.padEnd(64, "0");
+      const row = (n: number) => ({
+        request_id: id,
+        position: n,
+        sha256: sha(n),
+        size: 100 * n,
+        media_type: "image/png",
+        thumbnail_sha256: n === 1 ? sha(9) : null,
+        created_at: AT,
+      });
+      await store.write(async (tx) => {
+        await store.requests.addPhoto(row(2), tx);
+        await store.requests.addPhoto(row(1), tx);
+      });
+      expect(await store.requests.photosOf(id)).toEqual([row(1), row(2)]);
+      // The same position twice is refused (two photos at once cannot both be the second).
+      await expect(store.write((tx) => store.requests.addPhoto(row(2), tx))).rejects.toThrow();
+      expect(await store.attachments.referenced([sha(1), sha(9), sha(5)])).toEqual(new Set([sha(1), sha(9)]));
+    });
   });
 }

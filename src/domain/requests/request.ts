@@ -14,6 +14,10 @@ export const REQUEST_LIMITS = {
   rejectReasonLength: 500,
   /** The bytes of a form's JSON body (text only). */
   formBytes: 16 * 1024,
+  /** Photos a request takes, the bytes of each, and for how long after it was sent (minutes). */
+  photos: 2,
+  photoBytes: 8 * 1024 * 1024,
+  photoMinutes: 30,
 } as const;
 
 /** How urgent the reporter says it is: the order's urgencies without `scheduled` (a request is reactive). */

@@ -25,6 +25,7 @@ import type { WriteTx } from "../../storage/store.js";
 import type { OperationContext, Services } from "../kernel/operation.js";
 import { accountPrincipal, serviceContext } from "../kernel/service-context.js";
 import { orderOperation } from "../orders/create-order.js";
+import { attachPhotos } from "./request-photos.js";
 import { policyOf } from "./request-views.js";
 
 export interface Report {
@@ -187,6 +188,8 @@ export async function settleRequest(
     };
     if (!(await services.store.requests.decide(r.id, change, tx))) return false;
     tx.appendAudit(record);
+    if (orderId)
+      await attachPhotos(services, r, orderId, await services.store.requests.photosOf(r.id, tx), at, tx);
     decided = { ...r, ...change };
     return true;
   };
@@ -235,6 +238,7 @@ async function linkRequest(
   const ok = await services.store.write(async (tx) => {
     if (!(await services.store.requests.decide(r.id, change, tx))) return false;
     tx.appendAudit(record);
+    await attachPhotos(services, r, orderId, await services.store.requests.photosOf(r.id, tx), at, tx);
     return true;
   });
   if (!ok) throw alreadyDecided((await services.store.requests.byId(r.id)) ?? r);

@@ -9,6 +9,9 @@
 //   (held for the account), ordered (an order was created from it), linked (an open order at the same site
 //   and trade already covers it) or rejected (with the reason). The guessed trade and its confidence (in
 //   thousandths: an integer, the same on both dialects) are kept beside the trade the order used.
+// - request_photos: up to two photos a reporter sent with a request (their bytes in the blob store, by
+//   SHA-256, as attachments' are; the orphan collector keeps every blob a row here names), attached to the
+//   order the request becomes or is linked to.
 // - request_policies: per account and mode, whether a confident request becomes an order at once
 //   ("create") or waits for approval ("hold"); no row reads as "hold".
 
@@ -69,6 +72,23 @@ export const migration0045: Migration = {
       .execute();
     await db.schema.createIndex("requests_site_idx").on("requests").columns(["site_id", "id"]).execute();
     await db.schema
+      .createTable("request_photos")
+      .addColumn("request_id", "text", (c) => c.notNull())
+      .addColumn("position", "integer", (c) => c.notNull())
+      .addColumn("sha256", "text", (c) => c.notNull())
+      .addColumn("size", "integer", (c) => c.notNull())
+      .addColumn("media_type", "text", (c) => c.notNull())
+      .addColumn("thumbnail_sha256", "text")
+      .addColumn("created_at", "text", (c) => c.notNull())
+      .addPrimaryKeyConstraint("request_photos_pk", ["request_id", "position"])
+      .execute();
+    await db.schema.createIndex("request_photos_sha_idx").on("request_photos").column("sha256").execute();
+    await db.schema
+      .createIndex("request_photos_thumb_idx")
+      .on("request_photos")
+      .column("thumbnail_sha256")
+      .execute();
+    await db.schema
       .createTable("request_policies")
       .addColumn("account_id", "text", (c) => c.notNull())
       .addColumn("livemode", "integer", (c) => c.notNull())
@@ -81,6 +101,7 @@ export const migration0045: Migration = {
   },
   async down(db: Kysely<unknown>) {
     await db.schema.dropTable("request_policies").execute();
+    await db.schema.dropTable("request_photos").execute();
     await db.schema.dropTable("requests").execute();
     await db.schema.dropTable("request_links").execute();
   },

@@ -1,11 +1,12 @@
 // The public request form of a site's request link (operations/requests/): GET /r/<token> (the page),
 // GET /r/<token>/site (the site's name and city, all the form shows of it, as JSON) and POST /r/<token>
-// (a submission, JSON from the page's script). No key and no cookie; never indexed, never cached, no
+// (a submission, JSON from the page's script), then POST /r/<token>/photos/<reference> (a photo's bytes,
+// request-photos.ts). No key and no cookie; never indexed, never cached, no
 // Referer sent on (the token is in the address), under the console's strict CSP: the page's script and
 // style are static files under /r/assets/, nothing inline, and every text is drawn as text. A revoked,
 // tampered or unknown token answers one and the same 404. Every request is limited per client IP; a
-// submission also per client IP and per link, with budgets of their own, before its body is read; a body
-// over REQUEST_LIMITS.formBytes is refused with 413.
+// submission (and a photo) also per client IP and per link, with budgets of their own, before its body is
+// read; a body over REQUEST_LIMITS.formBytes (a photo over REQUEST_LIMITS.photoBytes) is refused with 413.
 
 import { existsSync, readFileSync } from "node:fs";
 import { dirname, join } from "node:path";
@@ -20,6 +21,7 @@ import { textErrors } from "../../operations/kernel/input-text.js";
 import type { Services } from "../../operations/kernel/operation.js";
 import { receiveRequest } from "../../operations/requests/intake.js";
 import { openRequestLink } from "../../operations/requests/request-links.js";
+import { addRequestPhoto } from "../../operations/requests/request-photos.js";
 import { reportShape } from "../../operations/requests/request-views.js";
 import { secure } from "./console-assets.js";
 import { handleError, sendProblem } from "./problem-reply.js";
@@ -55,6 +57,8 @@ const PAGE = `<!doctype html>
 <input id="name" name="name" autocomplete="name" maxlength="${REQUEST_LIMITS.nameLength}" required>
 <label for="contact">Phone or email to reach you</label>
 <input id="contact" name="contact" autocomplete="tel" maxlength="${REQUEST_LIMITS.contactLength}" required>
+<label for="photos">Photos (up to ${REQUEST_LIMITS.photos}, optional)</label>
+<input id="photos" name="photos" type="file" accept="image/jpeg,image/png,image/webp" multiple>
 <button type="submit" id="send">Send</button>
 <p id="error" class="error" role="alert"></p>
 </form>
@@ -62,6 +66,7 @@ const PAGE = `<!doctype html>
 <h2>Thank you</h2>
 <p id="done-text"></p>
 <p>Your reference: <strong id="reference"></strong></p>
+<p id="photo-note" class="error"></p>
 </section>
 </main>
 </body>
@@ -144,28 +149,61 @@ function refused(error: z.ZodError): ApiError {
   );
 }
 
-export function registerRequestPage(app: FastifyInstance, services: Services): void {
+/** The form's rate policies (config). */
+function policiesOf(services: Services) {
   const c = services.config;
-  const perIp = policy(
-    "request-form-per-ip",
-    c.REQUEST_FORM_IP_RATE_LIMIT_PER_MINUTE,
-    c.REQUEST_FORM_IP_RATE_LIMIT_BURST,
-  );
-  const submitIp = policy(
-    "request-submit-per-ip",
-    c.REQUEST_SUBMIT_IP_RATE_LIMIT_PER_MINUTE,
-    c.REQUEST_SUBMIT_IP_RATE_LIMIT_BURST,
-  );
-  const submitLink = policy(
-    "request-submit-per-link",
-    c.REQUEST_SUBMIT_LINK_RATE_LIMIT_PER_MINUTE,
-    c.REQUEST_SUBMIT_LINK_RATE_LIMIT_BURST,
-  );
+  return {
+    perIp: policy(
+      "request-form-per-ip",
+      c.REQUEST_FORM_IP_RATE_LIMIT_PER_MINUTE,
+      c.REQUEST_FORM_IP_RATE_LIMIT_BURST,
+    ),
+    submitIp: policy(
+      "request-submit-per-ip",
+      c.REQUEST_SUBMIT_IP_RATE_LIMIT_PER_MINUTE,
+      c.REQUEST_SUBMIT_IP_RATE_LIMIT_BURST,
+    ),
+    submitLink: policy(
+      "request-submit-per-link",
+      c.REQUEST_SUBMIT_LINK_RATE_LIMIT_PER_MINUTE,
+      c.REQUEST_SUBMIT_LINK_RATE_LIMIT_BURST,
+    ),
+  };
+}
+
+const tokenOf = (request: FastifyRequest) => (request.params as { token: string }).token;
+const ipBudget = (request: FastifyRequest, p: RatePolicy) => [`reqform-ip:${request.ip}`, p] as const;
+
+/** The options of a route that takes a body from the form: its limits spent before the body is read (a
+ * flood costs no parsing), and a body over `maxBytes` answered 413 with the limit. */
+function submitOptions(services: Services, maxBytes: number, what: string) {
+  const p = policiesOf(services);
+  return {
+    schema: { hide: true },
+    bodyLimit: maxBytes,
+    onRequest: async (request: FastifyRequest, reply: FastifyReply) => {
+      publicHeaders(reply);
+      await admit(services, reply, [
+        ipBudget(request, p.perIp),
+        [`reqsubmit-ip:${request.ip}`, p.submitIp],
+        [`reqsubmit-link:${tokenOf(request).slice(0, 45)}`, p.submitLink],
+      ]);
+    },
+    errorHandler: (error: FastifyError, request: FastifyRequest, reply: FastifyReply) => {
+      if (error.code === "FST_ERR_CTP_BODY_TOO_LARGE" || error.statusCode === 413) {
+        const tooLarge = new ApiError("payload_too_large", `${what} must be at most ${maxBytes} bytes.`, {
+          extra: { limit_bytes: maxBytes },
+        });
+        return sendProblem(request, reply, tooLarge);
+      }
+      return handleError(error, request, reply);
+    },
+  };
+}
+
+function registerAssets(app: FastifyInstance): void {
   const dir = staticDir();
   const assets = new Map<string, Buffer>();
-  const ipBudget = (request: FastifyRequest) => [`reqform-ip:${request.ip}`, perIp] as const;
-  const tokenOf = (request: FastifyRequest) => (request.params as { token: string }).token;
-
   app.get("/r/assets/:name", { schema: { hide: true } }, (request, reply) => {
     const { name } = request.params as { name: string };
     const type = ASSETS[name];
@@ -178,10 +216,55 @@ export function registerRequestPage(app: FastifyInstance, services: Services): v
     }
     return secure(reply).header("Cache-Control", "public, max-age=300").type(type).send(body);
   });
+}
+
+/** The photos' route: the image's bytes as the body (image/jpeg, image/png or image/webp; any other type
+ * 415), within REQUEST_LIMITS.photoBytes (413), to a request made through the same link. */
+function registerPhotos(app: FastifyInstance, services: Services): void {
+  app.register(async (scope) => {
+    scope.addContentTypeParser(
+      ["image/jpeg", "image/png", "image/webp"],
+      { parseAs: "buffer", bodyLimit: REQUEST_LIMITS.photoBytes },
+      (_request, body, done) => done(null, body),
+    );
+    scope.post(
+      "/r/:token/photos/:reference",
+      submitOptions(services, REQUEST_LIMITS.photoBytes, "A photo"),
+      async (request, reply) => {
+        const opened = await openRequestLink(services, tokenOf(request));
+        if (opened === null) throw new ApiError("not_found", GONE_DETAIL);
+        if (!Buffer.isBuffer(request.body))
+          throw new ApiError(
+            "unsupported_media_type",
+            "Send a photo as image/jpeg, image/png or image/webp.",
+          );
+        const { reference } = request.params as { reference: string };
+        const added = await addRequestPhoto(
+          services,
+          opened.link,
+          reference.slice(0, 64),
+          request.body,
+          () => {
+            return new ApiError("not_found", GONE_DETAIL);
+          },
+        );
+        return reply
+          .status(201)
+          .type("application/json")
+          .send(JSON.stringify({ photo: added.position }));
+      },
+    );
+  });
+}
+
+export function registerRequestPage(app: FastifyInstance, services: Services): void {
+  const { perIp } = policiesOf(services);
+  registerAssets(app);
+  registerPhotos(app, services);
 
   app.get("/r/:token", { schema: { hide: true } }, async (request, reply) => {
     publicHeaders(reply);
-    await admit(services, reply, [ipBudget(request)]);
+    await admit(services, reply, [ipBudget(request, perIp)]);
     const opened = await openRequestLink(services, tokenOf(request));
     reply.type("text/html; charset=utf-8");
     if (opened === null) return reply.status(404).send(GONE_PAGE);
@@ -190,7 +273,7 @@ export function registerRequestPage(app: FastifyInstance, services: Services): v
 
   app.get("/r/:token/site", { schema: { hide: true } }, async (request, reply) => {
     publicHeaders(reply);
-    await admit(services, reply, [ipBudget(request)]);
+    await admit(services, reply, [ipBudget(request, perIp)]);
     const opened = await openRequestLink(services, tokenOf(request));
     if (opened === null) throw new ApiError("not_found", GONE_DETAIL);
     const body = { site: { name: opened.site.name, city: opened.site.city, state: opened.site.state } };
@@ -199,30 +282,7 @@ export function registerRequestPage(app: FastifyInstance, services: Services): v
 
   app.post(
     "/r/:token",
-    {
-      schema: { hide: true },
-      bodyLimit: REQUEST_LIMITS.formBytes,
-      // The limits are spent before the body is read: a flood costs no parsing.
-      onRequest: async (request, reply) => {
-        publicHeaders(reply);
-        const token = tokenOf(request).slice(0, 45);
-        await admit(services, reply, [
-          ipBudget(request),
-          [`reqsubmit-ip:${request.ip}`, submitIp],
-          [`reqsubmit-link:${token}`, submitLink],
-        ]);
-      },
-      errorHandler: (error: FastifyError, request, reply) => {
-        if (error.code === "FST_ERR_CTP_BODY_TOO_LARGE" || error.statusCode === 413) {
-          const detail = `The form's body exceeds ${REQUEST_LIMITS.formBytes} bytes.`;
-          const tooLarge = new ApiError("payload_too_large", detail, {
-            extra: { limit_bytes: REQUEST_LIMITS.formBytes },
-          });
-          return sendProblem(request, reply, tooLarge);
-        }
-        return handleError(error, request, reply);
-      },
-    },
+    submitOptions(services, REQUEST_LIMITS.formBytes, "The form's body"),
     async (request, reply) => {
       const opened = await openRequestLink(services, tokenOf(request));
       if (opened === null) throw new ApiError("not_found", GONE_DETAIL);

@@ -1,0 +1,59 @@
+// Migration 0045 (the request form) adds request_links, requests, request_photos and request_policies. Down, the
+// four tables go, and up again they come back. On SQLite, and on PostgreSQL with
+// TEST_DATABASE_URL.
+
+import { sql } from "kysely";
+import { afterAll, describe, expect, it } from "vitest";
+import type { KyselyStore } from "../../src/storage/kysely-store.js";
+import {
+  MIGRATION_TEST_TIMEOUT,
+  openPostgresTestStore,
+  openTestStore,
+  type TestStore,
+} from "../helpers/test-store.js";
+
+const TABLES = ["request_links", "request_photos", "request_policies", "requests"];
+
+const opened: TestStore[] = [];
+afterAll(async () => {
+  for (const t of opened) {
+    await t.store.close();
+    await t.cleanup();
+  }
+});
+
+async function tables(store: KyselyStore): Promise<string[]> {
+  const rows =
+    store.dialect === "sqlite"
+      ? await sql<{ name: string }>`select name from sqlite_master where type = 'table'`.execute(store.db)
+      : await sql<{ name: string }>`select tablename as name from pg_tables
+          where schemaname = ${store.schema ?? "public"}`.execute(store.db);
+  return rows.rows
+    .map((r) => r.name)
+    .filter((n) => TABLES.includes(n))
+    .sort();
+}
+
+function suite(open: () => Promise<TestStore>) {
+  it("adds the requests' tables, and takes them back down", { timeout: MIGRATION_TEST_TIMEOUT }, async () => {
+    const t = await open();
+    opened.push(t);
+    const store = t.store as KyselyStore;
+    await store.migrateTo("0043-tracking-links");
+    expect(await tables(store)).toEqual([]);
+    await store.migrate();
+    expect(await tables(store)).toEqual(TABLES);
+    await store.migrateTo("0043-tracking-links");
+    expect(await tables(store)).toEqual([]);
+    await store.migrate();
+    expect(await tables(store)).toEqual(TABLES);
+  });
+}
+
+describe("on SQLite", () => {
+  suite(() => openTestStore());
+});
+
+describe.skipIf(!process.env.TEST_DATABASE_URL)("on PostgreSQL", () => {
+  suite(() => openPostgresTestStore());
+});
