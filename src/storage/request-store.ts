@@ -127,8 +127,14 @@ export class KyselyRequestStore implements RequestStore {
       .execute();
   }
 
-  async addPhoto(row: RequestPhotosTable, tx: WriteTx): Promise<void> {
-    await trxOf(tx, this.db).insertInto("request_photos").values(row).execute();
+  /** Adds the photo at its position; false when that position was taken meanwhile (two at once). */
+  async addPhoto(row: RequestPhotosTable, tx: WriteTx): Promise<boolean> {
+    const result = await trxOf(tx, this.db)
+      .insertInto("request_photos")
+      .values(row)
+      .onConflict((oc) => oc.columns(["request_id", "position"]).doNothing())
+      .executeTakeFirst();
+    return Number(result.numInsertedOrUpdatedRows ?? 0) === 1;
   }
 
   async photosOf(requestId: string, tx?: WriteTx): Promise<RequestPhotosTable[]> {

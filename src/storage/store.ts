@@ -900,7 +900,8 @@ export interface RequestStore {
   policy(accountId: string, livemode: boolean, tx?: WriteTx): Promise<RequestPoliciesTable | undefined>;
   setPolicy(row: RequestPoliciesTable, tx: WriteTx): Promise<void>;
   /** Adds a photo to a request. */
-  addPhoto(row: RequestPhotosTable, tx: WriteTx): Promise<void>;
+  /** False when the photo's position was taken meanwhile. */
+  addPhoto(row: RequestPhotosTable, tx: WriteTx): Promise<boolean>;
   /** A request's photos, by position (inside `tx`: as that transaction sees them). */
   photosOf(requestId: string, tx?: WriteTx): Promise<RequestPhotosTable[]>;
 }

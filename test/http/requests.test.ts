@@ -407,4 +407,22 @@ describe("request form", () => {
       (await photo(h, page, later.reference, await png(71), "image/png", "203.0.113.22")).statusCode,
     ).toBe(404);
   });
+
+  it("takes three photos sent at once as two, in positions 1 and 2, and refuses the third with 409", async () => {
+    const { h, key, page } = await setup();
+    const sent = await ok(submit(h, page, LEAK), 201);
+    const images = await Promise.all([png(80), png(81), png(82)]);
+    const answers = await Promise.all(
+      images.map((bytes, i) => photo(h, page, sent.reference, bytes, "image/png", `203.0.113.${30 + i}`)),
+    );
+    const codes = answers.map((a) => a.statusCode).sort();
+    expect(codes, answers.map((a) => a.body).join("\n")).toEqual([201, 201, 409]);
+    const positions = answers.filter((a) => a.statusCode === 201).map((a) => a.json().photo);
+    expect(positions.sort()).toEqual([1, 2]);
+    const approved = await ok(
+      h.post(`${REQUESTS}/approve`, { request_id: sent.reference }, { "x-api-key": key }),
+    );
+    const files = await ok(h.get(`/api/orders/${approved.order_id}/attachments`, { "x-api-key": key }));
+    expect(files.attachments).toHaveLength(2);
+  });
 });

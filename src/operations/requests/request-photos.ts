@@ -106,18 +106,22 @@ export async function addRequestPhoto(
   const thumbnail = media.thumbnail ? await blobs.put(media.thumbnail) : null;
   const at = now.toISOString();
   const outcome = await store.write(async (tx) => {
-    const photos = await store.requests.photosOf(r.id, tx);
-    if (photos.length >= REQUEST_LIMITS.photos) return null;
-    const row: RequestPhotosTable = {
-      request_id: r.id,
-      position: photos.length + 1,
-      sha256: stored.sha256,
-      size: stored.size,
-      media_type: media.mediaType,
-      thumbnail_sha256: thumbnail?.sha256 ?? null,
-      created_at: at,
-    };
-    await store.requests.addPhoto(row, tx);
+    let row: RequestPhotosTable;
+    // Two photos sent at once: the one that loses a position takes the next, or is over the quota.
+    for (;;) {
+      const photos = await store.requests.photosOf(r.id, tx);
+      if (photos.length >= REQUEST_LIMITS.photos) return null;
+      row = {
+        request_id: r.id,
+        position: Math.max(0, ...photos.map((p) => p.position)) + 1,
+        sha256: stored.sha256,
+        size: stored.size,
+        media_type: media.mediaType,
+        thumbnail_sha256: thumbnail?.sha256 ?? null,
+        created_at: at,
+      };
+      if (await store.requests.addPhoto(row, tx)) break;
+    }
     // Sent after the request was already made an order (the create policy) or linked: attached now.
     const current = await store.requests.byId(r.id, tx);
     const orderId = current?.order_id ?? null;
