@@ -188,6 +188,24 @@ describe("request form", () => {
     expect((await ok(h.get(REQUESTS, { "x-api-key": other }))).requests).toEqual([]);
   });
 
+  it("under the create policy makes one order of two reports of the same trade sent at once, the other linked", async () => {
+    const { h, key, page } = await setup();
+    await ok(h.post(POLICY, { mode: "create" }, { "x-api-key": key }));
+    const [a, b] = await Promise.all([
+      ok(submit(h, page, LEAK, "203.0.113.40"), 201),
+      ok(
+        submit(h, page, { ...LEAK, description: "The sink still leaks badly", name: "Alex" }, "203.0.113.41"),
+        201,
+      ),
+    ]);
+    expect([a.status, b.status].sort()).toEqual(["linked", "ordered"]);
+    const ra = await ok(h.get(`${REQUESTS}/${a.reference}`, { "x-api-key": key }));
+    const rb = await ok(h.get(`${REQUESTS}/${b.reference}`, { "x-api-key": key }));
+    expect(ra.order_id).toBe(rb.order_id);
+    const orders = await ok(h.get("/api/dispatch/v1/orders?limit=50", { "x-api-key": key }));
+    expect(orders.orders.filter((o: { trade: string }) => o.trade === "plumbing")).toHaveLength(1);
+  });
+
   it("rejects with a reason; the agent reports at a site; lists narrow by status and site", async () => {
     const { h, key, other, site } = await setup();
     const made = await ok(

@@ -163,17 +163,44 @@ export const alreadyDecided = (r: RequestsTable) =>
  * to the newest open order of that trade at its site, else made into a new order. Answers the request as
  * it is after (409 when it was decided elsewhere first); an order refused is thrown as the refusal.
  */
-export async function settleRequest(
+export function settleRequest(
   ctx: OperationContext,
   r: RequestsTable,
   trade: TradeCode,
 ): Promise<RequestsTable> {
+  // One site's trade is settled one request at a time in a process, so a second report sent with the first
+  // sees the first's order (the order's row is written with its whole group commit, after the check inside
+  // the transaction below ran); across processes that check does it.
+  const key = `${r.site_id} ${trade}`;
+  const run = (settling.get(key) ?? Promise.resolve()).then(() => settleNow(ctx, r, trade));
+  const tail = run.then(
+    () => undefined,
+    () => undefined,
+  );
+  settling.set(key, tail);
+  void tail.then(() => {
+    if (settling.get(key) === tail) settling.delete(key);
+  });
+  return run;
+}
+
+/** The settlements under way in this process, by site and trade (settleRequest). */
+const settling = new Map<string, Promise<void>>();
+
+async function settleNow(ctx: OperationContext, r: RequestsTable, trade: TradeCode): Promise<RequestsTable> {
   const { services } = ctx;
   const actor: Actor = ctx.actingAs ?? `key:${ctx.principal?.keyId ?? "unknown"}`;
   const dup = duplicateOf(await services.store.requests.openOrdersAt(r.site_id, trade), trade);
   if (dup !== null) return linkRequest(services, r, trade, dup.id, actor);
   let decided: RequestsTable | null = null;
+  // An open order of the trade at the site made meanwhile (two reports at once): linked to it instead.
+  let raced: string | null = null;
   const claim = async (tx: WriteTx, _response: unknown, orderId?: string | null) => {
+    const meanwhile = duplicateOf(await services.store.requests.openOrdersAt(r.site_id, trade, tx), trade);
+    if (meanwhile !== null) {
+      raced = meanwhile.id;
+      return false;
+    }
     const at = services.now().toISOString();
     const record = outcomeRecord(r, "request.ordered", at, actor, { order_id: orderId, trade });
     const change = {
@@ -212,6 +239,7 @@ export async function settleRequest(
   };
   await orderOperation.handler(orderCtx, input);
   if (decided !== null) return decided;
+  if (raced !== null) return linkRequest(services, r, trade, raced, actor);
   const now = await services.store.requests.byId(r.id);
   throw alreadyDecided(now ?? r);
 }
