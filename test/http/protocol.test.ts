@@ -322,6 +322,12 @@ describe("HTTP protocol", () => {
         "dispatchOccurrenceSkip",
         "dispatchOccurrenceMove",
         "dispatchMaintenanceCompliance",
+        "dispatchNotification",
+        "dispatchNotificationOptOut",
+        "dispatchNotificationResend",
+        "dispatchNotificationSubscribers",
+        "dispatchNotificationSubscribersSet",
+        "dispatchNotifications",
       ].sort(),
     );
     const quote = doc.paths["/api/dispatch/v1/quote"].post;
