@@ -119,7 +119,12 @@ function LinkShown(props: {
         <button type="button" class="btn btn-small" onClick={copy}>
           {copied ? "Copied" : "Copy"}
         </button>
-        <a class="btn btn-quiet btn-small" href={link.url} target="_blank" rel="noopener noreferrer">
+        <a
+          class="btn btn-quiet btn-small request-link-a"
+          href={link.url}
+          target="_blank"
+          rel="noopener noreferrer"
+        >
           Open
         </a>
       </div>
@@ -132,7 +137,11 @@ function LinkShown(props: {
           alt={`QR code of the request link of ${props.siteName}`}
         />
         <div class="request-qr-actions">
-          <a class="btn btn-small" href={qrSrc(link)} download={`request-link-${link.site_id}.svg`}>
+          <a
+            class="btn btn-small request-link-a"
+            href={qrSrc(link)}
+            download={`request-link-${link.site_id}.svg`}
+          >
             Download QR (SVG)
           </a>
           {!rotating && (

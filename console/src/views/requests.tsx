@@ -4,7 +4,8 @@
 // was linked to. A pending one is approved (a trade preset to the guess, required without one) or rejected
 // (a reason required). The account's request policy (create / hold) is shown and set here (an admin key's
 // decision: the service's refusal is shown as it says it). A new report makes no event: Refresh reads the
-// list again; a request the policy turned into an order is read again when that order's event arrives.
+// list again; a request that became an order is read again when that order's event arrives (the policy's
+// orders show up so, without a poll).
 // The request's photos are not in its view (docs/customer-side.md): they go to the order it becomes.
 
 import { signal } from "@preact/signals";
@@ -96,12 +97,22 @@ function replace(next: WorkRequest) {
   requests.value = requests.value.map((r) => (r.request_id === next.request_id ? next : r));
 }
 
-/** An order made from a request the list does not show as such (the policy made it): read the list again. */
+/** A request read again (its order's event): its row updated, or added when the filter shows it. */
+function upsert(next: WorkRequest) {
+  if (requests.value.some((r) => r.request_id === next.request_id)) return replace(next);
+  if (filter.value !== "all" && filter.value !== next.status) return;
+  requests.value = [...requests.value, next].sort((a, b) => b.created_at.localeCompare(a.created_at));
+}
+
+/** An order made from a request (its reference_id is the request's id): the request read again, so one the
+ * policy made an order at once shows as such. Other events leave the list alone. */
 function onEvent(event: StreamEvent) {
-  const order = event.data.order as Order | undefined;
-  if (!order?.reference_id?.startsWith("wrq_")) return;
-  if (requests.value.some((r) => r.order_id === order.order_id)) return;
-  if (!loading.value) void load();
+  const ref = (event.data.order as Order | undefined)?.reference_id;
+  if (!ref?.startsWith("wrq_")) return;
+  if (requests.value.some((r) => r.request_id === ref && r.status !== "pending")) return;
+  get<WorkRequest>(`/api/dispatch/v1/requests/${encodeURIComponent(ref)}`).then(upsert, () => {
+    // Not readable now: the next Refresh shows the truth.
+  });
 }
 
 export function RequestsView() {
@@ -120,9 +131,10 @@ export function RequestsView() {
         <PolicyControl />
       </div>
       <div class="requests-bar">
-        <label class="requests-filter">
+        <label class="requests-filter request-inline-label">
           Status{" "}
           <select
+            class="request-select"
             value={filter.value}
             onChange={(e) => {
               filter.value = (e.target as HTMLSelectElement).value as Filter;
@@ -201,7 +213,12 @@ function RequestRow({ request: r, at }: { request: WorkRequest; at: number }) {
           <Guess guess={r.trade_guess} />
           {r.trade && r.trade !== r.trade_guess.trade && <span class="muted">as {titleCase(r.trade)}</span>}
           <span class="muted">{ago(r.created_at, at)}</span>
-          {r.order_id && <span class="row-id request-order">{r.order_id}</span>}
+          {r.order_id && (
+            <span class="row-id">
+              {r.status === "linked" ? "linked to " : "order "}
+              <span class="request-order">{r.order_id}</span>
+            </span>
+          )}
           <span class="row-id">{r.request_id}</span>
         </span>
       </div>
@@ -238,9 +255,12 @@ function Decide({ request: r }: { request: WorkRequest }) {
           void decide("/api/dispatch/v1/requests/approve", { trade });
         }}
       >
-        <label for={tradeId}>Trade</label>
+        <label class="request-inline-label" for={tradeId}>
+          Trade
+        </label>
         <select
           id={tradeId}
+          class="request-select"
           required
           value={trade}
           onChange={(e) => setTrade((e.target as HTMLSelectElement).value)}
@@ -270,7 +290,9 @@ function Decide({ request: r }: { request: WorkRequest }) {
             void decide("/api/dispatch/v1/requests/reject", { reason: reason.trim() });
           }}
         >
-          <label for={reasonId}>Reason (kept in the audit log; the reporter is not told)</label>
+          <label class="request-reason-label" for={reasonId}>
+            Reason (kept in the audit log; the reporter is not told)
+          </label>
           <input
             id={reasonId}
             class="request-reason-field"
@@ -338,9 +360,12 @@ function PolicyControl() {
         void save();
       }}
     >
-      <label for="request-policy-mode">Policy</label>
+      <label class="request-inline-label" for="request-policy-mode">
+        Policy
+      </label>
       <select
         id="request-policy-mode"
+        class="request-select"
         value={choice}
         onChange={(e) => setChoice((e.target as HTMLSelectElement).value as PolicyMode)}
       >
