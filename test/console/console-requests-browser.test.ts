@@ -184,6 +184,14 @@ describe("the request form, from the account's console", () => {
     await panel.getByRole("status").waitFor();
     expect((await page.request.get(url)).status()).toBe(404);
     expect((await page.request.get(await address.inputValue())).status()).toBe(200);
+
+    // On a phone's width (390 px): the requests and their actions fit, nothing scrolls sideways.
+    await page.setViewportSize({ width: 390, height: 844 });
+    await page.getByRole("button", { name: "Requests", exact: true }).click();
+    await page.getByLabel("Status").selectOption("all");
+    await expect.poll(() => page.locator("li[data-request-id]").count()).toBe(2);
+    expect(await page.evaluate("document.documentElement.scrollWidth")).toBeLessThanOrEqual(390);
+    await page.screenshot({ path: shotPath("account-requests-narrow"), fullPage: true });
     expect(pageProblems).toEqual([]);
   });
 

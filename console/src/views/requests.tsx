@@ -196,7 +196,7 @@ function Guess({ guess }: { guess: WorkRequest["trade_guess"] }) {
 function RequestRow({ request: r, at }: { request: WorkRequest; at: number }) {
   return (
     <li class="row request-row" data-request-id={r.request_id} data-status={r.status}>
-      <div class="row-open static">
+      <div class="row-open static request-open">
         <span class={`pill request-status request-${r.status}`}>{STATUS_WORDS[r.status]}</span>
         <span class="row-main">
           <span class="row-title">
@@ -209,7 +209,7 @@ function RequestRow({ request: r, at }: { request: WorkRequest; at: number }) {
           </span>
           {r.status === "rejected" && r.reason && <span class="row-detail">Rejected: {r.reason}</span>}
         </span>
-        <span class="row-side">
+        <span class="row-side request-side">
           <Guess guess={r.trade_guess} />
           {r.trade && r.trade !== r.trade_guess.trade && <span class="muted">as {titleCase(r.trade)}</span>}
           <span class="muted">{ago(r.created_at, at)}</span>
