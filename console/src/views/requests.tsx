@@ -75,15 +75,19 @@ async function load() {
   loadError.value = null;
   try {
     const status = filter.value === "all" ? undefined : filter.value;
-    const [page, sites] = await Promise.all([
-      get<{ requests: WorkRequest[] }>("/api/dispatch/v1/requests", { status, limit: LOADED }),
-      siteNames.value.size
-        ? null
-        : allPages<{ site_id: string; name: string }, "sites">("/api/dispatch/v1/sites", "sites", {
-            limit: 100,
-          }),
-    ]);
-    if (sites) siteNames.value = new Map(sites.map((s) => [s.site_id, s.name]));
+    const page = await get<{ requests: WorkRequest[] }>("/api/dispatch/v1/requests", {
+      status,
+      limit: LOADED,
+    });
+    // The sites' names, read again when a request names a site the console has not seen (one just added).
+    if (page.requests.some((r) => !siteNames.value.has(r.site_id))) {
+      const sites = await allPages<{ site_id: string; name: string }, "sites">(
+        "/api/dispatch/v1/sites",
+        "sites",
+        { limit: 100 },
+      );
+      siteNames.value = new Map(sites.map((s) => [s.site_id, s.name]));
+    }
     requests.value = page.requests;
   } catch (err) {
     loadError.value = problem(err, "Your requests could not be loaded.");
