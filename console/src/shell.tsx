@@ -11,6 +11,7 @@ import { ContractorView } from "./views/contractor";
 import { AccountDoNotDispatch, DispatcherDoNotDispatch } from "./views/do-not-dispatch";
 import { AccountInvoices } from "./views/invoices";
 import { Pool } from "./views/pool";
+import { RequestsView } from "./views/requests";
 import { Schedule } from "./views/schedule";
 import { Webhooks } from "./views/webhooks";
 
@@ -62,7 +63,7 @@ export function Shell({ session }: { session: Session }) {
 }
 
 type DispatchTab = "board" | "schedule" | "pool" | "dnd" | "map";
-type AccountTab = "orders" | "sites" | "plans" | "invoices" | "dnd" | "webhooks" | "map";
+type AccountTab = "orders" | "requests" | "sites" | "plans" | "invoices" | "dnd" | "webhooks" | "map";
 
 function Tabs<T extends string>(props: {
   label: string;
@@ -145,7 +146,7 @@ function DispatchTeam() {
 }
 
 /** The account's views: its orders (kept open, and live, while another is shown: the invoices read their
- * statuses from it), its sites and their assets, its maintenance plans, its invoices, its webhooks and the map of its orders. A point clicked on the map opens the order's timeline in the list. */
+ * statuses from it), the requests its sites' people report, its sites and their assets, its maintenance plans, its invoices, its webhooks and the map of its orders. A point clicked on the map opens the order's timeline in the list. */
 function AccountArea() {
   const [tab, setTab] = useState<AccountTab>("orders");
   /** An order named by the sites' history or the plans' calendar: opened in the list. */
@@ -160,6 +161,7 @@ function AccountArea() {
         label="Account views"
         tabs={[
           ["orders", "Orders"],
+          ["requests", "Requests"],
           ["sites", "Sites"],
           ["plans", "Plans"],
           ["invoices", "Invoices"],
@@ -173,6 +175,7 @@ function AccountArea() {
       <div hidden={tab !== "orders"}>
         <AccountView />
       </div>
+      {tab === "requests" && <RequestsView />}
       {tab === "sites" && <LazyAccountView view="sites" onOpenOrder={showOrder} />}
       {tab === "plans" && <LazyAccountView view="plans" onOpenOrder={showOrder} />}
       {tab === "invoices" && <AccountInvoices />}

@@ -1,13 +1,15 @@
 // The account's sites (issue 34): a compact table of its locations (dispatch.sites) with each one's
 // number of assets (dispatch.assets) and active plans (dispatch.plans), a text filter; a site selected
 // shows its details, its assets with their warranty, and per asset its service history
-// (dispatch.asset_history): the orders that named it, with status, date, cost and proof.
+// (dispatch.asset_history): the orders that named it, with status, date, cost and proof; and its request
+// link (request-link.tsx: the public form, its QR code to print).
 
 import { signal } from "@preact/signals";
 import { useEffect, useState } from "preact/hooks";
 import { ApiProblem, allPages, get, post } from "../api";
 import { money, STATUS_LABEL, titleCase } from "../format";
 import type { OrderStatus } from "../types";
+import { RequestLinkPanel } from "./request-link";
 import { StatusPill } from "./status";
 
 export interface Site {
@@ -267,6 +269,7 @@ function SiteDetail({ site, onOpenOrder }: { site: Site; onOpenOrder: (orderId: 
             : "—"}
         </dd>
       </dl>
+      {site.archived_at === null && <RequestLinkPanel siteId={site.site_id} siteName={site.name} />}
       <h3>Assets</h3>
       {error && (
         <p class="error" role="alert">
