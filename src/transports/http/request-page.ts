@@ -8,12 +8,8 @@
 // submission (and a photo) also per client IP and per link, with budgets of their own, before its body is
 // read; a body over REQUEST_LIMITS.formBytes (a photo over REQUEST_LIMITS.photoBytes) is refused with 413.
 
-import { existsSync, readFileSync } from "node:fs";
-import { dirname, join } from "node:path";
-import { fileURLToPath } from "node:url";
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
 import { z } from "zod";
-import { rateLimitHeaders } from "../../auth/rate-limit-headers.js";
 import type { RatePolicy } from "../../auth/rate-limiter.js";
 import { REQUEST_LIMITS } from "../../domain/requests/request.js";
 import { ApiError, validationError } from "../../errors.js";
@@ -23,8 +19,8 @@ import { receiveRequest } from "../../operations/requests/intake.js";
 import { openRequestLink } from "../../operations/requests/request-links.js";
 import { addRequestPhoto } from "../../operations/requests/request-photos.js";
 import { reportShape } from "../../operations/requests/request-views.js";
-import { secure } from "./console-assets.js";
 import { handleError, sendProblem } from "./problem-reply.js";
+import { publicHeaders, registerStaticAssets, spendBudgets } from "./public-pages.js";
 
 /** What every failure of a token answers, whatever the reason. */
 const GONE_DETAIL = "This request link is not available.";
@@ -87,17 +83,6 @@ const GONE_PAGE = `<!doctype html>
 </html>
 `;
 
-/** The static/ directory of the package this module belongs to (from src/ under tsx, and dist/src/). */
-function staticDir(): string {
-  let dir = dirname(fileURLToPath(import.meta.url));
-  while (!existsSync(join(dir, "package.json"))) {
-    const up = dirname(dir);
-    if (up === dir) break;
-    dir = up;
-  }
-  return join(dir, "static");
-}
-
 const ASSETS: Record<string, string> = {
   "request.js": "text/javascript; charset=utf-8",
   "request.css": "text/css; charset=utf-8",
@@ -117,29 +102,8 @@ function confirmation(r: { id: string; status: string }) {
   return { reference: r.id, status: r.status === "pending" ? "received" : r.status, message: text };
 }
 
-function publicHeaders(reply: FastifyReply): FastifyReply {
-  return secure(reply).header("X-Robots-Tag", "noindex, nofollow").header("Cache-Control", "no-store");
-}
-
 function policy(name: string, ratePerMinute: number, burst: number): RatePolicy {
   return { name, ratePerMinute, burst };
-}
-
-/** Spends one request of each budget named; throws the 429 when one is out. */
-async function admit(
-  services: Services,
-  reply: FastifyReply,
-  budgets: ReadonlyArray<readonly [string, RatePolicy]>,
-): Promise<void> {
-  for (const [key, p] of budgets) {
-    const decision = await services.limiter.consume(key, p);
-    reply.headers(rateLimitHeaders(p, decision, services.now().getTime()));
-    if (!decision.allowed) {
-      throw new ApiError("rate_limited", `Rate limit exceeded; retry in ${decision.retryAfterSeconds} s.`, {
-        extra: { retry_after_seconds: decision.retryAfterSeconds },
-      });
-    }
-  }
 }
 
 /** The submission's fields as refused, in the validation problem's shape. */
@@ -183,7 +147,7 @@ function submitOptions(services: Services, maxBytes: number, what: string) {
     bodyLimit: maxBytes,
     onRequest: async (request: FastifyRequest, reply: FastifyReply) => {
       publicHeaders(reply);
-      await admit(services, reply, [
+      await spendBudgets(services, reply, [
         ipBudget(request, p.perIp),
         [`reqsubmit-ip:${request.ip}`, p.submitIp],
         [`reqsubmit-link:${tokenOf(request).slice(0, 45)}`, p.submitLink],
@@ -199,23 +163,6 @@ function submitOptions(services: Services, maxBytes: number, what: string) {
       return handleError(error, request, reply);
     },
   };
-}
-
-function registerAssets(app: FastifyInstance): void {
-  const dir = staticDir();
-  const assets = new Map<string, Buffer>();
-  app.get("/r/assets/:name", { schema: { hide: true } }, (request, reply) => {
-    const { name } = request.params as { name: string };
-    const type = ASSETS[name];
-    if (type === undefined)
-      return sendProblem(request, reply, new ApiError("not_found", `No asset ${name}.`));
-    let body = assets.get(name);
-    if (body === undefined) {
-      body = readFileSync(join(dir, name));
-      assets.set(name, body);
-    }
-    return secure(reply).header("Cache-Control", "public, max-age=300").type(type).send(body);
-  });
 }
 
 /** The photos' route: the image's bytes as the body (image/jpeg, image/png or image/webp; any other type
@@ -259,12 +206,12 @@ function registerPhotos(app: FastifyInstance, services: Services): void {
 
 export function registerRequestPage(app: FastifyInstance, services: Services): void {
   const { perIp } = policiesOf(services);
-  registerAssets(app);
+  registerStaticAssets(app, "/r/assets", ASSETS);
   registerPhotos(app, services);
 
   app.get("/r/:token", { schema: { hide: true } }, async (request, reply) => {
     publicHeaders(reply);
-    await admit(services, reply, [ipBudget(request, perIp)]);
+    await spendBudgets(services, reply, [ipBudget(request, perIp)]);
     const opened = await openRequestLink(services, tokenOf(request));
     reply.type("text/html; charset=utf-8");
     if (opened === null) return reply.status(404).send(GONE_PAGE);
@@ -273,7 +220,7 @@ export function registerRequestPage(app: FastifyInstance, services: Services): v
 
   app.get("/r/:token/site", { schema: { hide: true } }, async (request, reply) => {
     publicHeaders(reply);
-    await admit(services, reply, [ipBudget(request, perIp)]);
+    await spendBudgets(services, reply, [ipBudget(request, perIp)]);
     const opened = await openRequestLink(services, tokenOf(request));
     if (opened === null) throw new ApiError("not_found", GONE_DETAIL);
     const body = { site: { name: opened.site.name, city: opened.site.city, state: opened.site.state } };

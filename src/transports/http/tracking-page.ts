@@ -10,18 +10,13 @@
 // read again. A revocation in this process ends it at once (TrackingTokens.onRevoked); the link is also
 // checked again at every heartbeat, so a revocation in another process, or the link's expiry, ends it then.
 
-import { existsSync, readFileSync } from "node:fs";
-import { dirname, join } from "node:path";
-import { fileURLToPath } from "node:url";
 import type { FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
-import { rateLimitHeaders } from "../../auth/rate-limit-headers.js";
 import type { RatePolicy } from "../../auth/rate-limiter.js";
 import { ApiError } from "../../errors.js";
 import type { Services } from "../../operations/kernel/operation.js";
 import { openLink, trackingView } from "../../operations/tracking/tracking-view.js";
 import type { TrackingLinksTable } from "../../storage/schema.js";
-import { secure } from "./console-assets.js";
-import { sendProblem } from "./problem-reply.js";
+import { publicHeaders, registerStaticAssets, spendBudgets } from "./public-pages.js";
 
 /** What every failure answers, whatever the reason. */
 const GONE_DETAIL = "This tracking link is not available.";
@@ -65,26 +60,10 @@ const GONE_PAGE = `<!doctype html>
 </html>
 `;
 
-/** The static/ directory of the package this module belongs to (from src/ under tsx, and dist/src/). */
-function staticDir(): string {
-  let dir = dirname(fileURLToPath(import.meta.url));
-  while (!existsSync(join(dir, "package.json"))) {
-    const up = dirname(dir);
-    if (up === dir) break;
-    dir = up;
-  }
-  return join(dir, "static");
-}
-
 const ASSETS: Record<string, string> = {
   "tracking.js": "text/javascript; charset=utf-8",
   "tracking.css": "text/css; charset=utf-8",
 };
-
-/** The page's headers: the console's CSP and the rest, never indexed, never cached. */
-function publicHeaders(reply: FastifyReply): FastifyReply {
-  return secure(reply).header("X-Robots-Tag", "noindex, nofollow").header("Cache-Control", "no-store");
-}
 
 interface Policies {
   ip: RatePolicy;
@@ -108,25 +87,17 @@ function policiesOf(services: Services): Policies {
 }
 
 /** Spends one request of the client IP's and the token's budgets; throws the 429 when either is out. */
-async function admit(
+function admit(
   services: Services,
   policies: Policies,
   request: FastifyRequest,
   reply: FastifyReply,
   token: string,
 ): Promise<void> {
-  for (const [key, policy] of [
+  return spendBudgets(services, reply, [
     [`track-ip:${request.ip}`, policies.ip],
     [`track-token:${token.slice(0, 45)}`, policies.token],
-  ] as const) {
-    const decision = await services.limiter.consume(key, policy);
-    reply.headers(rateLimitHeaders(policy, decision, Date.now()));
-    if (!decision.allowed) {
-      throw new ApiError("rate_limited", `Rate limit exceeded; retry in ${decision.retryAfterSeconds} s.`, {
-        extra: { retry_after_seconds: decision.retryAfterSeconds },
-      });
-    }
-  }
+  ]);
 }
 
 const gone = () => new ApiError("not_found", GONE_DETAIL);
@@ -248,8 +219,6 @@ async function streamView(
 
 export function registerTrackingPage(app: FastifyInstance, services: Services): void {
   const policies = policiesOf(services);
-  const dir = staticDir();
-  const assets = new Map<string, Buffer>();
   const open = new Set<() => void>();
   const perLink = new Map<string, number>();
   app.addHook("preClose", (done) => {
@@ -257,18 +226,7 @@ export function registerTrackingPage(app: FastifyInstance, services: Services): 
     done();
   });
 
-  app.get("/t/assets/:name", { schema: { hide: true } }, (request, reply) => {
-    const { name } = request.params as { name: string };
-    const type = ASSETS[name];
-    if (type === undefined)
-      return sendProblem(request, reply, new ApiError("not_found", `No asset ${name}.`));
-    let body = assets.get(name);
-    if (body === undefined) {
-      body = readFileSync(join(dir, name));
-      assets.set(name, body);
-    }
-    return secure(reply).header("Cache-Control", "public, max-age=300").type(type).send(body);
-  });
+  registerStaticAssets(app, "/t/assets", ASSETS);
 
   app.get("/t/:token", { schema: { hide: true } }, async (request, reply) => {
     const { token } = request.params as { token: string };

@@ -5,11 +5,10 @@
 // tampered or unknown token answers one 404 page. Limited per client IP as the tracking pages are.
 
 import type { FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
-import { rateLimitHeaders } from "../../auth/rate-limit-headers.js";
-import { ApiError } from "../../errors.js";
 import type { Services } from "../../operations/kernel/operation.js";
 import type { NotificationsTable } from "../../storage/schema.js";
 import { secure } from "./console-assets.js";
+import { spendBudgets } from "./public-pages.js";
 
 function page(title: string, body: string): string {
   return `<!doctype html>
@@ -43,19 +42,13 @@ const DONE = page(
   "<p>You will receive no more of these messages. The team that sent them can add you back if you ask.</p>",
 );
 
-async function admit(services: Services, request: FastifyRequest, reply: FastifyReply): Promise<void> {
+function admit(services: Services, request: FastifyRequest, reply: FastifyReply): Promise<void> {
   const policy = {
     name: "unsubscribe-per-ip",
     ratePerMinute: services.config.TRACKING_IP_RATE_LIMIT_PER_MINUTE,
     burst: services.config.TRACKING_IP_RATE_LIMIT_BURST,
   };
-  const decision = await services.limiter.consume(`unsubscribe-ip:${request.ip}`, policy);
-  reply.headers(rateLimitHeaders(policy, decision, Date.now()));
-  if (!decision.allowed) {
-    throw new ApiError("rate_limited", `Rate limit exceeded; retry in ${decision.retryAfterSeconds} s.`, {
-      extra: { retry_after_seconds: decision.retryAfterSeconds },
-    });
-  }
+  return spendBudgets(services, reply, [[`unsubscribe-ip:${request.ip}`, policy]]);
 }
 
 /** The message a token names, or null (any failure answers alike). */
