@@ -11,7 +11,7 @@ import { MemoryRateLimiter, type RateLimiter } from "../auth/rate-limiter.js";
 import { RedisRateLimiter } from "../auth/redis-rate-limiter.js";
 import { TrackingTokens } from "../auth/tracking-tokens.js";
 import { UnsubscribeTokens } from "../auth/unsubscribe-tokens.js";
-import { type Clock, systemClock } from "../clock.js";
+import { systemClock } from "../clock.js";
 import type { Config } from "../config.js";
 import { Metrics } from "../metrics.js";
 import { keptMailer, smtpMailer } from "../net/mailer.js";
@@ -42,18 +42,13 @@ export function openStore(config: Config): Store {
 }
 
 /** The limiter the configuration selects: shared on Redis with REDIS_URL, else in memory. */
-function createLimiter(
-  config: Config,
-  now: Clock,
-  logger?: FastifyBaseLogger,
-  metrics?: Metrics,
-): RateLimiter {
-  // In memory, on the services' clock: a test that moves time refills the buckets with it.
+function createLimiter(config: Config, logger?: FastifyBaseLogger, metrics?: Metrics): RateLimiter {
+  // In memory, on the wall clock: a limit is a rate of real requests, whatever time the services' clock
+  // says (a test moving that clock back must not find its buckets filled from the future). A test that
+  // refills buckets by moving time passes a limiter on its own clock (createServices' `limiter`).
   if (!config.REDIS_URL) {
-    return new MemoryRateLimiter(
-      () => now().getTime(),
-      (allowed) =>
-        metrics?.limiterDecisions.inc({ source: "memory", outcome: allowed ? "allowed" : "limited" }),
+    return new MemoryRateLimiter(Date.now, (allowed) =>
+      metrics?.limiterDecisions.inc({ source: "memory", outcome: allowed ? "allowed" : "limited" }),
     );
   }
   return new RedisRateLimiter(config.REDIS_URL, {
@@ -128,7 +123,7 @@ export function createServices(
     doNotDispatch: new DoNotDispatchLists(store),
     keys,
     sessions: new ConsoleSessions(store, keys, config.CONSOLE_SESSION_IDLE_MINUTES * 60_000, now),
-    limiter: options.limiter ?? createLimiter(config, now, options.logger, metrics),
+    limiter: options.limiter ?? createLimiter(config, options.logger, metrics),
     fetcher,
     probe: new ProbeService(fetcher, {
       allowPrivateNetworks: config.PROBE_ALLOW_PRIVATE_NETWORKS,

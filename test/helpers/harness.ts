@@ -7,6 +7,7 @@ import { join } from "node:path";
 import { Writable } from "node:stream";
 import type { FastifyInstance, LightMyRequestResponse } from "fastify";
 import { afterAll } from "vitest";
+import { MemoryRateLimiter } from "../../src/auth/rate-limiter.js";
 import { bootstrap } from "../../src/bootstrap.js";
 import type { Clock } from "../../src/clock.js";
 import { type Config, loadConfig } from "../../src/config.js";
@@ -70,8 +71,10 @@ afterAll(async () => {
 export async function createHarness(
   env: Record<string, string> = {},
   appOptions: AppOptions = {},
-  /** The services' clock (default: the wall clock); tests move time with one of their own. */
-  options: { now?: Clock } = {},
+  /** The services' clock (default: the wall clock); tests move time with one of their own. With
+   * `limitsOnClock`, the in-memory rate limiter runs on that clock too (it runs on the wall clock
+   * otherwise), so moving time refills its buckets: only for a clock that never goes back. */
+  options: { now?: Clock; limitsOnClock?: boolean } = {},
 ): Promise<Harness> {
   const dir = mkdtempSync(join(tmpdir(), "fd-test-"));
   // TEST_LIMITER=redis: the shared limiter on TEST_REDIS_URL, with keys of this harness's own.
@@ -95,7 +98,13 @@ export async function createHarness(
   });
   const opened = await openTestStore(dir);
   const store = opened.store;
-  const services = createServices(config, store, options.now ? { now: options.now } : {});
+  const now = options.now;
+  const services = createServices(config, store, {
+    ...(now ? { now } : {}),
+    ...(now && options.limitsOnClock && !config.REDIS_URL
+      ? { limiter: new MemoryRateLimiter(() => now().getTime()) }
+      : {}),
+  });
   const boot = await bootstrap(store, services.keys);
   await services.pool.load();
   const app = await buildApp(services, { logDestination: mismatchLog(), ...appOptions });

@@ -38,7 +38,8 @@ afterEach(async () => {
 
 async function setup(env: Record<string, string> = {}) {
   const clock = testClock();
-  const h = await createHarness(env, {}, { now: clock.now });
+  // The limits refill as the test's clock moves (it only moves forward).
+  const h = await createHarness(env, {}, { now: clock.now, limitsOnClock: true });
   harnesses.push(h);
   const tag = Math.random().toString(36).slice(2, 8);
   const key = await h.key(`Acme ${tag}`, "test");

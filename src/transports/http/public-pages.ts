@@ -27,7 +27,7 @@ export async function spendBudgets(
 ): Promise<void> {
   for (const [key, policy] of budgets) {
     const decision = await services.limiter.consume(key, policy);
-    reply.headers(rateLimitHeaders(policy, decision, services.now().getTime()));
+    reply.headers(rateLimitHeaders(policy, decision, Date.now()));
     if (!decision.allowed) {
       throw new ApiError("rate_limited", `Rate limit exceeded; retry in ${decision.retryAfterSeconds} s.`, {
         extra: { retry_after_seconds: decision.retryAfterSeconds },
