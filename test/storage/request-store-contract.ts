@@ -194,8 +194,11 @@ export function runRequestStoreContract(name: string, open: (clock: Clock) => Pr
         await store.requests.addPhoto(row(1), tx);
       });
       expect(await store.requests.photosOf(id)).toEqual([row(1), row(2)]);
-      // The same position twice is refused (two photos at once cannot both be the second).
-      await expect(store.write((tx) => store.requests.addPhoto(row(2), tx))).rejects.toThrow();
+      // The same position twice is not written (two photos at once cannot both be the second): false.
+      expect(await store.write((tx) => store.requests.addPhoto({ ...row(2), sha256: sha(7) }, tx))).toBe(
+        false,
+      );
+      expect((await store.requests.photosOf(id)).map((p) => p.sha256)).toEqual([sha(1), sha(2)]);
       expect(await store.attachments.referenced([sha(1), sha(9), sha(5)])).toEqual(new Set([sha(1), sha(9)]));
     });
   });
