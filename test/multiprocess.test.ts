@@ -248,7 +248,7 @@ describe.skipIf(!ready)("contractor capacity across processes", () => {
 describe.skipIf(!ready)("--workers", () => {
   it("runs N processes sharing the port and stops them all cleanly", async () => {
     const { vars } = await env();
-    const server = await startChildServer(vars, 60_000, ["--workers", "2"]);
+    const server = await startChildServer(vars, 110_000, ["--workers", "2"]);
     servers.push(server);
     await server.waitFor(/with 2 workers/);
     const key = (await server.waitFor(/(fsd_test_[0-9A-Za-z]{36})/))[1] ?? "";
@@ -285,7 +285,7 @@ describe.skipIf(!ready)("--workers", () => {
 
   it("stops with one clean shutdown message on a terminal's Ctrl-C (SIGINT to every process of the group)", async () => {
     const { vars } = await env();
-    const server = await startChildServer(vars, 60_000, ["--workers", "2"], { detached: true });
+    const server = await startChildServer(vars, 110_000, ["--workers", "2"], { detached: true });
     servers.push(server);
     await server.waitFor(/with 2 workers/);
     const pid = server.proc.pid as number;
