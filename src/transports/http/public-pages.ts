@@ -18,6 +18,23 @@ export function publicHeaders(reply: FastifyReply): FastifyReply {
   return secure(reply).header("X-Robots-Tag", "noindex, nofollow").header("Cache-Control", "no-store");
 }
 
+/** The page every dead token of a public page answers (404): the same for every reason, saying `sentence`. */
+export function goneHtml(stylesheet: string, sentence: string): string {
+  return `<!doctype html>
+<html lang="en">
+<head>
+<meta charset="utf-8">
+<meta name="robots" content="noindex, nofollow">
+<meta name="referrer" content="no-referrer">
+<title>Link not available</title>
+<link rel="stylesheet" href="${stylesheet}">
+</head>
+<body><main><h1>Link not available</h1>
+<p>${sentence}</p></main></body>
+</html>
+`;
+}
+
 /** Spends one request of each budget named (its key and policy), in order; throws the 429 when one is out,
  * with the rate-limit headers of the budgets spent. */
 export async function spendBudgets(

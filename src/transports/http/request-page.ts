@@ -20,7 +20,7 @@ import { openRequestLink } from "../../operations/requests/request-links.js";
 import { addRequestPhoto } from "../../operations/requests/request-photos.js";
 import { reportShape } from "../../operations/requests/request-views.js";
 import { handleError, sendProblem } from "./problem-reply.js";
-import { publicHeaders, registerStaticAssets, spendBudgets } from "./public-pages.js";
+import { goneHtml, publicHeaders, registerStaticAssets, spendBudgets } from "./public-pages.js";
 
 /** What every failure of a token answers, whatever the reason. */
 const GONE_DETAIL = "This request link is not available.";
@@ -69,19 +69,10 @@ const PAGE = `<!doctype html>
 </html>
 `;
 
-const GONE_PAGE = `<!doctype html>
-<html lang="en">
-<head>
-<meta charset="utf-8">
-<meta name="robots" content="noindex, nofollow">
-<meta name="referrer" content="no-referrer">
-<title>Link not available</title>
-<link rel="stylesheet" href="/r/assets/request.css">
-</head>
-<body><main><h1>Link not available</h1>
-<p>This request link was replaced or withdrawn. Ask the team that posted it for the current one.</p></main></body>
-</html>
-`;
+const GONE_PAGE = goneHtml(
+  "/r/assets/request.css",
+  "This request link was replaced or withdrawn. Ask the team that posted it for the current one.",
+);
 
 const ASSETS: Record<string, string> = {
   "request.js": "text/javascript; charset=utf-8",

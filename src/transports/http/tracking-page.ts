@@ -16,7 +16,7 @@ import { ApiError } from "../../errors.js";
 import type { Services } from "../../operations/kernel/operation.js";
 import { openLink, trackingView } from "../../operations/tracking/tracking-view.js";
 import type { TrackingLinksTable } from "../../storage/schema.js";
-import { publicHeaders, registerStaticAssets, spendBudgets } from "./public-pages.js";
+import { goneHtml, publicHeaders, registerStaticAssets, spendBudgets } from "./public-pages.js";
 
 /** What every failure answers, whatever the reason. */
 const GONE_DETAIL = "This tracking link is not available.";
@@ -46,19 +46,10 @@ const PAGE = `<!doctype html>
 </html>
 `;
 
-const GONE_PAGE = `<!doctype html>
-<html lang="en">
-<head>
-<meta charset="utf-8">
-<meta name="robots" content="noindex, nofollow">
-<meta name="referrer" content="no-referrer">
-<title>Link not available</title>
-<link rel="stylesheet" href="/t/assets/tracking.css">
-</head>
-<body><main><h1>Link not available</h1>
-<p>This tracking link has expired or was withdrawn. Ask the team that sent it for a new one.</p></main></body>
-</html>
-`;
+const GONE_PAGE = goneHtml(
+  "/t/assets/tracking.css",
+  "This tracking link has expired or was withdrawn. Ask the team that sent it for a new one.",
+);
 
 const ASSETS: Record<string, string> = {
   "tracking.js": "text/javascript; charset=utf-8",
