@@ -1,9 +1,18 @@
-// Drops the PostgreSQL schemas the tests create: this run's once every worker is done, and leftovers of
-// runs that started more than two hours ago (interrupted ones). Another run in progress on the same
-// database keeps its schemas.
+// Drops the PostgreSQL schemas and databases the tests create: this run's once every worker is done, and
+// leftovers of runs that started more than two hours ago (interrupted ones). Another run in progress on
+// the same database keeps its own.
 
+import { readdirSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
 import { MIGRATION_LOCK } from "../src/storage/kysely-store.js";
-import { admin, runSchemaPrefix, TEST_SCHEMA_PREFIX } from "./helpers/test-store.js";
+import {
+  admin,
+  postgresTemplateInfoFile,
+  runSchemaPrefix,
+  sqliteTemplateDir,
+  TEST_SCHEMA_PREFIX,
+} from "./helpers/test-store.js";
 
 const STALE_AFTER_MS = 2 * 60 * 60 * 1000;
 
@@ -29,6 +38,23 @@ async function dropSchemas(filter: (name: string) => boolean): Promise<void> {
   });
 }
 
+/** Drops the databases the harnesses' stores were copied into (store-template.ts) and their template,
+ * where `filter` says: normally each harness drops its own when it closes; these are the template and
+ * what an interrupted run left. */
+async function dropDatabases(filter: (name: string) => boolean): Promise<void> {
+  const url = process.env.TEST_DATABASE_URL;
+  if (!url) return;
+  await admin(url, async (c) => {
+    const { rows } = await c.query<{ datname: string }>(
+      "SELECT datname FROM pg_database WHERE datname LIKE $1",
+      [`${TEST_SCHEMA_PREFIX}%`],
+    );
+    for (const { datname } of rows.filter((r) => filter(r.datname))) {
+      await c.query(`DROP DATABASE IF EXISTS "${datname}" WITH (FORCE)`);
+    }
+  });
+}
+
 function startedAt(schema: string): number | null {
   // The run's id is its start time in base 36 (8 characters until 2059), then 4 random characters.
   const run = (schema.slice(TEST_SCHEMA_PREFIX.length).split("_")[0] ?? "").slice(0, 8);
@@ -39,13 +65,24 @@ function startedAt(schema: string): number | null {
 export async function setup(): Promise<void> {
   // Workers inherit this: every schema of the run carries it.
   process.env.FD_TEST_RUN = Date.now().toString(36) + Math.random().toString(36).slice(2, 6);
-  await dropSchemas((name) => {
+  const stale = (name: string) => {
     const at = startedAt(name);
     return at === null || Date.now() - at > STALE_AFTER_MS;
-  });
+  };
+  await dropSchemas(stale);
+  await dropDatabases(stale);
+  // Template stores' files that interrupted runs left in the temporary directory.
+  for (const name of readdirSync(tmpdir())) {
+    if (name.startsWith(TEST_SCHEMA_PREFIX) && stale(name)) {
+      rmSync(join(tmpdir(), name), { recursive: true, force: true });
+    }
+  }
 }
 
 export async function teardown(): Promise<void> {
   const prefix = runSchemaPrefix();
   await dropSchemas((name) => name.startsWith(prefix));
+  await dropDatabases((name) => name.startsWith(prefix));
+  rmSync(postgresTemplateInfoFile(), { force: true });
+  rmSync(sqliteTemplateDir(), { recursive: true, force: true });
 }

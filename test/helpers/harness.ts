@@ -14,6 +14,7 @@ import { type Config, loadConfig } from "../../src/config.js";
 import type { Services } from "../../src/operations/kernel/operation.js";
 import { createServices } from "../../src/services/create-services.js";
 import { type AppOptions, buildApp } from "../../src/transports/http/app.js";
+import { openBootstrappedStore } from "./store-template.js";
 import { openTestStore, redisUrl } from "./test-store.js";
 
 export interface Harness {
@@ -96,7 +97,10 @@ export async function createHarness(
     ...redis,
     ...env,
   });
-  const opened = await openTestStore(dir);
+  // A copy of a bootstrapped template (store-template.ts), unless the test brings its own signing key
+  // (the template's goes with each copy): then a new store, bootstrapped here.
+  const fromTemplate = config.AUDIT_SIGNING_KEY === undefined ? await openBootstrappedStore(dir) : null;
+  const opened = fromTemplate?.opened ?? (await openTestStore(dir));
   const store = opened.store;
   const now = options.now;
   const services = createServices(config, store, {
@@ -105,7 +109,7 @@ export async function createHarness(
       ? { limiter: new MemoryRateLimiter(() => now().getTime()) }
       : {}),
   });
-  const boot = await bootstrap(store, services.keys);
+  const sandboxKey = fromTemplate?.sandboxKey ?? (await bootstrap(store, services.keys)).sandboxKey ?? "";
   await services.pool.load();
   const app = await buildApp(services, { logDestination: mismatchLog(), ...appOptions });
   await app.ready();
@@ -114,7 +118,7 @@ export async function createHarness(
     app,
     services,
     config,
-    sandboxKey: boot.sandboxKey ?? "",
+    sandboxKey,
     async key(account, mode, limits = {}) {
       const issued = await services.keys.issue({
         accountName: account,

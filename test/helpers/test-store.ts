@@ -23,7 +23,18 @@ export function testStoreKind(): "sqlite" | "postgres" {
   return process.env.TEST_STORE === "postgres" ? "postgres" : "sqlite";
 }
 
-export function postgresUrl(): string {
+/** The databases of the harnesses' stores (copies of a template: store-template.ts), by schema name. */
+const clonedSchemas = new Map<string, string>();
+
+export function registerClonedSchema(schema: string, url: string): void {
+  clonedSchemas.set(schema, url);
+}
+
+/** TEST_DATABASE_URL; with `schema`, the URL of the database that holds it (a harness's store has a
+ * database of its own, its schema named as it is). */
+export function postgresUrl(schema?: string): string {
+  const cloned = schema === undefined ? undefined : clonedSchemas.get(schema);
+  if (cloned) return cloned;
   const url = process.env.TEST_DATABASE_URL;
   if (!url) throw new Error("TEST_STORE=postgres needs TEST_DATABASE_URL (postgres://...)");
   return url;
@@ -38,6 +49,17 @@ export const TEST_SCHEMA_PREFIX = "fd_test_";
  */
 export function runSchemaPrefix(): string {
   return `${TEST_SCHEMA_PREFIX}${process.env.FD_TEST_RUN ?? `solo${process.pid}`}_`;
+}
+
+/** Where the worker that builds the run's PostgreSQL template store leaves its keys for the others
+ * (store-template.ts); removed by the global teardown. */
+export function postgresTemplateInfoFile(): string {
+  return join(tmpdir(), `${runSchemaPrefix()}template.json`);
+}
+
+/** The run's SQLite template store, a directory (store-template.ts); removed by the global teardown. */
+export function sqliteTemplateDir(): string {
+  return join(tmpdir(), `${runSchemaPrefix()}sqlite-template`);
 }
 
 export function redisUrl(): string {

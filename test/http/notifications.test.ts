@@ -346,7 +346,11 @@ describe("notifications", () => {
     // On PostgreSQL the second worker has its own connections to the same schema, as another process would.
     const second =
       store.dialect === "postgres"
-        ? openPostgresStore(postgresUrl(), { poolSize: 4, schema: store.schema, clock: s.clock.now })
+        ? openPostgresStore(postgresUrl(store.schema), {
+            poolSize: 4,
+            schema: store.schema,
+            clock: s.clock.now,
+          })
         : store;
     if (second !== store) closers.push(() => second.close());
     const services =

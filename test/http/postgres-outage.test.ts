@@ -17,7 +17,7 @@ function schemaOf(store: Store): string {
 }
 
 async function terminateBackends(applicationName: string): Promise<number> {
-  const client = new pg.Client({ connectionString: postgresUrl() });
+  const client = new pg.Client({ connectionString: postgresUrl(applicationName) });
   await client.connect();
   try {
     const { rowCount } = await client.query(
@@ -32,7 +32,7 @@ async function terminateBackends(applicationName: string): Promise<number> {
 
 /** Backends of the test store's connections still alive. */
 async function backends(applicationName: string): Promise<number> {
-  const client = new pg.Client({ connectionString: postgresUrl() });
+  const client = new pg.Client({ connectionString: postgresUrl(applicationName) });
   await client.connect();
   try {
     const { rows } = await client.query(
@@ -46,7 +46,7 @@ async function backends(applicationName: string): Promise<number> {
 }
 
 async function countOrders(applicationName: string): Promise<number> {
-  const client = new pg.Client({ connectionString: postgresUrl() });
+  const client = new pg.Client({ connectionString: postgresUrl(applicationName) });
   await client.connect();
   try {
     const { rows } = await client.query(`SELECT count(*)::int AS n FROM "${applicationName}".orders`);

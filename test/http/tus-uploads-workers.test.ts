@@ -42,10 +42,8 @@ const octets = { "content-type": "application/offset+octet-stream" };
 describe.skipIf(!onPostgres)("a tus upload across two workers on one PostgreSQL", () => {
   beforeAll(async () => {
     h = await createHarness();
-    const store = openPostgresStore(postgresUrl(), {
-      poolSize: 2,
-      schema: (h.services.store as KyselyStore).schema,
-    });
+    const schema = (h.services.store as KyselyStore).schema;
+    const store = openPostgresStore(postgresUrl(schema), { poolSize: 2, schema });
     const services = createServices(h.config, store);
     await bootstrap(store, services.keys);
     await services.pool.load();
