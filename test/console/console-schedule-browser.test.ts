@@ -105,6 +105,10 @@ beforeAll(async () => {
   );
   expect(back.statusCode, back.body).toBe(200);
   await h.services.pool.load();
+  // The optimiser's threads started before the page asks for a plan: under vitest a thread compiles its
+  // TypeScript through tsx, which took over a minute with a cold cache on a loaded machine (CI's clean
+  // clone), and the page's "Optimise day" waited for it.
+  await h.services.planner.warm();
   base = await listenLocally(h);
 }, 120_000);
 
@@ -296,8 +300,7 @@ describe("the Schedule: contractor lanes over a day, the queue, the optimiser", 
 
       // The optimiser: the HVAC job goes to the technician, drawn over its lane, then applied.
       await page.getByRole("button", { name: "Optimise day", exact: true }).click();
-      // The proposal, or the optimiser's refusal (then the test fails on its text, not on a timeout). The
-      // day is planned on a worker thread: on a loaded machine its first start takes seconds.
+      // The proposal, or the optimiser's refusal (then the test fails on its text, not on a timeout).
       const proposed = hvacLane.locator(`[data-proposed-order-id="${hvacQueuedId}"]`);
       const refused = page.locator(".optimiser [role=alert]");
       await proposed.or(refused).first().waitFor({ timeout: 60_000 });
