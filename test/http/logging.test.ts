@@ -28,13 +28,18 @@ describe("logging", () => {
     );
     const res = await h.post(QUOTE_PATH, validQuote(), { "x-api-key": h.sandboxKey });
     expect(res.statusCode).toBe(200);
-    await h.post(QUOTE_PATH, validQuote(), { "x-api-key": `${h.sandboxKey.slice(0, -1)}X` });
+    // Another key: the last character changed (a key may end in X).
+    const wrong = `${h.sandboxKey.slice(0, -1)}${h.sandboxKey.endsWith("X") ? "Y" : "X"}`;
+    await h.post(QUOTE_PATH, validQuote(), { "x-api-key": wrong });
     // The access line is written in onResponse, which may run just after inject() has resolved.
-    const access = await vi.waitFor(() => {
-      const lines = log.parsed().filter((l) => l.msg === "request completed");
-      expect(lines).toHaveLength(2);
-      return lines;
-    });
+    const access = await vi.waitFor(
+      () => {
+        const lines = log.parsed().filter((l) => l.msg === "request completed");
+        expect(lines).toHaveLength(2);
+        return lines;
+      },
+      { timeout: 10_000 },
+    );
     expect(access[0]).toMatchObject({
       request_id: res.headers["request-id"],
       method: "POST",
