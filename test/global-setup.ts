@@ -5,6 +5,7 @@
 import { readdirSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import type pg from "pg";
 import { MIGRATION_LOCK } from "../src/storage/kysely-store.js";
 import {
   admin,
@@ -16,43 +17,51 @@ import {
 
 const STALE_AFTER_MS = 2 * 60 * 60 * 1000;
 
-async function dropSchemas(filter: (name: string) => boolean): Promise<void> {
+/** The names a catalog query (`$1`: the tests' prefix, for LIKE) lists that `filter` keeps, on the
+ * database of TEST_DATABASE_URL; `drop` is called with them there (nothing without that database). */
+async function dropOwn(
+  catalog: string,
+  filter: (name: string) => boolean,
+  drop: (c: pg.Client, names: string[]) => Promise<void>,
+): Promise<void> {
   const url = process.env.TEST_DATABASE_URL;
   if (!url) return;
   await admin(url, async (c) => {
-    const { rows } = await c.query<{ nspname: string }>(
-      "SELECT nspname FROM pg_namespace WHERE nspname LIKE $1",
-      [`${TEST_SCHEMA_PREFIX}%`],
-    );
-    const doomed = rows.filter((r) => filter(r.nspname));
-    if (doomed.length === 0) return;
-    // Under the migrations' lock: Kysely's migrator introspects every table of the database, and fails
-    // ("schema ... does not exist") if a schema is dropped under it, in this run or another run on the
-    // same database.
-    await c.query("SELECT pg_advisory_lock($1)", [MIGRATION_LOCK]);
-    try {
-      for (const { nspname } of doomed) await c.query(`DROP SCHEMA IF EXISTS "${nspname}" CASCADE`);
-    } finally {
-      await c.query("SELECT pg_advisory_unlock($1)", [MIGRATION_LOCK]);
-    }
+    const { rows } = await c.query<{ name: string }>(catalog, [`${TEST_SCHEMA_PREFIX}%`]);
+    const doomed = rows.map((r) => r.name).filter(filter);
+    if (doomed.length > 0) await drop(c, doomed);
   });
+}
+
+function dropSchemas(filter: (name: string) => boolean): Promise<void> {
+  return dropOwn(
+    "SELECT nspname AS name FROM pg_namespace WHERE nspname LIKE $1",
+    filter,
+    async (c, doomed) => {
+      // Under the migrations' lock: Kysely's migrator introspects every table of the database, and fails
+      // ("schema ... does not exist") if a schema is dropped under it, in this run or another run on the
+      // same database.
+      await c.query("SELECT pg_advisory_lock($1)", [MIGRATION_LOCK]);
+      try {
+        for (const name of doomed) await c.query(`DROP SCHEMA IF EXISTS "${name}" CASCADE`);
+      } finally {
+        await c.query("SELECT pg_advisory_unlock($1)", [MIGRATION_LOCK]);
+      }
+    },
+  );
 }
 
 /** Drops the databases the harnesses' stores were copied into (store-template.ts) and their template,
  * where `filter` says: normally each harness drops its own when it closes; these are the template and
  * what an interrupted run left. */
-async function dropDatabases(filter: (name: string) => boolean): Promise<void> {
-  const url = process.env.TEST_DATABASE_URL;
-  if (!url) return;
-  await admin(url, async (c) => {
-    const { rows } = await c.query<{ datname: string }>(
-      "SELECT datname FROM pg_database WHERE datname LIKE $1",
-      [`${TEST_SCHEMA_PREFIX}%`],
-    );
-    for (const { datname } of rows.filter((r) => filter(r.datname))) {
-      await c.query(`DROP DATABASE IF EXISTS "${datname}" WITH (FORCE)`);
-    }
-  });
+function dropDatabases(filter: (name: string) => boolean): Promise<void> {
+  return dropOwn(
+    "SELECT datname AS name FROM pg_database WHERE datname LIKE $1",
+    filter,
+    async (c, doomed) => {
+      for (const name of doomed) await c.query(`DROP DATABASE IF EXISTS "${name}" WITH (FORCE)`);
+    },
+  );
 }
 
 function startedAt(schema: string): number | null {

@@ -14,6 +14,7 @@ import { type Config, loadConfig } from "../../src/config.js";
 import type { Services } from "../../src/operations/kernel/operation.js";
 import { createServices } from "../../src/services/create-services.js";
 import { type AppOptions, buildApp } from "../../src/transports/http/app.js";
+import { closeServices } from "./close-services.js";
 import { openBootstrappedStore } from "./store-template.js";
 import { openTestStore, redisUrl } from "./test-store.js";
 
@@ -168,10 +169,7 @@ export async function createHarness(
       closed = true;
       open.delete(h);
       await app.close();
-      await services.planner.close();
-      await services.audit.stop();
-      await services.limiter.close();
-      await services.fetcher.close();
+      await closeServices(services);
       await store.close();
       await opened.cleanup();
       rmSync(dir, { recursive: true, force: true });

@@ -34,6 +34,7 @@ import { createServices } from "../../src/services/create-services.js";
 import { openPostgresStore } from "../../src/storage/postgres.js";
 import { openSqliteStore } from "../../src/storage/sqlite.js";
 import type { Store } from "../../src/storage/store.js";
+import { closeServices } from "./close-services.js";
 import {
   admin,
   postgresTemplateInfoFile,
@@ -65,10 +66,7 @@ async function buildTemplate(store: Store, dataDir: string): Promise<Template> {
       signingKeyPem: readFileSync(join(dataDir, SIGNING_KEY_FILE), "utf8"),
     };
   } finally {
-    await services.planner.close();
-    await services.audit.stop();
-    await services.limiter.close();
-    await services.fetcher.close();
+    await closeServices(services);
     await store.close();
   }
 }

@@ -11,6 +11,7 @@ import { createServices } from "../../src/services/create-services.js";
 import type { KyselyStore } from "../../src/storage/kysely-store.js";
 import { openPostgresStore } from "../../src/storage/postgres.js";
 import { buildApp } from "../../src/transports/http/app.js";
+import { closeServices } from "../helpers/close-services.js";
 import { createHarness, type Harness } from "../helpers/harness.js";
 import { expectProblem } from "../helpers/security-suite.js";
 import { postgresUrl, testStoreKind } from "../helpers/test-store.js";
@@ -54,10 +55,7 @@ describe.skipIf(!onPostgres)("a tus upload across two workers on one PostgreSQL"
       store,
       async close() {
         await app.close();
-        await services.planner.close();
-        await services.audit.stop();
-        await services.limiter.close();
-        await services.fetcher.close();
+        await closeServices(services);
         await store.close();
       },
     };

@@ -18,21 +18,40 @@ export function publicHeaders(reply: FastifyReply): FastifyReply {
   return secure(reply).header("X-Robots-Tag", "noindex, nofollow").header("Cache-Control", "no-store");
 }
 
-/** The page every dead token of a public page answers (404): the same for every reason, saying `sentence`. */
-export function goneHtml(stylesheet: string, sentence: string): string {
+/** A static public page: `title` as its title and heading, then `body` (HTML, trusted), never indexed,
+ * no referrer sent; `viewport` for pages read on a phone. */
+export function staticPageHtml(page: {
+  title: string;
+  stylesheet: string;
+  body: string;
+  viewport: boolean;
+}): string {
+  const viewport = page.viewport
+    ? '<meta name="viewport" content="width=device-width, initial-scale=1">\n'
+    : "";
   return `<!doctype html>
 <html lang="en">
 <head>
 <meta charset="utf-8">
-<meta name="robots" content="noindex, nofollow">
+${viewport}<meta name="robots" content="noindex, nofollow">
 <meta name="referrer" content="no-referrer">
-<title>Link not available</title>
-<link rel="stylesheet" href="${stylesheet}">
+<title>${page.title}</title>
+<link rel="stylesheet" href="${page.stylesheet}">
 </head>
-<body><main><h1>Link not available</h1>
-<p>${sentence}</p></main></body>
+<body><main><h1>${page.title}</h1>
+${page.body}</main></body>
 </html>
 `;
+}
+
+/** The page every dead token of a public page answers (404): the same for every reason, saying `sentence`. */
+export function goneHtml(stylesheet: string, sentence: string): string {
+  return staticPageHtml({
+    title: "Link not available",
+    stylesheet,
+    body: `<p>${sentence}</p>`,
+    viewport: false,
+  });
 }
 
 /** Spends one request of each budget named (its key and policy), in order; throws the 429 when one is out,

@@ -7,25 +7,10 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
 import type { Services } from "../../operations/kernel/operation.js";
 import type { NotificationsTable } from "../../storage/schema.js";
-import { secure } from "./console-assets.js";
-import { spendBudgets } from "./public-pages.js";
+import { publicHeaders, spendBudgets, staticPageHtml } from "./public-pages.js";
 
 function page(title: string, body: string): string {
-  return `<!doctype html>
-<html lang="en">
-<head>
-<meta charset="utf-8">
-<meta name="viewport" content="width=device-width, initial-scale=1">
-<meta name="robots" content="noindex, nofollow">
-<meta name="referrer" content="no-referrer">
-<title>${title}</title>
-<link rel="stylesheet" href="/t/assets/tracking.css">
-</head>
-<body><main><h1>${title}</h1>
-${body}
-</main></body>
-</html>
-`;
+  return staticPageHtml({ title, stylesheet: "/t/assets/tracking.css", body: `${body}\n`, viewport: true });
 }
 
 const GONE = page(
@@ -65,11 +50,7 @@ export function registerUnsubscribePage(app: FastifyInstance, services: Services
       { parseAs: "string", bodyLimit: 1024 },
       (_request, _body, done) => done(null, {}),
     );
-    const headers = (reply: FastifyReply) =>
-      secure(reply)
-        .header("X-Robots-Tag", "noindex, nofollow")
-        .header("Cache-Control", "no-store")
-        .type("text/html; charset=utf-8");
+    const headers = (reply: FastifyReply) => publicHeaders(reply).type("text/html; charset=utf-8");
 
     scope.get("/n/unsubscribe/:token", { schema: { hide: true } }, async (request, reply) => {
       const { token } = request.params as { token: string };
