@@ -48,6 +48,7 @@ import { migration0042 } from "./0042-maintenance-plans.js";
 import { migration0043 } from "./0043-tracking-links.js";
 import { migration0044 } from "./0044-notifications.js";
 import { migration0045 } from "./0045-requests.js";
+import { migration0046 } from "./0046-audit-order-index.js";
 
 const MIGRATIONS: Record<Dialect, Record<string, Migration>> = {
   sqlite: {
@@ -96,6 +97,7 @@ const MIGRATIONS: Record<Dialect, Record<string, Migration>> = {
     "0043-tracking-links": migration0043,
     "0044-notifications": migration0044,
     "0045-requests": migration0045,
+    "0046-audit-order-index": migration0046,
   },
   postgres: {
     "0001-initial": migration0001,
@@ -143,6 +145,7 @@ const MIGRATIONS: Record<Dialect, Record<string, Migration>> = {
     "0043-tracking-links": migration0043,
     "0044-notifications": migration0044,
     "0045-requests": migration0045,
+    "0046-audit-order-index": migration0046,
   },
 };
 
