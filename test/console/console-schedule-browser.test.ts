@@ -197,6 +197,8 @@ describe("the dispatcher's board: names, times and what happened", () => {
       // Arrive by, in the job's zone (San Francisco: Pacific time, named), and its clock on track.
       const arriveBy = await detail.locator('[data-fact="arrive-by"]').textContent();
       expect(arriveBy).toMatch(/P[SD]T/);
+      // When it was made, in the same zone (not the browser's).
+      expect(await detail.locator("dt:text-is('Created') + dd").textContent()).toMatch(/P[SD]T$/);
       expect(await detail.locator('[data-sla="arrive"]').getAttribute("data-standing")).toBe("on_track");
       expect(await detail.locator('[data-sla="respond"]').getAttribute("data-standing")).toBe("met");
       await shot(page, "schedule-board-detail");
@@ -308,9 +310,10 @@ describe("the Schedule: contractor lanes over a day, the queue, the optimiser", 
       expect(await refused.count(), (await refused.allTextContents()).join(" ")).toBe(0);
       const moves = page.locator(".proposal-moves li");
       expect(await moves.first().textContent()).toContain("Mission Air & Heat");
+      // Each job left out says why in words: nobody here does electrical work.
       expect(
-        await page.locator(`.proposal-unassigned li[data-order-id="${electricalEmergencyId}"]`).count(),
-      ).toBe(1);
+        await page.locator(`.proposal-unassigned li[data-order-id="${electricalEmergencyId}"]`).textContent(),
+      ).toContain("no contractor of its trade covers its place");
       await page.screenshot({ path: shotPath("schedule-proposal"), fullPage: true });
       await expectAccessible(page, "schedule with a proposal");
       // Discard: the proposal and its blocks go, nothing changed; the queue still holds the job.
