@@ -1190,6 +1190,11 @@ describe("the console in Chromium", () => {
     expect(chi.x).toBeLessThan(ny.x);
     expect(mia.y).toBeGreaterThan(ny.y);
 
+    // Each point names its account and, once held, its contractor.
+    expect(await point(austin).locator("title").textContent()).toContain(
+      "TX 78701, acme · Lone Star Plumbing (",
+    );
+    expect(await point(others).locator("title").textContent()).toContain("globex");
     // Contractors: their base, and on hover their service radius.
     for (const id of [ALASKA, "ctr_livemaphawaii", "ctr_livemapprico", "ctr_livemapco", PLUMBER]) {
       await desk.page.locator(`rect[data-contractor-id="${id}"]`).waitFor();

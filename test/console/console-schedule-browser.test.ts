@@ -1,11 +1,12 @@
 // The dispatcher's day (issue 31) in a real browser (the machine's Chromium, as console-browser.test.ts):
 // names where they count (board rows, the order's detail), a timeline that says what happened, the times
 // that matter with the service-level clocks, the candidates' ETA as a duration, and the evals of a fresh
-// install; the Schedule view (dispatch.schedule_lanes, checked on its own in test/http/schedule-lanes.test.ts): contractor lanes with working hours, time off and
-// held jobs, the queue by urgency and deadline, a chosen zone, sorting by load, and the optimiser's
-// proposal drawn and applied. The services' clock runs at 10:00 in San Francisco two days from now (the
-// browser's clock is set to it too), so the day has room whatever the hour the test runs at. Screenshots
-// go to test-artifacts/console/ (schedule-*.png).
+// install; the Schedule view (dispatch.schedule_lanes, checked on its own in
+// test/http/schedule-lanes.test.ts): contractor lanes with working hours, time off and held jobs, the
+// queue by urgency and deadline, a chosen zone, sorting by load, and the optimiser's proposal drawn,
+// discarded, drawn again and applied. The services' clock runs at 10:00 in San Francisco two days from
+// now (the browser's clock is set to it too), so the day has room whatever the hour the test runs at.
+// Screenshots go to test-artifacts/console/ (schedule-*.png).
 
 import { rmSync } from "node:fs";
 import type { Browser, BrowserContext, Page } from "playwright-core";
@@ -196,6 +197,8 @@ describe("the dispatcher's board: names, times and what happened", () => {
       // Arrive by, in the job's zone (San Francisco: Pacific time, named), and its clock on track.
       const arriveBy = await detail.locator('[data-fact="arrive-by"]').textContent();
       expect(arriveBy).toMatch(/P[SD]T/);
+      // When it was made, in the same zone (not the browser's).
+      expect(await detail.locator("dt:text-is('Created') + dd").textContent()).toMatch(/P[SD]T$/);
       expect(await detail.locator('[data-sla="arrive"]').getAttribute("data-standing")).toBe("on_track");
       expect(await detail.locator('[data-sla="respond"]').getAttribute("data-standing")).toBe("met");
       await shot(page, "schedule-board-detail");
@@ -307,11 +310,22 @@ describe("the Schedule: contractor lanes over a day, the queue, the optimiser", 
       expect(await refused.count(), (await refused.allTextContents()).join(" ")).toBe(0);
       const moves = page.locator(".proposal-moves li");
       expect(await moves.first().textContent()).toContain("Mission Air & Heat");
+      // Each job left out says why in words: nobody here does electrical work.
       expect(
-        await page.locator(`.proposal-unassigned li[data-order-id="${electricalEmergencyId}"]`).count(),
-      ).toBe(1);
+        await page.locator(`.proposal-unassigned li[data-order-id="${electricalEmergencyId}"]`).textContent(),
+      ).toContain("no contractor of its trade covers its place");
       await page.screenshot({ path: shotPath("schedule-proposal"), fullPage: true });
       await expectAccessible(page, "schedule with a proposal");
+      // Discard: the proposal and its blocks go, nothing changed; the queue still holds the job.
+      await page.getByRole("button", { name: "Discard", exact: true }).click();
+      expect(await page.locator(".proposal").count()).toBe(0);
+      expect(await page.locator("[data-proposed-order-id]").count()).toBe(0);
+      expect(await page.locator(`.queue-row[data-order-id="${hvacQueuedId}"]`).count()).toBe(1);
+      expect(await hvacLane.locator(".block[data-order-id]").count()).toBe(0);
+      // Proposed again (the same day, the same seed: the same proposal), then applied.
+      await page.getByRole("button", { name: "Optimise day", exact: true }).click();
+      await proposed.or(refused).first().waitFor({ timeout: 60_000 });
+      expect(await refused.count(), (await refused.allTextContents()).join(" ")).toBe(0);
       await page.getByRole("button", { name: "Apply", exact: true }).click();
       await page.locator(".applied").waitFor();
       expect(await page.locator(".applied").textContent()).toContain("1 assigned");

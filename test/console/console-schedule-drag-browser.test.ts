@@ -1,9 +1,10 @@
 // Drag and drop on the Schedule (issue 31) in a real browser (the machine's Chromium): a dispatcher drags
 // a needs-dispatcher order onto a lane at 10:00 and it is assigned there (the account's view shows it
 // without a reload); a drag onto a contractor outside its hours is dimmed-to-red while dragging and refused
-// by the server with the reason on the lane; a block dragged to another time moves the order's window and
-// the contractor's phone shows the new time; the keyboard alone places an order; axe on the schedule with a
-// drag in progress. The services' clock runs at 10:00 in San Francisco two days from now (the browser's
+// by the server with the reason on the lane; a block dragged to another time moves the order's window, on
+// another dispatcher's open board within 1 s, and the contractor's phone shows the new time; the keyboard
+// alone places an order, through a live update of its lane mid-drag; axe on the schedule with a drag in
+// progress. The services' clock runs at 10:00 in San Francisco two days from now (the browser's
 // too); the drops are on the day after. Screenshots go to test-artifacts/console/ (schedule-drag-*.png).
 
 import { rmSync } from "node:fs";
@@ -271,11 +272,19 @@ describe("drag and drop on the Schedule", () => {
     expect(pageProblems).toEqual([]);
   });
 
-  it("a block dragged to 14:00 moves the order's window; the contractor's phone and the account show the new time", async () => {
+  it("a block dragged to 14:00 moves the order's window; another dispatcher's board within 1 s, the contractor's phone and the account show the new time", async () => {
     const dispatcher = await open();
+    const other = await open();
     const phone = await open({ width: 390, height: 844 });
     const account = await open();
     try {
+      // A second dispatcher with the same day open, live.
+      await schedule(other.page);
+      await other.page.locator(".live-live").waitFor();
+      const otherBlock = lane(other.page, PLUMBER).locator(`.block[data-order-id="${dragged}"]`);
+      await otherBlock.waitFor();
+      expect(await otherBlock.getAttribute("data-start")).toBe(laTime("10:00"));
+
       await signInConsole(account.page, base, accountKey);
       const row = account.page.locator(`li[data-order-id="${dragged}"] .row-when .when`);
       await row.waitFor();
@@ -293,7 +302,16 @@ describe("drag and drop on the Schedule", () => {
       const ghost = lane(page, PLUMBER).locator(".block-ghost");
       await ghost.waitFor();
       expect(await ghost.getAttribute("data-start")).toBe(laTime("14:00"));
+      const released = Date.now();
       await page.mouse.up();
+      // The other board moves the block within 1 s of the drop (the event stream, then its lanes read).
+      await expect
+        .poll(() => otherBlock.getAttribute("data-start"), { interval: 20, timeout: 10_000 })
+        .toBe(laTime("14:00"));
+      const elsewhere = Date.now() - released;
+      expect(elsewhere, `the other dispatcher's board moved the block after ${elsewhere} ms`).toBeLessThan(
+        1_000,
+      );
       await expect.poll(() => block.getAttribute("data-start"), { timeout: 10_000 }).toBe(laTime("14:00"));
       expect(await lane(page, PLUMBER).locator(".lane-done").textContent()).toContain("Moved");
       // The window moved with it (same length), live on the contractor's phone.
@@ -311,13 +329,14 @@ describe("drag and drop on the Schedule", () => {
       await page.screenshot({ path: shotPath("schedule-drag-moved"), fullPage: true });
     } finally {
       await dispatcher.ctx.close();
+      await other.ctx.close();
       await phone.ctx.close();
       await account.ctx.close();
     }
     expect(pageProblems).toEqual([]);
   });
 
-  it("the keyboard alone places a queued order: Move, arrows, Enter", async () => {
+  it("the keyboard alone places a queued order: Move, arrows, Enter; a live update mid-drag leaves it be", async () => {
     const { ctx, page } = await open();
     try {
       await schedule(page);
@@ -331,6 +350,22 @@ describe("drag and drop on the Schedule", () => {
       for (let i = 0; i < 4; i++) await page.keyboard.press("ArrowRight");
       expect(await ghost.getAttribute("data-start")).toBe(laTime("10:00"));
       expect(await page.locator(".drag-status").textContent()).toContain("over Bay Plumbing Co at 10:00 AM");
+      // A live update of the very lane under the drag (the plumber sets off to its other job) redraws the
+      // lane, and leaves the drag where it was: still picked up, still at 10:00, the arrows still move it.
+      const other = lane(page, PLUMBER).locator(`.block[data-order-id="${dragged}"]`);
+      const enRoute = await h.post(
+        "/api/contractor/v1/jobs/status",
+        { order_id: dragged, status: "en_route", eta_minutes: 30 },
+        { "x-api-key": plumberKey },
+      );
+      expect(enRoute.statusCode, enRoute.body).toBe(200);
+      await expect.poll(() => other.getAttribute("data-status"), { timeout: 10_000 }).toBe("en_route");
+      expect(await ghost.getAttribute("data-start")).toBe(laTime("10:00"));
+      expect(await page.locator(".drag-status").textContent()).toContain("over Bay Plumbing Co at 10:00 AM");
+      await page.keyboard.press("ArrowRight");
+      expect(await ghost.getAttribute("data-start")).toBe(laTime("10:15"));
+      await page.keyboard.press("ArrowLeft");
+      expect(await ghost.getAttribute("data-start")).toBe(laTime("10:00"));
       await expectAccessible(page, "schedule with a keyboard drag");
       // Down a lane and back: Mission Air does no plumbing (dimmed), then Bay Plumbing again.
       await page.keyboard.press("ArrowDown");

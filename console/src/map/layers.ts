@@ -25,6 +25,8 @@ interface OrderProps {
   status: OrderStatus;
   trade: string;
   place: string;
+  /** Its account and contractor by name, as the reader may see them ("acme · Lone Star Plumbing"). */
+  who: string;
 }
 
 interface ContractorProps {
@@ -95,7 +97,13 @@ export function orderLayer(orders: Iterable<Order>, placeOf: (o: Order) => strin
       type: "Feature",
       id: o.order_id,
       geometry: point(o.coordinates),
-      properties: { order_id: o.order_id, status: o.status, trade: o.trade, place: placeOf(o) },
+      properties: {
+        order_id: o.order_id,
+        status: o.status,
+        trade: o.trade,
+        place: placeOf(o),
+        who: [o.account_name, o.contractor_name].filter(Boolean).join(" · "),
+      },
     });
   }
   const rank = (f: OrderFeature) => (CLOSED.has(f.properties.status) ? 0 : 1);

@@ -504,7 +504,7 @@ function OrderPoints(props: { orders: Array<Placed<OrderFeature>>; onOpenOrder: 
     <g class="map-orders">
       {props.orders.map(({ feature: f, x, y }) => {
         const p = f.properties;
-        const name = `${STATUS_LABEL[p.status]}: ${titleCase(p.trade)}, ${p.place} (${p.order_id})`;
+        const name = `${STATUS_LABEL[p.status]}: ${titleCase(p.trade)}, ${p.place}${p.who ? `, ${p.who}` : ""} (${p.order_id})`;
         return (
           // biome-ignore lint/a11y/useSemanticElements: SVG has no button element; role, tabindex and keys make one.
           <circle

@@ -523,7 +523,7 @@ function Detail({ order }: { order: Order }) {
         <dd>{order.reference_id ?? "—"}</dd>
         <OrderTimes order={order} />
         <dt>Created</dt>
-        <dd>{new Date(order.created_at).toLocaleString("en-US")}</dd>
+        <dd>{zoned(order.created_at, order.time_zone)}</dd>
         {order.status_reason && (
           <>
             <dt>Reason</dt>

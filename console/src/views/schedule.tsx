@@ -1077,6 +1077,16 @@ function OrderLabel({ id }: { id: string }) {
   );
 }
 
+/** Why the optimiser left a job out, in words (dispatch.schedule_optimize's reasons). */
+const UNPLACED: Record<string, string> = {
+  no_contractor: "no contractor of its trade covers its place",
+  contractor_unavailable:
+    "the contractor holding it cannot be routed that day (not working, time off, or a lapsed check): it stays as it is",
+  no_feasible_slot: "no route reaches it in its time",
+  no_location: "its place could not be found on the map",
+  time_limit: "not reached before the time limit: optimise again for one state",
+};
+
 /** "Optimise day": the proposal for the day (and the state, when one is chosen), drawn over the lanes,
  * with Apply and Discard; Apply's outcome per job. */
 function Optimiser(props: {
@@ -1179,7 +1189,8 @@ function Optimiser(props: {
             <ul class="proposal-unassigned">
               {proposal.unassigned.map((u) => (
                 <li key={u.order_id} data-order-id={u.order_id}>
-                  Not placed: <OrderLabel id={u.order_id} /> ({u.reason.replace(/_/g, " ")})
+                  Not placed: <OrderLabel id={u.order_id} /> (
+                  {UNPLACED[u.reason] ?? u.reason.replace(/_/g, " ")})
                 </li>
               ))}
             </ul>
