@@ -27,7 +27,8 @@
 //   1. orders (bursts the pool matches, the offered orders worked to completed between bursts) and quotes:
 //      server CPU per request (/proc, all threads) and p99;
 //   2. status reads of the newest and of the oldest orders; the audit listing (newest page, and one old
-//      order's records); the dispatch board's list (GET /api/dispatcher/v1/orders, the console's call);
+//      order's records); the dispatch board's list (GET /api/dispatcher/v1/orders, the console's call) newest first
+//      and of one status in flight (accepted, as the board asks when it opens);
 //   3. verify of recent and old seals, consistency proofs from an old and a recent size;
 //   4. evals rolling 7/30/90 days uncached (each period asked once every 5.1 s, past the report cache):
 //      latency, server CPU; and a check of the 90-day report against a direct count in the store;
@@ -387,6 +388,21 @@ async function measure(
         await drive(
           server,
           { name: "board", method: "GET", path: "/api/dispatcher/v1/orders?limit=50", headers: ops },
+          SECONDS,
+        ),
+      );
+      // The board asks for every status in flight when it opens; accepted is one of the rarest in a
+      // store of finished work, so its list walked every order of the mode before orders_status_idx.
+      perRequest(
+        "board list, accepted",
+        await drive(
+          server,
+          {
+            name: "board accepted",
+            method: "GET",
+            path: "/api/dispatcher/v1/orders?status=accepted&limit=200",
+            headers: ops,
+          },
           SECONDS,
         ),
       );

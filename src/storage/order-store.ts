@@ -25,6 +25,11 @@ import { trxOf } from "./write-tx.js";
  * 0025), as literal text identical to it. */
 const SCHEDULED_ORDERS_SQL = "status in ('needs_dispatcher', 'offered', 'accepted', 'en_route')";
 
+/** The statuses of orders_status_idx (migration 0047): all but the four that accumulate with the years
+ * (completed, approved, paid, cancelled), as literal text identical to its predicate. */
+const BOARD_STATUSES_SQL = "status not in ('completed', 'approved', 'paid', 'cancelled')";
+const NOT_BOARD_STATUSES: ReadonlySet<string> = new Set(["completed", "approved", "paid", "cancelled"]);
+
 /** The columns of the optimised day's orders (store.ts ScheduledOrder). */
 const SCHEDULED_COLUMNS = [
   "id",
@@ -404,6 +409,11 @@ export class KyselyOrderStore implements OrderStore {
       .where("livemode", "=", q.livemode ? 1 : 0);
     if (q.accountId !== undefined) query = query.where("account_id", "=", q.accountId);
     if (q.status !== undefined) query = query.where("status", "=", q.status);
+    // The dispatch team's list of a status in flight: a range of orders_status_idx (livemode, status,
+    // created_at, id; partial, its predicate stated as text so that SQLite uses it). An account's keeps
+    // orders_account_idx; the four accumulating statuses find their page near the newest orders.
+    if (q.accountId === undefined && q.status !== undefined && !NOT_BOARD_STATUSES.has(q.status))
+      query = query.where(sql<boolean>`${sql.raw(BOARD_STATUSES_SQL)}`);
     if (q.referenceId !== undefined) query = query.where("reference_id", "=", q.referenceId);
     if (q.recallOf !== undefined) query = query.where("recall_of", "=", q.recallOf);
     if (q.since !== undefined) query = query.where("created_at", ">=", q.since);
@@ -417,7 +427,7 @@ export class KyselyOrderStore implements OrderStore {
         ]),
       );
     }
-    // Served by orders_account_idx (account_id, livemode, created_at).
+    // Otherwise served by orders_account_idx (account_id, livemode, created_at) or orders_evals_idx.
     return query.orderBy("created_at", "desc").orderBy("id", "desc").limit(q.limit).execute().then(toOrders);
   }
 }

@@ -49,6 +49,7 @@ import { migration0043 } from "./0043-tracking-links.js";
 import { migration0044 } from "./0044-notifications.js";
 import { migration0045 } from "./0045-requests.js";
 import { migration0046 } from "./0046-audit-order-index.js";
+import { migration0047 } from "./0047-orders-status-index.js";
 
 const MIGRATIONS: Record<Dialect, Record<string, Migration>> = {
   sqlite: {
@@ -98,6 +99,7 @@ const MIGRATIONS: Record<Dialect, Record<string, Migration>> = {
     "0044-notifications": migration0044,
     "0045-requests": migration0045,
     "0046-audit-order-index": migration0046,
+    "0047-orders-status-index": migration0047,
   },
   postgres: {
     "0001-initial": migration0001,
@@ -146,6 +148,7 @@ const MIGRATIONS: Record<Dialect, Record<string, Migration>> = {
     "0044-notifications": migration0044,
     "0045-requests": migration0045,
     "0046-audit-order-index": migration0046,
+    "0047-orders-status-index": migration0047,
   },
 };
 
