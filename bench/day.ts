@@ -7,7 +7,12 @@
 // travel matrix included). The issue's target: a 500-job, 100-contractor day proposed in under 2 s.
 //
 //   npm run build && node dist/bench/day.js [--state CA] [--jobs 500] [--contractors 100] [--seed 1]
-//     [--iterations 250,500,1000,2000] [--cap-ms 2000]
+//     [--iterations 250,500,1000,2000] [--cap-ms 2000] [--time-off 0.2 [--drop-time-off]]
+//
+// "cpu s" is the planning's CPU time (process.cpuUsage, user and system), which a loaded machine does not
+// inflate as it does the wall clock. --time-off gives that share of the contractors an hour off at 10:00,
+// 11:00, ... or 15:00 (a break in its shift); with --drop-time-off they are left out of the day instead
+// (what the optimiser did before breaks were modelled).
 //
 // With --http (issue 30, the optimiser off the event loop): a server in this process on 127.0.0.1 (a
 // fresh SQLite store, METRICS_PORT off), --jobs scheduled orders placed in Los Angeles for one day through
@@ -51,6 +56,8 @@ const { values } = parseArgs({
     iterations: { type: "string", default: "250,500,1000,2000" },
     "cap-ms": { type: "string", default: "2000" },
     http: { type: "boolean", default: false },
+    "time-off": { type: "string", default: "0" },
+    "drop-time-off": { type: "boolean", default: false },
     repeat: { type: "string", default: "3" },
   },
 });
@@ -75,7 +82,16 @@ const pool = generateSandboxPool(new Date("2026-11-24T00:00:00Z"), SIMULATED_POO
 // The contractors with a reach (the statewide anchors have none), then as many anchors as needed.
 pool.sort((a, b) => Number(a.serviceRadiusMiles === null) - Number(b.serviceRadiusMiles === null));
 const chosen = pool.slice(0, contractorCount);
-const contractors: DayContractor[] = chosen.map((c) => ({
+const offRng = rngOf(seed + 1);
+const offShare = Number(values["time-off"]);
+const withOff = chosen.map((c) => {
+  if (offRng() >= offShare) return { c, breaks: [] };
+  const hour = 10 + Math.floor(offRng() * 6);
+  return { c, breaks: [{ start: at(hour), end: at(hour + 1) }] };
+});
+const working = values["drop-time-off"] ? withOff.filter((w) => w.breaks.length === 0) : withOff;
+const contractors: DayContractor[] = working.map(({ c, breaks }) => ({
+  ...(breaks.length > 0 ? { breaks } : {}),
   id: c.id,
   trades: c.trades,
   states: c.states,
@@ -114,11 +130,13 @@ for (let i = 0; i < jobCount; i++) {
 }
 
 process.stdout.write(
-  `${state}: ${jobs.length} jobs, ${contractors.length} contractors (${contractors.filter((c) => c.radiusMiles === null).length} statewide), ` +
+  `${state}: ${jobs.length} jobs, ${contractors.length} contractors (${contractors.filter((c) => c.radiusMiles === null).length} statewide, ` +
+    `${contractors.filter((c) => c.breaks !== undefined).length} with an hour off), ` +
     `capacity ${contractors.reduce((n, c) => n + c.capacity, 0)} jobs; seed ${seed}\n`,
 );
-process.stdout.write("iterations   total s   served   unassigned   travel h   stopped\n");
+process.stdout.write("iterations   total s   cpu s   served   unassigned   travel h   stopped\n");
 for (const iterations of budgets) {
+  const cpu0 = process.cpuUsage();
   const t0 = performance.now();
   const plan = planDay(jobs, contractors, {
     seed,
@@ -127,9 +145,12 @@ for (const iterations of budgets) {
     deadline: t0 + capMs,
   });
   const total = (performance.now() - t0) / 1000;
+  const used = process.cpuUsage(cpu0);
+  const cpu = (used.user + used.system) / 1e6;
   const served = plan.routes.reduce((n, r) => n + r.stops.length, 0);
   process.stdout.write(
-    `${String(iterations).padStart(10)}   ${total.toFixed(2).padStart(7)}   ${String(served).padStart(6)}   ` +
+    `${String(iterations).padStart(10)}   ${total.toFixed(2).padStart(7)}   ${cpu.toFixed(2).padStart(5)}   ` +
+      `${String(served).padStart(6)}   ` +
       `${String(plan.unassigned.length).padStart(10)}   ${(plan.travelMinutes / 60).toFixed(1).padStart(8)}   ` +
       `${plan.search.stopped === "budget" ? "budget" : `time cap after ${plan.search.iterations}`}\n`,
   );

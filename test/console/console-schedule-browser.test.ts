@@ -9,7 +9,7 @@
 // Screenshots go to test-artifacts/console/ (schedule-*.png).
 
 import { rmSync } from "node:fs";
-import type { Browser, BrowserContext, Page } from "playwright-core";
+import type { Browser, BrowserContext, Locator, Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import {
   buildConsole,
@@ -346,6 +346,84 @@ describe("the Schedule: contractor lanes over a day, the queue, the optimiser", 
       // A block opens its order on the board.
       await block.click();
       await page.getByRole("complementary", { name: `Order ${acceptedId}` }).waitFor();
+    } finally {
+      await ctx.close();
+    }
+    expect(pageProblems).toEqual([]);
+  });
+});
+
+describe("the optimiser's apply, partly refused", () => {
+  it("shows the job the server refused with its reason, the rest applied", async () => {
+    // Two HVAC jobs waiting for a dispatcher (the technician off the pool while they came in), of two
+    // accounts; the technician back.
+    const asDispatcher = { "x-api-key": dispatcherKey };
+    const status = async (action: string, reason: string) => {
+      const res = await h.post(
+        "/api/dispatcher/v1/contractors/status",
+        { contractor_id: HVAC, action, reason },
+        asDispatcher,
+      );
+      expect(res.statusCode, res.body).toBe(200);
+    };
+    await status("deactivate", "van in the shop");
+    const acmeJob = await queuedOrder("hvac", "urgent", "Rooftop unit rattling");
+    const otherKey = await h.key("harbor-lofts", "live");
+    const placed = await h.post(
+      ORDER_PATH,
+      {
+        trade: "hvac",
+        urgency: "urgent",
+        location: { state: "CA", zip: "94107", city: "San Francisco", address: "600 3rd St" },
+        description: "Thermostat dead in unit 4",
+      },
+      { "x-api-key": otherKey },
+    );
+    expect(placed.json().status, placed.body).toBe("needs_dispatcher");
+    const otherJob = placed.json().order_id as string;
+    await status("activate", "back from the shop");
+    await h.services.pool.load();
+
+    const { ctx, page } = await open();
+    try {
+      await signInConsole(page, base, dispatcherKey);
+      await page.getByRole("button", { name: "Schedule", exact: true }).click();
+      await page.getByLabel("Date").fill(DAY);
+      await page.getByLabel("State (two letters)").fill("CA");
+      const hvacLane = page.locator(`li.lane[data-contractor-id="${HVAC}"]`);
+      await hvacLane.waitFor();
+      await page.getByRole("button", { name: "Optimise day", exact: true }).click();
+      const refusedPlan = page.locator(".optimiser [role=alert]");
+      const proposedBoth = [acmeJob, otherJob].map((id) =>
+        hvacLane.locator(`[data-proposed-order-id="${id}"]`),
+      );
+      await (proposedBoth[0] as Locator).or(refusedPlan).first().waitFor({ timeout: 60_000 });
+      expect(await refusedPlan.count(), (await refusedPlan.allTextContents()).join(" ")).toBe(0);
+      expect(await (proposedBoth[1] as Locator).count()).toBe(1);
+
+      // Behind the page's back, the account bars the technician from its HVAC work (do-not-dispatch):
+      // neither order nor contractor changed, so the proposal is not stale, but that one assignment is
+      // refused.
+      const [acmeOrder] = await h.services.store.orders.byIds([acmeJob]);
+      const ref = h.services.refs.of(acmeOrder?.account_id as string, HVAC);
+      const barred = await h.post(
+        "/api/dispatch/v1/do-not-dispatch",
+        { contractor_ref: ref, trades: ["hvac"], reason: "left the roof hatch open" },
+        { "x-api-key": accountKey },
+      );
+      expect(barred.statusCode, barred.body).toBe(200);
+
+      await page.getByRole("button", { name: "Apply", exact: true }).click();
+      await page.locator(".applied").waitFor();
+      const applied = page.locator(".applied");
+      expect(await applied.textContent()).toContain("1 assigned");
+      const refusal = applied.locator(`li.refused[data-order-id="${acmeJob}"]`);
+      expect(await refusal.textContent()).toMatch(/refused: contractor_excluded: .*excludes/);
+      expect(await applied.locator("li.refused").count()).toBe(1);
+      // The other account's job is on the technician's lane; the refused one still waits in the queue.
+      await hvacLane.locator(`.block[data-order-id="${otherJob}"]`).waitFor({ timeout: 10_000 });
+      expect(await page.locator(`.queue-row[data-order-id="${acmeJob}"]`).count()).toBe(1);
+      await shot(page, "schedule-apply-refused");
     } finally {
       await ctx.close();
     }

@@ -144,7 +144,7 @@ describe("POST /api/dispatcher/v1/schedule/optimize", () => {
     expect(route?.contractor_id).toBe(first?.contractor_id);
   });
 
-  it("plans within each contractor's working hours, and leaves out one with time off that day", async () => {
+  it("plans within each contractor's working hours, and leaves out one whose time off covers the day", async () => {
     const p = (await optimize({ state: "CA", mode: "full" })).json();
     const route = p.routes[0];
     expect(route).toBeDefined();
@@ -166,6 +166,75 @@ describe("POST /api/dispatcher/v1/schedule/optimize", () => {
     expect(again.routes.map((r: { contractor_id: string }) => r.contractor_id)).not.toContain(
       route.contractor_id,
     );
+  });
+
+  it("plans around a contractor's hour off: its held job after it, nothing of its day in it, as an exact start is judged", async () => {
+    // A job of 10:00-17:00, offered to a sandbox plumber when created; that plumber is off 10:00-11:00
+    // (a dentist). It used to be left out of the whole day, and its held job listed "contractor_unavailable".
+    const created = await h.post(
+      ORDER_PATH,
+      validOrder({
+        trade: "plumbing",
+        urgency: "scheduled",
+        service_window: { start: at(10), end: at(17) },
+        reference_id: "sched-dentist",
+      }),
+      { "x-api-key": caller },
+    );
+    expect(created.statusCode, created.body).toBe(200);
+    const held = created.json().order_id as string;
+    const holder = (await h.services.store.orders.byIds([held]))[0]?.contractor_id as string;
+    expect(holder).toBeTruthy();
+    const off = await h.post(
+      "/api/dispatcher/v1/time-off",
+      { contractor_id: holder, start: at(10), end: at(11), reason: "dentist" },
+      { "x-api-key": ops },
+    );
+    expect(off.statusCode, off.body).toBe(200);
+    const offFrom = Date.parse(at(10));
+    const offUntil = Date.parse(at(11));
+
+    const p = (await optimize({ state: "CA", mode: "full", pinned: [held] })).json();
+    expect(p.unassigned.map((u: { order_id: string }) => u.order_id)).not.toContain(held);
+    const route = p.routes.find((r: { contractor_id: string }) => r.contractor_id === holder);
+    expect(route, "the contractor with an hour off still works the day").toBeDefined();
+    const stops = route.stops as Array<{
+      order_id: string;
+      arrive_at: string;
+      start_at: string;
+      end_at: string;
+      travel_minutes: number;
+    }>;
+    for (const s of stops) {
+      // Its drive there (travel_minutes is rounded to a tenth) and its time on site, clear of the hour off.
+      const leaves = Date.parse(s.arrive_at) - s.travel_minutes * 60_000 + 6_000;
+      expect(leaves < offUntil && Date.parse(s.end_at) > offFrom, `${s.order_id} in the hour off`).toBe(
+        false,
+      );
+    }
+    const stop = stops.find((s) => s.order_id === held);
+    expect(Date.parse(stop?.start_at as string)).toBeGreaterThanOrEqual(offUntil);
+
+    // The exact start agrees: 10:00 is refused as time off; the proposal's start (to the next minute) is
+    // the contractor's to take.
+    const assign = (start: string) =>
+      h.post(
+        "/api/dispatcher/v1/orders/assign",
+        { order_id: held, contractor_id: holder, reason: "the board", start },
+        { "x-api-key": ops },
+      );
+    const refused = await assign(at(10));
+    expect(refused.statusCode, refused.body).toBe(409);
+    expect(refused.json()).toMatchObject({
+      code: "window_unavailable",
+      conflict: "time_off",
+      contractor_id: holder,
+    });
+    const proposed = new Date(
+      Math.ceil(Date.parse(stop?.start_at as string) / 60_000) * 60_000,
+    ).toISOString();
+    const taken = await assign(proposed);
+    expect(taken.statusCode, taken.body).toBe(200);
   });
 
   it("answers 422 on the field for a bad date, mode or time limit, and 403 to a caller's key", async () => {

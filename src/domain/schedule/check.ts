@@ -11,6 +11,7 @@ type Violation =
   | { kind: "missing-job"; job: number }
   | { kind: "late-service"; vehicle: number; job: number; start: number; due: number }
   | { kind: "over-capacity"; vehicle: number; load: number; capacity: number }
+  | { kind: "over-group-capacity"; group: number; load: number; capacity: number }
   | { kind: "late-return"; vehicle: number; arrival: number; shiftEnd: number }
   | { kind: "wrong-vehicle"; vehicle: number; job: number; pinnedTo: number }
   | { kind: "vehicle-not-allowed"; vehicle: number; job: number };
@@ -25,7 +26,8 @@ export interface CheckResult {
 /**
  * Checks that every job is visited exactly once (unless listed in `unassigned`), that service starts by
  * each job's due time (waiting until ready is allowed), that loads fit, that each vehicle is back by
- * its shift end, that pinned jobs ride their vehicle and that restricted jobs ride one they allow.
+ * its shift end, that pinned jobs ride their vehicle and that restricted jobs ride one they allow, and
+ * that the vehicles of a group (model.ts) carry no more together than their capacity.
  */
 export function checkSolution(
   problem: Problem,
@@ -36,6 +38,7 @@ export function checkSolution(
   const { size, times } = problem.travel;
   const seen = new Array<number>(problem.jobs.length).fill(0);
   const usedVehicles = new Set<number>();
+  const groups = new Map<number, { load: number; capacity: number }>();
   let distance = 0;
   for (const route of routes) {
     const vehicle = problem.vehicles[route.vehicle];
@@ -90,6 +93,14 @@ export function checkSolution(
     if (vehicle.capacity !== undefined && load > vehicle.capacity) {
       violations.push({ kind: "over-capacity", vehicle: route.vehicle, load, capacity: vehicle.capacity });
     }
+    if (vehicle.group !== undefined && vehicle.capacity !== undefined) {
+      const group = groups.get(vehicle.group) ?? { load: 0, capacity: vehicle.capacity };
+      group.load += load;
+      groups.set(vehicle.group, group);
+    }
+  }
+  for (const [group, { load, capacity }] of groups) {
+    if (load > capacity) violations.push({ kind: "over-group-capacity", group, load, capacity });
   }
   for (const index of unassigned) {
     if (index < 0 || index >= problem.jobs.length) violations.push({ kind: "unknown-job", job: index });

@@ -6,7 +6,12 @@
 // Travel: the service's one travel time (travel-time.ts: great-circle distance times its road factor at
 // its average speed, behind a port a routing engine can fill later), the same matching uses. A job may ride a contractor that has its trade, covers its
 // state and reaches it (service radius); a job pinned to its contractor (already on the way, kept in
-// incremental mode, or named by the dispatcher) rides only that one. Pure.
+// incremental mode, or named by the dispatcher) rides only that one.
+//
+// A contractor's breaks (time off inside its shift, a gap between its working hours) split its day into
+// the stretches it works: each stretch is a vehicle of its own from its base back to its base, and the
+// contractor's stretches share its daily job limit (a capacity group, model.ts). So no job, nor the drive
+// to or from one, falls in a break, and the contractor works before and after it. Pure.
 
 import { distanceMiles, type Point } from "../distance.js";
 import { greatCircleTravel, type TravelTime } from "../travel-time.js";
@@ -41,6 +46,10 @@ export interface DayContractor {
   readonly radiusMiles: number | null;
   readonly shiftStart: Date;
   readonly shiftEnd: Date;
+  /** Spans inside the shift it does not work (time off, a gap between its working hours): no job, nor
+   * the drive to or from one, falls in them; it is back at its base before each and leaves it after.
+   * None when absent. */
+  readonly breaks?: ReadonlyArray<{ readonly start: Date; readonly end: Date }>;
   /** Jobs it takes at most in the day. */
   readonly capacity: number;
 }
@@ -124,13 +133,27 @@ export function planDay(
       orderId: (jobOf[j] as DayJob).orderId,
       reason: untried.has(j) ? "time_limit" : "no_feasible_slot",
     });
-  const routes: PlannedRoute[] = [];
+  // One route per contractor: its stretches' routes (vehicles of one contractor are consecutive, in
+  // time order) one after the other.
+  const byContractor = new Map<string, PlannedRoute>();
   let total = 0;
-  for (const route of solution.routes) {
+  for (const route of [...solution.routes].sort((a, b) => a.vehicle - b.vehicle)) {
     const { planned, drive } = plannedRoute(problem, route, origin);
     total += drive;
-    routes.push(planned);
+    const known = byContractor.get(planned.contractorId);
+    byContractor.set(
+      planned.contractorId,
+      known === undefined
+        ? planned
+        : {
+            contractorId: known.contractorId,
+            stops: [...known.stops, ...planned.stops],
+            travelMinutes: round1(known.travelMinutes + planned.travelMinutes),
+            idleMinutes: round1(known.idleMinutes + planned.idleMinutes),
+          },
+    );
   }
+  const routes = [...byContractor.values()];
   routes.sort((a, b) => (a.contractorId < b.contractorId ? -1 : 1));
   const search = solution.search ?? { iterations: 0, stopped: "budget" as const };
   return { routes, unassigned, travelMinutes: round1(total), search };
@@ -157,15 +180,15 @@ function problemOf(
   travelTime: TravelTime,
 ): { problem: Problem; jobOf: DayJob[]; unassigned: Array<{ orderId: string; reason: UnplannedReason }> } {
   const unassigned: Array<{ orderId: string; reason: UnplannedReason }> = [];
-  const vehicleOf = new Map(contractors.map((c, i) => [c.id, i]));
-  const byTrade = contractorsByTrade(contractors);
   const minutes = (d: Date) => (d.getTime() - origin) / MINUTE;
+  const fleet = fleetOf(contractors, minutes);
+  const byTrade = contractorsByTrade(contractors);
   // Locations: each contractor's base, then each job's place.
   const points: Point[] = contractors.map((c) => c.base);
   const problemJobs: Job[] = [];
   const jobOf: DayJob[] = [];
   for (const job of jobs) {
-    const allowed = allowedVehicles(job, contractors, vehicleOf, byTrade);
+    const allowed = allowedVehicles(job, contractors, fleet, byTrade);
     if (typeof allowed === "string") {
       unassigned.push({ orderId: job.orderId, reason: allowed });
       continue;
@@ -178,19 +201,13 @@ function problemOf(
       service: job.serviceMinutes,
       demand: 1,
       vehicles: allowed,
-      ...(job.pinned ? { pinnedTo: allowed[0] as number } : {}),
+      // a contractor who works in stretches takes its pinned job in any of them
+      ...(job.pinned && allowed.length === 1 ? { pinnedTo: allowed[0] as number } : {}),
     });
     points.push(job.point);
     jobOf.push(job);
   }
-  const vehicles: Vehicle[] = contractors.map((c, v) => ({
-    id: c.id,
-    start: v,
-    end: v,
-    shiftStart: minutes(c.shiftStart),
-    shiftEnd: minutes(c.shiftEnd),
-    capacity: c.capacity,
-  }));
+  const vehicles = fleet.vehicles;
   // Filled row by row as the solver reads it: the whole matrix of a 3,000-job day is 9 million travel
   // times, most of a second, and a short time limit reads a small part of it.
   const travel = matrixOnDemand(
@@ -223,23 +240,77 @@ function longestTravel(points: readonly Point[], travelTime: TravelTime): number
   return 2 * Math.max(a, b);
 }
 
-/** The vehicles (contractor indexes) that may take `job`, or why none may: a pinned job rides only its
- * contractor, if that one works the day; another, every contractor that can serve it. */
+/** The solver's vehicles of the day's contractors: one per stretch a contractor works (its shift less
+ * its breaks), from its base (location index: the contractor's) back to it; and each contractor's. */
+interface Fleet {
+  readonly vehicles: Vehicle[];
+  /** Per contractor (by index), its vehicles in time order; none when its breaks cover its shift. */
+  readonly vehiclesOf: ReadonlyArray<readonly number[]>;
+  readonly contractorIndex: ReadonlyMap<string, number>;
+}
+
+function fleetOf(contractors: readonly DayContractor[], minutes: (d: Date) => number): Fleet {
+  const vehicles: Vehicle[] = [];
+  const vehiclesOf = contractors.map((c, i) => {
+    const stretches = workedStretches(c, minutes);
+    const own: number[] = [];
+    for (const [shiftStart, shiftEnd] of stretches) {
+      own.push(vehicles.length);
+      vehicles.push({
+        id: c.id,
+        start: i,
+        end: i,
+        shiftStart,
+        shiftEnd,
+        capacity: c.capacity,
+        // the stretches share the contractor's daily job limit
+        ...(stretches.length > 1 ? { group: i } : {}),
+      });
+    }
+    return own;
+  });
+  return { vehicles, vehiclesOf, contractorIndex: new Map(contractors.map((c, i) => [c.id, i])) };
+}
+
+/** The stretches `c` works, [start, end] in the solver's minutes: its shift less its breaks. */
+function workedStretches(c: DayContractor, minutes: (d: Date) => number): Array<[number, number]> {
+  const end = minutes(c.shiftEnd);
+  let from = minutes(c.shiftStart);
+  if (c.breaks === undefined || c.breaks.length === 0) return from < end ? [[from, end]] : [];
+  const stretches: Array<[number, number]> = [];
+  const breaks = [...c.breaks].sort((a, b) => a.start.getTime() - b.start.getTime());
+  for (const b of breaks) {
+    const s = minutes(b.start);
+    const e = minutes(b.end);
+    if (e <= from) continue;
+    if (s >= end) break;
+    if (s > from) stretches.push([from, s]);
+    from = Math.max(from, e);
+  }
+  if (from < end) stretches.push([from, end]);
+  return stretches;
+}
+
+/** The vehicles that may take `job`, or why none may: a pinned job rides only its contractor's (any of
+ * its stretches), if that one works the day; another, those of every contractor that can serve it. */
 function allowedVehicles(
   job: DayJob,
   contractors: readonly DayContractor[],
-  vehicleOf: ReadonlyMap<string, number>,
+  fleet: Fleet,
   byTrade: ReadonlyMap<string, readonly number[]>,
 ): number[] | UnplannedReason {
   if (job.pinned) {
-    const v = job.contractorId === null ? undefined : vehicleOf.get(job.contractorId);
-    return v === undefined ? "contractor_unavailable" : [v];
+    const c = job.contractorId === null ? undefined : fleet.contractorIndex.get(job.contractorId);
+    const own = c === undefined ? [] : (fleet.vehiclesOf[c] as readonly number[]);
+    return own.length === 0 ? "contractor_unavailable" : own.slice();
   }
   const allowed: number[] = [];
   const barred = job.barred;
-  for (const v of byTrade.get(job.trade) ?? []) {
-    const c = contractors[v] as DayContractor;
-    if (canServe(c, job) && (barred === undefined || !barred.includes(c.id))) allowed.push(v);
+  for (const i of byTrade.get(job.trade) ?? []) {
+    const c = contractors[i] as DayContractor;
+    if (canServe(c, job) && (barred === undefined || !barred.includes(c.id))) {
+      for (const v of fleet.vehiclesOf[i] as readonly number[]) allowed.push(v);
+    }
   }
   return allowed.length === 0 ? "no_contractor" : allowed;
 }

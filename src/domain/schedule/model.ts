@@ -29,6 +29,12 @@ export interface Vehicle {
   readonly shiftEnd: number;
   /** Maximum total demand carried; unlimited when absent. */
   readonly capacity?: number;
+  /**
+   * Vehicles of one group share one capacity (each states it alike): their loads together stay within
+   * it. One contractor's working stretches of a day, each a vehicle of its own (a break between two
+   * stretches is time the contractor neither drives nor serves). Alone when absent.
+   */
+  readonly group?: number;
 }
 
 export interface Job {

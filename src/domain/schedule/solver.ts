@@ -8,6 +8,8 @@
 // construction places, each round (and every 32 jobs) of the local search and each ruin-and-recreate
 // iteration, so the solver returns within about one insertion or one iteration of the deadline; jobs the
 // construction had not reached by then come back unassigned and listed in `unplanned`.
+// Vehicles of one group (model.ts: one contractor's stretches of a day) share their capacity; a move
+// between two of a group leaves its load as it is.
 
 import { type Rng, rngOf } from "../random.js";
 import type { Problem, Route, SearchStop, Solution, Vehicle } from "./model.js";
@@ -80,6 +82,9 @@ class Search {
   private readonly restricted: Uint8Array;
   private readonly allowed: Uint8Array;
   private readonly cap: Float64Array;
+  /** Per vehicle, its capacity group (Vehicle.group), -1 alone; and the other vehicles of its group. */
+  private readonly groupOf: Int32Array;
+  private readonly siblings: ReadonlyArray<readonly number[]>;
   private readonly penalty: number;
   /** For each job, the 100 other jobs nearest by travel time, computed when a ruin first starts there
    * (sorting every job's row up front took 4 s of a 3,000-job day). */
@@ -129,6 +134,17 @@ class Search {
       for (const v of j.vehicles) if (v >= 0 && v < fleet) this.allowed[k * fleet + v] = 1;
     });
     this.cap = Float64Array.from(vehicles, (v) => v.capacity ?? Number.POSITIVE_INFINITY);
+    this.groupOf = Int32Array.from(vehicles, (v) => v.group ?? -1);
+    const members = new Map<number, number[]>();
+    vehicles.forEach((v, i) => {
+      if (v.group === undefined) return;
+      const list = members.get(v.group);
+      if (list) list.push(i);
+      else members.set(v.group, [i]);
+    });
+    this.siblings = vehicles.map((v, i) =>
+      v.group === undefined ? [] : (members.get(v.group) as number[]).filter((u) => u !== i),
+    );
     let longest = travel.onDemand?.bound ?? 0;
     if (!travel.onDemand) for (const t of this.T) if (Number.isFinite(t) && t > longest) longest = t;
     this.penalty = 10 * (2 * longest + 1);
@@ -168,6 +184,18 @@ class Search {
     if (this.timedOut) return true;
     if (this.clock !== null && this.clock() >= this.deadline) this.timedOut = true;
     return this.timedOut;
+  }
+
+  /** The load of vehicle v's capacity group: its route's, and its siblings'. */
+  private loadOf(v: number): number {
+    let load = (this.routes[v] as RouteState).load;
+    for (const u of this.siblings[v] as readonly number[]) load += (this.routes[u] as RouteState).load;
+    return load;
+  }
+
+  /** Whether vehicles a and b share one capacity (a move between them leaves their load as it is). */
+  private sameGroup(a: number, b: number): boolean {
+    return a === b || ((this.groupOf[a] as number) >= 0 && this.groupOf[a] === this.groupOf[b]);
   }
 
   /** Whether vehicle v may serve job j (its pin, and the vehicles it is restricted to). */
@@ -288,7 +316,8 @@ class Search {
     for (let v = first; v <= last; v++) {
       if (restricted && this.allowed[allowedAt + v] !== 1) continue;
       const r = this.routes[v] as RouteState;
-      if (r.load + demand > (this.cap[v] as number)) continue;
+      const load = (this.groupOf[v] as number) < 0 ? r.load : this.loadOf(v);
+      if (load + demand > (this.cap[v] as number)) continue;
       const k = r.jobs.length;
       if (k === 0 && pin < 0 && !restricted) {
         // identical empty vehicles give identical insertions: try the first of each start/end pair only
@@ -321,10 +350,11 @@ class Search {
   private sameAsEarlierEmpty(v: number): boolean {
     const vs = this.problem.vehicles;
     const me = vs[v];
-    if (!me) return false;
+    if (!me || this.groupOf[v] !== -1) return false;
     for (let u = 0; u < v; u++) {
       const o = vs[u];
-      if (!o || (this.routes[u] as RouteState).jobs.length !== 0) continue;
+      // a vehicle of a group is like no other: its siblings' loads count against its capacity
+      if (!o || (this.routes[u] as RouteState).jobs.length !== 0 || this.groupOf[u] !== -1) continue;
       if (
         o.start === me.start &&
         o.end === me.end &&
@@ -456,7 +486,8 @@ class Search {
       for (let b = 0; b < this.routes.length; b++) {
         if (b === a || (pin >= 0 && b !== pin) || !this.canServe(j, b)) continue;
         const rb = this.routes[b] as RouteState;
-        if (rb.load + (this.demand[j] as number) > (this.cap[b] as number)) continue;
+        if (!this.sameGroup(a, b) && this.loadOf(b) + (this.demand[j] as number) > (this.cap[b] as number))
+          continue;
         const kb = rb.jobs.length;
         for (let p = 0; p <= kb; p++) {
           const x = rb.loc[p] as number;
@@ -504,7 +535,11 @@ class Search {
         const dB = this.replaceDelta(rb, q, j);
         if (dB === Number.POSITIVE_INFINITY || dA + dB > -1e-7) continue;
         const du = (this.demand[u] as number) - (this.demand[j] as number);
-        if (ra.load + du > (this.cap[a] as number) || rb.load - du > (this.cap[b] as number)) continue;
+        if (
+          !this.sameGroup(a, b) &&
+          (this.loadOf(a) + du > (this.cap[a] as number) || this.loadOf(b) - du > (this.cap[b] as number))
+        )
+          continue;
         const ja = ra.jobs.slice();
         ja[i - 1] = u;
         const jb = rb.jobs.slice();
@@ -537,15 +572,33 @@ class Search {
 
   /**
    * Latest service start at position p of route r (1 <= p <= k) when its tail from p rides vehicle w,
-   * ending at w's end by w's shift end: O(1) from the route's job-only latest starts and its durations.
+   * ending at w's end by w's shift end, or -Infinity when no start does (a wait for a window in the tail
+   * ends it too late whenever it starts): O(1) from the route's job-only latest starts, its durations and
+   * `fromReady` (readyToLast of r).
    */
-  private tailLate(r: RouteState, p: number, w: number): number {
+  private tailLate(r: RouteState, p: number, w: number, fromReady: readonly number[]): number {
     const k = r.jobs.length;
     const vehicle = this.problem.vehicles[w] as Vehicle;
     const last = r.loc[k] as number;
-    const byEnd =
-      vehicle.shiftEnd - this.t(last, vehicle.end) - (r.service[k] as number) - (r.toLast[p] as number);
-    return Math.min(r.lateJobs[p] as number, byEnd);
+    const lastBy = vehicle.shiftEnd - this.t(last, vehicle.end) - (r.service[k] as number);
+    if ((fromReady[p] as number) > lastBy + EPS) return Number.NEGATIVE_INFINITY;
+    return Math.min(r.lateJobs[p] as number, lastBy - (r.toLast[p] as number));
+  }
+
+  /**
+   * Per position p (1..k) of r, the earliest its last job can start however early service starts at p:
+   * the latest of each job's ready time from p on plus the service and travel from it to the last job.
+   * A tail's wait for a window that no earlier start shortens: its end on another vehicle, whose shift
+   * may end sooner (a contractor's stretch before a break), is no earlier than this.
+   */
+  private readyToLast(r: RouteState): number[] {
+    const k = r.jobs.length;
+    const out: number[] = new Array(k + 2).fill(Number.NEGATIVE_INFINITY);
+    for (let i = k; i >= 1; i--) {
+      const fromHere = (this.ready[r.jobs[i - 1] as number] as number) + (r.toLast[i] as number);
+      out[i] = Math.max(out[i + 1] as number, fromHere);
+    }
+    return out;
   }
 
   /** The first position (0-based, into r.jobs) from which every job of r may ride vehicle w. */
@@ -566,10 +619,12 @@ class Search {
       const ra = this.routes[a] as RouteState;
       const va = vs[a];
       if (!va) continue;
+      const readyA = this.readyToLast(ra);
       for (let b = a + 1; b < this.routes.length; b++) {
         const rb = this.routes[b] as RouteState;
         const vb = vs[b];
         if (!vb || (ra.jobs.length === 0 && rb.jobs.length === 0)) continue;
+        const readyB = this.readyToLast(rb);
         const ka = ra.jobs.length;
         const kb = rb.jobs.length;
         // a's tail from job index i rides b only for i >= fromA; b's from q onto a only for q >= fromB
@@ -606,15 +661,18 @@ class Search {
               (kb === 0 ? this.t(bq, bq1) : 0);
             if (delta + adj > -1e-7) continue;
             // a's head, then b's tail (or a's end)
-            const lateA = bTail ? this.tailLate(rb, q + 1, a) : va.shiftEnd;
+            const lateA = bTail ? this.tailLate(rb, q + 1, a, readyB) : va.shiftEnd;
             if (leaveA + newA > lateA + EPS) continue;
             // b's head, then a's tail (or b's end)
-            const lateB = aTail ? this.tailLate(ra, i + 1, b) : vb.shiftEnd;
+            const lateB = aTail ? this.tailLate(ra, i + 1, b, readyA) : vb.shiftEnd;
             if ((rb.early[q] as number) + (rb.service[q] as number) + newB > lateB + EPS) continue;
-            if ((ra.cumLoad[i] as number) + rb.load - (rb.cumLoad[q] as number) > (this.cap[a] as number))
-              continue;
-            if ((rb.cumLoad[q] as number) + ra.load - (ra.cumLoad[i] as number) > (this.cap[b] as number))
-              continue;
+            // each group's load less the route's own, plus what the route carries after the swap
+            const loadA = (ra.cumLoad[i] as number) + rb.load - (rb.cumLoad[q] as number);
+            const loadB = (rb.cumLoad[q] as number) + ra.load - (ra.cumLoad[i] as number);
+            if (!this.sameGroup(a, b)) {
+              if (this.loadOf(a) - ra.load + loadA > (this.cap[a] as number)) continue;
+              if (this.loadOf(b) - rb.load + loadB > (this.cap[b] as number)) continue;
+            }
             const ja = [...ra.jobs.slice(0, i), ...rb.jobs.slice(q)];
             const jb = [...rb.jobs.slice(0, q), ...ra.jobs.slice(i)];
             this.routes[a] = this.build(a, ja);
@@ -746,6 +804,9 @@ class Search {
 
     this.routes = bestRoutes.map((jobs, v) => this.build(v, jobs));
     this.unassigned = bestUnassigned;
+    // build() indexed the best routes' jobs; the best's unassigned ones may be routed in the current
+    // solution, and a move that read their stale place would route one twice and lose another.
+    for (const j of this.unassigned) this.routeOf[j] = -1;
     this.localSearch();
     const routes: Route[] = [];
     this.routes.forEach((r, v) => {

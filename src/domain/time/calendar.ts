@@ -283,6 +283,29 @@ export function workingStretches(cal: Calendar, from: number, until: number, zon
   return out;
 }
 
+/** `stretches` (sorted instant pairs, as workingStretches gives them) less the calendar's time off: the
+ * instant pairs left to work, sorted; none when time off covers them. */
+export function lessTimeOff(stretches: readonly number[], timeOff: Float64Array): number[] {
+  const out: number[] = [];
+  let k = 0;
+  for (let i = 0; i < stretches.length; i += 2) {
+    let s = stretches[i] as number;
+    const e = stretches[i + 1] as number;
+    // Time off sorted by start: skip those that ended before s, then carve.
+    while (k < timeOff.length && (timeOff[k + 1] as number) <= s) k += 2;
+    for (let j = k; j < timeOff.length && s < e; j += 2) {
+      const offStart = timeOff[j] as number;
+      const offEnd = timeOff[j + 1] as number;
+      if (offStart >= e) break;
+      if (offEnd <= s) continue;
+      if (offStart > s) out.push(s, offStart);
+      s = Math.max(s, offEnd);
+    }
+    if (s < e) out.push(s, e);
+  }
+  return out;
+}
+
 /**
  * The earliest instant (ms) at or after `from` and at or before `latestStart` at which a job of
  * `durationMs` fits the calendar: inside working hours (continuously) and outside time off; null when

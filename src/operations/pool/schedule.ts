@@ -6,9 +6,11 @@
 // promised time meets the day in the job's own zone: the arrival window, or for as-soon-as-possible work
 // from now to arrive_by (from now to the end of the day when arrive_by has passed). Orders from before
 // time promises (migration 0017) have none and are left out. Contractors: the mode's pool, active, not
-// excluded, compliant on the day, with a base location, working from their calendar's first to last
-// working minute that day (08:00-18:00 in their zone without working hours; none with time off that day),
-// taking at most max_active_jobs jobs in the day.
+// excluded, compliant on the day, with a base location, working their calendar's working hours that day
+// (08:00-18:00 in their zone without working hours) less their time off, taking at most max_active_jobs
+// jobs in the day: a contractor's time off and the gaps between its hours are breaks inside its shift (it
+// works before and after them, no job nor its drive falls in them: domain/schedule/day.ts); one whose
+// time off covers its hours that day is left out.
 // Pinned (ride their current contractor): en_route jobs always; accepted ones in incremental mode; any
 // job the dispatcher names in `pinned`. Travel and the solver: domain/schedule/day.ts, run on a worker
 // thread (kernel/day-planner.ts), one run per mode at a time (409 optimizer_busy); time_limit_ms counts
@@ -30,7 +32,7 @@ import {
   inPlanningOrder,
   DEFAULT_SHIFT as SHIFT,
 } from "../../domain/schedule/day-jobs.js";
-import { workingStretches } from "../../domain/time/calendar.js";
+import { lessTimeOff, workingStretches } from "../../domain/time/calendar.js";
 import { timeZoneOf } from "../../domain/time/zones.js";
 import type { StateCode } from "../../domain/us-regions.js";
 import { ApiError } from "../../errors.js";
@@ -181,37 +183,41 @@ type Proposal = z.infer<typeof proposalSchema>;
 
 const ASSUMPTIONS =
   `Travel: great-circle distance x ${ROAD_FACTOR} at ${AVERAGE_MPH} mph between ZIP centroids. Shifts: ` +
-  "each contractor's first to last working minute of the day by its calendar (breaks inside are not " +
-  `modelled), ${SHIFT.startHour}:00-${SHIFT.endHour}:00 in its zone without working hours; a contractor ` +
-  "with time off that day is left out; at most max_active_jobs jobs a day. " +
+  `each contractor's working hours of the day by its calendar, ${SHIFT.startHour}:00-${SHIFT.endHour}:00 ` +
+  "in its zone without working hours, less its time off: a break inside them (time off, a gap between " +
+  "its hours) holds no job nor the drive to or from one, the contractor back at its base before it and " +
+  "leaving it after; one whose time off covers its hours is left out; at most max_active_jobs jobs a day. " +
   "Service: the trade's typical hours. Windows are hard: a job that fits no route is left unassigned.";
 
+interface Shift {
+  readonly start: Date;
+  readonly end: Date;
+  readonly breaks: Array<{ start: Date; end: Date }>;
+}
+
 /**
- * The contractor's working span on `date`: from its calendar's first working minute that day to its last
- * (breaks between are not modelled), or 08:00-18:00 in its zone without working hours; null when it does
- * not work that day or has time off at any moment of the span (never planned into time off).
+ * The contractor's shift on `date`: its calendar's working stretches that day, or 08:00-18:00 in its zone
+ * without working hours, less its time off; from the first minute left to the last, with the gaps between
+ * (time off, a break in its hours) as breaks. Null when it does not work that day or time off covers it.
  */
-function shiftOf(c: Contractor, zones: DayZones): { start: Date; end: Date } | null {
+function shiftOf(c: Contractor, zones: DayZones): Shift | null {
   const cal = c.calendar;
   const zone = cal?.weekly ? cal.timeZone : (cal?.timeZone ?? timeZoneOf(c.states[0] as StateCode));
-  let shift: { start: Date; end: Date };
+  let stretches: number[];
   if (cal?.weekly) {
     const day = zones.day(zone);
-    const from = day.start.getTime();
-    const until = day.end.getTime();
-    const stretches = workingStretches(cal, from, until, zones.zoneOffsets(zone));
-    if (stretches.length === 0) return null;
-    shift = {
-      start: new Date(stretches[0] as number),
-      end: new Date(stretches[stretches.length - 1] as number),
-    };
-  } else shift = zones.shift(zone);
-  const off = cal?.timeOff ?? new Float64Array(0);
-  for (let i = 0; i < off.length; i += 2) {
-    if ((off[i] as number) < shift.end.getTime() && (off[i + 1] as number) > shift.start.getTime())
-      return null;
+    stretches = workingStretches(cal, day.start.getTime(), day.end.getTime(), zones.zoneOffsets(zone));
+  } else {
+    const shift = zones.shift(zone);
+    stretches = [shift.start.getTime(), shift.end.getTime()];
   }
-  return shift;
+  const worked = cal && cal.timeOff.length > 0 ? lessTimeOff(stretches, cal.timeOff) : stretches;
+  if (worked.length === 0) return null;
+  const breaks: Array<{ start: Date; end: Date }> = [];
+  for (let i = 2; i < worked.length; i += 2) {
+    breaks.push({ start: new Date(worked[i - 1] as number), end: new Date(worked[i] as number) });
+  }
+  return { start: new Date(worked[0] as number), end: new Date(worked[worked.length - 1] as number), breaks };
 }
 
 function dayContractor(c: Contractor, zones: DayZones, today: number): DayContractor | null {
@@ -227,6 +233,7 @@ function dayContractor(c: Contractor, zones: DayZones, today: number): DayContra
     radiusMiles: c.serviceRadiusMiles,
     shiftStart: shift.start,
     shiftEnd: shift.end,
+    ...(shift.breaks.length > 0 ? { breaks: shift.breaks } : {}),
     capacity: c.maxActiveJobs,
   };
 }

@@ -117,3 +117,80 @@ describe("planDay", () => {
     expect(untried.map((id) => reasons.get(id))).toEqual(["time_limit", "time_limit"]);
   });
 });
+
+// A contractor's time off inside its shift (a dentist's hour) is a break: it works before and after it,
+// and no job, nor the drive to or from one, falls in it (issue 31: the held job listed "contractor
+// unavailable" for the whole day over one hour off).
+describe("planDay with a break in a contractor's shift", () => {
+  const BASE = { lat: 34.05, lon: -118.15 }; // about 6 miles east of HERE, where the jobs are
+  const leg = greatCircleTravel.minutes(BASE, HERE) * 60_000;
+  const dentist = { start: at("10:00"), end: at("11:00") };
+  const bay: DayContractor = { ...contractor("ctr_bay", BASE), breaks: [dentist] };
+  const jobs = [
+    job("ord_a", "08:00", "12:00"),
+    job("ord_b", "08:00", "12:00"),
+    job("ord_c", "11:00", "14:00"),
+    // Must start at 09:30, so on site until 10:30: in the hour off.
+    job("ord_d", "09:30", "09:30"),
+  ];
+  const plan = planDay(jobs, [bay], { seed: 1, iterations: 200 });
+  const stops = plan.routes.flatMap((r) => r.stops);
+
+  it("plans jobs before and after the time off, none overlapping it with its drive", () => {
+    expect(plan.routes.map((r) => r.contractorId)).toEqual(["ctr_bay"]);
+    expect(stops.map((s) => s.orderId).sort()).toEqual(["ord_a", "ord_b", "ord_c"]);
+    expect(plan.unassigned).toEqual([{ orderId: "ord_d", reason: "no_feasible_slot" }]);
+    const before = stops.filter((s) => s.endAt.getTime() <= dentist.start.getTime());
+    const after = stops.filter((s) => s.startAt.getTime() >= dentist.end.getTime());
+    expect(before.length).toBeGreaterThan(0);
+    expect(after.length).toBeGreaterThan(0);
+    expect(before.length + after.length).toBe(stops.length);
+    // Back at the base before the hour off, leaving it after.
+    for (const s of before) expect(s.endAt.getTime() + leg).toBeLessThanOrEqual(dentist.start.getTime() + 1);
+    for (const s of after)
+      expect(s.arriveAt.getTime()).toBeGreaterThanOrEqual(dentist.end.getTime() + leg - 1);
+    // One route for the contractor, its stops in time order, the drive to and from the base twice.
+    const times = stops.map((s) => s.startAt.getTime());
+    expect(times).toEqual([...times].sort((x, y) => x - y));
+    expect(plan.travelMinutes).toBeCloseTo((4 * leg) / 60_000, 0);
+  });
+
+  it("keeps a pinned job with its contractor on either side of the time off", () => {
+    const pinned = job("ord_held", "10:30", "12:00", { contractorId: "ctr_bay", pinned: true });
+    const held = planDay([pinned], [bay], { seed: 1, iterations: 50 });
+    expect(held.unassigned).toEqual([]);
+    const stop = held.routes[0]?.stops[0];
+    expect(stop?.orderId).toBe("ord_held");
+    expect(stop?.startAt.getTime()).toBeGreaterThanOrEqual(dentist.end.getTime() + leg - 1);
+  });
+
+  it("counts the day's job limit over both sides of the time off", () => {
+    const two = { ...bay, capacity: 2 };
+    const many = [
+      job("ord_1", "08:00", "09:00"),
+      job("ord_2", "08:00", "12:00"),
+      job("ord_3", "11:00", "15:00"),
+      job("ord_4", "12:00", "16:00"),
+    ];
+    const limited = planDay(many, [two], { seed: 1, iterations: 100 });
+    expect(limited.routes.flatMap((r) => r.stops)).toHaveLength(2);
+    expect(limited.unassigned).toHaveLength(2);
+  });
+
+  it("still leaves out a contractor whose time off covers its whole shift", () => {
+    const away: DayContractor = { ...bay, breaks: [{ start: at("07:00"), end: at("19:00") }] };
+    const day = planDay(
+      [
+        job("ord_open", "09:00", "12:00"),
+        job("ord_mine", "09:00", "12:00", { contractorId: "ctr_bay", pinned: true }),
+      ],
+      [away],
+      { seed: 1, iterations: 50 },
+    );
+    expect(day.routes).toEqual([]);
+    expect([...day.unassigned].sort((a, b) => a.orderId.localeCompare(b.orderId))).toEqual([
+      { orderId: "ord_mine", reason: "contractor_unavailable" },
+      { orderId: "ord_open", reason: "no_contractor" },
+    ]);
+  });
+});

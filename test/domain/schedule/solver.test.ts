@@ -486,3 +486,65 @@ describe("2-opt* with restricted jobs and vehicles of their own base", () => {
     }
   });
 });
+
+// One contractor's stretches of a day (a break between them) are vehicles of one group: their loads
+// together stay within the capacity they share, whatever the moves (relocate, exchange, 2-opt*, ruin and
+// recreate) do.
+describe("vehicles sharing one capacity (a group)", () => {
+  it("never carries more in a group than its capacity, on random instances (independent check)", () => {
+    for (let seed = 1; seed <= 20; seed++) {
+      const base = randomInstance(seed, 30, 1, 1);
+      // Three contractors, each a morning and an afternoon stretch (a break from 200 to 260) sharing a
+      // capacity of 5, and one without a break.
+      const vehicles: Vehicle[] = [];
+      for (let c = 0; c < 3; c++) {
+        vehicles.push({ id: `c${c}`, start: 0, end: 0, shiftStart: 0, shiftEnd: 200, capacity: 5, group: c });
+        vehicles.push({
+          id: `c${c}`,
+          start: 0,
+          end: 0,
+          shiftStart: 260,
+          shiftEnd: 1000,
+          capacity: 5,
+          group: c,
+        });
+      }
+      vehicles.push({ id: "c3", start: 0, end: 0, shiftStart: 0, shiftEnd: 1000, capacity: 5 });
+      const problem: Problem = { ...base, vehicles };
+      const solution = solve(problem, { seed, iterations: 300 });
+      const check = checkSolution(problem, solution.routes, solution.unassigned);
+      expect(check.violations, `seed ${seed}`).toEqual([]);
+      // The demands are 1-4, 30 jobs: the fleet's 20 units bind, so the groups are full in most seeds.
+      const load = (v: number) =>
+        (solution.routes.find((r) => r.vehicle === v)?.jobs ?? []).reduce(
+          (n, j) => n + (problem.jobs[j]?.demand ?? 0),
+          0,
+        );
+      for (let c = 0; c < 3; c++) expect(load(2 * c) + load(2 * c + 1)).toBeLessThanOrEqual(5);
+    }
+  });
+
+  it("is caught by the independent check when a group carries more than its capacity", () => {
+    const problem: Problem = {
+      travel: euclideanMatrix([
+        [0, 0],
+        [1, 0],
+        [0, 1],
+      ]),
+      jobs: [
+        { id: "j0", location: 1, ready: 0, due: 100, service: 1, demand: 2 },
+        { id: "j1", location: 2, ready: 0, due: 300, service: 1, demand: 2 },
+      ],
+      vehicles: [
+        { id: "c", start: 0, end: 0, shiftStart: 0, shiftEnd: 100, capacity: 3, group: 7 },
+        { id: "c", start: 0, end: 0, shiftStart: 200, shiftEnd: 300, capacity: 3, group: 7 },
+      ],
+    };
+    const check = checkSolution(problem, [
+      { vehicle: 0, jobs: [0] },
+      { vehicle: 1, jobs: [1] },
+    ]);
+    expect(check.violations).toEqual([{ kind: "over-group-capacity", group: 7, load: 4, capacity: 3 }]);
+    expect(solve(problem, { seed: 1, iterations: 50 }).unassigned).toHaveLength(1);
+  });
+});
