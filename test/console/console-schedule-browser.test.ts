@@ -416,9 +416,12 @@ describe("the optimiser's apply, partly refused", () => {
       await page.getByRole("button", { name: "Apply", exact: true }).click();
       await page.locator(".applied").waitFor();
       const applied = page.locator(".applied");
-      expect(await applied.textContent()).toContain("1 assigned");
-      const refusal = applied.locator(`li.refused[data-order-id="${acmeJob}"]`);
-      expect(await refusal.textContent()).toMatch(/refused: contractor_excluded: .*excludes/);
+      expect(await applied.getByRole("status").textContent()).toContain("1 assigned, 1 refused");
+      // The refusal is an alert of its own (not inside the green notice), naming the contractor.
+      const refusal = applied.getByRole("alert").locator(`li.refused[data-order-id="${acmeJob}"]`);
+      expect(await refusal.textContent()).toMatch(
+        /to Mission Air & Heat refused: contractor_excluded: .*excludes/,
+      );
       expect(await applied.locator("li.refused").count()).toBe(1);
       // The other account's job is on the technician's lane; the refused one still waits in the queue.
       await hvacLane.locator(`.block[data-order-id="${otherJob}"]`).waitFor({ timeout: 10_000 });

@@ -1065,6 +1065,40 @@ function Queue({ onOpenOrder }: { onOpenOrder: (id: string) => void }) {
 }
 
 /** An order as the board knows it: "HVAC · San Francisco" with its id, else its id. */
+/** What an apply did: the jobs assigned (a status), and apart, as an alert, each job the server refused
+ * with its contractor's name and the server's reason (the job stays in the queue). */
+function AppliedNotice({
+  applied,
+  names,
+}: {
+  applied: Applied;
+  names: ReadonlyMap<string, { name: string; zone: string }>;
+}) {
+  const assigned = applied.assignments.filter((a) => a.outcome === "assigned").length;
+  const refused = applied.assignments.filter((a) => a.outcome === "refused");
+  return (
+    <div class="applied">
+      <div class="notice" role="status">
+        Applied: {assigned} assigned{refused.length > 0 ? `, ${refused.length} refused` : ""}
+      </div>
+      {refused.length > 0 && (
+        <div class="error applied-refused" role="alert">
+          {refused.length === 1 ? "Not assigned" : `${refused.length} jobs not assigned`} (still in the
+          queue):
+          <ul>
+            {refused.map((a) => (
+              <li key={a.order_id} data-order-id={a.order_id} class="refused">
+                <OrderLabel id={a.order_id} /> to {names.get(a.contractor_id)?.name ?? a.contractor_id}{" "}
+                refused: {a.reason}
+              </li>
+            ))}
+          </ul>
+        </div>
+      )}
+    </div>
+  );
+}
+
 function OrderLabel({ id }: { id: string }) {
   const o = boardOrders.value.get(id);
   return o ? (
@@ -1215,22 +1249,7 @@ function Optimiser(props: {
           </div>
         </div>
       )}
-      {applied && (
-        <div class="notice applied" role="status">
-          Applied: {applied.assignments.filter((a) => a.outcome === "assigned").length} assigned
-          {applied.assignments.some((a) => a.outcome === "refused") && (
-            <ul>
-              {applied.assignments
-                .filter((a) => a.outcome === "refused")
-                .map((a) => (
-                  <li key={a.order_id} data-order-id={a.order_id} class="refused">
-                    <OrderLabel id={a.order_id} /> refused: {a.reason}
-                  </li>
-                ))}
-            </ul>
-          )}
-        </div>
-      )}
+      {applied && <AppliedNotice applied={applied} names={props.names} />}
     </section>
   );
 }
