@@ -163,7 +163,9 @@ async function moveCapacity(
             return;
           }
           await w.release(contractorId);
-          if (hold) w.buffered.holds.splice(w.buffered.holds.indexOf(hold), 1);
+          // Only this order's buffered hold: never another's at index -1.
+          const at = hold ? w.buffered.holds.indexOf(hold) : -1;
+          if (at >= 0) w.buffered.holds.splice(at, 1);
           w.time.untook(contractorId, orderId);
         },
       });
