@@ -112,3 +112,39 @@ export function relative(iso: string, at: number): string {
   if (Math.abs(min) >= 24 * 60) return "";
   return min >= 0 ? `in ${duration(min)}` : `${duration(-min)} ago`;
 }
+
+const DAY_TIME: Intl.DateTimeFormatOptions = {
+  weekday: "short",
+  month: "short",
+  day: "numeric",
+  hour: "numeric",
+  minute: "2-digit",
+};
+const dayIn = (iso: string, zone: string | null | undefined) =>
+  new Date(iso).toLocaleDateString("en-US", { timeZone: zone ?? undefined });
+
+/** A span in a zone, the zone named once: "Tue, Nov 24, 10:00 AM – 12:00 PM PST" (the end's day too when
+ * it falls on another). */
+export function zonedSpan(start: string, end: string, zone: string | null | undefined): string {
+  if (dayIn(start, zone) !== dayIn(end, zone)) return `${zoned(start, zone)} – ${zoned(end, zone)}`;
+  const from = new Date(start).toLocaleString("en-US", { timeZone: zone ?? undefined, ...DAY_TIME });
+  const until = new Date(end).toLocaleTimeString("en-US", {
+    timeZone: zone ?? undefined,
+    hour: "numeric",
+    minute: "2-digit",
+    timeZoneName: "short",
+  });
+  return `${from} – ${until}`;
+}
+
+/** A time in a zone, named, as short as reads right at `at`: "10:02 AM PST" on that day there, else
+ * "Tue, Nov 24, 10:02 AM PST". */
+export function zonedClock(iso: string, zone: string | null | undefined, at: number): string {
+  if (dayIn(iso, zone) !== dayIn(new Date(at).toISOString(), zone)) return zoned(iso, zone);
+  return new Date(iso).toLocaleTimeString("en-US", {
+    timeZone: zone ?? undefined,
+    hour: "numeric",
+    minute: "2-digit",
+    timeZoneName: "short",
+  });
+}

@@ -68,6 +68,9 @@ export interface Order {
   /** Null in the event stream's orders: the board keeps the names it learnt from the lists. */
   account_name?: string | null;
   contractor_name?: string | null;
+  /** The dispatch team's: the block of its contractor's time the job holds (null: none; absent in the event
+   * stream's orders, which keep the one read before). */
+  booked?: { start: string; end: string } | null;
   service_levels?: ServiceLevel[];
 }
 
@@ -151,6 +154,8 @@ export interface Job extends JobBase {
   location_name: string | null;
   accepted_at: string | null;
   eta_at: string | null;
+  /** In the list of jobs: the block of the contractor's time the job holds (null: placed without one). */
+  booked?: { start: string; end: string } | null;
 }
 
 export interface Contractor {

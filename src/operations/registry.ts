@@ -77,6 +77,7 @@ import { orderOperation } from "./orders/create-order.js";
 import {
   dispatcherAssignOperation,
   dispatcherCancelOperation,
+  dispatcherOrderOperation,
   dispatcherOrdersOperation,
   dispatcherPoolOperation,
   dispatcherRescheduleOperation,
@@ -269,6 +270,7 @@ export const OPERATIONS: readonly AnyOperation[] = [
   contractorTimeOffAddOperation,
   contractorTimeOffRemoveOperation,
   dispatcherOrdersOperation,
+  dispatcherOrderOperation,
   dispatcherExportOrdersOperation,
   dispatcherExportInvoicesOperation,
   dispatcherAssignOperation,

@@ -13,6 +13,7 @@ import { type OfferRow, type OrderRow, offerFromRow, orderFromRow } from "./orde
 import type { Database, InvoiceDecisionsTable, InvoiceVersionsTable } from "./schema.js";
 import type {
   ExportQuery,
+  HeldTime,
   OrderQuery,
   OrderStore,
   ScheduledCursor,
@@ -166,6 +167,29 @@ export class KyselyOrderStore implements OrderStore {
       .where("status", "=", "pending")
       .execute()
       .then(toOffers);
+  }
+
+  async heldTimes(orderIds: string[]): Promise<HeldTime[]> {
+    if (orderIds.length === 0) return [];
+    // Served by the ledger's primary key (order_id, contractor_id).
+    const rows = await this.db
+      .selectFrom("capacity_holds")
+      .select(["order_id", "contractor_id", "starts_at", "ends_at"])
+      .where("order_id", "in", orderIds)
+      .where("starts_at", "is not", null)
+      .execute();
+    return rows.flatMap((r) =>
+      r.starts_at && r.ends_at
+        ? [
+            {
+              orderId: r.order_id,
+              contractorId: r.contractor_id,
+              start: new Date(r.starts_at).toISOString(),
+              end: new Date(r.ends_at).toISOString(),
+            },
+          ]
+        : [],
+    );
   }
 
   nteRequestById(id: string, tx?: WriteTx): Promise<NteRequest | undefined> {

@@ -331,6 +331,16 @@ export interface ScheduledCursor {
   readonly id: string;
 }
 
+/** A block of a contractor's time an order holds (a capacity ledger row with its time). */
+export interface HeldTime {
+  orderId: string;
+  contractorId: string;
+  /** On site from, ISO 8601 ... */
+  start: string;
+  /** ... until. */
+  end: string;
+}
+
 /** Work orders, their offers and NTE requests, as read: the domain's values (they change through
  * WriteTx.commitOrderChange). */
 export interface OrderStore {
@@ -341,6 +351,9 @@ export interface OrderStore {
   offersOf(orderId: string, tx?: WriteTx): Promise<Offer[]>;
   /** The pending offers of these orders (at most one each): the deadlines the dispatch team's board shows. */
   pendingOffersOf(orderIds: string[]): Promise<Offer[]>;
+  /** The blocks of contractors' time these orders hold (the capacity ledger's rows with a time), each with
+   * the contractor holding it: where the Schedule draws each job. */
+  heldTimes(orderIds: string[]): Promise<HeldTime[]>;
   nteRequestById(id: string, tx?: WriteTx): Promise<NteRequest | undefined>;
   /** An order's NTE requests, oldest first. */
   nteRequests(orderId: string, tx?: WriteTx): Promise<NteRequest[]>;

@@ -34,6 +34,12 @@ const SERVICE_NOW = (() => {
   return Date.UTC(d.getUTCFullYear(), d.getUTCMonth(), d.getUTCDate() + 2, 18);
 })();
 const OFFSET_MS = SERVICE_NOW - Date.now();
+/** San Francisco's UTC offset that day, "-08:00" or "-07:00". */
+const LA_OFFSET = (
+  new Intl.DateTimeFormat("en-US", { timeZone: LA, timeZoneName: "longOffset" })
+    .formatToParts(new Date(SERVICE_NOW))
+    .find((p) => p.type === "timeZoneName")?.value ?? "GMT-08:00"
+).replace("GMT", "");
 /** The services' day in San Francisco, YYYY-MM-DD. */
 const DAY = new Date(SERVICE_NOW).toLocaleDateString("en-CA", { timeZone: LA });
 
@@ -150,7 +156,12 @@ async function plumbingJob(description: string, steps: Array<Record<string, unkn
 }
 
 /** An order of the account's that nobody can take now: it waits for a dispatcher. */
-async function queuedOrder(trade: string, urgency: string, description: string): Promise<string> {
+async function queuedOrder(
+  trade: string,
+  urgency: string,
+  description: string,
+  extra: Record<string, unknown> = {},
+): Promise<string> {
   const placed = await h.post(
     ORDER_PATH,
     {
@@ -158,6 +169,7 @@ async function queuedOrder(trade: string, urgency: string, description: string):
       urgency,
       location: { state: "CA", zip: "94107", city: "San Francisco", address: "500 3rd St" },
       description,
+      ...extra,
     },
     { "x-api-key": accountKey },
   );
@@ -201,6 +213,18 @@ describe("the dispatcher's board: names, times and what happened", () => {
       expect(await detail.locator("dt:text-is('Created') + dd").textContent()).toMatch(/P[SD]T$/);
       expect(await detail.locator('[data-sla="arrive"]').getAttribute("data-standing")).toBe("on_track");
       expect(await detail.locator('[data-sla="respond"]').getAttribute("data-standing")).toBe("met");
+      // When it is booked: the plumber's block of time as the ledger holds it (the Schedule's block), in
+      // the job's zone, with how soon.
+      const held = (
+        await h.get(`/api/dispatcher/v1/orders/${acceptedId}`, { "x-api-key": dispatcherKey })
+      ).json().booked as { start: string; end: string };
+      const booked = detail.locator('[data-fact="booked"]');
+      await expect.poll(() => booked.getAttribute("data-start")).toBe(held.start);
+      expect(await booked.getAttribute("data-end")).toBe(held.end);
+      expect(await booked.textContent()).toMatch(
+        /^\w{3}, \w{3} \d+, \d+:\d\d [AP]M – \d+:\d\d [AP]M P[SD]T( \((in .+|.+ ago)\))?$/,
+      );
+      expect(await detail.locator("dt:text-is('Booked')").count()).toBe(1);
       await shot(page, "schedule-board-detail");
       await expectAccessible(page, "board detail with times");
 
@@ -211,16 +235,26 @@ describe("the dispatcher's board: names, times and what happened", () => {
       const timeline = done.getByRole("region", { name: "Timeline" });
       await timeline.locator(".tl-item").first().waitFor();
       const text = (await timeline.textContent()) ?? "";
+      // The match says to whom the job was offered, by name, and where it ranked.
+      const matched = timeline.locator('.tl-item[data-kind="order.matched"]');
+      expect(await matched.locator("strong").textContent()).toBe("Offered to Bay Plumbing Co");
+      expect(await matched.textContent()).toMatch(/ranked 1 of \d+/);
       expect(text).toContain("Status: Accepted → En route");
       expect(text).toContain("Status: On site → Completed");
       expect(text).toContain("final cost $316.30");
-      expect(text).toContain("ETA in 1 h 35 min");
-      // Who: the plumber's records by its name (the record discloses its id to the dispatch team).
+      // The ETA as a time in the job's zone, with how long it was.
+      expect(text).toMatch(/ETA \d+:\d\d [AP]M P[SD]T \(in 1 h 35 min\)/);
+      // Who: a role and a name. The plumber by its name (the record discloses its id to the dispatch
+      // team), the account's key by the account's name.
       const actors = await timeline.locator(".tl-actor").allTextContents();
-      expect(actors).toContain("contractor Bay Plumbing Co");
-      expect(actors.some((a) => a.startsWith("caller key key_"))).toBe(true);
+      expect(actors).toContain("Contractor Bay Plumbing Co");
+      expect(actors.some((a) => /^Account acme-properties \(key key_\w+…\)$/.test(a))).toBe(true);
       expect(text).not.toContain("final cost cents");
-      expect(text).not.toMatch(/key:key_/);
+      expect(text).not.toMatch(/key:key_|caller key/);
+      // Each record's time in the job's zone, named, as the rest of the detail.
+      const whens = await timeline.locator(".tl-when").allTextContents();
+      expect(whens.length).toBeGreaterThan(3);
+      for (const when of whens) expect(when).toMatch(/P[SD]T$/);
       // The ranked candidates' ETA reads as a duration, never "NNN min" past an hour.
       const etas = await done.locator("table.candidates tbody td:nth-child(5)").allTextContents();
       expect(etas.length).toBeGreaterThan(0);
@@ -471,6 +505,56 @@ describe("density: compact board rows, the pool as a sortable table with its tot
       expect(await order()).toEqual([PLUMBER, HVAC]); // the plumber holds a job, the technician none now
       await page.screenshot({ path: shotPath("schedule-pool-table"), fullPage: true });
       await expectAccessible(page, "pool table");
+    } finally {
+      await ctx.close();
+    }
+    expect(pageProblems).toEqual([]);
+  });
+});
+
+describe("the Schedule's queue: each order's window from start to end", () => {
+  it("a queued order with a window reads it start to end in the job's zone, with how soon", async () => {
+    // Scheduled plumbing for the evening (after the plumber's time off), offered to the plumber, who declines: nobody else can take it.
+    const windowed = await h.post(
+      ORDER_PATH,
+      {
+        trade: "plumbing",
+        urgency: "scheduled",
+        location: { state: "CA", zip: "94107", city: "San Francisco", address: "500 3rd St" },
+        description: "Replace the lobby water fountain",
+        service_window: { start: `${DAY}T16:00:00${LA_OFFSET}`, end: `${DAY}T20:00:00${LA_OFFSET}` },
+      },
+      { "x-api-key": accountKey },
+    );
+    expect(windowed.statusCode, windowed.body).toBe(200);
+    const orderId = windowed.json().order_id as string;
+    const asPlumber = { "x-api-key": plumberKey };
+    const offers = (await h.get("/api/contractor/v1/offers", asPlumber)).json().offers as Array<{
+      offer_id: string;
+      order_id: string;
+    }>;
+    const offer = offers.find((o) => o.order_id === orderId);
+    const declined = await h.post(
+      "/api/contractor/v1/offers/decline",
+      { offer_id: offer?.offer_id, reason: "booked solid" },
+      asPlumber,
+    );
+    expect(declined.statusCode, declined.body).toBe(200);
+    const { ctx, page } = await open();
+    try {
+      await signInConsole(page, base, dispatcherKey);
+      await page.getByRole("button", { name: "Schedule", exact: true }).click();
+      await page.getByLabel("Date").fill(DAY);
+      const row = page.locator(`.queue-row[data-order-id="${orderId}"]`);
+      await row.waitFor();
+      const window = row.locator(".queue-window");
+      expect(await window.getAttribute("data-window-start")).toBe(
+        new Date(`${DAY}T16:00:00${LA_OFFSET}`).toISOString(),
+      );
+      expect(await window.textContent()).toMatch(
+        /^Window \w{3}, \w{3} \d+, 4:00 PM – 8:00 PM P[SD]T \(in \d h( \d+ min)?\)$/,
+      );
+      await row.screenshot({ path: shotPath("schedule-queue-window") });
     } finally {
       await ctx.close();
     }

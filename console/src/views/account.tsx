@@ -241,7 +241,12 @@ export function AccountView() {
                   <TrackingLinkPanel order={o} />
                   <ExcludeContractor order={o} />
                   <Proof order={o} />
-                  <Timeline path="/api/audit" orderId={o.order_id} version={o.updated_at} />
+                  <Timeline
+                    path="/api/audit"
+                    orderId={o.order_id}
+                    version={o.updated_at}
+                    zone={o.time_zone ?? null}
+                  />
                 </div>
               )}
               {counters.value.get(o.order_id) && (

@@ -20,6 +20,7 @@ import {
   timeLeft,
   titleCase,
   zoned,
+  zonedSpan,
 } from "../format";
 import { subscribe } from "../live";
 import type { Contractor, Order, OrderStatus, ServiceLevel, StreamEvent } from "../types";
@@ -462,8 +463,27 @@ function OrderRow({ order }: { order: Order }) {
   );
 }
 
+/** The open order read again whenever it changes (dispatcher.order): the event stream's orders carry
+ * neither names nor the booked time, which this read brings (kept as the newer version by upsert). */
+function useFreshOrder(order: Order) {
+  useEffect(() => {
+    let stale = false;
+    get<Order>(`${ORDERS}/${encodeURIComponent(order.order_id)}`)
+      .then((fresh) => {
+        if (!stale) upsert([fresh]);
+      })
+      .catch(() => {
+        // The list's version stands; the next change reads it again.
+      });
+    return () => {
+      stale = true;
+    };
+  }, [order.order_id, order.updated_at]);
+}
+
 function Detail({ order }: { order: Order }) {
   const [message, setMessage] = useState<string | null>(null);
+  useFreshOrder(order);
   return (
     <aside class="detail card" aria-label={`Order ${order.order_id}`}>
       <div class="detail-head">
@@ -543,6 +563,8 @@ function Detail({ order }: { order: Order }) {
         orderId={order.order_id}
         version={order.updated_at}
         nameOf={contractorName}
+        accountName={order.account_name ?? null}
+        zone={order.time_zone ?? null}
       />
       {CANCELLABLE.has(order.status) && <CancelPanel order={order} onDone={setMessage} />}
     </aside>
@@ -557,7 +579,8 @@ const STANDING_LABEL = {
   met: "met",
 } as const;
 
-/** The times that matter, in the job's zone (named): its arrival window, respond-by and arrive-by, and
+/** The times that matter, in the job's zone (named): when it is booked (the block of its contractor's
+ * time the job holds, as the Schedule draws it), its arrival window, respond-by and arrive-by, and
  * its service-level clocks with their standing (at risk once its time passes, as the service rules). */
 function OrderTimes({ order }: { order: Order }) {
   const zone = order.time_zone ?? null;
@@ -572,8 +595,19 @@ function OrderTimes({ order }: { order: Order }) {
     );
   };
   const window = order.arrival_window;
+  const booked = order.booked;
   return (
     <>
+      {booked && (
+        <>
+          <dt>Booked</dt>
+          <dd data-fact="booked" data-start={booked.start} data-end={booked.end}>
+            <time dateTime={booked.start}>{zonedSpan(booked.start, booked.end, zone)}</time>
+            {relative(booked.start, at) && <span class="muted"> ({relative(booked.start, at)})</span>}
+            {order.status === "offered" && <span class="muted"> · held while the offer waits</span>}
+          </dd>
+        </>
+      )}
       {window && (
         <>
           <dt>Arrival window</dt>

@@ -6,7 +6,7 @@ import { signal } from "@preact/signals";
 import { useEffect, useState } from "preact/hooks";
 import { WORK_DONE_STATUSES } from "../../../src/domain/orders/statuses";
 import { ApiProblem, get, post } from "../api";
-import { clock, money, now, place, timeLeft, titleCase } from "../format";
+import { clock, money, now, place, timeLeft, titleCase, zonedSpan } from "../format";
 import { subscribe } from "../live";
 import type { Counter, Invoice, Job, Offer, OrderStatus, StreamEvent } from "../types";
 import { CounterForm, counterAsk } from "./counters";
@@ -27,12 +27,29 @@ const counterNotice = signal<string | null>(null);
 
 const ACTIVE = new Set(["accepted", "en_route", "on_site"]);
 
+/** The booked time of the active jobs, read again (the stream's jobs do not carry it). */
+async function refreshBooked() {
+  const listed = await get<{ jobs: Job[] }>("/api/contractor/v1/jobs");
+  const next = new Map(jobs.value);
+  for (const j of listed.jobs) {
+    const held = next.get(j.order_id);
+    if (held) next.set(j.order_id, { ...held, booked: j.booked ?? null });
+  }
+  jobs.value = next;
+}
+
 function setJob(job: Job) {
   const nextJobs = new Map(jobs.value);
   const nextOffers = new Map(offers.value);
   nextOffers.delete(job.order_id);
-  if (ACTIVE.has(job.status)) nextJobs.set(job.order_id, job);
-  else {
+  if (ACTIVE.has(job.status)) {
+    // The stream's job has no booked time: the one read before stands while the window stays; a new job
+    // or a moved window reads it again.
+    const held = jobs.value.get(job.order_id);
+    const same = held && JSON.stringify(held.arrival_window) === JSON.stringify(job.arrival_window);
+    nextJobs.set(job.order_id, job.booked === undefined && same ? { ...job, booked: held.booked } : job);
+    if (job.booked === undefined && !same) void refreshBooked().catch(() => undefined);
+  } else {
     nextJobs.delete(job.order_id);
     if ((WORK_DONE_STATUSES as readonly string[]).includes(job.status)) {
       done.value = [job, ...done.value.filter((j) => j.order_id !== job.order_id)];
@@ -342,6 +359,22 @@ function AgreedPrice({ job }: { job: Job }) {
   return <p class="agreed-price">Agreed price {money(job.agreed_price_cents)} (your counter)</p>;
 }
 
+/** When to be there (the window or arrive-by) and when the job is booked in the contractor's day. */
+function JobWhen({ job }: { job: Job }) {
+  return (
+    <>
+      <p class="job-when">
+        <ArrivalWhen window={job.arrival_window} arriveBy={job.arrive_by} zone={job.time_zone} />
+      </p>
+      {job.booked && (
+        <p class="job-booked" data-start={job.booked.start} data-end={job.booked.end}>
+          Booked {zonedSpan(job.booked.start, job.booked.end, job.time_zone)}
+        </p>
+      )}
+    </>
+  );
+}
+
 function JobCard({ job }: { job: Job }) {
   const [eta, setEta] = useState("30");
   const [cost, setCost] = useState(priceOf(job));
@@ -388,9 +421,7 @@ function JobCard({ job }: { job: Job }) {
         {place(job.location)}
       </p>
       <p>{job.description}</p>
-      <p class="job-when">
-        <ArrivalWhen window={job.arrival_window} arriveBy={job.arrive_by} zone={job.time_zone} />
-      </p>
+      <JobWhen job={job} />
       <AgreedPrice job={job} />
       {job.eta_at && job.status === "en_route" && (
         <p class="muted">You said you would arrive at {clock(job.eta_at)}.</p>

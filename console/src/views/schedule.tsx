@@ -17,7 +17,7 @@ import { isPlannedReference } from "../../../src/domain/maintenance/plan";
 import { URGENCIES } from "../../../src/domain/pricing";
 import { TRADE_CODES, TRADES, type TradeCode } from "../../../src/domain/trades";
 import { ApiProblem, get, post } from "../api";
-import { duration, minute, place, relative, STATUS_LABEL, titleCase, zoned } from "../format";
+import { duration, minute, place, relative, STATUS_LABEL, titleCase, zoned, zonedSpan } from "../format";
 import { subscribe } from "../live";
 import type { Order, OrderStatus } from "../types";
 import { boardOrders, slaFlag } from "./board";
@@ -1007,6 +1007,7 @@ function Queue({ onOpenOrder }: { onOpenOrder: (id: string) => void }) {
         <ol class="queue-rows">
           {list.slice(0, 200).map((o) => {
             const deadline = deadlineOf(o);
+            const window = o.arrival_window;
             const flag = slaFlag(o, nowAt);
             return (
               <li
@@ -1041,15 +1042,15 @@ function Queue({ onOpenOrder }: { onOpenOrder: (id: string) => void }) {
                     {titleCase(o.trade)} · {place(o.location)}
                   </span>
                   {o.account_name && <span class="queue-who">{o.account_name}</span>}
-                  {deadline && (
+                  {window && (
+                    <span class="queue-window" data-window-start={window.start} data-window-end={window.end}>
+                      Window {zonedSpan(window.start, window.end, o.time_zone)}
+                      {relative(window.start, nowAt) && ` (${relative(window.start, nowAt)})`}
+                    </span>
+                  )}
+                  {deadline && deadline !== window?.start && (
                     <span class="queue-deadline">
-                      {o.respond_by
-                        ? "Respond by"
-                        : o.arrive_by
-                          ? "Arrive by"
-                          : o.arrival_window
-                            ? "Window"
-                            : "Offer ends"}{" "}
+                      {o.respond_by ? "Respond by" : o.arrive_by ? "Arrive by" : "Offer ends"}{" "}
                       {zoned(deadline, o.time_zone)}
                       {relative(deadline, nowAt) && ` (${relative(deadline, nowAt)})`}
                     </span>

@@ -2,7 +2,7 @@
 
 import { useEffect, useState } from "preact/hooks";
 import { get } from "../api";
-import { clock, duration, money, STATUS_LABEL, titleCase } from "../format";
+import { duration, minute, money, STATUS_LABEL, titleCase, zonedClock, zonedSpan } from "../format";
 import type { OrderStatus } from "../types";
 import { type VerifyResult, verifyRecord } from "../verify";
 
@@ -18,45 +18,115 @@ interface AuditRecord {
 /** A contractor's name where the view knows it (null: show its id). */
 type NameOf = (contractorId: string) => string | null;
 
+/** What the view knows to name who acted and where: contractors' names, the order's account's name (the
+ * dispatch team's view; an account's own view has none), and the job's zone (its times are read in it). */
+interface Reading {
+  nameOf: NameOf;
+  accountName: string | null;
+  zone: string | null;
+  at: number;
+}
+
 const statusWord = (v: unknown) =>
   typeof v === "string" ? (STATUS_LABEL[v as OrderStatus] ?? titleCase(v)) : String(v);
 
-/** What a record says happened, in words: "Status: Accepted → En route", "Offered", "Assigned". */
-function recordTitle(r: Pick<AuditRecord, "kind" | "disclosed">): string {
+const str = (v: unknown): string | null => (typeof v === "string" ? v : null);
+
+/** A contractor the record names: by name where the view knows it, else "contractor <id or handle>". */
+function contractorWords(id: string, nameOf: NameOf): string {
+  return nameOf(id) ?? `contractor ${id}`;
+}
+
+/** The contractor a record names, as the reader was shown it: its id (the dispatch team, itself), else
+ * the account's handle of it. */
+function named(d: Record<string, unknown>, field: string): string | null {
+  return str(d[field]) ?? str(d[`${field}_ref`]);
+}
+
+const KIND_TITLE: Record<string, string> = {
+  "order.created": "Order placed",
+  "order.unmatched": "No contractor available: waits for a dispatcher",
+  "order.needs_dispatcher": "Offers ran out: waits for a dispatcher",
+  "order.offer_declined": "Offer declined",
+  "order.offer_expired": "Offer expired",
+  "order.sla_at_risk": "Service level at risk",
+  "order.sla_breached": "Service level breached",
+};
+
+/** What a record says happened, in words: "Offered to Bay Plumbing Co", "Status: Accepted → En route",
+ * "Assigned to Bay Plumbing Co", "Accepted". */
+function recordTitle(r: Pick<AuditRecord, "kind" | "disclosed">, nameOf: NameOf): string {
   const d = r.disclosed;
   if (typeof d.to === "string") {
     return typeof d.from === "string"
       ? `Status: ${statusWord(d.from)} → ${statusWord(d.to)}`
       : `Status: ${statusWord(d.to)}`;
   }
-  return titleCase(r.kind.replace(/^order\./, ""));
+  // The contractor the job went to: the match's choice, a re-offer's next contractor, a dispatcher's pick.
+  const offeredTo =
+    r.kind === "order.matched"
+      ? named(d, "chosen")
+      : r.kind === "order.offered"
+        ? named(d, "contractor_id")
+        : null;
+  if (offeredTo) return `Offered to ${contractorWords(offeredTo, nameOf)}`;
+  const assignedTo = r.kind === "order.assigned" ? named(d, "to_contractor") : null;
+  if (assignedTo) return `Assigned to ${contractorWords(assignedTo, nameOf)}`;
+  return KIND_TITLE[r.kind] ?? titleCase(r.kind.replace(/^order\./, ""));
 }
 
-/** Who did it, readable: "operator", "caller key key_j842…", "contractor A. Rivera", "system (sla)". */
-function actorLabel(actor: string, nameOf: NameOf, disclosedId?: unknown): string {
+/** Who did it, as a role and a name: "Account acme-properties (key key_j842…)", "Contractor Bay Plumbing
+ * Co", "Dispatch team", "System (dispatch)". */
+function actorLabel(actor: string, reading: Reading, disclosedId?: unknown): string {
   const [role, split = ""] = actor.split(/:(.*)/s);
   // A contractor's id is a disclosure of the record (actor_id), where the reader may see it.
   const id = split || (typeof disclosedId === "string" ? disclosedId : "");
-  if (role === "contractor" && !id) return "contractor";
-  if (role === "operator") return "operator";
-  if (role === "key") return `caller key ${id.slice(0, 12)}…`;
-  if (role === "contractor") return `contractor ${nameOf(id) ?? id}`;
-  if (role === "system") return `system (${id})`;
+  if (role === "contractor") return id ? `Contractor ${reading.nameOf(id) ?? id}` : "Contractor";
+  if (role === "operator") return "Dispatch team";
+  // An account's key: the order's account (only its own keys act on its orders).
+  if (role === "key") {
+    const key = `key ${id.slice(0, 12)}…`;
+    return reading.accountName ? `Account ${reading.accountName} (${key})` : `Account (${key})`;
+  }
+  if (role === "system") return `System (${id})`;
   return actor;
 }
 
-/** The record's facts worth a line, each as a phrase: money in dollars, contractors by name. */
-function recordFacts(d: Record<string, unknown>, nameOf: NameOf): string[] {
+/** The record's facts worth a line, each as a phrase: money in dollars, contractors by name, times in the
+ * job's zone. */
+function recordFacts(r: Pick<AuditRecord, "kind" | "at" | "disclosed">, reading: Reading): string[] {
+  const d = r.disclosed;
+  const { nameOf, zone } = reading;
   const out: string[] = [];
   const who = (v: unknown) => (typeof v === "string" ? (nameOf(v) ?? v) : String(v));
-  if (typeof d.to_contractor === "string") out.push(`to ${who(d.to_contractor)}`);
+  const titled = r.kind === "order.matched" || r.kind === "order.offered" || r.kind === "order.assigned";
+  // Where the match ranked the one it chose, when the record shows the ranking (the dispatch team's).
+  if (r.kind === "order.matched" && Array.isArray(d.candidates) && typeof d.chosen === "string") {
+    const rank = (d.candidates as Array<{ contractor_id?: string }>).findIndex(
+      (c) => c.contractor_id === d.chosen,
+    );
+    if (rank >= 0) out.push(`ranked ${rank + 1} of ${d.candidates.length}`);
+  }
+  if (typeof d.to_contractor === "string" && !titled) out.push(`to ${who(d.to_contractor)}`);
   if (typeof d.from_contractor === "string") out.push(`from ${who(d.from_contractor)}`);
-  // The contractor the record names, unless it is who acted (the actor says so already).
-  if (typeof d.contractor_id === "string" && d.to_contractor === undefined && d.contractor_id !== d.actor_id)
+  // The contractor the record names, unless it is who acted (the actor says so already) or the title did.
+  if (
+    typeof d.contractor_id === "string" &&
+    d.to_contractor === undefined &&
+    d.contractor_id !== d.actor_id &&
+    r.kind !== "order.offered"
+  )
     out.push(`contractor ${who(d.contractor_id)}`);
   if (typeof d.previous_status === "string" && typeof d.to !== "string")
     out.push(`was ${statusWord(d.previous_status)}`);
-  if (typeof d.eta_minutes === "number") out.push(`ETA in ${duration(d.eta_minutes)}`);
+  if (typeof d.eta_minutes === "number") {
+    const eta = new Date(Date.parse(r.at) + d.eta_minutes * 60_000).toISOString();
+    out.push(`ETA ${zonedClock(eta, zone, Date.parse(r.at))} (in ${duration(d.eta_minutes)})`);
+  }
+  if (typeof d.start === "string") out.push(`booked from ${zonedClock(d.start, zone, Date.parse(r.at))}`);
+  const window = d.to_window as { start?: unknown; end?: unknown } | undefined;
+  if (window && typeof window.start === "string" && typeof window.end === "string")
+    out.push(`window ${zonedSpan(window.start, window.end, zone)}`);
   if (typeof d.final_cost_cents === "number") out.push(`final cost ${money(d.final_cost_cents)}`);
   if (typeof d.requested_cents === "number") out.push(`requested ${money(d.requested_cents)}`);
   if (typeof d.reason === "string") out.push(`reason: ${d.reason}`);
@@ -73,11 +143,17 @@ export function Timeline({
   orderId,
   version,
   nameOf = () => null,
+  accountName = null,
+  zone = null,
 }: {
   path: string;
   orderId: string;
   version: string;
   nameOf?: NameOf;
+  /** The order's account's name (the dispatch team's view): an account key's records say it. */
+  accountName?: string | null;
+  /** The job's zone: each record's time is shown in it, named, as the rest of the order's times. */
+  zone?: string | null;
 }) {
   const [records, setRecords] = useState<AuditRecord[] | null>(null);
   useEffect(() => {
@@ -93,9 +169,10 @@ export function Timeline({
       stale = true;
     };
   }, [path, orderId, version]);
+  const reading: Reading = { nameOf, accountName, zone, at: minute.value };
   return (
     <>
-      {records !== null && <Candidates records={records} nameOf={nameOf} />}
+      {records !== null && <Candidates records={records} reading={reading} />}
       <section class="panel" aria-label="Timeline">
         <h3>Timeline</h3>
         {records === null ? (
@@ -106,13 +183,15 @@ export function Timeline({
           <ol class="timeline">
             {records.map((r) => (
               <li key={r.seal} class="tl-item" data-kind={r.kind}>
-                <span class="tl-when">{clock(r.at)}</span>
+                <time class="tl-when" dateTime={r.at}>
+                  {zonedClock(r.at, zone, reading.at)}
+                </time>
                 <span class="tl-what">
-                  <strong>{recordTitle(r)}</strong>
+                  <strong>{recordTitle(r, nameOf)}</strong>
                   <span class="tl-actor" title={r.actor}>
-                    {actorLabel(r.actor, nameOf, r.disclosed.actor_id)}
+                    {actorLabel(r.actor, reading, r.disclosed.actor_id)}
                   </span>
-                  {recordFacts(r.disclosed, nameOf).map((f) => (
+                  {recordFacts(r, reading).map((f) => (
                     <span key={f} class="tl-field">
                       {f}
                     </span>
@@ -145,7 +224,8 @@ interface Candidate {
  * The ranked candidates of the order's latest match, as its record disclosed them to this key: only the
  * dispatch team's records carry them (an account's show its own job and the chosen contractor's handle).
  */
-function Candidates({ records, nameOf }: { records: AuditRecord[]; nameOf: NameOf }) {
+function Candidates({ records, reading }: { records: AuditRecord[]; reading: Reading }) {
+  const { nameOf } = reading;
   const latest = [...records]
     .reverse()
     .find((r) => Array.isArray(r.disclosed.candidates) && (r.disclosed.candidates as unknown[]).length > 0);
@@ -155,8 +235,8 @@ function Candidates({ records, nameOf }: { records: AuditRecord[]; nameOf: NameO
     <section class="panel" aria-label="Ranked candidates">
       <h3>Ranked candidates</h3>
       <p class="muted">
-        As the {latest.kind.replace(/^order\./, "").replace(/_/g, " ")} record of {clock(latest.at)} ranked
-        them, best first.
+        As the {latest.kind.replace(/^order\./, "").replace(/_/g, " ")} record of{" "}
+        {zonedClock(latest.at, reading.zone, reading.at)} ranked them, best first.
       </p>
       <table class="candidates">
         <thead>

@@ -68,6 +68,14 @@ export const contractorJobSchema = z
     accepted_at: z.iso.datetime().nullable(),
     eta_at: z.iso.datetime().nullable(),
     ...siteChecksShape,
+    booked: z
+      .object({ start: z.iso.datetime(), end: z.iso.datetime() })
+      .nullable()
+      .optional()
+      .describe(
+        "In your list of jobs: the block of your time the job holds, on site from start until end (inside " +
+          "the arrival window, or from when you can be there); null when it was placed without a time.",
+      ),
     site: orderSiteSchema
       .nullable()
       .optional()
@@ -209,7 +217,19 @@ export const contractorJobsOperation = defineOperation({
       ctx.services.now(),
       true,
     );
-    return { jobs: orders.map((o) => ({ ...jobView(o), site: sites.get(o.id) ?? null })) };
+    // The time each job holds of this contractor's (its own ledger rows only).
+    const booked = new Map(
+      (await store.orders.heldTimes(orders.map((o) => o.id)))
+        .filter((held) => held.contractorId === contractorId)
+        .map((held) => [held.orderId, { start: held.start, end: held.end }]),
+    );
+    return {
+      jobs: orders.map((o) => ({
+        ...jobView(o),
+        booked: booked.get(o.id) ?? null,
+        site: sites.get(o.id) ?? null,
+      })),
+    };
   },
 });
 

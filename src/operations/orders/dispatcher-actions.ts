@@ -76,9 +76,23 @@ const dispatcherOrderSchema = orderSchema
         }),
       )
       .describe("The order's service-level clocks (none once closed, or without a stated promise)."),
+    booked: z
+      .object({
+        start: z.iso.datetime().describe("On site from, as the job was placed."),
+        end: z.iso.datetime().describe("Until (the trade's typical job length later)."),
+      })
+      .nullable()
+      .describe(
+        "The block of its contractor's time the job holds (offered, accepted, en route, on site): the " +
+          "capacity ledger's, where the Schedule draws it, inside the arrival window or from when the " +
+          "contractor can be there; null when it holds none (no contractor, closed, or placed without a " +
+          "time). Not in the event stream's orders (read the order).",
+      ),
     ...orderCoordinatesShape,
   })
   .meta({ id: "DispatcherOrder" });
+
+type Booked = { start: string; end: string };
 
 /** The names a dispatcher order shows, read for a page of orders at once. */
 export interface OrderNames {
@@ -99,6 +113,22 @@ export async function orderNames(
     contractorIds.length > 0 ? services.store.contractors.listings(contractorIds) : [],
   ]);
   return { accounts, contractors: new Map(listings.map((c) => [c.id, c.name])) };
+}
+
+/** The block each of these orders holds of its contractor's time (the one offered or holding the job), by
+ * order id, one query for the lot. */
+async function bookedSlots(
+  services: Services,
+  rows: ReadonlyArray<Pick<Order, "id" | "contractor_id">>,
+): Promise<Map<string, Booked>> {
+  const holder = new Map(rows.flatMap((r) => (r.contractor_id ? [[r.id, r.contractor_id] as const] : [])));
+  const out = new Map<string, Booked>();
+  for (const held of await services.store.orders.heldTimes([...holder.keys()])) {
+    if (holder.get(held.orderId) === held.contractorId) {
+      out.set(held.orderId, { start: held.start, end: held.end });
+    }
+  }
+  return out;
 }
 
 /** An order as the dispatch team sees it at `now`; `offerDeadline`: its pending offer's, while it is
@@ -130,9 +160,20 @@ export function dispatcherOrderView(
   };
 }
 
-/** The view of one order with its names (an action's answer). */
-async function namedView(ctx: { services: Services } & ViewContext, row: Order) {
-  return dispatcherOrderView(row, ctx, ctx.services.now(), null, await orderNames(ctx.services, [row]));
+/** The view of one order with its names and its booked time (an action's answer, the order's read). */
+async function namedView(
+  ctx: { services: Services } & ViewContext,
+  row: Order,
+  offerDeadline: string | null,
+) {
+  const [names, booked] = await Promise.all([
+    orderNames(ctx.services, [row]),
+    bookedSlots(ctx.services, [row]),
+  ]);
+  return {
+    ...dispatcherOrderView(row, ctx, ctx.services.now(), offerDeadline, names),
+    booked: booked.get(row.id) ?? null,
+  };
 }
 
 const reasonSchema = z.string().min(1).max(1000).describe("Why: recorded in the audit log with the change.");
@@ -187,7 +228,10 @@ export const dispatcherOrdersOperation = defineOperation({
     const deadlines = new Map(
       (await ctx.services.store.orders.pendingOffersOf(offered)).map((o) => [o.order_id, o.deadline_at]),
     );
-    const names = await orderNames(ctx.services, page);
+    const [names, booked] = await Promise.all([
+      orderNames(ctx.services, page),
+      bookedSlots(ctx.services, page),
+    ]);
     const now = ctx.services.now();
     // The site and assets each order names (the site's contact is the account's and its contractor's).
     const sites = await storedOrderSites(
@@ -199,9 +243,45 @@ export const dispatcherOrdersOperation = defineOperation({
     return {
       orders: page.map((row) => ({
         ...dispatcherOrderView(row, ctx, now, deadlines.get(row.id) ?? null, names),
+        booked: booked.get(row.id) ?? null,
         site: sites.get(row.id) ?? null,
       })),
       next_cursor,
+    };
+  },
+});
+
+export const dispatcherOrderOperation = defineOperation({
+  id: "dispatcherOrder",
+  name: "dispatcher.order",
+  summary: "Read one order of any account",
+  description:
+    "One order of any account in the key's mode, as dispatcher.orders lists it (its names, service-level " +
+    "clocks, the pending offer's deadline, its booked time and its site): what the board's detail reads " +
+    "when the order changes. 404 for an order of the other mode.",
+  access: "dispatcher",
+  effect: "read",
+  limit: "key",
+  http: { method: "GET", path: "/api/dispatcher/v1/orders/:order_id", input: "params" },
+  problems: [404],
+  input: z.strictObject({ order_id: z.string().min(1).max(64) }),
+  output: dispatcherOrderSchema,
+  example: { order_id: "ord_0VberZOdAb12Cd34Ef56" },
+  async handler(ctx, input) {
+    const principal = principalOf(ctx);
+    const { store } = ctx.services;
+    const row = await store.orders.byId(input.order_id);
+    if (!row || row.livemode !== principal.livemode) {
+      throw new ApiError("not_found", `No order ${input.order_id}.`);
+    }
+    const now = ctx.services.now();
+    const [pending, sites] = await Promise.all([
+      row.status === "offered" ? store.orders.pendingOffersOf([row.id]) : [],
+      storedOrderSites(store, [row.id], now, false),
+    ]);
+    return {
+      ...(await namedView(ctx, row, pending[0]?.deadline_at ?? null)),
+      site: sites.get(row.id) ?? null,
     };
   },
 });
@@ -266,7 +346,7 @@ export const dispatcherAssignOperation = defineOperation({
       input.compliance_override_reason ?? null,
       input.start === undefined ? undefined : new Date(input.start),
     );
-    return namedView(ctx, order);
+    return namedView(ctx, order, null);
   },
 });
 
@@ -320,7 +400,7 @@ export const dispatcherRescheduleOperation = defineOperation({
       `operator:${principal.keyId}`,
       input.start === undefined ? undefined : new Date(input.start),
     );
-    return namedView(ctx, order);
+    return namedView(ctx, order, null);
   },
 });
 
@@ -350,7 +430,7 @@ export const dispatcherCancelOperation = defineOperation({
       "dispatcher",
       `operator:${principal.keyId}`,
     );
-    return namedView(ctx, cancelled);
+    return namedView(ctx, cancelled, null);
   },
 });
 
