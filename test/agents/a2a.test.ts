@@ -432,6 +432,7 @@ describe("A2A", () => {
     const ops = await h.dispatcherKey("test");
     const [held] = await h.services.store.orders.byIds([order.order_id as string]);
     await run("dispatcher.orders", { limit: 5 }, ops);
+    await run("dispatcher.order", { order_id: order.order_id }, ops);
     await run(
       "dispatcher.assign",
       { order_id: second.order_id, contractor_id: held?.contractor_id, reason: "named" },

@@ -481,6 +481,7 @@ describe("MCP tools", () => {
     await ops.listTools();
     const [held] = await h.services.store.orders.byIds([order.order_id as string]);
     await call("dispatcher.orders", { limit: 5 }, ops);
+    await call("dispatcher.order", { order_id: order.order_id }, ops);
     await call(
       "dispatcher.assign",
       { order_id: second.order_id, contractor_id: held?.contractor_id, reason: "asked for by name" },
