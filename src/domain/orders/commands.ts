@@ -947,7 +947,10 @@ export function assignContractor(
   const action = order.status === "accepted" || order.status === "en_route" ? "reassign" : "assign";
   const status = nextStatus(order.status, action, "dispatcher");
   if (isRefusal(status)) return status;
-  if (order.contractor_id === contractorId && order.status !== "offered") {
+  // The contractor holding the job's capacity (none once it could not complete the job, though the order
+  // still names it: it may be given the job again).
+  const holder = holdsContractor(order.status) ? order.contractor_id : null;
+  if (holder === contractorId && order.status !== "offered") {
     return refuse("invalid_transition", `The order is ${order.status} with ${contractorId} already.`, {
       currentStatus: order.status,
     });
@@ -962,9 +965,8 @@ export function assignContractor(
     return refuse("contractor_unavailable", `Contractor ${contractorId} has no capacity left.`);
   }
   const at = ctx.now.toISOString();
-  const frees = holdsContractor(order.status) && order.contractor_id;
   // Assigned the job it is offered, at a start: its unit stays, its block moves there.
-  const retime = cmd.start && order.contractor_id === contractorId ? [contractorId] : [];
+  const retime = cmd.start && holder === contractorId ? [contractorId] : [];
   return changeOf(
     order,
     {
@@ -990,7 +992,7 @@ export function assignContractor(
       counter: withdrawnCounter(state, at, cmd.actor, "assigned by a dispatcher"),
       capacity: {
         take: [contractorId],
-        release: frees && order.contractor_id ? [order.contractor_id] : [],
+        release: holder ? [holder] : [],
         ...(retime.length > 0 ? { retime } : {}),
       },
       audit: [

@@ -568,6 +568,50 @@ describe("what each change carries", () => {
     });
   });
 
+  it("gives a job its contractor could not complete back to it: a unit taken, none to retime or give back", () => {
+    const run = (state: OrderState, start?: string) =>
+      assignContractor(
+        state,
+        {
+          orderId: "ord_1",
+          livemode: true,
+          contractorId: "ctr_a",
+          contractor: STANDING,
+          reason: "back with the part",
+          complianceOverride: null,
+          ...(start ? { start: new Date(start) } : {}),
+          actor: "operator:k",
+        },
+        ctx(),
+      );
+    const windowed = (status: OrderStatus): OrderState => {
+      const s = stateIn(status);
+      return {
+        ...s,
+        order: {
+          ...s.order,
+          urgency: "scheduled",
+          window_start: "2026-11-24T14:00:00.000Z",
+          window_end: "2026-11-24T18:00:00.000Z",
+        },
+      };
+    };
+    // The order still names ctr_a, which holds none of its capacity since it could not complete it.
+    const failed = windowed("cannot_complete");
+    for (const start of [undefined, "2026-11-24T15:00:00.000Z"]) {
+      const decision = run(failed, start);
+      expect(decision, start).toMatchObject({
+        kind: "change",
+        after: { status: "accepted", contractor_id: "ctr_a" },
+        capacity: { take: ["ctr_a"], release: [] },
+      });
+      expect(decision.kind === "change" && decision.capacity.retime, start).toBeFalsy();
+    }
+    // The contractor holding the job is not given it again.
+    expect(run(windowed("accepted"))).toMatchObject({ kind: "refused", code: "invalid_transition" });
+    expect(run(windowed("en_route"))).toMatchObject({ kind: "refused", code: "invalid_transition" });
+  });
+
   it("reschedules at an exact start: within the same window too, not where the job starts already", () => {
     const s = stateIn("accepted");
     const order = {
