@@ -60,7 +60,15 @@ beforeAll(async () => {
   h = await createHarness({ CONSOLE_DIR: buildDir }, {}, { now: () => new Date(Date.now() + OFFSET_MS) });
   await h.services.store.contractors.insert(
     [
-      liveContractor({ id: PLUMBER, name: "Bay Plumbing Co", trades: ["plumbing"], rating: 4.8 }),
+      // Based in Oakland: a drive across the bay to its San Francisco jobs, drawn before each.
+      liveContractor({
+        id: PLUMBER,
+        name: "Bay Plumbing Co",
+        trades: ["plumbing"],
+        rating: 4.8,
+        lat: 37.8,
+        lon: -122.27,
+      }),
       liveContractor({
         id: HVAC,
         name: "Mission Air & Heat",
@@ -276,6 +284,19 @@ describe("the Schedule: contractor lanes over a day, the queue, the optimiser", 
       const block = plumberLane.locator(`.block[data-order-id="${acceptedId}"]`);
       expect(await block.getAttribute("data-status")).toBe("accepted");
       expect(Date.parse((await block.getAttribute("data-start")) ?? "")).toBeGreaterThan(0);
+      // The drive before it, from the plumber's base across the bay: a lead-in as long, for its time, as
+      // the block is for the job's, ending where the block starts.
+      const startMs = Date.parse((await block.getAttribute("data-start")) ?? "");
+      const endMs = Date.parse((await block.getAttribute("data-end")) ?? "");
+      const driveMs = startMs - Date.parse((await block.getAttribute("data-travel-start")) ?? "");
+      expect(driveMs).toBeGreaterThan(15 * 60_000);
+      const drive = plumberLane.locator(`.lane-travel[data-travel-order-id="${acceptedId}"]`);
+      expect(await drive.getAttribute("aria-label")).toMatch(
+        new RegExp(`^Drive ${Math.round(driveMs / 60_000)} min from base, from \\d{1,2}:\\d{2}`),
+      );
+      const [driveBox, blockBox] = [await drive.boundingBox(), await block.boundingBox()];
+      expect((driveBox?.width ?? 0) / (blockBox?.width ?? 1)).toBeCloseTo(driveMs / (endMs - startMs), 2);
+      expect((driveBox?.x ?? 0) + (driveBox?.width ?? 0)).toBeCloseTo(blockBox?.x ?? -1, 0);
       expect(await plumberLane.locator(".lane-off").count()).toBe(1);
       expect(await hvacLane.locator(".lane-work").count()).toBe(1);
       expect(await page.locator(".zone-note").textContent()).toContain("each contractor's own zone");
