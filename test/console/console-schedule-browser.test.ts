@@ -364,6 +364,23 @@ describe("the Schedule: contractor lanes over a day, the queue, the optimiser", 
       );
       expect(cancelled.statusCode, cancelled.body).toBe(200);
       await expect.poll(() => placed.count(), { timeout: 10_000 }).toBe(0);
+      // Live: time off added for the plumber through the API shades its lane within a second, no reload
+      // (the dispatch team's stream says pool.contractor_changed).
+      const offLater = await h.post(
+        "/api/dispatcher/v1/time-off",
+        {
+          contractor_id: PLUMBER,
+          start: `${DAY}T18:00:00-08:00`,
+          end: `${DAY}T19:00:00-08:00`,
+          reason: "school run",
+        },
+        { "x-api-key": dispatcherKey },
+      );
+      expect(offLater.statusCode, offLater.body).toBe(200);
+      const sent = Date.now();
+      await expect.poll(() => plumberLane.locator(".lane-off").count(), { timeout: 5_000 }).toBe(2);
+      expect(Date.now() - sent).toBeLessThan(1_500);
+      await page.screenshot({ path: shotPath("schedule-time-off-live"), fullPage: true });
       // A block opens its order on the board.
       await block.click();
       await page.getByRole("complementary", { name: `Order ${acceptedId}` }).waitFor();

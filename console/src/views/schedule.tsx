@@ -14,6 +14,8 @@ import { computed, signal, useComputed } from "@preact/signals";
 import { Component, Fragment } from "preact";
 import { useCallback, useEffect, useRef, useState } from "preact/hooks";
 import { isPlannedReference } from "../../../src/domain/maintenance/plan";
+import { ORDER_EVENT_TYPES } from "../../../src/domain/orders/statuses";
+import { CONTRACTOR_CHANGED_EVENT } from "../../../src/domain/pool-events";
 import { URGENCIES } from "../../../src/domain/pricing";
 import { TRADE_CODES, TRADES, type TradeCode } from "../../../src/domain/trades";
 import { ApiProblem, get, post } from "../api";
@@ -513,8 +515,11 @@ function keepUnchanged(prev: LanePage | null, next: LanePage): LanePage {
   };
 }
 
+/** The stream's events that change lanes. */
+const LANE_EVENTS = [...ORDER_EVENT_TYPES, CONTRACTOR_CHANGED_EVENT];
+
 /** The lanes for the filters, a page at a time (or every page: "Show all lanes"); read again (debounced)
- * when an order changes, as many lanes as are shown. */
+ * when an order or a contractor changes, as many lanes as are shown. */
 function useLanes(f: Filters) {
   const [page, setPage] = useState<LanePage | null>(null);
   const [error, setError] = useState<string | null>(null);
@@ -574,12 +579,12 @@ function useLanes(f: Filters) {
   }, [f.date, f.state, f.trade, f.name, f.sort, f.zone, version]);
   useEffect(() => {
     let timer: ReturnType<typeof setTimeout> | undefined;
-    const stop = subscribe((event) => {
-      if (!event.type.startsWith("order.")) return;
+    // An order's change moves its blocks; a contractor's (time off, standing, a pool import) its lane.
+    const stop = subscribe(() => {
       clearTimeout(timer);
       // A burst of changes (an optimiser's apply) is read once.
       timer = setTimeout(() => setVersion((v) => v + 1), 100);
-    });
+    }, LANE_EVENTS);
     return () => {
       clearTimeout(timer);
       stop();

@@ -1,8 +1,9 @@
 // The day's schedule board (issue 31): dispatcherScheduleLanes reads, for one date, a page of the pool's
 // contractors as lanes (a dispatcher's Gantt): each lane's working hours and time off over the day, and
 // the jobs it holds that day as blocks (the capacity ledger's commitments: the time each job was placed
-// at, its status and its service-level standing, and the drive before it, domain/commitments.ts leadIns). Read only; the queue beside the lanes is
-// dispatcher.orders (needs_dispatcher, cannot_complete), the optimised day dispatch.schedule_optimize.
+// at, its status and its service-level standing, and the drive before it, domain/commitments.ts leadIns).
+// Read only; the queue beside the lanes is dispatcher.orders (needs_dispatcher, cannot_complete), the
+// optimised day dispatch.schedule_optimize.
 //
 // Bounded: a page holds at most MAX_LANES lanes, and of each lane the blocks of the day (a contractor
 // holds at most max_active_jobs); the orders behind the blocks are read in one query. Sorted by name
