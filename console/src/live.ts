@@ -14,8 +14,12 @@ const RETRY_MS = [2_000, 5_000, 10_000, 30_000];
 export type LiveState = "connecting" | "live" | "reconnecting";
 export const liveState = signal<LiveState>("connecting");
 
-/** Opens the stream; `onEvent` hears every event; the function returned closes it for good. */
-export function subscribe(onEvent: (event: StreamEvent) => void): () => void {
+/** Opens the stream; `onEvent` hears every event of `types` (the order events unless told); the function
+ * returned closes it for good. */
+export function subscribe(
+  onEvent: (event: StreamEvent) => void,
+  types: readonly string[] = ORDER_EVENT_TYPES,
+): () => void {
   let source: EventSource | null = null;
   let lastId: string | null = null;
   let failures = 0;
@@ -52,7 +56,7 @@ export function subscribe(onEvent: (event: StreamEvent) => void): () => void {
         timer = setTimeout(open, wait);
       });
     };
-    for (const type of ORDER_EVENT_TYPES) es.addEventListener(type, listener);
+    for (const type of types) es.addEventListener(type, listener);
   };
 
   open();

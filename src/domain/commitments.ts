@@ -82,9 +82,44 @@ export function fitAmong(
       const at = earliestStart(cal, Math.ceil(lo), Math.floor(hi), req.durationMs, zones, req.anyHours);
       if (at !== null) return at;
     }
-    if (next !== undefined && (prev === null || next.end > prev.end)) prev = next;
+    if (next !== undefined) prev = latestEnding(prev, next);
   }
   return null;
+}
+
+/** Of the commitment before and the next one, the one the drive onward starts from: the one that ends
+ * last (a short job inside a long one leaves the contractor at the long one's place). */
+function latestEnding(prev: Commitment | null, next: Commitment): Commitment {
+  return prev === null || next.end > prev.end ? next : prev;
+}
+
+/** A commitment with the drive before it: from the previous commitment's site, or from `base`. */
+export interface LeadIn {
+  readonly commitment: Commitment;
+  /** Whole minutes of the drive, as the exact-start overlap check rounds them. */
+  readonly minutes: number;
+  /** Where the drive starts: the commitment it comes from, or null from the contractor's base. */
+  readonly from: Commitment | null;
+}
+
+/**
+ * The drive before each of a contractor's commitments, in start order, as fitAmong counts it between
+ * neighbours: from the commitment before it (the one of those before that ends last), from `base` (the
+ * contractor's home) when none comes before. `held` in any order. For drawing a day: travel is not
+ * stored (see the module's comment), so it is measured here from the blocks alone. (fitAmong, fitting new
+ * work from now on, also starts from the base after a commitment already over; a drawn day keeps the
+ * drive from the job before, as it was when the later job was placed.)
+ */
+export function leadIns(held: readonly Commitment[], base: Point | null, travel: TravelTime): LeadIn[] {
+  const list = isSorted(held) ? held : [...held].sort((a, b) => a.start - b.start);
+  const out: LeadIn[] = [];
+  let prev: Commitment | null = null;
+  for (const c of list) {
+    const minutes = Math.round(travel.minutes(prev === null ? base : prev.point, c.point));
+    out.push({ commitment: c, minutes, from: prev });
+    prev = latestEnding(prev, c);
+  }
+  return out;
 }
 
 function isSorted(held: readonly Commitment[]): boolean {

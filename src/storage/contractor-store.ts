@@ -9,12 +9,14 @@ import type { Commitment } from "../domain/commitments.js";
 import type { Contractor } from "../domain/contractor.js";
 import { contractorCalendar } from "../domain/contractor-calendar.js";
 import { WORK_DONE_STATUSES } from "../domain/orders/statuses.js";
+import { CONTRACTOR_CHANGED_EVENT } from "../domain/pool-events.js";
 import type { RatingTally } from "../domain/ratings.js";
 import type { TradeCode } from "../domain/trades.js";
 import type { StateCode } from "../domain/us-regions.js";
 import type { AuditStore } from "./audit-store.js";
 import { loadCommitments } from "./commitment-ledger.js";
 import { type Dialect, inSnapshot } from "./dialect.js";
+import type { OrderEventStore, PoolEvent } from "./order-event-store.js";
 import type { ContractorsTable, ContractorTimeOffTable, Database } from "./schema.js";
 import type {
   CapacityDrift,
@@ -190,12 +192,25 @@ function toRow(c: NewContractor, now: string): Insertable<ContractorsTable> {
   };
 }
 
+/** The stream's report of a change to the pool, with the audit record that holds it: which change (the
+ * record's kind), of which contractor (null: many, a pool import), and the record's seal. */
+function contractorChanged(audit: AuditEntry, contractorId: string | null): PoolEvent {
+  return {
+    type: CONTRACTOR_CHANGED_EVENT,
+    livemode: audit.livemode === 1,
+    createdAt: audit.created_at,
+    payload: { change: audit.kind, contractor_id: contractorId, seal: audit.seal },
+  };
+}
+
 export class KyselyContractorStore implements ContractorStore {
   constructor(
     private readonly db: Kysely<Database>,
     private readonly audit: AuditStore,
     private readonly clock: Clock,
     private readonly dialect: Dialect,
+    /** Where a change to a contractor is reported (pool.contractor_changed), in the change's transaction. */
+    private readonly events: Pick<OrderEventStore, "transactionWithEvents">,
   ) {}
 
   async count(pool: "sandbox" | "live"): Promise<number> {
@@ -229,7 +244,7 @@ export class KyselyContractorStore implements ContractorStore {
     const now = this.clock().toISOString();
     let inserted = 0;
     let updated = 0;
-    await this.db.transaction().execute(async (trx) => {
+    await this.events.transactionWithEvents(async (trx, publish) => {
       for (const c of rows) {
         const existing = await trx
           .selectFrom("contractors")
@@ -246,7 +261,9 @@ export class KyselyContractorStore implements ContractorStore {
           inserted++;
         }
       }
-      await this.audit.writeEntries(trx, [audit({ inserted, updated })]);
+      const entry = audit({ inserted, updated });
+      await this.audit.writeEntries(trx, [entry]);
+      if (inserted + updated > 0) publish(contractorChanged(entry, null));
     });
     return { inserted, updated };
   }
@@ -349,7 +366,7 @@ export class KyselyContractorStore implements ContractorStore {
   }
 
   async setFlags(id: string, flags: { active?: boolean; excluded?: boolean }, audit: AuditEntry) {
-    return this.db.transaction().execute(async (trx) => {
+    return this.events.transactionWithEvents(async (trx, publish) => {
       const result = await trx
         .updateTable("contractors")
         .set({
@@ -361,6 +378,7 @@ export class KyselyContractorStore implements ContractorStore {
         .executeTakeFirst();
       if (Number(result.numUpdatedRows) === 0) return false;
       await this.audit.writeEntries(trx, [audit]);
+      publish(contractorChanged(audit, id));
       return true;
     });
   }
@@ -434,7 +452,7 @@ export class KyselyContractorStore implements ContractorStore {
   }
 
   async addTimeOff(row: ContractorTimeOffTable, audit: AuditEntry): Promise<void> {
-    await this.db.transaction().execute(async (trx) => {
+    await this.events.transactionWithEvents(async (trx, publish) => {
       await trx.insertInto("contractor_time_off").values(row).execute();
       // The pool's version moves, so every process reloads the calendars.
       await trx
@@ -443,11 +461,12 @@ export class KyselyContractorStore implements ContractorStore {
         .where("id", "=", row.contractor_id)
         .execute();
       await this.audit.writeEntries(trx, [audit]);
+      publish(contractorChanged(audit, row.contractor_id));
     });
   }
 
   async removeTimeOff(contractorId: string, id: string, audit: AuditEntry): Promise<boolean> {
-    return this.db.transaction().execute(async (trx) => {
+    return this.events.transactionWithEvents(async (trx, publish) => {
       const row = await trx
         .selectFrom("contractor_time_off")
         .select("removed_at")
@@ -469,6 +488,7 @@ export class KyselyContractorStore implements ContractorStore {
         .where("id", "=", contractorId)
         .execute();
       await this.audit.writeEntries(trx, [audit]);
+      publish(contractorChanged(audit, contractorId));
       return true;
     });
   }

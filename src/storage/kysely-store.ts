@@ -24,7 +24,7 @@ import { KyselyKeyStore } from "./key-store.js";
 import { KyselyMaintenanceStore } from "./maintenance-store.js";
 import { migrationProvider } from "./migrations/all-migrations.js";
 import { KyselyNotificationStore } from "./notification-store.js";
-import { OrderEventStore, type RemoteListener } from "./order-event-store.js";
+import { OrderEventStore, type RemoteListener, takeWriteTurn } from "./order-event-store.js";
 import { KyselyOrderStore } from "./order-store.js";
 import { KyselyRatingStore } from "./rating-store.js";
 import { KyselyRequestStore } from "./request-store.js";
@@ -106,10 +106,15 @@ export class KyselyStore implements Store {
     this.audit = new AuditStore(db, dialect, options.clock);
     this.evals = new EvalsStore(db, dialect);
     this.webhooks = new WebhookStore(db, dialect);
-    this.orderEvents = new OrderEventStore(db, dialect, options.listen ?? null);
+    this.orderEvents = new OrderEventStore(
+      db,
+      dialect,
+      options.listen ?? null,
+      options.serializeWrites ?? false,
+    );
     this.keys = new KyselyKeyStore(db, this.audit, options.clock);
     this.consoleSessions = new KyselyConsoleSessionStore(db);
-    this.contractors = new KyselyContractorStore(db, this.audit, options.clock, dialect);
+    this.contractors = new KyselyContractorStore(db, this.audit, options.clock, dialect, this.orderEvents);
     this.orders = new KyselyOrderStore(db, dialect);
     this.idempotency = new KyselyIdempotencyStore(db);
     this.attachments = new KyselyAttachmentStore(db);
@@ -134,7 +139,7 @@ export class KyselyStore implements Store {
         const result = await this.db.transaction().execute(async (trx) => {
           if (options.serializeWrites) {
             // Also what makes order_events' ids increase in commit order across processes (0015).
-            await sql`select pg_advisory_xact_lock(hashtext(current_schema()))`.execute(trx);
+            await takeWriteTurn(trx);
           }
           // Before this transaction writes anything: what is loaded is what is committed.
           if (committedTime !== null && !committedTime.loaded) await committedTime.load(trx);

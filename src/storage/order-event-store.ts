@@ -27,6 +27,35 @@ export interface EventScope {
  * tests' schemas) wake only their own streams. */
 export const EVENTS_CHANNEL = "field_dispatch_order_events";
 
+/** A pool-level event (not an order's): only the dispatch team's stream of its mode carries it. */
+export interface PoolEvent {
+  type: string;
+  livemode: boolean;
+  createdAt: string;
+  payload: unknown;
+}
+
+/** A pool event's row: no order, no account, no contractor, so account and contractor scopes match none
+ * of them; the dispatch team's (every event of its mode) carries it. */
+export function poolEventRow(event: PoolEvent): NewOrderEvent {
+  return {
+    type: event.type,
+    order_id: "",
+    account_id: "",
+    livemode: event.livemode ? 1 : 0,
+    contractor_id: null,
+    previous_contractor_id: null,
+    created_at: event.createdAt,
+    payload: JSON.stringify(event.payload),
+  };
+}
+
+/** Takes the store's write turn on PostgreSQL, first thing in a transaction: writes take turns across
+ * processes, which is also what makes order_events' ids increase in commit order (0015). */
+export async function takeWriteTurn(trx: Transaction<Database>): Promise<void> {
+  await sql`select pg_advisory_xact_lock(hashtext(current_schema()))`.execute(trx);
+}
+
 /** Starts listening for other processes' commits; resolves to a function that stops. */
 export type RemoteListener = (onCommit: () => void) => Promise<() => Promise<void>>;
 
@@ -49,8 +78,30 @@ export class OrderEventStore implements OrderEventLog, PurgeableTable {
     private readonly db: Kysely<Database>,
     private readonly dialect: Dialect,
     private readonly listen: RemoteListener | null,
+    /** Whether writes take turns (PostgreSQL shared by processes: kysely-store.ts serializeWrites). */
+    private readonly serialized = false,
   ) {
     this.insert = new PreparedInsert("order_events", dialect);
+  }
+
+  /**
+   * A transaction outside the store's write path (the contractor directory's changes) that reports pool
+   * events (`publish`): it takes the write turn first, when writes take turns (before it locks any row,
+   * so it never waits on the write path while holding what the write path needs), writes the events last
+   * and signals the streams once committed, as the write path does.
+   */
+  async transactionWithEvents<T>(
+    work: (trx: Transaction<Database>, publish: (event: PoolEvent) => void) => Promise<T>,
+  ): Promise<T> {
+    const rows: NewOrderEvent[] = [];
+    const result = await this.db.transaction().execute(async (trx) => {
+      if (this.serialized) await takeWriteTurn(trx);
+      const out = await work(trx, (event) => rows.push(poolEventRow(event)));
+      await this.write(trx, rows);
+      return out;
+    });
+    if (rows.length > 0) this.committed();
+    return result;
   }
 
   /** Writes events in the transaction of the changes they report, the last statement before COMMIT. */

@@ -6,7 +6,7 @@ import type { Clock } from "../clock.js";
 import type { AuditStore } from "./audit-store.js";
 import { type CommittedTime, TransactionTime } from "./commitment-ledger.js";
 import type { Dialect } from "./dialect.js";
-import type { OrderEventStore } from "./order-event-store.js";
+import { type OrderEventStore, poolEventRow } from "./order-event-store.js";
 import { orderToRow } from "./order-rows.js";
 import { commitOrderChange, giveBackUnit, takeUnit, type WriterTx } from "./order-writer.js";
 import { PreparedInsert } from "./prepared-insert.js";
@@ -150,18 +150,7 @@ export function writeTx(
       return claimed !== undefined;
     },
     appendPoolEvent(event) {
-      buffered.orderEvents.push({
-        type: event.type,
-        // Not an order's event: no order, no account, no contractor. Account and contractor scopes
-        // match none of them; the dispatch team's (every event of its mode) carries it.
-        order_id: "",
-        account_id: "",
-        livemode: event.livemode ? 1 : 0,
-        contractor_id: null,
-        previous_contractor_id: null,
-        created_at: event.createdAt,
-        payload: JSON.stringify(event.payload),
-      });
+      buffered.orderEvents.push(poolEventRow(event));
     },
     async insertQuote(row) {
       quotes.push(row);

@@ -8,11 +8,12 @@
 
 import { sealRecord } from "../audit/record.js";
 import { complianceWatchList, dateOfDay, dayOf } from "../domain/compliance.js";
+import { POOL_COMPLIANCE_EVENT } from "../domain/pool-events.js";
 import type { Services } from "../operations/kernel/operation.js";
 import { Periodic } from "./periodic.js";
 
 const COMPLIANCE_WATCH_MS = 15 * 60_000;
-const COMPLIANCE_JOB = "pool.compliance_expiring";
+const COMPLIANCE_JOB = POOL_COMPLIANCE_EVENT;
 
 export class ComplianceWatch {
   private readonly periodic = new Periodic(

@@ -66,7 +66,15 @@ beforeAll(async () => {
   h = await createHarness({ CONSOLE_DIR: buildDir }, {}, { now: () => new Date(Date.now() + OFFSET_MS) });
   await h.services.store.contractors.insert(
     [
-      liveContractor({ id: PLUMBER, name: "Bay Plumbing Co", trades: ["plumbing"], rating: 4.8 }),
+      // Based in Oakland: a drive across the bay to its San Francisco jobs, drawn before each.
+      liveContractor({
+        id: PLUMBER,
+        name: "Bay Plumbing Co",
+        trades: ["plumbing"],
+        rating: 4.8,
+        lat: 37.8,
+        lon: -122.27,
+      }),
       liveContractor({
         id: HVAC,
         name: "Mission Air & Heat",
@@ -310,6 +318,19 @@ describe("the Schedule: contractor lanes over a day, the queue, the optimiser", 
       const block = plumberLane.locator(`.block[data-order-id="${acceptedId}"]`);
       expect(await block.getAttribute("data-status")).toBe("accepted");
       expect(Date.parse((await block.getAttribute("data-start")) ?? "")).toBeGreaterThan(0);
+      // The drive before it, from the plumber's base across the bay: a lead-in as long, for its time, as
+      // the block is for the job's, ending where the block starts.
+      const startMs = Date.parse((await block.getAttribute("data-start")) ?? "");
+      const endMs = Date.parse((await block.getAttribute("data-end")) ?? "");
+      const driveMs = startMs - Date.parse((await block.getAttribute("data-travel-start")) ?? "");
+      expect(driveMs).toBeGreaterThan(15 * 60_000);
+      const drive = plumberLane.locator(`.lane-travel[data-travel-order-id="${acceptedId}"]`);
+      expect(await drive.getAttribute("aria-label")).toMatch(
+        new RegExp(`^Drive ${Math.round(driveMs / 60_000)} min from base, from \\d{1,2}:\\d{2}`),
+      );
+      const [driveBox, blockBox] = [await drive.boundingBox(), await block.boundingBox()];
+      expect((driveBox?.width ?? 0) / (blockBox?.width ?? 1)).toBeCloseTo(driveMs / (endMs - startMs), 2);
+      expect((driveBox?.x ?? 0) + (driveBox?.width ?? 0)).toBeCloseTo(blockBox?.x ?? -1, 0);
       expect(await plumberLane.locator(".lane-off").count()).toBe(1);
       expect(await hvacLane.locator(".lane-work").count()).toBe(1);
       expect(await page.locator(".zone-note").textContent()).toContain("each contractor's own zone");
@@ -377,6 +398,23 @@ describe("the Schedule: contractor lanes over a day, the queue, the optimiser", 
       );
       expect(cancelled.statusCode, cancelled.body).toBe(200);
       await expect.poll(() => placed.count(), { timeout: 10_000 }).toBe(0);
+      // Live: time off added for the plumber through the API shades its lane within a second, no reload
+      // (the dispatch team's stream says pool.contractor_changed).
+      const offLater = await h.post(
+        "/api/dispatcher/v1/time-off",
+        {
+          contractor_id: PLUMBER,
+          start: `${DAY}T18:00:00-08:00`,
+          end: `${DAY}T19:00:00-08:00`,
+          reason: "school run",
+        },
+        { "x-api-key": dispatcherKey },
+      );
+      expect(offLater.statusCode, offLater.body).toBe(200);
+      const sent = Date.now();
+      await expect.poll(() => plumberLane.locator(".lane-off").count(), { timeout: 5_000 }).toBe(2);
+      expect(Date.now() - sent).toBeLessThan(1_500);
+      await page.screenshot({ path: shotPath("schedule-time-off-live"), fullPage: true });
       // A block opens its order on the board.
       await block.click();
       await page.getByRole("complementary", { name: `Order ${acceptedId}` }).waitFor();

@@ -3,8 +3,9 @@
 // without a reload); a drag onto a contractor outside its hours is dimmed-to-red while dragging and refused
 // by the server with the reason on the lane; a block dragged to another time moves the order's window, on
 // another dispatcher's open board within 1 s, and the contractor's phone shows the new time; the keyboard
-// alone places an order, through a live update of its lane mid-drag; axe on the schedule with a drag in
-// progress. The services' clock runs at 10:00 in San Francisco two days from now (the browser's
+// alone places an order, through a live update of its lane mid-drag; a block dragged onto another
+// contractor's lane at the same time reassigns the order (the API and the old lane agree); axe on the
+// schedule with a drag in progress. The services' clock runs at 10:00 in San Francisco two days from now (the browser's
 // too); the drops are on the day after. Screenshots go to test-artifacts/console/ (schedule-drag-*.png).
 
 import { rmSync } from "node:fs";
@@ -30,6 +31,8 @@ const HVAC = "ctr_dragmissionair";
 /** The one plumber on the pool while the orders are placed: it declines them, so they wait for a
  * dispatcher (a requested window with nobody to take it is refused, not queued); then it leaves. */
 const STANDIN = "ctr_dragstandin";
+/** A plumber who joins last, free all day: the keyboard's job is dragged over to it. */
+const GOLDEN_GATE = "ctr_draggoldengate";
 const LA = "America/Los_Angeles";
 const SERVICE_NOW = (() => {
   const d = new Date();
@@ -161,13 +164,13 @@ async function open(viewport = { width: 1440, height: 900 }): Promise<{ ctx: Bro
   return { ctx, page };
 }
 
-/** The dispatcher's Schedule for the day, in California. */
-async function schedule(page: Page): Promise<void> {
+/** The dispatcher's Schedule for the day, in California (its `lanes` contractors). */
+async function schedule(page: Page, lanes = 3): Promise<void> {
   await signInConsole(page, base, dispatcherKey);
   await page.getByRole("button", { name: "Schedule", exact: true }).click();
   await page.getByLabel("Date").fill(DAY);
   await page.getByLabel("State (two letters)").fill("CA");
-  await expect.poll(() => page.locator("li.lane[data-contractor-id]").count()).toBe(3);
+  await expect.poll(() => page.locator("li.lane[data-contractor-id]").count()).toBe(lanes);
   // The day asked for, not the one first shown (today).
   const track = page.locator(`li.lane[data-contractor-id="${PLUMBER}"] .lane-track`);
   await expect
@@ -386,6 +389,65 @@ describe("drag and drop on the Schedule", () => {
       expect(await page.locator(".block-ghost").count()).toBe(0);
       expect(await page.locator(".drag-status").textContent()).toContain("cancelled");
       expect(await block.getAttribute("data-start")).toBe(laTime("10:00"));
+    } finally {
+      await ctx.close();
+    }
+    expect(pageProblems).toEqual([]);
+  });
+  it("a block dragged onto another contractor's lane at the same time reassigns the order; the old lane loses it", async () => {
+    // A second plumber, free all day, joins the pool (after the other tests, which count three lanes).
+    await h.services.store.contractors.insert(
+      [
+        liveContractor({
+          id: GOLDEN_GATE,
+          name: "Golden Gate Plumbing",
+          trades: ["plumbing"],
+          hours: "mon-sun 07:00-19:00",
+        }),
+      ],
+      testRecord(),
+    );
+    await h.services.pool.load();
+    const { ctx, page } = await open();
+    try {
+      await schedule(page, 4);
+      // The keyboard's job: Bay Plumbing's at 10:00 (accepted), inside its window (09:00-13:00).
+      const from = lane(page, PLUMBER).locator(`.block[data-order-id="${keyed}"]`);
+      await from.waitFor();
+      expect(await from.getAttribute("data-start")).toBe(laTime("10:00"));
+      await dragTo(page, from, await pointOf(page, GOLDEN_GATE, laTime("10:00")));
+      const ghost = lane(page, GOLDEN_GATE).locator(".block-ghost");
+      await ghost.waitFor();
+      expect(await ghost.getAttribute("data-start")).toBe(laTime("10:00"));
+      expect(await ghost.getAttribute("data-ghost-fit")).toBe("ok");
+      expect(await lane(page, GOLDEN_GATE).getAttribute("data-drop")).toBe("yes");
+      await page.screenshot({ path: shotPath("schedule-drag-reassigning"), fullPage: true });
+      await page.mouse.up();
+
+      // The block is on the new lane at the same time; the old lane has it no more.
+      const to = lane(page, GOLDEN_GATE).locator(`.block[data-order-id="${keyed}"]`);
+      await to.waitFor({ timeout: 10_000 });
+      expect(await to.getAttribute("data-start")).toBe(laTime("10:00"));
+      expect(await to.getAttribute("data-status")).toBe("accepted");
+      await expect.poll(() => from.count(), { timeout: 10_000 }).toBe(0);
+      expect(await lane(page, GOLDEN_GATE).locator(".lane-done").textContent()).toContain(
+        "Reassigned Plumbing · San Francisco to Golden Gate Plumbing at 10:00 AM",
+      );
+      expect(await page.locator(`[data-pending-order-id="${keyed}"]`).count()).toBe(0);
+      await page.screenshot({ path: shotPath("schedule-drag-reassigned"), fullPage: true });
+      // The API says so: the order is the new contractor's, and the schedule's lanes agree.
+      const order = await h.get(`/api/dispatcher/v1/orders?status=accepted`, { "x-api-key": dispatcherKey });
+      const row = (order.json().orders as Array<{ order_id: string; contractor_id: string | null }>).find(
+        (o) => o.order_id === keyed,
+      );
+      expect(row?.contractor_id).toBe(GOLDEN_GATE);
+      const lanes = await h.get(`/api/dispatcher/v1/schedule/lanes?date=${DAY}&state=CA`, {
+        "x-api-key": dispatcherKey,
+      });
+      const held = (lanes.json().lanes as Array<{ contractor_id: string; jobs: Array<{ order_id: string }> }>)
+        .filter((l) => l.jobs.some((j) => j.order_id === keyed))
+        .map((l) => l.contractor_id);
+      expect(held).toEqual([GOLDEN_GATE]);
     } finally {
       await ctx.close();
     }

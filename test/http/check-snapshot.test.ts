@@ -52,7 +52,13 @@ describe("pool check beside the API", () => {
         offered = res.json().status;
       };
       const db = (own ?? store.db).withPlugin(afterFirstQuery(placeOrder));
-      const check = new KyselyContractorStore(db, store.audit, h.services.now, store.dialect);
+      const check = new KyselyContractorStore(
+        db,
+        store.audit,
+        h.services.now,
+        store.dialect,
+        store.orderEvents,
+      );
       expect(await check.capacityDrift()).toEqual([]);
       expect(offered).toBe("offered");
       // Read again, the order is there whole: held, counted and open.

@@ -195,6 +195,42 @@ describe("the event stream", () => {
     expect(bad.statusCode).toBe(422);
   });
 
+  it("tells the dispatch team's stream, and no other, when a contractor's time off or standing changes", async () => {
+    const { h, base, ids, acme, contractorKeys, dispatcher } = await setup({}, 2);
+    const live = await stream(base, dispatcher);
+    const asDispatcher = { "x-api-key": dispatcher };
+    const start = new Date(Date.now() + 86_400_000).toISOString();
+    const end = new Date(Date.now() + 2 * 86_400_000).toISOString();
+    const added = await h.post(
+      "/api/dispatcher/v1/time-off",
+      { contractor_id: ids[0], start, end, reason: "dentist" },
+      asDispatcher,
+    );
+    expect(added.statusCode, added.body).toBe(200);
+    const off = await live.next((e) => e.event === "pool.contractor_changed");
+    expect(off.data).toMatchObject({
+      type: "pool.contractor_changed",
+      livemode: true,
+      data: { change: "pool.time_off_added", contractor_id: ids[0], seal: expect.stringMatching(/^seal_/) },
+    });
+    const paused = await h.post(
+      "/api/dispatcher/v1/contractors/status",
+      { contractor_id: ids[1], action: "deactivate", reason: "on leave" },
+      asDispatcher,
+    );
+    expect(paused.statusCode, paused.body).toBe(200);
+    const standing = await live.next((e) => e.event === "pool.contractor_changed" && e.id !== off.id);
+    expect(standing.data.data).toMatchObject({ change: "pool.changed", contractor_id: ids[1] });
+    // The seal is the audit record's: the change is read there in full.
+    const audit = await h.get("/api/dispatcher/v1/audit?kind=pool.changed", asDispatcher);
+    expect(audit.json().records.map((r: { seal: string }) => r.seal)).toContain(standing.data.data.seal);
+    // An account's key and the contractor's own see none of it (pool events name no order).
+    for (const key of [acme, contractorKeys[0] as string]) {
+      const page = await h.get("/api/events?after=0", { "x-api-key": key, accept: "application/json" });
+      expect(page.json().events.filter((e: { type: string }) => e.type.startsWith("pool."))).toEqual([]);
+    }
+  });
+
   it("sends a heartbeat comment every EVENTS_HEARTBEAT_MS", async () => {
     const { base, acme } = await setup({ EVENTS_HEARTBEAT_MS: "20" });
     const s = await stream(base, acme);

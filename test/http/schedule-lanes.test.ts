@@ -5,6 +5,8 @@
 // clock runs at 10:00 in San Francisco two days from now, so the day has room whatever the hour.
 
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { lookupZip } from "../../src/domain/geo.js";
+import { greatCircleTravel } from "../../src/domain/travel-time.js";
 import { liveContractor, testRecord } from "../helpers/fixtures.js";
 import { createHarness, type Harness, ORDER_PATH } from "../helpers/harness.js";
 
@@ -222,6 +224,77 @@ describe("dispatch.schedule_lanes", () => {
       expect(await standing()).toBe("breached");
     } finally {
       later = 0;
+    }
+  });
+});
+
+describe("dispatch.schedule_lanes: the drive before each job", () => {
+  /** Monday 2030-06-03 08:00 in San Francisco (PDT, UTC-7). */
+  const NOW = new Date("2030-06-03T15:00:00Z");
+  const TUE = "2030-06-04";
+  const pdt = (hour: number) => new Date(`${TUE}T${String(hour).padStart(2, "0")}:00:00-07:00`).toISOString();
+  const BASE = { lat: 37.77, lon: -122.41 };
+
+  it("the first job's drive from the contractor's base, the second's from the first job's place", async () => {
+    const t = await createHarness({}, {}, { now: () => new Date(NOW) });
+    try {
+      const id = "ctr_livelanesdriver";
+      await t.services.store.contractors.insert(
+        [liveContractor({ id, name: "Drive Time Plumbing", hours: "mon-fri 08:00-17:00", ...BASE })],
+        testRecord(),
+      );
+      await t.services.pool.load();
+      const caller = await t.key("acme", "live");
+      const dispatcher = await t.dispatcherKey("live");
+      const book = async (zip: string, start: string) => {
+        const placed = await t.post(
+          ORDER_PATH,
+          {
+            trade: "plumbing",
+            urgency: "scheduled",
+            location: { state: "CA", zip, address: "1 Main St" },
+            description: "Replace the water heater",
+            service_window: { start: pdt(8), end: pdt(17) },
+          },
+          { "x-api-key": caller },
+        );
+        expect(placed.statusCode, placed.body).toBe(200);
+        const orderId = placed.json().order_id as string;
+        const assigned = await t.post(
+          "/api/dispatcher/v1/orders/assign",
+          { order_id: orderId, contractor_id: id, reason: "dropped on the board", start },
+          { "x-api-key": dispatcher },
+        );
+        expect(assigned.statusCode, assigned.body).toBe(200);
+        return orderId;
+      };
+      // San Francisco at 09:00, Oakland at 13:00 (plumbing's typical job is 2 hours).
+      const sf = await book("94103", pdt(9));
+      const oakland = await book("94607", pdt(13));
+      const res = await t.get(`${LANES}?date=${TUE}&name=drive`, { "x-api-key": dispatcher });
+      expect(res.statusCode, res.body).toBe(200);
+      const jobs = (res.json() as LanesAnswer).lanes[0]?.jobs as unknown as Array<{
+        order_id: string;
+        start: string;
+        travel_minutes: number;
+        travel_start: string;
+        travel_from_order_id: string | null;
+      }>;
+      const sfPoint = lookupZip("94103") ?? null;
+      const oaklandPoint = lookupZip("94607") ?? null;
+      const fromBase = Math.round(greatCircleTravel.minutes(BASE, sfPoint));
+      const across = Math.round(greatCircleTravel.minutes(sfPoint, oaklandPoint));
+      expect(across).toBeGreaterThan(10); // across the bay: a drive worth drawing
+      const less = (minutes: number, iso: string) =>
+        new Date(Date.parse(iso) - minutes * 60_000).toISOString();
+      expect(jobs.map((j) => [j.order_id, j.travel_from_order_id, j.travel_minutes, j.travel_start])).toEqual(
+        [
+          [sf, null, fromBase, less(fromBase, pdt(9))],
+          [oakland, sf, across, less(across, pdt(13))],
+        ],
+      );
+    } finally {
+      await t.close();
     }
   });
 });

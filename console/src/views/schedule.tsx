@@ -11,9 +11,11 @@
 // another job); the drop shows at once (optimistic) and the server's refusal, if any, on the lane.
 
 import { computed, signal, useComputed } from "@preact/signals";
-import { Component } from "preact";
+import { Component, Fragment } from "preact";
 import { useCallback, useEffect, useRef, useState } from "preact/hooks";
 import { isPlannedReference } from "../../../src/domain/maintenance/plan";
+import { ORDER_EVENT_TYPES } from "../../../src/domain/orders/statuses";
+import { CONTRACTOR_CHANGED_EVENT } from "../../../src/domain/pool-events";
 import { URGENCIES } from "../../../src/domain/pricing";
 import { TRADE_CODES, TRADES, type TradeCode } from "../../../src/domain/trades";
 import { ApiProblem, get, post } from "../api";
@@ -47,6 +49,10 @@ interface LaneJob {
   urgency: string;
   start: string;
   end: string;
+  /** The drive before it, as the capacity ledger counts it: from the job before, else from the base. */
+  travel_minutes: number;
+  travel_start: string;
+  travel_from_order_id: string | null;
   city: string | null;
   state: string;
   account_name: string | null;
@@ -509,8 +515,11 @@ function keepUnchanged(prev: LanePage | null, next: LanePage): LanePage {
   };
 }
 
+/** The stream's events that change lanes. */
+const LANE_EVENTS = [...ORDER_EVENT_TYPES, CONTRACTOR_CHANGED_EVENT];
+
 /** The lanes for the filters, a page at a time (or every page: "Show all lanes"); read again (debounced)
- * when an order changes, as many lanes as are shown. */
+ * when an order or a contractor changes, as many lanes as are shown. */
 function useLanes(f: Filters) {
   const [page, setPage] = useState<LanePage | null>(null);
   const [error, setError] = useState<string | null>(null);
@@ -570,12 +579,12 @@ function useLanes(f: Filters) {
   }, [f.date, f.state, f.trade, f.name, f.sort, f.zone, version]);
   useEffect(() => {
     let timer: ReturnType<typeof setTimeout> | undefined;
-    const stop = subscribe((event) => {
-      if (!event.type.startsWith("order.")) return;
+    // An order's change moves its blocks; a contractor's (time off, standing, a pool import) its lane.
+    const stop = subscribe(() => {
       clearTimeout(timer);
       // A burst of changes (an optimiser's apply) is read once.
       timer = setTimeout(() => setVersion((v) => v + 1), 100);
-    });
+    }, LANE_EVENTS);
     return () => {
       clearTimeout(timer);
       stop();
@@ -883,39 +892,42 @@ function LaneRowView(props: LaneRowProps) {
         {lane.jobs
           .filter((j) => !moving.has(j.order_id))
           .map((j) => (
-            <button
-              key={j.order_id}
-              type="button"
-              class={`block st-${j.status} ${j.service_level === "at_risk" || j.service_level === "breached" ? `block-${j.service_level}` : ""} ${j.planned ? "block-planned" : ""} ${DRAGGABLE.has(j.status) ? "block-move" : ""} ${drag?.job.order_id === j.order_id ? "block-lifted" : ""}`}
-              style={spanStyle(day, j)}
-              data-order-id={j.order_id}
-              data-status={j.status}
-              data-start={j.start}
-              data-end={j.end}
-              data-service-level={j.service_level ?? undefined}
-              data-planned={j.planned ? "true" : undefined}
-              aria-label={`${j.planned ? "Planned " : ""}${titleCase(j.trade)}, ${j.city ?? j.state}: ${clockIn(j.start, lane.time_zone)} to ${clockIn(j.end, lane.time_zone)} ${zone}, ${STATUS_LABEL[j.status]}${j.service_level === "at_risk" || j.service_level === "breached" ? `, ${STANDING_LABEL[j.service_level]}` : ""}. Open the order.`}
-              title={`${j.planned ? "Planned maintenance · " : ""}${titleCase(j.trade)} · ${j.city ?? j.state}${j.account_name ? ` · ${j.account_name}` : ""}\n${clockIn(j.start, lane.time_zone)}–${clockIn(j.end, lane.time_zone)} ${zone} · ${STATUS_LABEL[j.status]}`}
-              aria-describedby={DRAGGABLE.has(j.status) ? "drag-help" : undefined}
-              onClick={() => props.onOpenOrder(j.order_id)}
-              onPointerDown={(e) => DRAGGABLE.has(j.status) && pointerDrag(e, jobOfBlock(lane, j))}
-              onKeyDown={(e) => {
-                if (e.key !== " " || !DRAGGABLE.has(j.status)) return;
-                e.preventDefault();
-                keyboardDrag(jobOfBlock(lane, j));
-              }}
-            >
-              <span class="block-text">
-                {(j.service_level === "at_risk" || j.service_level === "breached") && (
-                  <span class="block-flag" aria-hidden="true">
-                    !
-                  </span>
-                )}
-                {j.planned && <span class="block-planned-mark">Planned</span>}
-                {j.planned && " "}
-                {titleCase(j.trade)} · {j.city ?? j.state}
-              </span>
-            </button>
+            <Fragment key={j.order_id}>
+              {j.travel_minutes > 0 && <Drive lane={lane} job={j} />}
+              <button
+                type="button"
+                class={`block st-${j.status} ${j.service_level === "at_risk" || j.service_level === "breached" ? `block-${j.service_level}` : ""} ${j.planned ? "block-planned" : ""} ${DRAGGABLE.has(j.status) ? "block-move" : ""} ${drag?.job.order_id === j.order_id ? "block-lifted" : ""}`}
+                style={spanStyle(day, j)}
+                data-order-id={j.order_id}
+                data-status={j.status}
+                data-start={j.start}
+                data-end={j.end}
+                data-travel-start={j.travel_start}
+                data-service-level={j.service_level ?? undefined}
+                data-planned={j.planned ? "true" : undefined}
+                aria-label={`${j.planned ? "Planned " : ""}${titleCase(j.trade)}, ${j.city ?? j.state}: ${clockIn(j.start, lane.time_zone)} to ${clockIn(j.end, lane.time_zone)} ${zone}, ${STATUS_LABEL[j.status]}${j.service_level === "at_risk" || j.service_level === "breached" ? `, ${STANDING_LABEL[j.service_level]}` : ""}. Open the order.`}
+                title={`${j.planned ? "Planned maintenance · " : ""}${titleCase(j.trade)} · ${j.city ?? j.state}${j.account_name ? ` · ${j.account_name}` : ""}\n${clockIn(j.start, lane.time_zone)}–${clockIn(j.end, lane.time_zone)} ${zone} · ${STATUS_LABEL[j.status]}`}
+                aria-describedby={DRAGGABLE.has(j.status) ? "drag-help" : undefined}
+                onClick={() => props.onOpenOrder(j.order_id)}
+                onPointerDown={(e) => DRAGGABLE.has(j.status) && pointerDrag(e, jobOfBlock(lane, j))}
+                onKeyDown={(e) => {
+                  if (e.key !== " " || !DRAGGABLE.has(j.status)) return;
+                  e.preventDefault();
+                  keyboardDrag(jobOfBlock(lane, j));
+                }}
+              >
+                <span class="block-text">
+                  {(j.service_level === "at_risk" || j.service_level === "breached") && (
+                    <span class="block-flag" aria-hidden="true">
+                      !
+                    </span>
+                  )}
+                  {j.planned && <span class="block-planned-mark">Planned</span>}
+                  {j.planned && " "}
+                  {titleCase(j.trade)} · {j.city ?? j.state}
+                </span>
+              </button>
+            </Fragment>
           ))}
         {mine.map(([orderId, p]) => (
           <span
@@ -956,6 +968,22 @@ function LaneRowView(props: LaneRowProps) {
         </p>
       )}
     </li>
+  );
+}
+
+/** The drive before a held job, drawn as a lighter lead-in from when it starts to the job's start. */
+function Drive({ lane, job }: { lane: Lane; job: LaneJob }) {
+  const from = job.travel_from_order_id === null ? "from base" : "from the job before";
+  const text = `Drive ${duration(job.travel_minutes)} ${from}, from ${clockIn(job.travel_start, lane.time_zone)}`;
+  return (
+    <span
+      class="lane-travel"
+      style={spanStyle(lane.day, { start: job.travel_start, end: job.start })}
+      data-travel-order-id={job.order_id}
+      role="img"
+      aria-label={text}
+      title={text}
+    />
   );
 }
 

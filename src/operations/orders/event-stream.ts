@@ -8,6 +8,7 @@
 
 import { z } from "zod";
 import type { Principal } from "../../auth/api-key-service.js";
+import { POOL_EVENT_TYPES, type PoolEventType } from "../../domain/pool-events.js";
 import type { EventScope, StoredOrderEvent } from "../../storage/order-event-store.js";
 import { orderFromLogged } from "../../storage/order-rows.js";
 import { WEBHOOK_EVENT_TYPES } from "../../webhooks/events.js";
@@ -17,15 +18,12 @@ import { dispatcherOrderView } from "./dispatcher-actions.js";
 import type { LoggedPayload } from "./event-log.js";
 import { orderCoordinates, orderSummaryView, type ViewContext } from "./order-view.js";
 
-/** The one pool-level event of the log: not about an order, for the dispatch team only. */
-const POOL_COMPLIANCE_EVENT = "pool.compliance_expiring";
-
 const streamEventSchema = z
   .object({
     id: z
       .string()
       .describe("The event's id: increases with every event; resume after it with Last-Event-ID."),
-    type: z.enum([...WEBHOOK_EVENT_TYPES, POOL_COMPLIANCE_EVENT]),
+    type: z.enum([...WEBHOOK_EVENT_TYPES, ...POOL_EVENT_TYPES]),
     created_at: z.iso.datetime(),
     livemode: z.boolean(),
     data: z
@@ -39,12 +37,18 @@ const streamEventSchema = z
           "for a service-level event (order.sla_at_risk, order.sla_breached) on a job it holds, sla. " +
           "pool.compliance_expiring (the dispatch team's stream only, once a UTC day): the day's list of " +
           "the pool's contractors not compliant or expiring within 45 days, as the audit record of that " +
-          "kind holds it (pool, day, counts, contractors) with its seal.",
+          "kind holds it (pool, day, counts, contractors) with its seal. pool.contractor_changed (the " +
+          "dispatch team's stream only): a contractor's time off was added or removed, it was " +
+          "activated, deactivated, excluded or included, or the pool was imported: change (the audit " +
+          "record's kind), contractor_id (null for an import) and the record's seal.",
       ),
   })
   .meta({ id: "StreamEvent" });
 
 export type StreamEvent = z.infer<typeof streamEventSchema>;
+
+const isPoolEvent = (type: string): type is PoolEventType =>
+  (POOL_EVENT_TYPES as readonly string[]).includes(type);
 
 /** The events a key may see. */
 function scopeOf(principal: Principal): EventScope {
@@ -58,12 +62,12 @@ function scopeOf(principal: Principal): EventScope {
 
 /** One logged event as `principal` sees it. */
 export function eventView(row: StoredOrderEvent, principal: Principal, at: ViewContext): StreamEvent {
-  if (row.type === POOL_COMPLIANCE_EVENT) {
+  if (isPoolEvent(row.type)) {
     // Only the dispatch team's scope matches a row without order or account (scopeOf, inScope).
     if (principal.kind !== "dispatcher") throw new Error("a pool event outside the dispatch team's scope");
     return {
       id: String(row.id),
-      type: POOL_COMPLIANCE_EVENT,
+      type: row.type,
       created_at: row.created_at,
       livemode: row.livemode === 1,
       data: JSON.parse(row.payload) as Record<string, unknown>,

@@ -1,8 +1,9 @@
 // The day's schedule board (issue 31): dispatcherScheduleLanes reads, for one date, a page of the pool's
 // contractors as lanes (a dispatcher's Gantt): each lane's working hours and time off over the day, and
 // the jobs it holds that day as blocks (the capacity ledger's commitments: the time each job was placed
-// at, its status and its service-level standing). Read only; the queue beside the lanes is
-// dispatcher.orders (needs_dispatcher, cannot_complete), the optimised day dispatch.schedule_optimize.
+// at, its status and its service-level standing, and the drive before it, domain/commitments.ts leadIns).
+// Read only; the queue beside the lanes is dispatcher.orders (needs_dispatcher, cannot_complete), the
+// optimised day dispatch.schedule_optimize.
 //
 // Bounded: a page holds at most MAX_LANES lanes, and of each lane the blocks of the day (a contractor
 // holds at most max_active_jobs); the orders behind the blocks are read in one query. Sorted by name
@@ -10,6 +11,7 @@
 // then name); `total` counts every lane the filters match.
 
 import { z } from "zod";
+import { type Commitment, leadIns } from "../../domain/commitments.js";
 import type { Contractor } from "../../domain/contractor.js";
 import { type ContractorStanding, standingOf } from "../../domain/contractor-directory.js";
 import { isPlannedReference } from "../../domain/maintenance/plan.js";
@@ -91,6 +93,18 @@ const laneOutput = z
               urgency: z.string(),
               start: z.iso.datetime().describe("On site from, as the job was placed."),
               end: z.iso.datetime(),
+              travel_minutes: z
+                .number()
+                .int()
+                .describe(
+                  "Minutes of the drive before it, as the capacity ledger counts it when fitting jobs: " +
+                    "from the place of the job it holds before (travel_from_order_id), else from its base.",
+                ),
+              travel_start: z.iso.datetime().describe("When that drive starts: start less travel_minutes."),
+              travel_from_order_id: z
+                .string()
+                .nullable()
+                .describe("The job the drive comes from; null: from the contractor's base."),
               city: z.string().nullable(),
               state: z.string(),
               account_name: z.string().nullable(),
@@ -182,6 +196,9 @@ interface Block {
   orderId: string;
   start: number;
   end: number;
+  /** Minutes of the drive before it (domain/commitments.ts leadIns), and the job it comes from. */
+  travelMinutes: number;
+  travelFrom: string | null;
 }
 
 /** A lane without its jobs: the contractor, its day in `zone`, its hours and time off within it, its
@@ -239,6 +256,9 @@ function laneJob(o: Order, b: Block, accountName: string | null, now: Date) {
     urgency: o.urgency,
     start: iso(b.start),
     end: iso(b.end),
+    travel_minutes: b.travelMinutes,
+    travel_start: iso(b.start - b.travelMinutes * 60_000),
+    travel_from_order_id: b.travelFrom,
     city: o.city,
     state: o.state,
     account_name: accountName,
@@ -255,7 +275,8 @@ export const scheduleLanesOperation = defineOperation({
     "For a date, a page of the pool's contractors (filtered by state, trade, name and standing; sorted by " +
     "name or by the day's load) as lanes: each one's working hours and time off within the day, and the " +
     "jobs it holds that day as blocks from their start to their end (as each was placed), with the " +
-    "order's status and service-level standing. Each lane's day is drawn in its own zone, or in the " +
+    "order's status and service-level standing and the drive before each (from the job before, else from " +
+    "the contractor's base, as the capacity ledger counts it). Each lane's day is drawn in its own zone, or in the " +
     "time_zone asked for. Read only: place work with dispatcher.assign, move it with " +
     "dispatcher.reschedule, plan the day with dispatch.schedule_optimize.",
   access: "dispatcher",
@@ -284,12 +305,29 @@ export const scheduleLanesOperation = defineOperation({
     const { listings, total, next_cursor } = await pageOfLanes(services, filter, input, (c) =>
       zones.day(zoneOf(c)),
     );
-    // The blocks of the page's contractors, from the ledger (the authority), and the orders behind them.
-    const blocks = new Map<string, Block[]>();
+    // The blocks of the page's contractors, from the ledger (the authority), and the orders behind them;
+    // the drive before each measured from its lane's blocks (every one held, not only the day's: the job
+    // before the day's first may be yesterday's) and the contractor's base, with no further read.
+    const held = new Map<string, Commitment[]>();
     for (const [id, c] of await services.store.contractors.commitments(listings.map((l) => l.id))) {
-      const list = blocks.get(id) ?? [];
+      const list = held.get(id) ?? [];
       list.push(c);
-      blocks.set(id, list);
+      held.set(id, list);
+    }
+    const blocks = new Map<string, Block[]>();
+    for (const [id, list] of held) {
+      const c = services.pool.index.contractorOf(id);
+      const base = c && c.lat !== null && c.lon !== null ? { lat: c.lat, lon: c.lon } : null;
+      blocks.set(
+        id,
+        leadIns(list, base, services.pool.travel).map(({ commitment, minutes, from }) => ({
+          orderId: commitment.orderId,
+          start: commitment.start,
+          end: commitment.end,
+          travelMinutes: minutes,
+          travelFrom: from?.orderId ?? null,
+        })),
+      );
     }
     const frames = listings.map((l) => {
       const c = services.pool.index.contractorOf(l.id);
