@@ -134,3 +134,17 @@ export async function columnsOf(store: KyselyStore, table: string): Promise<stri
   );
   return rows.map((r) => r.name);
 }
+
+/** The index names of `table` in the store's own schema (on PostgreSQL that schema alone, as columnsOf),
+ * sorted. */
+export async function indexesOf(store: KyselyStore, table: string): Promise<string[]> {
+  const rows =
+    store.dialect === "sqlite"
+      ? await sql<{ name: string }>`select name from sqlite_master
+          where type = 'index' and tbl_name = ${table}`.execute(store.db)
+      : await sql<{ name: string }>`select indexname as name from pg_indexes
+          where tablename = ${table} and schemaname = coalesce(${store.schema ?? null}, current_schema())`.execute(
+          store.db,
+        );
+  return rows.rows.map((r) => r.name).sort();
+}

@@ -4,11 +4,12 @@
 // range of them rather than every order of the account; down, both go. On SQLite, and on PostgreSQL with
 // TEST_DATABASE_URL.
 
-import { CompiledQuery, sql } from "kysely";
+import { CompiledQuery } from "kysely";
 import { afterAll, describe, expect, it } from "vitest";
 import type { KyselyStore } from "../../src/storage/kysely-store.js";
 import { orderFixture } from "../helpers/order-fixture.js";
 import {
+  indexesOf,
   MIGRATION_TEST_TIMEOUT,
   openPostgresTestStore,
   openTestStore,
@@ -22,16 +23,6 @@ afterAll(async () => {
     await t.cleanup();
   }
 });
-
-async function orderIndexes(store: KyselyStore): Promise<string[]> {
-  const rows =
-    store.dialect === "sqlite"
-      ? await sql<{ name: string }>`select name from sqlite_master
-          where type = 'index' and tbl_name = 'orders'`.execute(store.db)
-      : await sql<{ name: string }>`select indexname as name from pg_indexes
-          where tablename = 'orders' and schemaname = ${store.schema ?? "public"}`.execute(store.db);
-  return rows.rows.map((r) => r.name);
-}
 
 const INDEXES = ["orders_account_invoiced_idx", "orders_invoiced_idx"];
 const FROM = "2026-10-01T00:00:00.000Z";
@@ -66,9 +57,9 @@ function suite(open: () => Promise<TestStore>) {
     opened.push(t);
     const store = t.store as KyselyStore;
     await store.migrateTo("0039-invoice-approvals");
-    expect(await orderIndexes(store)).not.toEqual(expect.arrayContaining(INDEXES));
+    expect(await indexesOf(store, "orders")).not.toEqual(expect.arrayContaining(INDEXES));
     await store.migrate();
-    expect(await orderIndexes(store)).toEqual(expect.arrayContaining(INDEXES));
+    expect(await indexesOf(store, "orders")).toEqual(expect.arrayContaining(INDEXES));
     const account = (await store.keys.ensureAccount("exports-migration")).id;
     await store.write((tx) =>
       tx.insertOrder(
@@ -89,7 +80,7 @@ function suite(open: () => Promise<TestStore>) {
       expect(await pagePlan(store, undefined)).toContain("orders_invoiced_idx");
     }
     await store.migrateTo("0039-invoice-approvals");
-    const down = await orderIndexes(store);
+    const down = await indexesOf(store, "orders");
     for (const index of INDEXES) expect(down).not.toContain(index);
     await store.migrate();
   });

@@ -8,6 +8,7 @@ import { afterAll, describe, expect, it } from "vitest";
 import type { KyselyStore } from "../../src/storage/kysely-store.js";
 import { orderFixture, orderRowBefore } from "../helpers/order-fixture.js";
 import {
+  indexesOf,
   MIGRATION_TEST_TIMEOUT,
   openPostgresTestStore,
   openTestStore,
@@ -21,19 +22,6 @@ afterAll(async () => {
     await t.cleanup();
   }
 });
-
-/** The names of the indexes of `table` (orders, capacity_holds), in this store's schema only. */
-async function indexesOf(store: KyselyStore, table: string): Promise<string[]> {
-  if (store.dialect === "sqlite") {
-    const rows = await sql<{ name: string }>`select name from sqlite_master
-      where type = 'index' and tbl_name = ${table}`.execute(store.db);
-    return rows.rows.map((r) => r.name).sort();
-  }
-  // On PostgreSQL every test file's store has its own schema: only this one's.
-  const rows = await sql<{ name: string }>`select indexname as name from pg_indexes
-    where tablename = ${table} and schemaname = ${store.schema ?? "public"}`.execute(store.db);
-  return rows.rows.map((r) => r.name).sort();
-}
 
 const orderIndexes = (store: KyselyStore) => indexesOf(store, "orders");
 const holdIndexes = (store: KyselyStore) => indexesOf(store, "capacity_holds");

@@ -11,6 +11,7 @@ import type { KyselyStore } from "../../src/storage/kysely-store.js";
 import { orderToRow } from "../../src/storage/order-rows.js";
 import { orderFixture } from "../helpers/order-fixture.js";
 import {
+  indexesOf,
   MIGRATION_TEST_TIMEOUT,
   openPostgresTestStore,
   openTestStore,
@@ -25,16 +26,6 @@ afterAll(async () => {
   }
 });
 
-async function indexes(store: KyselyStore): Promise<string[]> {
-  const rows =
-    store.dialect === "sqlite"
-      ? await sql<{ name: string }>`select name from sqlite_master
-          where type = 'index' and tbl_name = 'orders'`.execute(store.db)
-      : await sql<{ name: string }>`select indexname as name from pg_indexes
-          where tablename = 'orders' and schemaname = ${store.schema ?? "public"}`.execute(store.db);
-  return rows.rows.map((r) => r.name);
-}
-
 function suite(open: () => Promise<TestStore>) {
   it("lists a status in flight through orders_status_idx, the same orders before, after and back down", {
     timeout: MIGRATION_TEST_TIMEOUT,
@@ -43,7 +34,7 @@ function suite(open: () => Promise<TestStore>) {
     opened.push(t);
     const store = t.store as KyselyStore;
     await store.migrateTo("0046-audit-order-index");
-    expect(await indexes(store)).not.toContain("orders_status_idx");
+    expect(await indexesOf(store, "orders")).not.toContain("orders_status_idx");
 
     const busy = (await store.keys.ensureAccount("status-index-busy")).id;
     const small = (await store.keys.ensureAccount("status-index-small")).id;
@@ -92,7 +83,7 @@ function suite(open: () => Promise<TestStore>) {
     expect(before.completed).toHaveLength(50);
 
     await store.migrate();
-    expect(await indexes(store)).toContain("orders_status_idx");
+    expect(await indexesOf(store, "orders")).toContain("orders_status_idx");
     expect(await answers()).toEqual(before);
     if (store.dialect === "sqlite") {
       const explain = async (query: string) =>
@@ -112,7 +103,7 @@ function suite(open: () => Promise<TestStore>) {
     }
 
     await store.migrateTo("0046-audit-order-index");
-    expect(await indexes(store)).not.toContain("orders_status_idx");
+    expect(await indexesOf(store, "orders")).not.toContain("orders_status_idx");
     expect(await answers()).toEqual(before);
     await store.migrate();
   });

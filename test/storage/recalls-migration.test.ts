@@ -8,6 +8,7 @@ import { afterAll, describe, expect, it } from "vitest";
 import type { KyselyStore } from "../../src/storage/kysely-store.js";
 import { orderFixture, orderRowBefore } from "../helpers/order-fixture.js";
 import {
+  indexesOf,
   MIGRATION_TEST_TIMEOUT,
   openPostgresTestStore,
   openTestStore,
@@ -21,16 +22,6 @@ afterAll(async () => {
     await t.cleanup();
   }
 });
-
-async function orderIndexes(store: KyselyStore): Promise<string[]> {
-  const rows =
-    store.dialect === "sqlite"
-      ? await sql<{ name: string }>`select name from sqlite_master
-          where type = 'index' and tbl_name = 'orders'`.execute(store.db)
-      : await sql<{ name: string }>`select indexname as name from pg_indexes
-          where tablename = 'orders' and schemaname = ${store.schema ?? "public"}`.execute(store.db);
-  return rows.rows.map((r) => r.name);
-}
 
 function suite(open: () => Promise<TestStore>) {
   it("adds recall_of (null for earlier orders) and the recall figures' indexes, and takes them back down", {
@@ -60,7 +51,7 @@ function suite(open: () => Promise<TestStore>) {
       .execute();
 
     await store.migrate();
-    expect(await orderIndexes(store)).toEqual(
+    expect(await indexesOf(store, "orders")).toEqual(
       expect.arrayContaining(["orders_recall_idx", "orders_completed_idx"]),
     );
     expect((await store.orders.byId("ord_before0037"))?.recall_of).toBeNull();
@@ -80,7 +71,7 @@ function suite(open: () => Promise<TestStore>) {
     }
 
     await store.migrateTo("0035-invoices");
-    const down = await orderIndexes(store);
+    const down = await indexesOf(store, "orders");
     expect(down).not.toContain("orders_recall_idx");
     expect(down).not.toContain("orders_completed_idx");
     const columns =
