@@ -233,6 +233,7 @@ describe("HTTP protocol", () => {
         "contractorJobs",
         "contractorReportStatus",
         "dispatcherOrders",
+        "dispatcherOrder",
         "dispatcherExportInvoices",
         "dispatcherExportOrders",
         "dispatcherAssign",
