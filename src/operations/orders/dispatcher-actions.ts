@@ -160,20 +160,42 @@ export function dispatcherOrderView(
   };
 }
 
-/** The view of one order with its names and its booked time (an action's answer, the order's read). */
-async function namedView(
-  ctx: { services: Services } & ViewContext,
-  row: Order,
-  offerDeadline: string | null,
-) {
+/** The view of one order with its names and its booked time (an action's answer). */
+async function namedView(ctx: { services: Services } & ViewContext, row: Order) {
   const [names, booked] = await Promise.all([
     orderNames(ctx.services, [row]),
     bookedSlots(ctx.services, [row]),
   ]);
   return {
-    ...dispatcherOrderView(row, ctx, ctx.services.now(), offerDeadline, names),
+    ...dispatcherOrderView(row, ctx, ctx.services.now(), null, names),
     booked: booked.get(row.id) ?? null,
   };
+}
+
+/** Orders as dispatcher.orders lists them (and dispatcher.order reads one): each with its names, its
+ * pending offer's deadline while offered, its booked time and its site, read for the lot at once. */
+async function listedViews(ctx: { services: Services } & ViewContext, rows: Order[]) {
+  const { store } = ctx.services;
+  const offered = rows.filter((row) => row.status === "offered").map((row) => row.id);
+  const now = ctx.services.now();
+  const [pending, names, booked, sites] = await Promise.all([
+    store.orders.pendingOffersOf(offered),
+    orderNames(ctx.services, rows),
+    bookedSlots(ctx.services, rows),
+    // The site and assets each order names (the site's contact is the account's and its contractor's).
+    storedOrderSites(
+      store,
+      rows.map((row) => row.id),
+      now,
+      false,
+    ),
+  ]);
+  const deadlines = new Map(pending.map((o) => [o.order_id, o.deadline_at]));
+  return rows.map((row) => ({
+    ...dispatcherOrderView(row, ctx, now, deadlines.get(row.id) ?? null, names),
+    booked: booked.get(row.id) ?? null,
+    site: sites.get(row.id) ?? null,
+  }));
 }
 
 const reasonSchema = z.string().min(1).max(1000).describe("Why: recorded in the audit log with the change.");
@@ -224,30 +246,7 @@ export const dispatcherOrdersOperation = defineOperation({
       limit: input.limit + 1,
     });
     const { page, next_cursor } = pageOf(rows, input.limit, CURSOR_KIND, orderPositionOf);
-    const offered = page.filter((row) => row.status === "offered").map((row) => row.id);
-    const deadlines = new Map(
-      (await ctx.services.store.orders.pendingOffersOf(offered)).map((o) => [o.order_id, o.deadline_at]),
-    );
-    const [names, booked] = await Promise.all([
-      orderNames(ctx.services, page),
-      bookedSlots(ctx.services, page),
-    ]);
-    const now = ctx.services.now();
-    // The site and assets each order names (the site's contact is the account's and its contractor's).
-    const sites = await storedOrderSites(
-      ctx.services.store,
-      page.map((row) => row.id),
-      now,
-      false,
-    );
-    return {
-      orders: page.map((row) => ({
-        ...dispatcherOrderView(row, ctx, now, deadlines.get(row.id) ?? null, names),
-        booked: booked.get(row.id) ?? null,
-        site: sites.get(row.id) ?? null,
-      })),
-      next_cursor,
-    };
+    return { orders: await listedViews(ctx, page), next_cursor };
   },
 });
 
@@ -274,15 +273,8 @@ export const dispatcherOrderOperation = defineOperation({
     if (!row || row.livemode !== principal.livemode) {
       throw new ApiError("not_found", `No order ${input.order_id}.`);
     }
-    const now = ctx.services.now();
-    const [pending, sites] = await Promise.all([
-      row.status === "offered" ? store.orders.pendingOffersOf([row.id]) : [],
-      storedOrderSites(store, [row.id], now, false),
-    ]);
-    return {
-      ...(await namedView(ctx, row, pending[0]?.deadline_at ?? null)),
-      site: sites.get(row.id) ?? null,
-    };
+    const [view] = await listedViews(ctx, [row]);
+    return view as NonNullable<typeof view>;
   },
 });
 
@@ -346,7 +338,7 @@ export const dispatcherAssignOperation = defineOperation({
       input.compliance_override_reason ?? null,
       input.start === undefined ? undefined : new Date(input.start),
     );
-    return namedView(ctx, order, null);
+    return namedView(ctx, order);
   },
 });
 
@@ -400,7 +392,7 @@ export const dispatcherRescheduleOperation = defineOperation({
       `operator:${principal.keyId}`,
       input.start === undefined ? undefined : new Date(input.start),
     );
-    return namedView(ctx, order, null);
+    return namedView(ctx, order);
   },
 });
 
@@ -430,7 +422,7 @@ export const dispatcherCancelOperation = defineOperation({
       "dispatcher",
       `operator:${principal.keyId}`,
     );
-    return namedView(ctx, cancelled, null);
+    return namedView(ctx, cancelled);
   },
 });
 
