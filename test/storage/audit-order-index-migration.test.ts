@@ -5,9 +5,10 @@
 // is the same before, after and back down. On SQLite, and on PostgreSQL with TEST_DATABASE_URL.
 
 import { type Kysely, sql } from "kysely";
-import { afterAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { ALL_ACCOUNTS } from "../../src/audit/persistence.js";
 import type { KyselyStore } from "../../src/storage/kysely-store.js";
+import { storesClosedAfterAll } from "../helpers/stores-closed.js";
 import {
   MIGRATION_TEST_TIMEOUT,
   openPostgresTestStore,
@@ -15,13 +16,7 @@ import {
   type TestStore,
 } from "../helpers/test-store.js";
 
-const opened: TestStore[] = [];
-afterAll(async () => {
-  for (const t of opened) {
-    await t.store.close();
-    await t.cleanup();
-  }
-});
+const opened = storesClosedAfterAll();
 
 /** The columns of audit_records_order_idx, in order, in this store's schema only. */
 async function orderIndexColumns(store: KyselyStore): Promise<string[]> {

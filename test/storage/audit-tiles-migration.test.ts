@@ -5,12 +5,13 @@
 
 import { createHash, generateKeyPairSync } from "node:crypto";
 import { sql } from "kysely";
-import { afterAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { AuditLog } from "../../src/audit/audit-log.js";
 import { appendLeaves, buildTile, TILE_WIDTH } from "../../src/audit/merkle.js";
 import { CheckpointSigner } from "../../src/audit/signing.js";
 import type { KyselyStore } from "../../src/storage/kysely-store.js";
 import { rfcPath, rfcProof } from "../helpers/rfc9162.js";
+import { storesClosedAfterAll } from "../helpers/stores-closed.js";
 import {
   MIGRATION_TEST_TIMEOUT,
   openPostgresTestStore,
@@ -18,13 +19,7 @@ import {
   type TestStore,
 } from "../helpers/test-store.js";
 
-const opened: TestStore[] = [];
-afterAll(async () => {
-  for (const t of opened) {
-    await t.store.close();
-    await t.cleanup();
-  }
-});
+const opened = storesClosedAfterAll();
 
 // 67 complete tiles (more than the migration's 64 per batch) and 77 leaves of a partial one.
 const LEAVES = 67 * TILE_WIDTH + 77;

@@ -1,8 +1,9 @@
 // Migration 0022 adds the capacity ledger's block of time (null on the rows already there: they hold a
 // unit, not a time) and takes it back down. On SQLite, and on PostgreSQL with TEST_DATABASE_URL.
 
-import { afterAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import type { KyselyStore } from "../../src/storage/kysely-store.js";
+import { storesClosedAfterAll } from "../helpers/stores-closed.js";
 import {
   columnsOf,
   MIGRATION_TEST_TIMEOUT,
@@ -11,13 +12,7 @@ import {
   type TestStore,
 } from "../helpers/test-store.js";
 
-const opened: TestStore[] = [];
-afterAll(async () => {
-  for (const t of opened) {
-    await t.store.close();
-    await t.cleanup();
-  }
-});
+const opened = storesClosedAfterAll();
 
 const BLOCK_COLUMNS = ["starts_at", "ends_at", "lat", "lon"];
 

@@ -3,11 +3,12 @@
 // their arrival. On SQLite, and on PostgreSQL with TEST_DATABASE_URL.
 
 import type { Kysely } from "kysely";
-import { afterAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { sealRecord } from "../../src/audit/record.js";
 import type { OrderStatus } from "../../src/domain/orders/transitions.js";
 import type { KyselyStore } from "../../src/storage/kysely-store.js";
 import { orderFixture, orderRowBefore } from "../helpers/order-fixture.js";
+import { storesClosedAfterAll } from "../helpers/stores-closed.js";
 import {
   MIGRATION_TEST_TIMEOUT,
   openPostgresTestStore,
@@ -15,13 +16,7 @@ import {
   type TestStore,
 } from "../helpers/test-store.js";
 
-const opened: TestStore[] = [];
-afterAll(async () => {
-  for (const t of opened) {
-    await t.store.close();
-    await t.cleanup();
-  }
-});
+const opened = storesClosedAfterAll();
 
 function migrate(store: KyselyStore, to?: string): Promise<void> {
   return store.migrateTo(to);

@@ -3,12 +3,13 @@
 // back to 0008's rollup, and up again rebuilds it. On SQLite, and on PostgreSQL with TEST_DATABASE_URL.
 
 import { type Kysely, sql } from "kysely";
-import { afterAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { sealRecord } from "../../src/audit/record.js";
 import type { Order } from "../../src/domain/orders/order.js";
 import { EvalsStore } from "../../src/storage/evals-store.js";
 import type { KyselyStore } from "../../src/storage/kysely-store.js";
 import { orderFixture, orderRowBefore } from "../helpers/order-fixture.js";
+import { storesClosedAfterAll } from "../helpers/stores-closed.js";
 import {
   MIGRATION_TEST_TIMEOUT,
   openPostgresTestStore,
@@ -16,13 +17,7 @@ import {
   type TestStore,
 } from "../helpers/test-store.js";
 
-const opened: TestStore[] = [];
-afterAll(async () => {
-  for (const t of opened) {
-    await t.store.close();
-    await t.cleanup();
-  }
-});
+const opened = storesClosedAfterAll();
 
 function migrateTo(store: KyselyStore, name: string): Promise<void> {
   return store.migrateTo(name);

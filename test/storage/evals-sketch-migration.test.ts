@@ -5,7 +5,7 @@
 // this one. On SQLite, and on PostgreSQL with TEST_DATABASE_URL.
 
 import { type Kysely, sql } from "kysely";
-import { afterAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import type { Order } from "../../src/domain/orders/order.js";
 import { slaFigures, withRunningClocks } from "../../src/domain/orders/sla-figures.js";
 import { URGENCIES } from "../../src/domain/pricing.js";
@@ -15,6 +15,7 @@ import { EvalsStore } from "../../src/storage/evals-store.js";
 import type { KyselyStore } from "../../src/storage/kysely-store.js";
 import { orderFixture, orderRowBefore } from "../helpers/order-fixture.js";
 import { isWithinSketch } from "../helpers/sketch.js";
+import { storesClosedAfterAll } from "../helpers/stores-closed.js";
 import {
   MIGRATION_TEST_TIMEOUT,
   openPostgresTestStore,
@@ -22,13 +23,7 @@ import {
   type TestStore,
 } from "../helpers/test-store.js";
 
-const opened: TestStore[] = [];
-afterAll(async () => {
-  for (const t of opened) {
-    await t.store.close();
-    await t.cleanup();
-  }
-});
+const opened = storesClosedAfterAll();
 
 const H = 3_600_000;
 const DAY = 24 * H;

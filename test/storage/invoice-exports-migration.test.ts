@@ -5,9 +5,10 @@
 // TEST_DATABASE_URL.
 
 import { CompiledQuery } from "kysely";
-import { afterAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import type { KyselyStore } from "../../src/storage/kysely-store.js";
 import { orderFixture } from "../helpers/order-fixture.js";
+import { storesClosedAfterAll } from "../helpers/stores-closed.js";
 import {
   indexesOf,
   MIGRATION_TEST_TIMEOUT,
@@ -16,13 +17,7 @@ import {
   type TestStore,
 } from "../helpers/test-store.js";
 
-const opened: TestStore[] = [];
-afterAll(async () => {
-  for (const t of opened) {
-    await t.store.close();
-    await t.cleanup();
-  }
-});
+const opened = storesClosedAfterAll();
 
 const INDEXES = ["orders_account_invoiced_idx", "orders_invoiced_idx"];
 const FROM = "2026-10-01T00:00:00.000Z";

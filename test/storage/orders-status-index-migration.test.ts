@@ -5,11 +5,12 @@
 // and back down. On SQLite, and on PostgreSQL with TEST_DATABASE_URL.
 
 import { type Kysely, sql } from "kysely";
-import { afterAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import type { OrderStatus } from "../../src/domain/orders/statuses.js";
 import type { KyselyStore } from "../../src/storage/kysely-store.js";
 import { orderToRow } from "../../src/storage/order-rows.js";
 import { orderFixture } from "../helpers/order-fixture.js";
+import { storesClosedAfterAll } from "../helpers/stores-closed.js";
 import {
   indexesOf,
   MIGRATION_TEST_TIMEOUT,
@@ -18,13 +19,7 @@ import {
   type TestStore,
 } from "../helpers/test-store.js";
 
-const opened: TestStore[] = [];
-afterAll(async () => {
-  for (const t of opened) {
-    await t.store.close();
-    await t.cleanup();
-  }
-});
+const opened = storesClosedAfterAll();
 
 function suite(open: () => Promise<TestStore>) {
   it("lists a status in flight through orders_status_idx, the same orders before, after and back down", {

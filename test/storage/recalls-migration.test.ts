@@ -4,9 +4,10 @@
 // TEST_DATABASE_URL.
 
 import { type Kysely, sql } from "kysely";
-import { afterAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import type { KyselyStore } from "../../src/storage/kysely-store.js";
 import { orderFixture, orderRowBefore } from "../helpers/order-fixture.js";
+import { storesClosedAfterAll } from "../helpers/stores-closed.js";
 import {
   indexesOf,
   MIGRATION_TEST_TIMEOUT,
@@ -15,13 +16,7 @@ import {
   type TestStore,
 } from "../helpers/test-store.js";
 
-const opened: TestStore[] = [];
-afterAll(async () => {
-  for (const t of opened) {
-    await t.store.close();
-    await t.cleanup();
-  }
-});
+const opened = storesClosedAfterAll();
 
 function suite(open: () => Promise<TestStore>) {
   it("adds recall_of (null for earlier orders) and the recall figures' indexes, and takes them back down", {

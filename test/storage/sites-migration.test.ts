@@ -3,8 +3,9 @@
 // TEST_DATABASE_URL.
 
 import { sql } from "kysely";
-import { afterAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import type { KyselyStore } from "../../src/storage/kysely-store.js";
+import { storesClosedAfterAll } from "../helpers/stores-closed.js";
 import {
   MIGRATION_TEST_TIMEOUT,
   openPostgresTestStore,
@@ -14,13 +15,7 @@ import {
 
 const TABLES = ["assets", "order_assets", "order_sites", "sites"];
 
-const opened: TestStore[] = [];
-afterAll(async () => {
-  for (const t of opened) {
-    await t.store.close();
-    await t.cleanup();
-  }
-});
+const opened = storesClosedAfterAll();
 
 async function tables(store: KyselyStore): Promise<string[]> {
   const rows =

@@ -3,9 +3,10 @@
 // and on PostgreSQL with TEST_DATABASE_URL.
 
 import type { Kysely } from "kysely";
-import { afterAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import type { KyselyStore } from "../../src/storage/kysely-store.js";
 import { orderFixture, orderRowBefore } from "../helpers/order-fixture.js";
+import { storesClosedAfterAll } from "../helpers/stores-closed.js";
 import {
   columnsOf,
   MIGRATION_TEST_TIMEOUT,
@@ -14,13 +15,7 @@ import {
   type TestStore,
 } from "../helpers/test-store.js";
 
-const opened: TestStore[] = [];
-afterAll(async () => {
-  for (const t of opened) {
-    await t.store.close();
-    await t.cleanup();
-  }
-});
+const opened = storesClosedAfterAll();
 
 const SLA_COLUMNS = [
   "sla_respond_at_risk_at",
