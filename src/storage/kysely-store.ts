@@ -24,7 +24,7 @@ import { KyselyKeyStore } from "./key-store.js";
 import { KyselyMaintenanceStore } from "./maintenance-store.js";
 import { migrationProvider } from "./migrations/all-migrations.js";
 import { KyselyNotificationStore } from "./notification-store.js";
-import { OrderEventStore, type RemoteListener, takeWriteTurn } from "./order-event-store.js";
+import { beginLogWrite, OrderEventStore, type RemoteListener } from "./order-event-store.js";
 import { KyselyOrderStore } from "./order-store.js";
 import { KyselyRatingStore } from "./rating-store.js";
 import { KyselyRequestStore } from "./request-store.js";
@@ -137,10 +137,9 @@ export class KyselyStore implements Store {
         let wroteEvents = false;
         const done: { time: TransactionTime | null } = { time: null };
         const result = await this.db.transaction().execute(async (trx) => {
-          if (options.serializeWrites) {
-            // Also what makes order_events' ids increase in commit order across processes (0015).
-            await takeWriteTurn(trx);
-          }
+          // Declares the transaction a writer of the order event log before it writes anything (the
+          // log's horizon, order-event-store.ts), and takes the write turn when writes take turns.
+          if (dialect === "postgres") await beginLogWrite(trx, options.serializeWrites ?? false);
           // Before this transaction writes anything: what is loaded is what is committed.
           if (committedTime !== null && !committedTime.loaded) await committedTime.load(trx);
           const tx = writeTx(trx, prepared, this, options.clock, committedTime);

@@ -13,7 +13,38 @@ import type { PurgeableTable, PurgedBatch } from "./retention.js";
 import type { Database, OrderEventsTable } from "./schema.js";
 
 export type NewOrderEvent = Insertable<OrderEventsTable> & Omit<OrderEventsTable, "id">;
-export type StoredOrderEvent = Selectable<OrderEventsTable>;
+/** A row as read: on PostgreSQL with its transaction (`tx`, xid8 as text: migration 0048). */
+export type StoredOrderEvent = Selectable<OrderEventsTable> & { tx?: string };
+
+/**
+ * A place in the log, just after an event: the log's order is (tx, id). On SQLite tx is always 0 (one
+ * writer: ids increase in commit order); on PostgreSQL it is the writing transaction's id (migration
+ * 0048), since transactions commit in any order whatever ids they drew.
+ */
+export interface EventPosition {
+  tx: bigint;
+  id: number;
+}
+
+/** Before every event. */
+export const LOG_START: EventPosition = { tx: 0n, id: 0 };
+
+/** Where an event sits in the log. */
+export function positionOf(event: Pick<StoredOrderEvent, "id" | "tx">): EventPosition {
+  return { tx: event.tx === undefined ? 0n : BigInt(event.tx), id: Number(event.id) };
+}
+
+/** Whether `a` comes after `b` in the log. */
+export function isAfter(a: EventPosition, b: EventPosition): boolean {
+  return a.tx === b.tx ? a.id > b.id : a.tx > b.tx;
+}
+
+/** A read of the log: events in order, and whether newer ones exist that are not final yet (committed
+ * while an older transaction still runs, which may still add events before them: read again soon). */
+export interface EventPage {
+  rows: StoredOrderEvent[];
+  heldBack: boolean;
+}
 
 /** The events one caller may see: its mode, and its account's orders or its contractor's work (neither:
  * every order of the mode, the dispatch team's). */
@@ -50,20 +81,62 @@ export function poolEventRow(event: PoolEvent): NewOrderEvent {
   };
 }
 
-/** Takes the store's write turn on PostgreSQL, first thing in a transaction: writes take turns across
- * processes, which is also what makes order_events' ids increase in commit order (0015). */
-export async function takeWriteTurn(trx: Transaction<Database>): Promise<void> {
-  await sql`select pg_advisory_xact_lock(hashtext(current_schema()))`.execute(trx);
+/**
+ * The first statement of a PostgreSQL transaction that may write order events, before it writes anything
+ * (so before it has a transaction id): it declares itself a writer of the log by taking order_events'
+ * ROW EXCLUSIVE lock, which writers share without waiting on each other; a reader held back by an older
+ * transaction asks whether that one is a writer (`after`, the refined horizon). With `turn`, it also
+ * takes the store's write turn: writes take turns across processes (kysely-store.ts serializeWrites).
+ * One round trip either way.
+ */
+export async function beginLogWrite(trx: Transaction<Database>, turn: boolean): Promise<void> {
+  await sql
+    .raw(
+      turn
+        ? "lock table order_events in row exclusive mode; select pg_advisory_xact_lock(hashtext(current_schema()))"
+        : "lock table order_events in row exclusive mode",
+    )
+    .execute(trx);
 }
+
+/** The log's horizon on PostgreSQL, cheap: the statement's snapshot's xmin. Every transaction below it
+ * has ended; one at or above it may still run. */
+const XMIN_HORIZON = sql<string>`pg_snapshot_xmin(pg_current_snapshot())::text`;
+
+/**
+ * The log's horizon on PostgreSQL, refined: the oldest transaction running at the statement's snapshot
+ * that may still write events, else the snapshot's xmax. A transaction running then is left out only if
+ * it still runs now and does not hold order_events' lock: every writer of the log takes it before its
+ * first write (beginLogWrite), so one that has a transaction id without the lock will never write an
+ * event. One that has ended since the snapshot may have committed events the snapshot does not see: it
+ * counts. So the horizon no longer waits on other schemas', other databases' or unrelated long
+ * transactions (migrations, imports of other stores). pg_locks is read only when the cheap horizon held
+ * events back. (pg_locks names transaction ids modulo 2^32.)
+ */
+const WRITER_HORIZON = sql<string>`coalesce((
+    select min(x) from pg_snapshot_xip(pg_current_snapshot()) as x
+    where not exists (
+      select 1 from pg_locks t
+      where t.locktype = 'transactionid' and t.mode = 'ExclusiveLock' and t.granted
+        and t.transactionid::text::bigint = x::text::bigint % 4294967296
+        and not exists (
+          select 1 from pg_locks r
+          where r.virtualtransaction = t.virtualtransaction and r.locktype = 'relation'
+            and r.relation = 'order_events'::regclass
+            and r.database = (select oid from pg_database where datname = current_database())))
+  ), pg_snapshot_xmax(pg_current_snapshot()))::text`;
 
 /** Starts listening for other processes' commits; resolves to a function that stops. */
 export type RemoteListener = (onCommit: () => void) => Promise<() => Promise<void>>;
 
 export interface OrderEventLog {
-  /** The newest event's id (0 when there is none). */
-  latestId(): Promise<number>;
-  /** Up to `limit` events after `afterId`, oldest first, within `scope` when given. */
-  after(afterId: number, limit: number, scope?: EventScope): Promise<StoredOrderEvent[]>;
+  /** Just after the newest final event (LOG_START when there is none): where new events will come. */
+  head(): Promise<EventPosition>;
+  /** Just after the event `id` (a client's Last-Event-ID); LOG_START when the log does not hold it (0,
+   * an event purged by retention, an id it never gave): every event it keeps follows. */
+  resume(id: number): Promise<EventPosition>;
+  /** Up to `limit` final events after `from`, in the log's order, within `scope` when given. */
+  after(from: EventPosition, limit: number, scope?: EventScope): Promise<EventPage>;
   /** Calls `listener` after each commit that wrote events (this process's, and on PostgreSQL every
    * process's); returns a function that stops. */
   onCommitted(listener: () => void): () => void;
@@ -95,7 +168,7 @@ export class OrderEventStore implements OrderEventLog, PurgeableTable {
   ): Promise<T> {
     const rows: NewOrderEvent[] = [];
     const result = await this.db.transaction().execute(async (trx) => {
-      if (this.serialized) await takeWriteTurn(trx);
+      if (this.dialect === "postgres") await beginLogWrite(trx, this.serialized);
       const out = await work(trx, (event) => rows.push(poolEventRow(event)));
       await this.write(trx, rows);
       return out;
@@ -131,16 +204,71 @@ export class OrderEventStore implements OrderEventLog, PurgeableTable {
     };
   }
 
-  async latestId(): Promise<number> {
-    const row = await this.db
-      .selectFrom("order_events")
-      .select((eb) => eb.fn.max("id").as("id"))
-      .executeTakeFirst();
-    return Number(row?.id ?? 0);
+  async head(): Promise<EventPosition> {
+    if (this.dialect !== "postgres") {
+      const row = await this.db
+        .selectFrom("order_events")
+        .select((eb) => eb.fn.max("id").as("id"))
+        .executeTakeFirst();
+      return { tx: 0n, id: Number(row?.id ?? 0) };
+    }
+    // The newest event, if final (below the cheap horizon); else the newest below the refined horizon:
+    // order_events_tx_idx read backwards from it.
+    const newest = (
+      await sql<{ tx: string; id: string | number; final: boolean }>`select tx::text as tx, id,
+        tx < pg_snapshot_xmin(pg_current_snapshot()) as final
+        from order_events order by tx desc, id desc limit 1`.execute(this.db)
+    ).rows[0];
+    if (!newest) return LOG_START;
+    if (newest.final) return positionOf({ tx: newest.tx, id: Number(newest.id) });
+    const row = (
+      await sql<{ tx: string; id: string | number }>`select tx::text as tx, id from order_events
+        where tx < (${WRITER_HORIZON})::xid8 order by tx desc, id desc limit 1`.execute(this.db)
+    ).rows[0];
+    return row ? positionOf({ tx: row.tx, id: Number(row.id) }) : LOG_START;
   }
 
-  after(afterId: number, limit: number, scope?: EventScope): Promise<StoredOrderEvent[]> {
-    let q = this.db.selectFrom("order_events").selectAll().where("id", ">", afterId);
+  async resume(id: number): Promise<EventPosition> {
+    if (id <= 0) return LOG_START;
+    if (this.dialect !== "postgres") {
+      const row = await this.db
+        .selectFrom("order_events")
+        .select("id")
+        .where("id", "=", id)
+        .executeTakeFirst();
+      return row ? { tx: 0n, id } : LOG_START;
+    }
+    const row = (
+      await sql<{ tx: string }>`select tx::text as tx from order_events where id = ${id}`.execute(this.db)
+    ).rows[0];
+    return row ? positionOf({ tx: row.tx, id }) : LOG_START;
+  }
+
+  async after(from: EventPosition, limit: number, scope?: EventScope): Promise<EventPage> {
+    const page = await this.read(from, limit, scope, XMIN_HORIZON);
+    // Held back by an older transaction: most often one that writes no event (or another store's). Ask
+    // which of the running ones may still write to the log, in one statement with its own snapshot.
+    return page.heldBack ? this.read(from, limit, scope, WRITER_HORIZON) : page;
+  }
+
+  private async read(
+    from: EventPosition,
+    limit: number,
+    scope: EventScope | undefined,
+    horizon: typeof XMIN_HORIZON,
+  ): Promise<EventPage> {
+    const postgres = this.dialect === "postgres";
+    let q = postgres
+      ? this.db
+          .selectFrom("order_events")
+          .selectAll()
+          .select([sql<string>`order_events.tx::text`.as("tx"), horizon.as("horizon")])
+          .where(sql<boolean>`(tx, id) > (${from.tx.toString()}::xid8, ${from.id})`)
+      : this.db
+          .selectFrom("order_events")
+          .selectAll()
+          .select([sql<string>`'0'`.as("tx"), sql<string>`'0'`.as("horizon")])
+          .where("id", ">", from.id);
     if (scope) {
       q = q.where("livemode", "=", scope.livemode ? 1 : 0);
       if (scope.accountId !== undefined) q = q.where("account_id", "=", scope.accountId);
@@ -151,7 +279,17 @@ export class OrderEventStore implements OrderEventLog, PurgeableTable {
         );
       }
     }
-    return q.orderBy("id").limit(limit).execute();
+    const found = await (postgres ? q.orderBy(sql`order_events.tx`).orderBy("id") : q.orderBy("id"))
+      .limit(limit)
+      .execute();
+    const rows: StoredOrderEvent[] = [];
+    for (const { horizon, tx, ...row } of found) {
+      // PostgreSQL: a transaction at or above the horizon may have an older one still running, which could
+      // still write events before it: it and everything after it wait for a later read.
+      if (postgres && BigInt(tx) >= BigInt(horizon)) return { rows, heldBack: true };
+      rows.push(postgres ? { ...row, tx } : row);
+    }
+    return { rows, heldBack: false };
   }
 
   /** Oldest first on order_events_created_idx: a range read of `limit` index entries, then a delete by
@@ -178,8 +316,8 @@ export class OrderEventStore implements OrderEventLog, PurgeableTable {
     };
   }
 
-  /** The ids from the oldest to the newest event older than `before`: ids increase in commit order and
-   * the purge takes the oldest first, so this is exact but for the ids never used (a PostgreSQL sequence's
+  /** The ids from the oldest to the newest event older than `before`: ids are drawn in time order and the
+   * purge takes the oldest first, so this is exact but for the ids never used (a PostgreSQL sequence's
    * values lost with a rolled-back transaction) and events committed out of created_at order. */
   async backlog(before: string): Promise<number> {
     const newest = await this.db

@@ -1,12 +1,23 @@
 // This process's side of the live event stream: reads the order event log once for every open stream
 // each time a commit is signalled (the store's signal: this process's commits, and on PostgreSQL every
-// process's, storage/order-event-store.ts), and hands each stream the events of its scope in id order.
-// A stream that resumes (Last-Event-ID) reads its backlog from the log first, its live events held back
-// meanwhile, so it gets every event after the one it names exactly once.
+// process's, storage/order-event-store.ts), and hands each stream the events of its scope in the log's
+// order. A stream that resumes (Last-Event-ID) reads its backlog from the log first, its live events held
+// back meanwhile, so it gets every event after the one it names exactly once. On PostgreSQL a read may
+// find events not final yet (committed while an older transaction still runs: the log's order is by
+// transaction, migration 0048): they are read again shortly, whether or not another commit is signalled.
 
-import type { EventScope, OrderEventLog, StoredOrderEvent } from "../../storage/order-event-store.js";
+import {
+  type EventPosition,
+  type EventScope,
+  isAfter,
+  type OrderEventLog,
+  positionOf,
+  type StoredOrderEvent,
+} from "../../storage/order-event-store.js";
 
 const PAGE = 500;
+/** How soon events held back (not final yet) are read again. */
+const HELD_BACK_RETRY_MS = 15;
 
 /** Whether a caller of `scope` may see `event` (the log's rows carry what it takes to say). */
 function inScope(scope: EventScope, event: StoredOrderEvent): boolean {
@@ -24,25 +35,27 @@ class Subscriber {
 
   constructor(
     readonly scope: EventScope,
-    public lastId: number,
+    public last: EventPosition,
     private readonly deliver: (event: StoredOrderEvent) => void,
   ) {}
 
   send(event: StoredOrderEvent): void {
-    if (event.id <= this.lastId) return;
-    this.lastId = event.id;
+    const at = positionOf(event);
+    if (!isAfter(at, this.last)) return;
+    this.last = at;
     this.deliver(event);
   }
 
   offer(event: StoredOrderEvent): void {
-    if (event.id <= this.lastId || !inScope(this.scope, event)) return;
+    if (!isAfter(positionOf(event), this.last) || !inScope(this.scope, event)) return;
     if (this.ready) this.send(event);
     else this.held.push(event);
   }
 }
 
 export class EventFeed {
-  private cursor: number | null = null;
+  private cursor: EventPosition | null = null;
+  private retry: ReturnType<typeof setTimeout> | null = null;
   private starting: Promise<void> | null = null;
   private stopSignal: (() => void) | null = null;
   private readonly subscribers = new Set<Subscriber>();
@@ -64,7 +77,7 @@ export class EventFeed {
       this.starting = (async () => {
         // Signals first: a commit between reading the newest id and listening is not missed.
         this.stopSignal = this.log.onCommitted(() => this.wake());
-        this.cursor = await this.log.latestId();
+        this.cursor = await this.log.head();
         this.wake();
       })();
       this.starting.catch(() => {
@@ -96,20 +109,32 @@ export class EventFeed {
       if (this.subscribers.size === 0) {
         // Nobody to hand events to: skip to the newest, unless a stream opened meanwhile (it starts from
         // the cursor as it was, so the events since must still be read for it).
-        const latest = await this.log.latestId();
-        if (this.subscribers.size === 0) this.cursor = Math.max(this.cursor, latest);
-        else this.again = true;
+        const latest = await this.log.head();
+        if (this.subscribers.size === 0) {
+          if (isAfter(latest, this.cursor)) this.cursor = latest;
+        } else this.again = true;
         continue;
       }
       for (;;) {
-        const rows = await this.log.after(this.cursor, PAGE);
+        const { rows, heldBack } = await this.log.after(this.cursor, PAGE);
         for (const row of rows) {
-          this.cursor = row.id;
+          this.cursor = positionOf(row);
           for (const s of this.subscribers) s.offer(row);
         }
+        if (heldBack) this.readAgainSoon();
         if (rows.length < PAGE) break;
       }
     } while (this.again);
+  }
+
+  /** Reads again shortly: events are committed that are not final yet. */
+  private readAgainSoon(): void {
+    if (this.retry !== null) return;
+    this.retry = setTimeout(() => {
+      this.retry = null;
+      this.wake();
+    }, HELD_BACK_RETRY_MS);
+    this.retry.unref();
   }
 
   /**
@@ -122,12 +147,14 @@ export class EventFeed {
     deliver: (event: StoredOrderEvent) => void,
   ): Promise<() => void> {
     await this.start();
-    const sub = new Subscriber(scope, afterId ?? (this.cursor as number), deliver);
+    const from = afterId === null ? (this.cursor as EventPosition) : await this.log.resume(afterId);
+    const sub = new Subscriber(scope, from, deliver);
     this.subscribers.add(sub);
     try {
       if (afterId !== null) {
+        // What is held back here reaches the stream through the feed's own reads (it is past the cursor).
         for (;;) {
-          const rows = await this.log.after(sub.lastId, PAGE, scope);
+          const { rows } = await this.log.after(sub.last, PAGE, scope);
           for (const row of rows) sub.send(row);
           if (rows.length < PAGE) break;
         }
@@ -147,6 +174,8 @@ export class EventFeed {
   close(): void {
     this.stopSignal?.();
     this.stopSignal = null;
+    if (this.retry !== null) clearTimeout(this.retry);
+    this.retry = null;
     this.subscribers.clear();
   }
 }

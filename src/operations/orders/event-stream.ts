@@ -4,12 +4,14 @@
 // recipient or not, each scoped to the key exactly as the reads are: an account's key its own orders, a
 // contractor's key its offers and jobs (and the events that take one away from it), the dispatch team's
 // key every order of its mode. `id` is the order event log's id: Last-Event-ID (or `after`) resumes
-// exactly after it, as far back as the log keeps (WEBHOOK_RETENTION_DAYS).
+// exactly after it, as far back as the log keeps (WEBHOOK_RETENTION_DAYS). Events come in commit order;
+// on PostgreSQL that is by transaction (storage/order-event-store.ts), so ids are unique and resume
+// exactly, but a later event may have a smaller id than one before it.
 
 import { z } from "zod";
 import type { Principal } from "../../auth/api-key-service.js";
 import { POOL_EVENT_TYPES, type PoolEventType } from "../../domain/pool-events.js";
-import type { EventScope, StoredOrderEvent } from "../../storage/order-event-store.js";
+import { type EventScope, LOG_START, type StoredOrderEvent } from "../../storage/order-event-store.js";
 import { orderFromLogged } from "../../storage/order-rows.js";
 import { WEBHOOK_EVENT_TYPES } from "../../webhooks/events.js";
 import { defineOperation, principalOf } from "../kernel/operation.js";
@@ -22,7 +24,10 @@ const streamEventSchema = z
   .object({
     id: z
       .string()
-      .describe("The event's id: increases with every event; resume after it with Last-Event-ID."),
+      .describe(
+        "The event's id, unique: resume after it with Last-Event-ID. Events come in commit order; ids " +
+          "increase along it on the embedded store, and on PostgreSQL may not (transactions commit in any order).",
+      ),
     type: z.enum([...WEBHOOK_EVENT_TYPES, ...POOL_EVENT_TYPES]),
     created_at: z.iso.datetime(),
     livemode: z.boolean(),
@@ -119,9 +124,9 @@ export const eventsOperation = defineOperation({
   description:
     "Server-Sent Events (text/event-stream) of every change of the orders your key may see: an account's " +
     "key its own orders, a contractor's key its offers and jobs, the dispatch team's key every order of " +
-    "its mode. Each event has `id:` (increasing), `event:` (the type, as the webhooks') and `data:` (the " +
-    "event as JSON). Send Last-Event-ID (or `after`) to resume after an event, as far back as events are " +
-    "kept (the webhook retention); a comment line every 15 s keeps the connection open. Once the key is " +
+    "its mode, in commit order. Each event has `id:` (unique), `event:` (the type, as the webhooks') and " +
+    "`data:` (the event as JSON). Send Last-Event-ID (or `after`) to resume after an event, as far back as " +
+    "events are kept (the webhook retention: an id no longer kept resumes at the oldest event kept); a comment line every 15 s keeps the connection open. Once the key is " +
     "revoked or the console session has ended, a last `stream.closed` event (no id; its data the 401 " +
     "problem document) ends the stream. At most a few " +
     "streams per key at once (429 beyond). A request that accepts only application/json gets one page of " +
@@ -146,8 +151,9 @@ export const eventsOperation = defineOperation({
   example: { after: "0" },
   async handler(ctx, input) {
     const principal = principalOf(ctx);
-    const after = input.after === undefined ? 0 : Number(input.after);
-    const rows = await ctx.services.store.orderEvents.after(after, input.limit, scopeOf(principal));
+    const log = ctx.services.store.orderEvents;
+    const from = input.after === undefined ? LOG_START : await log.resume(Number(input.after));
+    const { rows } = await log.after(from, input.limit, scopeOf(principal));
     const last = rows[rows.length - 1];
     return {
       events: rows.map((row) => eventView(row, principal, ctx)),

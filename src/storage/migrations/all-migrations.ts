@@ -50,6 +50,7 @@ import { migration0044 } from "./0044-notifications.js";
 import { migration0045 } from "./0045-requests.js";
 import { migration0046 } from "./0046-audit-order-index.js";
 import { migration0047 } from "./0047-orders-status-index.js";
+import { migration0048 } from "./0048-order-events-commit-order.js";
 
 const MIGRATIONS: Record<Dialect, Record<string, Migration>> = {
   sqlite: {
@@ -100,6 +101,7 @@ const MIGRATIONS: Record<Dialect, Record<string, Migration>> = {
     "0045-requests": migration0045,
     "0046-audit-order-index": migration0046,
     "0047-orders-status-index": migration0047,
+    "0048-order-events-commit-order": migration0048("sqlite"),
   },
   postgres: {
     "0001-initial": migration0001,
@@ -149,6 +151,7 @@ const MIGRATIONS: Record<Dialect, Record<string, Migration>> = {
     "0045-requests": migration0045,
     "0046-audit-order-index": migration0046,
     "0047-orders-status-index": migration0047,
+    "0048-order-events-commit-order": migration0048("postgres"),
   },
 };
 
