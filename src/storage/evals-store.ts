@@ -83,9 +83,9 @@ export interface EvalsPersistence {
    */
   runningClockRows(livemode: boolean, since: string, until: string): Promise<SlaFigureRow[]>;
   /**
-   * Per contractor, the orders in one mode completed in [since, until) (completed_at, through
-   * orders_completed_idx) and how many of them another order names as its recall_of (orders_recall_idx),
-   * read live: the rollup is by received day, a recall by completion.
+   * Per contractor, the orders in one mode completed in [since, until) and how many of them another order
+   * names as its recall_of: whole UTC days of completion from their rollup (migration 0049), the partial
+   * days at the window's edges from the orders (orders_completed_idx, orders_recall_idx).
    */
   recallCounts(livemode: boolean, since: string, until: string): Promise<RecallCount[]>;
 }
@@ -199,6 +199,7 @@ export class EvalsStore implements EvalsPersistence {
     if (!this.compact) return;
     if (this.dialect === "postgres") {
       await sql`SELECT fsd_evals_compact()`.execute(this.db);
+      await sql`SELECT fsd_evals_recall_compact()`.execute(this.db);
       return;
     }
     const pending = await sql`SELECT 1 AS pending FROM evals_sketch_delta LIMIT 1`.execute(this.db);
@@ -395,21 +396,50 @@ export class EvalsStore implements EvalsPersistence {
   }
 
   async recallCounts(livemode: boolean, since: string, until: string): Promise<RecallCount[]> {
-    const result = await sql<{
-      contractor_id: string | null;
-      completed: number | string;
-      recalled: number | string;
-    }>`
-      SELECT o.contractor_id, count(*) AS completed,
-        sum(CASE WHEN EXISTS (SELECT 1 FROM orders r WHERE r.recall_of = o.id) THEN 1 ELSE 0 END) AS recalled
-      FROM orders o
-      WHERE o.livemode = ${livemode ? 1 : 0} AND o.completed_at IS NOT NULL
-        AND o.completed_at >= ${since} AND o.completed_at < ${until}
-      GROUP BY o.contractor_id`.execute(this.db);
-    return result.rows.map((r) => ({
-      contractorId: r.contractor_id,
-      completed: Number(r.completed),
-      recalled: Number(r.recalled ?? 0),
-    }));
+    const mode = livemode ? 1 : 0;
+    const plan = planWindow(since, until, this.rollup);
+    const counts = new Map<string, { completed: number; recalled: number }>();
+    type Row = { contractor_id: string | null; completed: number | string; recalled: number | string | null };
+    const add = (rows: Row[], sign: number) => {
+      for (const r of rows) {
+        // The rollup keys an order completed without a contractor by '' (never, in practice).
+        const key = r.contractor_id ?? "";
+        const c = counts.get(key) ?? { completed: 0, recalled: 0 };
+        c.completed += sign * Number(r.completed);
+        c.recalled += sign * Number(r.recalled ?? 0);
+        counts.set(key, c);
+      }
+    };
+    if (plan.days) {
+      const { first, last } = plan.days;
+      const source =
+        this.dialect === "sqlite"
+          ? sql.raw("evals_recall_daily")
+          : sql.raw(`(SELECT livemode, day, contractor_id, completed, recalled FROM evals_recall_daily
+              UNION ALL SELECT livemode, day, contractor_id, completed, recalled FROM evals_recall_delta) AS rollup`);
+      const days = await sql<Row>`
+        SELECT contractor_id, sum(completed) AS completed, sum(recalled) AS recalled FROM ${source}
+        WHERE livemode = ${mode} AND day >= ${first} AND day <= ${last} GROUP BY contractor_id`.execute(
+        this.db,
+      );
+      add(days.rows, 1);
+    }
+    for (const part of plan.live) {
+      const edge = await sql<Row>`
+        SELECT o.contractor_id, count(*) AS completed,
+          sum(CASE WHEN EXISTS (SELECT 1 FROM orders r WHERE r.recall_of = o.id) THEN 1 ELSE 0 END) AS recalled
+        FROM orders o
+        WHERE o.livemode = ${mode} AND o.completed_at IS NOT NULL
+          AND o.completed_at >= ${part.from} AND o.completed_at < ${part.to}
+        GROUP BY o.contractor_id`.execute(this.db);
+      add(edge.rows, part.sign);
+    }
+    return [...counts]
+      .filter(([, c]) => c.completed !== 0 || c.recalled !== 0)
+      .map(([key, c]) => ({
+        contractorId: key === "" ? null : key,
+        completed: c.completed,
+        recalled: c.recalled,
+      }));
   }
 }

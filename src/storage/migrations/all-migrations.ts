@@ -51,6 +51,7 @@ import { migration0045 } from "./0045-requests.js";
 import { migration0046 } from "./0046-audit-order-index.js";
 import { migration0047 } from "./0047-orders-status-index.js";
 import { migration0048 } from "./0048-order-events-commit-order.js";
+import { migration0049 } from "./0049-evals-recalls.js";
 
 const MIGRATIONS: Record<Dialect, Record<string, Migration>> = {
   sqlite: {
@@ -102,6 +103,7 @@ const MIGRATIONS: Record<Dialect, Record<string, Migration>> = {
     "0046-audit-order-index": migration0046,
     "0047-orders-status-index": migration0047,
     "0048-order-events-commit-order": migration0048("sqlite"),
+    "0049-evals-recalls": migration0049("sqlite"),
   },
   postgres: {
     "0001-initial": migration0001,
@@ -152,6 +154,7 @@ const MIGRATIONS: Record<Dialect, Record<string, Migration>> = {
     "0046-audit-order-index": migration0046,
     "0047-orders-status-index": migration0047,
     "0048-order-events-commit-order": migration0048("postgres"),
+    "0049-evals-recalls": migration0049("postgres"),
   },
 };
 

@@ -75,8 +75,9 @@ export function recallFigures(counts: readonly RecallCount[], window: RecallWind
 }
 
 const RECALL_SOURCE =
-  "orders table, live orders completed in recalls.completed_between (completed_at, contractor_id), and the " +
-  "orders naming each as recall_of";
+  "evals_recall_daily (live jobs completed per UTC day of completion and contractor, and how many of them " +
+  "an order names as recall_of) for the whole days of recalls.completed_between, the orders table for its " +
+  "partial edge days";
 
 export function recallProvenance(counts: readonly RecallCount[], p: Entry): Provenance {
   const { completed } = totals(counts);
