@@ -3,7 +3,7 @@
 
 import { type ChildProcess, spawn } from "node:child_process";
 import { once } from "node:events";
-import { appendFileSync, existsSync, readFileSync } from "node:fs";
+import { appendFileSync, existsSync, openSync, readFileSync } from "node:fs";
 import { type AddressInfo, createServer } from "node:net";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
@@ -49,7 +49,10 @@ export async function freePort(): Promise<number> {
   return port;
 }
 
-/** Starts a server process with its output discarded (so reading its logs costs the load generator nothing). */
+/**
+ * Starts a server process with its output discarded (so reading its logs costs the load generator nothing),
+ * or, with BENCH_SERVER_STDOUT set to a file, appended to that file (to find why a server stopped).
+ */
 export async function start(
   script: string,
   env: Record<string, string>,
@@ -70,7 +73,11 @@ export async function start(
       METRICS_PORT: String(metricsPort),
       ...env,
     },
-    stdio: ["ignore", "ignore", "inherit"],
+    stdio: [
+      "ignore",
+      process.env.BENCH_SERVER_STDOUT ? openSync(process.env.BENCH_SERVER_STDOUT, "a") : "ignore",
+      "inherit",
+    ],
   });
   const url = `http://127.0.0.1:${port}`;
   const metricsUrl = `http://127.0.0.1:${metricsPort}/metrics`;
@@ -90,6 +97,8 @@ export async function start(
 }
 
 export async function stop(server: Server): Promise<void> {
+  // Already gone (it crashed, or something else stopped it): there is no exit left to wait for.
+  if (server.proc.exitCode !== null || server.proc.signalCode !== null) return;
   const exited = once(server.proc, "exit");
   server.proc.kill("SIGTERM");
   await exited;
