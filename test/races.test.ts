@@ -1,7 +1,8 @@
 // The race suite: every pair of commands that can meet on one order, fired concurrently, 20 orders at a
 // time, on SQLite (in process, where group commit puts concurrent commands in one transaction) and on
-// PostgreSQL with two server processes (one command of each pair to each process; an offer's expiry runs
-// in this test's process, a third). After every batch the order invariants are read from the database
+// PostgreSQL with two and with four server processes (one command of each pair to each of two processes;
+// with four, an order's pair goes to processes 0 and 1 or to 2 and 3 by its id, so the four commit side
+// by side; an offer's expiry runs in this test's process, one more). After every batch the order invariants are read from the database
 // (test/helpers/order-invariants.ts), and no answer may be a 5xx. On PostgreSQL the database's own
 // deadlock counter must not move. The counts per pair are printed for the record.
 
@@ -95,7 +96,8 @@ async function sqliteTarget(): Promise<Target> {
   };
 }
 
-async function postgresTarget(): Promise<Target> {
+/** PostgreSQL with `processes` server processes (2 or 4). */
+async function postgresTarget(processes: 2 | 4): Promise<Target> {
   const schema = `${runSchemaPrefix()}race${Math.random().toString(36).slice(2, 10)}`;
   await admin(postgresUrl(), (c) => c.query(`CREATE SCHEMA ${schema}`));
   const url = new URL(postgresUrl());
@@ -106,9 +108,10 @@ async function postgresTarget(): Promise<Target> {
     DATABASE_POOL_SIZE: "6",
     DATA_DIR: mkdtempSync(join(tmpdir(), "fd-race-")),
   };
-  const a = await startChildServer(env, 60_000); // migrates and seeds the sandbox pool
-  const b = await startChildServer(env, 60_000);
-  const servers: ChildServer[] = [a, b];
+  const servers: ChildServer[] = [await startChildServer(env, 60_000)]; // migrates, seeds the sandbox pool
+  servers.push(
+    ...(await Promise.all(Array.from({ length: processes - 1 }, () => startChildServer(env, 60_000)))),
+  );
   const store = openPostgresStore(url.toString(), { poolSize: 4, schema });
   const pool = new ContractorPool(store);
   await pool.load();
@@ -126,12 +129,21 @@ async function postgresTarget(): Promise<Target> {
       );
       return Number(rows[0]?.deadlocks ?? 0);
     });
+  /** The process a command goes to: `proc`, or with four processes `proc + 2` for half of the orders. */
+  const processOf = (proc: 0 | 1, body: unknown): number => {
+    if (processes === 2) return proc;
+    const named = body as { order_id?: string; offer_id?: string };
+    const id = named.order_id ?? named.offer_id ?? "";
+    let h = 0;
+    for (let i = 0; i < id.length; i++) h = (h * 31 + id.charCodeAt(i)) | 0;
+    return proc + 2 * (Math.abs(h) % 2);
+  };
   return {
-    name: "postgres",
+    name: `postgres x${processes}`,
     services,
     keys: new ApiKeyService(store, 0),
     async call(proc, path, body, key) {
-      const res = await fetch(`${servers[proc]?.baseUrl}${path}`, {
+      const res = await fetch(`${servers[processOf(proc, body)]?.baseUrl}${path}`, {
         method: "POST",
         headers: { "content-type": "application/json", "x-api-key": key },
         body: JSON.stringify(body),
@@ -541,9 +553,14 @@ const PAIRS: Array<{
   { name: "counter accept vs assign", setup: (s) => s.countered(), a: counterAccept(0), b: assignOther(1) },
 ];
 
-const TARGETS: Array<() => Promise<Target>> = [
-  sqliteTarget,
-  ...(process.env.TEST_DATABASE_URL ? [postgresTarget] : []),
+const TARGETS: Array<[string, () => Promise<Target>]> = [
+  ["sqlite", sqliteTarget],
+  ...(process.env.TEST_DATABASE_URL
+    ? ([
+        ["postgres, 2 processes", () => postgresTarget(2)],
+        ["postgres, 4 processes", () => postgresTarget(4)],
+      ] as Array<[string, () => Promise<Target>]>)
+    : []),
 ];
 
 const summary: string[] = [];
@@ -552,71 +569,68 @@ afterAll(() => {
     process.stdout.write(`\nrace suite (${ROUNDS} rounds per pair):\n${summary.join("\n")}\n`);
 });
 
-describe.each(TARGETS.map((make) => [make.name.replace("Target", ""), make] as const))(
-  "races on one order (%s)",
-  (_name, make) => {
-    let target: Target;
-    let scene: Scene;
-    let deadlocksBefore: number | null = null;
+describe.each(TARGETS)("races on one order (%s)", (_name, make) => {
+  let target: Target;
+  let scene: Scene;
+  let deadlocksBefore: number | null = null;
 
-    it("sets up", async () => {
-      target = await make();
-      scene = new Scene(target);
-      await scene.init();
-      deadlocksBefore = await target.deadlocks();
-    }, 180_000);
+  it("sets up", async () => {
+    target = await make();
+    scene = new Scene(target);
+    await scene.init();
+    deadlocksBefore = await target.deadlocks();
+  }, 180_000);
 
-    for (const pair of PAIRS) {
-      it(`${pair.name}: one winner, every invariant holds, no 5xx`, async () => {
-        const prepared: Prepared[] = [];
-        for (let i = 0; i < ROUNDS; i += 5) {
-          prepared.push(...(await Promise.all(Array.from({ length: 5 }, () => pair.setup(scene)))));
-        }
-        const answers = await Promise.all(
-          prepared.map((p) => Promise.all([pair.a(scene, p), pair.b(scene, p)])),
-        );
-        const outcomes = new Map<string, number>();
-        for (const [a, b] of answers) {
-          const key = `${a.status}/${b.status}`;
-          outcomes.set(key, (outcomes.get(key) ?? 0) + 1);
-        }
-        const anomalies = await orderAnomalies(target.services.store);
-        summary.push(
-          `  ${target.name.padEnd(8)} ${pair.name.padEnd(34)} ${[...outcomes].map(([k, n]) => `${k} x${n}`).join(", ")}; anomalies ${anomalies.length}`,
-        );
-        const serverErrors = answers.flat().filter((a) => a.status >= 500);
-        expect(serverErrors, JSON.stringify(serverErrors.slice(0, 3))).toEqual([]);
-        expect(anomalies).toEqual([]);
-        // One of the two always goes through; where one excludes the other, exactly one does.
-        // The dispatch team clears the batch (cancelling what is still open), which gives the sandbox
-        // contractors' capacity back for the next pair; the invariants must hold after that too.
-        await Promise.all(
-          prepared.map((p) =>
-            target.call(0, DISPATCHER_CANCEL, { order_id: p.orderId, reason: "cleared" }, scene.dispatcher),
-          ),
-        );
-        expect(await orderAnomalies(target.services.store)).toEqual([]);
-        for (const [a, b] of answers) {
-          expect([a.status, b.status], pair.name).toContain(200);
-          if (pair.exclusive)
-            expect(
-              [a.status, b.status].filter((x) => x === 200),
-              pair.name,
-            ).toHaveLength(1);
-        }
-      }, 180_000);
-    }
-
-    it("logged no deadlock, and the database counted none", async () => {
-      expect(target.logs()).not.toMatch(/deadlock|40P01/i);
-      const after = await target.deadlocks();
-      if (deadlocksBefore !== null) {
-        summary.push(
-          `  ${target.name.padEnd(8)} deadlocks counted by PostgreSQL during the suite: ${(after ?? 0) - deadlocksBefore}`,
-        );
-        expect(after).toBe(deadlocksBefore);
+  for (const pair of PAIRS) {
+    it(`${pair.name}: one winner, every invariant holds, no 5xx`, async () => {
+      const prepared: Prepared[] = [];
+      for (let i = 0; i < ROUNDS; i += 5) {
+        prepared.push(...(await Promise.all(Array.from({ length: 5 }, () => pair.setup(scene)))));
       }
-      await target.close();
-    }, 60_000);
-  },
-);
+      const answers = await Promise.all(
+        prepared.map((p) => Promise.all([pair.a(scene, p), pair.b(scene, p)])),
+      );
+      const outcomes = new Map<string, number>();
+      for (const [a, b] of answers) {
+        const key = `${a.status}/${b.status}`;
+        outcomes.set(key, (outcomes.get(key) ?? 0) + 1);
+      }
+      const anomalies = await orderAnomalies(target.services.store);
+      summary.push(
+        `  ${target.name.padEnd(11)} ${pair.name.padEnd(34)} ${[...outcomes].map(([k, n]) => `${k} x${n}`).join(", ")}; anomalies ${anomalies.length}`,
+      );
+      const serverErrors = answers.flat().filter((a) => a.status >= 500);
+      expect(serverErrors, JSON.stringify(serverErrors.slice(0, 3))).toEqual([]);
+      expect(anomalies).toEqual([]);
+      // One of the two always goes through; where one excludes the other, exactly one does.
+      // The dispatch team clears the batch (cancelling what is still open), which gives the sandbox
+      // contractors' capacity back for the next pair; the invariants must hold after that too.
+      await Promise.all(
+        prepared.map((p) =>
+          target.call(0, DISPATCHER_CANCEL, { order_id: p.orderId, reason: "cleared" }, scene.dispatcher),
+        ),
+      );
+      expect(await orderAnomalies(target.services.store)).toEqual([]);
+      for (const [a, b] of answers) {
+        expect([a.status, b.status], pair.name).toContain(200);
+        if (pair.exclusive)
+          expect(
+            [a.status, b.status].filter((x) => x === 200),
+            pair.name,
+          ).toHaveLength(1);
+      }
+    }, 180_000);
+  }
+
+  it("logged no deadlock, and the database counted none", async () => {
+    expect(target.logs()).not.toMatch(/deadlock|40P01/i);
+    const after = await target.deadlocks();
+    if (deadlocksBefore !== null) {
+      summary.push(
+        `  ${target.name.padEnd(11)} deadlocks counted by PostgreSQL during the suite: ${(after ?? 0) - deadlocksBefore}`,
+      );
+      expect(after).toBe(deadlocksBefore);
+    }
+    await target.close();
+  }, 60_000);
+});

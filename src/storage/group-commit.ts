@@ -9,25 +9,34 @@
 // if none comes. It is for what need not be acknowledged at once (a measurement of a commit that already
 // returned): on one lane a batch of its own would hold the next request behind one more sync.
 
-export type RunInTransaction<Tx> = <T>(work: (tx: Tx) => Promise<T>) => Promise<T>;
+/** Runs `work` in one transaction; `keys` are what the batch's writes declared they will lock. */
+export type RunInTransaction<Tx, K> = <T>(work: (tx: Tx) => Promise<T>, keys: readonly K[]) => Promise<T>;
 
-interface Pending<Tx> {
+interface Pending<Tx, K> {
   work: (tx: Tx) => Promise<unknown>;
+  keys?: K | undefined;
   resolve: (value: unknown) => void;
   reject: (error: unknown) => void;
 }
 
-export class GroupCommitter<Tx> {
-  private queue: Pending<Tx>[] = [];
+/** The keys a batch's writes declared. */
+function keysOf<Tx, K>(batch: readonly Pending<Tx, K>[]): K[] {
+  const keys: K[] = [];
+  for (const item of batch) if (item.keys !== undefined) keys.push(item.keys);
+  return keys;
+}
+
+export class GroupCommitter<Tx, K = never> {
+  private queue: Pending<Tx, K>[] = [];
   /** Deferred writes waiting for the next batch. */
-  private deferred: Pending<Tx>[] = [];
+  private deferred: Pending<Tx, K>[] = [];
   private deferTimer: ReturnType<typeof setTimeout> | null = null;
   private active = 0;
   private idle: Promise<void> = Promise.resolve();
   private markIdle: () => void = () => {};
 
   constructor(
-    private readonly transaction: RunInTransaction<Tx>,
+    private readonly transaction: RunInTransaction<Tx, K>,
     private readonly maxBatch = 256,
     private readonly lanes = 1,
     /** Failures worth trying again at once, as they were (a deadlock, a serialization failure). */
@@ -37,10 +46,10 @@ export class GroupCommitter<Tx> {
 
   /** Runs `work` in a transaction, again (a few times, after a short random pause) when it fails in a way
    * the store says is worth retrying. */
-  private async attempt<T>(work: (tx: Tx) => Promise<T>): Promise<T> {
+  private async attempt<T>(work: (tx: Tx) => Promise<T>, keys: readonly K[]): Promise<T> {
     for (let retry = 0; ; retry++) {
       try {
-        return await this.transaction(work);
+        return await this.transaction(work, keys);
       } catch (error) {
         if (retry >= this.maxRetries || !this.retryable(error)) throw error;
         await new Promise((r) => setTimeout(r, 1 + Math.random() * 4 * (retry + 1)));
@@ -48,9 +57,9 @@ export class GroupCommitter<Tx> {
     }
   }
 
-  submit<T>(work: (tx: Tx) => Promise<T>): Promise<T> {
+  submit<T>(work: (tx: Tx) => Promise<T>, keys?: K): Promise<T> {
     return new Promise<T>((resolve, reject) => {
-      this.queue.push({ work, resolve: resolve as (v: unknown) => void, reject });
+      this.queue.push({ work, keys, resolve: resolve as (v: unknown) => void, reject });
       if (this.active < this.lanes) {
         if (this.active === 0) {
           this.idle = new Promise((r) => {
@@ -68,9 +77,9 @@ export class GroupCommitter<Tx> {
    * Runs `work` in the next batch that commits anyway, or in a batch of its own `maxDelayMs` later if none
    * has come by then. Resolves once that batch has committed.
    */
-  defer<T>(work: (tx: Tx) => Promise<T>, maxDelayMs: number): Promise<T> {
+  defer<T>(work: (tx: Tx) => Promise<T>, maxDelayMs: number, keys?: K): Promise<T> {
     return new Promise<T>((resolve, reject) => {
-      this.deferred.push({ work, resolve: resolve as (v: unknown) => void, reject });
+      this.deferred.push({ work, keys, resolve: resolve as (v: unknown) => void, reject });
       if (this.deferTimer === null) {
         this.deferTimer = setTimeout(() => {
           this.deferTimer = null;
@@ -108,13 +117,13 @@ export class GroupCommitter<Tx> {
     if (this.active === 0) this.markIdle();
   }
 
-  private async commitBatch(batch: Pending<Tx>[]): Promise<void> {
+  private async commitBatch(batch: Pending<Tx, K>[]): Promise<void> {
     const results: unknown[] = [];
     try {
       await this.attempt(async (tx) => {
         results.length = 0;
         for (const item of batch) results.push(await item.work(tx));
-      });
+      }, keysOf(batch));
     } catch (batchError) {
       if (batch.length === 1) {
         batch[0]?.reject(batchError);
@@ -122,7 +131,7 @@ export class GroupCommitter<Tx> {
       }
       for (const item of batch) {
         try {
-          item.resolve(await this.attempt((tx) => item.work(tx)));
+          item.resolve(await this.attempt((tx) => item.work(tx), keysOf([item])));
         } catch (error) {
           item.reject(error);
         }

@@ -2,7 +2,7 @@
 // per subject. SQL stays dialect-neutral; the SQLite-specific part is only how the connection is opened
 // (WAL, full sync) in sqlite.ts.
 
-import { type Kysely, Migrator, sql } from "kysely";
+import { type Kysely, Migrator, sql, type Transaction } from "kysely";
 import type { Clock } from "../clock.js";
 import { KyselyAttachmentStore, KyselyProofRequirementsStore } from "./attachment-store.js";
 import { AuditStore } from "./audit-store.js";
@@ -31,7 +31,7 @@ import { KyselyRequestStore } from "./request-store.js";
 import { ScheduleStore } from "./schedule-store.js";
 import type { Database } from "./schema.js";
 import { KyselySiteStore } from "./site-store.js";
-import type { Store, WriteTx } from "./store.js";
+import type { Store, WriteLocks, WriteTx } from "./store.js";
 import { isRetryableConflict } from "./store-errors.js";
 import { KyselyTrackingLinkStore } from "./tracking-link-store.js";
 import { PartialUploadStore } from "./uploads/partial-upload-store.js";
@@ -42,11 +42,52 @@ export const MIGRATION_LOCK = 0x66736d67; // "fsmg"
 import { WebhookStore } from "./webhook-store.js";
 import { prepareWrites, writeTx } from "./write-tx.js";
 
+/**
+ * Locks, first in a PostgreSQL batch, the rows its writes declared (Store.write), in the one lock order of
+ * the order writer (order-writer.ts): the orders in id order (an offer's order with them), then the
+ * contractors in id order, those the writes named and those holding the orders' jobs. Every batch takes
+ * its locks in that order before any write runs, so two batches (of one process's lanes or of several
+ * processes) never wait on each other in a cycle. A contractor a write takes capacity from without having
+ * declared it (the next one of a cascade, a candidate after the first was full) is not waited for: the
+ * writer asks for its row with SKIP LOCKED first (write-tx.ts), and one locked by another transaction
+ * counts as having no capacity now, as a contractor taken meanwhile does. Up to three round trips a
+ * batch, none for what it did not declare; the contractors it holds locked are returned.
+ */
+async function lockDeclared(
+  trx: Transaction<Database>,
+  declared: readonly WriteLocks[],
+): Promise<Set<string>> {
+  const offers = new Set<string>();
+  const orders = new Set<string>();
+  const contractors = new Set<string>();
+  for (const d of declared) {
+    for (const id of d.offers ?? []) offers.add(id);
+    for (const id of d.orders ?? []) orders.add(id);
+    for (const id of d.contractors ?? []) if (id) contractors.add(id);
+  }
+  if (offers.size > 0) {
+    const { rows } = await sql<{ order_id: string }>`select order_id from offers
+      where id = any(${[...offers]})`.execute(trx);
+    for (const r of rows) orders.add(r.order_id);
+  }
+  if (orders.size > 0) {
+    const { rows } = await sql<{ contractor_id: string | null }>`select contractor_id from orders
+      where id = any(${[...orders]}) order by id for update`.execute(trx);
+    for (const r of rows) if (r.contractor_id) contractors.add(r.contractor_id);
+  }
+  if (contractors.size > 0) {
+    await sql`select 1 from contractors where id = any(${[...contractors]}) order by id for update`.execute(
+      trx,
+    );
+  }
+  return contractors;
+}
+
 /** A deferred write waits this long at most for a batch to ride along with (Store.writeDeferred). */
 const DEFERRED_WRITE_MAX_DELAY_MS = 1_000;
 
 export class KyselyStore implements Store {
-  private readonly committer: GroupCommitter<WriteTx>;
+  private readonly committer: GroupCommitter<WriteTx, WriteLocks>;
   readonly audit: AuditStore;
   readonly evals: EvalsStore;
   readonly webhooks: WebhookStore;
@@ -132,17 +173,23 @@ export class KyselyStore implements Store {
     this.clock = options.clock;
     this.schedules = new ScheduleStore(db);
     this.maintenance = new KyselyMaintenanceStore(db);
-    this.committer = new GroupCommitter<WriteTx>(
-      async (work) => {
+    this.committer = new GroupCommitter<WriteTx, WriteLocks>(
+      async (work, locks) => {
         let wroteEvents = false;
         const done: { time: TransactionTime | null } = { time: null };
         const result = await this.db.transaction().execute(async (trx) => {
-          // Declares the transaction a writer of the order event log before it writes anything (the
-          // log's horizon, order-event-store.ts), and takes the write turn when writes take turns.
-          if (dialect === "postgres") await beginLogWrite(trx, options.serializeWrites ?? false);
+          // PostgreSQL without write turns: the contractors this transaction holds locked so far.
+          let held: Set<string> | null = null;
+          if (dialect === "postgres") {
+            // Declares the transaction a writer of the order event log before it writes anything (the
+            // log's horizon, order-event-store.ts), and takes the write turn when writes take turns;
+            // else locks what the batch's writes named, in the one lock order.
+            await beginLogWrite(trx, options.serializeWrites ?? false);
+            if (!options.serializeWrites) held = await lockDeclared(trx, locks);
+          }
           // Before this transaction writes anything: what is loaded is what is committed.
           if (committedTime !== null && !committedTime.loaded) await committedTime.load(trx);
-          const tx = writeTx(trx, prepared, this, options.clock, committedTime);
+          const tx = writeTx(trx, prepared, this, options.clock, committedTime, held);
           const result = await work(tx);
           await tx.flush();
           wroteEvents = tx.wroteEvents();
@@ -226,12 +273,12 @@ export class KyselyStore implements Store {
     await this.db.destroy();
   }
 
-  write<T>(work: (tx: WriteTx) => Promise<T>): Promise<T> {
-    return this.committer.submit(work);
+  write<T>(work: (tx: WriteTx) => Promise<T>, locks?: WriteLocks): Promise<T> {
+    return this.committer.submit(work, locks);
   }
 
-  writeDeferred<T>(work: (tx: WriteTx) => Promise<T>): Promise<T> {
-    return this.committer.defer(work, DEFERRED_WRITE_MAX_DELAY_MS);
+  writeDeferred<T>(work: (tx: WriteTx) => Promise<T>, locks?: WriteLocks): Promise<T> {
+    return this.committer.defer(work, DEFERRED_WRITE_MAX_DELAY_MS, locks);
   }
 
   flushDeferred(): Promise<void> {

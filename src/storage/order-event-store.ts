@@ -1,9 +1,9 @@
 // The order event log's persistence (migration 0015): rows written by the write transaction of the change
 // they report (write-tx.ts), read after an id by the live event stream, purged after the webhook
 // retention, and a signal after every commit that wrote some. The signal is in-process for this process's
-// own commits; on PostgreSQL it also comes from every other process through LISTEN/NOTIFY (the write
-// transaction NOTIFYs, which PostgreSQL delivers at COMMIT): the store is the one thing every process
-// shares, so no other service is needed, and a notification never arrives before its rows are visible.
+// own commits; on PostgreSQL it also comes from every other process through LISTEN/NOTIFY (sent once the
+// writing transaction has committed, `committed`): the store is the one thing every process shares, so
+// no other service is needed, and a notification never arrives before its rows are visible.
 
 import type { Insertable, Kysely, Selectable, Transaction } from "kysely";
 import { sql } from "kysely";
@@ -146,6 +146,8 @@ export class OrderEventStore implements OrderEventLog, PurgeableTable {
   private readonly insert: PreparedInsert<"order_events">;
   private readonly listeners = new Set<() => void>();
   private remote: Promise<() => Promise<void>> | null = null;
+  private notifying = false;
+  private notifyAgain = false;
 
   constructor(
     private readonly db: Kysely<Database>,
@@ -181,20 +183,48 @@ export class OrderEventStore implements OrderEventLog, PurgeableTable {
   async write(trx: Transaction<Database>, rows: NewOrderEvent[]): Promise<void> {
     if (rows.length === 0) return;
     await this.insert.run(trx, rows);
-    if (this.dialect === "postgres") {
-      await sql`select pg_notify(${EVENTS_CHANNEL}, current_schema())`.execute(trx);
-    }
   }
 
-  /** Called by the store once a transaction that wrote events committed. */
+  /**
+   * Called by the store once a transaction of this process that wrote events committed: this process's
+   * streams read now, and on PostgreSQL the other processes are told. The NOTIFY is sent after the
+   * COMMIT, not in the writing transaction: a transaction that NOTIFYs holds a cluster-wide lock from its
+   * NOTIFY until its commit is flushed (PostgreSQL serialises notifying commits so that the queue is in
+   * commit order), which would make every write transaction of every process commit one at a time. Sent
+   * alone, with synchronous_commit off (nothing to make durable), it holds that lock for microseconds;
+   * one at a time per process, the commits meanwhile told by the next. A notification lost (the process
+   * dies before it is sent) is made up by the feed's periodic read (operations/kernel/event-feed.ts).
+   */
   committed(): void {
+    this.heard();
+    if (this.dialect !== "postgres") return;
+    if (this.notifying) {
+      this.notifyAgain = true;
+      return;
+    }
+    this.notifying = true;
+    // One statement, its own transaction: synchronous_commit is read at its commit.
+    sql`select set_config('synchronous_commit', 'off', true), pg_notify(${EVENTS_CHANNEL}, current_schema())`
+      .execute(this.db)
+      .catch(() => {})
+      .finally(() => {
+        this.notifying = false;
+        if (this.notifyAgain) {
+          this.notifyAgain = false;
+          this.committed();
+        }
+      });
+  }
+
+  /** Wakes this process's listeners (a commit of this process, or one another process told of). */
+  private heard(): void {
     for (const listener of this.listeners) listener();
   }
 
   onCommitted(listener: () => void): () => void {
     this.listeners.add(listener);
     if (this.listen && this.remote === null) {
-      this.remote = this.listen(() => this.committed());
+      this.remote = this.listen(() => this.heard());
       this.remote.catch(() => {
         this.remote = null;
       });

@@ -35,13 +35,12 @@ export function openPostgresStore(url: string, options: PostgresOptions): Kysely
     client.on("error", () => {});
   });
   const db = new Kysely<Database>({ dialect: new PostgresDialect({ pool }) });
-  // Up to half the pool commits batches at once; the other half serves reads meanwhile.
   const store = new KyselyStore(db, "postgres", {
     schema: options.schema,
-    // Group commits run one at a time across every process on the schema (an advisory lock): a batch
-    // locks its commands' rows in the batch's order, and two batches at once could deadlock.
+    // Batches of every process commit side by side, each locking only the rows its writes declared, in
+    // the one lock order (kysely-store.ts lockDeclared); one batch at a time in this process.
     commitLanes: 1,
-    serializeWrites: true,
+    serializeWrites: false,
     clock: options.clock ?? systemClock,
     listen: listenForEvents(url, options),
   });

@@ -728,6 +728,14 @@ export interface MaintenanceStore {
   endedNotFlagged(before: string, limit: number): Promise<PlanOccurrence[]>;
 }
 
+/** Rows a write will lock, declared before it runs (Store.write). */
+export interface WriteLocks {
+  orders?: readonly string[];
+  /** Offers, for the orders they belong to. */
+  offers?: readonly string[];
+  contractors?: readonly (string | null | undefined)[];
+}
+
 export interface Store {
   readonly dialect: "sqlite" | "postgres";
   /** Where a worker thread reads the same data (day-reader.ts); none for an in-memory store. */
@@ -743,14 +751,19 @@ export interface Store {
   ping(): Promise<void>;
   close(): Promise<void>;
 
-  /** Runs `work` inside a durable, group-committed transaction. */
-  write<T>(work: (tx: WriteTx) => Promise<T>): Promise<T>;
+  /**
+   * Runs `work` inside a durable, group-committed transaction. `locks` names the rows the work will lock
+   * (its order, the contractors whose capacity it may take or give back): on PostgreSQL a batch locks
+   * the rows its writes name before any of them runs, orders then contractors, each in id order, so
+   * that batches in several processes never wait on each other in a cycle (storage/kysely-store.ts).
+   */
+  write<T>(work: (tx: WriteTx) => Promise<T>, locks?: WriteLocks): Promise<T>;
   /**
    * Runs `work` in the next group commit that happens anyway (within a second at the latest, and before
    * the store closes): for a write that need not be durable at once and should not cost a commit, and so
    * a wait for the next request, of its own. Resolves once it is committed.
    */
-  writeDeferred<T>(work: (tx: WriteTx) => Promise<T>): Promise<T>;
+  writeDeferred<T>(work: (tx: WriteTx) => Promise<T>, locks?: WriteLocks): Promise<T>;
   /** Commits the deferred writes now; resolves once they are. */
   flushDeferred(): Promise<void>;
 

@@ -36,6 +36,8 @@ export interface PreparedWrites {
   /** The capacity updates, compiled once: building a query costs more than running it. */
   reserve: (contractorId: string) => CompiledQuery;
   release: (contractorId: string) => CompiledQuery;
+  /** The contractor's row locked if no other transaction holds it (PostgreSQL; no row: held). */
+  lockIfFree: (contractorId: string) => CompiledQuery;
   restore: (contractorId: string) => CompiledQuery;
   holds: PreparedInsert<"capacity_holds">;
   /** An order's dispatch latency, set once (the deferred write after each offered order's commit). */
@@ -79,6 +81,9 @@ export function writeTx(
   clock: Clock,
   /** The embedded store's committed time (commitment-ledger.ts); null: read it from the store. */
   committedTime: CommittedTime | null = null,
+  /** PostgreSQL without write turns: the contractors the transaction holds locked (kysely-store.ts
+   * lockDeclared); capacity is taken from another only if its row is free now. Null: no such check. */
+  held: Set<string> | null = null,
 ): WriteTx & { flush(): Promise<void>; wroteEvents(): boolean; time: TransactionTime } {
   const quotes: QuotesTable[] = [];
   const buffered: WriterTx["buffered"] = {
@@ -95,6 +100,13 @@ export function writeTx(
     buffered,
     time,
     async reserve(contractorId) {
+      if (held !== null && !held.has(contractorId)) {
+        // Not declared: locked by another transaction now, it has no capacity for this write (waiting
+        // for it could close a cycle with a batch that declared it).
+        const free = await trx.executeQuery(prepared.lockIfFree(contractorId));
+        if (free.rows.length === 0) return false;
+        held.add(contractorId);
+      }
       const result = await trx.executeQuery(prepared.reserve(contractorId));
       return Number(result.numAffectedRows ?? 0n) > 0;
     },
@@ -191,6 +203,9 @@ export function prepareWrites(db: Kysely<Database>, dialect: Dialect): PreparedW
         .where("excluded", "=", 0)
         .whereRef("active_jobs", "<", "max_active_jobs")
         .compile(),
+    ),
+    lockIfFree: withId(
+      db.selectFrom("contractors").select("id").where("id", "=", ID_SLOT).forUpdate().skipLocked().compile(),
     ),
     release: withId(
       db

@@ -90,6 +90,7 @@ async function play(w: World, s: OrderStep, orders: string[]): Promise<void> {
     });
     await commands.tryOrderCommand(
       services,
+      {},
       async () => null,
       (_none, ctx) =>
         createOrder(

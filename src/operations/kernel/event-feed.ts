@@ -18,6 +18,9 @@ import {
 const PAGE = 500;
 /** How soon events held back (not final yet) are read again. */
 const HELD_BACK_RETRY_MS = 15;
+/** The log is read this often anyway: a commit whose signal was lost (another process died between its
+ * commit and its NOTIFY) reaches the streams within this time. */
+const SAFETY_READ_MS = 5_000;
 
 /** Whether a caller of `scope` may see `event` (the log's rows carry what it takes to say). */
 function inScope(scope: EventScope, event: StoredOrderEvent): boolean {
@@ -56,6 +59,7 @@ class Subscriber {
 export class EventFeed {
   private cursor: EventPosition | null = null;
   private retry: ReturnType<typeof setTimeout> | null = null;
+  private safety: ReturnType<typeof setInterval> | null = null;
   private starting: Promise<void> | null = null;
   private stopSignal: (() => void) | null = null;
   private readonly subscribers = new Set<Subscriber>();
@@ -78,6 +82,8 @@ export class EventFeed {
         // Signals first: a commit between reading the newest id and listening is not missed.
         this.stopSignal = this.log.onCommitted(() => this.wake());
         this.cursor = await this.log.head();
+        this.safety = setInterval(() => this.wake(), SAFETY_READ_MS);
+        this.safety.unref();
         this.wake();
       })();
       this.starting.catch(() => {
@@ -176,6 +182,8 @@ export class EventFeed {
     this.stopSignal = null;
     if (this.retry !== null) clearTimeout(this.retry);
     this.retry = null;
+    if (this.safety !== null) clearInterval(this.safety);
+    this.safety = null;
     this.subscribers.clear();
   }
 }

@@ -119,58 +119,65 @@ export async function saveAnswers(
   const now = services.now();
   const at = now.toISOString();
   const actor = `contractor:${contractor.contractorId}` as const;
-  return store.write(async (tx) => {
-    const order = await store.orders.byId(orderId, tx, true);
-    if (!order || order.contractor_id !== contractor.contractorId || order.livemode !== contractor.livemode) {
-      return new ApiError("not_found", `You have no job ${orderId}.`);
-    }
-    const { checklist, fixed } = FIXING_STATUSES.includes(order.status)
-      ? { checklist: await fixedChecklist(store, tx, order, now), fixed: true }
-      : await checklistOf(store, order, now, tx);
-    const held = await store.checklists.answers(order.id, tx);
-    const photos = new Set(
-      (await store.attachments.ofOrder(order.id, tx)).filter((a) => a.kind === "photo").map((a) => a.id),
-    );
-    const decision = decideAnswers(checklist, held, answers, order.status, photos);
-    if (decision.kind === "refused") {
-      return new ApiError(decision.code, decision.message, {
-        ...(decision.errors ? { errors: decision.errors } : {}),
-        ...(decision.currentStatus ? { extra: { current_status: decision.currentStatus } } : {}),
-      });
-    }
-    const refOf = (id: string) => refs.of(order.account_id, id);
-    for (const { item, value } of decision.changed) {
-      const entry = sealRecord({
-        kind: "order.checklist_answered",
-        at,
-        accountId: order.account_id,
-        livemode: order.livemode,
-        orderId: order.id,
-        actor,
-        refOf,
-        data: {
-          item_id: item.item_id,
-          template_id: item.template_id,
-          label: item.label,
-          kind: item.kind,
-          value,
-          ...(item.kind === "number" && item.unit ? { unit: item.unit } : {}),
-          contractor_id: contractor.contractorId,
-        },
-      });
-      tx.appendAudit(entry);
-      await store.checklists.saveAnswer(
-        {
-          orderId: order.id,
-          itemId: item.item_id,
-          value,
-          answeredAt: at,
-          answeredBy: actor,
-          seal: entry.seal,
-        },
-        tx,
+  return store.write(
+    async (tx) => {
+      const order = await store.orders.byId(orderId, tx, true);
+      if (
+        !order ||
+        order.contractor_id !== contractor.contractorId ||
+        order.livemode !== contractor.livemode
+      ) {
+        return new ApiError("not_found", `You have no job ${orderId}.`);
+      }
+      const { checklist, fixed } = FIXING_STATUSES.includes(order.status)
+        ? { checklist: await fixedChecklist(store, tx, order, now), fixed: true }
+        : await checklistOf(store, order, now, tx);
+      const held = await store.checklists.answers(order.id, tx);
+      const photos = new Set(
+        (await store.attachments.ofOrder(order.id, tx)).filter((a) => a.kind === "photo").map((a) => a.id),
       );
-    }
-    return { checklist, fixed, answers: await store.checklists.answers(order.id, tx) };
-  });
+      const decision = decideAnswers(checklist, held, answers, order.status, photos);
+      if (decision.kind === "refused") {
+        return new ApiError(decision.code, decision.message, {
+          ...(decision.errors ? { errors: decision.errors } : {}),
+          ...(decision.currentStatus ? { extra: { current_status: decision.currentStatus } } : {}),
+        });
+      }
+      const refOf = (id: string) => refs.of(order.account_id, id);
+      for (const { item, value } of decision.changed) {
+        const entry = sealRecord({
+          kind: "order.checklist_answered",
+          at,
+          accountId: order.account_id,
+          livemode: order.livemode,
+          orderId: order.id,
+          actor,
+          refOf,
+          data: {
+            item_id: item.item_id,
+            template_id: item.template_id,
+            label: item.label,
+            kind: item.kind,
+            value,
+            ...(item.kind === "number" && item.unit ? { unit: item.unit } : {}),
+            contractor_id: contractor.contractorId,
+          },
+        });
+        tx.appendAudit(entry);
+        await store.checklists.saveAnswer(
+          {
+            orderId: order.id,
+            itemId: item.item_id,
+            value,
+            answeredAt: at,
+            answeredBy: actor,
+            seal: entry.seal,
+          },
+          tx,
+        );
+      }
+      return { checklist, fixed, answers: await store.checklists.answers(order.id, tx) };
+    },
+    { orders: [orderId] },
+  );
 }

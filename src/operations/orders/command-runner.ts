@@ -57,7 +57,7 @@ import { TRADES } from "../../domain/trades.js";
 import { ApiError } from "../../errors.js";
 import { newSortableId } from "../../ids.js";
 import type { Placement } from "../../storage/order-writer.js";
-import type { WriteTx } from "../../storage/store.js";
+import type { WriteLocks, WriteTx } from "../../storage/store.js";
 import { outboxEvent, webhookBaseUrl } from "../../webhooks/outbox.js";
 import type { Services } from "../kernel/operation.js";
 import { completionRequirements } from "./checklist-state.js";
@@ -135,6 +135,8 @@ function seal(change: OrderChange, refs: ContractorRefs): AuditEntry[] {
  */
 export async function tryOrderCommand<S>(
   services: OrderServices,
+  /** What the command will lock (its order, or its offer's; a contractor it will take): Store.write. */
+  locks: WriteLocks,
   load: (tx: WriteTx) => Promise<S>,
   decide: (state: S, ctx: CommandContext) => Decision,
   options: RunOptions = {},
@@ -201,7 +203,7 @@ export async function tryOrderCommand<S>(
           currentStatus: decision.before?.status ?? "received",
         };
       }
-    });
+    }, locks);
   } finally {
     mirrorCapacity(services, outcome, options.tentative ?? null, options.tentativeBlock ?? null);
   }
@@ -316,11 +318,12 @@ function mirrorCapacity(
 /** As tryOrderCommand, answering a refusal with its problem (the operations' form). */
 async function runOrderCommand<S>(
   services: OrderServices,
+  locks: WriteLocks,
   load: (tx: WriteTx) => Promise<S>,
   decide: (state: S, ctx: CommandContext) => Decision,
   timing?: Timing,
 ): Promise<Committed> {
-  const outcome = await tryOrderCommand(services, load, decide, timing ? { timing } : {});
+  const outcome = await tryOrderCommand(services, locks, load, decide, timing ? { timing } : {});
   if (outcome.kind === "refused") throw refusalError(outcome);
   if (outcome.kind === "lost") throw new Error("a command without a guard lost its guard");
   return outcome;
@@ -395,6 +398,7 @@ export async function acceptOffer(
 ): Promise<Order> {
   const done = await runOrderCommand(
     services,
+    { offers: [offerId] },
     (tx) => loadByOffer(services, tx, offerId),
     (state, ctx) => orders.acceptOffer(state, { offerId, contractor, actor }, ctx),
   );
@@ -413,6 +417,7 @@ export async function declineOffer(
 ): Promise<void> {
   await runOrderCommand(
     services,
+    { offers: [offerId] },
     async (tx) => withBarred(services, tx, await loadByOffer(services, tx, offerId)),
     ({ state, barred }, ctx) =>
       orders.settleOffer(
@@ -436,6 +441,7 @@ export async function settleOffer(
 ): Promise<boolean> {
   const result = await tryOrderCommand(
     services,
+    { offers: [offerId] },
     async (tx) => withBarred(services, tx, await loadByOffer(services, tx, offerId)),
     ({ state, barred }, ctx) =>
       orders.settleOffer(state, { offerId, outcome, actor, reason }, barring(ctx, barred)),
@@ -453,6 +459,7 @@ export async function reportProgress(
 ): Promise<Order> {
   const done = await runOrderCommand(
     services,
+    { orders: [orderId] },
     async (tx) => {
       const state = await loadOrder(services, tx, orderId);
       // A completion reads what the order needs for it (its checklist's answers, the proof its account
@@ -499,6 +506,7 @@ export async function fireSlaClocks(services: OrderServices, orderId: string): P
   for (let i = 0; i < 4; i++) {
     const outcome = await tryOrderCommand(
       services,
+      { orders: [orderId] },
       (tx) => loadOrder(services, tx, orderId),
       (state, ctx) => fireSlaClock(state, { actor: "system:sla" }, ctx),
     );
@@ -521,6 +529,7 @@ export function flagMaintenanceOverdue(
 ): Promise<Committed | Refusal | { kind: "lost" }> {
   return tryOrderCommand(
     services,
+    { orders: [orderId] },
     (tx) => loadOrder(services, tx, orderId),
     (state, ctx) => flagOverdue(state, { actor: "system:maintenance", occurrence }, ctx),
     { guard: (tx) => mark(tx) },
@@ -550,6 +559,7 @@ export async function requestNte(
 ): Promise<NteRequest> {
   const done = await runOrderCommand(
     services,
+    { orders: [orderId] },
     async (tx) => {
       const state = await loadOrder(services, tx, orderId);
       return { state, requests: state ? await services.store.orders.nteRequests(orderId, tx) : [] };
@@ -573,6 +583,7 @@ export async function invoice(
   const bill = typeof amount === "number" ? { cents: amount } : { invoice: amount };
   const done = await runOrderCommand(
     services,
+    { orders: [orderId] },
     (tx) => loadOrder(services, tx, orderId),
     (state, ctx) => orders.invoiceJob(state, { orderId, contractor, actor, ...bill }, ctx),
   );
@@ -589,6 +600,7 @@ export async function reviseInvoice(
 ): Promise<Order> {
   const done = await runOrderCommand(
     services,
+    { orders: [orderId] },
     async (tx) => {
       const state = await loadOrder(services, tx, orderId);
       const versions = state ? await services.store.orders.invoiceVersions(orderId, tx) : [];
@@ -610,6 +622,7 @@ export async function cancelOrder(
 ): Promise<Order> {
   const done = await runOrderCommand(
     services,
+    { orders: [orderId] },
     (tx) => loadOrder(services, tx, orderId),
     (state, ctx) => orders.cancelOrder(present(state, orderId), { role, reason, actor }, ctx),
   );
@@ -629,6 +642,7 @@ export async function assign(
 ): Promise<Order> {
   const done = await runOrderCommand(
     services,
+    { orders: [orderId], contractors: [contractorId] },
     async (tx) => {
       const state = await loadOrder(services, tx, orderId);
       return {
@@ -669,6 +683,7 @@ export async function reschedule(
 ): Promise<Order> {
   const done = await runOrderCommand(
     services,
+    { orders: [orderId] },
     async (tx) => {
       const state = await loadOrder(services, tx, orderId);
       // Where the job's block starts now: a start equal to it in the same window moves nothing.
@@ -697,6 +712,7 @@ export async function decideNte(
 ): Promise<Order> {
   const done = await runOrderCommand(
     services,
+    { orders: [orderId] },
     async (tx) => ({
       state: present(await loadOrder(services, tx, orderId), orderId),
       request: await services.store.orders.nteRequestById(requestId, tx),
@@ -715,6 +731,7 @@ export async function decideInvoice(
 ): Promise<Order> {
   const done = await runOrderCommand(
     services,
+    { orders: [orderId] },
     async (tx) => ({
       state: present(await loadOrder(services, tx, orderId), orderId),
       versions: await services.store.orders.invoiceVersions(orderId, tx),
@@ -733,6 +750,7 @@ export async function payInvoice(
 ): Promise<Order> {
   const done = await runOrderCommand(
     services,
+    { orders: [orderId] },
     async (tx) => ({
       state: present(await loadOrder(services, tx, orderId), orderId),
       decisions: await services.store.orders.invoiceDecisions(orderId, tx),
@@ -761,6 +779,7 @@ export async function counterOffer(
 ): Promise<Committed> {
   const done = await runOrderCommand(
     services,
+    { offers: [cmd.offerId] },
     async (tx) => {
       const state = await loadByOffer(services, tx, cmd.offerId);
       const policy = state
@@ -785,6 +804,7 @@ async function withCounters(services: OrderServices, tx: WriteTx, orderId: strin
 export async function acceptCounter(services: OrderServices, orderId: string, actor: Actor): Promise<Order> {
   const done = await runOrderCommand(
     services,
+    { orders: [orderId] },
     async (tx) => {
       const loaded = await withCounters(services, tx, orderId);
       const order = loaded.state?.order;
@@ -816,6 +836,7 @@ export async function endCounter(
 ): Promise<Committed | Refusal> {
   const outcomeOf = await tryOrderCommand(
     services,
+    { orders: [orderId] },
     async (tx) => {
       const { state, counters: all } = await withCounters(services, tx, orderId);
       return { ...(await withBarred(services, tx, state)), counters: all };

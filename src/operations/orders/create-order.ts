@@ -308,6 +308,8 @@ async function commitOrder(
   let view: OrderView | undefined;
   const outcome = await tryOrderCommand(
     ctx.services,
+    // A new order: nobody else can lock it; the contractor it is first offered to.
+    { contractors: [hold.tentative] },
     async () => null,
     (_none, commandCtx) =>
       // Every candidate's capacity went to concurrent orders before this one committed.

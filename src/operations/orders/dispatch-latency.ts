@@ -28,7 +28,8 @@ export function recordDispatchLatency(
   }
   const pending = writes;
   const write = store
-    .writeDeferred((tx) => tx.recordDispatchLatency(orderId, latencyMs))
+    // The order's row is declared: the batch it rides with locks it in the lock order (kysely-store.ts).
+    .writeDeferred((tx) => tx.recordDispatchLatency(orderId, latencyMs), { orders: [orderId] })
     .catch(() => {
       // The order and its offer stand; only the measurement is lost (the evals show the order as
       // offered without a recorded latency), and the metric says how often.

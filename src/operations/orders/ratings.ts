@@ -159,67 +159,70 @@ async function rate(ctx: OperationContext, input: RateInput): Promise<OrderRatin
     value: input.value,
   };
   const comment = input.comment ? input.comment : null;
-  return store.write(async (tx) => {
-    // The order's row locked: two ratings of one order at once write one after the other.
-    const order = await store.orders.byId(input.order_id, tx, true);
-    if (!order || order.account_id !== principal.accountId || order.livemode !== principal.livemode) {
-      throw new ApiError("not_found", `No order ${input.order_id} for this API key.`);
-    }
-    const why = unrateable(order);
-    if (why !== null || order.contractor_id === null) {
-      throw new ApiError(
-        "invalid_transition",
-        `Order ${order.id} cannot be rated: ${why ?? "no contractor"}.`,
-        {
-          extra: { current_status: order.status },
+  return store.write(
+    async (tx) => {
+      // The order's row locked: two ratings of one order at once write one after the other.
+      const order = await store.orders.byId(input.order_id, tx, true);
+      if (!order || order.account_id !== principal.accountId || order.livemode !== principal.livemode) {
+        throw new ApiError("not_found", `No order ${input.order_id} for this API key.`);
+      }
+      const why = unrateable(order);
+      if (why !== null || order.contractor_id === null) {
+        throw new ApiError(
+          "invalid_transition",
+          `Order ${order.id} cannot be rated: ${why ?? "no contractor"}.`,
+          {
+            extra: { current_status: order.status },
+          },
+        );
+      }
+      const before = await store.ratings.byOrder(order.id, tx);
+      // The same rating again (a retry) writes nothing, closed or not.
+      if (before && sameRating(before, scores, comment)) return before;
+      if (before && at >= editableUntil(before.createdAt)) {
+        throw new ApiError(
+          "rating_closed",
+          `The rating of order ${order.id} could be changed until ${editableUntil(before.createdAt)} ` +
+            `(${RATING_EDIT_DAYS} days after it was given).`,
+          { extra: { editable_until: editableUntil(before.createdAt) } },
+        );
+      }
+      const record = sealRecord({
+        kind: RATED,
+        at,
+        accountId: order.account_id,
+        livemode: order.livemode,
+        orderId: order.id,
+        actor,
+        data: {
+          ...scores,
+          overall: overallOf(scores),
+          comment,
+          edit: before ? before.edits + 1 : 0,
+          previous: before ? { ...before.scores, comment: before.comment } : null,
         },
-      );
-    }
-    const before = await store.ratings.byOrder(order.id, tx);
-    // The same rating again (a retry) writes nothing, closed or not.
-    if (before && sameRating(before, scores, comment)) return before;
-    if (before && at >= editableUntil(before.createdAt)) {
-      throw new ApiError(
-        "rating_closed",
-        `The rating of order ${order.id} could be changed until ${editableUntil(before.createdAt)} ` +
-          `(${RATING_EDIT_DAYS} days after it was given).`,
-        { extra: { editable_until: editableUntil(before.createdAt) } },
-      );
-    }
-    const record = sealRecord({
-      kind: RATED,
-      at,
-      accountId: order.account_id,
-      livemode: order.livemode,
-      orderId: order.id,
-      actor,
-      data: {
-        ...scores,
-        overall: overallOf(scores),
+        refOf: ctx.services.refs.forAccount(order.account_id),
+      });
+      const rating: OrderRating = {
+        orderId: order.id,
+        accountId: order.account_id,
+        livemode: order.livemode,
+        contractorId: before?.contractorId ?? order.contractor_id,
+        scores,
         comment,
-        edit: before ? before.edits + 1 : 0,
-        previous: before ? { ...before.scores, comment: before.comment } : null,
-      },
-      refOf: ctx.services.refs.forAccount(order.account_id),
-    });
-    const rating: OrderRating = {
-      orderId: order.id,
-      accountId: order.account_id,
-      livemode: order.livemode,
-      contractorId: before?.contractorId ?? order.contractor_id,
-      scores,
-      comment,
-      createdAt: before?.createdAt ?? at,
-      createdBy: before?.createdBy ?? actor,
-      updatedAt: at,
-      updatedBy: actor,
-      edits: before ? before.edits + 1 : 0,
-      seal: record.seal,
-    };
-    await store.ratings.save(rating, before, tx);
-    tx.appendAudit(record);
-    return rating;
-  });
+        createdAt: before?.createdAt ?? at,
+        createdBy: before?.createdBy ?? actor,
+        updatedAt: at,
+        updatedBy: actor,
+        edits: before ? before.edits + 1 : 0,
+        seal: record.seal,
+      };
+      await store.ratings.save(rating, before, tx);
+      tx.appendAudit(record);
+      return rating;
+    },
+    { orders: [input.order_id] },
+  );
 }
 
 export const orderRateOperation = defineOperation({
