@@ -2,9 +2,9 @@
 // the capacity ledger's rows (migration 0022), with those taken and given back earlier in the same
 // transaction. The writer fits a job against it after taking the contractor's unit, so the check that
 // the time is still free runs inside the order's transaction:
-//   - on a shared store (PostgreSQL) the contractor's rows are read in the transaction, after the unit's
-//     conditional update has locked the contractor's row (and the store's writes take turns: kysely-
-//     store.ts serializeWrites), so another process's commit is seen;
+//   - on a shared store (PostgreSQL) the contractor's rows are read in the transaction, after its row is
+//     locked (declared by the write and locked first, kysely-store.ts lockDeclared, or by the unit's
+//     conditional update), so another process's commit is seen;
 //   - on the embedded store (SQLite) this process is the only writer: the committed rows are kept in
 //     memory (loaded once, at the first transaction's start, before it writes anything) and the
 //     transaction's own steps applied to them once it has committed, so the check costs no query.

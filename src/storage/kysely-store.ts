@@ -50,8 +50,8 @@ import { prepareWrites, writeTx } from "./write-tx.js";
  * processes) never wait on each other in a cycle. A contractor a write takes capacity from without having
  * declared it (the next one of a cascade, a candidate after the first was full) is not waited for: the
  * writer asks for its row with SKIP LOCKED first (write-tx.ts), and one locked by another transaction
- * counts as having no capacity now, as a contractor taken meanwhile does. Up to three round trips a
- * batch, none for what it did not declare; the contractors it holds locked are returned.
+ * counts as having no capacity now, as a contractor taken meanwhile does. One round trip a batch (none
+ * when nothing is declared); the contractors it holds locked are returned.
  */
 async function lockDeclared(
   trx: Transaction<Database>,
@@ -65,22 +65,18 @@ async function lockDeclared(
     for (const id of d.orders ?? []) orders.add(id);
     for (const id of d.contractors ?? []) if (id) contractors.add(id);
   }
-  if (offers.size > 0) {
-    const { rows } = await sql<{ order_id: string }>`select order_id from offers
-      where id = any(${[...offers]})`.execute(trx);
-    for (const r of rows) orders.add(r.order_id);
-  }
-  if (orders.size > 0) {
-    const { rows } = await sql<{ contractor_id: string | null }>`select contractor_id from orders
-      where id = any(${[...orders]}) order by id for update`.execute(trx);
-    for (const r of rows) if (r.contractor_id) contractors.add(r.contractor_id);
-  }
-  if (contractors.size > 0) {
-    await sql`select 1 from contractors where id = any(${[...contractors]}) order by id for update`.execute(
-      trx,
-    );
-  }
-  return contractors;
+  if (offers.size + orders.size + contractors.size === 0) return new Set();
+  // One statement: the orders (an offer's with them) locked in id order first (the CTE, which the
+  // contractors' condition needs before it reads a row), then the contractors, named and holding those
+  // orders' jobs, in id order. It answers the contractors it locked.
+  const { rows } = await sql<{ id: string }>`with locked_orders as (
+      select id, contractor_id from orders
+      where id = any(${[...orders]}::text[]) or id in (select order_id from offers where id = any(${[...offers]}::text[]))
+      order by id for update)
+    select id from contractors
+    where id = any(${[...contractors]}::text[] || array(select contractor_id from locked_orders where contractor_id is not null))
+    order by id for update`.execute(trx);
+  return new Set(rows.map((r) => r.id));
 }
 
 /** A deferred write waits this long at most for a batch to ride along with (Store.writeDeferred). */
@@ -125,13 +121,6 @@ export class KyselyStore implements Store {
       commitLanes?: number;
       /** Writes per transaction at most. */
       maxBatch?: number;
-      /**
-       * Take one lock per schema at the start of every group-committed transaction (PostgreSQL), so that
-       * the store's write transactions, in every process, run one at a time: each takes its rows' locks in
-       * its batch's order, and two at once could wait on each other. A batch holds many writes, so one at a
-       * time still commits them at the rate of the store's round trips.
-       */
-      serializeWrites?: boolean;
       /** The time the store stamps rows it writes on its own (accounts, contractors). */
       clock: Clock;
       /** Hears other processes' commits of order events (PostgreSQL's LISTEN). */
@@ -147,12 +136,7 @@ export class KyselyStore implements Store {
     this.audit = new AuditStore(db, dialect, options.clock);
     this.evals = new EvalsStore(db, dialect);
     this.webhooks = new WebhookStore(db, dialect);
-    this.orderEvents = new OrderEventStore(
-      db,
-      dialect,
-      options.listen ?? null,
-      options.serializeWrites ?? false,
-    );
+    this.orderEvents = new OrderEventStore(db, dialect, options.listen ?? null);
     this.keys = new KyselyKeyStore(db, this.audit, options.clock);
     this.consoleSessions = new KyselyConsoleSessionStore(db);
     this.contractors = new KyselyContractorStore(db, this.audit, options.clock, dialect, this.orderEvents);
@@ -178,14 +162,14 @@ export class KyselyStore implements Store {
         let wroteEvents = false;
         const done: { time: TransactionTime | null } = { time: null };
         const result = await this.db.transaction().execute(async (trx) => {
-          // PostgreSQL without write turns: the contractors this transaction holds locked so far.
+          // PostgreSQL: the contractors this transaction holds locked so far.
           let held: Set<string> | null = null;
           if (dialect === "postgres") {
             // Declares the transaction a writer of the order event log before it writes anything (the
-            // log's horizon, order-event-store.ts), and takes the write turn when writes take turns;
-            // else locks what the batch's writes named, in the one lock order.
-            await beginLogWrite(trx, options.serializeWrites ?? false);
-            if (!options.serializeWrites) held = await lockDeclared(trx, locks);
+            // log's horizon, order-event-store.ts), then locks what the batch's writes named, in the one
+            // lock order.
+            await beginLogWrite(trx);
+            held = await lockDeclared(trx, locks);
           }
           // Before this transaction writes anything: what is loaded is what is committed.
           if (committedTime !== null && !committedTime.loaded) await committedTime.load(trx);

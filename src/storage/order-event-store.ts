@@ -85,18 +85,10 @@ export function poolEventRow(event: PoolEvent): NewOrderEvent {
  * The first statement of a PostgreSQL transaction that may write order events, before it writes anything
  * (so before it has a transaction id): it declares itself a writer of the log by taking order_events'
  * ROW EXCLUSIVE lock, which writers share without waiting on each other; a reader held back by an older
- * transaction asks whether that one is a writer (`after`, the refined horizon). With `turn`, it also
- * takes the store's write turn: writes take turns across processes (kysely-store.ts serializeWrites).
- * One round trip either way.
+ * transaction asks whether that one is a writer (`after`, the refined horizon).
  */
-export async function beginLogWrite(trx: Transaction<Database>, turn: boolean): Promise<void> {
-  await sql
-    .raw(
-      turn
-        ? "lock table order_events in row exclusive mode; select pg_advisory_xact_lock(hashtext(current_schema()))"
-        : "lock table order_events in row exclusive mode",
-    )
-    .execute(trx);
+export async function beginLogWrite(trx: Transaction<Database>): Promise<void> {
+  await sql.raw("lock table order_events in row exclusive mode").execute(trx);
 }
 
 /** The log's horizon on PostgreSQL, cheap: the statement's snapshot's xmin. Every transaction below it
@@ -153,24 +145,21 @@ export class OrderEventStore implements OrderEventLog, PurgeableTable {
     private readonly db: Kysely<Database>,
     private readonly dialect: Dialect,
     private readonly listen: RemoteListener | null,
-    /** Whether writes take turns (PostgreSQL shared by processes: kysely-store.ts serializeWrites). */
-    private readonly serialized = false,
   ) {
     this.insert = new PreparedInsert("order_events", dialect);
   }
 
   /**
    * A transaction outside the store's write path (the contractor directory's changes) that reports pool
-   * events (`publish`): it takes the write turn first, when writes take turns (before it locks any row,
-   * so it never waits on the write path while holding what the write path needs), writes the events last
-   * and signals the streams once committed, as the write path does.
+   * events (`publish`): on PostgreSQL it declares itself a writer of the log first (beginLogWrite),
+   * writes the events last and signals the streams once committed, as the write path does.
    */
   async transactionWithEvents<T>(
     work: (trx: Transaction<Database>, publish: (event: PoolEvent) => void) => Promise<T>,
   ): Promise<T> {
     const rows: NewOrderEvent[] = [];
     const result = await this.db.transaction().execute(async (trx) => {
-      if (this.dialect === "postgres") await beginLogWrite(trx, this.serialized);
+      if (this.dialect === "postgres") await beginLogWrite(trx);
       const out = await work(trx, (event) => rows.push(poolEventRow(event)));
       await this.write(trx, rows);
       return out;

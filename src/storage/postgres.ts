@@ -40,7 +40,6 @@ export function openPostgresStore(url: string, options: PostgresOptions): Kysely
     // Batches of every process commit side by side, each locking only the rows its writes declared, in
     // the one lock order (kysely-store.ts lockDeclared); one batch at a time in this process.
     commitLanes: 1,
-    serializeWrites: false,
     clock: options.clock ?? systemClock,
     listen: listenForEvents(url, options),
   });
