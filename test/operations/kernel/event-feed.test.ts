@@ -110,7 +110,11 @@ describe("event feed", () => {
     const running = new Set<bigint>();
     let signal: () => void = () => {};
     let reads = 0;
-    const horizon = () => (running.size === 0 ? 1n << 62n : [...running].reduce((a, b) => (a < b ? a : b)));
+    const horizon = () =>
+      running.size === 0
+        ? 1n << 62n
+        : // biome-ignore lint/complexity/useMathMinMax: bigints (Math.min takes numbers)
+          [...running].reduce((a, b) => (a < b ? a : b));
     const ordered = () => [...rows].sort((a, b) => (isAfter(positionOf(a), positionOf(b)) ? 1 : -1));
     const log: OrderEventLog = {
       async head() {
