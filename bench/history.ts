@@ -69,9 +69,9 @@ import {
   benchEnv,
   demandJobs,
   driveWorked,
+  matchedOrderLoad,
   type Placed,
   type Prepared,
-  placedOf,
   prepareStore,
   Releaser,
 } from "./workload.js";
@@ -272,18 +272,16 @@ async function measure(
   const jobs = demandJobs(prepared.byBucket, 20_000);
   const burst = Math.floor(prepared.capacity * BURST_SHARE);
   let placed: Placed[] = [];
-  const orderLoad: Load = {
+  const orderLoad: Load = matchedOrderLoad({
     name: "order",
-    method: "POST",
-    path: "/api/dispatch/v1/order",
     headers: caller,
-    bodies: jobs.map((j) => j.order),
-    maxRequests: burst,
-    onResponse: (status, body) => {
-      const p = status === 201 || status === 200 ? placedOf(body, prepared.contractorOfRef).placed : null;
+    jobs,
+    burst,
+    contractorOfRef: prepared.contractorOfRef,
+    onAnswer: ({ placed: p }) => {
       if (p) placed.push(p);
     },
-  };
+  });
   const quoteLoad: Load = {
     name: "quote",
     method: "POST",

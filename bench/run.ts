@@ -43,7 +43,7 @@ import {
   us,
   WARMUP_SECONDS,
 } from "./lib.js";
-import { benchEnv, demandJobs, type Placed, placedOf, prepareStore, Releaser } from "./workload.js";
+import { benchEnv, demandJobs, matchedOrderLoad, type Placed, prepareStore, Releaser } from "./workload.js";
 
 const LONG = process.env.BENCH_LONG === "true";
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? (LONG ? 5 : 3));
@@ -152,19 +152,14 @@ async function main(): Promise<void> {
       },
       "order (matched)": {
         server: service,
-        load: {
+        load: matchedOrderLoad({
           name: "order (matched)",
-          method: "POST",
-          path: "/api/dispatch/v1/order",
           headers: auth,
-          bodies: jobs.map((j) => j.order),
-          maxRequests: burst,
-          onResponse: (status, body) => {
+          jobs,
+          burst,
+          contractorOfRef: prepared.contractorOfRef,
+          onAnswer: ({ status: orderStatus, placed }) => {
             tally.total++;
-            const { status: orderStatus, placed } =
-              status === 201 || status === 200
-                ? placedOf(body, prepared.contractorOfRef)
-                : { status: `http ${status}`, placed: null };
             tally.statuses.set(orderStatus, (tally.statuses.get(orderStatus) ?? 0) + 1);
             if (placed) {
               tally.offered++;
@@ -172,7 +167,7 @@ async function main(): Promise<void> {
             }
           },
           settle: () => auditSealed(storeFile),
-        },
+        }),
       },
     };
 

@@ -65,7 +65,7 @@ import {
   stop,
   WARMUP_SECONDS,
 } from "./lib.js";
-import { benchEnv, demandJobs, type Placed, placedOf, prepareStore, Releaser } from "./workload.js";
+import { benchEnv, demandJobs, matchedOrderLoad, type Placed, prepareStore, Releaser } from "./workload.js";
 
 const DATABASE_URL =
   process.env.BENCH_DATABASE_URL ??
@@ -522,22 +522,19 @@ async function measureEngine(
     const quote: Measured = { windows: [], good: 0, total: 0 };
     let placed: Placed[] = [];
     let counting = false;
-    const orderLoad: Load = {
+    const orderLoad: Load = matchedOrderLoad({
       name: "order",
-      method: "POST",
-      path: "/api/dispatch/v1/order",
       headers: auth,
-      bodies: jobs.map((j) => j.order),
-      maxRequests: burst,
-      onResponse: (status, body) => {
-        const result =
-          status === 201 || status === 200 ? placedOf(body, prepared.contractorOfRef).placed : null;
+      jobs,
+      burst,
+      contractorOfRef: prepared.contractorOfRef,
+      onAnswer: ({ placed: result }) => {
         if (result) placed.push(result);
         if (!counting) return;
         order.total++;
         if (result) order.good++;
       },
-    };
+    });
     const quoteLoad: Load = {
       name: "quote",
       method: "POST",

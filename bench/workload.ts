@@ -191,6 +191,38 @@ export function placedOf(
 }
 
 /**
+ * The matched order load: the jobs' order bodies posted with `headers`, `burst` at most per run (the
+ * pool's capacity is worked back between runs); each answer's outcome (its status, `http <code>` when it
+ * is not a 200/201, and the order offered, if it was) goes to `onAnswer`.
+ */
+export function matchedOrderLoad(options: {
+  name: string;
+  headers: Record<string, string>;
+  jobs: readonly Job[];
+  burst: number;
+  contractorOfRef: Map<string, string>;
+  onAnswer: (outcome: { status: string; placed: Placed | null }) => void;
+  settle?: Load["settle"];
+}): Load {
+  const { name, headers, jobs, burst, contractorOfRef, onAnswer, settle } = options;
+  return {
+    name,
+    method: "POST",
+    path: "/api/dispatch/v1/order",
+    headers,
+    bodies: jobs.map((j) => j.order),
+    maxRequests: burst,
+    onResponse: (status, body) =>
+      onAnswer(
+        status === 201 || status === 200
+          ? placedOf(body, contractorOfRef)
+          : { status: `http ${status}`, placed: null },
+      ),
+    ...(settle ? { settle } : {}),
+  };
+}
+
+/**
  * What happens to offered orders after they are measured, over HTTP: their contractors accept and work
  * them to completed with their own keys (`work`), or their caller cancels them (`cancel`). Either gives
  * the contractor's capacity back.

@@ -210,13 +210,20 @@ export class EvalsStore implements EvalsPersistence {
     });
   }
 
+  /** A daily rollup to read `columns` of: on PostgreSQL with its deltas not yet folded in, one relation
+   * for one statement (one snapshot). */
+  private rollupOf(daily: string, deltas: string, columns: string) {
+    if (this.dialect === "sqlite") return sql.raw(daily);
+    return sql.raw(`(SELECT ${columns} FROM ${daily} UNION ALL SELECT ${columns} FROM ${deltas}) AS rollup`);
+  }
+
   /** The sums of whole days (PostgreSQL: the rollup and its deltas not yet folded in). */
   private daySums(mode: number, first: string, last: string, perDay: boolean) {
-    const source =
-      this.dialect === "sqlite"
-        ? sql.raw("evals_daily")
-        : sql.raw(`(SELECT livemode, day, status, ${EVALS_SUMS.join(", ")} FROM evals_daily
-            UNION ALL SELECT livemode, day, status, ${EVALS_SUMS.join(", ")} FROM evals_daily_delta) AS rollup`);
+    const source = this.rollupOf(
+      "evals_daily",
+      "evals_daily_delta",
+      `livemode, day, status, ${EVALS_SUMS.join(", ")}`,
+    );
     const keys = sql.raw(perDay ? "day, status" : "status");
     return sql<SumsRow & { day: string }>`
       SELECT ${keys}, ${sumsList((s) => `sum(${s})`)}
@@ -412,11 +419,11 @@ export class EvalsStore implements EvalsPersistence {
     };
     if (plan.days) {
       const { first, last } = plan.days;
-      const source =
-        this.dialect === "sqlite"
-          ? sql.raw("evals_recall_daily")
-          : sql.raw(`(SELECT livemode, day, contractor_id, completed, recalled FROM evals_recall_daily
-              UNION ALL SELECT livemode, day, contractor_id, completed, recalled FROM evals_recall_delta) AS rollup`);
+      const source = this.rollupOf(
+        "evals_recall_daily",
+        "evals_recall_delta",
+        "livemode, day, contractor_id, completed, recalled",
+      );
       const days = await sql<Row>`
         SELECT contractor_id, sum(completed) AS completed, sum(recalled) AS recalled FROM ${source}
         WHERE livemode = ${mode} AND day >= ${first} AND day <= ${last} GROUP BY contractor_id`.execute(

@@ -276,18 +276,7 @@ export class OrderEventStore implements OrderEventLog, PurgeableTable {
     scope: EventScope | undefined,
     horizon: typeof XMIN_HORIZON,
   ): Promise<EventPage> {
-    const postgres = this.dialect === "postgres";
-    let q = postgres
-      ? this.db
-          .selectFrom("order_events")
-          .selectAll()
-          .select([sql<string>`order_events.tx::text`.as("tx"), horizon.as("horizon")])
-          .where(sql<boolean>`(tx, id) > (${from.tx.toString()}::xid8, ${from.id})`)
-      : this.db
-          .selectFrom("order_events")
-          .selectAll()
-          .select([sql<string>`'0'`.as("tx"), sql<string>`'0'`.as("horizon")])
-          .where("id", ">", from.id);
+    let q = this.db.selectFrom("order_events").selectAll();
     if (scope) {
       q = q.where("livemode", "=", scope.livemode ? 1 : 0);
       if (scope.accountId !== undefined) q = q.where("account_id", "=", scope.accountId);
@@ -298,15 +287,26 @@ export class OrderEventStore implements OrderEventLog, PurgeableTable {
         );
       }
     }
-    const found = await (postgres ? q.orderBy(sql`order_events.tx`).orderBy("id") : q.orderBy("id"))
+    // SQLite: one writer, ids in commit order, every committed event final.
+    if (this.dialect !== "postgres") {
+      return {
+        rows: await q.where("id", ">", from.id).orderBy("id").limit(limit).execute(),
+        heldBack: false,
+      };
+    }
+    const found = await q
+      .select([sql<string>`order_events.tx::text`.as("tx"), horizon.as("horizon")])
+      .where(sql<boolean>`(tx, id) > (${from.tx.toString()}::xid8, ${from.id})`)
+      .orderBy(sql`order_events.tx`)
+      .orderBy("id")
       .limit(limit)
       .execute();
     const rows: StoredOrderEvent[] = [];
-    for (const { horizon, tx, ...row } of found) {
-      // PostgreSQL: a transaction at or above the horizon may have an older one still running, which could
-      // still write events before it: it and everything after it wait for a later read.
-      if (postgres && BigInt(tx) >= BigInt(horizon)) return { rows, heldBack: true };
-      rows.push(postgres ? { ...row, tx } : row);
+    for (const { horizon: below, ...row } of found) {
+      // A transaction at or above the horizon may have an older one still running, which could still
+      // write events before it: it and everything after it wait for a later read.
+      if (BigInt(row.tx) >= BigInt(below)) return { rows, heldBack: true };
+      rows.push(row);
     }
     return { rows, heldBack: false };
   }

@@ -42,16 +42,16 @@ class Subscriber {
     private readonly deliver: (event: StoredOrderEvent) => void,
   ) {}
 
-  send(event: StoredOrderEvent): void {
-    const at = positionOf(event);
+  /** Hands over `event` (at `at` in the log) unless it has had it already. */
+  send(event: StoredOrderEvent, at: EventPosition = positionOf(event)): void {
     if (!isAfter(at, this.last)) return;
     this.last = at;
     this.deliver(event);
   }
 
-  offer(event: StoredOrderEvent): void {
-    if (!isAfter(positionOf(event), this.last) || !inScope(this.scope, event)) return;
-    if (this.ready) this.send(event);
+  offer(event: StoredOrderEvent, at: EventPosition): void {
+    if (!isAfter(at, this.last) || !inScope(this.scope, event)) return;
+    if (this.ready) this.send(event, at);
     else this.held.push(event);
   }
 }
@@ -124,8 +124,9 @@ export class EventFeed {
       for (;;) {
         const { rows, heldBack } = await this.log.after(this.cursor, PAGE);
         for (const row of rows) {
-          this.cursor = positionOf(row);
-          for (const s of this.subscribers) s.offer(row);
+          const at = positionOf(row);
+          this.cursor = at;
+          for (const s of this.subscribers) s.offer(row, at);
         }
         if (heldBack) this.readAgainSoon();
         if (rows.length < PAGE) break;
